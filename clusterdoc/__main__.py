@@ -1,0 +1,3 @@
+from clusterdoc.cli import main
+
+raise SystemExit(main())
