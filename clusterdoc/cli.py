@@ -1,0 +1,196 @@
+"""Command line: argument parsing and one function per subcommand.
+
+Each `cmd_*` function parses nothing itself: it hands the parsed arguments to the module that
+does the work and returns that module's exit code (0 ok, 1 problems found, 2 usage error).
+User mistakes are raised as `UsageError` anywhere below and printed here, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from clusterdoc import __version__
+from clusterdoc.errors import UsageError
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with one line of advice (its default is also 2, kept explicit)."""
+
+    def error(self, message: str):  # pragma: no cover - exercised through main()
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n  (run '{self.prog} --help' for the options)\n")
+
+
+# --- subcommands -----------------------------------------------------------------------------
+
+def cmd_hosts(args) -> int:
+    from clusterdoc import hostfile
+
+    return hostfile.main(args)
+
+
+def cmd_check(args) -> int:
+    from clusterdoc import doctor
+
+    return doctor.main(args)
+
+
+def cmd_submit(args) -> int:
+    from clusterdoc.launch import submit
+
+    return submit.main(args)
+
+
+def cmd_status(args) -> int:
+    from clusterdoc.launch import submit
+
+    return submit.status_main(args)
+
+
+def cmd_logs(args) -> int:
+    from clusterdoc.launch import submit
+
+    return submit.logs_main(args)
+
+
+def cmd_build_wheel(args) -> int:
+    from clusterdoc import wheel
+
+    return wheel.main(args)
+
+
+# --- parser ----------------------------------------------------------------------------------
+
+def _add_target_options(p: argparse.ArgumentParser, hostfile_positional: bool = True) -> None:
+    """Options every command that talks to nodes shares (the pdsh/clush/ssh vocabulary)."""
+    if hostfile_positional:
+        p.add_argument("hostfile", nargs="?", help="hostfile (MPICH, Open MPI, plain or Slurm hostlist lines)")
+    p.add_argument("-w", "--nodelist", metavar="EXPR", action="append",
+                   help="Slurm hostlist expression instead of a hostfile, e.g. 'gpu[001-004],cpu7'")
+    p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH client config to read (Host, HostName, Port, User, IdentityFile, UserKnownHostsFile)")
+    p.add_argument("-i", "--identity", metavar="KEY", action="append", help="private key file (repeatable)")
+    p.add_argument("--user", "-l", metavar="USER", help="remote user (default: hostfile, ssh config, then $USER)")
+    p.add_argument("--timeout", type=float, default=20.0, metavar="SEC",
+                   help="per-node timeout for connecting and probing (default 20)")
+    p.add_argument("--fanout", "-f", type=int, default=32, metavar="N",
+                   help="nodes handled at once (default 32, like pdsh)")
+    p.add_argument("--accept-new-host-keys", action="store_true",
+                   help="accept host keys of nodes not yet in known_hosts (never a changed one), like StrictHostKeyChecking=accept-new")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="clusterdoc",
+        description="A doctor for distributed PyTorch training on SLURM/MPI clusters.",
+        epilog="Exit codes: 0 ok, 1 problems found, 2 usage error.",
+    )
+    parser.add_argument("--version", action="version", version=f"clusterdoc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    # hosts
+    p = sub.add_parser("hosts", help="expand a hostfile or hostlist and print it in another form",
+                       description="Parse a hostfile (MPICH host[:slots], Open MPI 'host slots=N', plain, "
+                                   "Slurm hostlist expressions, user@host, # comments) and print the hosts.")
+    p.add_argument("hostfile", nargs="?", help="hostfile to read ('-' for standard input)")
+    p.add_argument("-w", "--nodelist", metavar="EXPR", action="append", help="Slurm hostlist expression (repeatable)")
+    p.add_argument("--to", choices=["plain", "mpich", "openmpi", "slurm", "json"], default="plain",
+                   help="output form (default plain: one host a line)")
+    p.add_argument("--duplicates", choices=["merge", "refuse"], default="merge",
+                   help="a host listed twice: add its slots (merge, default) or refuse the file")
+    p.set_defaults(func=cmd_hosts)
+
+    # check
+    p = sub.add_parser("check", help="check every node of a cluster for what breaks distributed training",
+                       description="Probe every node in parallel (one SSH round trip each) and judge the facts: "
+                                   "ssh, mpi, kernel, cuda, arch, consistency, and with --comm a real all_reduce. "
+                                   "With no hostfile, checks this machine only (--local).")
+    _add_target_options(p)
+    p.add_argument("--local", action="store_true", help="check this machine only, without SSH (default with no hostfile)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    p.add_argument("--checks", metavar="LIST", help="comma-separated checks to run (ssh,mesh,mpi,kernel,cuda,arch,consistency,comm)")
+    p.add_argument("--skip", metavar="LIST", help="comma-separated checks to skip")
+    p.add_argument("--comm", action="store_true", help="also run a real torch.distributed all_reduce, one rank per node")
+    p.add_argument("--no-mesh", action="store_true", help="skip the node-to-node SSH test")
+    p.add_argument("--arch-list", metavar="LIST", help="TORCH_CUDA_ARCH_LIST to judge instead of each node's")
+    p.add_argument("--mpirun", metavar="CMD", help="mpirun to use (default: mpirun on PATH)")
+    p.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="show ok findings and details")
+    p.set_defaults(func=cmd_check)
+
+    # submit
+    p = sub.add_parser("submit", help="run a training script through Slurm, mpirun or locally, after a preflight check",
+                       description="Run SCRIPT on N nodes with the clusterdoc shim switched on.")
+    p.add_argument("--backend", choices=["auto", "local", "slurm", "mpirun"], default=None,
+                   help="where to run (default auto: Slurm if its commands answer, else mpirun with a hostfile, else local)")
+    p.add_argument("--nodes", "-N", type=int, default=None, help="number of nodes (default 1)")
+    p.add_argument("--tasks-per-node", type=int, default=None, help="ranks per node (default 1, or GPUs per node)")
+    p.add_argument("--gpus-per-node", type=int, default=None, help="GPUs per node (default 0)")
+    p.add_argument("--hostfile", metavar="FILE", help="hostfile for the mpirun backend and the preflight check")
+    p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH client config for mpirun and the preflight check")
+    p.add_argument("--partition", "-p", help="Slurm partition")
+    p.add_argument("--time", type=int, default=None, metavar="MIN", help="time limit in minutes (Slurm)")
+    p.add_argument("--debug", action="store_true", default=None, help="collective shape checking in every rank")
+    p.add_argument("--log-level", metavar="LEVEL", default=None, help="shim log level (DEBUG, INFO, WARNING, ...)")
+    p.add_argument("--overflow", action="store_true", default=None, help="inf/nan detection on every module of every model")
+    p.add_argument("--oom-retry", metavar="ARG", default=None,
+                   help="on OOM, re-launch with the script's --ARG lowered on every rank (e.g. batch-size)")
+    p.add_argument("--no-preflight", action="store_true", default=None, help="do not run the doctor first")
+    p.add_argument("--config", metavar="FILE", help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)")
+    wait = p.add_mutually_exclusive_group()
+    wait.add_argument("--wait", dest="wait", action="store_true", default=None, help="stream output and wait (default for local)")
+    wait.add_argument("--no-wait", dest="wait", action="store_false", help="print the job id and return")
+    p.add_argument("--folder", metavar="DIR", default=None, help="log folder (default ./clusterdoc-jobs)")
+    p.add_argument("script", help="Python training script")
+    p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments for the script")
+    p.set_defaults(func=cmd_submit)
+
+    p = sub.add_parser("status", help="state of a submitted job")
+    p.add_argument("job", help="job id (or its log folder)")
+    p.add_argument("--folder", metavar="DIR", default=None, help="log folder root (default ./clusterdoc-jobs)")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("logs", help="print a submitted job's logs")
+    p.add_argument("job", help="job id (or its log folder)")
+    p.add_argument("--rank", type=int, default=None, help="only this rank")
+    p.add_argument("--folder", metavar="DIR", default=None, help="log folder root (default ./clusterdoc-jobs)")
+    p.set_defaults(func=cmd_logs)
+
+    # build-wheel
+    p = sub.add_parser("build-wheel", help="build a DeepSpeed wheel for exactly the cluster's GPUs, and install it",
+                       description="Build DeepSpeed ops ahead of time for the GPUs the cluster has.")
+    _add_target_options(p, hostfile_positional=False)
+    p.add_argument("--hostfile", metavar="FILE", help="nodes whose GPUs set the arch list (and to --install on)")
+    p.add_argument("--arch-list", metavar="LIST", help="TORCH_CUDA_ARCH_LIST instead of asking the nodes, e.g. '8.0;9.0'")
+    p.add_argument("--source", metavar="DIR|SDIST|VERSION", help="DeepSpeed checkout, sdist, or version to fetch")
+    p.add_argument("--ops", metavar="LIST", default="cpu_adam,utils", help="ops to build (default cpu_adam,utils)")
+    p.add_argument("--aio", action="store_true", help="also build the async I/O op (needs libaio)")
+    p.add_argument("--jobs", "-j", type=int, default=None, help="parallel compile jobs (default: cores)")
+    p.add_argument("--out", metavar="DIR", default="dist", help="where the wheel and its manifest go (default dist)")
+    p.add_argument("--cache", metavar="DIR", default=None, help="where downloaded sdists are kept")
+    p.add_argument("--install", action="store_true", help="copy the wheel to every node and install it there")
+    p.add_argument("--dry-run", action="store_true", help="print the environment and commands, build nothing")
+    p.set_defaults(func=cmd_build_wheel)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except UsageError as err:
+        print(f"clusterdoc {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("clusterdoc: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `clusterdoc hosts big | head`
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
