@@ -1,0 +1,36 @@
+# clusterdoc — the commands a newcomer needs. Everything runs from the virtualenv in .venv.
+PY      := .venv/bin/python
+N       ?= 4
+STAMP   := .venv/.installed
+
+.PHONY: install demo test test-fast bench cluster-up cluster-down clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml scripts/install.sh
+	bash scripts/install.sh
+	touch $@
+
+# The main job on this one machine: the doctor on this machine, then a 4-rank job through the local backend.
+demo: install
+	-$(PY) -m clusterdoc check --local
+	$(PY) -m clusterdoc submit --backend local --nodes 4 jobs/train_ddp.py --epochs 2
+
+# The whole suite, slow end-to-end tests and the test cluster included (those skip, saying why, without root).
+test: install
+	$(PY) -m pytest
+
+test-fast: install
+	$(PY) -m pytest -m "not slow and not cluster"
+
+bench: install
+	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done
+
+cluster-up: install
+	$(PY) -m tests.cluster up --nodes $(N)
+
+cluster-down:
+	$(PY) -m tests.cluster down
+
+clean: cluster-down
+	rm -rf .venv build dist *.egg-info .pytest_cache
