@@ -1,0 +1,647 @@
+#!/usr/bin/env python3
+"""Gather one node's facts and print them as one JSON object.
+
+This file is sent as-is over SSH to `python3 -` on every node, so it must stay stdlib-only and
+parse on old pythons (3.6+: no walrus, no `from __future__ import annotations`, no
+`capture_output`). Every command it runs has a short timeout; a command that fails or hangs
+becomes an entry in `errors` and every other fact still comes out. Commands run in parallel
+threads, so the whole probe costs about as long as its slowest command.
+
+Facts schema (version 1) -- the contract the checks and the wheel builder read:
+  schema 1, probe "python" | "shell", elapsed (s)
+  hostname
+  kernel {release, source, container (bool), gvisor (bool)}
+  python {version, executable} | null
+  torch {version, cuda, arch_list, nccl, cuda_available, path} | null     (null: not installed)
+  nvcc {path, realpath, home, version, arch_list} | null                 (first nvcc on PATH)
+  cuda_home: $CUDA_HOME or null
+  toolkits [{path, version, version_source, nvcc (bool), libcudart (bool), gcc_max (int|null)}]
+  libcudart_first {path, dir, toolkit} | null       (first libcudart.so* along LD_LIBRARY_PATH)
+  gcc {path, version} | null
+  gpus [{index, name, capability "8.0", memory_mib, driver}]
+  driver: version string | null
+  env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST}
+  deepspeed {version, torch_version, cuda_version, ops_installed {op: bool}, ops_compatible {op: bool},
+             path, wheel_manifest (dict|null)} | null
+  mpi {mpirun {path, flavour "mpich"|"openmpi"|"other", version} | null, mpi4py {version, library} | null}
+  libaio (bool: libaio.so found), libaio_header (bool)
+  mesh {peer: {ok (bool), message}} | null      (only when asked with --mesh)
+  errors [{probe, message}]
+
+Usage: python3 probe.py [--timeout SEC] [--mesh PEER ...]
+"""
+
+import glob
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import threading
+
+SCHEMA = 1
+DEFAULT_TIMEOUT = 8.0
+
+NVIDIA_SMI_QUERY = "index,name,compute_cap,memory.total,driver_version"
+# Used only when the driver is too old to know compute_cap (added around driver 510).
+CAPABILITY_BY_NAME = [
+    ("H200", "9.0"), ("H100", "9.0"), ("GH200", "9.0"), ("B200", "10.0"), ("GB200", "10.0"),
+    ("L40", "8.9"), ("L4", "8.9"), ("4090", "8.9"), ("A100", "8.0"), ("A30", "8.0"),
+    ("A10", "8.6"), ("A40", "8.6"), ("3090", "8.6"), ("A6000", "8.6"), ("T4", "7.5"),
+    ("V100", "7.0"), ("P100", "6.0"),
+]
+
+
+def run(argv, timeout, env=None):
+    """Run argv; return (exit_code, stdout, stderr). Raises OSError (not found) or
+    subprocess.TimeoutExpired after killing the whole process group (a hung child that
+    forked must not keep our pipes open)."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            proc.communicate(timeout=2)
+        except Exception:
+            pass
+        raise
+    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def which(name, path=None):
+    for d in (path if path is not None else os.environ.get("PATH", "")).split(os.pathsep):
+        if not d:
+            continue
+        cand = os.path.join(d, name)
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def read(path, limit=1 << 20):
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit).decode("utf-8", "replace")
+    except (OSError, IOError):
+        return None
+
+
+def _ver_tuple(text):
+    return tuple(int(x) for x in re.findall(r"\d+", text or "")[:3])
+
+
+# --- individual probes: each returns its facts, raising on failure -------------------------
+
+def probe_kernel(timeout):
+    rel = read("/proc/sys/kernel/osrelease")
+    source = "/proc/sys/kernel/osrelease"
+    if not rel:
+        rel, source = os.uname()[2], "uname"
+    rel = rel.strip()
+    container = (os.path.exists("/.dockerenv") or os.path.exists("/run/.containerenv")
+                 or bool(re.search(r"docker|kubepods|containerd|lxc", read("/proc/1/cgroup") or "")))
+    # gVisor reports a fixed 4.4.0 kernel and has no real /proc/version build string.
+    gvisor = rel.startswith("4.4.0") and "gVisor" in (read("/proc/version") or "gVisor")
+    return {"release": rel, "source": source, "container": container, "gvisor": gvisor}
+
+
+def parse_nvidia_smi(text, has_cap=True):
+    gpus = []
+    for line in text.splitlines():
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) < (5 if has_cap else 4) or not parts[0].isdigit():
+            continue
+        if has_cap:
+            idx, name, cap, mem, drv = parts[:5]
+        else:
+            idx, name, mem, drv = parts[:4]
+            cap = next((c for key, c in CAPABILITY_BY_NAME if key in name), None)
+        try:
+            mem = int(float(mem))
+        except ValueError:
+            mem = None
+        gpus.append({"index": int(idx), "name": name, "capability": cap if cap and cap != "[N/A]" else None,
+                     "memory_mib": mem, "driver": drv})
+    return gpus
+
+
+def probe_gpus(timeout):
+    smi = which("nvidia-smi")
+    if not smi:
+        return []  # no driver tools: a CPU node, not an error
+    code, out, err = run([smi, "--query-gpu=" + NVIDIA_SMI_QUERY, "--format=csv,noheader,nounits"], timeout)
+    if code != 0 and "compute_cap" in (out + err):
+        code, out, err = run([smi, "--query-gpu=index,name,memory.total,driver_version",
+                              "--format=csv,noheader,nounits"], timeout)
+        if code == 0:
+            return parse_nvidia_smi(out, has_cap=False)
+    if code != 0:
+        raise RuntimeError("nvidia-smi exited %d: %s" % (code, (err or out).strip()[:300]))
+    return parse_nvidia_smi(out)
+
+
+def parse_nvcc_version(text):
+    m = re.search(r"release (\d+\.\d+)", text or "")
+    return m.group(1) if m else None
+
+
+def toolkit_home_of(nvcc_path):
+    """The toolkit an nvcc belongs to: resolve symlinks; for a small wrapper script (like
+    /usr/local/bin/nvcc -> exec /usr/local/cuda-X/bin/nvcc) follow the path it execs."""
+    real = os.path.realpath(nvcc_path)
+    for _ in range(3):
+        try:
+            text = read(real, 4096) if os.path.getsize(real) < 4096 else None
+        except OSError:
+            text = None
+        m = re.search(r"(/[^\s'\"]+/bin/nvcc)\b", text or "")
+        if not (text and text.startswith("#!") and m and os.path.realpath(m.group(1)) != real):
+            break
+        real = os.path.realpath(m.group(1))
+    if os.path.basename(os.path.dirname(real)) == "bin":
+        return real, os.path.dirname(os.path.dirname(real))
+    return real, None
+
+
+def probe_nvcc(timeout):
+    path = which("nvcc")
+    if not path:
+        return None
+    real, home = toolkit_home_of(path)
+    code, out, err = run([path, "--version"], timeout)
+    if code != 0:
+        raise RuntimeError("nvcc --version exited %d: %s" % (code, (err or out).strip()[:300]))
+    facts = {"path": path, "realpath": real, "home": home, "version": parse_nvcc_version(out), "arch_list": None}
+    try:
+        code, out, err = run([path, "--list-gpu-arch"], timeout)
+        if code == 0:
+            facts["arch_list"] = [a.strip() for a in out.split() if a.strip().startswith("compute_")]
+    except Exception:
+        pass  # nvcc older than 11.0 has no --list-gpu-arch; the version table covers it
+    return facts
+
+
+def parse_gcc_limit(text):
+    """Newest gcc major an nvcc accepts, from its include/crt/host_config.h."""
+    if not text:
+        return None
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*#\s*if\s+__GNUC__\s*>\s*(\d+)", line)
+        if m and any("unsupported GNU version" in l for l in lines[i:i + 6]):
+            return int(m.group(1))
+    return None
+
+
+def toolkit_version(path, timeout):
+    try:
+        data = json.loads(read(os.path.join(path, "version.json")) or "null")
+        if data:
+            return data.get("cuda", {}).get("version"), "version.json"
+    except ValueError:
+        pass
+    m = re.search(r"CUDA Version (\d+\.\d+(?:\.\d+)?)", read(os.path.join(path, "version.txt")) or "")
+    if m:
+        return m.group(1), "version.txt"
+    nvcc = os.path.join(path, "bin", "nvcc")
+    if os.access(nvcc, os.X_OK):
+        try:
+            code, out, _ = run([nvcc, "--version"], timeout)
+            v = parse_nvcc_version(out)
+            if v:
+                return v, "bin/nvcc"
+        except Exception:
+            pass
+    m = re.search(r"cuda-(\d+\.\d+)$", path)
+    return (m.group(1), "directory name") if m else (None, None)
+
+
+def has_libcudart(dirpath):
+    return bool(glob.glob(os.path.join(dirpath, "libcudart.so*")))
+
+
+def probe_toolkit(path, timeout):
+    version, source = toolkit_version(path, timeout)
+    return {
+        "path": path,
+        "version": version,
+        "version_source": source,
+        "nvcc": os.access(os.path.join(path, "bin", "nvcc"), os.X_OK),
+        "libcudart": has_libcudart(os.path.join(path, "lib64")),
+        "gcc_max": parse_gcc_limit(read(os.path.join(path, "include", "crt", "host_config.h"))),
+    }
+
+
+def toolkit_dirs():
+    return sorted(p for p in glob.glob("/usr/local/cuda-*") if os.path.isdir(p))
+
+
+def probe_libcudart_first(toolkits):
+    for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if d and has_libcudart(d):
+            found = sorted(glob.glob(os.path.join(d, "libcudart.so*")))[0]
+            real = os.path.realpath(d)
+            owner = None
+            for tk in toolkits:
+                tkreal = os.path.realpath(tk)
+                if real == tkreal or real.startswith(tkreal + os.sep):
+                    owner = tk
+            return {"path": found, "dir": d, "toolkit": owner}
+    return None
+
+
+def probe_gcc(timeout):
+    path = which("gcc")
+    if not path:
+        return None
+    code, out, err = run([path, "-dumpfullversion", "-dumpversion"], timeout)
+    if code != 0:
+        raise RuntimeError("gcc -dumpfullversion exited %d: %s" % (code, (err or out).strip()[:300]))
+    return {"path": path, "version": out.strip()}
+
+
+TORCH_SNIPPET = r"""
+import json, sys
+try:
+    import torch
+except ImportError:
+    print(json.dumps(None)); sys.exit(0)
+t = {"version": str(torch.__version__), "cuda": getattr(torch.version, "cuda", None),
+     "path": getattr(torch, "__file__", None), "arch_list": None, "nccl": None, "cuda_available": None}
+try:
+    t["arch_list"] = list(torch.cuda.get_arch_list())
+except Exception:
+    pass
+try:
+    v = torch.cuda.nccl.version()
+    t["nccl"] = ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
+except Exception:
+    pass
+print(json.dumps(t)); sys.stdout.flush()
+try:
+    t["cuda_available"] = bool(torch.cuda.is_available())
+except Exception:
+    pass
+print(json.dumps(t))
+"""
+
+
+def probe_torch(timeout):
+    # A subprocess: a broken torch (or a driver call that hangs) must not take the probe down.
+    try:
+        code, out, err = run([sys.executable, "-c", TORCH_SNIPPET], timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError("importing torch did not finish in %gs" % exc.timeout)
+    lines = [l for l in out.splitlines() if l.startswith("{") or l == "null"]
+    if code != 0 or not lines:
+        raise RuntimeError("importing torch failed: %s" % ((err or out).strip().splitlines() or ["exit %d" % code])[-1][:300])
+    return json.loads(lines[-1])
+
+
+def _find_package_dir(name):
+    import importlib.util
+    try:
+        spec = importlib.util.find_spec(name)  # finds, does not import
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
+
+
+def _load_data_module(path):
+    """Read a generated assignments-only module (deepspeed's git_version_info_installed.py)
+    without importing deepspeed, which would import torch and take seconds."""
+    ns = {}
+    exec(compile(read(path) or "", path, "exec"), ns)
+    return ns
+
+
+def probe_deepspeed(timeout):
+    pkg = _find_package_dir("deepspeed")
+    if not pkg:
+        return None
+    facts = {"version": None, "torch_version": None, "cuda_version": None,
+             "ops_installed": {}, "ops_compatible": {}, "path": pkg, "wheel_manifest": None}
+    info_path = os.path.join(pkg, "git_version_info_installed.py")
+    if os.path.exists(info_path):
+        ns = _load_data_module(info_path)
+        torch_info = ns.get("torch_info") or {}
+        facts.update(version=ns.get("version"), torch_version=torch_info.get("version"),
+                     cuda_version=torch_info.get("cuda_version"),
+                     ops_installed=dict(ns.get("installed_ops") or {}),
+                     ops_compatible=dict(ns.get("compatible_ops") or {}))
+    else:
+        m = re.search(r"""version\s*=\s*['"]([^'"]+)""", read(os.path.join(pkg, "git_version_info.py")) or "")
+        facts["version"] = m.group(1) if m else None
+    # The manifest `clusterdoc build-wheel` writes: where, for which GPUs, the wheel was built.
+    candidates = [os.path.join(pkg, "clusterdoc-wheel.json")]
+    candidates += glob.glob(os.path.join(os.path.dirname(pkg), "deepspeed-*.dist-info", "clusterdoc-wheel.json"))
+    for cand in candidates:
+        text = read(cand)
+        if text:
+            try:
+                facts["wheel_manifest"] = json.loads(text)
+            except ValueError:
+                facts["wheel_manifest"] = {"error": "unreadable " + cand}
+            break
+    return facts
+
+
+def parse_mpirun_version(text):
+    if "HYDRA" in text or "MPICH" in text:
+        m = re.search(r"Version:\s*(\S+)", text)
+        return "mpich", m.group(1) if m else None
+    if "Open MPI" in text or "OpenRTE" in text or "PRRTE" in text:
+        m = re.search(r"\(Open MPI\)\s*(\S+)|Open MPI\)?\s*v?(\d[\w.]*)", text)
+        ver = (m.group(1) or m.group(2)) if m else None
+        return "openmpi", ver
+    return "other", None
+
+
+def probe_mpirun(timeout):
+    path = which("mpirun")
+    if not path:
+        return None
+    code, out, err = run([path, "--version"], timeout)
+    flavour, version = parse_mpirun_version(out + err)
+    return {"path": path, "flavour": flavour, "version": version}
+
+
+MPI4PY_SNIPPET = r"""
+import json
+import mpi4py
+mpi4py.rc.threads = False
+from mpi4py import MPI
+print(json.dumps({"version": mpi4py.__version__, "library": MPI.Get_library_version().strip().splitlines()[0]}))
+"""
+
+
+def probe_mpi4py(timeout):
+    if not _find_package_dir("mpi4py"):
+        return None
+    try:
+        code, out, err = run([sys.executable, "-c", MPI4PY_SNIPPET], timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError("importing mpi4py.MPI did not finish in %gs" % exc.timeout)
+    if code != 0:
+        last = ((err or out).strip().splitlines() or ["exit %d" % code])[-1]
+        return {"version": None, "library": None, "error": last[:300]}
+    return json.loads(out.strip().splitlines()[-1])
+
+
+LIB_DIRS = ["/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
+            "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+            "/lib/aarch64-linux-gnu", "/usr/lib/powerpc64le-linux-gnu"]
+
+
+def probe_libaio(timeout):
+    lib = any(glob.glob(os.path.join(d, "libaio.so*")) for d in LIB_DIRS)
+    header = os.path.exists("/usr/include/libaio.h")
+    return lib, header
+
+
+def probe_mesh(peers, timeout):
+    """From this node, `ssh -o BatchMode=yes PEER true` to each peer, in parallel."""
+    ssh = which("ssh")
+    result = {}
+    if not ssh:
+        return {p: {"ok": False, "message": "no ssh client on this node"} for p in peers}
+    lock = threading.Lock()
+
+    def one(peer):
+        argv = [ssh, "-o", "BatchMode=yes", "-o", "ConnectTimeout=%d" % max(1, int(timeout)),
+                "-o", "NumberOfPasswordPrompts=0", peer, "true"]
+        try:
+            code, out, err = run(argv, timeout + 1)
+            msg = "ok" if code == 0 else (err.strip().splitlines() or ["exit %d" % code])[-1][:200]
+            entry = {"ok": code == 0, "message": msg}
+        except subprocess.TimeoutExpired:
+            entry = {"ok": False, "message": "timed out after %gs" % (timeout + 1)}
+        except OSError as exc:
+            entry = {"ok": False, "message": str(exc)}
+        with lock:
+            result[peer] = entry
+
+    _parallel([(lambda p=p: one(p)) for p in peers], width=16)
+    return result
+
+
+def _parallel(funcs, width=16):
+    """Run callables in threads, at most `width` at once; wait for all."""
+    sem = threading.Semaphore(width)
+
+    def wrap(f):
+        try:
+            f()
+        finally:
+            sem.release()
+
+    threads = []
+    for f in funcs:
+        sem.acquire()
+        t = threading.Thread(target=wrap, args=(f,))
+        t.daemon = True
+        t.start()
+        threads.append(t)
+    for t in threads:
+        t.join()
+
+
+# --- gather -----------------------------------------------------------------------------------
+
+def gather(timeout=DEFAULT_TIMEOUT, mesh=None):
+    """All facts of this node, as a JSON-ready dict. Never raises for a failing probe."""
+    start = time.time()
+    facts = {
+        "schema": SCHEMA, "probe": "python", "hostname": socket.gethostname(),
+        "python": {"version": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable},
+        "env": {k: os.environ.get(k) for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")},
+        "cuda_home": os.environ.get("CUDA_HOME") or None,
+        "kernel": None, "torch": None, "nvcc": None, "toolkits": [], "libcudart_first": None, "gcc": None,
+        "gpus": [], "driver": None, "deepspeed": None, "mpi": {"mpirun": None, "mpi4py": None},
+        "libaio": False, "libaio_header": False, "mesh": None, "errors": [],
+    }
+    errors = facts["errors"]
+    lock = threading.Lock()
+    toolkit_paths = toolkit_dirs()
+    toolkits = [None] * len(toolkit_paths)
+
+    def task(name, func, store):
+        def go():
+            try:
+                value = func()
+                with lock:
+                    store(value)
+            except subprocess.TimeoutExpired as exc:
+                with lock:
+                    errors.append({"probe": name, "message": "%s did not answer in %gs (killed)" % (
+                        os.path.basename(str(exc.cmd[0])) if exc.cmd else name, exc.timeout)})
+            except Exception as exc:  # one broken probe must not hide the others
+                with lock:
+                    errors.append({"probe": name, "message": "%s: %s" % (type(exc).__name__, exc)})
+        return go
+
+    def put(key):
+        return lambda v: facts.__setitem__(key, v)
+
+    def put_tk(i):
+        return lambda v: toolkits.__setitem__(i, v)
+
+    def put_aio(v):
+        facts["libaio"], facts["libaio_header"] = v
+
+    def put_mpi(key):
+        return lambda v: facts["mpi"].__setitem__(key, v)
+
+    jobs = [
+        task("torch", lambda: probe_torch(timeout * 1.5), put("torch")),
+        task("kernel", lambda: probe_kernel(timeout), put("kernel")),
+        task("gpus", lambda: probe_gpus(timeout), put("gpus")),
+        task("nvcc", lambda: probe_nvcc(timeout), put("nvcc")),
+        task("gcc", lambda: probe_gcc(timeout), put("gcc")),
+        task("deepspeed", lambda: probe_deepspeed(timeout), put("deepspeed")),
+        task("mpirun", lambda: probe_mpirun(timeout), put_mpi("mpirun")),
+        task("mpi4py", lambda: probe_mpi4py(timeout), put_mpi("mpi4py")),
+        task("libaio", lambda: probe_libaio(timeout), put_aio),
+    ]
+    for i, p in enumerate(toolkit_paths):
+        jobs.append(task("toolkit " + p, (lambda p=p: probe_toolkit(p, timeout)), put_tk(i)))
+    if mesh:
+        jobs.append(task("mesh", lambda: probe_mesh(mesh, timeout), put("mesh")))
+    _parallel(jobs, width=16)
+
+    if facts["kernel"] is None:
+        facts["kernel"] = {"release": os.uname()[2], "source": "uname", "container": False, "gvisor": False}
+    facts["toolkits"] = [t for t in toolkits if t]
+    facts["libcudart_first"] = probe_libcudart_first(toolkit_paths)
+    drivers = sorted(set(g["driver"] for g in facts["gpus"] if g.get("driver")))
+    facts["driver"] = drivers[0] if drivers else None
+    facts["errors"] = sorted(errors, key=lambda e: e["probe"])
+    facts["elapsed"] = round(time.time() - start, 3)
+    return facts
+
+
+# --- the fallback for nodes without python3 ----------------------------------------------------
+
+# Plain POSIX sh: the facts a shell can get. Its output is sections the head parses with
+# parse_shell_output(); it never reads stdin (stdin carries the python probe).
+SHELL_PROBE = r"""
+t() { if command -v timeout >/dev/null 2>&1; then timeout -s KILL "$T" "$@"; else "$@"; fi; }
+echo "@@clusterdoc-shell-probe 1"
+echo "@@hostname"; hostname 2>/dev/null || uname -n
+echo "@@kernel"; cat /proc/sys/kernel/osrelease 2>/dev/null || uname -r
+echo "@@env"; echo "PATH=$PATH"; echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"; echo "CUDA_HOME=$CUDA_HOME"; echo "TORCH_CUDA_ARCH_LIST=$TORCH_CUDA_ARCH_LIST"
+echo "@@nvidia-smi"
+if command -v nvidia-smi >/dev/null 2>&1; then t nvidia-smi --query-gpu=index,name,compute_cap,memory.total,driver_version --format=csv,noheader,nounits 2>&1; echo "@@rc $?"; else echo "@@rc missing"; fi
+echo "@@nvcc"
+if command -v nvcc >/dev/null 2>&1; then command -v nvcc; t nvcc --version 2>&1; echo "@@rc $?"; else echo "@@rc missing"; fi
+echo "@@gcc"
+if command -v gcc >/dev/null 2>&1; then command -v gcc; t gcc -dumpfullversion -dumpversion 2>&1; echo "@@rc $?"; else echo "@@rc missing"; fi
+echo "@@toolkits"; for d in /usr/local/cuda-*; do [ -d "$d" ] && echo "$d"; done
+echo "@@end"
+"""
+
+
+def shell_probe(timeout=DEFAULT_TIMEOUT):
+    """The shell fallback script, with each command limited to `timeout` seconds."""
+    return "T=%d\n" % max(1, int(timeout)) + SHELL_PROBE
+
+
+def _sections(text):
+    sec, name = {}, None
+    for line in text.splitlines():
+        if line.startswith("@@") and not line.startswith("@@rc"):
+            name = line[2:].strip()
+            sec[name] = []
+        elif name is not None:
+            sec[name].append(line)
+    return sec
+
+
+def _rc(lines):
+    for l in lines:
+        if l.startswith("@@rc"):
+            return l[4:].strip()
+    return None
+
+
+def parse_shell_output(text):
+    """Facts (same schema, probe "shell") from SHELL_PROBE's output; absent facts stay null."""
+    sec = _sections(text)
+    errors = [{"probe": "python3", "message": "no python3 on this node: only shell facts were gathered"}]
+    env = {}
+    for line in sec.get("env", []):
+        k, _, v = line.partition("=")
+        env[k] = v or None
+    facts = {
+        "schema": SCHEMA, "probe": "shell",
+        "hostname": (sec.get("hostname") or [""])[0].strip() or None,
+        "kernel": {"release": (sec.get("kernel") or [""])[0].strip(), "source": "shell",
+                   "container": False, "gvisor": False},
+        "python": None, "torch": None, "deepspeed": None, "mpi": {"mpirun": None, "mpi4py": None},
+        "nvcc": None, "gcc": None, "gpus": [], "driver": None, "libcudart_first": None,
+        "libaio": None, "libaio_header": None, "mesh": None,
+        "env": {k: env.get(k) for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")},
+        "cuda_home": env.get("CUDA_HOME"),
+        "toolkits": [{"path": p.strip(), "version": (re.search(r"cuda-(\d+\.\d+)$", p.strip()) or [None, None])[1],
+                      "version_source": "directory name", "nvcc": None, "libcudart": None, "gcc_max": None}
+                     for p in sec.get("toolkits", []) if p.strip()],
+        "errors": errors,
+    }
+    smi = sec.get("nvidia-smi", [])
+    rc = _rc(smi)
+    body = "\n".join(l for l in smi if not l.startswith("@@rc"))
+    if rc == "0":
+        facts["gpus"] = parse_nvidia_smi(body)
+        drivers = sorted(set(g["driver"] for g in facts["gpus"]))
+        facts["driver"] = drivers[0] if drivers else None
+    elif rc not in (None, "missing"):
+        errors.append({"probe": "gpus", "message": ("nvidia-smi timed out" if rc in ("124", "137") else
+                                                    "nvidia-smi exited %s: %s" % (rc, body.strip()[:200]))})
+    nv = sec.get("nvcc", [])
+    rc = _rc(nv)
+    if rc == "0":
+        facts["nvcc"] = {"path": nv[0].strip(), "realpath": None, "home": None,
+                         "version": parse_nvcc_version("\n".join(nv)), "arch_list": None}
+    elif rc not in (None, "missing"):
+        errors.append({"probe": "nvcc", "message": "nvcc --version %s" % ("timed out" if rc in ("124", "137") else "exited " + rc)})
+    g = sec.get("gcc", [])
+    if _rc(g) == "0" and len(g) >= 2:
+        facts["gcc"] = {"path": g[0].strip(), "version": g[1].strip()}
+    return facts
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    timeout, mesh = DEFAULT_TIMEOUT, None
+    while argv:
+        arg = argv.pop(0)
+        if arg == "--timeout" and argv:
+            timeout = float(argv.pop(0))
+        elif arg == "--mesh":
+            mesh, argv = argv, []
+        elif arg == "--shell-probe":
+            sys.stdout.write(shell_probe(timeout))
+            return 0
+        else:
+            sys.stderr.write("probe.py: unknown argument %r\n" % arg)
+            return 2
+    facts = gather(timeout=timeout, mesh=mesh)
+    sys.stdout.write(json.dumps(facts, sort_keys=True) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    # Exit now even if a stuck thread remains (a probe must never hang the node's session).
+    os._exit(code)
