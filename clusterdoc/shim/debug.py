@@ -1,0 +1,338 @@
+"""Debug mode: check every collective's tensors across ranks before the real op runs.
+
+Each rank encodes what it is about to do into one fixed-size int64 vector (op, dtype, device type,
+shape, root, reduce op, and a local-problem code); one all_gather of those vectors lets every rank
+evaluate the same rules on the same table, so all ranks reach the same verdict and raise together
+instead of hanging in a mismatched collective. No pickling, one small collective per op.
+
+Rules (what must agree across the ranks of the group):
+- every op: the same operation, and for rooted ops the same src/dst, for reductions the same ReduceOp;
+- all_reduce, reduce, broadcast, all_gather, all_gather_into_tensor, gather, reduce_scatter_tensor,
+  all_to_all_single (without split sizes): the tensor's shape, dtype and device type;
+- scatter: the output tensor's shape/dtype; reduce_scatter: the output tensor's shape/dtype;
+- all_to_all_single with split sizes: dtype, device type and all dimensions but the first;
+- all_to_all: dtype and device type;
+- local rules, checked on each rank and shared through the same vector: list arguments have one entry
+  per rank with the same shape/dtype as the tensor (all_gather, reduce_scatter, all_to_all; gather's
+  gather_list on dst only; scatter's scatter_list on src only); all_gather_into_tensor's output has
+  world_size times the input's elements, reduce_scatter_tensor's input world_size times the output's;
+  split sizes add up to the tensor's first dimension.
+Not covered: a rank that never calls the op at all still waits for the group timeout.
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+MAX_DIMS = 8
+# vector layout
+_OP, _DTYPE, _DEVICE, _NDIM, _DIMS = 0, 1, 2, 3, 4
+_ROOT, _REDOP, _PROBLEM = _DIMS + MAX_DIMS, _DIMS + MAX_DIMS + 1, _DIMS + MAX_DIMS + 2
+WIDTH = _PROBLEM + 1
+ANY = -7  # wildcard dimension / field
+
+OPS = [
+    "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
+    "reduce_scatter", "reduce_scatter_tensor", "all_to_all_single", "all_to_all", "barrier",
+]
+_DTYPE_NAMES = [
+    "float32", "float64", "float16", "bfloat16", "uint8", "int8", "int16", "int32", "int64", "bool",
+    "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64",
+]
+_DEVICES = ["cpu", "cuda", "mps", "xpu", "meta", "hpu", "npu"]
+_REDOPS = ["SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "AVG", "PREMUL_SUM"]
+PROBLEMS = {
+    1: "the list has {detail} entries, expected one per rank",
+    2: "a list entry's shape or dtype differs from the tensor's",
+    3: "the output tensor's size does not fit world_size x input",
+    4: "the split sizes do not add up to the tensor's first dimension",
+    5: "argument is not a tensor",
+}
+
+
+class DistributedOperationException(Exception):
+    """A collective was called with tensors that do not agree across ranks (raised on every rank)."""
+
+
+def _dtype_code(dtype) -> int:
+    name = str(dtype).replace("torch.", "")
+    return _DTYPE_NAMES.index(name) if name in _DTYPE_NAMES else 99
+
+
+def _device_code(device) -> int:
+    return _DEVICES.index(device.type) if device.type in _DEVICES else 98
+
+
+def _redop_code(op) -> int:
+    if op is None:
+        return 0
+    name = getattr(op, "name", None) or str(op).rsplit(".", 1)[-1]
+    return _REDOPS.index(name) if name in _REDOPS else 50
+
+
+def _describe(vec: list, op_name, tensor, root=-1, redop=None, problem=0, detail=0, wild_first=False,
+              dtype_only=False):
+    """Fill `vec` (a python list of WIDTH ints) for `tensor`."""
+    vec[_OP] = OPS.index(op_name)
+    vec[_ROOT] = root
+    vec[_REDOP] = _redop_code(redop) if redop is not None else -1
+    vec[_PROBLEM] = problem * 1000 + min(detail, 999)
+    if tensor is None or not hasattr(tensor, "shape"):
+        vec[_DTYPE] = vec[_DEVICE] = vec[_NDIM] = -1
+        if tensor is not None:
+            vec[_PROBLEM] = 5000
+        return vec
+    vec[_DTYPE] = _dtype_code(tensor.dtype)
+    vec[_DEVICE] = _device_code(tensor.device)
+    if dtype_only:
+        vec[_NDIM] = ANY
+        return vec
+    shape = tuple(tensor.shape)
+    vec[_NDIM] = len(shape)
+    dims = list(shape[:MAX_DIMS])
+    if len(shape) > MAX_DIMS:  # fold the tail so a difference there still shows
+        tail = 1
+        for d in shape[MAX_DIMS - 1:]:
+            tail *= d
+        dims[MAX_DIMS - 1] = tail
+    for i, d in enumerate(dims):
+        vec[_DIMS + i] = d
+    if wild_first and dims:
+        vec[_DIMS] = ANY
+    return vec
+
+
+def _same_meta(a, b) -> bool:
+    return a is not None and b is not None and tuple(a.shape) == tuple(b.shape) and a.dtype == b.dtype
+
+
+def _list_problem(tensor, lst, world):
+    if lst is None or len(lst) != world:
+        return 1, (0 if lst is None else len(lst))
+    if not all(_same_meta(t, tensor) for t in lst):
+        return 2, 0
+    return 0, 0
+
+
+def _arg(args, kwargs, index, name, default=None):
+    if name in kwargs:
+        return kwargs[name]
+    return args[index] if len(args) > index else default
+
+
+def _encode(op_name, args, kwargs, my_rank_in_group, world):
+    """Return the descriptor list for this rank's call of `op_name`."""
+    vec = [0] * WIDTH
+    a = functools.partial(_arg, args, kwargs)
+    if op_name == "all_reduce":
+        return _describe(vec, op_name, a(0, "tensor"), redop=a(1, "op", "SUM"))
+    if op_name == "reduce":
+        return _describe(vec, op_name, a(0, "tensor"), root=_root(a(1, "dst"), kwargs), redop=a(2, "op", "SUM"))
+    if op_name == "broadcast":
+        return _describe(vec, op_name, a(0, "tensor"), root=_root(a(1, "src"), kwargs))
+    if op_name == "all_gather":
+        out, t = a(0, "tensor_list"), a(1, "tensor")
+        p, d = _list_problem(t, out, world)
+        return _describe(vec, op_name, t, problem=p, detail=d)
+    if op_name == "all_gather_into_tensor":
+        out, t = a(0, "output_tensor"), a(1, "input_tensor")
+        bad = out is None or t is None or out.numel() != world * t.numel() or out.dtype != t.dtype
+        return _describe(vec, op_name, t, problem=3 if bad else 0)
+    if op_name == "gather":
+        t, lst, dst = a(0, "tensor"), a(1, "gather_list"), _root(a(2, "dst"), kwargs)
+        p, d = _list_problem(t, lst, world) if my_rank_in_group == dst else (0, 0)
+        return _describe(vec, op_name, t, root=dst, problem=p, detail=d)
+    if op_name == "scatter":
+        t, lst, src = a(0, "tensor"), a(1, "scatter_list"), _root(a(2, "src"), kwargs)
+        p, d = _list_problem(t, lst, world) if my_rank_in_group == src else (0, 0)
+        return _describe(vec, op_name, t, root=src, problem=p, detail=d)
+    if op_name == "reduce_scatter":
+        out, lst = a(0, "output"), a(1, "input_list")
+        p, d = _list_problem(out, lst, world)
+        return _describe(vec, op_name, out, redop=a(2, "op", "SUM"), problem=p, detail=d)
+    if op_name == "reduce_scatter_tensor":
+        out, t = a(0, "output"), a(1, "input")
+        bad = out is None or t is None or t.numel() != world * out.numel() or out.dtype != t.dtype
+        return _describe(vec, op_name, t, redop=a(2, "op", "SUM"), problem=3 if bad else 0)
+    if op_name == "all_to_all_single":
+        out, t = a(0, "output"), a(1, "input")
+        osplit, isplit = a(2, "output_split_sizes"), a(3, "input_split_sizes")
+        if osplit is None and isplit is None:
+            bad = not _same_meta(out, t)
+            return _describe(vec, op_name, t, problem=3 if bad else 0)
+        bad = (isplit is not None and sum(isplit) != t.shape[0]) or (
+            osplit is not None and sum(osplit) != out.shape[0])
+        return _describe(vec, op_name, t, problem=4 if bad else 0, wild_first=True)
+    if op_name == "all_to_all":
+        outs, ins = a(0, "output_tensor_list"), a(1, "input_tensor_list")
+        bad_len = outs is None or ins is None or len(outs) != world or len(ins) != world
+        first = ins[0] if ins else None
+        return _describe(vec, op_name, first, problem=1 if bad_len else 0,
+                         detail=0 if ins is None else len(ins), dtype_only=True)
+    if op_name == "barrier":
+        return _describe(vec, op_name, None)
+    raise KeyError(op_name)
+
+
+def _root(value, kwargs):
+    """Roots are global ranks in torch's API; group_src/group_dst (newer torch) are group ranks."""
+    for key in ("group_src", "group_dst"):
+        if kwargs.get(key) is not None:
+            return int(kwargs[key])
+    if value is None:
+        return 0
+    group = kwargs.get("group")
+    if group is not None:
+        import torch.distributed as dist
+        try:
+            return dist.get_group_rank(group, int(value))
+        except Exception:
+            return int(value)
+    return int(value)
+
+
+def _fmt_row(row) -> str:
+    op = OPS[row[_OP]] if 0 <= row[_OP] < len(OPS) else f"op#{row[_OP]}"
+    parts = [f"called {op}"] if True else []
+    if row[_NDIM] >= 0:
+        dims = [("?" if d == ANY else str(d)) for d in row[_DIMS:_DIMS + min(row[_NDIM], MAX_DIMS)]]
+        if row[_NDIM] > MAX_DIMS:
+            dims[-1] = f"{dims[-1]}(product of dims {MAX_DIMS}..{row[_NDIM]})"
+        parts.append(f"shape [{', '.join(dims)}]")
+    if row[_DTYPE] >= 0:
+        name = _DTYPE_NAMES[row[_DTYPE]] if row[_DTYPE] < len(_DTYPE_NAMES) else "other"
+        dev = _DEVICES[row[_DEVICE]] if row[_DEVICE] < len(_DEVICES) else "other"
+        parts.append(f"dtype {name} on {dev}")
+    if row[_ROOT] >= 0 and OPS[row[_OP]] in ("reduce", "broadcast", "gather", "scatter"):
+        parts.append(f"{'src' if OPS[row[_OP]] in ('broadcast', 'scatter') else 'dst'}={row[_ROOT]}")
+    if row[_REDOP] >= 0:
+        parts.append(f"op={_REDOPS[row[_REDOP]] if row[_REDOP] < len(_REDOPS) else 'custom'}")
+    if row[_PROBLEM]:
+        code, detail = divmod(row[_PROBLEM], 1000)
+        parts.append("PROBLEM: " + PROBLEMS.get(code, "unknown").format(detail=detail))
+    return ", ".join(parts)
+
+
+def verdict(op_name: str, table, global_ranks=None) -> str | None:
+    """The error text if the gathered descriptors (one list per group rank) do not agree, else None."""
+    first = table[0]
+    bad = any(row[_PROBLEM] for row in table)
+    for row in table[1:]:
+        if bad:
+            break
+        for i in range(WIDTH):
+            if i == _PROBLEM:
+                continue
+            if row[i] != first[i] and row[i] != ANY and first[i] != ANY:
+                bad = True
+                break
+    if not bad:
+        return None
+    ranks = global_ranks or list(range(len(table)))
+    lines = "\n  - ".join(f"Process {r}: {_fmt_row(row)}" for r, row in zip(ranks, table))
+    return (
+        f"Cannot apply torch.distributed.{op_name}: the ranks' tensors do not agree (clusterdoc debug mode).\n\n"
+        f"Operation: `torch.distributed.{op_name}`\nInput shapes:\n  - {lines}"
+    )
+
+
+_originals: dict = {}
+
+
+def _check(op_name, args, kwargs):
+    import torch
+    import torch.distributed as dist
+
+    group = kwargs.get("group")
+    if group is None and op_name in ("all_reduce", "reduce", "broadcast", "all_gather", "gather", "scatter",
+                                     "reduce_scatter", "all_to_all_single", "all_to_all", "barrier",
+                                     "all_gather_into_tensor", "reduce_scatter_tensor"):
+        group = _positional_group(op_name, args)
+    if group is None:
+        group = dist.group.WORLD
+    world = dist.get_world_size(group)
+    me = dist.get_rank(group)
+    if me < 0:  # not a member: torch itself no-ops the call
+        return
+    vec = _encode(op_name, args, kwargs, me, world)
+    backend = dist.get_backend(group)
+    device = "cpu"
+    if backend == "nccl":
+        device = torch.device("cuda", torch.cuda.current_device())
+    mine = torch.tensor(vec, dtype=torch.int64, device=device)
+    gather_list = _originals["all_gather"]
+    if backend == "gloo" or device == "cpu":
+        parts = [torch.empty_like(mine) for _ in range(world)]
+        gather_list(parts, mine, group=group)
+        table = torch.stack(parts).tolist()
+    else:
+        out = torch.empty(world * WIDTH, dtype=torch.int64, device=device)
+        _originals["all_gather_into_tensor"](out, mine, group=group)
+        table = out.view(world, WIDTH).tolist()
+    message = verdict(op_name, table, _global_ranks(group, world))
+    if message:
+        raise DistributedOperationException(message)
+
+
+_GROUP_POS = {"all_reduce": 2, "reduce": 3, "broadcast": 2, "all_gather": 2, "gather": 3, "scatter": 3,
+              "reduce_scatter": 3, "all_to_all_single": 4, "all_to_all": 2, "barrier": 0,
+              "all_gather_into_tensor": 2, "reduce_scatter_tensor": 3}
+
+
+def _positional_group(op_name, args):
+    pos = _GROUP_POS[op_name]
+    return args[pos] if len(args) > pos else None
+
+
+def _global_ranks(group, world):
+    import torch.distributed as dist
+
+    if group is None or group is dist.group.WORLD:
+        return list(range(world))
+    try:
+        return [dist.get_global_rank(group, i) for i in range(world)]
+    except Exception:
+        return list(range(world))
+
+
+def _wrap(op_name, fn):
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        _check(op_name, args, kwargs)
+        return fn(*args, **kwargs)
+
+    checked.__clusterdoc_original__ = fn
+    return checked
+
+
+def enable_debug() -> None:
+    """Wrap torch.distributed's collectives with the cross-rank check (idempotent)."""
+    import torch.distributed as dist
+
+    if _originals:
+        return
+    for name in OPS:
+        fn = getattr(dist, name, None)
+        if fn is not None:
+            _originals[name] = fn
+    for name, fn in list(_originals.items()):
+        setattr(dist, name, _wrap(name, fn))
+
+
+def disable_debug() -> None:
+    import torch.distributed as dist
+
+    for name, fn in _originals.items():
+        setattr(dist, name, fn)
+    _originals.clear()
+
+
+def debug_enabled() -> bool:
+    return bool(_originals)
+
+
+def requested_by_env(environ=os.environ) -> bool:
+    def on(name):
+        return environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+    return on("CLUSTERDOC_DEBUG") or on("ACCELERATE_DEBUG_MODE")

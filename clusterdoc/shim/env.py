@@ -1,0 +1,279 @@
+"""Rank environment: read what the launcher set, agree on a rendezvous, start the process group.
+
+`resolve(environ)` is pure (facts in, RankEnv out) so every launcher's rules are testable from a dict;
+`init()` applies it: exports RANK/WORLD_SIZE/... and calls torch.distributed.init_process_group.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import socket
+from dataclasses import dataclass
+from typing import Callable, Mapping, Optional
+
+
+class RankEnvironmentError(RuntimeError):
+    """The environment cannot describe a consistent set of ranks (raised instead of hanging)."""
+
+
+@dataclass(frozen=True)
+class RankEnv:
+    launcher: str  # "torchrun", "openmpi", "mpich", "slurm", "submitit-local", "single"
+    rank: int
+    world_size: int
+    local_rank: int
+    local_world_size: int
+    master_addr: Optional[str] = None  # None: to be agreed at init (MPI)
+    master_port: Optional[int] = None
+
+    def exports(self) -> dict:
+        """The torch.distributed `env://` variables for this rank."""
+        out = {
+            "RANK": str(self.rank),
+            "WORLD_SIZE": str(self.world_size),
+            "LOCAL_RANK": str(self.local_rank),
+            "LOCAL_WORLD_SIZE": str(self.local_world_size),
+        }
+        if self.master_addr is not None:
+            out["MASTER_ADDR"] = self.master_addr
+        if self.master_port is not None:
+            out["MASTER_PORT"] = str(self.master_port)
+        return out
+
+
+def _int(environ: Mapping[str, str], name: str, launcher: str) -> int:
+    value = environ.get(name)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise RankEnvironmentError(
+            f"{launcher}: environment variable {name}={value!r} is not an integer"
+        ) from None
+
+
+def port_from_job_id(job_id: str, step_id: str = "0") -> int:
+    """A port every task of one job step computes alike: 15000-29999, below Linux's ephemeral range."""
+    try:
+        key = int(job_id) * 31 + int(step_id or 0)
+    except ValueError:
+        key = sum(ord(c) for c in f"{job_id}.{step_id}")
+    return 15000 + key % 15000
+
+
+def first_resolvable(hosts, resolve: Callable[[str], str] = socket.gethostbyname) -> Optional[str]:
+    for host in hosts:
+        try:
+            resolve(host)
+            return host
+        except OSError:
+            continue
+    return None
+
+
+def _slurm_master(environ: Mapping[str, str], resolve) -> str:
+    from clusterdoc.hostfile import expand_hostlist
+
+    nodelist = environ.get("SLURM_STEP_NODELIST") or environ.get("SLURM_JOB_NODELIST") or environ.get("SLURM_NODELIST")
+    if not nodelist:
+        raise RankEnvironmentError("Slurm: SLURM_JOB_NODELIST is not set; cannot choose MASTER_ADDR (set MASTER_ADDR yourself)")
+    hosts = expand_hostlist(nodelist)
+    host = first_resolvable(hosts, resolve)
+    if host is None:
+        raise RankEnvironmentError(
+            f"Slurm: no host of the nodelist {nodelist!r} resolves on {socket.gethostname()}; "
+            "set MASTER_ADDR to the address of the node running rank 0"
+        )
+    return host
+
+
+def resolve(environ: Mapping[str, str] = os.environ, resolve_host=socket.gethostbyname) -> RankEnv:
+    """Which launcher started this process, and this process's place among the ranks.
+
+    Order matters: an explicit torchrun/env:// setup wins; MPI beats Slurm because mpirun inside an
+    allocation launches its proxies with srun, so SLURM_PROCID there counts nodes, not ranks.
+    """
+    e = environ
+    if "RANK" in e and "WORLD_SIZE" in e:
+        world = _int(e, "WORLD_SIZE", "torchrun")
+        local = _int(e, "LOCAL_RANK", "torchrun") if "LOCAL_RANK" in e else 0
+        lws = _int(e, "LOCAL_WORLD_SIZE", "torchrun") if "LOCAL_WORLD_SIZE" in e else (1 if world == 1 else world)
+        port = _int(e, "MASTER_PORT", "torchrun") if "MASTER_PORT" in e else None
+        return RankEnv("torchrun", _int(e, "RANK", "torchrun"), world, local, lws, e.get("MASTER_ADDR"), port)
+
+    if "OMPI_COMM_WORLD_RANK" in e:
+        return RankEnv(
+            "openmpi", _int(e, "OMPI_COMM_WORLD_RANK", "Open MPI"), _int(e, "OMPI_COMM_WORLD_SIZE", "Open MPI"),
+            _int(e, "OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI"), _int(e, "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"),
+            e.get("MASTER_ADDR"), int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None,
+        )
+    if "PMI_RANK" in e and "PMI_SIZE" in e:
+        world = _int(e, "PMI_SIZE", "MPICH")
+        local = _int(e, "MPI_LOCALRANKID", "MPICH") if "MPI_LOCALRANKID" in e else -1
+        lws = _int(e, "MPI_LOCALNRANKS", "MPICH") if "MPI_LOCALNRANKS" in e else -1
+        return RankEnv("mpich", _int(e, "PMI_RANK", "MPICH"), world, local, lws,
+                       e.get("MASTER_ADDR"), int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None)
+    if "PMI_PORT" in e and "PMI_ID" in e:
+        # Hydra with -pmi-port: only mpi4py knows the ranks; -1 marks "ask MPI".
+        return RankEnv("mpich", -1, -1, -1, -1, e.get("MASTER_ADDR"),
+                       int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None)
+
+    if "SLURM_STEP_ID" in e and "SLURM_PROCID" in e:
+        world = _int(e, "SLURM_NTASKS", "Slurm") if "SLURM_NTASKS" in e else _int(e, "SLURM_STEP_NUM_TASKS", "Slurm")
+        tasks_here = e.get("SLURM_STEP_TASKS_PER_NODE") or e.get("SLURM_TASKS_PER_NODE") or ""
+        lws = _local_tasks(tasks_here, _int(e, "SLURM_NODEID", "Slurm") if "SLURM_NODEID" in e else 0)
+        addr = e.get("MASTER_ADDR") or (_slurm_master(e, resolve_host) if world > 1 else "127.0.0.1")
+        port = int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else port_from_job_id(
+            e.get("SLURM_JOB_ID", "0"), e.get("SLURM_STEP_ID", "0"))
+        return RankEnv("slurm", _int(e, "SLURM_PROCID", "Slurm"), world, _int(e, "SLURM_LOCALID", "Slurm"),
+                       lws or 1, addr, port)
+
+    if "SUBMITIT_LOCAL_GLOBALID" in e:
+        world = _int(e, "SUBMITIT_LOCAL_NTASKS", "submitit local")
+        port = int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else port_from_job_id(e.get("SUBMITIT_LOCAL_JOB_ID", "0"))
+        return RankEnv("submitit-local", _int(e, "SUBMITIT_LOCAL_GLOBALID", "submitit local"), world,
+                       _int(e, "SUBMITIT_LOCAL_LOCALID", "submitit local"), world,
+                       e.get("MASTER_ADDR", "127.0.0.1"), port)
+
+    ntasks = e.get("SLURM_NTASKS")
+    if ntasks and ntasks.isdigit() and int(ntasks) > 1:
+        raise RankEnvironmentError(
+            f"Slurm: this process runs in the batch shell of job {e.get('SLURM_JOB_ID', '?')} "
+            f"(SLURM_NTASKS={ntasks} but no SLURM_STEP_ID), so it is one process, not {ntasks} ranks. "
+            "Start the training with `srun python ...` inside the batch script (or use `clusterdoc submit`)."
+        )
+    return RankEnv("single", 0, 1, 0, 1, e.get("MASTER_ADDR", "127.0.0.1"),
+                   int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None)
+
+
+def _local_tasks(spec: str, node_id: int) -> int:
+    """Tasks on node `node_id` from Slurm's compressed '2(x3),1' form; 0 if unknown."""
+    counts = []
+    for part in filter(None, spec.split(",")):
+        if "(x" in part:
+            n, rep = part.rstrip(")").split("(x")
+            counts += [int(n)] * int(rep)
+        elif part.isdigit():
+            counts.append(int(part))
+    return counts[node_id] if node_id < len(counts) else 0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def _my_address() -> str:
+    """An address peers can use for this host: its name when it resolves, else loopback (single host)."""
+    name = socket.gethostname()
+    try:
+        socket.gethostbyname(name)
+        return name
+    except OSError:
+        return "127.0.0.1"
+
+
+def agree_over_mpi(env: RankEnv) -> RankEnv:
+    """Fill ranks (if -pmi-port hid them) and MASTER_ADDR/PORT from rank 0, through mpi4py."""
+    try:
+        from mpi4py import MPI
+    except ImportError as exc:
+        raise RankEnvironmentError(
+            f"{env.launcher}: mpi4py is needed to agree on MASTER_ADDR/MASTER_PORT under mpirun ({exc}); "
+            "install it (`pip install mpi4py`) or export MASTER_ADDR and MASTER_PORT to all ranks"
+        ) from None
+    comm = MPI.COMM_WORLD
+    rank, world = comm.Get_rank(), comm.Get_size()
+    if env.world_size not in (-1, world):
+        raise RankEnvironmentError(
+            f"{env.launcher}: the launcher says {env.world_size} ranks but mpi4py sees {world} "
+            f"(library: {MPI.Get_library_version().splitlines()[0]}); mpi4py is bound to a different MPI "
+            "than the mpirun that started this job"
+        )
+    local = env.local_rank
+    lws = env.local_world_size
+    if local < 0 or lws < 0:
+        node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+        local, lws = node.Get_rank(), node.Get_size()
+        node.Free()
+    addr, port = env.master_addr, env.master_port
+    if addr is None or port is None:
+        mine = (addr or _my_address(), port or _free_port()) if rank == 0 else None
+        # The address must be the master's view: rank 0 speaks for everyone.
+        addr, port = comm.bcast(mine, root=0)
+        if world > 1 and lws == world:
+            addr = "127.0.0.1" if addr == socket.gethostname() else addr
+    return RankEnv(env.launcher, rank, world, local, lws, addr, port)
+
+
+_state = {"env": None}
+
+
+def rank_env() -> RankEnv:
+    """This process's RankEnv: from init() if it ran, else from the environment (no side effects)."""
+    if _state["env"] is not None:
+        return _state["env"]
+    try:
+        return resolve(os.environ)
+    except (RankEnvironmentError, ImportError):
+        return RankEnv("single", 0, 1, 0, 1)
+
+
+def _timeout(seconds: Optional[float], var: str, default: float) -> datetime.timedelta:
+    if seconds is None:
+        seconds = float(os.environ.get(var, default))
+    return datetime.timedelta(seconds=seconds)
+
+
+def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
+         timeout: Optional[float] = None, set_device: bool = True) -> RankEnv:
+    """Read the launcher's variables, export RANK/WORLD_SIZE/..., start the default process group.
+
+    Idempotent: a second call (or a call after the script initialised torch.distributed) returns the
+    RankEnv without touching the process group. `init_timeout` (CLUSTERDOC_INIT_TIMEOUT, default 300 s)
+    bounds the rendezvous, so a rank that never arrives gives an error instead of a hang; `timeout`
+    (CLUSTERDOC_TIMEOUT, default torch's) is the process group's collective timeout.
+    """
+    import torch
+    import torch.distributed as dist
+
+    if _state["env"] is not None and dist.is_initialized():
+        return _state["env"]
+    env = resolve(os.environ)
+    if env.launcher in ("openmpi", "mpich"):
+        env = agree_over_mpi(env)
+    if env.master_addr is None:
+        env = RankEnv(env.launcher, env.rank, env.world_size, env.local_rank, env.local_world_size,
+                      "127.0.0.1", env.master_port)
+    if env.master_port is None:
+        if env.world_size > 1:
+            raise RankEnvironmentError(f"{env.launcher}: MASTER_PORT is not set and cannot be derived; export it")
+        env = RankEnv(env.launcher, 0, 1, 0, 1, env.master_addr, _free_port())
+    os.environ.update(env.exports())
+
+    has_gpu = torch.cuda.is_available() and torch.cuda.device_count() > 0
+    if has_gpu and set_device:
+        torch.cuda.set_device(env.local_rank % torch.cuda.device_count())
+    if dist.is_initialized():
+        _state["env"] = env
+        return env
+    backend = backend or os.environ.get("CLUSTERDOC_BACKEND") or ("nccl" if has_gpu else "gloo")
+    rendezvous = _timeout(init_timeout, "CLUSTERDOC_INIT_TIMEOUT", 300)
+    try:
+        store = dist.TCPStore(env.master_addr, env.master_port, env.world_size, is_master=env.rank == 0,
+                              timeout=rendezvous, wait_for_workers=True)
+    except Exception as exc:  # torch raises RuntimeError/DistStoreError/TimeoutError variously
+        raise RankEnvironmentError(
+            f"{env.launcher}: rank {env.rank} of {env.world_size} could not meet the other ranks at "
+            f"{env.master_addr}:{env.master_port} within {rendezvous.total_seconds():.0f} s ({exc}). "
+            "A rank did not start, or MASTER_ADDR is not reachable from every node, or the port is taken."
+        ) from None
+    kwargs = {}
+    if timeout is not None or "CLUSTERDOC_TIMEOUT" in os.environ:
+        kwargs["timeout"] = _timeout(timeout, "CLUSTERDOC_TIMEOUT", 600)
+    dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size, **kwargs)
+    _state["env"] = env
+    from . import debug
+    if debug.requested_by_env():
+        debug.enable_debug()
+    return env

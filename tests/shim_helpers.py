@@ -1,0 +1,51 @@
+"""Start N real ranks of tests/shim_jobs/job.py on loopback with torchrun's variables."""
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+JOB = Path(__file__).parent / "shim_jobs" / "job.py"
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_ranks(*argv, n=2, env=None, timeout=90):
+    """Run the scenario on n ranks; return [(returncode, results, stdout+stderr)] by rank."""
+    port = free_port()
+    procs = []
+    for rank in range(n):
+        e = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "PMI_", "OMPI_", "CLUSTERDOC_"))}
+        e.update(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(n),
+                 MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), CLUSTERDOC_INIT_TIMEOUT="30",
+                 PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
+        e.update(env or {})
+        procs.append(subprocess.Popen([sys.executable, str(JOB), *map(str, argv)], env=e,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    outs = []
+    try:
+        for p in procs:
+            text, _ = p.communicate(timeout=timeout)
+            results = [json.loads(line[7:]) for line in text.splitlines() if line.startswith("RESULT ")]
+            outs.append((p.returncode, results, text))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    return outs
+
+
+def results(outs):
+    """The single RESULT of each rank, failing loudly with the rank's output if it is missing."""
+    found = []
+    for rank, (rc, res, text) in enumerate(outs):
+        assert rc == 0 and len(res) == 1, f"rank {rank} rc={rc}:\n{text[-3000:]}"
+        found.append(res[0])
+    return found

@@ -1,0 +1,206 @@
+"""Scenarios run by every rank of a real gloo job: `python job.py SCENARIO [ARGS]`.
+
+Each prints `RESULT <json>` lines the tests parse; the rank environment comes from the launcher
+(the tests set torchrun's variables; the cluster tests use mpirun and srun).
+"""
+import json
+import os
+import sys
+import time
+import warnings
+
+warnings.filterwarnings("ignore")
+
+
+def out(**kw):
+    print("RESULT " + json.dumps(kw), flush=True)
+
+
+def scenario_init():
+    from clusterdoc import shim
+    import torch
+    import torch.distributed as dist
+
+    env = shim.init()
+    again = shim.init()
+    t = torch.tensor([env.rank + 1.0])
+    dist.all_reduce(t)
+    import socket
+    out(rank=env.rank, world=env.world_size, local=env.local_rank, lws=env.local_world_size,
+        launcher=env.launcher, same=again is env, sum=t.item(), backend=dist.get_backend(),
+        addr=os.environ["MASTER_ADDR"], port=os.environ["MASTER_PORT"], host=socket.gethostname(),
+        vars={k: os.environ[k] for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE")})
+
+
+def scenario_mismatch(op):
+    """Rank 1 passes a different shape (or dtype) to `op`; every rank must raise quickly."""
+    from clusterdoc import shim
+    import torch
+    import torch.distributed as dist
+
+    env = shim.init()
+    shim.enable_debug()
+    r, w = env.rank, env.world_size
+    rows = 4 + (r == 1)
+    t0 = time.monotonic()
+    try:
+        if op == "broadcast":
+            dist.broadcast(torch.zeros(rows, 3), src=0)
+        elif op == "all_reduce":
+            dist.all_reduce(torch.zeros(rows, 3))
+        elif op == "all_reduce_dtype":
+            dist.all_reduce(torch.zeros(4, 3, dtype=torch.float64 if r == 1 else torch.float32))
+        elif op == "all_gather":
+            t = torch.zeros(rows, 3)
+            dist.all_gather([torch.zeros(4, 3) for _ in range(w)], t)
+        elif op == "all_gather_into_tensor":
+            dist.all_gather_into_tensor(torch.zeros(4 * w, 3), torch.zeros(rows, 3))
+        elif op == "reduce_scatter_tensor":
+            dist.reduce_scatter_tensor(torch.zeros(rows, 3), torch.zeros(4 * w, 3))
+        elif op == "gather_list":  # dst's list has the wrong length
+            lst = [torch.zeros(4)] * (w - 1) if r == 0 else None
+            dist.gather(torch.zeros(4), lst, dst=0)
+        elif op == "scatter":
+            lst = [torch.zeros(4)] * w if r == 0 else None
+            dist.scatter(torch.zeros(rows), lst, src=0)
+        elif op == "different_ops":
+            if r == 1:
+                dist.broadcast(torch.zeros(4), src=0)
+            else:
+                dist.all_reduce(torch.zeros(4))
+        elif op == "src":
+            dist.broadcast(torch.zeros(4), src=r % 2)
+        elif op == "ok":  # every supported op, consistent: must pass and give right results
+            x = torch.ones(4) * (r + 1)
+            dist.all_reduce(x)
+            dist.broadcast(x, src=0)
+            lst = [torch.zeros(4) for _ in range(w)]
+            dist.all_gather(lst, torch.ones(4) * r)
+            big = torch.zeros(4 * w)
+            dist.all_gather_into_tensor(big, torch.ones(4) * r)
+            dist.gather(torch.ones(2) * r, [torch.zeros(2) for _ in range(w)] if r == 0 else None, dst=0)
+            s = torch.zeros(2)
+            dist.scatter(s, [torch.ones(2) * i for i in range(w)] if r == 0 else None, src=0)
+            a2a = torch.zeros(w)
+            dist.all_to_all_single(a2a, torch.arange(w, dtype=torch.float32) + 10 * r)
+            dist.reduce(torch.ones(3), dst=0)
+            dist.barrier()
+            out(rank=r, ok=True, sum=x.tolist(), gathered=[t[0].item() for t in lst],
+                big=big.tolist(), scattered=s.tolist(), a2a=a2a.tolist())
+            return
+        out(rank=r, raised=False, seconds=time.monotonic() - t0)
+    except shim.DistributedOperationException as exc:
+        out(rank=r, raised=True, seconds=time.monotonic() - t0, message=str(exc))
+
+
+def scenario_log(levels):
+    from clusterdoc import shim
+
+    env = shim.init()
+    level = levels.split(",")[env.rank]
+    log = shim.get_logger("job", log_level=level)
+    for i in range(3):
+        log.info(f"in-order message {i}", main_process_only=False, in_order=True)
+    log.warning("main only")
+    log.warning("every rank", main_process_only=False)
+    log.info("after", main_process_only=False, in_order=True)
+    out(rank=env.rank, done=True)
+
+
+def scenario_trigger(stop_rank, stop_step):
+    from clusterdoc import shim
+
+    env = shim.init()
+    step = 0
+    who = None
+    for step in range(50):
+        if env.rank == int(stop_rank) and step == int(stop_step):
+            shim.set_trigger()
+        who = shim.check_trigger(return_ranks=True)
+        if who:
+            break
+    nxt = shim.check_trigger()  # cleared after being seen
+    out(rank=env.rank, step=step, who=who, next=nxt)
+
+
+def scenario_oom(mode, limit):
+    """Only rank 1 runs out of memory above `limit`; report the sizes each rank ran."""
+    from clusterdoc import shim
+
+    env = shim.init()
+    limit = int(limit)
+    tried = []
+    probed = []
+    messages = {
+        "torch": None, "cuda_error": "CUDA error: out of memory", "nccl": "NCCL error: unhandled cuda error, "
+        "NCCL version 2.18.1 ncclUnhandledCudaError: Call to CUDA function failed. Cuda failure 2 'out of memory'",
+        "mps": "MPS backend out of memory (MPS allocated: 1.00 GB)", "cpu": "[enforce fail at alloc_cpu.cpp:83] "
+        "DefaultCPUAllocator: can't allocate memory: you tried to allocate 1000 bytes",
+    }
+    kind = os.environ.get("OOM_KIND", "torch")
+
+    def boom():
+        import torch
+        if messages[kind] is None:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        raise RuntimeError(messages[kind])
+
+    def probe(bs):
+        probed.append(bs)
+        if env.rank == 1 and bs > limit:
+            boom()
+
+    kwargs = dict(starting_batch_size=256, factor=0.5 if mode == "half" else 0.9)
+    if mode == "probe":
+        kwargs["probe"] = probe
+    if mode == "accum":
+        kwargs["gradient_accumulation"] = True
+    if mode == "minimum":
+        kwargs["minimum_batch_size"] = 64
+
+    if mode == "accum":
+        @shim.find_executable_batch_size(**kwargs)
+        def train(batch_size, steps, tag):
+            tried.append([batch_size, steps])
+            if env.rank == 1 and batch_size > limit:
+                boom()
+            return batch_size, steps
+    else:
+        @shim.find_executable_batch_size(**kwargs)
+        def train(batch_size, tag):
+            tried.append(batch_size)
+            if env.rank == 1 and batch_size > limit:
+                boom()
+            return batch_size
+    try:
+        result = train("x")
+        out(rank=env.rank, result=result, tried=tried, probed=probed)
+    except shim.BatchSizeSearchError as exc:
+        out(rank=env.rank, error=str(exc), tried=tried)
+
+
+def scenario_overflow(mode):
+    from clusterdoc import shim
+    import torch
+
+    env = shim.init()
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8)).half()
+    if mode == "global":
+        shim.enable_overflow_detection(report_dir=os.environ.get("REPORT_DIR"))
+    else:
+        dbg = shim.DebugUnderflowOverflow(model, report_dir=os.environ.get("REPORT_DIR"))
+    x = torch.ones(2, 8, dtype=torch.float16)
+    model(x)  # batch 0 fine
+    if env.rank == 1:
+        with torch.no_grad():
+            model[2].weight.fill_(30000.0)  # 8 * 30000 overflows fp16 in the last Linear
+    try:
+        model(x)
+        out(rank=env.rank, raised=False)
+    except ValueError as exc:
+        out(rank=env.rank, raised=True, message=str(exc))
+
+
+if __name__ == "__main__":
+    globals()["scenario_" + sys.argv[1]](*sys.argv[2:])
