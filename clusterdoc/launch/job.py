@@ -1,0 +1,233 @@
+"""What every backend shares: the job spec, the log folder layout, the rank command and environment.
+
+Layout of one job (the folder is on a shared file system for Slurm and mpirun, as with submitit):
+
+    <root>/<job id>/job.json          spec, backend, backend id, attempts and their results
+    <root>/<job id>/attempts.log      one line per attempt (time, script arguments, result)
+    <root>/<job id>/rank<R>.out|.err  each rank's stdout / stderr (the latest attempt)
+    <root>/<job id>/rank<R>.exit      JSON {"code": N, "oom": bool} written by clusterdoc.run at exit
+    <root>/<job id>/attempt<N>/...    rank files of earlier attempts (kept on --oom-retry)
+
+Ranks write their own files (clusterdoc.run --log-dir): the same on every backend, no mpirun/srun
+output parsing, and each rank's exit code is known even where Slurm has no accounting.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shlex
+import socket
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from clusterdoc.errors import UsageError
+
+OOM_EXIT_CODE = 75  # EX_TEMPFAIL: "try again", which is what --oom-retry does
+OOM_MARKER = "clusterdoc.run: OUT OF MEMORY"
+
+
+@dataclass
+class JobSpec:
+    script: str                       # absolute path
+    script_args: list[str]
+    backend: str                      # local | slurm | mpirun (auto already resolved)
+    nodes: int = 1
+    tasks_per_node: int = 1
+    gpus_per_node: int = 0
+    hostfile: str | None = None
+    ssh_config: str | None = None
+    partition: str | None = None
+    time: int = 60
+    debug: bool = False
+    log_level: str | None = None
+    overflow: bool = False
+    oom_retry: str | None = None
+    mpirun: str | None = None
+    preflight: bool = True            # slurm runs it inside the allocation, as the job's first step
+    python: str = sys.executable
+    cwd: str = field(default_factory=os.getcwd)
+
+    @property
+    def world_size(self) -> int:
+        return self.nodes * self.tasks_per_node
+
+    def shim_env(self) -> dict[str, str]:
+        """The switches clusterdoc.run reads in every rank (same names as the config's env layer)."""
+        env = {"CLUSTERDOC_DEBUG": "1" if self.debug else "0",
+               "CLUSTERDOC_OVERFLOW": "1" if self.overflow else "0",
+               "PYTHONUNBUFFERED": "1"}  # rank logs appear as they are written, so --wait streams them live
+        if self.log_level:
+            env["CLUSTERDOC_LOG_LEVEL"] = self.log_level
+        return env
+
+    def rank_command(self, log_dir: Path, script_args: list[str] | None = None) -> list[str]:
+        args = self.script_args if script_args is None else script_args
+        return [self.python, "-m", "clusterdoc.run", "--log-dir", str(log_dir), self.script, *args]
+
+
+def rank_env(rank: int, world_size: int, local_rank: int, local_world_size: int, node_rank: int,
+             master_addr: str, master_port: int) -> dict[str, str]:
+    """torchrun's variable names: what shim.init() and plain torch.distributed scripts both read."""
+    return {"RANK": str(rank), "WORLD_SIZE": str(world_size), "LOCAL_RANK": str(local_rank),
+            "LOCAL_WORLD_SIZE": str(local_world_size), "NODE_RANK": str(node_rank), "GROUP_RANK": str(node_rank),
+            "MASTER_ADDR": master_addr, "MASTER_PORT": str(master_port)}
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def port_for(job_id: str) -> int:
+    """A port derived from the job id, the same on every node without talking (like the shim under Slurm)."""
+    return 20000 + int.from_bytes(job_id.encode()[-8:].rjust(8, b"\0"), "big") % 20000
+
+
+# --- folder and records ----------------------------------------------------------------------
+
+def new_job_id(backend: str) -> str:
+    return f"{backend}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+def default_root(folder: str | None) -> Path:
+    return Path(folder or "clusterdoc-jobs").expanduser().absolute()
+
+
+class JobDir:
+    """One job's folder: paths of the rank files and the job.json record."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    @property
+    def id(self) -> str:
+        return self.path.name
+
+    def out(self, rank: int) -> Path:
+        return self.path / f"rank{rank}.out"
+
+    def err(self, rank: int) -> Path:
+        return self.path / f"rank{rank}.err"
+
+    def exit_file(self, rank: int) -> Path:
+        return self.path / f"rank{rank}.exit"
+
+    @property
+    def record_path(self) -> Path:
+        return self.path / "job.json"
+
+    def read(self) -> dict:
+        try:
+            return json.loads(self.record_path.read_text())
+        except (OSError, ValueError):
+            raise UsageError(f"no readable job record in {self.path}",
+                             hint="give a job id printed by 'clusterdoc submit' or its log folder") from None
+
+    def write(self, record: dict) -> None:
+        tmp = self.record_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(record, indent=2) + "\n")
+        tmp.replace(self.record_path)  # readers (status) never see half a file
+
+    def update(self, **changes) -> dict:
+        record = self.read()
+        record.update(changes)
+        self.write(record)
+        return record
+
+    def log_attempt(self, line: str) -> None:
+        with open(self.path / "attempts.log", "a") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+
+    def rank_exit(self, rank: int) -> dict | None:
+        """{"code": N, "oom": bool} if the rank finished through clusterdoc.run, else None."""
+        try:
+            return json.loads(self.exit_file(rank).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def archive_attempt(self, attempt: int, world_size: int) -> None:
+        """Move the rank files of a finished attempt aside before the next one starts."""
+        dest = self.path / f"attempt{attempt}"
+        dest.mkdir(exist_ok=True)
+        for rank in range(world_size):
+            for p in (self.out(rank), self.err(rank), self.exit_file(rank)):
+                if p.exists():
+                    p.replace(dest / p.name)
+
+
+def create_job_dir(root: Path, spec: JobSpec, job_id: str | None = None) -> JobDir:
+    job_id = job_id or new_job_id(spec.backend)
+    path = root / job_id
+    try:
+        path.mkdir(parents=True)
+    except FileExistsError:
+        raise UsageError(f"log folder already exists: {path}") from None
+    except OSError as err:
+        raise UsageError(f"cannot create the log folder {path}: {err.strerror}",
+                         hint="choose a writable --folder (shared by all nodes for slurm and mpirun)") from None
+    jd = JobDir(path)
+    jd.write({"id": job_id, "spec": asdict(spec), "backend_id": None, "state": "PENDING",
+              "submitted": time.time(), "attempts": []})
+    return jd
+
+
+def find_job(job: str, folder: str | None) -> JobDir:
+    """A job given as its log folder, its clusterdoc id, or its Slurm job id."""
+    p = Path(job).expanduser()
+    if (p / "job.json").is_file():
+        return JobDir(p.absolute())
+    root = default_root(folder)
+    if (root / job / "job.json").is_file():
+        return JobDir(root / job)
+    if re.fullmatch(r"\d+", job) and root.is_dir():
+        for rec in sorted(root.glob("*/job.json")):
+            try:
+                if str(json.loads(rec.read_text()).get("backend_id")) == job:
+                    return JobDir(rec.parent)
+            except (OSError, ValueError):
+                continue
+    raise UsageError(f"no job '{job}' in {root}",
+                     hint="give a job id printed by 'clusterdoc submit', its log folder, or --folder ROOT")
+
+
+def format_command(argv: list[str]) -> str:
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+# --- script arguments ---------------------------------------------------------------------------
+
+def get_arg(args: list[str], name: str) -> str | None:
+    """Value of --name in a script's arguments (`--name V` or `--name=V`), else None."""
+    flag = "--" + name
+    for i, a in enumerate(args):
+        if a == flag and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(flag + "="):
+            return a[len(flag) + 1:]
+    return None
+
+
+def set_arg(args: list[str], name: str, value: str) -> list[str]:
+    """A copy of args with --name set to value (replaced where it is, else appended)."""
+    flag, out, i = "--" + name, [], 0
+    replaced = False
+    while i < len(args):
+        a = args[i]
+        if a == flag and i + 1 < len(args):
+            out += [flag, value]
+            i += 2
+            replaced = True
+            continue
+        if a.startswith(flag + "="):
+            out.append(f"{flag}={value}")
+            replaced = True
+        else:
+            out.append(a)
+        i += 1
+    return out if replaced else out + [flag, value]

@@ -1,0 +1,91 @@
+"""Local backend: N nodes x K tasks as processes on this machine, each with its own node's rank environment.
+
+So `--nodes 4` can be tried on a laptop: rank r is on pretend node r // K, with LOCAL_RANK, NODE_RANK and
+LOCAL_WORLD_SIZE as torchrun would set them on that node. Each rank gets its own session so that Ctrl-C in
+the terminal reaches only the launcher, which then stops every rank (and its children) itself.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from clusterdoc.launch.job import JobDir, JobSpec, free_port, rank_env
+from clusterdoc.launch.outcome import Outcome, outcome_from_codes
+
+STOP_GRACE = 3.0  # seconds between SIGTERM and SIGKILL when stopping ranks
+
+
+class LocalJob:
+    backend = "local"
+
+    def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str]):
+        self.spec, self.jd = spec, jd
+        self.procs: list[subprocess.Popen] = []
+        self.failed_at: dict[int, float] = {}  # rank -> when it exited non-zero
+        self.backend_id = str(os.getpid())
+        port = free_port()
+        cmd = spec.rank_command(jd.path, script_args)
+        base = {**os.environ, **spec.shim_env()}
+        for rank in range(spec.world_size):
+            node, local = divmod(rank, spec.tasks_per_node)
+            env = {**base, **rank_env(rank, spec.world_size, local, spec.tasks_per_node, node, "127.0.0.1", port),
+                   "CLUSTERDOC_LOCAL_NODE": str(node)}
+            # the launcher opens the files too: errors before clusterdoc.run redirects (bad python) still land
+            with open(jd.out(rank), "ab") as out, open(jd.err(rank), "ab") as err:
+                self.procs.append(subprocess.Popen(cmd, env=env, cwd=spec.cwd, stdout=out, stderr=err,
+                                                   stdin=subprocess.DEVNULL, start_new_session=True))
+
+    def poll(self) -> Outcome | None:
+        now = time.time()
+        codes = {}
+        for rank, p in enumerate(self.procs):
+            code = p.poll()
+            codes[rank] = code
+            if code not in (None, 0) and rank not in self.failed_at:
+                rec = self.jd.rank_exit(rank)  # clusterdoc.run's own timestamp beats our poll's
+                self.failed_at[rank] = rec.get("time", now) if rec else now
+        if self.failed_at:
+            # peers of a dead rank fail too, milliseconds later (gloo: "Connection closed by peer"):
+            # the cause is the earliest failure
+            first = min(self.failed_at, key=self.failed_at.get)
+            self.stop()
+            codes = {rank: p.returncode for rank, p in enumerate(self.procs)}
+            return outcome_from_codes(codes, self.jd, first_failed=[first], stopped=True)
+        if all(c == 0 for c in codes.values()):
+            return outcome_from_codes(codes, self.jd)
+        return None
+
+    def stop(self) -> None:
+        """SIGTERM every live rank's process group, SIGKILL what is left after STOP_GRACE."""
+        live = [p for p in self.procs if p.poll() is None]
+        for p in live:
+            _signal_group(p, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE
+        for p in live:
+            try:
+                p.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal_group(p, signal.SIGKILL)
+                p.wait()
+
+    def cancel(self) -> None:
+        self.stop()
+
+
+def _signal_group(p: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(p.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> LocalJob:
+    return LocalJob(spec, jd, script_args)
+
+
+def rank_files_exist(path: Path) -> bool:
+    return any(path.glob("rank*.out"))

@@ -1,0 +1,155 @@
+"""mpirun backend: MPICH (Hydra) or Open MPI, each with its own flags (reference.md §6).
+
+              MPICH Hydra                        Open MPI
+hostfile      host:slots, -f FILE                host slots=N, --hostfile FILE
+placement     -n W -ppn K                        -np W --map-by ppr:K:node
+environment   -genv K V (all env propagated)     -x K=V (only -x variables reach remote ranks)
+ssh           -launcher ssh -launcher-exec CMD   --mca plm_rsh_agent CMD (v5: PRTE_MCA_plm_ssh_agent)
+root          -                                  --allow-run-as-root
+The flavour comes from `mpirun --version`. MASTER_ADDR is the first host of the hostfile (rank 0 runs there)
+and MASTER_PORT is derived from the job id, so no rank has to ask MPI for them.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+from clusterdoc import hostfile
+from clusterdoc.errors import UsageError
+from clusterdoc.launch.job import JobDir, JobSpec, port_for
+from clusterdoc.launch.outcome import Outcome, outcome_from_records
+
+STOP_GRACE = 5.0
+# what a rank needs from the launcher's environment when only listed variables travel (Open MPI)
+_FORWARD = ("PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "VIRTUAL_ENV", "HOME")
+
+
+def detect_flavour(mpirun: str, timeout: float = 10.0) -> str:
+    try:
+        res = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise UsageError(f"mpirun not found: {mpirun}", hint="install MPICH or Open MPI, or give --mpirun PATH") from None
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"'{mpirun} --version' did not answer within {timeout:.0f} s") from None
+    return flavour_from_version(res.stdout + res.stderr, mpirun)
+
+
+def flavour_from_version(text: str, mpirun: str = "mpirun") -> str:
+    if "HYDRA" in text or "MPICH" in text:
+        return "mpich"
+    if "Open MPI" in text or "OpenRTE" in text or "open-mpi" in text:
+        return "openmpi"
+    raise UsageError(f"cannot tell which MPI '{mpirun}' is from its --version output",
+                     hint="MPICH (Hydra) and Open MPI are supported; give --mpirun mpirun.mpich or mpirun.openmpi")
+
+
+def openmpi_major(text: str) -> int:
+    import re
+    m = re.search(r"Open MPI\)?\s+(\d+)\.", text)
+    return int(m.group(1)) if m else 4
+
+
+def ssh_wrapper(jd: JobDir, ssh_config: str) -> Path:
+    """A one-line launcher script: both flavours take a program path for their ssh agent, not a command line."""
+    path = jd.path / "ssh-launcher.sh"
+    path.write_text("#!/bin/sh\nexec ssh -F " + shlex.quote(ssh_config) + " -o BatchMode=yes \"$@\"\n")
+    path.chmod(0o755)
+    return path
+
+
+def build_command(spec: JobSpec, jd: JobDir, script_args: list[str], flavour: str, mpirun: str,
+                  version_text: str = "", is_root: bool | None = None) -> tuple[list[str], dict[str, str]]:
+    """(argv, extra environment for mpirun itself)."""
+    hosts = hostfile.parse_file(spec.hostfile)
+    if len(hosts) < spec.nodes:
+        raise UsageError(f"--nodes {spec.nodes} but the hostfile lists {len(hosts)} host(s)", where=spec.hostfile)
+    hosts = [hostfile.Host(h.host, slots=spec.tasks_per_node, user=h.user) for h in hosts[:spec.nodes]]
+    hf = jd.path / f"hostfile.{flavour}"
+    hf.write_text(hostfile.format_hosts(hosts, to=flavour) + "\n")
+    env = {**spec.shim_env(), "MASTER_ADDR": hosts[0].host, "MASTER_PORT": str(port_for(jd.id))}
+    launcher_env: dict[str, str] = {}
+    agent = ssh_wrapper(jd, spec.ssh_config) if spec.ssh_config else None
+    w = str(spec.world_size)
+    if flavour == "mpich":
+        argv = [mpirun, "-f", str(hf), "-n", w, "-ppn", str(spec.tasks_per_node), "-wdir", spec.cwd]
+        if agent:
+            argv += ["-launcher", "ssh", "-launcher-exec", str(agent)]
+        for k, v in env.items():
+            argv += ["-genv", k, v]
+    else:
+        argv = [mpirun, "--hostfile", str(hf), "-np", w, "--map-by", f"ppr:{spec.tasks_per_node}:node",
+                "--wdir", spec.cwd]
+        if is_root if is_root is not None else os.geteuid() == 0:
+            argv.append("--allow-run-as-root")
+        if agent:
+            if openmpi_major(version_text) >= 5:
+                launcher_env["PRTE_MCA_plm_ssh_agent"] = str(agent)
+            else:
+                argv += ["--mca", "plm_rsh_agent", str(agent)]
+        for k, v in env.items():
+            argv += ["-x", f"{k}={v}"]
+        for k in _FORWARD:
+            if k in os.environ:
+                argv += ["-x", k]
+    return argv + spec.rank_command(jd.path, script_args), launcher_env
+
+
+class MpiJob:
+    backend = "mpirun"
+
+    def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str]):
+        self.spec, self.jd = spec, jd
+        mpirun = spec.mpirun or "mpirun"
+        if not shutil.which(mpirun):
+            raise UsageError(f"mpirun not found: {mpirun}", hint="install MPICH or Open MPI, or give --mpirun PATH")
+        res = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=10)
+        version = res.stdout + res.stderr
+        self.flavour = flavour_from_version(version, mpirun)
+        argv, launcher_env = build_command(spec, jd, script_args, self.flavour, mpirun, version)
+        (jd.path / "mpirun.cmd").write_text(" ".join(shlex.quote(a) for a in argv) + "\n")
+        with open(jd.path / "mpirun.out", "ab") as out, open(jd.path / "mpirun.err", "ab") as err:
+            self.proc = subprocess.Popen(argv, env={**os.environ, **launcher_env}, cwd=spec.cwd, stdout=out,
+                                         stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+        self.backend_id = str(self.proc.pid)
+
+    def poll(self) -> Outcome | None:
+        code = self.proc.poll()
+        if code is None:
+            # a rank that failed is on record before Hydra / ORTE notice; stop the rest now, not later
+            if any((r := self.jd.rank_exit(rank)) and r["code"] != 0 for rank in range(self.spec.world_size)):
+                self.cancel()
+                code = self.proc.returncode
+            else:
+                return None
+        return outcome_from_records(self.jd, self.spec.world_size, code)
+
+    def cancel(self) -> None:
+        """SIGINT to mpirun first: Hydra and ORTE then kill the remote ranks themselves (ssh would not)."""
+        steps = ((lambda: os.kill(self.proc.pid, signal.SIGINT), STOP_GRACE),
+                 (lambda: os.killpg(self.proc.pid, signal.SIGTERM), STOP_GRACE),
+                 (lambda: os.killpg(self.proc.pid, signal.SIGKILL), None))
+        for send, grace in steps:
+            if self.proc.poll() is not None:
+                return
+            try:
+                send()
+            except ProcessLookupError:
+                return
+            try:
+                self.proc.wait(grace)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+
+def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> MpiJob:
+    return MpiJob(spec, jd, script_args)
+
+
+def extra_logs(jd: JobDir) -> dict[str, Path]:
+    return {"mpirun": jd.path / "mpirun.err"}

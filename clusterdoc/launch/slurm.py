@@ -1,0 +1,172 @@
+"""Slurm backend through submitit: one sbatch job, one srun task per rank, rank env exported in each task.
+
+submitit writes the batch script (nodes, ntasks-per-node, gpus-per-node, time, partition) and starts
+`srun ... python -m submitit.core._submit` once per task; its pickled callable here (RankTask) exports
+torchrun's variables from the task's SLURM_* ones and execs `python -m clusterdoc.run`, so the training
+process is the srun task itself (signals, exit codes and --kill-on-bad-exit act on it directly).
+
+Clusters without accounting storage: `sacct` fails there and submitit's job state stays UNKNOWN, so the
+state comes from `squeue`, then `scontrol show job` (kept MinJobAge seconds after the end), then the ranks'
+own exit records; a job that none of them knows any more ends the wait instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import time
+from pathlib import Path
+
+from clusterdoc.errors import UsageError
+from clusterdoc.launch.job import JobDir, JobSpec
+from clusterdoc.launch.outcome import Outcome, outcome_from_records
+
+CMD_TIMEOUT = 15.0        # every squeue / scontrol / scancel call
+GONE_AFTER = 30.0         # a job neither squeue nor scontrol knows for this long is over
+TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
+            "OUT_OF_MEMORY", "REVOKED", "SPECIAL_EXIT"}
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess | None:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=CMD_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def squeue_state(job_id: str) -> str | None:
+    res = _run(["squeue", "-h", "-j", job_id, "-o", "%T"])
+    if res is None or res.returncode != 0:
+        return None
+    states = res.stdout.split()
+    return states[0] if states else None
+
+
+def scontrol_job(job_id: str) -> dict[str, str]:
+    """`scontrol show job` as key=value pairs ({} when Slurm has forgotten the job)."""
+    res = _run(["scontrol", "show", "job", job_id])
+    if res is None or res.returncode != 0:
+        return {}
+    return dict(re.findall(r"(\w+)=(\S*)", res.stdout))
+
+
+def query_state(job_id: str) -> str | None:
+    return squeue_state(job_id) or scontrol_job(job_id).get("JobState")
+
+
+def _master_addr(environ) -> str:
+    """Rank 0 runs on the first node of the step. Its name may not resolve everywhere (reference.md §5);
+    srun's own launch address (the batch host, which is that first node) always does."""
+    from clusterdoc.hostfile import expand_hostlist
+    from clusterdoc.shim.env import first_resolvable
+
+    nodelist = environ.get("SLURM_STEP_NODELIST") or environ.get("SLURM_JOB_NODELIST") or ""
+    try:
+        hosts = expand_hostlist(nodelist) if nodelist else []
+    except UsageError:
+        hosts = []
+    host = first_resolvable(hosts[:1])
+    return host or environ.get("SLURM_LAUNCH_NODE_IPADDR") or "127.0.0.1"
+
+
+class RankTask:
+    """The callable submitit pickles: becomes the rank process (exec), with torchrun's variables set."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], tasks_per_node: int):
+        self.argv, self.env, self.tasks_per_node = argv, env, tasks_per_node
+
+    def __call__(self):
+        from clusterdoc.shim.env import port_from_job_id
+
+        e = os.environ
+        env = {**e, **self.env,
+               "RANK": e["SLURM_PROCID"], "WORLD_SIZE": e["SLURM_NTASKS"], "LOCAL_RANK": e["SLURM_LOCALID"],
+               "LOCAL_WORLD_SIZE": str(self.tasks_per_node), "NODE_RANK": e.get("SLURM_NODEID", "0"),
+               "MASTER_ADDR": e.get("MASTER_ADDR") or _master_addr(e),
+               "MASTER_PORT": e.get("MASTER_PORT") or str(port_from_job_id(e.get("SLURM_JOB_ID", "0"),
+                                                                         e.get("SLURM_STEP_ID", "0")))}
+        os.execve(self.argv[0], self.argv, env)
+
+
+def preflight_setup(spec: JobSpec, jd: JobDir) -> list[str]:
+    """The job's first step: probe every allocated node (one task each), judge, stop the job on failure."""
+    py, d = shlex.quote(spec.python), shlex.quote(str(jd.path))
+    return [
+        f"srun --ntasks-per-node=1 --kill-on-bad-exit=1 {py} -m clusterdoc.launch.preflight --gather {d}",
+        f"{py} -m clusterdoc.launch.preflight --judge {d} --nodes {spec.nodes} || exit 3",
+    ]
+
+
+class SlurmJob:
+    backend = "slurm"
+
+    def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str], preflight: bool = False):
+        import submitit
+
+        self.spec, self.jd = spec, jd
+        ex = submitit.SlurmExecutor(folder=jd.path / "submitit", python=shlex.quote(spec.python))
+        params = dict(nodes=spec.nodes, ntasks_per_node=spec.tasks_per_node, time=spec.time,
+                      job_name=f"clusterdoc-{Path(spec.script).stem}", srun_args=["--kill-on-bad-exit=1"],
+                      signal_delay_s=90)
+        if spec.gpus_per_node:
+            params["gpus_per_node"] = spec.gpus_per_node
+        if spec.partition:
+            params["partition"] = spec.partition
+        if preflight:
+            params["setup"] = preflight_setup(spec, jd)
+        ex.update_parameters(**params)
+        env = {**spec.shim_env()}
+        task = RankTask(spec.rank_command(jd.path, script_args), env, spec.tasks_per_node)
+        try:
+            job = ex.submit(task)
+        except Exception as exc:  # submitit raises its own errors wrapping sbatch's message
+            raise UsageError(f"sbatch refused the job: {str(exc).strip().splitlines()[-1]}",
+                             hint="check --partition, --nodes and --time against 'sinfo'") from None
+        self.backend_id = str(job.job_id)
+        self.unknown_since: float | None = None
+        self.cancelled = False
+
+    def poll(self) -> Outcome | None:
+        state = squeue_state(self.backend_id)
+        if state and state not in TERMINAL:
+            if any((r := self.jd.rank_exit(rank)) and r["code"] != 0 for rank in range(self.spec.world_size)):
+                self.cancel()  # srun --kill-on-bad-exit does it too; this makes it immediate
+            return None
+        info = scontrol_job(self.backend_id)
+        state = state or info.get("JobState")
+        if state is None or state not in TERMINAL:
+            # not listed any more and not known to scontrol (or still completing): give it a moment
+            if self.unknown_since is None:
+                self.unknown_since = time.monotonic()
+            if time.monotonic() - self.unknown_since < GONE_AFTER:
+                return None
+            state = "LOST"
+        code = None
+        if "ExitCode" in info:
+            code = int(info["ExitCode"].split(":")[0] or 0)
+        message = ""
+        if state == "FAILED" and code == 3 and not any(self.jd.rank_exit(r) for r in range(self.spec.world_size)):
+            message = f"the preflight step refused the allocation (see {self.jd.path / 'preflight.txt'})"
+        elif state in ("TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "LOST"):
+            message = f"Slurm says {state}"
+        outcome = outcome_from_records(self.jd, self.spec.world_size, code if state != "LOST" else None,
+                                       message=message)
+        if not outcome.ok and state == "CANCELLED" and not outcome.failed:
+            outcome.state = "CANCELLED"
+        return outcome
+
+    def cancel(self) -> None:
+        if not self.cancelled:
+            _run(["scancel", self.backend_id])
+            self.cancelled = True
+
+
+def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> SlurmJob:
+    return SlurmJob(spec, jd, script_args, preflight=spec.preflight)
+
+
+def extra_logs(jd: JobDir) -> dict[str, Path]:
+    return {"preflight": jd.path / "preflight.txt"}
+

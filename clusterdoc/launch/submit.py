@@ -1,0 +1,365 @@
+"""`clusterdoc submit`, `status`, `logs`: settings, backend choice, preflight, attempts, waiting, reporting.
+
+The backends (local.py, slurm.py, mpi.py) only start ranks, poll them and cancel them; everything a user
+sees about a job's life is decided here, the same for all of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from clusterdoc import config
+from clusterdoc.errors import UsageError
+from clusterdoc.launch.job import (JobDir, JobSpec, create_job_dir, default_root, find_job, format_command,
+                                   get_arg, set_arg)
+from clusterdoc.launch.outcome import Outcome, describe_code
+from clusterdoc.launch.stream import LogStreamer
+
+POLL = 0.1            # seconds between polls of a running job (local / mpirun: cheap)
+SLURM_POLL = 1.0      # squeue is a request to slurmctld: poll gently
+BATCH_ARGS = ("batch-size", "batch_size", "per-device-batch-size", "per_device_train_batch_size", "bs")
+
+
+# --- settings -> spec ----------------------------------------------------------------------------
+
+def resolve_settings(args) -> tuple[dict, dict]:
+    flags = {k: getattr(args, k, None) for k in config.SETTINGS}
+    return config.resolve(flags, explicit_config=getattr(args, "config", None))
+
+
+def parse_oom_retry(value: str | None, script_args: list[str]) -> tuple[str, int] | None:
+    """`batch-size` or `batch-size:8` (minimum) -> ("batch-size", 8). The script must get --ARG."""
+    if not value:
+        return None
+    name, _, minimum = value.lstrip("-").partition(":")
+    if not name:
+        raise UsageError(f"--oom-retry needs the name of the script's argument, e.g. 'batch-size', not {value!r}")
+    try:
+        low = int(minimum) if minimum else 1
+    except ValueError:
+        raise UsageError(f"--oom-retry {value!r}: the minimum after ':' must be an integer") from None
+    current = get_arg(script_args, name)
+    if current is None:
+        raise UsageError(f"--oom-retry {name}: the script's arguments have no --{name} to lower",
+                         hint=f"pass it after the script, e.g. 'clusterdoc submit --oom-retry {name} train.py --{name} 64'")
+    if not current.isdigit() or int(current) < max(low, 1):
+        raise UsageError(f"--oom-retry {name}: --{name} {current!r} must be an integer of at least {max(low, 1)}")
+    return name, max(low, 1)
+
+
+def slurm_answers(timeout: float = 5.0) -> bool:
+    if not shutil.which("squeue"):
+        return False
+    try:
+        return subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, timeout=timeout).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def choose_backend(settings: dict) -> str:
+    if settings["backend"] != "auto":
+        return settings["backend"]
+    if slurm_answers():
+        return "slurm"
+    if settings["hostfile"]:
+        return "mpirun"
+    return "local"
+
+
+def build_spec(settings: dict, script: str, script_args: list[str], backend: str) -> JobSpec:
+    path = Path(script).expanduser()
+    if not path.is_file():
+        raise UsageError(f"script not found: {script}")
+    gpus = settings["gpus_per_node"] or 0
+    tasks = settings["tasks_per_node"] or (gpus if gpus > 0 else 1)
+    for key in ("hostfile", "ssh_config"):
+        if settings[key] and not Path(settings[key]).expanduser().is_file():
+            raise UsageError(f"--{key.replace('_', '-')} {settings[key]!r} does not exist")
+    if backend == "mpirun" and not settings["hostfile"]:
+        raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
+    parse_oom_retry(settings["oom_retry"], script_args)
+    return JobSpec(script=str(path.absolute()), script_args=list(script_args), backend=backend,
+                   nodes=settings["nodes"], tasks_per_node=tasks, gpus_per_node=gpus,
+                   hostfile=_abs(settings["hostfile"]), ssh_config=_abs(settings["ssh_config"]),
+                   partition=settings["partition"], time=settings["time"], debug=settings["debug"],
+                   log_level=settings["log_level"], overflow=settings["overflow"], oom_retry=settings["oom_retry"],
+                   mpirun=settings["mpirun"], preflight=not settings["no_preflight"],
+                   python=settings["python"] or sys.executable)
+
+
+def _abs(p: str | None) -> str | None:
+    return str(Path(p).expanduser().absolute()) if p else None
+
+
+def backend_module(name: str):
+    if name == "local":
+        from clusterdoc.launch import local as mod
+    elif name == "slurm":
+        from clusterdoc.launch import slurm as mod
+    else:
+        from clusterdoc.launch import mpi as mod
+    return mod
+
+
+# --- effective batch note ------------------------------------------------------------------------
+
+def batch_note(spec: JobSpec, root: Path) -> str | None:
+    """When this script last ran on another shape, say what happens to the effective batch."""
+    prev = None
+    for rec_path in sorted(root.glob("*/job.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            rec = json.loads(rec_path.read_text())
+        except (OSError, ValueError):
+            continue
+        if rec.get("spec", {}).get("script") == spec.script:
+            prev = rec["spec"]
+            break
+    if prev is None:
+        return None
+    old = (prev.get("nodes"), prev.get("tasks_per_node"), prev.get("gpus_per_node"))
+    if old == (spec.nodes, spec.tasks_per_node, spec.gpus_per_node):
+        return None
+    old_world = (prev.get("nodes") or 1) * (prev.get("tasks_per_node") or 1)
+    shape = f"{spec.nodes} node(s) x {spec.gpus_per_node} GPU(s), {spec.world_size} ranks"
+    old_shape = f"{old[0]} node(s) x {old[2]} GPU(s), {old_world} ranks"
+    names = ([spec.oom_retry.split(":")[0].lstrip("-")] if spec.oom_retry else []) + list(BATCH_ARGS)
+    per_rank = next((get_arg(spec.script_args, n) for n in names if get_arg(spec.script_args, n)), None)
+    if per_rank and per_rank.isdigit():
+        b = int(per_rank)
+        return (f"note: {old_shape} -> {shape}: effective batch = per-GPU batch {b} x world size = "
+                f"{b * spec.world_size} (was {b * old_world}); scale the learning rate or the per-GPU batch")
+    return (f"note: {old_shape} -> {shape}: the effective batch is per-GPU batch x world size, "
+            f"so it changes by {spec.world_size}/{old_world}")
+
+
+# --- preflight -----------------------------------------------------------------------------------
+
+def preflight(spec: JobSpec, out=sys.stderr) -> None:
+    from clusterdoc.launch import preflight as pf
+
+    ok, text = pf.run(spec)
+    if text:
+        print(text, file=out)
+    if not ok:
+        raise PreflightFailed()
+
+
+class PreflightFailed(Exception):
+    pass
+
+
+# --- running attempts ----------------------------------------------------------------------------
+
+def lowered(value: int, minimum: int) -> int | None:
+    new = max(value // 2, minimum)
+    return new if new < value else None
+
+
+def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sys.stderr) -> Outcome:
+    """Launch, wait, and on OOM re-launch with --ARG lowered, until done. Records everything in jd."""
+    mod = backend_module(spec.backend)
+    script_args = list(spec.script_args)
+    retry = parse_oom_retry(spec.oom_retry, script_args)
+    streamer = LogStreamer(jd, spec.world_size, out, err, extra=getattr(mod, "extra_logs", lambda jd: {})(jd)) \
+        if stream else None
+    attempt = 1
+    while True:
+        jd.log_attempt(f"attempt {attempt} started: {format_command([spec.script, *script_args])}")
+        handle = mod.start(spec, jd, script_args)
+        record = jd.read()
+        record["attempts"].append({"n": attempt, "script_args": script_args, "backend_id": handle.backend_id,
+                                   "started": time.time()})
+        jd.update(state="RUNNING", backend_id=handle.backend_id, attempts=record["attempts"])
+        if spec.backend != "local" and stream:
+            print(f"{spec.backend} job {handle.backend_id} started", file=err)
+        try:
+            outcome = wait_for(handle, streamer, POLL if spec.backend != "slurm" else SLURM_POLL)
+        except KeyboardInterrupt:
+            handle.cancel()
+            if streamer:
+                streamer.pump(final=True)
+            outcome = Outcome(state="CANCELLED", message="cancelled by Ctrl-C")
+            _finish_attempt(jd, attempt, outcome)
+            raise
+        _finish_attempt(jd, attempt, outcome)
+        if outcome.oom and retry:
+            name, minimum = retry
+            current = int(get_arg(script_args, name))
+            new = lowered(current, minimum)
+            if new is None:
+                outcome.message = f"out of memory at --{name} {current}, which is the minimum ({minimum})"
+                jd.log_attempt(f"attempt {attempt}: {outcome.message}; giving up")
+                _finish_attempt(jd, attempt, outcome)
+                return outcome
+            line = f"attempt {attempt}: out of memory at --{name} {current}; retrying on every rank with --{name} {new}"
+            jd.log_attempt(line)
+            print(f"clusterdoc: {line}", file=err)
+            jd.archive_attempt(attempt, spec.world_size)
+            script_args = set_arg(script_args, name, str(new))
+            if streamer:
+                streamer.reset()
+            attempt += 1
+            continue
+        return outcome
+
+
+def _finish_attempt(jd: JobDir, attempt: int, outcome: Outcome) -> None:
+    record = jd.read()
+    for a in record["attempts"]:
+        if a["n"] == attempt:
+            a.update(ended=time.time(), outcome=outcome.to_json())
+    jd.update(state=outcome.state, attempts=record["attempts"], outcome=outcome.to_json(), ended=time.time())
+    jd.log_attempt(f"attempt {attempt} ended: {outcome.describe()}")
+
+
+def wait_for(handle, streamer: LogStreamer | None, interval: float) -> Outcome:
+    while True:
+        outcome = handle.poll()
+        if streamer:
+            streamer.pump(final=outcome is not None)
+        if outcome is not None:
+            return outcome
+        time.sleep(interval)
+
+
+# --- commands -----------------------------------------------------------------------------------
+
+def main(args) -> int:
+    settings, _origin = resolve_settings(args)
+    backend = choose_backend(settings)
+    spec = build_spec(settings, args.script, args.script_args or [], backend)
+    root = default_root(settings["folder"])
+    wait = settings["wait"] if settings["wait"] is not None else backend == "local"
+    note = batch_note(spec, root) if root.is_dir() else None
+    if note:
+        print(note, file=sys.stderr)
+    if not settings["no_preflight"]:
+        try:
+            preflight(spec)
+        except PreflightFailed:
+            print("clusterdoc submit: preflight found problems; job not submitted "
+                  "(fix them, or pass --no-preflight to submit anyway)", file=sys.stderr)
+            return 1
+    jd = create_job_dir(root, spec)
+    print(f"job {jd.id} ({backend}, {spec.nodes} node(s) x {spec.tasks_per_node} rank(s)); logs: {jd.path}",
+          file=sys.stderr)
+    if not wait:
+        return detach(spec, jd)
+    try:
+        outcome = run_attempts(spec, jd, stream=True)
+    except KeyboardInterrupt:
+        print(f"clusterdoc submit: cancelled; logs kept in {jd.path}", file=sys.stderr)
+        return 130
+    print(f"clusterdoc submit: {outcome.describe()} (logs: {jd.path})", file=sys.stderr)
+    return 0 if outcome.ok else 1
+
+
+def detach(spec: JobSpec, jd: JobDir) -> int:
+    """--no-wait: a supervisor in its own session runs the attempts (stops ranks on failure, OOM retries)."""
+    log = open(jd.path / "supervisor.log", "ab")
+    proc = subprocess.Popen([sys.executable, "-m", "clusterdoc.launch.submit", "--supervise", str(jd.path)],
+                            stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
+                            cwd=spec.cwd)
+    log.close()
+    jd.update(supervisor_pid=proc.pid)
+    # Slurm's id is worth waiting a moment for: it is what users pass to squeue / scancel
+    if spec.backend == "slurm":
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and not jd.read().get("backend_id"):
+            time.sleep(0.2)
+        bid = jd.read().get("backend_id")
+        if bid:
+            print(f"slurm job {bid}", file=sys.stderr)
+    print(jd.id)
+    return 0
+
+
+def supervise(path: str) -> int:
+    jd = JobDir(Path(path))
+    rec = jd.read()
+    spec = JobSpec(**rec["spec"])
+    try:
+        outcome = run_attempts(spec, jd, stream=False)
+    except Exception as exc:  # noqa: BLE001 - recorded for `clusterdoc status`
+        jd.update(state="FAILED", outcome=Outcome(state="FAILED", message=f"supervisor error: {exc}").to_json())
+        raise
+    return 0 if outcome.ok else 1
+
+
+def live_state(jd: JobDir, rec: dict) -> str:
+    state = rec.get("state", "UNKNOWN")
+    if state not in ("PENDING", "RUNNING"):
+        return state
+    pid = rec.get("supervisor_pid")
+    if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
+        from clusterdoc.launch import slurm
+        return slurm.query_state(rec["backend_id"]) or state
+    if pid and not _alive(pid):
+        return "LOST"
+    return state
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def status_main(args) -> int:
+    jd = find_job(args.job, args.folder)
+    rec = jd.read()
+    spec = rec["spec"]
+    state = live_state(jd, rec)
+    world = spec["nodes"] * spec["tasks_per_node"]
+    print(f"job {rec['id']}: {state}")
+    print(f"  backend {spec['backend']}" + (f" (id {rec['backend_id']})" if rec.get("backend_id") else "")
+          + f", {spec['nodes']} node(s) x {spec['tasks_per_node']} rank(s)")
+    print(f"  script  {format_command([spec['script'], *spec['script_args']])}")
+    print(f"  logs    {jd.path}")
+    for a in rec.get("attempts", []):
+        o = a.get("outcome")
+        print(f"  attempt {a['n']}: {format_command(a['script_args'])}: "
+              + (Outcome(**{**o, 'codes': {int(k): v for k, v in o['codes'].items()}}).describe() if o else "running"))
+    ranks = []
+    for r in range(world):
+        e = jd.rank_exit(r)
+        ranks.append(f"rank {r}: " + ("running" if e is None and state == "RUNNING"
+                                      else "no exit record" if e is None else describe_code(e["code"])))
+    print("  " + "\n  ".join(ranks))
+    return 0 if state in ("COMPLETED", "RUNNING", "PENDING") else 1
+
+
+def logs_main(args) -> int:
+    jd = find_job(args.job, args.folder)
+    spec = jd.read()["spec"]
+    world = spec["nodes"] * spec["tasks_per_node"]
+    ranks = range(world) if args.rank is None else [args.rank]
+    if args.rank is not None and not 0 <= args.rank < world:
+        raise UsageError(f"--rank {args.rank}: job {jd.id} has ranks 0-{world - 1}")
+    for r in ranks:
+        for path, stream in ((jd.out(r), sys.stdout), (jd.err(r), sys.stderr)):
+            try:
+                text = path.read_text(errors="replace")
+            except OSError:
+                continue
+            for line in text.splitlines():
+                stream.write(f"[rank {r}] {line}\n")
+            stream.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--supervise":
+        raise SystemExit(supervise(sys.argv[2]))
+    raise SystemExit("usage: python -m clusterdoc.launch.submit --supervise JOBDIR")

@@ -1,0 +1,197 @@
+"""`python -m clusterdoc.run [OPTIONS] SCRIPT ARGS...`: run a training script with the shim switched on.
+
+What `clusterdoc submit` starts in every rank, and usable by hand under srun, mpirun or torchrun:
+1. with --log-dir, this rank's stdout/stderr go to DIR/rank<R>.out|.err (file descriptors, so C++ and child
+   processes land there too) and DIR/rank<R>.exit records how the rank ended;
+2. settings from flags > env (CLUSTERDOC_DEBUG, CLUSTERDOC_LOG_LEVEL, CLUSTERDOC_OVERFLOW) > config files;
+3. shim.init() (rank environment, process group), debug mode, log level, overflow hooks;
+4. the script runs as __main__ with its own argv. A script that calls shim.init() or
+   torch.distributed.init_process_group() itself still works: the second call is a no-op.
+An out-of-memory death prints OOM_MARKER on stderr and exits OOM_EXIT_CODE, which `--oom-retry` acts on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import runpy
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from clusterdoc import config
+from clusterdoc.errors import UsageError
+from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER
+
+# Where each launcher puts the global rank (reference.md §5). A Slurm batch shell has SLURM_PROCID too,
+# but only a task under srun has SLURM_STEP_ID.
+_RANK_VARS = ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SUBMITIT_LOCAL_GLOBALID")
+
+
+def env_rank(environ=os.environ) -> int:
+    for name in _RANK_VARS:
+        if environ.get(name, "").isdigit():
+            return int(environ[name])
+    if "SLURM_STEP_ID" in environ and environ.get("SLURM_PROCID", "").isdigit():
+        return int(environ["SLURM_PROCID"])
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m clusterdoc.run",
+                                description="Run SCRIPT as __main__ with the clusterdoc shim switched on.")
+    p.add_argument("--log-dir", metavar="DIR", help="write this rank's stdout/stderr to DIR/rank<R>.out|.err")
+    p.add_argument("--debug", action="store_true", default=None, help="collective shape checks (debug mode)")
+    p.add_argument("--log-level", default=None, help="shim log level")
+    p.add_argument("--overflow", action="store_true", default=None, help="inf/nan hooks on every module")
+    p.add_argument("--config", metavar="FILE", help="YAML config (as for clusterdoc submit)")
+    p.add_argument("script")
+    p.add_argument("script_args", nargs=argparse.REMAINDER)
+    return p
+
+
+def _redirect(log_dir: Path, rank: int) -> None:
+    log_dir.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    for fd, name in ((1, f"rank{rank}.out"), (2, f"rank{rank}.err")):
+        f = os.open(log_dir / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(f, fd)
+        os.close(f)
+    # line buffering: --wait streams these files while the rank runs
+    sys.stdout.reconfigure(line_buffering=True)
+    sys.stderr.reconfigure(line_buffering=True)
+
+
+def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
+    if log_dir is not None:
+        (log_dir / f"rank{rank}.exit").write_text(json.dumps({"code": code, "oom": oom, "time": time.time()}) + "\n")
+
+
+def is_oom(exc: BaseException) -> bool:
+    """Out of memory in any of its forms (the shim knows them all; this is the fallback)."""
+    try:
+        from clusterdoc.shim import oom as shim_oom
+        return bool(shim_oom.is_oom_error(exc))
+    except (ImportError, AttributeError):
+        pass
+    if isinstance(exc, MemoryError):
+        return True
+    try:
+        import torch
+        if isinstance(exc, torch.OutOfMemoryError):
+            return True
+    except (ImportError, AttributeError):
+        pass
+    text = str(exc).lower()
+    return any(m in text for m in ("out of memory", "not enough memory", "can't allocate memory", "cuda failure 2"))
+
+
+def print_script_traceback(exc: BaseException) -> None:
+    """The traceback from the script's first frame on: run.py and runpy frames are noise to the user."""
+    tb = exc.__traceback__
+    while tb is not None and (tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__)
+                              or "runpy" in tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
+
+
+def _make_init_idempotent() -> None:
+    """Scripts written for torchrun call init_process_group() themselves; after shim.init() that would raise."""
+    import torch.distributed as dist
+
+    original = dist.init_process_group
+    if getattr(original, "_clusterdoc_wrapped", False):
+        return
+
+    def init_process_group(*args, **kwargs):
+        if dist.is_available() and dist.is_initialized():
+            return None
+        return original(*args, **kwargs)
+
+    init_process_group._clusterdoc_wrapped = True
+    init_process_group.__wrapped__ = original
+    dist.init_process_group = init_process_group
+
+
+def apply_settings(settings: dict, log_dir: Path | None = None) -> None:
+    """Switch the shim's features on in this process (env too: the shim and child processes read it)."""
+    if settings.get("log_level"):
+        os.environ["CLUSTERDOC_LOG_LEVEL"] = settings["log_level"]
+    if settings.get("debug"):
+        os.environ["CLUSTERDOC_DEBUG"] = "1"
+    if settings.get("overflow"):
+        os.environ["CLUSTERDOC_OVERFLOW"] = "1"
+        if log_dir is not None:
+            os.environ.setdefault("CLUSTERDOC_OVERFLOW_DIR", str(log_dir))  # per-rank report next to the logs
+    from clusterdoc import shim  # after the env is set: the shim reads its switches at import too
+
+    shim.init()
+    if settings.get("debug"):
+        shim.enable_debug()
+    if settings.get("overflow"):
+        shim.enable_overflow_detection()
+
+
+def run_script(script: str, args: list[str]) -> None:
+    path = Path(script)
+    if not path.is_file():
+        raise UsageError(f"script not found: {script}")
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.absolute().parent))
+    runpy.run_path(str(path), run_name="__main__")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ns = _parser().parse_args(argv)
+    rank = env_rank()
+    log_dir = Path(ns.log_dir) if ns.log_dir else None
+    if log_dir is not None:
+        _redirect(log_dir, rank)
+    code, oom = 0, False
+    try:
+        settings, _ = config.resolve({"debug": ns.debug, "log_level": ns.log_level, "overflow": ns.overflow},
+                                     explicit_config=ns.config)
+        _make_init_idempotent()
+        apply_settings(settings, log_dir)
+        run_script(ns.script, ns.script_args)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if not isinstance(exc.code, (int, type(None))):
+            print(exc.code, file=sys.stderr)
+    except UsageError as err:
+        print(f"clusterdoc.run: error: {err}", file=sys.stderr)
+        code = 2
+    except BaseException as exc:  # noqa: BLE001 - every way a rank can die must be recorded
+        print_script_traceback(exc)
+        oom = is_oom(exc)
+        if oom:
+            print(f"{OOM_MARKER} on rank {rank}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                  file=sys.stderr)
+        code = OOM_EXIT_CODE if oom else (130 if isinstance(exc, KeyboardInterrupt) else 1)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _write_exit(log_dir, rank, code, oom)
+    if code == 0:
+        _shutdown()
+    return code
+
+
+def _shutdown() -> None:
+    """Tear the process group down after a clean run (torch warns when a script forgets)."""
+    mod = sys.modules.get("torch.distributed")
+    try:
+        if mod is not None and mod.is_available() and mod.is_initialized():
+            mod.destroy_process_group()
+    except Exception:  # noqa: BLE001 - the script's work is done; never turn success into failure here
+        pass
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # a failed rank must not wait in interpreter teardown for peers stuck in a collective
+    os._exit(code) if code else sys.exit(0)
