@@ -1,0 +1,47 @@
+"""Checks: small pure functions from node facts (see clusterdoc/probe.py) to findings.
+
+Like `flutter doctor`'s validators, each check gives every node one result (its worst status)
+made of several messages; here each message is a finding:
+    {"node": str, "check": str, "status": "ok"|"warn"|"fail", "message": str, "fix": str}
+Cluster-wide findings (consistency, mesh pairs) name a hostlist in "node" and list the nodes
+they concern in "nodes". No check runs commands: they only compare facts.
+"""
+
+from __future__ import annotations
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+RANK = {OK: 0, WARN: 1, FAIL: 2}
+
+# Column order of the report; "mesh" (node-to-node ssh) lives in checks/ssh.py.
+ALL_CHECKS = ("ssh", "mesh", "mpi", "kernel", "cuda", "arch", "consistency", "comm")
+
+# Which check a probe error (facts["errors"][].probe) belongs to, and how bad it is.
+PROBE_ERROR_CHECK = {
+    "kernel": ("kernel", FAIL), "gpus": ("arch", FAIL), "nvcc": ("cuda", FAIL), "gcc": ("cuda", WARN),
+    "torch": ("cuda", FAIL), "deepspeed": ("arch", WARN), "mpirun": ("mpi", FAIL), "mpi4py": ("mpi", WARN),
+    "libaio": ("arch", WARN), "mesh": ("mesh", FAIL), "python3": ("ssh", WARN),
+}
+
+
+def finding(node: str, check: str, status: str, message: str, fix: str = "", nodes=None) -> dict:
+    f = {"node": node, "check": check, "status": status, "message": message, "fix": fix}
+    if nodes is not None:
+        f["nodes"] = list(nodes)
+    return f
+
+
+def worst(findings) -> str | None:
+    statuses = [f["status"] for f in findings]
+    return max(statuses, key=RANK.__getitem__) if statuses else None
+
+
+def probe_errors(node: str, facts: dict, check: str) -> list[dict]:
+    """The node's probe errors that belong to `check`, as findings."""
+    out = []
+    for err in facts.get("errors") or []:
+        name = err.get("probe", "")
+        target, status = PROBE_ERROR_CHECK.get(name.split()[0], ("cuda", WARN))
+        if target == check:
+            out.append(finding(node, check, status, f"probe {name}: {err.get('message')}",
+                               "run the command by hand on the node to see why it fails or hangs"))
+    return out

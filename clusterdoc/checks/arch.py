@@ -1,0 +1,140 @@
+"""arch: the GPUs, and whether TORCH_CUDA_ARCH_LIST, torch and nvcc all cover their compute capability."""
+
+from __future__ import annotations
+
+import re
+
+from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.tables import cap_str, format_arch_list, nvcc_can_build, parse_capability
+
+CHECK = "arch"
+NO_KERNEL = "'no kernel image is available for execution on the device'"
+
+
+def parse_arch_entries(text: str):
+    """'8.0;8.6 9.0+PTX' -> ([((8,0),False), ((8,6),False), ((9,0),True)], [bad entries])."""
+    entries, bad = [], []
+    for e in re.split(r"[;,\s]+", (text or "").strip()):
+        if not e:
+            continue
+        m = re.match(r"^(\d+)\.(\d+)(\+PTX)?$", e, re.IGNORECASE)
+        if m:
+            entries.append(((int(m.group(1)), int(m.group(2))), bool(m.group(3))))
+        else:
+            bad.append(e)
+    return entries, bad
+
+
+def covers(entries, cap) -> str | None:
+    """'sass' if built for cap exactly, 'ptx' if only a lower +PTX entry can JIT for it, None otherwise."""
+    if any(c == cap for c, _ in entries):
+        return "sass"
+    if any(ptx and c <= cap for c, ptx in entries):
+        return "ptx"
+    return None
+
+
+def _torch_covers(arch_list, cap) -> bool:
+    sms = set()
+    ptx = []
+    for a in arch_list:
+        m = re.match(r"^(sm|compute)_(\d+)(\d)a?$", a)
+        if m:
+            c = (int(m.group(2)), int(m.group(3)))
+            (sms.add(c) if m.group(1) == "sm" else ptx.append(c))
+    return cap in sms or any(p <= cap for p in ptx)
+
+
+def node_capabilities(facts: dict) -> list[tuple]:
+    return sorted({c for c in (parse_capability(g.get("capability")) for g in facts.get("gpus") or []) if c})
+
+
+def needed_arch_list(all_facts: dict) -> str:
+    """The TORCH_CUDA_ARCH_LIST covering every GPU on every node ('' when there are none)."""
+    caps = set()
+    for facts in all_facts.values():
+        caps.update(node_capabilities(facts))
+    return format_arch_list(caps)
+
+
+def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: str = "") -> list[dict]:
+    """`arch_list`: --arch-list (overrides the node's TORCH_CUDA_ARCH_LIST); `cluster_list`: what the whole
+    cluster needs, offered as the fix."""
+    out = probe_errors(node, facts, CHECK)
+    gpus = facts.get("gpus") or []
+    if not gpus:
+        if not any(e.get("probe") == "gpus" for e in facts.get("errors") or []):
+            out.append(finding(node, CHECK, OK, "no GPU (nvidia-smi absent or lists none)"))
+        return out
+    models = {}
+    for g in gpus:
+        key = (g.get("name"), g.get("capability"), g.get("memory_mib"))
+        models[key] = models.get(key, 0) + 1
+    desc = ", ".join(f"{n}x {name} ({cap}, {mem} MiB)" for (name, cap, mem), n in models.items())
+    out.append(finding(node, CHECK, OK, f"{desc}, driver {facts.get('driver')}"))
+    caps = node_capabilities(facts)
+
+    given = arch_list if arch_list else (facts.get("env") or {}).get("TORCH_CUDA_ARCH_LIST")
+    label = "--arch-list" if arch_list else "TORCH_CUDA_ARCH_LIST"
+    fix_list = f'export TORCH_CUDA_ARCH_LIST="{cluster_list}" and rebuild the CUDA extensions (DeepSpeed ops)' \
+        if cluster_list else "set TORCH_CUDA_ARCH_LIST to the GPUs' capabilities"
+    if given:
+        entries, bad = parse_arch_entries(given)
+        if bad:
+            out.append(finding(node, CHECK, FAIL, f"{label}={given!r}: entries {bad} are not X.Y or X.Y+PTX "
+                                                  "(DeepSpeed's parser crashes on them)", fix_list))
+        for cap in caps:
+            how = covers(entries, cap)
+            if how is None:
+                out.append(finding(node, CHECK, FAIL,
+                                   f"GPU capability {cap_str(cap)} is not in {label}={given}: kernels built with it fail "
+                                   f"here with {NO_KERNEL}", fix_list))
+            elif how == "ptx":
+                out.append(finding(node, CHECK, WARN, f"GPU capability {cap_str(cap)} is covered by {label}={given} only "
+                                                      "through PTX JIT (slow first start, lower speed)", fix_list))
+        if any(c[0] <= 7 for c, _ in entries):
+            low = ";".join(cap_str(c) for c, _ in entries if c[0] <= 7)
+            out.append(finding(node, CHECK, WARN, f"{label} has {low} (<= 7.x): DeepSpeed turns BF16 off for the whole build",
+                               "build separately for the old GPUs, or drop them from the list"))
+        nvcc = facts.get("nvcc") or {}
+        if nvcc.get("version"):
+            offered = nvcc.get("arch_list")
+            for cap, _ in entries:
+                if offered:
+                    ok = f"compute_{cap[0]}{cap[1]}" in offered
+                else:
+                    ok = nvcc_can_build(nvcc["version"], cap)
+                if ok is False:
+                    out.append(finding(node, CHECK, FAIL,
+                                       f"nvcc {nvcc['version']} cannot build {cap_str(cap)} (in {label})",
+                                       f"use a CUDA toolkit that supports {cap_str(cap)}, or drop it from {label}"))
+
+    torch = facts.get("torch") or {}
+    if torch.get("cuda"):
+        archs = torch.get("arch_list") or []
+        if not archs:
+            out.append(finding(node, CHECK, WARN, f"torch {torch.get('version')} cannot use the GPUs "
+                                                  "(torch.cuda.get_arch_list() is empty: is_available() is False)",
+                               "check the driver with nvidia-smi and that torch's CUDA is supported by it"))
+        for cap in caps:
+            if archs and not _torch_covers(archs, cap):
+                out.append(finding(node, CHECK, FAIL,
+                                   f"torch {torch.get('version')} has no kernels for {cap_str(cap)} (built for "
+                                   f"{' '.join(archs)})", "install a torch build that supports this GPU"))
+
+    ds = facts.get("deepspeed")
+    if ds:
+        inst = sorted(op for op, v in (ds.get("ops_installed") or {}).items() if v)
+        compat = sorted(op for op, v in (ds.get("ops_compatible") or {}).items() if v and op not in inst)
+        out.append(finding(node, CHECK, OK, f"DeepSpeed {ds.get('version')}: ops installed: {', '.join(inst) or 'none'}"
+                                            f"; compatible (JIT): {', '.join(compat) or 'none'}"))
+        manifest = ds.get("wheel_manifest") or {}
+        built = manifest.get("arch_list") or manifest.get("torch_cuda_arch_list")
+        if built:
+            entries, _ = parse_arch_entries(built)
+            missing = [cap_str(c) for c in caps if covers(entries, c) is None]
+            if missing:
+                out.append(finding(node, CHECK, FAIL, f"the installed DeepSpeed wheel was built for {built}, "
+                                                      f"not for this node's {', '.join(missing)}",
+                                   f"clusterdoc build-wheel --arch-list \"{cluster_list}\" --install"))
+    return out

@@ -1,0 +1,55 @@
+"""consistency: every node should run the same software on the same hardware (like `clush --diff`)."""
+
+from __future__ import annotations
+
+from clusterdoc.checks import OK, WARN, finding
+
+CHECK = "consistency"
+
+
+def _gpu(facts, key):
+    vals = sorted({str(g.get(key)) for g in facts.get("gpus") or []})
+    return "+".join(vals) if vals else "none"
+
+
+FIELDS = [  # (label, how to read it from facts)
+    ("torch", lambda f: (f.get("torch") or {}).get("version") or "none"),
+    ("torch CUDA", lambda f: (f.get("torch") or {}).get("cuda") or "none"),
+    ("NCCL", lambda f: (f.get("torch") or {}).get("nccl") or "none"),
+    ("Python", lambda f: (f.get("python") or {}).get("version") or "none"),
+    ("DeepSpeed", lambda f: (f.get("deepspeed") or {}).get("version") or "none"),
+    ("GPU model", lambda f: _gpu(f, "name")),
+    ("GPU count", lambda f: str(len(f.get("gpus") or []))),
+    ("GPU memory MiB", lambda f: _gpu(f, "memory_mib")),
+    ("driver", lambda f: f.get("driver") or "none"),
+]
+
+NOTES = {
+    "GPU model": "the slowest GPU sets the pace of every synchronous step",
+    "GPU memory MiB": "the batch must fit the smallest GPU: memory above it sits idle",
+    "GPU count": "ranks per node differ: use the same --gpus-per-node everywhere or expect idle GPUs",
+}
+
+
+def check(all_facts: dict, compress=lambda names: ",".join(names)) -> list[dict]:
+    """`all_facts`: {node: facts} of the nodes that answered with python facts. One warning per split field,
+    naming the groups; the nodes outside the largest group carry it. `compress` turns names into a hostlist."""
+    nodes = [n for n, f in all_facts.items() if f and f.get("probe") == "python"]
+    out = []
+    for label, read in FIELDS:
+        groups = {}
+        for n in nodes:
+            groups.setdefault(read(all_facts[n]), []).append(n)
+        if len(groups) < 2:
+            continue
+        ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        desc = "; ".join(f"{value} on {compress(ns)}" for value, ns in ordered)
+        odd = [n for _, ns in ordered[1:] for n in ns]
+        note = NOTES.get(label, "mixed versions across ranks can fail or hang at the first collective")
+        out.append(finding(compress(odd), CHECK, WARN, f"{label} differs: {desc} ({note})",
+                           f"make {label} the same on every node (the majority has {ordered[0][0]})", nodes=odd))
+    for n in nodes:
+        if not any(n in f["nodes"] for f in out):
+            out.append(finding(n, CHECK, OK, "same software and GPUs as the other nodes" if len(nodes) > 1
+                               else "single node"))
+    return out

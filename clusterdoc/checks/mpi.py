@@ -1,0 +1,74 @@
+"""mpi: the MPI flavour/version on each node against the head's, and an mpirun across all nodes."""
+
+from __future__ import annotations
+
+from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+
+CHECK = "mpi"
+
+
+def _label(m: dict | None) -> str:
+    if not m:
+        return "none"
+    return f"{ {'mpich': 'MPICH', 'openmpi': 'Open MPI'}.get(m.get('flavour'), m.get('flavour'))} {m.get('version') or '?'}"
+
+
+def check(node: str, facts: dict, head: dict | None) -> list[dict]:
+    """Per node: its mpirun and mpi4py against the head's mpirun (`head`: {path, flavour, version})."""
+    out = probe_errors(node, facts, CHECK)
+    mpi = facts.get("mpi") or {}
+    mine = mpi.get("mpirun")
+    if facts.get("probe") == "shell":
+        return out
+    if mine and head and (mine.get("flavour"), mine.get("version")) != (head.get("flavour"), head.get("version")):
+        out.append(finding(node, CHECK, WARN, f"mpirun here is {_label(mine)} ({mine.get('path')}), the head's is "
+                                              f"{_label(head)}: ranks may fail to start or talk",
+                           "install the same MPI (flavour and version) on every node"))
+    elif mine:
+        out.append(finding(node, CHECK, OK, f"{_label(mine)} ({mine.get('path')})"))
+    m4 = mpi.get("mpi4py")
+    if m4:
+        lib = m4.get("library") or ""
+        if m4.get("error"):
+            out.append(finding(node, CHECK, WARN, f"mpi4py {m4.get('version') or ''} cannot load its MPI: {m4['error']}",
+                               "install mpi4py against this node's MPI (pip install mpi4py mpich, or "
+                               "MPICC=mpicc pip install --no-binary mpi4py mpi4py)"))
+        elif head and head.get("flavour") == "mpich" and "MPICH" not in lib and "HYDRA" not in lib.upper() \
+                or head and head.get("flavour") == "openmpi" and "Open MPI" not in lib:
+            out.append(finding(node, CHECK, WARN, f"mpi4py {m4.get('version')} is bound to '{lib}' but mpirun is "
+                                                  f"{_label(head)}: every rank would be 'rank 0 of size 1'",
+                               "rebuild mpi4py against the MPI that mpirun belongs to"))
+        else:
+            out.append(finding(node, CHECK, OK, f"mpi4py {m4.get('version')} ({lib})"))
+    return out
+
+
+def check_run(hostnames: dict, run: dict | None) -> list[dict]:
+    """Judge the head's `mpirun ... hostname` (or mpi4py test) against the hostnames the probes saw.
+
+    `hostnames`: {node: hostname from its probe}; `run`: {command, exit_code, timed_out, names, stderr,
+    allreduce (expected sum or None), sums [...]} as doctor.run_mpirun gives it."""
+    if run is None:
+        return []
+    if run.get("error"):
+        return [finding(n, CHECK, FAIL, f"mpirun could not run: {run['error']}",
+                        "install MPI on the head or pass --mpirun") for n in hostnames]
+    seen = list(run.get("names") or [])
+    out = []
+    cmd = run.get("command", "mpirun")
+    for node, hostname in hostnames.items():
+        if hostname in seen or node in seen:
+            msg = "answered mpirun" + (" (mpi4py allreduce ok)" if run.get("allreduce_ok") else "")
+            out.append(finding(node, CHECK, OK, msg))
+            continue
+        why = f"timed out after {run.get('timeout')}s" if run.get("timed_out") else f"exited {run.get('exit_code')}"
+        tail = (run.get("stderr") or "").strip().splitlines()[-1:] or [""]
+        out.append(finding(node, CHECK, FAIL, f"no rank started on {node} ({hostname}): mpirun {why}"
+                           + (f": {tail[0][:200]}" if tail[0] else ""),
+                           f"run by hand: {cmd}; check passwordless ssh from the head to {node} and that the same "
+                           "MPI is installed there"))
+    if run.get("allreduce_ok") is False and not run.get("timed_out"):
+        out.append(finding(",".join(hostnames), CHECK, FAIL,
+                           f"mpi4py allreduce gave {run.get('sums')}, expected {run.get('allreduce')}",
+                           "check that mpi4py on the nodes uses the MPI of this mpirun", nodes=list(hostnames)))
+    return out

@@ -1,0 +1,58 @@
+"""ssh: key login to each node from here (no prompt), and node to node (`mesh`), as mpirun needs."""
+
+from __future__ import annotations
+
+from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+
+CHECK = "ssh"
+MESH = "mesh"
+
+FIXES = {
+    "refused": "start sshd on the node, or fix Port/HostName for it in the ssh config",
+    "timeout": "check that the node is up and reachable (firewall, sshd hung); raise --timeout if it is only slow",
+    "auth": "install your public key on the node (ssh-copy-id -i ~/.ssh/id_ed25519.pub USER@NODE), "
+            "or pass the right key with -i",
+    "unknown_host_key": "verify the node's fingerprint, then add it (ssh-keyscan NODE >> ~/.ssh/known_hosts), "
+                        "or rerun with --accept-new-host-keys",
+    "changed_host_key": "if the node was reinstalled, drop the old key (ssh-keygen -R NODE) and verify the new one; "
+                        "otherwise treat it as an attack",
+    "unreachable": "check the node's name or address in the hostfile / ssh config / DNS",
+    "error": "run ssh -v NODE by hand to see what fails",
+}
+
+
+def check(node: str, conn: dict, facts: dict | None) -> list[dict]:
+    """`conn`: how reaching the node went ({status, message, elapsed, exit_code, stderr}, see doctor)."""
+    status = conn.get("status")
+    if status == "local":
+        return [finding(node, CHECK, OK, "this machine (--local: no SSH)")]
+    if status != "ok":
+        return [finding(node, CHECK, FAIL, conn.get("message") or status,
+                        FIXES.get(status, FIXES["error"]).replace("NODE", node))]
+    if facts is None:
+        return [finding(node, CHECK, FAIL, f"logged in, but the probe gave no facts: {conn.get('message')}",
+                        "run `python3 - < clusterdoc/probe.py` on the node to see the error")]
+    out = [finding(node, CHECK, OK, f"key login ok ({conn.get('elapsed', 0):.1f}s)")]
+    if facts.get("probe") == "shell":
+        out.append(finding(node, CHECK, WARN, "no python3 on the node: only shell facts (kernel, GPUs, nvcc, gcc)",
+                           "install python3 (and the training environment) on the node"))
+    return out
+
+
+def check_mesh(node: str, facts: dict | None) -> list[dict]:
+    """From this node to every other: one finding per failure reason (peers grouped)."""
+    if not facts or facts.get("mesh") is None:
+        return probe_errors(node, facts or {}, MESH)
+    failed = {}
+    for peer, res in sorted(facts["mesh"].items()):
+        if not res.get("ok"):
+            failed.setdefault(res.get("message") or "failed", []).append(peer)
+    if not failed:
+        return [finding(node, MESH, OK, f"ssh to all {len(facts['mesh'])} other nodes ok")]
+    out = []
+    for message, peers in failed.items():
+        out.append(finding(node, MESH, FAIL, f"{node} -> {', '.join(peers)}: {message}",
+                           f"on {node}: ssh-copy-id / add the key of {node} to {', '.join(peers)}'s authorized_keys, "
+                           f"and record their host keys (ssh-keyscan {' '.join(peers)} >> ~/.ssh/known_hosts); "
+                           f"test with: ssh -o BatchMode=yes {peers[0]} true"))
+    return out

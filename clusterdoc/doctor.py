@@ -1,0 +1,350 @@
+"""`clusterdoc check`: probe every node in one SSH round trip each, then judge the facts.
+
+Flow: targets -> one paramiko session per node (bounded fan-out, per-node timeout) running
+clusterdoc/probe.py from stdin in `python3 -` (or the shell fallback where python3 is missing),
+with the node-to-node ssh test inside that same round trip; meanwhile the head runs one mpirun
+across all nodes. Then the pure checks (clusterdoc/checks/*) turn facts into findings and
+clusterdoc/report.py shows them. A dead node costs one timeout, once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from clusterdoc import probe, report
+from clusterdoc.checks import ALL_CHECKS, FAIL, arch, comm, consistency, cuda, finding, kernel, mpi, ssh
+from clusterdoc.errors import UsageError
+
+PROBE_SOURCE = Path(probe.__file__).read_bytes()
+
+
+# --- options -----------------------------------------------------------------------------------
+
+def selected_checks(args) -> list[str]:
+    def parse(text, flag):
+        names = [c.strip() for c in (text or "").split(",") if c.strip()]
+        unknown = [c for c in names if c not in ALL_CHECKS]
+        if unknown:
+            raise UsageError(f"{flag}: unknown check(s) {', '.join(unknown)}",
+                             hint=f"choose from {','.join(ALL_CHECKS)}")
+        return names
+
+    chosen = parse(getattr(args, "checks", None), "--checks") or [c for c in ALL_CHECKS if c != "comm"]
+    if getattr(args, "comm", False) and "comm" not in chosen:
+        chosen.append("comm")
+    skip = set(parse(getattr(args, "skip", None), "--skip"))
+    if getattr(args, "no_mesh", False):
+        skip.add("mesh")
+    return [c for c in ALL_CHECKS if c in chosen and c not in skip]
+
+
+def probe_timeout(node_timeout: float) -> float:
+    """Per-command limit inside the probe: well under the node's timeout, so a hung command is
+    reported by the probe itself (with the other facts) instead of losing the whole node."""
+    return max(1.0, min(8.0, node_timeout * 0.35))
+
+
+def remote_command(timeout: float, peers: list[str] | None) -> str:
+    """python3 reads the probe from stdin; without python3 the shell fallback runs (it ignores stdin)."""
+    argv = ["python3", "-", "--timeout", f"{timeout:g}"]
+    if peers:
+        argv += ["--mesh"] + peers
+    py = " ".join(shlex.quote(a) for a in argv)
+    return (f"if command -v python3 >/dev/null 2>&1; then exec {py}; else\n"
+            f"{probe.shell_probe(timeout)}\nfi")
+
+
+def parse_output(stdout: str) -> dict | None:
+    """Facts from a node's output: the probe's JSON line, or the shell fallback's sections."""
+    if "@@clusterdoc-shell-probe" in stdout:
+        return probe.parse_shell_output(stdout)
+    for line in reversed(stdout.splitlines()):
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                return None
+    return None
+
+
+# --- mpirun from the head -------------------------------------------------------------------------
+
+MPI4PY_TEST = ("from mpi4py import MPI; c = MPI.COMM_WORLD; s = c.allreduce(1); "
+               "print('CLUSTERDOC-MPI', c.Get_rank(), c.Get_size(), MPI.Get_processor_name(), s, flush=True)")
+
+
+def _ssh_wrapper(args, tmp: str) -> str | None:
+    """An ssh command for mpirun's launcher carrying our --ssh-config / -i (mpirun cannot take them)."""
+    extra = []
+    if getattr(args, "ssh_config", None):
+        extra += ["-F", os.path.abspath(args.ssh_config)]
+    for key in getattr(args, "identity", None) or []:
+        extra += ["-i", os.path.abspath(key)]
+    if getattr(args, "user", None):
+        extra += ["-l", args.user]
+    if not extra:
+        return None
+    path = os.path.join(tmp, "ssh")
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\nexec ssh -o BatchMode=yes " + " ".join(shlex.quote(a) for a in extra) + ' "$@"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+def mpirun_argv(head: dict, hosts, hostfile: str, wrapper: str | None, program: list[str]) -> list[str]:
+    n = str(len(hosts))
+    if head["flavour"] == "openmpi":
+        argv = [head["path"], "--hostfile", hostfile, "-np", n, "--map-by", "ppr:1:node"]
+        if wrapper:
+            argv += ["--mca", "plm_rsh_agent", wrapper]
+        if os.geteuid() == 0:
+            argv.append("--allow-run-as-root")
+    else:  # MPICH Hydra (and look-alikes)
+        argv = [head["path"], "-f", hostfile, "-n", n, "-ppn", "1", "-launcher", "ssh"]
+        if wrapper:
+            argv += ["-launcher-exec", wrapper]
+    return argv + program
+
+
+def write_mpi_hostfile(head: dict, hosts, path: str) -> None:
+    with open(path, "w") as f:
+        for h in hosts:
+            f.write(f"{h.host} slots=1\n" if head["flavour"] == "openmpi" else f"{h.host}:1\n")
+
+
+def run_mpirun(args, hosts, head: dict | None, use_mpi4py: str | None, timeout: float) -> dict:
+    """Run the flavour's `mpirun ... hostname` (or the mpi4py allreduce when every node has mpi4py,
+    `use_mpi4py` being the nodes' python) across all hosts; never longer than `timeout`."""
+    if not head:
+        return {"error": "no mpirun on the head's PATH (pass --mpirun)"}
+    with tempfile.TemporaryDirectory(prefix="clusterdoc-mpi-") as tmp:
+        hf = os.path.join(tmp, "hostfile")
+        write_mpi_hostfile(head, hosts, hf)
+        program = [use_mpi4py, "-c", MPI4PY_TEST] if use_mpi4py else ["hostname"]
+        argv = mpirun_argv(head, hosts, hf, _ssh_wrapper(args, tmp), program)
+        env = dict(os.environ, HYDRA_LAUNCHER="ssh")
+        result = {"command": " ".join(shlex.quote(a) for a in argv), "timeout": timeout, "timed_out": False,
+                  "exit_code": None, "names": [], "stderr": "", "mpi4py": bool(use_mpi4py)}
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=env, start_new_session=True)
+        except OSError as err:
+            return {"error": f"{argv[0]}: {err.strerror}"}
+        try:
+            out, err = proc.communicate(timeout=timeout)
+            result["exit_code"] = proc.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # mpirun and its ssh children
+            out, err = proc.communicate()
+            result["timed_out"] = True
+    out, err = out.decode(errors="replace"), err.decode(errors="replace")
+    result["stderr"] = err[-2000:]
+    if use_mpi4py:
+        sums = []
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 5 and parts[0] == "CLUSTERDOC-MPI":
+                result["names"].append(parts[3])
+                sums.append(int(parts[4]))
+        result["allreduce"] = len(hosts)
+        result["sums"] = sums
+        result["allreduce_ok"] = bool(sums) and all(s == len(hosts) for s in sums) and len(sums) == len(hosts)
+    else:
+        result["names"] = [l.strip() for l in out.splitlines() if l.strip()]
+    return result
+
+
+def head_mpirun(args) -> dict | None:
+    path = getattr(args, "mpirun", None)
+    if path:
+        resolved = probe.which(path) if "/" not in path else path
+        if not resolved or not os.access(resolved, os.X_OK):
+            raise UsageError(f"--mpirun {path!r} is not an executable", hint="give a path or a name on PATH")
+        path = resolved
+    else:
+        path = probe.which("mpirun")
+        if not path:
+            return None
+    try:
+        code, out, err = probe.run([path, "--version"], 10)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return {"path": path, "flavour": "other", "version": None, "error": str(exc)}
+    flavour, version = probe.parse_mpirun_version(out + err)
+    return {"path": path, "flavour": flavour, "version": version}
+
+
+# --- gathering ------------------------------------------------------------------------------------
+
+def gather_remote(args, hosts, checks, progress) -> tuple[dict, dict]:
+    """{node: conn}, {node: facts|None} from one SSH round trip per node."""
+    from clusterdoc import remote
+
+    opts = remote.SSHOptions.from_args(args)
+    fanout = getattr(args, "fanout", 32)
+    if fanout < 1:
+        raise UsageError(f"--fanout must be at least 1, got {fanout}")
+    peers = [h.host for h in hosts] if "mesh" in checks and len(hosts) > 1 else None
+    command = remote_command(probe_timeout(opts.timeout), peers)
+    results = remote.run_many(hosts, command, opts, stdin=PROBE_SOURCE, fanout=fanout,
+                              on_done=lambda r: progress.update(r.status != "ok"))
+    conns, facts = {}, {}
+    for h in hosts:
+        r = results[h.host]
+        conns[h.host] = {"status": r.status, "message": r.message, "elapsed": round(r.elapsed, 3),
+                         "exit_code": r.exit_code}
+        f = parse_output(r.stdout) if r.status in ("ok", "timeout") else None
+        if f is None and r.status == "ok":
+            tail = (r.stderr.strip().splitlines() or [f"exit {r.exit_code}, no output"])[-1]
+            conns[h.host]["message"] = tail[:300]
+        if f is not None and r.status == "timeout":
+            conns[h.host]["status"] = "ok"  # the facts came; whatever hung is in its errors
+        if f and f.get("mesh"):
+            f["mesh"].pop(h.host, None)  # every node gets the same peer list; drop itself
+        facts[h.host] = f
+    return conns, facts
+
+
+def comm_test(args, hosts, facts, timeout) -> dict:
+    """A real torch.distributed all_reduce + barrier, one rank per node, launched over SSH."""
+    from clusterdoc import remote
+
+    alive = [h for h in hosts if facts.get(h.host) and (facts[h.host].get("torch") or None)]
+    if len(alive) < 1:
+        return {"error": "no node has torch"}
+    ranks = {facts[h.host]["hostname"]: i for i, h in enumerate(alive)}
+    port = 29500 + (os.getpid() % 400)
+    argv = ["python3", "-", json.dumps(ranks), alive[0].host, str(port), f"{max(5.0, timeout - 5):g}"]
+    opts = remote.SSHOptions.from_args(args)
+    opts.timeout = timeout
+    res = remote.run_many(alive, " ".join(shlex.quote(a) for a in argv), opts, stdin=comm.RANK_SCRIPT.encode(),
+                          fanout=max(len(alive), 1))
+    return {"world": len(alive), "master": f"{alive[0].host}:{port}",
+            "ranks": {h.host: comm.parse_rank_output(res[h.host].status, res[h.host].stdout, res[h.host].stderr,
+                                                     res[h.host].message)
+                      for h in alive}}
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+def judge(nodes, conns, facts, checks, args, head, mpirun_result, comm_result) -> list[dict]:
+    answered = {n: f for n, f in facts.items() if f}
+    needed = arch.needed_arch_list(answered)
+    findings = []
+    for n in nodes:
+        f = facts.get(n)
+        if "ssh" in checks:
+            findings += ssh.check(n, conns[n], f)
+        if not f:
+            continue
+        if "mesh" in checks and conns[n]["status"] != "local":
+            findings += ssh.check_mesh(n, f)
+        if "mpi" in checks:
+            findings += mpi.check(n, f, head)
+        if "kernel" in checks:
+            findings += kernel.check(n, f)
+        if "cuda" in checks:
+            findings += cuda.check(n, f)
+        if "arch" in checks:
+            findings += arch.check(n, f, getattr(args, "arch_list", None), needed)
+    if "mpi" in checks and mpirun_result is not None:
+        findings += mpi.check_run({n: answered[n].get("hostname") for n in nodes if n in answered}, mpirun_result)
+    if "consistency" in checks and len(answered) > 1:
+        findings += consistency.check(answered, compress=report.hostlist)
+    if "comm" in checks and comm_result is not None:
+        findings += comm.check(comm_result, list(answered))
+    return findings
+
+
+def main(args) -> int:
+    start = time.monotonic()
+    checks = selected_checks(args)
+    if getattr(args, "arch_list", None):
+        entries, bad = arch.parse_arch_entries(args.arch_list)
+        if bad or not entries:
+            raise UsageError(f"--arch-list {args.arch_list!r}: {', '.join(bad) or 'empty'} is not X.Y or X.Y+PTX",
+                             hint='give compute capabilities like "8.0;9.0"')
+    timeout = getattr(args, "timeout", 20.0)
+    if timeout <= 0:
+        raise UsageError(f"--timeout must be above 0 seconds, got {timeout}")
+    hostfile, nodelists = getattr(args, "hostfile", None), getattr(args, "nodelist", None)
+    local = getattr(args, "local", False) or not (hostfile or nodelists)
+    if getattr(args, "local", False) and (hostfile or nodelists):
+        raise UsageError("--local checks this machine only; drop it or the hostfile/--nodelist")
+    head = head_mpirun(args) if "mpi" in checks else None
+
+    mpirun_result = comm_result = None
+    if local:
+        node = "localhost"
+        nodes = [node]
+        conns = {node: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
+        facts = {node: probe.gather(timeout=probe_timeout(timeout))}
+        checks = [c for c in checks if c != "mesh"]
+        if "comm" in checks:
+            comm_result = comm.run_local(facts[node], timeout)
+    else:
+        from clusterdoc.hostfile import load_targets
+
+        hosts = load_targets(hostfile, nodelists)
+        if not hosts:
+            raise UsageError("no hosts to check", where=hostfile or "--nodelist", hint="the hostfile lists no host")
+        nodes = [h.host for h in hosts]
+        progress = report.Progress(len(hosts))
+        # The head's mpirun runs while the probes run: wall time is the slower of the two.
+        mpi_box = {}
+        mpi_thread = None
+        if "mpi" in checks and len(hosts) > 0:
+            mpi_thread = threading.Thread(target=lambda: mpi_box.update(r=run_mpirun(args, hosts, head, None, timeout)),
+                                          daemon=True)
+            mpi_thread.start()
+        try:
+            conns, facts = gather_remote(args, hosts, checks, progress)
+        finally:
+            progress.close()
+        if mpi_thread:
+            mpi_thread.join(timeout + 5)
+            mpirun_result = mpi_box.get("r", {"error": "mpirun did not return"})
+            mpi4py_python = _mpi4py_python(facts, head)
+            if mpi4py_python and not mpirun_result.get("error"):
+                mpirun_result = run_mpirun(args, hosts, head, mpi4py_python, timeout)
+        if "comm" in checks:
+            comm_result = comm_test(args, hosts, facts, max(timeout, 30.0))
+
+    findings = judge(nodes, conns, facts, checks, args, head, mpirun_result, comm_result)
+    needed = arch.needed_arch_list({n: f for n, f in facts.items() if f})
+    strict = getattr(args, "strict", False)
+    elapsed = time.monotonic() - start
+    if getattr(args, "json", False):
+        status = report.node_status(findings, nodes, checks)
+        nodes_json = [{"node": n, "ssh": conns[n], "status": status[n], "facts": facts.get(n)} for n in nodes]
+        summ = report.summary(nodes, findings, checks, needed, strict)
+        summ["elapsed"] = round(elapsed, 3)
+        summ["head_mpirun"] = head
+        if mpirun_result is not None:
+            summ["mpirun"] = {k: v for k, v in mpirun_result.items() if k != "stderr"}
+        print(report.to_json(nodes_json, findings, summ))
+    else:
+        print(report.render(nodes, findings, checks, needed, getattr(args, "verbose", 0), elapsed))
+    return report.exit_code(findings, strict)
+
+
+def _mpi4py_python(facts, head) -> str | None:
+    """The nodes' python when every node has a working mpi4py of the head's flavour (else None)."""
+    pythons = set()
+    for f in facts.values():
+        m4 = ((f or {}).get("mpi") or {}).get("mpi4py")
+        if not f or not m4 or m4.get("error") or not head:
+            return None
+        lib = m4.get("library") or ""
+        if (head["flavour"] == "mpich") != ("MPICH" in lib):
+            return None
+        pythons.add((f.get("python") or {}).get("executable"))
+    return pythons.pop() if len(pythons) == 1 and None not in pythons else None
