@@ -48,8 +48,9 @@ def check(all_facts: dict, compress=lambda names: ",".join(names)) -> list[dict]
         note = NOTES.get(label, "mixed versions across ranks can fail or hang at the first collective")
         out.append(finding(compress(odd), CHECK, WARN, f"{label} differs: {desc} ({note})",
                            f"make {label} the same on every node (the majority has {ordered[0][0]})", nodes=odd))
+    warned = {n for f in out for n in f["nodes"]}
     for n in nodes:
-        if not any(n in f["nodes"] for f in out):
+        if n not in warned:
             out.append(finding(n, CHECK, OK, "same software and GPUs as the other nodes" if len(nodes) > 1
                                else "single node"))
     return out

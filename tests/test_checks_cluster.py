@@ -1,0 +1,106 @@
+"""Cross-node checks (consistency, mpirun answers, comm) and the report, from fact fixtures: no SSH."""
+
+import json
+from pathlib import Path
+
+from clusterdoc import report
+from clusterdoc.checks import FAIL, OK, WARN, arch, comm, consistency, mpi
+
+FACTS = Path(__file__).parent / "facts"
+
+
+def load(name, hostname=None):
+    f = json.loads((FACTS / f"{name}.json").read_text())
+    if hostname:
+        f["hostname"] = hostname
+    return f
+
+
+def cluster(n=4, **planted):
+    return {f"node{i}": load(planted.get(f"node{i}", "healthy"), f"node{i}") for i in range(1, n + 1)}
+
+
+def test_identical_nodes_are_consistent():
+    out = consistency.check(cluster(4), compress=report.hostlist)
+    assert {f["status"] for f in out} == {OK}
+    assert sorted(f["node"] for f in out) == ["node1", "node2", "node3", "node4"]
+
+
+def test_gpu_split_names_the_groups_and_the_pace_note():
+    out = consistency.check(cluster(4, node4="h100_outside_arch_list"), compress=report.hostlist)
+    warns = [f for f in out if f["status"] == WARN]
+    labels = [f["message"].split(" differs")[0] for f in warns]
+    assert labels == ["GPU model", "GPU memory MiB"]
+    assert "NVIDIA A100-SXM4-80GB on node[1-3]; NVIDIA H100 80GB HBM3 on node4" in warns[0]["message"]
+    assert "slowest GPU" in warns[0]["message"]
+    assert "smallest GPU" in warns[1]["message"]
+    assert all(f["nodes"] == ["node4"] for f in warns)
+
+
+def test_torch_version_split():
+    facts = cluster(3)
+    facts["node2"]["torch"]["version"] = "2.2.0+cu121"
+    warns = [f for f in consistency.check(facts) if f["status"] == WARN]
+    assert len(warns) == 1 and warns[0]["nodes"] == ["node2"] and "2.3.1+cu121" in warns[0]["fix"]
+
+
+def test_needed_arch_list_covers_every_gpu():
+    assert arch.needed_arch_list(cluster(4, node3="h100_outside_arch_list")) == "8.0;9.0+PTX"
+    assert arch.needed_arch_list({"a": load("local_machine")}) == ""
+
+
+def test_mpirun_missing_node_is_named():
+    hostnames = {"node1": "node1", "node2": "node2", "node3": "node3"}
+    run = {"command": "mpirun -f hf -n 3 -ppn 1 hostname", "timed_out": True, "timeout": 5, "exit_code": None,
+           "names": ["node1", "node3"], "stderr": ""}
+    out = mpi.check_run(hostnames, run)
+    assert [(f["node"], f["status"]) for f in out] == [("node1", OK), ("node2", FAIL), ("node3", OK)]
+    assert "timed out after 5s" in out[1]["message"]
+
+
+def test_comm_silent_rank_and_wrong_sum():
+    result = {"world": 3, "master": "node1:29500", "ranks": {
+        "node1": {"ok": True, "rank": 0, "sum": 6.0, "backend": "gloo"},
+        "node2": {"ok": True, "rank": 1, "sum": 5.0, "backend": "gloo"},
+        "node3": {"ok": False, "message": "timed out"}}}
+    out = comm.check(result, ["node1", "node2", "node3", "node4"])
+    assert [(f["node"], f["status"]) for f in out] == [("node1", OK), ("node2", FAIL), ("node3", FAIL), ("node4", FAIL)]
+    assert "NCCL_DEBUG=INFO" in out[2]["fix"]
+
+
+def test_report_groups_identical_nodes_and_lists_fixes():
+    facts = {f"node{i}": load("healthy", f"node{i}") for i in range(1, 65)}
+    facts["node7"] = load("old_kernel", "node7")
+    facts["node9"] = load("old_kernel", "node9")
+    nodes = list(facts)
+    checks = ["kernel", "consistency"]
+    findings = []
+    from clusterdoc.checks import kernel
+    for n, f in facts.items():
+        findings += kernel.check(n, f)
+    findings += consistency.check(facts, compress=report.hostlist)
+    text = report.render(nodes, findings, checks, "8.0+PTX")
+    lines = text.splitlines()
+    assert any(l.startswith("node[7,9]") and "FAIL" in l and " 2 " in l for l in lines)
+    assert any(l.startswith("node[1-6,8,10-64]") and " 62 " in l for l in lines)
+    assert "[FAIL] kernel node[7,9]: kernel 5.4.0-150-generic is older than 5.5" in text
+    assert "    fix: upgrade the node's kernel" in text
+    assert "TORCH_CUDA_ARCH_LIST this cluster needs: 8.0+PTX" in text
+    assert len(lines) < 15  # 64 nodes stay readable
+    assert report.exit_code(findings) == 1
+
+
+def test_exit_codes_and_strict():
+    warn = [{"node": "a", "check": "kernel", "status": WARN, "message": "m", "fix": "f"}]
+    assert report.exit_code([]) == 0
+    assert report.exit_code(warn) == 0
+    assert report.exit_code(warn, strict=True) == 1
+
+
+def test_json_shape():
+    findings = [{"node": "a", "check": "kernel", "status": FAIL, "message": "m", "fix": "f"}]
+    summ = report.summary(["a", "b"], findings, ["kernel"], "8.0+PTX")
+    doc = json.loads(report.to_json([{"node": "a"}, {"node": "b"}], findings, summ))
+    assert set(doc) == {"nodes", "findings", "summary"}
+    assert doc["summary"]["nodes_fail"] == 1 and doc["summary"]["exit_code"] == 1
+    assert doc["summary"]["needed_arch_list"] == "8.0+PTX"

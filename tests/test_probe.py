@@ -1,0 +1,70 @@
+"""The probe's parsers, its timeouts, and its output on this machine (no SSH)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from clusterdoc import probe
+
+FACTS = Path(__file__).parent / "facts"
+PROBE = Path(probe.__file__)
+
+
+def test_parse_nvidia_smi():
+    out = "0, NVIDIA H100 80GB HBM3, 9.0, 81559, 550.54.14\n1, NVIDIA H100 80GB HBM3, 9.0, 81559, 550.54.14\n"
+    gpus = probe.parse_nvidia_smi(out)
+    assert gpus[1] == {"index": 1, "name": "NVIDIA H100 80GB HBM3", "capability": "9.0", "memory_mib": 81559,
+                       "driver": "550.54.14"}
+    old = probe.parse_nvidia_smi("0, Tesla V100-SXM2-32GB, 32510, 470.82.01", has_cap=False)
+    assert old[0]["capability"] == "7.0"
+
+
+def test_gcc_limit_from_host_config():
+    text = ("#if defined(__GNUC__)\n#if __GNUC__ > 12\n#error -- unsupported GNU version! gcc versions later "
+            "than 12 are not supported!\n#endif\n")
+    assert probe.parse_gcc_limit(text) == 12
+    real = Path("/usr/local/cuda-13.0/include/crt/host_config.h")
+    if real.exists():
+        assert probe.parse_gcc_limit(real.read_text()) == 15
+
+
+def test_mpirun_flavours():
+    assert probe.parse_mpirun_version("HYDRA build details:\n    Version:    4.0.2\n") == ("mpich", "4.0.2")
+    assert probe.parse_mpirun_version("mpirun (Open MPI) 4.1.4\n\nReport bugs") == ("openmpi", "4.1.4")
+
+
+def test_shell_fallback_output_parses():
+    facts = probe.parse_shell_output((FACTS / "shell_probe_output.txt").read_text())
+    assert facts["probe"] == "shell" and facts["python"] is None
+    assert facts["kernel"]["release"] and facts["hostname"]
+    assert facts["nvcc"]["version"] == "13.0"
+    assert {e["probe"] for e in facts["errors"]} >= {"python3", "gpus"}  # the fixture's nvidia-smi hung
+
+
+def test_shell_probe_runs_under_sh():
+    out = subprocess.run(["sh", "-c", probe.shell_probe(3)], stdout=subprocess.PIPE, timeout=30).stdout.decode()
+    facts = probe.parse_shell_output(out)
+    assert facts["kernel"]["release"] == open("/proc/sys/kernel/osrelease").read().strip()
+
+
+def test_hanging_and_failing_commands_become_errors(tmp_path):
+    (tmp_path / "nvidia-smi").write_text("#!/bin/sh\nsleep 60 & sleep 60\n")
+    (tmp_path / "gcc").write_text("#!/bin/sh\necho broken >&2; exit 3\n")
+    for f in tmp_path.iterdir():
+        f.chmod(0o755)
+    env = dict(os.environ, PATH=f"{tmp_path}:{os.environ['PATH']}")
+    p = subprocess.run([sys.executable, "-", "--timeout", "1"], input=PROBE.read_bytes(), stdout=subprocess.PIPE,
+                       env=env, timeout=30)
+    facts = json.loads(p.stdout)
+    errors = {e["probe"]: e["message"] for e in facts["errors"]}
+    assert "did not answer in 1s" in errors["gpus"]
+    assert "exited 3: broken" in errors["gcc"]
+    assert facts["kernel"]["release"] and facts["nvcc"]  # the rest still came out
+
+
+def test_probe_parses_on_python36_syntax():
+    import ast
+
+    ast.parse(PROBE.read_text(), feature_version=(3, 6))
