@@ -1,0 +1,9 @@
+"""`clusterdoc build-wheel`: a DeepSpeed wheel prebuilt for exactly the cluster's GPUs, installed on every node.
+
+archlist (TORCH_CUDA_ARCH_LIST from the nodes' GPUs) -> preflight (the build host's toolchain) -> build
+(DeepSpeed's setup.py) -> manifest (verify the ops, record what it was built for) -> nodes (install).
+"""
+
+from clusterdoc.wheel.command import main
+
+__all__ = ["main"]

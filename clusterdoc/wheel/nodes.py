@@ -1,0 +1,157 @@
+"""The nodes' side: their facts (the doctor's probe, one SSH round trip each) and installing the wheel.
+
+Install per node: make a private temporary directory, copy the wheel there with SFTP, install it with
+the node's own python (`python -m pip install --no-deps`), import it there (and run ds_report where it
+is installed), clean up. Every step has a timeout; a node that fails never stops the others.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from clusterdoc import probe, remote
+from clusterdoc.hostfile import Host
+
+INSTALL_TIMEOUT = 600.0  # pip install + import deepspeed (imports torch) + ds_report on a busy node
+
+
+def gather_facts(hosts: list[Host], opts: remote.SSHOptions, fanout: int = 32) -> tuple[dict, dict]:
+    """({host: facts}, {host: problem sentence}) by sending probe.py to `python3 -` on every node."""
+    source = Path(probe.__file__).read_bytes()
+    results = remote.run_many(hosts, "python3 - --timeout 8", opts, stdin=source, fanout=fanout)
+    facts, problems = {}, {}
+    for name, res in results.items():
+        if res.status != "ok":
+            problems[name] = res.message or res.status
+            continue
+        lines = [l for l in res.stdout.splitlines() if l.startswith("{")]
+        if res.exit_code != 0 or not lines:
+            err = (res.stderr.strip().splitlines() or [f"exit {res.exit_code}"])[-1]
+            problems[name] = f"the probe did not run with python3: {err[:200]}"
+            continue
+        try:
+            facts[name] = json.loads(lines[-1])
+        except ValueError:
+            problems[name] = "the probe printed something that is not JSON"
+    return facts, problems
+
+
+INSTALL_SCRIPT = r"""
+set -u
+py={py}; whl={whl}; dir=$(dirname "$whl")
+trap 'rm -rf "$dir"' EXIT
+echo "@@pip"
+"$py" -m pip install --no-deps --force-reinstall --no-index --disable-pip-version-check -q "$whl" 2>&1 | tail -n 20
+echo "@@rc ${{PIPESTATUS[0]}}"
+echo "@@import"
+"$py" -c 'import json, os, deepspeed
+from deepspeed.git_version_info import installed_ops, accelerator_name
+m = os.path.join(os.path.dirname(deepspeed.__file__), "clusterdoc-wheel.json")
+print(json.dumps({{"version": deepspeed.__version__, "path": os.path.dirname(deepspeed.__file__),
+  "ops": sorted(k for k, v in installed_ops.items() if v), "accelerator": accelerator_name,
+  "manifest": json.load(open(m)) if os.path.exists(m) else None}}))' 2>&1 | tail -n 20
+echo "@@rc ${{PIPESTATUS[0]}}"
+echo "@@ds_report"
+dsr="$(dirname "$py")/ds_report"
+if [ -x "$dsr" ]; then "$dsr" >/dev/null 2>&1; echo "@@rc $?"; else echo "@@rc missing"; fi
+"""
+
+
+@dataclass
+class InstallResult:
+    host: str
+    python: str = ""
+    copied: bool = False
+    installed: bool = False
+    imported: bool = False
+    ds_report: str = "-"      # "ok" | "failed" | "missing" | "-"
+    version: str = ""
+    ops: list | None = None
+    manifest_ok: bool = False
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.installed and self.imported and self.manifest_ok and self.ds_report != "failed"
+
+
+def parse_sections(text: str) -> dict[str, tuple[str | None, list[str]]]:
+    """'@@name' ... '@@rc N' blocks -> {name: (rc, lines)}."""
+    out, name, lines = {}, None, []
+    for line in text.splitlines():
+        if line.startswith("@@rc "):
+            if name:
+                out[name] = (line[5:].strip(), lines)
+            name, lines = None, []
+        elif line.startswith("@@"):
+            name, lines = line[2:].strip(), []
+        elif name:
+            lines.append(line)
+    return out
+
+
+def judge_install(host: str, python: str, text: str, expected: dict) -> InstallResult:
+    res = InstallResult(host, python, copied=True)
+    sec = parse_sections(text)
+    rc, lines = sec.get("pip", (None, []))
+    res.installed = rc == "0"
+    if not res.installed:
+        res.message = "pip install failed: " + (lines[-1] if lines else "no output")
+        return res
+    rc, lines = sec.get("import", (None, []))
+    info = None
+    for line in lines:
+        if line.startswith("{"):
+            try:
+                info = json.loads(line)
+            except ValueError:
+                pass
+    res.imported = rc == "0" and info is not None
+    if not res.imported:
+        res.message = "import deepspeed failed: " + (lines[-1] if lines else "no output")
+        return res
+    res.version, res.ops = info.get("version", ""), info.get("ops") or []
+    manifest = info.get("manifest")
+    res.manifest_ok = manifest == expected
+    if not manifest:
+        res.message = "the installed deepspeed carries no clusterdoc-wheel.json"
+    elif not res.manifest_ok:
+        res.message = "the installed deepspeed carries another build's clusterdoc-wheel.json"
+    rc, _ = sec.get("ds_report", ("-", []))
+    res.ds_report = {"0": "ok", "missing": "missing", "-": "-"}.get(rc, "failed")
+    if res.ds_report == "failed" and not res.message:
+        res.message = f"ds_report exited {rc}"
+    return res
+
+
+def install_one(host: Host, wheel: Path, python: str, opts: remote.SSHOptions, expected: dict) -> InstallResult:
+    res = InstallResult(host.host, python)
+    mk = remote.run_one(host, "mktemp -d /tmp/clusterdoc-wheel.XXXXXX", opts)
+    if not mk.ok or not mk.stdout.strip().startswith("/tmp/clusterdoc-wheel."):
+        res.message = mk.message or f"mktemp failed: {mk.stderr.strip()[:200]}"
+        return res
+    target = f"{mk.stdout.strip()}/{wheel.name}"
+    put = remote.put_file(host, wheel, target, opts)
+    if put.status != "ok":
+        remote.run_one(host, f"rm -rf {shlex.quote(mk.stdout.strip())}", opts)
+        res.message = f"copy failed: {put.message}"
+        return res
+    script = INSTALL_SCRIPT.format(py=shlex.quote(python), whl=shlex.quote(target))
+    long_opts = replace(opts, timeout=max(opts.timeout, INSTALL_TIMEOUT))
+    run = remote.run_one(host, "bash -s", long_opts, stdin=script.encode())
+    if run.status != "ok":
+        res.copied = True
+        res.message = run.message
+        return res
+    return judge_install(host.host, python, run.stdout, expected)
+
+
+def install_all(hosts: list[Host], wheel: Path, pythons: dict[str, str], opts: remote.SSHOptions, expected: dict,
+                fanout: int = 32) -> list[InstallResult]:
+    with ThreadPoolExecutor(max_workers=max(1, min(fanout, len(hosts)))) as pool:
+        futures = [pool.submit(install_one, h, wheel, pythons.get(h.host) or "python3", opts, expected) for h in hosts]
+        return [f.result() for f in futures]
