@@ -28,16 +28,19 @@ logger = shim.get_logger(__name__)
 
 
 def step(batch_size):
+    """The memory-hungry part (forward/backward). No collective in here: a rank that ran out of memory
+    never reaches it, and the others would wait in it; the shim's agreement is the only collective."""
     if env.rank == args.oom_rank and batch_size > args.fits:
         torch.empty(1 << 42, dtype=torch.uint8)  # 4 TiB: the allocator refuses it
-    x = torch.ones(batch_size, 8)
-    s = x.sum()
-    dist.all_reduce(s)
-    return batch_size
+    return torch.ones(batch_size, 8).sum()
 
 
 if args.no_shim_retry:
-    used = step(args.batch_size)
+    used = args.batch_size
+    total = step(used)
 else:
-    used = shim.find_executable_batch_size(starting_batch_size=args.batch_size, factor=0.5)(step)()
+    used = shim.find_executable_batch_size(starting_batch_size=args.batch_size, factor=0.5)(
+        lambda b: (b, step(b)))()
+    used, total = used
+dist.all_reduce(total)  # the ranks meet again: with different batch sizes the sum would show it
 logger.info(f"trained with batch size {used}", main_process_only=False, in_order=True)

@@ -347,15 +347,14 @@ def logs_main(args) -> int:
     ranks = range(world) if args.rank is None else [args.rank]
     if args.rank is not None and not 0 <= args.rank < world:
         raise UsageError(f"--rank {args.rank}: job {jd.id} has ranks 0-{world - 1}")
-    for r in ranks:
-        for path, stream in ((jd.out(r), sys.stdout), (jd.err(r), sys.stderr)):
+    for r in ranks:  # all on stdout: this is the command's output, for grep and less
+        for path in (jd.out(r), jd.err(r)):
             try:
                 text = path.read_text(errors="replace")
             except OSError:
                 continue
-            for line in text.splitlines():
-                stream.write(f"[rank {r}] {line}\n")
-            stream.flush()
+            sys.stdout.write("".join(f"[rank {r}] {line}\n" for line in text.splitlines()))
+    sys.stdout.flush()
     return 0
 
 

@@ -1,0 +1,131 @@
+"""clusterdoc submit on the local backend: real processes, real gloo process groups, real failures."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+JOBS = ROOT / "jobs"
+
+
+def clusterdoc(args, cwd, timeout=240, env_extra=None):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "PMI_", "OMPI_"))}
+    env.update(HOME=str(cwd), CLUSTERDOC_SUBMIT_BACKEND="local", **(env_extra or {}))
+    return subprocess.run([sys.executable, "-m", "clusterdoc", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def job_dir(cwd: Path) -> Path:
+    (d,) = [p for p in (cwd / "clusterdoc-jobs").iterdir() if p.is_dir()]
+    return d
+
+
+@pytest.mark.slow
+def test_example_job_on_four_local_ranks_completes_with_rank_ordered_logs(tmp_path):
+    res = clusterdoc(["submit", "--nodes", "4", "--no-preflight", str(JOBS / "train_ddp.py"), "--epochs", "2"],
+                     tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    done = [l for l in res.stderr.splitlines() if "done after" in l]  # the shim logs to stderr
+    # every rank's line, tagged by the launcher and by the shim, in rank order (in_order=True)
+    assert [re.match(r"\[rank (\d)\]", l).group(1) for l in done] == ["0", "1", "2", "3"], res.stderr
+    assert all(f"[rank {r}/4 " in done[r] for r in range(4))
+    assert "training on 4 ranks (gloo)" in res.stderr
+    assert "job completed: all 4 ranks exited 0" in res.stderr
+    jd = job_dir(tmp_path)
+    assert re.search(rf"job {jd.name} \(local, 4 node\(s\) x 1 rank\(s\)\); logs: {re.escape(str(jd))}", res.stderr)
+    for r in range(4):
+        assert "done after" in (jd / f"rank{r}.err").read_text()
+        assert json.loads((jd / f"rank{r}.exit").read_text())["code"] == 0
+    st = clusterdoc(["status", jd.name], tmp_path)
+    assert st.returncode == 0 and f"job {jd.name}: COMPLETED" in st.stdout and "rank 3: exited with code 0" in st.stdout
+    logs = clusterdoc(["logs", jd.name, "--rank", "2"], tmp_path)
+    assert logs.returncode == 0 and "[rank 2]" in logs.stdout and "[rank 1]" not in logs.stdout
+    assert "done after" in logs.stdout
+
+
+@pytest.mark.slow
+def test_a_rank_exiting_3_fails_the_job_quickly_and_is_named(tmp_path):
+    start = time.monotonic()
+    res = clusterdoc(["submit", "--nodes", "4", "--no-preflight", str(JOBS / "fail_exit_code.py"),
+                      "--rank", "2", "--code", "3"], tmp_path, timeout=120)
+    elapsed = time.monotonic() - start
+    assert res.returncode == 1, res.stderr
+    summary = res.stderr.strip().splitlines()[-1]
+    assert "job failed: rank 2 exited with code 3;" in summary, summary
+    # the others waited in all_reduce: without the launcher stopping them they would sit out gloo's timeout
+    assert elapsed < 90, elapsed
+    st = clusterdoc(["status", job_dir(tmp_path).name], tmp_path)
+    assert st.returncode == 1 and ": FAILED" in st.stdout and "rank 2: exited with code 3" in st.stdout
+
+
+@pytest.mark.slow
+def test_oom_retry_relaunches_with_a_lower_batch_on_every_rank(tmp_path):
+    res = clusterdoc(["submit", "--nodes", "2", "--no-preflight", "--oom-retry", "batch-size",
+                      str(JOBS / "fail_oom_one_rank.py"), "--no-shim-retry", "--batch-size", "40", "--fits", "20"],
+                     tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "out of memory at --batch-size 40; retrying on every rank with --batch-size 20" in res.stderr
+    assert res.stderr.count("trained with batch size 20") == 2
+    jd = job_dir(tmp_path)
+    log = (jd / "attempts.log").read_text()
+    assert "attempt 1 ended: job failed: rank 1 exited with code 75 (out of memory)" in log
+    assert "attempt 2 ended: job completed" in log
+    assert "OUT OF MEMORY on rank 1" in (jd / "attempt1" / "rank1.err").read_text()
+    record = json.loads((jd / "job.json").read_text())
+    assert [a["script_args"][-3] for a in record["attempts"]] == ["40", "20"]
+
+
+def test_oom_retry_stops_at_the_minimum(tmp_path):
+    from clusterdoc.launch.submit import lowered
+
+    assert lowered(64, 1) == 32 and lowered(3, 2) == 2 and lowered(2, 2) is None and lowered(1, 1) is None
+
+
+@pytest.mark.slow
+def test_no_wait_returns_the_id_and_a_supervisor_finishes_the_job(tmp_path):
+    script = tmp_path / "hello.py"
+    script.write_text("import os\nprint('hello from', os.environ['RANK'])\n")
+    res = clusterdoc(["submit", "--nodes", "2", "--no-preflight", "--no-wait", str(script)], tmp_path)
+    assert res.returncode == 0, res.stderr
+    job_id = res.stdout.strip()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        st = clusterdoc(["status", job_id], tmp_path)
+        if "COMPLETED" in st.stdout or "FAILED" in st.stdout:
+            break
+        time.sleep(1)
+    assert f"job {job_id}: COMPLETED" in st.stdout, st.stdout
+    logs = clusterdoc(["logs", job_id], tmp_path)
+    assert "[rank 0] hello from 0" in logs.stdout and "[rank 1] hello from 1" in logs.stdout
+
+
+def test_batch_note_when_the_shape_changes(tmp_path):
+    from clusterdoc.launch.job import JobSpec, create_job_dir
+    from clusterdoc.launch.submit import batch_note
+
+    old = JobSpec(script="/x/train.py", script_args=["--batch-size", "32"], backend="local", nodes=2,
+                  gpus_per_node=4, tasks_per_node=4)
+    create_job_dir(tmp_path, old)
+    assert batch_note(old, tmp_path) is None
+    new = JobSpec(script="/x/train.py", script_args=["--batch-size", "32"], backend="local", nodes=4,
+                  gpus_per_node=4, tasks_per_node=4)
+    note = batch_note(new, tmp_path)
+    assert "per-GPU batch 32 x world size = 512 (was 256)" in note
+    other = JobSpec(script="/x/other.py", script_args=[], backend="local", nodes=4)
+    assert batch_note(other, tmp_path) is None
+
+
+def test_script_arg_editing():
+    from clusterdoc.launch.job import get_arg, set_arg
+
+    assert get_arg(["--batch-size", "8", "x"], "batch-size") == "8"
+    assert get_arg(["--batch-size=8"], "batch-size") == "8"
+    assert set_arg(["a", "--batch-size=8", "b"], "batch-size", "4") == ["a", "--batch-size=4", "b"]
+    assert set_arg(["--batch-size", "8"], "batch-size", "4") == ["--batch-size", "4"]
+    assert set_arg(["--lr", "1"], "batch-size", "4") == ["--lr", "1", "--batch-size", "4"]
