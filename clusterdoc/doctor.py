@@ -312,9 +312,13 @@ def main(args) -> int:
         if mpi_thread:
             mpi_thread.join(timeout + 5)
             mpirun_result = mpi_box.get("r", {"error": "mpirun did not return"})
+            reachable = [h for h in hosts if facts.get(h.host)]
+            if len(reachable) < len(hosts) and reachable and not _all_answered(mpirun_result, reachable, facts):
+                # One dead node aborts the whole mpirun: judge the others by a run without it.
+                mpirun_result = run_mpirun(args, reachable, head, None, timeout)
             mpi4py_python = _mpi4py_python(facts, head)
             if mpi4py_python and not mpirun_result.get("error"):
-                mpirun_result = run_mpirun(args, hosts, head, mpi4py_python, timeout)
+                mpirun_result = run_mpirun(args, reachable, head, mpi4py_python, timeout)
         if "comm" in checks:
             comm_result = comm_test(args, hosts, facts, max(timeout, 30.0))
 
@@ -336,12 +340,19 @@ def main(args) -> int:
     return report.exit_code(findings, strict)
 
 
+def _all_answered(result: dict, hosts, facts) -> bool:
+    names = set(result.get("names") or [])
+    return all(h.host in names or facts[h.host].get("hostname") in names for h in hosts)
+
+
 def _mpi4py_python(facts, head) -> str | None:
     """The nodes' python when every node has a working mpi4py of the head's flavour (else None)."""
     pythons = set()
     for f in facts.values():
-        m4 = ((f or {}).get("mpi") or {}).get("mpi4py")
-        if not f or not m4 or m4.get("error") or not head:
+        if not f:
+            continue  # unreachable: not part of the run
+        m4 = (f.get("mpi") or {}).get("mpi4py")
+        if not m4 or m4.get("error") or not head:
             return None
         lib = m4.get("library") or ""
         if (head["flavour"] == "mpich") != ("MPICH" in lib):

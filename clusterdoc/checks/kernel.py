@@ -24,6 +24,6 @@ def check(node: str, facts: dict) -> list[dict]:
     if version < KERNEL_MIN:
         return out + [finding(
             node, CHECK, FAIL,
-            f"kernel {release} is older than 5.5{where}: PyTorch distributed jobs are known to hang on it",
+            f"kernel {release} is older than 5.5: PyTorch distributed jobs are known to hang on it{where}",
             "upgrade the node's kernel to 5.5 or newer (e.g. Ubuntu 20.04: apt install linux-generic-hwe-20.04) and reboot")]
     return out + [finding(node, CHECK, OK, f"kernel {release}{where}")]

@@ -51,8 +51,20 @@ def check_mesh(node: str, facts: dict | None) -> list[dict]:
         return [finding(node, MESH, OK, f"ssh to all {len(facts['mesh'])} other nodes ok")]
     out = []
     for message, peers in failed.items():
-        out.append(finding(node, MESH, FAIL, f"{node} -> {', '.join(peers)}: {message}",
-                           f"on {node}: ssh-copy-id / add the key of {node} to {', '.join(peers)}'s authorized_keys, "
-                           f"and record their host keys (ssh-keyscan {' '.join(peers)} >> ~/.ssh/known_hosts); "
-                           f"test with: ssh -o BatchMode=yes {peers[0]} true"))
+        out.append(finding(node, MESH, FAIL, f"{node} -> {', '.join(peers)}: {message}", mesh_fix(node, peers, message)))
     return out
+
+
+def mesh_fix(node: str, peers: list[str], message: str) -> str:
+    """The fix for one failure reason of ssh from `node` to `peers`."""
+    names = " ".join(peers)
+    test = f"test on {node}: ssh -o BatchMode=yes {peers[0]} true"
+    low = message.lower()
+    if "host key verification failed" in low or "host key" in low:
+        return (f"on {node}, record the host keys of {names} after checking their fingerprints "
+                f"(ssh-keyscan {names} >> ~/.ssh/known_hosts); {test}")
+    if "permission denied" in low:
+        return f"on {node}: ssh-copy-id {peers[0]} (for each of {names}), or share the key cluster-wide; {test}"
+    if "could not resolve" in low or "name or service not known" in low:
+        return f"make {names} resolvable on {node} (/etc/hosts or DNS), as named in the hostfile; {test}"
+    return f"run ssh -v {peers[0]} on {node} to see why; {test}"
