@@ -17,6 +17,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 from clusterdoc import hostfile
@@ -25,6 +26,7 @@ from clusterdoc.launch.job import JobDir, JobSpec, port_for
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
 STOP_GRACE = 5.0
+FAILURE_GRACE = 3.0
 # what a rank needs from the launcher's environment when only listed variables travel (Open MPI)
 _FORWARD = ("PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "VIRTUAL_ENV", "HOME")
 
@@ -116,12 +118,17 @@ class MpiJob:
             self.proc = subprocess.Popen(argv, env={**os.environ, **launcher_env}, cwd=spec.cwd, stdout=out,
                                          stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
         self.backend_id = str(self.proc.pid)
+        self.failed_seen: float | None = None
 
     def poll(self) -> Outcome | None:
         code = self.proc.poll()
         if code is None:
-            # a rank that failed is on record before Hydra / ORTE notice; stop the rest now, not later
+            # a failed rank is on record before Hydra / ORTE act on it: give them a moment to end the
+            # job their own way, then stop it ourselves
             if any((r := self.jd.rank_exit(rank)) and r["code"] != 0 for rank in range(self.spec.world_size)):
+                self.failed_seen = self.failed_seen or time.monotonic()
+                if time.monotonic() - self.failed_seen < FAILURE_GRACE:
+                    return None
                 self.cancel()
                 code = self.proc.returncode
             else:

@@ -77,17 +77,18 @@ class RankTask:
     def __init__(self, argv: list[str], env: dict[str, str], tasks_per_node: int):
         self.argv, self.env, self.tasks_per_node = argv, env, tasks_per_node
 
-    def __call__(self):
+    def environment(self, e) -> dict[str, str]:
         from clusterdoc.shim.env import port_from_job_id
 
-        e = os.environ
-        env = {**e, **self.env,
-               "RANK": e["SLURM_PROCID"], "WORLD_SIZE": e["SLURM_NTASKS"], "LOCAL_RANK": e["SLURM_LOCALID"],
-               "LOCAL_WORLD_SIZE": str(self.tasks_per_node), "NODE_RANK": e.get("SLURM_NODEID", "0"),
-               "MASTER_ADDR": e.get("MASTER_ADDR") or _master_addr(e),
-               "MASTER_PORT": e.get("MASTER_PORT") or str(port_from_job_id(e.get("SLURM_JOB_ID", "0"),
-                                                                         e.get("SLURM_STEP_ID", "0")))}
-        os.execve(self.argv[0], self.argv, env)
+        return {**e, **self.env,
+                "RANK": e["SLURM_PROCID"], "WORLD_SIZE": e["SLURM_NTASKS"], "LOCAL_RANK": e["SLURM_LOCALID"],
+                "LOCAL_WORLD_SIZE": str(self.tasks_per_node), "NODE_RANK": e.get("SLURM_NODEID", "0"),
+                "MASTER_ADDR": e.get("MASTER_ADDR") or _master_addr(e),
+                "MASTER_PORT": e.get("MASTER_PORT") or str(port_from_job_id(e.get("SLURM_JOB_ID", "0"),
+                                                                          e.get("SLURM_STEP_ID", "0")))}
+
+    def __call__(self):
+        os.execve(self.argv[0], self.argv, self.environment(os.environ))
 
 
 def preflight_setup(spec: JobSpec, jd: JobDir) -> list[str]:

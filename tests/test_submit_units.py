@@ -1,0 +1,85 @@
+"""Pure parts of clusterdoc submit: mpirun flags per flavour, Slurm rank env, outcome wording."""
+
+from pathlib import Path
+
+import pytest
+
+from clusterdoc.errors import UsageError
+from clusterdoc.launch import mpi, slurm
+from clusterdoc.launch.job import JobDir, JobSpec, create_job_dir
+from clusterdoc.launch.outcome import Outcome, outcome_from_records
+
+
+@pytest.fixture
+def jd(tmp_path):
+    hf = tmp_path / "hosts"
+    hf.write_text("node1 slots=8\nnode2\nroot@node3\n")
+    spec = JobSpec(script="/jobs/t.py", script_args=["--bs", "8"], backend="mpirun", nodes=2, tasks_per_node=2,
+                   hostfile=str(hf), ssh_config="/cfg/ssh config", debug=True, cwd="/work", python="/venv/bin/python")
+    return spec, create_job_dir(tmp_path / "jobs", spec, "job1")
+
+
+def test_mpich_flags(jd):
+    spec, d = jd
+    argv, env = mpi.build_command(spec, d, spec.script_args, "mpich", "mpirun.mpich")
+    cmd = " ".join(argv)
+    assert argv[:7] == ["mpirun.mpich", "-f", str(d.path / "hostfile.mpich"), "-n", "4", "-ppn", "2"]
+    assert "-launcher ssh -launcher-exec " + str(d.path / "ssh-launcher.sh") in cmd
+    assert "-genv CLUSTERDOC_DEBUG 1" in cmd and "-genv MASTER_ADDR node1" in cmd and " -x " not in cmd
+    assert argv[-6:] == ["clusterdoc.run", "--log-dir", str(d.path), "/jobs/t.py", "--bs", "8"]
+    assert (d.path / "hostfile.mpich").read_text().split() == ["node1:2", "node2:2"]  # first --nodes hosts only
+    # the ssh config path has a space: the wrapper quotes it, no shell ever sees it unquoted
+    assert "exec ssh -F '/cfg/ssh config' -o BatchMode=yes \"$@\"" in (d.path / "ssh-launcher.sh").read_text()
+    assert env == {}
+
+
+@pytest.mark.parametrize("version,root,agent_flag", [
+    ("mpirun (Open MPI) 4.1.4", True, True), ("mpirun (Open MPI) 5.0.3", False, False)])
+def test_openmpi_flags(jd, version, root, agent_flag):
+    spec, d = jd
+    argv, env = mpi.build_command(spec, d, spec.script_args, "openmpi", "mpirun.openmpi", version, is_root=root)
+    cmd = " ".join(argv)
+    assert "--hostfile " + str(d.path / "hostfile.openmpi") in cmd and "-np 4 --map-by ppr:2:node" in cmd
+    assert ("--allow-run-as-root" in argv) is root
+    assert "-x CLUSTERDOC_DEBUG=1" in cmd and "-x PATH" in cmd and "-genv" not in cmd
+    assert ("--mca plm_rsh_agent" in cmd) is agent_flag
+    assert ("PRTE_MCA_plm_ssh_agent" in env) is (not agent_flag)
+    assert "node1 slots=2" in (d.path / "hostfile.openmpi").read_text()
+
+
+def test_flavour_from_version_output():
+    assert mpi.flavour_from_version("HYDRA build details:\n    Version: 4.0.2") == "mpich"
+    assert mpi.flavour_from_version("mpirun (Open MPI) 4.1.4\n\nReport bugs to") == "openmpi"
+    with pytest.raises(UsageError, match="cannot tell which MPI"):
+        mpi.flavour_from_version("Intel(R) MPI Library")
+
+
+def test_too_few_hosts_is_a_usage_error(jd):
+    spec, d = jd
+    spec.nodes = 5
+    with pytest.raises(UsageError, match="--nodes 5 but the hostfile lists 3"):
+        mpi.build_command(spec, d, [], "mpich", "mpirun")
+
+
+def test_slurm_task_environment():
+    task = slurm.RankTask(["/py", "-m", "clusterdoc.run"], {"CLUSTERDOC_DEBUG": "1"}, tasks_per_node=2)
+    env = task.environment({"SLURM_PROCID": "3", "SLURM_NTASKS": "4", "SLURM_LOCALID": "1", "SLURM_NODEID": "1",
+                            "SLURM_JOB_ID": "42", "SLURM_STEP_ID": "0", "SLURM_JOB_NODELIST": "nosuchhost[1-2]",
+                            "SLURM_LAUNCH_NODE_IPADDR": "10.1.2.3"})
+    assert (env["RANK"], env["WORLD_SIZE"], env["LOCAL_RANK"], env["LOCAL_WORLD_SIZE"], env["NODE_RANK"]) == \
+        ("3", "4", "1", "2", "1")
+    assert env["MASTER_ADDR"] == "10.1.2.3"  # the first node's name does not resolve: srun's launch address
+    assert 15000 <= int(env["MASTER_PORT"]) < 30000
+    assert env["CLUSTERDOC_DEBUG"] == "1"
+
+
+def test_outcome_from_rank_records_names_the_first_failure(tmp_path):
+    d = JobDir(tmp_path)
+    for rank, code, t in ((0, 1, 10.5), (1, 3, 10.0), (2, 0, 9.0)):
+        d.exit_file(rank).write_text(f'{{"code": {code}, "oom": false, "time": {t}}}')
+    o = outcome_from_records(d, 4, launcher_code=1)
+    assert o.failed == [1]
+    assert o.describe() == "job failed: rank 1 exited with code 3; afterwards rank 0 exited with code 1, rank 3 stopped"
+    assert Outcome("FAILED", {0: -9, 1: 2}, failed=[1]).describe() == \
+        "job failed: rank 1 exited with code 2; afterwards rank 0 stopped"
+    assert "killed by SIGKILL" in Outcome("FAILED", {0: -9}, failed=[0]).describe()
