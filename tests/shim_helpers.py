@@ -16,10 +16,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_ranks(*argv, n=2, env=None, timeout=90):
-    """Run the scenario on n ranks; return [(returncode, results, stdout+stderr)] by rank."""
+def run_ranks(*argv, n=2, env=None, timeout=90, shared=None):
+    """Run the scenario on n ranks; return [(returncode, results, stdout+stderr)] by rank.
+
+    shared: a file path all ranks append their output to (to see the order of lines across ranks);
+    then each rank's text is the whole file.
+    """
     port = free_port()
     procs = []
+    sink = open(shared, "a") if shared else None
     for rank in range(n):
         e = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "PMI_", "OMPI_", "CLUSTERDOC_"))}
         e.update(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(n),
@@ -27,14 +32,21 @@ def run_ranks(*argv, n=2, env=None, timeout=90):
                  PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
         e.update(env or {})
         procs.append(subprocess.Popen([sys.executable, str(JOB), *map(str, argv)], env=e,
-                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+                                      stdout=sink or subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
     outs = []
     try:
-        for p in procs:
+        for rank, p in enumerate(procs):
             text, _ = p.communicate(timeout=timeout)
-            results = [json.loads(line[7:]) for line in text.splitlines() if line.startswith("RESULT ")]
+            if sink:
+                text = Path(shared).read_text()
+                results = [json.loads(line[7:]) for line in text.splitlines()
+                           if line.startswith("RESULT ") and json.loads(line[7:]).get("rank") == rank]
+            else:
+                results = [json.loads(line[7:]) for line in text.splitlines() if line.startswith("RESULT ")]
             outs.append((p.returncode, results, text))
     finally:
+        if sink:
+            sink.close()
         for p in procs:
             if p.poll() is None:
                 p.kill()

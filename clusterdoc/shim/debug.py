@@ -42,9 +42,9 @@ _DTYPE_NAMES = [
 _DEVICES = ["cpu", "cuda", "mps", "xpu", "meta", "hpu", "npu"]
 _REDOPS = ["SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "AVG", "PREMUL_SUM"]
 PROBLEMS = {
-    1: "the list has {detail} entries, expected one per rank",
+    1: "the list has {detail} entries, expected world_size",
     2: "a list entry's shape or dtype differs from the tensor's",
-    3: "the output tensor's size does not fit world_size x input",
+    3: "the input and output sizes do not fit world_size",
     4: "the split sizes do not add up to the tensor's first dimension",
     5: "argument is not a tensor",
 }

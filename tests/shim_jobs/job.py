@@ -32,14 +32,22 @@ def scenario_init():
         vars={k: os.environ[k] for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE")})
 
 
-def scenario_mismatch(op):
-    """Rank 1 passes a different shape (or dtype) to `op`; every rank must raise quickly."""
+def scenario_mismatch(ops):
+    """Rank 1 passes a different shape (or dtype) to each op of `ops` (comma-separated) in turn; every
+    rank must raise quickly, and the group stays usable for the next op (nothing ran mismatched)."""
+    from clusterdoc import shim
+
+    env = shim.init()
+    shim.enable_debug()
+    for op in ops.split(","):
+        one_mismatch(op, env)
+
+
+def one_mismatch(op, env):
     from clusterdoc import shim
     import torch
     import torch.distributed as dist
 
-    env = shim.init()
-    shim.enable_debug()
     r, w = env.rank, env.world_size
     rows = 4 + (r == 1)
     t0 = time.monotonic()
@@ -88,9 +96,9 @@ def scenario_mismatch(op):
             out(rank=r, ok=True, sum=x.tolist(), gathered=[t[0].item() for t in lst],
                 big=big.tolist(), scattered=s.tolist(), a2a=a2a.tolist())
             return
-        out(rank=r, raised=False, seconds=time.monotonic() - t0)
+        out(op=op, rank=r, raised=False, seconds=time.monotonic() - t0)
     except shim.DistributedOperationException as exc:
-        out(rank=r, raised=True, seconds=time.monotonic() - t0, message=str(exc))
+        out(op=op, rank=r, raised=True, seconds=time.monotonic() - t0, message=str(exc))
 
 
 def scenario_log(levels):
@@ -194,7 +202,8 @@ def scenario_overflow(mode):
     model(x)  # batch 0 fine
     if env.rank == 1:
         with torch.no_grad():
-            model[2].weight.fill_(30000.0)  # 8 * 30000 overflows fp16 in the last Linear
+            model[0].weight.fill_(10.0)
+            model[2].weight.fill_(1000.0)  # 8 * 80 * 1000 > 65504: the last Linear overflows fp16
     try:
         model(x)
         out(rank=env.rank, raised=False)
