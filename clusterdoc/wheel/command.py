@@ -100,16 +100,19 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def run_preflight(host: dict, archs: list, ops: list[str], aio: bool, env: dict) -> tuple[list[Finding], dict]:
+def run_preflight(host: dict, archs: list, ops: list[str], aio: bool, env: dict,
+                  per_host: dict | None = None) -> tuple[list[Finding], dict]:
     """All build-host findings, and the facts the manifest records about the toolchain."""
     findings: list[Finding] = []
     nvcc = host.get("nvcc")
     checked = archlist.check_against_nvcc(archs, nvcc)
     if checked.refused:
         buildable = archlist.nvcc_buildable(nvcc) or []
+        whose = [f"{a} ({', '.join(h for h, caps in (per_host or {}).items() if a in caps)})"
+                 if any(a in caps for caps in (per_host or {}).values()) else a for a in checked.refused]
         findings.append(preflight.fail(
             f"nvcc {nvcc.get('version')} ({nvcc.get('home') or nvcc.get('path')}) cannot build "
-            f"{', '.join(checked.refused)}" + (f"; it builds {archlist.describe_buildable(buildable)}" if buildable else ""),
+            f"{', '.join(whose)}" + (f"; it builds {archlist.describe_buildable(buildable)}" if buildable else ""),
             f"build on a host with a CUDA toolkit that supports {', '.join(checked.refused)} (put its bin/ first on "
             "PATH or set CUDA_HOME), or leave those GPUs out with --arch-list"))
     findings += [preflight.warn(w, "build a separate wheel for the old GPUs if the others need BF16")
@@ -182,7 +185,7 @@ def main(args) -> int:
 
     host = build_host_facts()
     env = dict(os.environ)
-    findings, toolchain = run_preflight(host, archs, ops, args.aio, env)
+    findings, toolchain = run_preflight(host, archs, ops, args.aio, env, per_host)
     findings = node_findings + findings
     missing_deps = preflight.missing_build_deps(python)
     if missing_deps:
@@ -224,6 +227,7 @@ def main(args) -> int:
     tree = build.prepare_tree(source, sdist, work)
     build_env = dict(env, **added)
     build_env["PATH"] = os.path.dirname(python) + os.pathsep + env.get("PATH", "")
+    build_env["PYTHONUNBUFFERED"] = "1"  # setup.py's output reaches the log and the progress line as it happens
     out(f"building DeepSpeed from {sdist or source.path} (ops {', '.join(ops)}, -j{jobs}); log: {log_path}")
     start = time.monotonic()
     code = build.run_logged(cmd, tree, build_env, log_path, "building DeepSpeed")
