@@ -144,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     wait.add_argument("--wait", dest="wait", action="store_true", default=None, help="stream output and wait (default for local)")
     wait.add_argument("--no-wait", dest="wait", action="store_false", help="print the job id and return")
     p.add_argument("--folder", metavar="DIR", default=None, help="log folder (default ./clusterdoc-jobs)")
+    p.add_argument("--mpirun", metavar="CMD", default=None,
+                   help="mpirun for the mpirun backend (default: mpirun on PATH; e.g. mpirun.mpich, mpirun.openmpi)")
+    p.add_argument("--python", metavar="PATH", default=None,
+                   help="python the ranks run (default: this one, which must exist at the same path on the nodes)")
     p.add_argument("script", help="Python training script")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments for the script")
     p.set_defaults(func=cmd_submit)
