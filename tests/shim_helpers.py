@@ -16,7 +16,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_ranks(*argv, n=2, env=None, timeout=90, shared=None):
+def run_ranks(*argv, n=2, env=None, timeout=240, shared=None):
     """Run the scenario on n ranks; return [(returncode, results, stdout+stderr)] by rank.
 
     shared: a file path all ranks append their output to (to see the order of lines across ranks);
