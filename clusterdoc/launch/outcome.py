@@ -39,7 +39,7 @@ class Outcome:
             text += "; afterwards " + ", ".join(
                 exited + ([f"rank{'s' if len(stopped) > 1 else ''} {_ranges(stopped)} stopped"] if stopped else []))
         if self.message:
-            text += f"; {self.message}"
+            text += f"{'; ' if self.failed else ': '}{self.message}"
         return text
 
 

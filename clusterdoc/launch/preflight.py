@@ -80,7 +80,6 @@ def judge(job_dir: Path, nodes: int) -> int:
     from clusterdoc import doctor, report
     from clusterdoc.checks import arch
 
-    start = time.monotonic()
     folder = job_dir / "preflight"
     deadline = time.monotonic() + GATHER_WAIT
     while len(list(folder.glob("[!.]*.json"))) < nodes and time.monotonic() < deadline:
@@ -90,8 +89,7 @@ def judge(job_dir: Path, nodes: int) -> int:
     conns = {n: {"status": "ok", "message": "", "elapsed": 0.0, "exit_code": 0} for n in names}
     findings = doctor.judge(names, conns, facts, ALLOCATION_CHECKS, argparse.Namespace(arch_list=None),
                             None, None, None)
-    text = report.render(names, findings, ALLOCATION_CHECKS, arch.needed_arch_list(facts), 0,
-                         time.monotonic() - start)
+    text = report.render(names, findings, ALLOCATION_CHECKS, arch.needed_arch_list(facts), 0, None)
     code = report.exit_code(findings)
     if len(facts) < nodes:
         text += f"\nonly {len(facts)} of {nodes} node(s) gave facts (see the job's submitit logs)"
