@@ -63,6 +63,13 @@ def remote_command(timeout: float, peers: list[str] | None) -> str:
             f"{probe.shell_probe(timeout)}\nfi")
 
 
+def with_proxy(command: str, proxy: list[str] | None) -> str:
+    """Start this node's MPI proxy (Hydra manual launch) in the background of the same round trip."""
+    if not proxy:
+        return command
+    return "(" + " ".join(shlex.quote(a) for a in proxy) + ") </dev/null >/dev/null 2>&1 &\n" + command
+
+
 def parse_output(stdout: str) -> dict | None:
     """Facts from a node's output: the probe's JSON line, or the shell fallback's sections."""
     if "@@clusterdoc-shell-probe" in stdout:
@@ -163,6 +170,78 @@ def run_mpirun(args, hosts, head: dict | None, use_mpi4py: str | None, timeout: 
     return result
 
 
+class HydraManual:
+    """`mpirun -launcher manual ... hostname` (MPICH Hydra): Hydra prints one proxy command per node
+    and waits for the proxies to call back. Each node starts its proxy inside its probe's SSH round
+    trip, so testing MPI costs no second SSH handshake per node (a whole `pdsh` worth of CPU at 64
+    nodes). A node that cannot be reached never starts its proxy; the others still print their names."""
+
+    def __init__(self, hosts, head: dict, timeout: float):
+        self.hosts, self.timeout = hosts, timeout
+        self.tmp = tempfile.TemporaryDirectory(prefix="clusterdoc-mpi-")
+        hf = os.path.join(self.tmp.name, "hostfile")
+        write_mpi_hostfile(head, hosts, hf)
+        self.argv = [head["path"], "-launcher", "manual", "-f", hf, "-n", str(len(hosts)), "-ppn", "1", "hostname"]
+        self.started = time.monotonic()
+        self.launch: list[list[str]] = []
+        self.names: list[str] = []
+        self.err: list[str] = []
+        self.ready = threading.Event()
+        self.error = None
+        try:
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, start_new_session=True)
+        except OSError as exc:
+            self.proc, self.error = None, f"{self.argv[0]}: {exc.strerror}"
+            self.ready.set()
+            return
+        self.readers = [threading.Thread(target=self._read_out, daemon=True),
+                        threading.Thread(target=self._read_err, daemon=True)]
+        for t in self.readers:
+            t.start()
+
+    def _read_out(self):
+        for raw in self.proc.stdout:
+            line = raw.decode(errors="replace").rstrip("\n")
+            if line.startswith("HYDRA_LAUNCH: "):
+                self.launch.append(shlex.split(line[len("HYDRA_LAUNCH: "):]))
+            elif line.startswith("HYDRA_LAUNCH_END"):
+                self.ready.set()
+            elif line.strip():
+                self.names.append(line.strip())
+        self.ready.set()
+
+    def _read_err(self):
+        for raw in self.proc.stderr:
+            self.err.append(raw.decode(errors="replace"))
+
+    def proxies(self) -> list[list[str]] | None:
+        """One proxy argv per host (hostfile order = proxy id), or None when mpirun printed none in time."""
+        self.ready.wait(self.timeout)
+        return self.launch if len(self.launch) == len(self.hosts) else None
+
+    def finish(self, grace: float = 2.0) -> dict:
+        """Wait for mpirun (at most until the node timeout, or `grace` after the probes), then judge."""
+        if self.error:
+            return {"error": self.error}
+        deadline = max(self.started + self.timeout, time.monotonic() + grace)
+        timed_out = False
+        try:
+            self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        for t in self.readers:
+            t.join(2)
+        self.tmp.cleanup()
+        return {"command": " ".join(shlex.quote(a) for a in self.argv), "timeout": self.timeout,
+                "timed_out": timed_out, "exit_code": None if timed_out else self.proc.returncode,
+                "names": list(self.names), "stderr": "".join(self.err)[-2000:], "mpi4py": False,
+                "launcher": "manual (proxies started in each node's probe session)",
+                "user_command": f"mpirun -f HOSTFILE -n {len(self.hosts)} -ppn 1 hostname"}
+
+
 def head_mpirun(args) -> dict | None:
     path = getattr(args, "mpirun", None)
     if path:
@@ -184,8 +263,11 @@ def head_mpirun(args) -> dict | None:
 
 # --- gathering ------------------------------------------------------------------------------------
 
-def gather_remote(args, hosts, checks, progress) -> tuple[dict, dict]:
-    """{node: conn}, {node: facts|None} from one SSH round trip per node."""
+def gather_remote(args, hosts, checks, progress, proxies=None) -> tuple[dict, dict]:
+    """{node: conn}, {node: facts|None} from one SSH round trip per node. `proxies`: each host's MPI
+    proxy command (HydraManual), started in the same round trip."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from clusterdoc import remote
 
     opts = remote.SSHOptions.from_args(args)
@@ -194,8 +276,18 @@ def gather_remote(args, hosts, checks, progress) -> tuple[dict, dict]:
         raise UsageError(f"--fanout must be at least 1, got {fanout}")
     peers = [h.host for h in hosts] if "mesh" in checks and len(hosts) > 1 else None
     command = remote_command(probe_timeout(opts.timeout), peers)
-    results = remote.run_many(hosts, command, opts, stdin=PROBE_SOURCE, fanout=fanout,
-                              on_done=lambda r: progress.update(r.status != "ok"))
+    if proxies:
+        def one(i_host):
+            i, h = i_host
+            r = remote.run_one(h, with_proxy(command, proxies[i]), opts, stdin=PROBE_SOURCE)
+            progress.update(r.status != "ok")
+            return r
+
+        with ThreadPoolExecutor(max_workers=min(fanout, len(hosts))) as pool:
+            results = {r.host: r for r in pool.map(one, enumerate(hosts))}
+    else:
+        results = remote.run_many(hosts, command, opts, stdin=PROBE_SOURCE, fanout=fanout,
+                                  on_done=lambda r: progress.update(r.status != "ok"))
     conns, facts = {}, {}
     for h in hosts:
         r = results[h.host]
@@ -298,24 +390,30 @@ def main(args) -> int:
             raise UsageError("no hosts to check", where=hostfile or "--nodelist", hint="the hostfile lists no host")
         nodes = [h.host for h in hosts]
         progress = report.Progress(len(hosts))
-        # The head's mpirun runs while the probes run: wall time is the slower of the two.
-        mpi_box = {}
-        mpi_thread = None
-        if "mpi" in checks and len(hosts) > 0:
+        # The head's mpirun runs while the probes run. MPICH: its proxies start inside the probes' round
+        # trips (HydraManual); other flavours: mpirun's own ssh launcher, in a thread.
+        mpi_box, mpi_thread, manual, proxies = {}, None, None, None
+        if "mpi" in checks and head and head.get("flavour") == "mpich":
+            manual = HydraManual(hosts, head, timeout)
+            proxies = manual.proxies()
+        elif "mpi" in checks:
             mpi_thread = threading.Thread(target=lambda: mpi_box.update(r=run_mpirun(args, hosts, head, None, timeout)),
                                           daemon=True)
             mpi_thread.start()
         try:
-            conns, facts = gather_remote(args, hosts, checks, progress)
+            conns, facts = gather_remote(args, hosts, checks, progress, proxies)
         finally:
             progress.close()
+        reachable = [h for h in hosts if facts.get(h.host)]
+        if manual:
+            mpirun_result = manual.finish()
         if mpi_thread:
             mpi_thread.join(timeout + 5)
             mpirun_result = mpi_box.get("r", {"error": "mpirun did not return"})
-            reachable = [h for h in hosts if facts.get(h.host)]
             if len(reachable) < len(hosts) and reachable and not _all_answered(mpirun_result, reachable, facts):
                 # One dead node aborts the whole mpirun: judge the others by a run without it.
                 mpirun_result = run_mpirun(args, reachable, head, None, timeout)
+        if mpirun_result is not None and reachable:
             mpi4py_python = _mpi4py_python(facts, head)
             if mpi4py_python and not mpirun_result.get("error"):
                 mpirun_result = run_mpirun(args, reachable, head, mpi4py_python, timeout)

@@ -295,6 +295,8 @@ print(json.dumps(t))
 
 
 def probe_torch(timeout):
+    if not _find_package_dir("torch"):
+        return None  # not installed: no need to start a second python
     # A subprocess: a broken torch (or a driver call that hangs) must not take the probe down.
     try:
         code, out, err = run([sys.executable, "-c", TORCH_SNIPPET], timeout)

@@ -55,7 +55,7 @@ def check_run(hostnames: dict, run: dict | None) -> list[dict]:
                         "install MPI on the head or pass --mpirun") for n in hostnames]
     seen = list(run.get("names") or [])
     out = []
-    cmd = run.get("command", "mpirun")
+    cmd = run.get("user_command") or run.get("command", "mpirun")
     for node, hostname in hostnames.items():
         if hostname in seen or node in seen:
             msg = "answered mpirun" + (" (mpi4py allreduce ok)" if run.get("allreduce_ok") else "")
