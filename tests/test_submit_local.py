@@ -129,3 +129,32 @@ def test_script_arg_editing():
     assert set_arg(["a", "--batch-size=8", "b"], "batch-size", "4") == ["a", "--batch-size=4", "b"]
     assert set_arg(["--batch-size", "8"], "batch-size", "4") == ["--batch-size", "4"]
     assert set_arg(["--lr", "1"], "batch-size", "4") == ["--lr", "1", "--batch-size", "4"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_every_rank_and_keeps_the_logs(tmp_path):
+    import signal
+
+    script = tmp_path / "sleepy.py"
+    script.write_text("import os, time\nprint('pid', os.getpid(), flush=True)\ntime.sleep(600)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_"))}
+    env.update(HOME=str(tmp_path), CLUSTERDOC_SUBMIT_BACKEND="local")
+    out = tmp_path / "out.txt"
+    with open(out, "w") as f:
+        proc = subprocess.Popen([sys.executable, "-m", "clusterdoc", "submit", "--nodes", "2", "--no-preflight",
+                                 str(script)], cwd=tmp_path, env=env, stdout=f, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while out.read_text().count("pid ") < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    pids = [int(l.split()[-1]) for l in out.read_text().splitlines() if " pid " in l]
+    assert len(pids) == 2
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "cancelled; logs kept in" in err
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    jd = job_dir(tmp_path)
+    assert "pid" in (jd / "rank1.out").read_text()
+    st = clusterdoc(["status", jd.name], tmp_path)
+    assert f"job {jd.name}: CANCELLED" in st.stdout

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -252,6 +253,7 @@ def main(args) -> int:
           file=sys.stderr)
     if not wait:
         return detach(spec, jd)
+    _cancel_on_signals()
     try:
         outcome = run_attempts(spec, jd, stream=True)
     except KeyboardInterrupt:
@@ -259,6 +261,19 @@ def main(args) -> int:
         return 130
     print(f"clusterdoc submit: {outcome.describe()} (logs: {jd.path})", file=sys.stderr)
     return 0 if outcome.ok else 1
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _cancel_on_signals() -> None:
+    """Ctrl-C and `kill` both cancel the job (stop the ranks / scancel) and keep the logs. SIGINT is set
+    explicitly: a shell starts background commands with it ignored, and Python keeps that."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, _raise_interrupt)
 
 
 def detach(spec: JobSpec, jd: JobDir) -> int:
