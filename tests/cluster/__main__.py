@@ -1,0 +1,65 @@
+"""`python -m tests.cluster up --nodes N [--dir DIR] [--spec FILE] [--no-slurm] | down [--dir DIR] | status`."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from .cluster import Cluster, ClusterError, default_dir
+from .spec import SpecError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.cluster", description="the one-machine test cluster")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    up = sub.add_parser("up", help="start N ssh nodes (+ Slurm); harmless when already running")
+    up.add_argument("--nodes", "-n", type=int, default=4)
+    up.add_argument("--spec", help="node spec YAML (default: tests/cluster/default.yaml)")
+    up.add_argument("--no-slurm", action="store_true", help="ssh nodes only (no munged/slurmctld/slurmd)")
+    up.add_argument("--port", type=int, help="sshd port on every node address (default: 22, else a free one)")
+    down = sub.add_parser("down", help="stop everything the cluster started")
+    status = sub.add_parser("status", help="what is running (exit 0 when the cluster is up)")
+    status.add_argument("--json", action="store_true")
+    for p in (up, down, status):
+        p.add_argument("--dir", help=f"cluster dir (default: $CLUSTERDOC_CLUSTER_DIR or {default_dir()})")
+    args = parser.parse_args(argv)
+    try:
+        if args.cmd == "up":
+            cluster = Cluster(args.dir, nodes=args.nodes, spec=args.spec, slurm=not args.no_slurm, port=args.port)
+            t0 = time.monotonic()
+            started = cluster.up()
+            how = f"started in {time.monotonic() - t0:.1f}s" if started else "already running"
+            print(f"cluster {how}: {cluster.count} nodes {cluster.nodes[0].addr}..{cluster.nodes[-1].addr} "
+                  f"port {cluster.port}{', Slurm' if cluster.use_slurm else ''}", file=sys.stderr)
+            print(f"  ssh -F {cluster.ssh_config} node1 hostname")
+            if cluster.use_slurm:
+                print(f"  export SLURM_CONF={cluster.env()['SLURM_CONF']}")
+            print(f"  {' '.join(cluster.mpirun_cmd('-n', str(cluster.count), '-ppn', '1', 'hostname'))}")
+            return 0
+        cluster = Cluster(args.dir)
+        if args.cmd == "down":
+            t0 = time.monotonic()
+            cluster.down()
+            print(f"cluster in {cluster.dir} stopped in {time.monotonic() - t0:.1f}s", file=sys.stderr)
+            return 0
+        info = cluster.status()
+        if args.json:
+            print(json.dumps(info, indent=1))
+        else:
+            print(f"{info['dir']}: {'running' if info['running'] else 'not running'} (port {info['port']})")
+            for n in info["nodes"]:
+                print(f"  {n['name']:8} {n['addr']:12} sshd {'up' if n['sshd'] else 'down'}"
+                      f"{'' if n['listening'] else ' (not listening)'}")
+            if "slurm" in info:
+                s = info["slurm"]
+                print(f"  munged {'up' if s['munged'] else 'down'}, slurmctld {'up' if s['slurmctld'] else 'down'}, "
+                      f"slurmd up on {sum(s['slurmd'].values())}/{len(s['slurmd'])}; states {s['states']}")
+        return 0 if info["running"] else 1
+    except (ClusterError, SpecError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

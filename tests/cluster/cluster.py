@@ -1,0 +1,391 @@
+"""The one-machine test cluster: N SSH nodes in their own namespaces, plus a real Slurm.
+
+    c = Cluster("/work/main/.cluster", nodes=4)
+    c.up()            # starts, or notices it is already running
+    c.nodes           # [Node(name="node1", addr="127.0.0.2"), ...]
+    with c.planted({"node2": {"kernel": "5.4.0-150-generic"}}): ...
+    c.down()          # no process, mount or address left behind
+
+Everything lives in the cluster dir; nothing is written to ~/.ssh or /etc (only /run/sshd is created,
+which sshd needs for privilege separation).
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from . import spec as specs
+from .fakes import REPO, StubLibs, realise, write
+from .nodes import Node, make_nodes, remount, ssh_client_config, start, write_node_files
+from .procs import (ClusterError, alive, all_pids, args, cmdline, exe_name, kill_all, listeners, mnt_ns, port_taken, read_pid,
+                    tail, wait_for, free_ports)
+from .slurm import Slurm
+
+MPIRUN = "/usr/bin/mpirun.mpich"
+REQUIRED = {"sshd": "/usr/sbin/sshd", "ssh": "/usr/bin/ssh", "ssh-keygen": "/usr/bin/ssh-keygen",
+            "unshare": "/usr/bin/unshare", "nsenter": "/usr/bin/nsenter"}
+REQUIRED_SLURM = {"munged": "/usr/sbin/munged", "slurmctld": "/usr/sbin/slurmctld", "slurmd": "/usr/sbin/slurmd",
+                  "srun": "/usr/bin/srun"}
+DAEMONS = {"sshd", "ssh", "munged", "slurmctld", "slurmd", "slurmstepd", "unshare", "nsenter", "sleep",
+           "hydra_pmi_proxy", "mpiexec.hydra", "mpirun.mpich", "mpiexec.mpich"}
+FORBIDDEN_PARENTS = ("/usr/local", "/etc", "/usr/bin", "/root/.ssh", "/proc")
+
+
+def default_dir() -> Path:
+    return Path(os.environ.get("CLUSTERDOC_CLUSTER_DIR") or REPO / ".cluster")
+
+
+def missing_tools(slurm: bool = True) -> list[str]:
+    need = dict(REQUIRED, **(dict(REQUIRED_SLURM, mpirun=MPIRUN) if slurm else {}))
+    return sorted(name for name, path in need.items() if not os.access(path, os.X_OK))
+
+
+class Cluster:
+    def __init__(self, directory: Path | str | None = None, nodes: int | None = None,
+                 spec: Path | str | None = None, slurm: bool | None = None, port: int | None = None):
+        self.dir = Path(directory or default_dir()).absolute()
+        if any(str(self.dir) == p or str(self.dir).startswith(p + "/") for p in FORBIDDEN_PARENTS):
+            raise ClusterError(f"{self.dir}: a cluster dir cannot live under a path the nodes mount over")
+        self.slurm = Slurm(self.dir)
+        state = self._state() or {}
+        # What was asked for wins for `up`; otherwise an existing cluster's facts (so `down`/`status` need
+        # only the dir).
+        self.count = nodes if nodes is not None else state.get("nodes", 4)
+        self.use_slurm = slurm if slurm is not None else state.get("slurm", True)
+        self.spec_path = Path(spec).absolute() if spec else Path(state.get("spec") or specs.DEFAULT_SPEC)
+        self.want_port = port
+        self.port = port or state.get("port", 22)
+        self.nodes: list[Node] = make_nodes(self.count)
+        self.mpirun = MPIRUN
+
+    # ------------------------------------------------------------ paths
+    ssh_config = property(lambda self: self.dir / "ssh_config")
+    key = property(lambda self: self.dir / "id_ed25519")
+    known_hosts = property(lambda self: self.dir / "known_hosts")
+    ssh_wrapper = property(lambda self: self.dir / "bin" / "ssh")  # `ssh -F ssh_config`, for mpirun / pdsh
+    state_file = property(lambda self: self.dir / "cluster.json")
+
+    def node_dir(self, node: Node | str) -> Path:
+        return self.dir / "nodes" / (node if isinstance(node, str) else node.name)
+
+    def node(self, name: str) -> Node:
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        raise KeyError(f"no node {name!r} in this cluster ({self.nodes[0].name}..{self.nodes[-1].name})")
+
+    def env(self) -> dict:
+        """Variables for Slurm commands (add to a copy of os.environ)."""
+        return self.slurm.env() if self.use_slurm else {}
+
+    def hostfile(self, flavour: str = "plain", by: str = "name") -> Path:
+        if flavour not in ("plain", "mpich", "openmpi") or by not in ("name", "addr"):
+            raise ValueError("hostfile(flavour='plain'|'mpich'|'openmpi', by='name'|'addr')")
+        hosts = [getattr(n, by) for n in self.nodes]
+        fmt = {"plain": "{}", "mpich": "{}:1", "openmpi": "{} slots=1"}[flavour]
+        path = self.dir / "hostfiles" / f"{flavour}-{by}.txt"
+        write(path, "".join(fmt.format(h) + "\n" for h in hosts))
+        return path
+
+    def mpirun_cmd(self, *args: str, hostfile: Path | None = None) -> list[str]:
+        """MPICH mpirun reaching the nodes through the cluster's ssh_config."""
+        return [self.mpirun, "-launcher", "ssh", "-launcher-exec", str(self.ssh_wrapper),
+                "-f", str(hostfile or self.hostfile("mpich")), *args]
+
+    def ssh(self, node: Node | str, command: str, timeout: float = 30, **kw) -> subprocess.CompletedProcess:
+        """Run a command on a node with the system ssh client and the cluster's config."""
+        name = node if isinstance(node, str) else node.name
+        return subprocess.run(["ssh", "-F", str(self.ssh_config), name, command], capture_output=True, text=True,
+                              timeout=timeout, **kw)
+
+    # ------------------------------------------------------------ state
+    def _state(self) -> dict | None:
+        try:
+            return json.loads((self.dir / "cluster.json").read_text())
+        except (OSError, ValueError):
+            return None
+
+    @contextlib.contextmanager
+    def _lock(self):
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / ".lock", "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            yield
+
+    def holder_pid(self, node: Node) -> int | None:
+        """The node's sshd (namespace holder), if it is ours and alive."""
+        pid = read_pid(self.node_dir(node) / "sshd.pid")
+        if alive(pid) and str(self.node_dir(node) / "sshd_config") in args(pid):
+            return pid
+        return None
+
+    def is_running(self) -> bool:
+        state = self._state()
+        if not state:
+            return False
+        taken = listeners()
+        for node in self.nodes:
+            if not self.holder_pid(node) or (node.addr, self.port) not in taken:
+                return False
+        if self.use_slurm:
+            pids = self.slurm.pids()
+            want = {read_pid(self.slurm.munge_dir / "munged.pid"), read_pid(self.slurm.dir / "slurmctld.pid")}
+            want |= {read_pid(self.slurm.dir / f"slurmd-{n.name}.pid") for n in self.nodes}
+            if None in want or not want <= pids:
+                return False
+        return True
+
+    def status(self) -> dict:
+        taken = listeners()
+        out = {"dir": str(self.dir), "running": self.is_running(), "port": self.port, "nodes": []}
+        for node in self.nodes:
+            out["nodes"].append({"name": node.name, "addr": node.addr, "sshd": bool(self.holder_pid(node)),
+                                 "listening": (node.addr, self.port) in taken})
+        if self.use_slurm:
+            out["slurm"] = {"munged": alive(read_pid(self.slurm.munge_dir / "munged.pid")),
+                            "slurmctld": alive(read_pid(self.slurm.dir / "slurmctld.pid")),
+                            "slurmd": {n.name: alive(read_pid(self.slurm.dir / f"slurmd-{n.name}.pid"))
+                                       for n in self.nodes},
+                            "states": self.slurm.node_states() if out["running"] else {}}
+        return out
+
+    # ------------------------------------------------------------ up
+    def up(self, timeout: float | None = None) -> bool:
+        """Start the cluster; returns False when it was already running (then nothing changes)."""
+        if os.geteuid() != 0:
+            raise ClusterError("the test cluster needs root (namespaces, mounts, several sshd)")
+        missing = missing_tools(self.use_slurm)
+        if missing:
+            raise ClusterError(f"missing tools: {', '.join(missing)} (apt-get install openssh-server "
+                               "openssh-client mpich slurm-wlm munge)")
+        with self._lock():
+            state = self._state()
+            if state and self.is_running():
+                if state["nodes"] != self.count:
+                    raise ClusterError(f"{self.dir}: a {state['nodes']}-node cluster is already running; "
+                                       "run `down` first to start a different one")
+                return False
+            self._stop()  # whatever a crashed run left behind
+            self.nodes = make_nodes(self.count)
+            timeout = timeout or 30 + 0.5 * self.count
+            t0 = time.monotonic()
+            try:
+                self._start(timeout)
+            except BaseException:
+                self._stop()
+                raise
+            state = self._state()
+            state["up_seconds"] = round(time.monotonic() - t0, 2)
+            write(self.state_file, json.dumps(state, indent=1) + "\n")
+            return True
+
+    def _pick_port(self) -> int:
+        addrs = [n.addr for n in self.nodes]
+        taken = listeners()
+        if self.want_port:
+            if port_taken(self.want_port, addrs, taken):
+                raise ClusterError(f"port {self.want_port} is already in use on a node address")
+            return self.want_port
+        for port in [22] + list(range(2222, 2400)):
+            if not port_taken(port, addrs, taken):
+                return port
+        raise ClusterError("no free ssh port for the node addresses")
+
+    def _keygen(self, path: Path, comment: str) -> None:
+        if path.exists() and path.with_suffix(".pub").exists():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for p in (path, path.with_suffix(".pub")):
+            p.unlink(missing_ok=True)
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)],
+                       check=True, timeout=30, stdin=subprocess.DEVNULL)
+
+    def _start(self, timeout: float) -> None:
+        d = self.dir
+        for sub in ("nodes", "bin", "hostfiles", "shared"):
+            (d / sub).mkdir(parents=True, exist_ok=True)
+        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+        self.port = self._pick_port()
+        spec = specs.load(self.spec_path)
+        shared = d / "shared"
+        shutil.copy2("/usr/bin/uname", shared / "uname.real") if not (shared / "uname.real").exists() else None
+        libs = StubLibs(shared)
+        preload = libs.uname_preload()
+        host_name = socket.gethostname().split(".")[0]
+
+        # keys: the client's, a spare one whose public half plays a "wrong" host key, and one per node
+        self._keygen(self.key, "clusterdoc-test-cluster")
+        self._keygen(shared / "wrong_host_key", "wrong-host-key")
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda n: self._keygen(self.node_dir(n) / "ssh_host_ed25519_key", n.name), self.nodes))
+        write(d / "authorized_keys", self.key.with_suffix(".pub").read_text(), 0o600)
+        os.chmod(self.key, 0o600)
+
+        def host_entry(n: Node, keyfile: Path) -> str:
+            key = " ".join(keyfile.read_text().split()[:2])
+            names = [n.name, n.addr] if self.port == 22 else [f"[{n.name}]:{self.port}", f"[{n.addr}]:{self.port}"]
+            return f"{','.join(names)} {key}\n"
+        write(self.known_hosts, "".join(host_entry(n, self.node_dir(n) / "ssh_host_ed25519_key.pub")
+                                        for n in self.nodes))
+        write(d / "wrong_known_hosts", "".join(host_entry(n, shared / "wrong_host_key.pub") for n in self.nodes))
+        write(self.ssh_config, ssh_client_config(self.nodes, self.port, self.key, self.known_hosts))
+        write(self.ssh_wrapper, f"#!/bin/sh\n# ssh with the test cluster's config (for mpirun -launcher-exec, pdsh)\n"
+                                f"exec /usr/bin/ssh -F {self.ssh_config} \"$@\"\n", 0o755)
+
+        base = {n.name: specs.resolve(spec, n.name) for n in self.nodes}
+        state = {"nodes": self.count, "port": self.port, "slurm": self.use_slurm, "spec": str(self.spec_path),
+                 "base": base, "current": base, "started": time.time()}
+        write(self.state_file, json.dumps(state, indent=1) + "\n")
+        for n in self.nodes:
+            self._write_node(n, base[n.name], libs, preload, host_name)
+
+        procs = {n.name: start(self.node_dir(n)) for n in self.nodes}
+
+        def nodes_ready():
+            taken = listeners()
+            for n in self.nodes:
+                if procs[n.name].poll() is not None:
+                    nd = self.node_dir(n)
+                    raise ClusterError(f"{n.name}: sshd/namespace setup exited with {procs[n.name].returncode}; "
+                                       f"{nd / 'holder.log'}:\n{tail(nd / 'holder.log')}\n{nd / 'sshd.log'}:\n"
+                                       f"{tail(nd / 'sshd.log')}")
+            return all((n.addr, self.port) in taken for n in self.nodes)
+        wait_for(nodes_ready, timeout, f"{self.count} sshd to listen on port {self.port}")
+
+        if self.use_slurm:
+            ports = free_ports(self.count + 1, avoid={self.port})
+            gpus = {n.name: sum(int(g.get("count", 1)) for g in base[n.name].get("gpus") or []) for n in self.nodes}
+            self.slurm.write_config(self.nodes, ports[0], ports[1:], gpus)
+            state["slurm_ports"] = ports
+            write(self.state_file, json.dumps(state, indent=1) + "\n")
+            self.slurm.start_munge()
+            self.slurm.start_ctld(ports[0])
+            slurmds = {n.name: self.slurm.start_slurmd(n, procs[n.name].pid) for n in self.nodes}
+            self.slurm.wait_nodes_idle(self.nodes, slurmds, timeout=max(60, timeout))
+
+    def _write_node(self, node: Node, node_spec: dict, libs, preload, host_name) -> dict:
+        nd = self.node_dir(node)
+        env = realise(nd, node.name, node_spec, self.dir / "shared", libs)
+        write_node_files(nd, node, self.nodes, port=self.port, cluster_dir=self.dir, spec=node_spec, env=env,
+                         host_name=host_name, preload=preload)
+        return env
+
+    # ------------------------------------------------------------ planting
+    def plant(self, changes: dict[str, dict]) -> None:
+        """Merge per-node spec changes into the running nodes (on top of what they show now)."""
+        with self._lock():
+            state = self._state()
+            if not state:
+                raise ClusterError(f"{self.dir}: no cluster is running")
+            for name, change in changes.items():
+                self.node(name)
+                specs.check_keys(change, f"plant {name}")
+                state["current"][name] = specs.merge(state["current"][name], change)
+            self._apply(state, list(changes))
+
+    def restore(self, names: list[str] | None = None) -> None:
+        """Put nodes back to the spec they started with."""
+        with self._lock():
+            state = self._state()
+            if not state:
+                return
+            names = names or [n.name for n in self.nodes]
+            for name in names:
+                state["current"][name] = state["base"][name]
+            self._apply(state, names)
+
+    @contextlib.contextmanager
+    def planted(self, changes: dict[str, dict]):
+        self.plant(changes)
+        try:
+            yield self
+        finally:
+            self.restore(list(changes))
+
+    def _apply(self, state: dict, names: list[str]) -> None:
+        write(self.state_file, json.dumps(state, indent=1) + "\n")
+        libs = StubLibs(self.dir / "shared")
+        preload = libs.uname_preload()
+        host_name = socket.gethostname().split(".")[0]
+        for name in names:
+            node = self.node(name)
+            nd = self.node_dir(node)
+            old_env = (nd / "env.json").read_text() if (nd / "env.json").exists() else ""
+            self._write_node(node, state["current"][name], libs, preload, host_name)
+            pid = self.holder_pid(node)
+            if not pid:
+                raise ClusterError(f"{name} is not running (see {nd / 'sshd.log'})")
+            remount(pid, nd)
+            if (nd / "env.json").read_text() != old_env:
+                self._reload_sshd(node, pid)
+
+    def _reload_sshd(self, node: Node, pid: int) -> None:
+        """SIGHUP makes sshd re-exec itself (same pid, same namespaces) and re-read SetEnv."""
+        before = _listen_inode(node.addr, self.port)
+        os.kill(pid, signal.SIGHUP)
+        wait_for(lambda: _listen_inode(node.addr, self.port) not in (None, before), 15,
+                 f"{node.name} sshd to reload", self.node_dir(node) / "sshd.log")
+
+    # ------------------------------------------------------------ down
+    def down(self) -> None:
+        with self._lock():
+            self._stop()
+
+    def our_pids(self) -> set[int]:
+        """Every process of this cluster: by pid file, by the cluster dir in its command line, and every
+        process inside a node's namespaces (job steps, planted hangs, ssh sessions)."""
+        prefix = str(self.dir) + "/"
+        found = set()
+        files = list(self.dir.glob("nodes/*/sshd.pid")) + [self.slurm.munge_dir / "munged.pid"]
+        files += list(self.slurm.dir.glob("*.pid"))
+        for f in files:
+            pid = read_pid(f)
+            if alive(pid) and prefix in args(pid):
+                found.add(pid)
+        for pid in all_pids():
+            line = args(pid)
+            if prefix not in line:
+                continue
+            exe = exe_name(pid)
+            argv = cmdline(pid)
+            if exe in DAEMONS or (exe in ("sh", "dash", "bash") and len(argv) > 1 and argv[1].startswith(prefix)):
+                found.add(pid)
+        host_ns = mnt_ns(os.getpid())
+        node_ns = {mnt_ns(p) for p in found if exe_name(p) in ("sshd", "slurmd")} - {None, host_ns}
+        if node_ns:
+            found |= {p for p in all_pids() if mnt_ns(p) in node_ns}
+        return found
+
+    def _stop(self) -> None:
+        if not self.dir.exists():
+            return
+        kill_all(self.our_pids())
+        leftovers = self.our_pids()
+        if leftovers:
+            kill_all(leftovers)
+        for f in list(self.dir.glob("nodes/*/sshd.pid")) + list(self.slurm.dir.glob("*.pid")):
+            f.unlink(missing_ok=True)
+        for f in (self.slurm.munge_dir / "munged.pid", self.slurm.socket, self.slurm.socket.with_name(
+                "munge.socket.lock"), self.state_file):
+            f.unlink(missing_ok=True)
+
+
+def _listen_inode(addr: str, port: int) -> str | None:
+    want = f"{socket.inet_aton(addr)[::-1].hex().upper()}:{port:04X}"
+    try:
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            parts = line.split()
+            if parts[1] == want and parts[3] == "0A":
+                return parts[9]
+    except OSError:
+        pass
+    return None

@@ -1,0 +1,680 @@
+"""Realise one node's spec as files: the tree bound over the node's /usr/local and the other small files.
+
+Everything is written into the node's directory; nodes.py mounts it inside the node's mount namespace.
+Files that are bind-mounted singly (osrelease, uname) are rewritten in place so a running node sees the
+change; the /usr/local tree is emptied and refilled (the directory itself, the mount source, stays).
+The fakes are POSIX sh scripts, so they work on a node whose python is planted absent.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import stat
+import zlib
+from pathlib import Path
+
+from . import cuda_facts as cf
+from .spec import as_list
+
+REPO = Path(__file__).resolve().parents[2]
+VENV_PYTHON = REPO / ".venv" / "bin" / "python"
+BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+GCC_YEAR = {7: 2017, 8: 2018, 9: 2019, 10: 2020, 11: 2021, 12: 2022, 13: 2023, 14: 2024, 15: 2025}
+# Realistic failure text for `fail:`; other commands get a generic one.
+FAIL_TEXT = {
+    "nvidia-smi": ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+                   "Make sure that the latest NVIDIA driver is installed and running.", 9),
+    "nvcc": ("nvcc fatal   : Could not open input file /dev/null", 1),
+}
+
+
+def write(path: Path, text: str, mode: int = 0o644) -> None:
+    """Write in place (same inode), so a file bind-mounted into a running node shows the new text."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as fh:
+        fh.write(text)
+    os.chmod(path, mode)
+
+
+def script(path: Path, body: str) -> None:
+    write(path, "#!/bin/sh\n" + body.lstrip("\n"), 0o755)
+
+
+def heredoc(text: str) -> str:
+    return f"cat <<'CLUSTERDOC_EOF'\n{text.rstrip(chr(10))}\nCLUSTERDOC_EOF\n"
+
+
+def toolkit_dir(version: str) -> str:
+    return f"/usr/local/cuda-{cf.short(version)}"
+
+
+def python_minor(python: str | None) -> str:
+    """"3.11" for the python the node runs (where its dist-packages live)."""
+    real = os.path.realpath(python or "/usr/bin/python3")
+    m = re.search(r"python(\d+\.\d+)$", real)
+    return m.group(1) if m else "3.11"
+
+
+# ---------------------------------------------------------------- environment
+def node_env(spec: dict) -> dict:
+    """Variables every ssh session on the node gets (sshd SetEnv)."""
+    env = {}
+    path_kits = [toolkit_dir(v) + "/bin" for v in as_list(spec.get("path_toolkit"))]
+    env["PATH"] = ":".join(path_kits + [BASE_PATH])
+    ld_kits = [toolkit_dir(v) + "/lib64" for v in as_list(spec.get("ld_toolkit"))]
+    if ld_kits:
+        env["LD_LIBRARY_PATH"] = ":".join(ld_kits)
+    home = spec.get("cuda_home")
+    if home:
+        env["CUDA_HOME"] = home if str(home).startswith("/") else toolkit_dir(home)
+    for key, value in (spec.get("env") or {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[str(key)] = str(value)
+    return env
+
+
+# ---------------------------------------------------------------- nvidia-smi
+def expand_gpus(spec: dict) -> list[dict]:
+    gpus = []
+    for group in spec.get("gpus") or []:
+        for _ in range(int(group.get("count", 1))):
+            i = len(gpus)
+            gpus.append({
+                "index": i, "name": str(group.get("model", "NVIDIA A100-SXM4-80GB")),
+                "cap": str(group.get("capability", "8.0")), "mem": int(group.get("memory_mib", 81920)),
+                "uuid": f"GPU-{i:08x}-c1d0-4c0c-9e5a-{zlib.crc32(str(group.get('model')).encode()) % 10**12:012d}",
+                "bus": f"00000000:{0x07 + 0x10 * i:02X}:00.0",
+            })
+    return gpus
+
+
+def nvidia_smi(spec: dict, gpus: list[dict]) -> str:
+    driver = str(spec.get("driver") or "550.54.14")
+    cuda = cf.driver_cuda(driver)
+    has_cap = cf.vtuple(driver)[0] >= 510  # compute_cap is not a query field on older drivers
+    # One sh `case` per GPU sets the values; `value` maps a field name to text (units stripped on nounits).
+    per_gpu = []
+    for g in gpus:
+        per_gpu.append(
+            f"    {g['index']}) NAME={shlex.quote(g['name'])}; UUID={g['uuid']}; BUS={g['bus']}; "
+            f"MEM={g['mem']}; CAP={g['cap']};;")
+    def row(a: str, b: str, c: str) -> str:
+        return f"|{a[:41]:<41}|{b[:24]:<24}|{c[:22]:<22}|"
+
+    banner_rows = []
+    for g in gpus:
+        banner_rows += [
+            row(f"{g['index']:>4}  {g['name'][:24]:<24}{'On':>9}  ", f"{g['bus']:>19} Off ", f"{'0':>21} "),
+            row(f" N/A   30C    P0{'60W /  400W':>24} ", f"{'0MiB / ':>13}{str(g['mem']) + 'MiB':>10} ",
+                f"{'0%      Default':>21} "),
+            row("", "", f"{'Disabled':>21} "),
+            "+-----------------------------------------+------------------------+----------------------+",
+        ]
+    head = f"| NVIDIA-SMI {driver:<22} Driver Version: {driver:<14} CUDA Version: {cuda:<8} |"
+    banner = "\n".join([
+        "+-----------------------------------------------------------------------------------------+",
+        f"{head[:-1]:<89}|",
+        "|-----------------------------------------+------------------------+----------------------+",
+        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+        "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+        "|                                         |                        |               MIG M. |",
+        "|=========================================+========================+======================|",
+        *banner_rows,
+        "",
+        "+-----------------------------------------------------------------------------------------+",
+        "| Processes:                                                                              |",
+        "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |",
+        "|        ID   ID                                                               Usage      |",
+        "|=========================================================================================|",
+        "|  No running processes found                                                             |",
+        "+-----------------------------------------------------------------------------------------+",
+    ])
+    listing = "\n".join(f"GPU {g['index']}: {g['name']} (UUID: {g['uuid']})" for g in gpus)
+    return f'''
+# Fake nvidia-smi of the clusterdoc test cluster: answers like driver {driver} with {len(gpus)} GPU(s).
+DRIVER={driver}; CUDA={cuda}; COUNT={len(gpus)}; HAS_CAP={1 if has_cap else 0}
+gpu() {{
+  case "$1" in
+{chr(10).join(per_gpu)}
+  esac
+}}
+# header and value of one field for the current GPU; returns 1 for a field nvidia-smi does not know
+field() {{
+  case "$1" in
+    index) H=index; V=$I;;
+    name|gpu_name) H=name; V=$NAME;;
+    uuid|gpu_uuid) H=uuid; V=$UUID;;
+    pci.bus_id|gpu_bus_id) H=pci.bus_id; V=$BUS;;
+    compute_cap) [ "$HAS_CAP" = 1 ] || return 1; H=compute_cap; V=$CAP;;
+    memory.total) H="memory.total [MiB]"; V="$MEM MiB";;
+    memory.used) H="memory.used [MiB]"; V="0 MiB";;
+    memory.free) H="memory.free [MiB]"; V="$MEM MiB";;
+    driver_version) H=driver_version; V=$DRIVER;;
+    count) H=count; V=$COUNT;;
+    serial|gpu_serial) H=serial; V="132032000${{I}}000";;
+    vbios_version) H=vbios_version; V=92.00.36.00.01;;
+    persistence_mode) H=persistence_mode; V=Enabled;;
+    pstate) H=pstate; V=P0;;
+    compute_mode) H=compute_mode; V=Default;;
+    mig.mode.current) H=mig.mode.current; V=Disabled;;
+    utilization.gpu) H="utilization.gpu [%]"; V="0 %";;
+    utilization.memory) H="utilization.memory [%]"; V="0 %";;
+    temperature.gpu) H=temperature.gpu; V=30;;
+    power.draw) H="power.draw [W]"; V="60.00 W";;
+    power.limit) H="power.limit [W]"; V="400.00 W";;
+    clocks.sm|clocks.current.sm) H="clocks.current.sm [MHz]"; V="1410 MHz";;
+    clocks.max.sm) H="clocks.max.sm [MHz]"; V="1410 MHz";;
+    *) return 1;;
+  esac
+  [ "$NOUNITS" = 1 ] && V=${{V% MiB}} && V=${{V% %}} && V=${{V% W}} && V=${{V% MHz}}
+  return 0
+}}
+QUERY=; FORMAT=; ONLY=; LIST=0; DETAIL=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --query-gpu=*) QUERY=${{1#--query-gpu=}};;
+    --query-gpu) shift; QUERY=$1;;
+    --format=*) FORMAT=${{1#--format=}};;
+    --format) shift; FORMAT=$1;;
+    -i|--id) shift; ONLY=$1;;
+    --id=*) ONLY=${{1#--id=}};;
+    -L|--list-gpus) LIST=1;;
+    -q|--query) DETAIL=1;;
+    -h|--help) echo "NVIDIA System Management Interface -- v$DRIVER"; exit 0;;
+    *) echo "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help."; exit 2;;
+  esac
+  shift
+done
+if [ "$COUNT" = 0 ]; then
+  echo "No devices were found"; exit 6
+fi
+INDEXES=$(i=0; while [ $i -lt $COUNT ]; do echo $i; i=$((i+1)); done)
+if [ -n "$ONLY" ]; then
+  case " $(echo $INDEXES) " in *" $ONLY "*) INDEXES=$ONLY;; *) echo "No devices were found"; exit 6;; esac
+fi
+if [ "$LIST" = 1 ]; then
+{heredoc(listing)}  exit 0
+fi
+if [ -n "$QUERY" ]; then
+  case ",$FORMAT," in
+    *,csv,*) ;;
+    *) echo '"--format=" switch is missing. Please run "nvidia-smi -h" for help.'; exit 2;;
+  esac
+  NOHEADER=0; NOUNITS=0
+  case ",$FORMAT," in *,noheader,*) NOHEADER=1;; esac
+  case ",$FORMAT," in *,nounits,*) NOUNITS=1;; esac
+  FIELDS=$(echo "$QUERY" | tr ',' ' ')
+  I=0; gpu 0
+  for f in $FIELDS; do
+    field "$f" || {{ printf 'Field "%s" is not a valid field to query.\\n\\n' "$f"; exit 2; }}
+  done
+  if [ "$NOHEADER" = 0 ]; then
+    line=; for f in $FIELDS; do field "$f"; line="${{line:+$line, }}$H"; done; echo "$line"
+  fi
+  for I in $INDEXES; do
+    gpu "$I"; line=
+    for f in $FIELDS; do field "$f"; line="${{line:+$line, }}$V"; done
+    echo "$line"
+  done
+  exit 0
+fi
+if [ "$DETAIL" = 1 ]; then
+  echo; echo "==============NVSMI LOG=============="; echo
+  echo "Driver Version                            : $DRIVER"
+  echo "CUDA Version                              : $CUDA"; echo
+  echo "Attached GPUs                             : $COUNT"
+  for I in $INDEXES; do
+    gpu "$I"
+    echo "GPU $BUS"
+    echo "    Product Name                          : $NAME"
+    echo "    GPU UUID                              : $UUID"
+    echo "    FB Memory Usage"
+    echo "        Total                             : $MEM MiB"
+  done
+  exit 0
+fi
+date '+%a %b %e %H:%M:%S %Y'
+{heredoc(banner)}'''
+
+
+# ---------------------------------------------------------------- nvcc and toolkits
+def nvcc(version: str) -> str:
+    ver, short_v = cf.full(version), cf.short(version)
+    major = cf.vtuple(short_v)[0]
+    year = {10: 2019, 11: 2022, 12: 2023, 13: 2025}.get(major, 2023)
+    text = (f"nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-{year} NVIDIA Corporation\n"
+            f"Built on Mon_Apr__3_17:16:06_PDT_{year}\nCuda compilation tools, release {short_v}, V{ver}\n"
+            f"Build cuda_{short_v}.r{short_v}/compiler.32688072_0")
+    arches = cf.gpu_arches(short_v)
+    list_arch = (f"printf '%s\\n' {' '.join(arches)}; exit 0" if cf.vtuple(short_v) >= (11, 0)
+                 else "echo \"nvcc fatal   : Unknown option '$a'\" >&2; exit 1")
+    codes = " ".join(a.replace("compute_", "sm_") for a in arches)
+    limit = cf.max_gcc(short_v)
+    return f'''
+# Fake nvcc {ver} of the clusterdoc test cluster.
+for a in "$@"; do
+  case "$a" in
+    --version|-V)
+{heredoc(text)}      exit 0;;
+    --list-gpu-arch|-arch-ls) {list_arch};;
+    --list-gpu-code|-code-ls) printf '%s\\n' {codes}; exit 0;;
+    -allow-unsupported-compiler|--allow-unsupported-compiler) ALLOW=1;;
+  esac
+done
+# A compile: refuse a too-new host gcc the way host_config.h does, otherwise say what this is.
+GCC_MAJOR=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
+if [ -z "$ALLOW" ] && [ -n "$GCC_MAJOR" ] && [ "$GCC_MAJOR" -gt {limit} ]; then
+  echo "/usr/local/cuda-{short_v}/bin/../targets/x86_64-linux/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! gcc versions later than {limit} are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check; however, using an unsupported host compiler may cause compilation failure or incorrect run time execution. Use at your own risk." >&2
+  exit 1
+fi
+echo "nvcc fatal   : fake nvcc of the clusterdoc test cluster: compiling is not available" >&2
+exit 1
+'''
+
+
+def host_config(version: str) -> str:
+    limit = cf.max_gcc(version)
+    return f"""/*
+ * host_config.h of the fake CUDA {cf.short(version)} toolkit (clusterdoc test cluster).
+ * Same shape as the real header: the gcc limit is an #error guarded by __GNUC__.
+ */
+
+#if !defined(__HOST_CONFIG_H__)
+#define __HOST_CONFIG_H__
+
+#if defined(__GNUC__)
+
+#if __GNUC__ > {limit}
+
+#error -- unsupported GNU version! gcc versions later than {limit} are not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check; however, using an unsupported host compiler may cause compilation failure or incorrect run time execution. Use at your own risk.
+
+#endif /* __GNUC__ > {limit} */
+
+#endif /* __GNUC__ */
+
+#endif /* !__HOST_CONFIG_H__ */
+"""
+
+
+def make_toolkit(local: Path, version: str, libs: "StubLibs | None") -> None:
+    ver, short_v = cf.full(version), cf.short(version)
+    root = local / f"cuda-{short_v}"
+    target = root / "targets" / "x86_64-linux"
+    script(root / "bin" / "nvcc", nvcc(version))
+    write(target / "include" / "crt" / "host_config.h", host_config(version))
+    write(target / "include" / "cuda_runtime_api.h",
+          f"#define CUDART_VERSION {cf.vtuple(short_v)[0] * 1000 + cf.vtuple(short_v)[1] * 10}\n")
+    (root / "include").symlink_to("targets/x86_64-linux/include")
+    (root / "lib64").symlink_to("targets/x86_64-linux/lib")
+    lib = target / "lib"
+    lib.mkdir(parents=True, exist_ok=True)
+    real = lib / f"libcudart.so.{ver}"
+    if libs:
+        libs.cudart(short_v, real)
+    else:
+        write(real, "")
+    soname = cf.cudart_soname(short_v)
+    (lib / soname).symlink_to(real.name)
+    (lib / "libcudart.so").symlink_to(soname)
+    if cf.vtuple(short_v) >= (11, 1):
+        write(root / "version.json", json.dumps({
+            "cuda": {"name": "CUDA SDK", "version": ver},
+            "cuda_cudart": {"name": "CUDA Runtime (cudart)", "version": ver},
+            "cuda_nvcc": {"name": "CUDA NVCC", "version": ver},
+        }, indent=3) + "\n")
+    else:
+        write(root / "version.txt", f"CUDA Version {ver}\n")
+
+
+# ---------------------------------------------------------------- gcc, uname, hang/fail
+def gcc(name: str, version: str) -> str:
+    major = cf.vtuple(version)[0]
+    text = (f"{name} (GCC) {version}\nCopyright (C) {GCC_YEAR.get(major, 2023)} Free Software Foundation, Inc.\n"
+            "This is free software; see the source for copying conditions.  There is NO\n"
+            "warranty; not even for MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.\n")
+    real = {"gcc": "/usr/bin/gcc", "g++": "/usr/bin/g++", "cc": "/usr/bin/cc", "c++": "/usr/bin/c++"}[name]
+    return f'''
+# Fake {name} {version} of the clusterdoc test cluster: reports the spec version, compiles with the real one.
+for a in "$@"; do
+  case "$a" in
+    --version)
+{heredoc(text)}      exit 0;;
+    -dumpversion) echo {major}; exit 0;;
+    -dumpfullversion) echo {version}; exit 0;;
+  esac
+done
+exec {real} "$@"
+'''
+
+
+def uname(real: Path, release_file: str = "/proc/sys/kernel/osrelease") -> str:
+    """A uname that reports the node's kernel release (read from the bind-mounted osrelease)."""
+    return f'''
+# Fake uname of the clusterdoc test cluster: the real one, with the node's kernel release.
+REAL={shlex.quote(str(real))}
+REL=$(cat {release_file})
+[ $# -eq 0 ] && exec "$REAL"
+out=
+for a in "$@"; do
+  case "$a" in
+    --help|--version) exec "$REAL" "$a";;
+    -a|--all) printf '%s %s %s %s %s GNU/Linux\\n' "$("$REAL" -s)" "$("$REAL" -n)" "$REL" "$("$REAL" -v)" "$("$REAL" -m)"; exit 0;;
+    -r|--kernel-release) out="$out r";;
+    --*) out="$out $("$REAL" "$a")";;
+    -*) flags=${{a#-}}
+        while [ -n "$flags" ]; do c=${{flags%"${{flags#?}}"}}; flags=${{flags#?}}; out="$out $c"; done;;
+    *) exec "$REAL" "$a";;
+  esac
+done
+line=
+for c in $out; do
+  case "$c" in
+    r) v=$REL;;
+    a) v=;;
+    ?) v=$("$REAL" -"$c") || exit 1;;
+    *) v=$c;;
+  esac
+  line="${{line:+$line }}$v"
+done
+echo "$line"
+'''
+
+
+def hang(name: str) -> str:
+    return f"# {name}, planted to hang (clusterdoc test cluster)\nexec sleep infinity\n"
+
+
+def fail(name: str) -> str:
+    text, code = FAIL_TEXT.get(name, (f"{name}: error: planted failure (clusterdoc test cluster)", 1))
+    return f"# {name}, planted to fail (clusterdoc test cluster)\necho {shlex.quote(text)} >&2\nexit {code}\n"
+
+
+# ---------------------------------------------------------------- python packages
+def torch_stub(spec_torch: dict, gpus: list[dict], driver: str | None) -> dict[str, str]:
+    version = str(spec_torch.get("version", "2.3.1+cu121"))
+    cuda = spec_torch.get("cuda")
+    cuda = str(cuda) if cuda else None
+    arch = [str(a) for a in spec_torch.get("arch_list") or []]
+    nccl = tuple(int(x) for x in str(spec_torch.get("nccl") or "2.20.5").split("."))
+    available = bool(gpus) and cuda is not None and cf.driver_runs(driver, cuda)
+    devices = [{"name": g["name"], "cap": tuple(int(x) for x in g["cap"].split(".")), "mem": g["mem"]}
+               for g in gpus] if cuda else []
+    return {
+        "__init__.py": f'''"""torch stub of the clusterdoc test cluster: answers version queries like torch {version}."""
+__version__ = {version!r}
+from . import version, cuda, distributed  # noqa: E402,F401
+''',
+        "version.py": f"__version__ = {version!r}\ncuda = {cuda!r}\ngit_version = 'clusterdoc-stub'\nhip = None\n",
+        "cuda/__init__.py": f'''import warnings as _warnings
+from . import nccl  # noqa: F401
+
+_AVAILABLE = {available!r}
+_DEVICES = {devices!r}
+_ARCH_LIST = {arch!r}
+_DRIVER_TOO_OLD = {bool(gpus) and cuda is not None and not available!r}
+
+
+class _Props:
+    def __init__(self, d):
+        self.name = d["name"]
+        self.major, self.minor = d["cap"]
+        self.total_memory = d["mem"] * 1024 * 1024
+        self.multi_processor_count = 108
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{{self.name}}', major={{self.major}}, minor={{self.minor}}, "
+                f"total_memory={{self.total_memory // (1024 * 1024)}}MB, multi_processor_count={{self.multi_processor_count}})")
+
+
+def is_available():
+    if _DRIVER_TOO_OLD:
+        _warnings.warn("CUDA initialization: The NVIDIA driver on your system is too old. "
+                       "Please update your GPU driver.")
+    return _AVAILABLE
+
+
+def device_count():
+    return len(_DEVICES) if _AVAILABLE else 0
+
+
+def _device(i):
+    if not _AVAILABLE:
+        raise RuntimeError("Found no NVIDIA driver on your system." if not _DEVICES else
+                           "The NVIDIA driver on your system is too old.")
+    i = int(getattr(i, "index", i) or 0)
+    if not 0 <= i < len(_DEVICES):
+        raise AssertionError("Invalid device id")
+    return _DEVICES[i]
+
+
+def get_device_capability(device=None):
+    return tuple(_device(device)["cap"])
+
+
+def get_device_name(device=None):
+    return _device(device)["name"]
+
+
+def get_device_properties(device=None):
+    return _Props(_device(device))
+
+
+def get_arch_list():
+    return list(_ARCH_LIST) if _AVAILABLE else []
+
+
+def is_bf16_supported():
+    return _AVAILABLE and _DEVICES[0]["cap"][0] >= 8
+''',
+        "cuda/nccl.py": f"def version():\n    return {nccl!r}\n",
+        "distributed/__init__.py": (
+            "def is_available():\n    return True\n\n\n"
+            f"def is_nccl_available():\n    return {cuda is not None!r}\n\n\n"
+            "def is_gloo_available():\n    return True\n"),
+    }
+
+
+DS_OPS = ["async_io", "cpu_adagrad", "cpu_adam", "cpu_lion", "deepspeed_not_implemented", "evoformer_attn",
+          "fp_quantizer", "fused_adam", "fused_lamb", "fused_lion", "gds", "inference_core_ops", "cutlass_ops",
+          "transformer_inference", "quantizer", "ragged_device_ops", "ragged_ops", "random_ltd", "sparse_attn",
+          "spatial_inference", "transformer", "stochastic_transformer", "utils"]
+
+
+def deepspeed_stub(spec_ds: dict, spec_torch) -> dict[str, str]:
+    version = str(spec_ds.get("version", "0.14.4"))
+    ops = spec_ds.get("ops") or []
+    installed = dict.fromkeys(DS_OPS, False)
+    if isinstance(ops, dict):
+        installed.update({str(k): bool(v) for k, v in ops.items()})
+    else:
+        installed.update(dict.fromkeys((str(o) for o in ops), True))
+    torch_info = spec_ds.get("torch_info")
+    if not torch_info:
+        t = spec_torch if isinstance(spec_torch, dict) else {}
+        torch_info = {
+            "version": cf.short(str(t.get("version", "0.0")).split("+")[0]),
+            "bf16_support": False,
+            "cuda_version": str(t.get("cuda") or "0.0"),
+            "nccl_version": cf.short(str(t.get("nccl") or "0.0")),
+            "hip_version": "0.0",
+        }
+    compatible = spec_ds.get("compatible_ops") or dict.fromkeys(installed, True)
+    info = (f"version = {version!r}\ngit_hash = 'unknown'\ngit_branch = 'unknown'\n"
+            f"installed_ops = {installed!r}\ncompatible_ops = {compatible!r}\n"
+            f"accelerator_name = 'cuda'\ntorch_info = {torch_info!r}\n")
+    return {
+        "__init__.py": f'"""deepspeed stub of the clusterdoc test cluster."""\n__version__ = {version!r}\n'
+                       "from . import git_version_info  # noqa: E402,F401\n",
+        "git_version_info.py": info,
+        "git_version_info_installed.py": info,
+    }
+
+
+# ---------------------------------------------------------------- the whole node
+def realise(node_dir: Path, name: str, spec: dict, shared: Path, libs: "StubLibs | None" = None) -> dict:
+    """(Re)write the node's files from its spec; returns the node's environment (for sshd SetEnv)."""
+    local = node_dir / "local"
+    local.mkdir(parents=True, exist_ok=True)
+    for child in local.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    for sub in ("bin", "sbin", "lib", "include", "share", "etc"):
+        (local / sub).mkdir()
+
+    gpus = expand_gpus(spec)
+    bin_dir = local / "bin"
+    if gpus:
+        script(bin_dir / "nvidia-smi", nvidia_smi(spec, gpus))
+    toolkits = [str(v) for v in as_list(spec.get("toolkits"))]
+    for version in toolkits:
+        make_toolkit(local, version, libs)
+    link = as_list(spec.get("path_toolkit")) or sorted(toolkits, key=cf.vtuple)[-1:]
+    if link:
+        (local / "cuda").symlink_to(f"cuda-{cf.short(link[0])}")
+    if spec.get("gcc") and str(spec["gcc"]).lower() != "none":
+        for cc in ("gcc", "g++", "cc", "c++"):
+            script(bin_dir / cc, gcc(cc, str(spec["gcc"])))
+    if spec.get("libaio"):
+        if libs:
+            libs.libaio(local / "lib" / "libaio.so.1")
+        else:
+            write(local / "lib" / "libaio.so.1", "")
+
+    python = spec.get("python")
+    torch = spec.get("torch")
+    python_none = str(python).lower() == "none"
+    if torch == "real" and not python_none:
+        for exe in ("python3", "python"):
+            script(bin_dir / exe, f"exec {shlex.quote(str(VENV_PYTHON))} \"$@\"\n")
+    elif python and not python_none and python != "/usr/bin/python3":
+        for exe in ("python3", "python"):
+            script(bin_dir / exe, f"exec {shlex.quote(str(python))} \"$@\"\n")
+    site = local / "lib" / f"python{python_minor(None if python_none else python)}" / "dist-packages"
+    site.mkdir(parents=True)
+    if isinstance(torch, dict):
+        for rel, text in torch_stub(torch, gpus, spec.get("driver")).items():
+            write(site / "torch" / rel, text)
+    if isinstance(spec.get("deepspeed"), dict):
+        for rel, text in deepspeed_stub(spec["deepspeed"], torch).items():
+            write(site / "deepspeed" / rel, text)
+
+    for cmd in as_list(spec.get("fail")):
+        for target in _command_paths(local, str(cmd), spec):
+            script(target, fail(str(cmd)))
+    for cmd in as_list(spec.get("hang")):
+        for target in _command_paths(local, str(cmd), spec):
+            script(target, hang(str(cmd)))
+
+    write(node_dir / "osrelease", str(spec.get("kernel") or "5.15.0-105-generic") + "\n")
+    uname_body = uname(shared / "uname.real")
+    if "uname" in map(str, as_list(spec.get("hang"))):
+        uname_body = hang("uname")
+    elif "uname" in map(str, as_list(spec.get("fail"))):
+        uname_body = fail("uname")
+    script(node_dir / "uname", uname_body)
+
+    env = node_env(spec)
+    write(node_dir / "spec.json", json.dumps(spec, indent=1, sort_keys=True) + "\n")
+    write(node_dir / "env.json", json.dumps(env, indent=1, sort_keys=True) + "\n")
+    return env
+
+
+def _command_paths(local: Path, cmd: str, spec: dict) -> list[Path]:
+    """Where a planted hang/fail command goes: over each fake of that name, else first on PATH."""
+    if cmd == "uname":
+        return []  # /usr/bin/uname is its own bind mount, handled by the caller
+    if cmd == "nvcc":
+        kits = [local / f"cuda-{cf.short(v)}" / "bin" / "nvcc" for v in as_list(spec.get("toolkits"))]
+        return kits or [local / "bin" / "nvcc"]
+    return [local / "bin" / cmd]
+
+
+def whiteouts(spec: dict) -> list[str]:
+    """Names in /usr/bin the node must not have (python: none / gcc: none)."""
+    names = []
+    if str(spec.get("python")).lower() == "none":
+        names += [n for n in os.listdir("/usr/bin") if re.fullmatch(r"python[0-9.]*", n)]
+    if str(spec.get("gcc")).lower() == "none":
+        names += [n for n in os.listdir("/usr/bin") if re.fullmatch(r"(gcc|g\+\+|cc|c\+\+)(-[0-9.]+)?", n)]
+    return sorted(set(names))
+
+
+class StubLibs:
+    """Real ELF stand-ins compiled once per cluster (so ctypes/ldd see loadable libraries)."""
+
+    def __init__(self, shared: Path):
+        self.dir = shared / "libs"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.cc = shutil.which("gcc", path="/usr/bin")
+
+    def _build(self, out: Path, source: str, soname: str) -> Path | None:
+        if out.exists():
+            return out
+        if not self.cc:
+            return None
+        import subprocess
+        src = out.with_suffix(".c")
+        src.write_text(source)
+        proc = subprocess.run([self.cc, "-shared", "-fPIC", "-O1", f"-Wl,-soname,{soname}", "-o", str(out), str(src)],
+                              capture_output=True, text=True, timeout=60)
+        return out if proc.returncode == 0 else None
+
+    def _place(self, built: Path | None, dest: Path) -> None:
+        if built:
+            shutil.copyfile(built, dest)
+            os.chmod(dest, 0o755)
+        else:
+            write(dest, "")
+
+    def cudart(self, short_v: str, dest: Path) -> None:
+        major, minor = cf.vtuple(short_v)[:2]
+        number = major * 1000 + minor * 10
+        src = (f"/* fake libcudart {short_v} */\nint cudaRuntimeGetVersion(int *v) {{ *v = {number}; return 0; }}\n"
+               "int cudaGetDeviceCount(int *n) { *n = 0; return 100; /* cudaErrorNoDevice */ }\n")
+        self._place(self._build(self.dir / f"libcudart-{short_v}.so", src, cf.cudart_soname(short_v)), dest)
+
+    def uname_preload(self) -> Path | None:
+        """For /etc/ld.so.preload in the nodes: uname(2) callers (python's os.uname, platform.release)
+        see the release from the node's bind-mounted /proc/sys/kernel/osrelease, like `uname -r` does."""
+        src = r"""/* clusterdoc test cluster: uname() with the node's kernel release */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+int uname(struct utsname *buf) {
+    if (syscall(SYS_uname, buf) != 0) return -1;
+    int fd = open("/proc/sys/kernel/osrelease", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char rel[sizeof buf->release];
+        ssize_t n = read(fd, rel, sizeof rel - 1);
+        close(fd);
+        if (n > 0) {
+            rel[n] = 0;
+            char *nl = strchr(rel, '\n');
+            if (nl) *nl = 0;
+            memcpy(buf->release, rel, strlen(rel) + 1);
+        }
+    }
+    return 0;
+}
+"""
+        return self._build(self.dir / "uname_release.so", src, "uname_release.so")
+
+    def libaio(self, dest: Path) -> None:
+        src = ("/* fake libaio */\nint io_setup(unsigned n, void **ctx) { return -38; }\n"
+               "int io_submit(void *ctx, long n, void **iocbs) { return -38; }\n"
+               "int io_destroy(void *ctx) { return 0; }\n")
+        self._place(self._build(self.dir / "libaio.so.1", src, "libaio.so.1"), dest)
+
+
+def chmod_x(path: Path) -> None:
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
