@@ -62,7 +62,14 @@ class Slurm:
         lines.append("PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP")
         self.conf.write_text("\n".join(lines) + "\n")
         gres_lines = ["# gres.conf: counts only (the GPUs are fakes, there are no device files)", "AutoDetect=off"]
-        gres_lines += [f"NodeName={n.name} Name=gpu Count={gpus[n.name]}" for n in nodes if gpus.get(n.name)]
+        # slurmd ignores file-less GPUs, so each GPU gets a stand-in "device" file (plain file, task/none
+        # never touches it); jobs asking for GPUs then get CUDA_VISIBLE_DEVICES like on a real node.
+        dev = self.dir / "dev"
+        dev.mkdir(exist_ok=True)
+        for i in range(max(gpus.values(), default=0)):
+            (dev / f"nvidia{i}").touch()
+        gres_lines += [f"NodeName={n.name} Name=gpu File={dev}/nvidia[0-{gpus[n.name] - 1}]"
+                       for n in nodes if gpus.get(n.name)]
         (self.dir / "gres.conf").write_text("\n".join(gres_lines) + "\n")
 
     # ------------------------------------------------------------ daemons
