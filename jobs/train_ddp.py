@@ -40,7 +40,7 @@ def make_data(samples: int, seed: int) -> TensorDataset:
     g = torch.Generator().manual_seed(seed)  # the same data on every rank; the sampler splits it
     x = torch.randn(samples, 16, generator=g)
     w = torch.randn(16, 1, generator=g)
-    y = x @ w + 0.01 * torch.randn(samples, 1, generator=g)
+    y = x @ w / 4 + 0.01 * torch.randn(samples, 1, generator=g)  # unit-ish variance: a stable lr
     return TensorDataset(x, y)
 
 
