@@ -31,12 +31,10 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
 Usage: python3 probe.py [--timeout SEC] [--mesh PEER ...]
 """
 
-import glob
 import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -74,6 +72,16 @@ def run(argv, timeout, env=None):
             pass
         raise
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def listdir_prefix(dirpath, prefix):
+    """Paths in dirpath whose name starts with prefix, sorted (glob without importing glob: the probe
+    runs on every node at every check, so its start-up time counts)."""
+    try:
+        names = os.listdir(dirpath)
+    except OSError:
+        return []
+    return sorted(os.path.join(dirpath, n) for n in names if n.startswith(prefix))
 
 
 def which(name, path=None):
@@ -225,7 +233,7 @@ def toolkit_version(path, timeout):
 
 
 def has_libcudart(dirpath):
-    return bool(glob.glob(os.path.join(dirpath, "libcudart.so*")))
+    return bool(listdir_prefix(dirpath, "libcudart.so"))
 
 
 def probe_toolkit(path, timeout):
@@ -241,13 +249,13 @@ def probe_toolkit(path, timeout):
 
 
 def toolkit_dirs():
-    return sorted(p for p in glob.glob("/usr/local/cuda-*") if os.path.isdir(p))
+    return [p for p in listdir_prefix("/usr/local", "cuda-") if os.path.isdir(p)]
 
 
 def probe_libcudart_first(toolkits):
     for d in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
         if d and has_libcudart(d):
-            found = sorted(glob.glob(os.path.join(d, "libcudart.so*")))[0]
+            found = listdir_prefix(d, "libcudart.so")[0]
             real = os.path.realpath(d)
             owner = None
             for tk in toolkits:
@@ -309,14 +317,12 @@ def probe_torch(timeout):
 
 
 def _find_package_dir(name):
-    import importlib.util
-    try:
-        spec = importlib.util.find_spec(name)  # finds, does not import
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return list(spec.submodule_search_locations)[0]
+    """The directory of an installed package, found along sys.path without importing it."""
+    for entry in sys.path:
+        cand = os.path.join(entry or ".", name)
+        if os.path.isfile(os.path.join(cand, "__init__.py")):
+            return cand
+    return None
 
 
 def _load_data_module(path):
@@ -346,7 +352,8 @@ def probe_deepspeed(timeout):
         facts["version"] = m.group(1) if m else None
     # The manifest `clusterdoc build-wheel` writes: where, for which GPUs, the wheel was built.
     candidates = [os.path.join(pkg, "clusterdoc-wheel.json")]
-    candidates += glob.glob(os.path.join(os.path.dirname(pkg), "deepspeed-*.dist-info", "clusterdoc-wheel.json"))
+    candidates += [os.path.join(d, "clusterdoc-wheel.json") for d in listdir_prefix(os.path.dirname(pkg), "deepspeed-")
+                   if d.endswith(".dist-info")]
     for cand in candidates:
         text = read(cand)
         if text:
@@ -406,7 +413,7 @@ LIB_DIRS = ["/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
 
 
 def probe_libaio(timeout):
-    lib = any(glob.glob(os.path.join(d, "libaio.so*")) for d in LIB_DIRS)
+    lib = any(listdir_prefix(d, "libaio.so") for d in LIB_DIRS)
     header = os.path.exists("/usr/include/libaio.h")
     return lib, header
 
@@ -464,7 +471,7 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None):
     """All facts of this node, as a JSON-ready dict. Never raises for a failing probe."""
     start = time.time()
     facts = {
-        "schema": SCHEMA, "probe": "python", "hostname": socket.gethostname(),
+        "schema": SCHEMA, "probe": "python", "hostname": os.uname()[1],
         "python": {"version": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable},
         "env": {k: os.environ.get(k) for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")},
         "cuda_home": os.environ.get("CUDA_HOME") or None,

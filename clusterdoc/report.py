@@ -7,8 +7,6 @@ import json
 import re
 import sys
 
-from tabulate import tabulate
-
 from clusterdoc.checks import FAIL, OK, RANK, WARN, worst
 
 MARK = {OK: "ok", WARN: "WARN", FAIL: "FAIL", None: "-"}
@@ -61,6 +59,8 @@ def to_json(nodes_json, findings, summ) -> str:
 
 
 def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -> str:
+    from tabulate import tabulate  # only the text report needs it
+
     status = node_status(findings, nodes, checks)
     # Group nodes whose whole row is identical (clush -b / dshbak -c style).
     groups = {}
