@@ -448,3 +448,44 @@ def test_cli_refuses_aio_without_libaio(tmp_path):
     res = cli("--dry-run", "--arch-list", "8.0", "--aio", "--out", str(tmp_path))
     assert res.returncode == 1
     assert "--aio: libaio is missing" in res.stdout and "libaio-dev" in res.stdout and "libaio-devel" in res.stdout
+
+
+# --- the long build's log and progress line -------------------------------------------------------
+
+class FakeTTY:
+    def __init__(self, tty):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_build_output_goes_whole_to_the_log_and_progress_only_to_a_terminal(tmp_path, tty):
+    stream = FakeTTY(tty)
+    log = tmp_path / "build.log"
+    cmd = ["sh", "-c", "echo 'gcc -c csrc/adam/cpu_adam_impl.cpp -o x.o'; sleep 2; echo done; exit 3"]
+    code = build.run_logged(cmd, tmp_path, dict(os.environ), log, "building DeepSpeed", stream=stream)
+    assert code == 3
+    assert log.read_text().splitlines()[1:] == ["gcc -c csrc/adam/cpu_adam_impl.cpp -o x.o", "done"]
+    if tty:
+        assert "\r\033[Kbuilding DeepSpeed 0:0" in stream.text and "  compiling cpu_adam_impl.cpp" in stream.text
+        assert stream.text.endswith("\r\033[K")  # the line is cleared at the end
+    else:
+        assert stream.text == ""
+
+
+def test_a_torch_probe_error_is_reported_once_not_as_missing_torch():
+    from clusterdoc.checks import cuda
+
+    facts = {"torch": None, "python": {"executable": "/py"}, "nvcc": None,
+             "errors": [{"probe": "torch", "message": "importing torch did not finish in 12s"}]}
+    assert preflight.torch_rules(facts, ["utils"]) == []
+    out = preflight.cuda_rules(facts, cuda.check("build host", facts), ["utils"])
+    assert [f.status for f in out] == ["fail"] and "did not finish in 12s" in out[0].message

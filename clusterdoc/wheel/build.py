@@ -221,9 +221,9 @@ class Progress:
             self.stream.flush()
 
 
-def run_logged(cmd: list[str], cwd: Path, env: dict, log_path: Path, label: str) -> int:
+def run_logged(cmd: list[str], cwd: Path, env: dict, log_path: Path, label: str, stream=None) -> int:
     """Run cmd with stdout+stderr going to log_path (whole) and the progress line (TTY only)."""
-    with open(log_path, "a", encoding="utf-8", errors="replace") as log, Progress(label) as progress:
+    with open(log_path, "a", encoding="utf-8", errors="replace") as log, Progress(label, stream) as progress:
         log.write("$ " + " ".join(cmd) + "\n")
         log.flush()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -83,7 +83,9 @@ def describe_gpus(per_host: dict) -> str:
 
 # --- 2. preflight ------------------------------------------------------------------------------------
 
-def build_host_facts(timeout: float = 8.0) -> dict:
+def build_host_facts(timeout: float = 40.0) -> dict:
+    """This machine's facts. Generous timeouts: a busy build host may take long to import torch, and
+    nothing here waits on a remote node."""
     from clusterdoc import probe
 
     return probe.gather(timeout=timeout)

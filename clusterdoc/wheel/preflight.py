@@ -144,6 +144,8 @@ def torch_rules(facts: dict, ops: list[str]) -> list[Finding]:
     torch = facts.get("torch")
     python = (facts.get("python") or {}).get("executable", "python")
     if not torch:
+        if any(e.get("probe") == "torch" for e in facts.get("errors") or []):
+            return []  # the probe's own error says why (reported through the doctor's cuda check)
         return [fail(f"torch is not importable by {python}: DeepSpeed needs it to build any op",
                      f"{python} -m pip install torch")]
     if not torch.get("cuda"):
