@@ -178,11 +178,16 @@ class Cluster:
             self.nodes = make_nodes(self.count)
             timeout = timeout or 30 + 0.5 * self.count
             t0 = time.monotonic()
-            try:
-                self._start(timeout)
-            except BaseException:
-                self._stop()
-                raise
+            for attempt in range(3):
+                try:
+                    self._start(timeout)
+                    break
+                except BaseException as exc:
+                    self._stop()
+                    # another cluster took a port between our pick and our bind: pick again
+                    if not (isinstance(exc, ClusterError) and "already in use" in str(exc) and attempt < 2
+                            and not self.want_port):
+                        raise
             state = self._state()
             state["up_seconds"] = round(time.monotonic() - t0, 2)
             write(self.state_file, json.dumps(state, indent=1) + "\n")
