@@ -302,18 +302,96 @@ print(json.dumps(t))
 """
 
 
-def probe_torch(timeout):
-    if not _find_package_dir("torch"):
-        return None  # not installed: no need to start a second python
-    # A subprocess: a broken torch (or a driver call that hangs) must not take the probe down.
-    try:
-        code, out, err = run([sys.executable, "-c", TORCH_SNIPPET], timeout)
-    except subprocess.TimeoutExpired as exc:
-        raise RuntimeError("importing torch did not finish in %gs" % exc.timeout)
+class Forked(object):
+    """Run a Python snippet in a forked child: isolated like a subprocess (a broken torch, or a driver
+    call that hangs, cannot take the probe down: the child is killed at the deadline), without paying
+    for a second interpreter's start-up on every node. Start it before any thread exists."""
+
+    def __init__(self, snippet):
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: run the snippet with its own stdout/stderr, never return
+            code = 1
+            try:
+                os.setsid()
+                os.close(out_r)
+                os.close(err_r)
+                os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+                os.dup2(out_w, 1)
+                os.dup2(err_w, 2)
+                sys.stdout = os.fdopen(1, "w")
+                sys.stderr = os.fdopen(2, "w")
+                exec(compile(snippet, "<probe child>", "exec"), {"__name__": "__main__"})
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 0
+            except BaseException:
+                import traceback
+                traceback.print_exc()
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            except Exception:
+                pass
+            os._exit(code)
+        os.close(out_w)
+        os.close(err_w)
+        self.pid, self.fds = pid, [out_r, err_r]
+
+    def result(self, deadline):
+        """(exit code, stdout, stderr); raises subprocess.TimeoutExpired after killing the child."""
+        import select
+        bufs = {fd: [] for fd in self.fds}
+        open_fds = list(self.fds)
+        while open_fds:
+            left = deadline - time.time()
+            if left <= 0:
+                break
+            ready, _, _ = select.select(open_fds, [], [], left)
+            for fd in ready:
+                chunk = os.read(fd, 65536)
+                if chunk:
+                    bufs[fd].append(chunk)
+                else:
+                    open_fds.remove(fd)
+        for fd in self.fds:
+            os.close(fd)
+        if open_fds:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.waitpid(self.pid, 0)
+            raise subprocess.TimeoutExpired("python", round(deadline - self.started, 1))
+        _, status = os.waitpid(self.pid, 0)
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
+        out, err = (b"".join(bufs[fd]).decode("utf-8", "replace") for fd in self.fds)
+        return code, out, err
+
+    started = 0.0
+
+
+def start_forked(snippet):
+    child = Forked(snippet)
+    child.started = time.time()
+    return child
+
+
+def torch_facts(code, out, err):
     lines = [l for l in out.splitlines() if l.startswith("{") or l == "null"]
     if code != 0 or not lines:
         raise RuntimeError("importing torch failed: %s" % ((err or out).strip().splitlines() or ["exit %d" % code])[-1][:300])
     return json.loads(lines[-1])
+
+
+def mpi4py_facts(code, out, err):
+    if code != 0:
+        last = ((err or out).strip().splitlines() or ["exit %d" % code])[-1]
+        return {"version": None, "library": None, "error": last[:300]}
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def _find_package_dir(name):
@@ -392,19 +470,6 @@ mpi4py.rc.threads = False
 from mpi4py import MPI
 print(json.dumps({"version": mpi4py.__version__, "library": MPI.Get_library_version().strip().splitlines()[0]}))
 """
-
-
-def probe_mpi4py(timeout):
-    if not _find_package_dir("mpi4py"):
-        return None
-    try:
-        code, out, err = run([sys.executable, "-c", MPI4PY_SNIPPET], timeout)
-    except subprocess.TimeoutExpired as exc:
-        raise RuntimeError("importing mpi4py.MPI did not finish in %gs" % exc.timeout)
-    if code != 0:
-        last = ((err or out).strip().splitlines() or ["exit %d" % code])[-1]
-        return {"version": None, "library": None, "error": last[:300]}
-    return json.loads(out.strip().splitlines()[-1])
 
 
 LIB_DIRS = ["/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
@@ -511,15 +576,20 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None):
     def put_mpi(key):
         return lambda v: facts["mpi"].__setitem__(key, v)
 
+    # torch and mpi4py are imported in forked children, started before any thread (fork and threads
+    # do not mix), collected after the threads are done.
+    children = {}
+    if _find_package_dir("torch"):
+        children["torch"] = (start_forked(TORCH_SNIPPET), torch_facts, put("torch"), timeout * 1.5)
+    if _find_package_dir("mpi4py"):
+        children["mpi4py"] = (start_forked(MPI4PY_SNIPPET), mpi4py_facts, put_mpi("mpi4py"), timeout)
     jobs = [
-        task("torch", lambda: probe_torch(timeout * 1.5), put("torch")),
         task("kernel", lambda: probe_kernel(timeout), put("kernel")),
         task("gpus", lambda: probe_gpus(timeout), put("gpus")),
         task("nvcc", lambda: probe_nvcc(timeout), put("nvcc")),
         task("gcc", lambda: probe_gcc(timeout), put("gcc")),
         task("deepspeed", lambda: probe_deepspeed(timeout), put("deepspeed")),
         task("mpirun", lambda: probe_mpirun(timeout), put_mpi("mpirun")),
-        task("mpi4py", lambda: probe_mpi4py(timeout), put_mpi("mpi4py")),
         task("libaio", lambda: probe_libaio(timeout), put_aio),
     ]
     for i, p in enumerate(toolkit_paths):
@@ -527,6 +597,14 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None):
     if mesh:
         jobs.append(task("mesh", lambda: probe_mesh(mesh, timeout), put("mesh")))
     _parallel(jobs, width=16)
+    for name, (child, parse, store, limit) in sorted(children.items()):
+        what = {"torch": "importing torch", "mpi4py": "importing mpi4py.MPI"}[name]
+        try:
+            store(parse(*child.result(child.started + limit)))
+        except subprocess.TimeoutExpired:
+            errors.append({"probe": name, "message": "%s did not finish in %gs (killed)" % (what, limit)})
+        except Exception as exc:
+            errors.append({"probe": name, "message": "%s: %s" % (type(exc).__name__, exc)})
 
     if facts["kernel"] is None:
         facts["kernel"] = {"release": os.uname()[2], "source": "uname", "container": False, "gvisor": False}
