@@ -25,6 +25,9 @@ from clusterdoc.launch.job import JobSpec
 
 ALLOCATION_CHECKS = ["kernel", "cuda", "arch", "consistency"]  # judged from facts alone
 GATHER_WAIT = 60.0
+# per probe command inside the allocation: every rank is about to import torch anyway, and on a busy
+# node that import alone can take longer than the doctor's interactive 8 s
+GATHER_PROBE_TIMEOUT = 30.0
 
 
 def _doctor(argv: list[str]) -> tuple[int, str]:
@@ -69,7 +72,7 @@ def gather(job_dir: Path) -> int:
     name = os.environ.get("SLURMD_NODENAME") or socket.gethostname()
     out = job_dir / "preflight"
     out.mkdir(exist_ok=True)
-    facts = probe.gather()
+    facts = probe.gather(timeout=GATHER_PROBE_TIMEOUT)
     tmp = out / f".{name}.json"
     tmp.write_text(json.dumps(facts))
     tmp.replace(out / f"{name}.json")
