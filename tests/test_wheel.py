@@ -376,6 +376,8 @@ def test_install_sections_are_judged_per_step():
     res = judge_install("n1", "/py", other, expected)
     assert not res.ok and "another build" in res.message
     assert parse_sections("@@a\nx\n@@rc 3\n") == {"a": ("3", ["x"])}
+    shared = judge_install("n2", "/py", ok.replace("@@pip\n@@rc 0", "@@pip\nalready\n@@rc skip"), expected)
+    assert shared.ok and shared.shared
 
 
 def test_runtime_notes_for_a_node_whose_torch_differs():

@@ -85,10 +85,13 @@ def test_unreachable_node_stops_before_building(cluster, tmp_path):
 def test_build_install_and_load_on_every_node(cluster, tmp_path):
     names = [n.name for n in cluster.nodes]
     gpus = {names[0]: [A100], names[1]: [A100, L4], names[2]: [H100]}
+    # the last two nodes share one environment, as nodes sharing an NFS home do
+    venv_of = {name: names[2] if i == 3 else name for i, name in enumerate(names)}
     plant = {}
-    for i, name in enumerate(names):
-        plant[name] = {"python": str(layered_venv(tmp_path / f"venv-{name}")), "torch": None,
-                       "gpus": gpus.get(name, [A100])}
+    for name in names:
+        venv = tmp_path / f"venv-{venv_of[name]}"
+        plant[name] = {"python": str(venv / "bin" / "python3") if venv.exists() else str(layered_venv(venv)),
+                       "torch": None, "gpus": gpus.get(name, [A100])}
     out = tmp_path / "dist"
     with cluster.planted(plant):
         p = build_wheel("--hostfile", cluster.hostfile(), "--ssh-config", cluster.ssh_config, "--install",
@@ -115,11 +118,12 @@ def test_build_install_and_load_on_every_node(cluster, tmp_path):
     assert "installed and imported on all 4 node(s)" in p.stdout
     for name in names:
         row = next(l for l in p.stdout.splitlines() if l.startswith(name + " "))
-        assert f"venv-{name}/bin/python3" in row and "cpu_adam,utils" in row
+        assert f"venv-{venv_of[name]}/bin/python3" in row and "cpu_adam,utils" in row
+        assert ("pip skipped" in row) == (name == names[3]), row  # the shared one was installed once
         code, text, err = loaded[name]
         assert code == 0, (name, err)
         where, step, embedded = text.splitlines()[-3:]
-        assert where.startswith(str(tmp_path / f"venv-{name}") + "/"), where  # the node's own copy, not the base venv
+        assert where.startswith(str(tmp_path / f"venv-{venv_of[name]}") + "/"), where  # not the base venv
         assert step == "[0.9, 0.9, 0.9, 0.9]" and embedded == "8.0;8.9;9.0+PTX"
     log = (out / "build.log").read_text()
     assert "Install Ops=" in log and "'utils': 1" in log and "'cpu_adam': 1" in log

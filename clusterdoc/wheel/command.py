@@ -263,13 +263,13 @@ def main(args) -> int:
                     "torch_version": torch.get("version"), "torch_cuda": torch.get("cuda"),
                     "nvcc": toolchain["nvcc"], "gcc": toolchain["gcc"], "cpu": cpu_model()},
         jobs=jobs, source=str(sdist or source.path))
-    manifest.embed(wheel, record)
+    digest = manifest.embed(wheel, record)
     beside = manifest.write_beside(wheel, record)
     out(f"manifest: {beside} (also inside the wheel as deepspeed/{manifest.MANIFEST_NAME})")
 
     if not args.install:
         return EXIT_OK
-    return install(hosts, wheel, facts, opts, record, args.fanout)
+    return install(hosts, wheel, facts, opts, record, digest, args.fanout)
 
 
 def _append(path: Path, text: str) -> None:
@@ -306,17 +306,18 @@ def print_plan(added, python, missing_deps, source, cache, work, cmd, log_path, 
 
 # --- 5. install --------------------------------------------------------------------------------------
 
-def install(hosts, wheel: Path, facts: dict, opts, record: dict, fanout: int) -> int:
+def install(hosts, wheel: Path, facts: dict, opts, record: dict, digest: str, fanout: int) -> int:
     from tabulate import tabulate
 
     from clusterdoc.wheel import nodes
 
     pythons = {h: ((f.get("python") or {}).get("executable") or "python3") for h, f in facts.items()}
     out(f"installing {wheel.name} on {len(hosts)} node(s) ...")
-    results = nodes.install_all(hosts, wheel, pythons, opts, record, fanout=fanout)
+    results = nodes.install_all(hosts, wheel, pythons, opts, record, digest, fanout=fanout)
     rows = []
     for r in results:
         notes = [r.message] if r.message else []
+        notes += ["already there (shared filesystem): pip skipped"] if r.shared else []
         notes += runtime_notes(facts.get(r.host) or {}, record)
         rows.append([r.host, r.python, "ok" if r.installed else "FAIL", "ok" if r.imported else
                      ("-" if not r.installed else "FAIL"), r.ds_report, ",".join(r.ops or []) or "-",

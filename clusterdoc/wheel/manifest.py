@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import time
 import zipfile
 from pathlib import Path
 
@@ -107,6 +108,7 @@ def make_manifest(*, wheel: Path, arch_list: str, arch_source: str, gpus: dict, 
         "build_host": {"hostname": build_host.get("hostname"), "python": build_host.get("python"),
                        "cpu": build_host.get("cpu"), "jobs": jobs},
         "source": source,
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
 
@@ -114,8 +116,9 @@ def _record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def embed(wheel: Path, manifest: dict, arcname: str = f"deepspeed/{MANIFEST_NAME}") -> None:
-    """Add the manifest into the wheel and its RECORD (rewritten, so pip's hash check still passes)."""
+def embed(wheel: Path, manifest: dict, arcname: str = f"deepspeed/{MANIFEST_NAME}") -> str:
+    """Add the manifest into the wheel and its RECORD (rewritten, so pip's hash check still passes).
+    Returns the sha256 of the embedded file: what a node that has this build installed holds on disk."""
     data = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
     tmp = wheel.with_suffix(".tmp")
     with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
@@ -131,6 +134,7 @@ def embed(wheel: Path, manifest: dict, arcname: str = f"deepspeed/{MANIFEST_NAME
         lines.append(f"{record_name},,")
         dst.writestr(record_name, "\n".join(lines) + "\n")
     os.replace(tmp, wheel)
+    return hashlib.sha256(data).hexdigest()
 
 
 def write_beside(wheel: Path, manifest: dict) -> Path:

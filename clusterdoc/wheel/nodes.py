@@ -3,6 +3,11 @@
 Install per node: make a private temporary directory, copy the wheel there with SFTP, install it with
 the node's own python (`python -m pip install --no-deps`), import it there (and run ds_report where it
 is installed), clean up. Every step has a timeout; a node that fails never stops the others.
+
+Clusters often share one environment over NFS: nodes naming the same python may be one directory, and
+several `pip install --force-reinstall` into it at once break each other. So the first node of each
+python path installs alone; the others go after it, and skip pip when they already see this very build
+(its embedded manifest, which is unique per build, is on disk).
 """
 
 from __future__ import annotations
@@ -44,9 +49,17 @@ INSTALL_SCRIPT = r"""
 set -u
 py={py}; whl={whl}; dir=$(dirname "$whl")
 trap 'rm -rf "$dir"' EXIT
+have=$("$py" -c 'import hashlib, importlib.util, os
+s = importlib.util.find_spec("deepspeed")
+p = os.path.join(list(s.submodule_search_locations)[0], "clusterdoc-wheel.json") if s and s.submodule_search_locations else ""
+print(hashlib.sha256(open(p, "rb").read()).hexdigest() if p and os.path.exists(p) else "none")' 2>/dev/null)
 echo "@@pip"
-"$py" -m pip install --no-deps --force-reinstall --no-index --disable-pip-version-check -q "$whl" 2>&1 | tail -n 20
-echo "@@rc ${{PIPESTATUS[0]}}"
+if [ "$have" = {digest} ]; then
+  echo "this build is already installed for $py (a shared filesystem?)"; echo "@@rc skip"
+else
+  "$py" -m pip install --no-deps --force-reinstall --no-index --disable-pip-version-check -q "$whl" 2>&1 | tail -n 20
+  echo "@@rc ${{PIPESTATUS[0]}}"
+fi
 echo "@@import"
 "$py" -c 'import json, os, deepspeed
 from deepspeed.git_version_info import installed_ops, accelerator_name
@@ -67,6 +80,7 @@ class InstallResult:
     python: str = ""
     copied: bool = False
     installed: bool = False
+    shared: bool = False      # found this very build already there: pip was skipped
     imported: bool = False
     ds_report: str = "-"      # "ok" | "failed" | "missing" | "-"
     version: str = ""
@@ -98,7 +112,8 @@ def judge_install(host: str, python: str, text: str, expected: dict) -> InstallR
     res = InstallResult(host, python, copied=True)
     sec = parse_sections(text)
     rc, lines = sec.get("pip", (None, []))
-    res.installed = rc == "0"
+    res.installed = rc in ("0", "skip")
+    res.shared = rc == "skip"
     if not res.installed:
         res.message = "pip install failed: " + (lines[-1] if lines else "no output")
         return res
@@ -128,7 +143,8 @@ def judge_install(host: str, python: str, text: str, expected: dict) -> InstallR
     return res
 
 
-def install_one(host: Host, wheel: Path, python: str, opts: remote.SSHOptions, expected: dict) -> InstallResult:
+def install_one(host: Host, wheel: Path, python: str, opts: remote.SSHOptions, expected: dict,
+                digest: str) -> InstallResult:
     res = InstallResult(host.host, python)
     mk = remote.run_one(host, "mktemp -d /tmp/clusterdoc-wheel.XXXXXX", opts)
     if not mk.ok or not mk.stdout.strip().startswith("/tmp/clusterdoc-wheel."):
@@ -140,7 +156,7 @@ def install_one(host: Host, wheel: Path, python: str, opts: remote.SSHOptions, e
         remote.run_one(host, f"rm -rf {shlex.quote(mk.stdout.strip())}", opts)
         res.message = f"copy failed: {put.message}"
         return res
-    script = INSTALL_SCRIPT.format(py=shlex.quote(python), whl=shlex.quote(target))
+    script = INSTALL_SCRIPT.format(py=shlex.quote(python), whl=shlex.quote(target), digest=shlex.quote(digest))
     long_opts = replace(opts, timeout=max(opts.timeout, INSTALL_TIMEOUT))
     run = remote.run_one(host, "bash -s", long_opts, stdin=script.encode())
     if run.status != "ok":
@@ -151,7 +167,19 @@ def install_one(host: Host, wheel: Path, python: str, opts: remote.SSHOptions, e
 
 
 def install_all(hosts: list[Host], wheel: Path, pythons: dict[str, str], opts: remote.SSHOptions, expected: dict,
-                fanout: int = 32) -> list[InstallResult]:
+                digest: str, fanout: int = 32) -> list[InstallResult]:
+    """Install everywhere: first one node per python path (in parallel), then all the others."""
+    firsts, seen = [], set()
+    for h in hosts:
+        py = pythons.get(h.host) or "python3"
+        if py not in seen:
+            seen.add(py)
+            firsts.append(h)
+    rest = [h for h in hosts if h not in firsts]
+    results: dict[str, InstallResult] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(fanout, len(hosts)))) as pool:
-        futures = [pool.submit(install_one, h, wheel, pythons.get(h.host) or "python3", opts, expected) for h in hosts]
-        return [f.result() for f in futures]
+        for batch in (firsts, rest):
+            futures = {h.host: pool.submit(install_one, h, wheel, pythons.get(h.host) or "python3", opts, expected,
+                                           digest) for h in batch}
+            results.update({name: f.result() for name, f in futures.items()})
+    return [results[h.host] for h in hosts]
