@@ -91,6 +91,9 @@ def test_planting_changes_one_node_and_restoring_brings_it_back(cluster):
         assert f3["python"] == "none" and "torch" not in f3
         assert cluster.ssh("node3", "ls /usr/bin/python3").returncode != 0
         assert facts(cluster, "node1")["uname_r"] == "5.15.0-105-generic"  # the others are untouched
+        with cluster.planted({"node2": {"kernel": "6.1.0-18-amd64"}}):  # plants nest
+            assert cluster.ssh("node2", "uname -r").stdout.strip() == "6.1.0-18-amd64"
+        assert cluster.ssh("node2", "uname -r; gcc -dumpfullversion").stdout.split() == ["5.4.0-150-generic", "13.2.0"]
     for name in ("node2", "node3"):
         f = facts(cluster, name)
         assert f["uname_r"] == "5.15.0-105-generic" and f["gpu_count"] == "8" and f["python"] == "/usr/bin/python3"

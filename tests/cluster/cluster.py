@@ -285,17 +285,30 @@ class Cluster:
         return env
 
     # ------------------------------------------------------------ planting
-    def plant(self, changes: dict[str, dict]) -> None:
-        """Merge per-node spec changes into the running nodes (on top of what they show now)."""
+    def plant(self, changes: dict[str, dict]) -> dict[str, dict]:
+        """Merge per-node spec changes into the running nodes (on top of what they show now).
+        Returns the specs those nodes had before, for put_back()."""
         with self._lock():
             state = self._state()
             if not state:
                 raise ClusterError(f"{self.dir}: no cluster is running")
+            before = {}
             for name, change in changes.items():
                 self.node(name)
                 specs.check_keys(change, f"plant {name}")
+                before[name] = state["current"][name]
                 state["current"][name] = specs.merge(state["current"][name], change)
             self._apply(state, list(changes))
+            return before
+
+    def put_back(self, before: dict[str, dict]) -> None:
+        """Give nodes exactly these specs again (what plant() returned)."""
+        with self._lock():
+            state = self._state()
+            if not state:
+                return
+            state["current"].update(before)
+            self._apply(state, list(before))
 
     def restore(self, names: list[str] | None = None) -> None:
         """Put nodes back to the spec they started with."""
@@ -310,11 +323,13 @@ class Cluster:
 
     @contextlib.contextmanager
     def planted(self, changes: dict[str, dict]):
-        self.plant(changes)
+        """Plant per-node changes for the with-block; on exit the nodes show what they showed before
+        (so plants nest)."""
+        before = self.plant(changes)
         try:
             yield self
         finally:
-            self.restore(list(changes))
+            self.put_back(before)
 
     def _apply(self, state: dict, names: list[str]) -> None:
         write(self.state_file, json.dumps(state, indent=1) + "\n")
