@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import stat
+import sys
 import zlib
 from pathlib import Path
 
@@ -20,7 +21,10 @@ from . import cuda_facts as cf
 from .spec import as_list
 
 REPO = Path(__file__).resolve().parents[2]
+# `torch: real` nodes run the project's venv python (real CPU torch); fall back to the running python.
 VENV_PYTHON = REPO / ".venv" / "bin" / "python"
+if not VENV_PYTHON.exists():
+    VENV_PYTHON = Path(sys.executable)
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 GCC_YEAR = {7: 2017, 8: 2018, 9: 2019, 10: 2020, 11: 2021, 12: 2022, 13: 2023, 14: 2024, 15: 2025}
 # Realistic failure text for `fail:`; other commands get a generic one.
