@@ -80,16 +80,23 @@ class _UnknownHostKey(Exception):
 
 class _RejectUnknown(paramiko.MissingHostKeyPolicy):
     def missing_host_key(self, client, hostname, key):
+        known = client.get_host_keys().lookup(hostname)
+        if known:  # known, but under another key type: treat as changed, never as new
+            raise paramiko.BadHostKeyException(hostname, key, next(iter(known.values())))
         raise _UnknownHostKey(hostname, key)
 
 
-class _AcceptNew(paramiko.MissingHostKeyPolicy):
+class _AcceptNew(_RejectUnknown):
     """StrictHostKeyChecking=accept-new: record a key never seen before (changed keys still fail)."""
 
     def __init__(self, path: Path):
         self.path = path
 
     def missing_host_key(self, client, hostname, key):
+        try:
+            super().missing_host_key(client, hostname, key)
+        except _UnknownHostKey:
+            pass
         with _known_hosts_lock:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             with open(self.path, "a") as f:
@@ -131,6 +138,8 @@ class _Config:
 
 def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple[str, str]:
     """Map what paramiko/socket raised to (status, one-line message)."""
+    if isinstance(err, paramiko.ssh_exception.NoValidConnectionsError) and err.errors:
+        err = next(iter(err.errors.values()))  # paramiko wraps the socket error of each address it tried
     if isinstance(err, _UnknownHostKey):
         return ("unknown_host_key",
                 f"host key of {host} ({err.hostname}) is not in known_hosts; refusing to trust it unseen")
@@ -138,6 +147,8 @@ def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple
         return ("changed_host_key",
                 f"HOST KEY OF {host} HAS CHANGED ({err.key.get_name()} {err.key.get_fingerprint().hex()} is not the "
                 f"recorded one): possible man-in-the-middle, refusing to connect")
+    if isinstance(err, _KeyFileError):
+        return "auth", f"{host}: {err}"
     if isinstance(err, paramiko.AuthenticationException):
         return "auth", f"key login to {host} failed ({err}); no password or interactive login is tried"
     if isinstance(err, paramiko.PasswordRequiredException):
@@ -157,6 +168,19 @@ def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple
     return "error", f"{host} ({addr}): {type(err).__name__}: {err}"
 
 
+class _KeyFileError(Exception):
+    pass
+
+
+def _load_key(path: str) -> paramiko.PKey:
+    try:
+        return paramiko.PKey.from_path(path)
+    except paramiko.PasswordRequiredException:
+        raise _KeyFileError(f"private key {path} needs a passphrase; load it into ssh-agent (we never prompt)")
+    except Exception as err:
+        raise _KeyFileError(f"cannot use private key {path}: {err}")
+
+
 def connect(host: Host, opts: SSHOptions, config: _Config | None = None,
             timeout: float | None = None) -> paramiko.SSHClient:
     """Open one authenticated connection. Raises what paramiko raises; run_many classifies it."""
@@ -168,11 +192,14 @@ def connect(host: Host, opts: SSHOptions, config: _Config | None = None,
             client.get_host_keys().load(str(path))
     client.set_missing_host_key_policy(
         _AcceptNew(c["known_hosts"][0]) if opts.accept_new_host_keys else _RejectUnknown())
+    keys = c["identities"]
+    # paramiko's own key_filename loading can fail on valid PEM keys; load the first key ourselves
+    pkey = _load_key(keys[0]) if keys else None
     sock = paramiko.ProxyCommand(c["proxy"]) if c["proxy"] else None
     try:
         client.connect(
             c["hostname"], port=c["port"], username=c["user"],
-            key_filename=c["identities"] or None,
+            pkey=pkey, key_filename=keys[1:] or None,
             look_for_keys=not c["identities"], allow_agent=not c["identities"],
             password=None, timeout=timeout, banner_timeout=timeout, auth_timeout=timeout,
             channel_timeout=timeout, sock=sock,
@@ -223,6 +250,10 @@ def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = No
         if isinstance(err, KeyboardInterrupt):
             raise
         status, message = _describe(err, host.host, addr, opts.timeout)
+        if status == "error" and isinstance(err, paramiko.SSHException) and \
+                time.monotonic() - start >= 0.9 * opts.timeout:
+            status, message = "timeout", (f"{host.host} ({addr}) accepted the connection but the SSH handshake "
+                                          f"did not finish within {opts.timeout:g}s")
         return RunResult(host.host, status, elapsed=time.monotonic() - start, message=message)
     try:
         code, out, err = run(client, command, stdin, deadline)

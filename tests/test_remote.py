@@ -2,6 +2,7 @@
 
 import hashlib
 import socket
+import subprocess
 import threading
 import time
 
@@ -99,20 +100,27 @@ def test_unknown_host_key_refused_unless_accept_new(cluster, tmp_path):
 
 def test_changed_host_key_is_never_accepted(cluster, tmp_path):
     node = cluster.nodes[2]
-    kh = tmp_path / "known_hosts"
-    other = paramiko.ECDSAKey.generate()
-    kh.write_text(f"{node.addr} {other.get_name()} {other.get_base64()}\n")
-    for accept_new in (False, True):
-        res = run_one(Host(node.name), "true", opts_for(cluster, known_hosts=[kh], accept_new_host_keys=accept_new))
-        assert res.status == "changed_host_key" and "HAS CHANGED" in res.message
-    assert kh.read_text().count("\n") == 1
+    entry = node.addr if cluster.port == 22 else f"[{node.addr}]:{cluster.port}"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "k")], check=True)
+    # the nodes offer ed25519 keys: a different key of the same type, and a key of another type
+    for other in (paramiko.Ed25519Key.from_path(str(tmp_path / "k")), paramiko.ECDSAKey.generate()):
+        kh = tmp_path / "known_hosts"
+        kh.write_text(f"{entry} {other.get_name()} {other.get_base64()}\n")
+        for accept_new in (False, True):
+            res = run_one(Host(node.name), "true",
+                          opts_for(cluster, known_hosts=[kh], accept_new_host_keys=accept_new))
+            assert res.status == "changed_host_key" and "HAS CHANGED" in res.message, (other.get_name(), res)
+        assert kh.read_text().count("\n") == 1
 
 
 def test_wrong_key_is_an_auth_failure_without_prompting(cluster, tmp_path):
     key = tmp_path / "id_wrong"
-    paramiko.RSAKey.generate(2048).write_private_key_file(str(key))
+    paramiko.RSAKey.generate(2048).write_private_key_file(str(key))  # a PEM key, not authorized there
     res = run_one(Host(cluster.nodes[0].name), "true", opts_for(cluster, identities=[str(key)]))
-    assert res.status == "auth" and "no password" in res.message
+    assert res.status == "auth" and "no password" in res.message, res
+    (tmp_path / "garbage").write_text("not a key\n")
+    res = run_one(Host(cluster.nodes[0].name), "true", opts_for(cluster, identities=[str(tmp_path / "garbage")]))
+    assert res.status == "auth" and "cannot use private key" in res.message, res
 
 
 def test_sftp_put(cluster, tmp_path):
