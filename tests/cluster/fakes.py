@@ -395,7 +395,8 @@ def hang(name: str) -> str:
 
 def fail(name: str) -> str:
     text, code = FAIL_TEXT.get(name, (f"{name}: error: planted failure (clusterdoc test cluster)", 1))
-    return f"# {name}, planted to fail (clusterdoc test cluster)\necho {shlex.quote(text)} >&2\nexit {code}\n"
+    to = "" if name == "nvidia-smi" else " >&2"  # the real nvidia-smi prints its failure on stdout
+    return f"# {name}, planted to fail (clusterdoc test cluster)\necho {shlex.quote(text)}{to}\nexit {code}\n"
 
 
 # ---------------------------------------------------------------- python packages
