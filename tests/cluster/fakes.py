@@ -12,7 +12,6 @@ import os
 import re
 import shlex
 import shutil
-import stat
 import sys
 import zlib
 from pathlib import Path
@@ -680,6 +679,3 @@ int uname(struct utsname *buf) {
                "int io_destroy(void *ctx) { return 0; }\n")
         self._place(self._build(self.dir / "libaio.so.1", src, "libaio.so.1"), dest)
 
-
-def chmod_x(path: Path) -> None:
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)

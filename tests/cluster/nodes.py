@@ -6,7 +6,8 @@ Mounts inside the node (all private to its mount namespace, gone when its last p
   /usr/local                    <- nodes/NAME/local        (toolkits, fakes, torch stub)
   /usr/bin  (only if needed)    <- overlay with whiteouts  (python: none / gcc: none)
   /usr/bin/uname                <- nodes/NAME/uname        (reports the spec kernel)
-  /etc  (read-only overlay)     <- nodes/NAME/etc on top   (hosts, ssh/ssh_config, ld.so.preload)
+  /etc  (read-only overlay)     <- nodes/NAME/etc on top   (hosts, ssh/ssh_config, ld.so.preload,
+                                                           ld.so.cache of the node's libraries)
   /proc/sys/kernel/osrelease    <- nodes/NAME/osrelease
   /root/.bashrc, /root/.profile <- nodes/NAME/home/...     (the host's shell setup must not leak in)
 """
@@ -138,6 +139,8 @@ for m in /root/.ssh /root/.profile /root/.bashrc /proc/sys/kernel/osrelease /etc
 done
 mount --bind {d}/local /usr/local
 {overlay_bin}mount --bind {d}/uname /usr/bin/uname
+# The node's own linker cache (the host's lists libraries under the host's /usr/local); -X: touch no links.
+ldconfig -X -C {d}/etc/ld.so.cache 2>/dev/null || true
 mount -t overlay clusterdoc-etc -o ro,lowerdir={d}/etc:/etc /etc
 mount --bind {d}/osrelease /proc/sys/kernel/osrelease
 if [ -f /root/.bashrc ]; then mount --bind {d}/home/.bashrc /root/.bashrc; fi
