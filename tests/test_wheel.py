@@ -126,7 +126,8 @@ def test_unknown_op_is_refused_listing_the_known_ones():
 def test_build_env_switches_only_the_requested_ops():
     env = build.build_env("8.0;9.0+PTX", ["cpu_adam", "utils", "async_io"], 2, "cuda", base={})
     assert env == {"DS_BUILD_OPS": "0", "DS_BUILD_CPU_ADAM": "1", "DS_BUILD_UTILS": "1", "DS_BUILD_AIO": "1",
-                   "DS_ACCELERATOR": "cuda", "TORCH_CUDA_ARCH_LIST": "8.0;9.0+PTX", "MAX_JOBS": "2"}
+                   "DS_ACCELERATOR": "cuda", "TORCH_CUDA_ARCH_LIST": "8.0;9.0+PTX", "MAX_JOBS": "2",
+                   "PYTHONUNBUFFERED": "1"}
 
 
 def test_cuda_host_compiler_reaches_nvcc_as_nvcc_ccbin():
@@ -245,7 +246,8 @@ def test_cuda_ops_without_nvcc_fail_but_host_ops_do_not():
 def test_gcc_newer_than_host_config_fails_naming_all_three_fixes():
     nvcc = {"version": "12.1", "home": "/usr/local/cuda-12.1"}
     toolkits = [{"path": "/usr/local/cuda-12.1", "gcc_max": 12}]
-    out = preflight.gcc_rule(nvcc, toolkits, "/opt/bin/gcc", "gcc on PATH", "13.2.0", ["/usr/bin/gcc-12"])
+    out = preflight.gcc_rule(nvcc, toolkits, "/opt/bin/gcc", "gcc on PATH", "13.2.0",
+                             ["/usr/bin/gcc-14", "/usr/bin/gcc-12", "/usr/bin/gcc-11"])
     f = out[0]
     assert f.status == "fail" and "13.2.0" in f.message and "host_config.h" in f.message
     assert "CUDA_HOST_COMPILER=/usr/bin/gcc-12" in f.fix and "CC=/usr/bin/gcc-12 CXX=/usr/bin/g++-12" in f.fix

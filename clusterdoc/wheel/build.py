@@ -77,6 +77,7 @@ def build_env(arch_list: str, ops: list[str], jobs: int, accelerator: str, base:
     if arch_list:
         env["TORCH_CUDA_ARCH_LIST"] = arch_list
     env["MAX_JOBS"] = str(jobs)
+    env["PYTHONUNBUFFERED"] = "1"  # setup.py's output reaches the log and the progress line as it happens
     if base.get("CUDA_HOST_COMPILER") and not base.get("NVCC_CCBIN"):
         env["NVCC_CCBIN"] = base["CUDA_HOST_COMPILER"]
     return env

@@ -11,16 +11,15 @@ import platform
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from clusterdoc.checks import FAIL, WARN
+from clusterdoc.checks import FAIL
 from clusterdoc.checks import cuda as cuda_check
 from clusterdoc.checks.arch import covers, parse_arch_entries
 from clusterdoc.errors import UsageError
-from clusterdoc.tables import cap_str, format_arch_list
+from clusterdoc.tables import format_arch_list
 from clusterdoc.wheel import archlist, build, manifest, preflight
 from clusterdoc.wheel.preflight import Finding
 
@@ -125,9 +124,8 @@ def run_preflight(host: dict, archs: list, ops: list[str], aio: bool, env: dict,
     home = (nvcc or {}).get("home")
     compiler, how = preflight.nvcc_host_compiler(env, home)
     version = preflight.compiler_version(compiler) if compiler else None
-    limit_installed = preflight.supported_gccs(99)
     findings += preflight.gcc_rule(nvcc, host.get("toolkits") or [], compiler, how, version,
-                                   [g for g in limit_installed if g != compiler])
+                                   [g for g in preflight.installed_gccs() if g != compiler])
     if aio:
         links, detail = preflight.libaio_links(env.get("CC") or "gcc")
         findings += preflight.aio_rule(links, detail, preflight.package_hint())
@@ -192,7 +190,7 @@ def main(args) -> int:
     missing_deps = preflight.missing_build_deps(python)
     if missing_deps:
         findings.append(Finding("ok", f"build requirements to install into {python}: {' '.join(missing_deps)}"))
-    elif "ninja" not in missing_deps:
+    else:
         findings += preflight.ninja_rule(preflight.find_ninja(python, env), python)
     print_findings(f"preflight on {host.get('hostname')} (python {python}):", findings)
     failed = [f for f in findings if f.status == FAIL]
@@ -229,7 +227,6 @@ def main(args) -> int:
     tree = build.prepare_tree(source, sdist, work)
     build_env = dict(env, **added)
     build_env["PATH"] = os.path.dirname(python) + os.pathsep + env.get("PATH", "")
-    build_env["PYTHONUNBUFFERED"] = "1"  # setup.py's output reaches the log and the progress line as it happens
     out(f"building DeepSpeed from {sdist or source.path} (ops {', '.join(ops)}, -j{jobs}); log: {log_path}")
     start = time.monotonic()
     code = build.run_logged(cmd, tree, build_env, log_path, "building DeepSpeed")

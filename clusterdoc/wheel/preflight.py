@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 
 from clusterdoc.checks import FAIL, WARN
-from clusterdoc.tables import gcc_max_for, major_minor, vtuple
+from clusterdoc.tables import gcc_max_for, vtuple
 
 # Ops that compile as plain C++ (no nvcc, no CUDA torch) under DeepSpeed's CUDA accelerator.
 HOST_OPS = {"cpu_adam", "cpu_adagrad", "cpu_lion", "utils", "async_io", "pin_memory"}
@@ -81,7 +81,7 @@ def nvcc_host_compiler(env: dict, toolkit: str | None) -> tuple[str | None, str]
     return found, "gcc on PATH"
 
 
-def supported_gccs(limit: int) -> list[str]:
+def installed_gccs(limit: int = 99) -> list[str]:
     """Installed gcc-N with N <= limit, newest first (to name a concrete fix)."""
     found = []
     for path in glob.glob("/usr/bin/gcc-[0-9]*"):
@@ -199,6 +199,7 @@ def gcc_rule(nvcc: dict | None, toolkits: list[dict], compiler: str | None, how:
         return [warn(f"cannot tell which gcc nvcc {nvcc['version']} accepts; using {compiler} {version}")]
     if major[0] <= limit:
         return [ok(f"host compiler {compiler} {version} ({how}); nvcc {nvcc['version']} accepts up to gcc {limit}")]
+    installed = [g for g in installed if re.search(r"gcc-(\d+)$", g) and int(re.search(r"(\d+)$", g).group(1)) <= limit]
     good = installed[0] if installed else f"/usr/bin/gcc-{limit}"
     gxx = good.replace("gcc", "g++")
     bin_dir = f"{home}/bin" if home else "<toolkit>/bin"
