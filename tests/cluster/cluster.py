@@ -61,6 +61,7 @@ class Cluster:
         # only the dir).
         self.count = nodes if nodes is not None else state.get("nodes", 4)
         self.use_slurm = slurm if slurm is not None else state.get("slurm", True)
+        self.spec_given = spec is not None
         self.spec_path = Path(spec).absolute() if spec else Path(state.get("spec") or specs.DEFAULT_SPEC)
         self.want_port = port
         self.port = port or state.get("port", 22)
@@ -170,9 +171,9 @@ class Cluster:
         with self._lock():
             state = self._state()
             if state and self.is_running():
-                if state["nodes"] != self.count:
-                    raise ClusterError(f"{self.dir}: a {state['nodes']}-node cluster is already running; "
-                                       "run `down` first to start a different one")
+                if state["nodes"] != self.count or (self.spec_given and state["spec"] != str(self.spec_path)):
+                    raise ClusterError(f"{self.dir}: a {state['nodes']}-node cluster with spec {state['spec']} is "
+                                       "already running; run `down` first to start a different one")
                 return False
             self._stop()  # whatever a crashed run left behind
             self.nodes = make_nodes(self.count)
