@@ -103,7 +103,7 @@ def _silent_listener(addr):
 
 @pytest.mark.slow
 def test_faults_each_reported_on_its_own_node_within_the_timeout(cluster, tmp_path):
-    port = cluster.status()["port"]
+    port = paramiko.SSHConfig.from_path(str(cluster.ssh_config)).lookup(cluster.nodes[0].name).get("port", "22")
     wrong_key = tmp_path / "id_wrong"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(wrong_key)], check=True)
     changed_kh = tmp_path / "changed_known_hosts"
