@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .fakes import write, whiteouts
+from .procs import track
 
 
 @dataclass(frozen=True)
@@ -156,10 +157,10 @@ def start(node_dir: Path) -> subprocess.Popen:
     """Start the node: new UTS + mount namespace, mounts, then sshd (returns the holder = sshd process)."""
     log = open(node_dir / "holder.log", "w")
     try:
-        return subprocess.Popen(
+        return track(subprocess.Popen(
             ["unshare", "--uts", "--mount", "--propagation", "private", "/bin/sh", str(node_dir / "mount.sh"),
              "exec-sshd"],
-            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd="/", start_new_session=True)
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd="/", start_new_session=True))
     finally:
         log.close()
 

@@ -117,13 +117,20 @@ def kill_all(pids: set[int], grace: float = 5.0) -> None:
         raise ClusterError(f"processes survived SIGKILL: {sorted(pids)}")
 
 
+_CHILDREN: list = []
+
+
+def track(popen):
+    """Remember a daemon this process started, so stopping it can collect its exit status."""
+    _CHILDREN.append(popen)
+    return popen
+
+
 def _reap() -> None:
-    """Collect our own exited children (daemons started by this process) so they do not linger as zombies."""
-    try:
-        while os.waitpid(-1, os.WNOHANG)[0] > 0:
-            pass
-    except ChildProcessError:
-        pass
+    """Collect exited daemons we started (only ours: other children of a pytest run are not ours to reap)."""
+    for child in list(_CHILDREN):
+        if child.poll() is not None:
+            _CHILDREN.remove(child)
 
 
 def listeners() -> set[tuple[str, int]]:

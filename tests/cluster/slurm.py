@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from .nodes import Node
-from .procs import ClusterError, alive, listeners, read_pid, tail, wait_for
+from .procs import ClusterError, alive, listeners, read_pid, tail, track, wait_for
 
 MUNGED = "/usr/sbin/munged"
 SLURMCTLD = "/usr/sbin/slurmctld"
@@ -76,8 +76,8 @@ class Slurm:
     def _popen(self, argv: list[str], log: Path) -> subprocess.Popen:
         env = dict(os.environ, SLURM_CONF=str(self.conf))
         with open(log, "ab") as out:
-            return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                    cwd="/", env=env, start_new_session=True)
+            return track(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                          cwd="/", env=env, start_new_session=True))
 
     def start_munge(self) -> int:
         m = self.munge_dir
