@@ -158,3 +158,24 @@ def test_ctrl_c_stops_every_rank_and_keeps_the_logs(tmp_path):
     assert "pid" in (jd / "rank1.out").read_text()
     st = clusterdoc(["status", jd.name], tmp_path)
     assert f"job {jd.name}: CANCELLED" in st.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flags,job,expect_rc,needles", [
+    (["--debug"], ["fail_shape_mismatch.py"], 1,
+     ["Operation: `torch.distributed.broadcast`", "Process 0: called broadcast, shape [4, 8]",
+      "Process 1: called broadcast, shape [5, 8]"]),
+    (["--overflow"], ["fail_overflow.py"], 1, ["inf/nan detected in the output of 2 Linear"]),
+    ([], ["fail_oom_one_rank.py", "--batch-size", "64", "--fits", "20"], 0,
+     ["[rank 0] ", "out of memory at batch_size=64 on rank(s) [1]", "trained with batch size 16"]),
+])
+def test_failure_jobs_show_what_the_shim_catches(tmp_path, flags, job, expect_rc, needles):
+    res = clusterdoc(["submit", "--nodes", "2", "--no-preflight", *flags, str(JOBS / job[0]), *job[1:]], tmp_path)
+    assert res.returncode == expect_rc, res.stderr[-3000:]
+    for needle in needles:
+        assert needle in res.stderr, (needle, res.stderr[-3000:])
+    if "--overflow" in flags:  # per-rank reports land next to the rank logs (the first to fail always writes)
+        reports = list(job_dir(tmp_path).glob("overflow_rank*.txt"))
+        assert reports and all("first non-finite output in module: 2 Linear" in p.read_text() for p in reports)
+    if expect_rc == 0:
+        assert res.stderr.count("trained with batch size 16") == 2
