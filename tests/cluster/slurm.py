@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 import subprocess
 from pathlib import Path
 
@@ -62,12 +63,15 @@ class Slurm:
         lines.append("PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP")
         self.conf.write_text("\n".join(lines) + "\n")
         gres_lines = ["# gres.conf: counts only (the GPUs are fakes, there are no device files)", "AutoDetect=off"]
-        # slurmd ignores file-less GPUs, so each GPU gets a stand-in "device" file (plain file, task/none
-        # never touches it); jobs asking for GPUs then get CUDA_VISIBLE_DEVICES like on a real node.
+        # slurmd ignores file-less GPUs and wants a character device per GPU: each gets a stand-in with
+        # /dev/null's numbers (harmless to open; task/none never constrains it). Jobs asking for GPUs then
+        # get CUDA_VISIBLE_DEVICES like on a real node.
         dev = self.dir / "dev"
         dev.mkdir(exist_ok=True)
         for i in range(max(gpus.values(), default=0)):
-            (dev / f"nvidia{i}").touch()
+            path = dev / f"nvidia{i}"
+            if not path.exists():
+                os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
         gres_lines += [f"NodeName={n.name} Name=gpu File={dev}/nvidia[0-{gpus[n.name] - 1}]"
                        for n in nodes if gpus.get(n.name)]
         (self.dir / "gres.conf").write_text("\n".join(gres_lines) + "\n")
