@@ -1,0 +1,98 @@
+"""Debug-mode cost per collective: clusterdoc's check against Accelerate's debug mode, same run.
+
+Added time = (op with debug) - (op without), per op, median over interleaved rounds, for all_reduce
+(Accelerate: accelerate.utils.reduce) and broadcast (accelerate.utils.broadcast) at 4 KiB and 4 MiB
+on 2 and 4 gloo ranks. Target: ratio ours/Accelerate <= 0.5.
+Usage: python bench/bench_shim_debug.py [--ranks 2,4] [--rounds 5] [--quick]
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def worker(rounds, iters_small, iters_big):
+    import torch
+    import torch.distributed as dist
+    from accelerate import PartialState
+    from accelerate.utils import broadcast as acc_broadcast
+    from accelerate.utils import reduce as acc_reduce
+
+    from clusterdoc import shim
+
+    shim.init()
+    state = PartialState()  # adopts the process group
+    torch.set_num_threads(1)
+    results = {}
+    for size_name, numel, iters in (("4KiB", 1024, iters_small), ("4MiB", 1024 * 1024, iters_big)):
+        t = torch.ones(numel)
+
+        def timed(fn):
+            fn()  # warm-up, also lines the ranks up
+            dist.barrier()
+            start = time.perf_counter()
+            for _ in range(iters):
+                fn()
+            return (time.perf_counter() - start) / iters
+
+        variants = {
+            "all_reduce": lambda: dist.all_reduce(t),
+            "broadcast": lambda: dist.broadcast(t, src=0),
+            "acc_reduce": lambda: acc_reduce(t, reduction="sum"),
+            "acc_broadcast": lambda: acc_broadcast(t, from_process=0),
+        }
+        samples = {}
+        for _ in range(rounds):
+            for name, fn in variants.items():
+                if name.startswith("acc"):
+                    state.debug = False
+                    samples.setdefault(name + "_off", []).append(timed(fn))
+                    state.debug = True
+                    samples.setdefault(name + "_on", []).append(timed(fn))
+                    state.debug = False
+                else:
+                    samples.setdefault(name + "_off", []).append(timed(fn))
+                    shim.enable_debug()
+                    samples.setdefault(name + "_on", []).append(timed(fn))
+                    shim.disable_debug()
+        results[size_name] = {k: statistics.median(v) for k, v in samples.items()}
+    if dist.get_rank() == 0:
+        print("RESULT " + json.dumps(results), flush=True)
+    dist.barrier()
+
+
+def main():
+    from _bench_common import bench_python, run_ranks
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ranks", default="2,4")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="fewer iterations (development)")
+    args = ap.parse_args()
+    iters = (20, 3) if args.quick else (100, 10)
+    python = bench_python()
+    print(f"{'ranks':>5} {'size':>5} {'op':>10} {'base ms':>8} {'ours +ms':>9} {'accel +ms':>9} {'ratio':>6}")
+    worst = 0.0
+    for n in [int(x) for x in args.ranks.split(",")]:
+        out = run_ranks(python, [__file__, "--worker", str(args.rounds), *map(str, iters)], n)
+        res = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
+        for size, r in res.items():
+            for op, acc in (("all_reduce", "acc_reduce"), ("broadcast", "acc_broadcast")):
+                ours = r[op + "_on"] - r[op + "_off"]
+                theirs = r[acc + "_on"] - r[acc + "_off"]
+                ratio = ours / theirs if theirs > 0 else float("inf")
+                worst = max(worst, ratio)
+                print(f"{n:>5} {size:>5} {op:>10} {r[op + '_off'] * 1e3:8.3f} {ours * 1e3:9.3f} "
+                      f"{theirs * 1e3:9.3f} {ratio:6.2f}")
+    print(f"debug mode: worst ratio of added time, clusterdoc / Accelerate = {worst:.2f} (target <= 0.5)")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        worker(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    else:
+        main()
