@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -9,11 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster import Cluster
+from tests.cluster import Cluster, cuda_facts, fakes, spec
 from tests.cluster.procs import listeners
 from tests.conftest import cluster_skip_reason
-
-pytestmark = pytest.mark.cluster
 
 FACTS = r"""
 echo "hostname=$(hostname)"
@@ -40,6 +39,7 @@ def facts(cluster, node: str) -> dict:
     return dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
 
 
+@pytest.mark.cluster
 def test_every_node_has_its_own_hostname_and_the_default_spec(cluster):
     assert [(n.name, n.addr) for n in cluster.nodes] == [(f"node{i}", f"127.0.0.{i + 1}") for i in range(1, 5)]
     for node in cluster.nodes:
@@ -57,6 +57,7 @@ def test_every_node_has_its_own_hostname_and_the_default_spec(cluster):
         assert f["torch"] == "2.3.1+cu121 12.1 True 8 (8, 0) (2, 20, 5)"
 
 
+@pytest.mark.cluster
 def test_nvidia_smi_answers_any_field_order_and_refuses_unknown_fields(cluster):
     out = cluster.ssh("node1", "nvidia-smi --query-gpu=driver_version,memory.total,index --format=csv -i 3")
     assert out.stdout.splitlines() == ["driver_version, memory.total [MiB], index", "550.54.14, 81920 MiB, 3"]
@@ -64,6 +65,7 @@ def test_nvidia_smi_answers_any_field_order_and_refuses_unknown_fields(cluster):
     assert bad.returncode == 2 and 'Field "bogus" is not a valid field to query.' in bad.stdout
 
 
+@pytest.mark.cluster
 def test_planting_changes_one_node_and_restoring_brings_it_back(cluster):
     change = {
         "node2": {"kernel": "5.4.0-150-generic", "driver": "470.182.03", "toolkits": ["11.8", "12.4"],
@@ -100,6 +102,7 @@ def test_planting_changes_one_node_and_restoring_brings_it_back(cluster):
         assert f["torch"] == "2.3.1+cu121 12.1 True 8 (8, 0) (2, 20, 5)"
 
 
+@pytest.mark.cluster
 def test_hang_fail_deepspeed_and_real_torch(cluster):
     plant = {"node1": {"hang": ["nvidia-smi"], "fail": ["nvcc"]},
              "node2": {"deepspeed": {"version": "0.14.4", "ops": ["cpu_adam", "async_io"]}, "libaio": False},
@@ -123,6 +126,7 @@ def test_hang_fail_deepspeed_and_real_torch(cluster):
     assert cluster.ssh("node2", "ls /usr/local/lib/libaio.so.1").returncode == 0
 
 
+@pytest.mark.cluster
 def test_node_to_node_ssh_and_a_broken_mesh_pair(cluster):
     cmd = "for n in node1 node2 node3 node4; do ssh -o BatchMode=yes $n hostname || echo FAIL-$n; done"
     assert cluster.ssh("node1", cmd).stdout.split() == ["node1", "node2", "node3", "node4"]
@@ -135,6 +139,7 @@ def test_node_to_node_ssh_and_a_broken_mesh_pair(cluster):
     assert cluster.ssh("node1", "ssh node3 hostname").stdout.strip() == "node3"
 
 
+@pytest.mark.cluster
 def test_mpirun_reaches_every_node_through_the_cluster_ssh_config(cluster):
     for by in ("name", "addr"):
         hostfile = cluster.hostfile("mpich", by=by)
@@ -144,6 +149,7 @@ def test_mpirun_reaches_every_node_through_the_cluster_ssh_config(cluster):
         assert sorted(proc.stdout.split()) == ["node1", "node2", "node3", "node4"]
 
 
+@pytest.mark.cluster
 def test_srun_ranks_land_on_their_nodes_and_sbatch_runs(cluster, tmp_path):
     env = dict(os.environ, **cluster.env())
     proc = subprocess.run(["srun", "-N", "4", "--ntasks-per-node=1", "sh", "-c",
@@ -151,6 +157,9 @@ def test_srun_ranks_land_on_their_nodes_and_sbatch_runs(cluster, tmp_path):
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
     assert sorted(proc.stdout.splitlines()) == [f"{i} node{i + 1} 4" for i in range(4)]
+    gpus = subprocess.run(["srun", "-N", "2", "--gpus-per-node=2", "sh", "-c", "echo $CUDA_VISIBLE_DEVICES"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert gpus.stdout.split() == ["0,1", "0,1"], gpus.stderr
     script = tmp_path / "job.sh"
     out = tmp_path / "job.out"
     script.write_text(f"#!/bin/sh\n#SBATCH -N 2\n#SBATCH -o {out}\nsrun hostname\n")
@@ -168,6 +177,7 @@ def test_srun_ranks_land_on_their_nodes_and_sbatch_runs(cluster, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.cluster
 def test_up_twice_crash_and_down_leave_nothing_behind(tmp_path):
     reason = cluster_skip_reason()
     if reason:
@@ -205,3 +215,36 @@ def test_up_twice_crash_and_down_leave_nothing_behind(tmp_path):
             pass
     assert leftovers == []
     assert not any((n.addr, c.port) in listeners() for n in c.nodes)
+
+
+# ---- the fakes and spec handling on their own (no root, no cluster: these run everywhere, fast)
+
+def test_nvcc_arch_list_follows_the_reference_table():
+    assert cuda_facts.gpu_arches("12.1")[0] == "compute_50" and "compute_90" in cuda_facts.gpu_arches("12.1")
+    assert "compute_35" in cuda_facts.gpu_arches("11.8") and "compute_35" not in cuda_facts.gpu_arches("12.0")
+    assert cuda_facts.max_gcc("11.8") == 11 and cuda_facts.max_gcc("12.1") == 12 and cuda_facts.max_gcc("13.0") == 15
+    assert cuda_facts.driver_cuda("550.54.14") == "12.4" and cuda_facts.driver_cuda("535.104.05") == "12.2"
+
+
+def test_fake_nvcc_13_lists_the_same_archs_as_a_real_one_when_present(tmp_path):
+    nvcc = shutil.which("nvcc")
+    real = subprocess.run([nvcc, "--list-gpu-arch"], capture_output=True, text=True) if nvcc else None
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout if nvcc else ""
+    if not real or real.returncode != 0 or "release 13.0" not in version:
+        pytest.skip("needs a real CUDA 13.0 nvcc on PATH to compare with")
+    fake = tmp_path / "nvcc"
+    fakes.script(fake, fakes.nvcc("13.0"))
+    ours = subprocess.run([str(fake), "--list-gpu-arch"], capture_output=True, text=True).stdout.split()
+    assert sorted(ours) == sorted(real.stdout.split())
+    assert subprocess.run([str(fake), "--version"], capture_output=True, text=True).stdout.splitlines()[3] == \
+        version.splitlines()[3]
+
+
+def test_spec_files_refuse_unknown_keys_with_the_file_named(tmp_path):
+    bad = tmp_path / "spec.yaml"
+    bad.write_text("defaults:\n  kernal: 5.4.0\n")
+    with pytest.raises(spec.SpecError, match=r"spec.yaml: defaults: unknown spec key\(s\) kernal"):
+        spec.load(bad)
+    merged = spec.resolve({"defaults": {"torch": {"version": "2.3.1", "cuda": "12.1"}},
+                           "nodes": {"node2": {"torch": {"cuda": "11.8"}}}}, "node2")
+    assert merged["torch"] == {"version": "2.3.1", "cuda": "11.8"}
