@@ -89,3 +89,30 @@ def test_mpirun_preflight_refuses_a_planted_old_kernel_before_submitting(cpu_clu
     assert "kernel node3: kernel 4.4.0-210-generic is older than 5.5" in res.stderr
     assert "preflight found problems; job not submitted" in res.stderr
     assert not (tmp_path / "clusterdoc-jobs").exists()
+
+
+def test_auto_picks_slurm_and_no_wait_returns_ids_that_status_and_logs_accept(cpu_cluster, tmp_path):
+    import time
+
+    script = tmp_path / "hello.py"
+    script.write_text("import os, socket\nprint('hello from rank', os.environ['RANK'], 'on', socket.gethostname())\n")
+    res = submit(cpu_cluster, tmp_path, "--nodes", 2, "--no-preflight", "--no-wait", script)
+    assert res.returncode == 0, res.stderr
+    job_id = res.stdout.strip()
+    assert job_id.startswith("slurm-"), res.stderr
+    slurm_id = re.search(r"slurm job (\d+)", res.stderr).group(1)
+    env = {**os.environ, **cpu_cluster.env(), "HOME": str(tmp_path)}
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "clusterdoc", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        st = cli("status", slurm_id)  # the Slurm id finds the job too
+        if re.search(r": (COMPLETED|FAILED|CANCELLED|LOST)", st.stdout.splitlines()[0]):
+            break
+        time.sleep(2)
+    assert f"job {job_id}: COMPLETED" in st.stdout and f"(id {slurm_id})" in st.stdout, st.stdout
+    logs = cli("logs", job_id, "--rank", "1")
+    assert "[rank 1] hello from rank 1 on node2" in logs.stdout

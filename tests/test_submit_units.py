@@ -83,3 +83,12 @@ def test_outcome_from_rank_records_names_the_first_failure(tmp_path):
     assert Outcome("FAILED", {0: -9, 1: 2}, failed=[1]).describe() == \
         "job failed: rank 1 exited with code 2; afterwards rank 0 stopped"
     assert "killed by SIGKILL" in Outcome("FAILED", {0: -9}, failed=[0]).describe()
+
+
+def test_auto_backend_without_slurm(monkeypatch, tmp_path):
+    from clusterdoc.launch.submit import choose_backend
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # no squeue here
+    assert choose_backend({"backend": "auto", "hostfile": None}) == "local"
+    assert choose_backend({"backend": "auto", "hostfile": "hosts"}) == "mpirun"
+    assert choose_backend({"backend": "slurm", "hostfile": None}) == "slurm"
