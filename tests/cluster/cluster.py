@@ -15,6 +15,7 @@ import contextlib
 import fcntl
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -101,6 +102,10 @@ class Cluster:
         """MPICH mpirun reaching the nodes through the cluster's ssh_config."""
         return [self.mpirun, "-launcher", "ssh", "-launcher-exec", str(self.ssh_wrapper),
                 "-f", str(hostfile or self.hostfile("mpich")), *args]
+
+    def pdsh_env(self) -> dict:
+        """Variables that make pdsh reach the nodes through the cluster's ssh_config (`pdsh -R ssh -w ...`)."""
+        return {"PDSH_RCMD_TYPE": "ssh", "PDSH_SSH_ARGS": f"-F {self.ssh_config} -x -l%u %h"}
 
     def ssh(self, node: Node | str, command: str, timeout: float = 30, **kw) -> subprocess.CompletedProcess:
         """Run a command on a node with the system ssh client and the cluster's config."""
@@ -223,7 +228,8 @@ class Cluster:
         self.port = self._pick_port()
         spec = specs.load(self.spec_path)
         shared = d / "shared"
-        shutil.copy2("/usr/bin/uname", shared / "uname.real") if not (shared / "uname.real").exists() else None
+        if not (shared / "uname.real").exists():  # the node's fake /usr/bin/uname wraps this copy
+            shutil.copy2("/usr/bin/uname", shared / "uname.real")
         libs = StubLibs(shared)
         preload = libs.uname_preload()
         host_name = socket.gethostname().split(".")[0]
@@ -245,7 +251,7 @@ class Cluster:
         write(d / "wrong_known_hosts", "".join(host_entry(n, shared / "wrong_host_key.pub") for n in self.nodes))
         write(self.ssh_config, ssh_client_config(self.nodes, self.port, self.key, self.known_hosts))
         write(self.ssh_wrapper, f"#!/bin/sh\n# ssh with the test cluster's config (for mpirun -launcher-exec, pdsh)\n"
-                                f"exec /usr/bin/ssh -F {self.ssh_config} \"$@\"\n", 0o755)
+                                f"exec /usr/bin/ssh -F {shlex.quote(str(self.ssh_config))} \"$@\"\n", 0o755)
 
         base = {n.name: specs.resolve(spec, n.name) for n in self.nodes}
         state = {"nodes": self.count, "port": self.port, "slurm": self.use_slurm, "spec": str(self.spec_path),
