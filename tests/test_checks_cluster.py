@@ -104,3 +104,18 @@ def test_json_shape():
     assert set(doc) == {"nodes", "findings", "summary"}
     assert doc["summary"]["nodes_fail"] == 1 and doc["summary"]["exit_code"] == 1
     assert doc["summary"]["needed_arch_list"] == "8.0+PTX"
+
+
+def test_mesh_failures_to_one_node_merge_into_one_line():
+    from clusterdoc.checks import ssh
+
+    facts = {f"node{i}": load("healthy", f"node{i}") for i in range(1, 65)}
+    findings = []
+    for n, f in facts.items():
+        f["mesh"] = {p: {"ok": p != "node5", "message": "ok" if p != "node5" else
+                         "ssh: connect to host node5 port 22: Connection refused"} for p in facts if p != n}
+        findings += ssh.check_mesh(n, f)
+    text = report.render(list(facts), findings, ["mesh"], "")
+    lines = [l for l in text.splitlines() if l.startswith("[FAIL]")]
+    assert lines == ["[FAIL] mesh node[1-4,6-64]: ssh to node5 fails: ssh: connect to host node5 port 22: "
+                     "Connection refused"]

@@ -49,7 +49,7 @@ def test_healthy_node_is_all_ok():
     ("gcc_too_new", [("cuda", FAIL)], ["gcc 13.2.0", "gcc 12", "host_config.h"]),
     ("gcc_too_new_no_header", [("cuda", FAIL)], ["gcc 13.2.0", "gcc 12", "release notes"]),
     ("h100_outside_arch_list", [("arch", FAIL)], ["9.0", "TORCH_CUDA_ARCH_LIST=8.0;8.6", "no kernel image"]),
-    ("mesh_broken", [("mesh", FAIL)], ["n1 -> gpu03", "Permission denied"]),
+    ("mesh_broken", [("mesh", FAIL)], ["ssh to gpu03 fails", "Permission denied"]),
     ("old_driver", [("cuda", FAIL)], ["470.82.01", "12.1", "530.30.02"]),
     ("cpu_torch_on_gpu", [("cuda", FAIL)], ["CPU-only", "2 GPU"]),
     ("nvidia_smi_hangs", [("arch", FAIL)], ["nvidia-smi did not answer"]),

@@ -69,7 +69,7 @@ def test_planted_problems_are_reported_exactly_with_fixes(cluster):
                                      ("node3", "cuda"), ("node4", "cuda"), ("node4", "arch")}
     assert problems(doc, "warn") == {("node4", "consistency")}  # the H100 among A100s
     fails = {(f["node"], f["check"]): f for f in doc["findings"] if f["status"] == "fail"}
-    assert "node1 -> node3" in fails["node1", "mesh"]["message"]
+    assert "ssh to node3 fails" in fails["node1", "mesh"]["message"]
     assert "5.4.0-150-generic" in fails["node1", "kernel"]["message"]
     assert "nvcc 11.8" in fails["node2", "cuda"]["message"] and "12.1" in fails["node2", "cuda"]["message"]
     assert fails["node3", "cuda"]["fix"].startswith("export PATH=/usr/local/cuda-12.1/bin:$PATH; "

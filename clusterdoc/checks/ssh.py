@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
 
 CHECK = "ssh"
@@ -51,20 +53,29 @@ def check_mesh(node: str, facts: dict | None) -> list[dict]:
         return [finding(node, MESH, OK, f"ssh to all {len(facts['mesh'])} other nodes ok")]
     out = []
     for message, peers in failed.items():
-        out.append(finding(node, MESH, FAIL, f"{node} -> {', '.join(peers)}: {message}", mesh_fix(node, peers, message)))
+        # No source name in the text: the report merges the same failure seen from many nodes
+        # into one line (node[1-4,6-64]: ssh to node5 fails: ...).
+        out.append(finding(node, MESH, FAIL, f"ssh to {_compact(peers)} fails: {message}", mesh_fix(peers, message)))
     return out
 
 
-def mesh_fix(node: str, peers: list[str], message: str) -> str:
-    """The fix for one failure reason of ssh from `node` to `peers`."""
-    names = " ".join(peers)
-    test = f"test on {node}: ssh -o BatchMode=yes {peers[0]} true"
+def _compact(names: list[str]) -> str:
+    from clusterdoc.hostfile import compress_hostlist
+
+    key = lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)]  # noqa: E731
+    return compress_hostlist(sorted(names, key=key))
+
+
+def mesh_fix(peers: list[str], message: str) -> str:
+    """The fix for one failure reason of ssh from the node(s) to `peers`."""
+    names = " ".join(peers[:8]) + (" ..." if len(peers) > 8 else "")
+    test = f"test with: ssh -o BatchMode=yes {peers[0]} true"
     low = message.lower()
-    if "host key verification failed" in low or "host key" in low:
-        return (f"on {node}, record the host keys of {names} after checking their fingerprints "
+    if "host key" in low:
+        return (f"on the node(s) named, record the host keys of {names} after checking their fingerprints "
                 f"(ssh-keyscan {names} >> ~/.ssh/known_hosts); {test}")
     if "permission denied" in low:
-        return f"on {node}: ssh-copy-id {peers[0]} (for each of {names}), or share the key cluster-wide; {test}"
+        return f"install the node's public key on {names} (ssh-copy-id), or share one key cluster-wide; {test}"
     if "could not resolve" in low or "name or service not known" in low:
-        return f"make {names} resolvable on {node} (/etc/hosts or DNS), as named in the hostfile; {test}"
-    return f"run ssh -v {peers[0]} on {node} to see why; {test}"
+        return f"make {names} resolvable on the node(s) named (/etc/hosts or DNS), as in the hostfile; {test}"
+    return f"run ssh -v {peers[0]} on the node(s) named to see why; {test}"
