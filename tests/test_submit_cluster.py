@@ -116,3 +116,10 @@ def test_auto_picks_slurm_and_no_wait_returns_ids_that_status_and_logs_accept(cp
     assert f"job {job_id}: COMPLETED" in st.stdout and f"(id {slurm_id})" in st.stdout, st.stdout
     logs = cli("logs", job_id, "--rank", "1")
     assert "[rank 1] hello from rank 1 on node2" in logs.stdout
+
+
+def test_a_slurm_job_that_can_never_start_fails_instead_of_pending_forever(cpu_cluster, tmp_path):
+    res = submit(cpu_cluster, tmp_path, "--backend", "slurm", "--nodes", 8, "--no-preflight", "--wait",
+                 JOBS / "train_ddp.py", timeout=120)
+    assert res.returncode == 1
+    assert re.search(r"Slurm will never start job \d+: Partition\w+ \(.*\); cancelled it", res.stderr), res.stderr

@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -36,12 +37,24 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess | None:
         return None
 
 
+# pending reasons that only a change of the request or of the cluster's config can resolve
+HOPELESS = {"PartitionNodeLimit": "the partition has fewer nodes than requested (--nodes)",
+            "PartitionConfig": "the request does not fit the partition's configuration",
+            "PartitionTimeLimit": "--time exceeds the partition's limit",
+            "BadConstraints": "no node satisfies the request (GPUs, memory or constraints)",
+            "InvalidAccount": "the account is not valid", "InvalidQOS": "the QOS is not valid"}
+
+
 def squeue_state(job_id: str) -> str | None:
-    res = _run(["squeue", "-h", "-j", job_id, "-o", "%T"])
+    return squeue_state_reason(job_id)[0]
+
+
+def squeue_state_reason(job_id: str) -> tuple[str | None, str]:
+    res = _run(["squeue", "-h", "-j", job_id, "-o", "%T %r"])
     if res is None or res.returncode != 0:
-        return None
-    states = res.stdout.split()
-    return states[0] if states else None
+        return None, ""
+    parts = res.stdout.split(None, 1)
+    return (parts[0], parts[1].strip() if len(parts) > 1 else "") if parts else (None, "")
 
 
 def scontrol_job(job_id: str) -> dict[str, str]:
@@ -127,10 +140,18 @@ class SlurmJob:
                              hint="check --partition, --nodes and --time against 'sinfo'") from None
         self.backend_id = str(job.job_id)
         self.unknown_since: float | None = None
+        self.reason = "None"  # squeue's reason for a job that is just waiting its turn
         self.cancelled = False
 
     def poll(self) -> Outcome | None:
-        state = squeue_state(self.backend_id)
+        state, reason = squeue_state_reason(self.backend_id)
+        if state == "PENDING" and reason in HOPELESS:
+            self.cancel()
+            return Outcome(state="FAILED", message=f"Slurm will never start job {self.backend_id}: {reason} "
+                                                   f"({HOPELESS[reason]}); cancelled it")
+        if state == "PENDING" and reason and reason != self.reason:
+            self.reason = reason
+            print(f"slurm job {self.backend_id} pending ({reason})", file=sys.stderr, flush=True)
         if state and state not in TERMINAL:
             if any((r := self.jd.rank_exit(rank)) and r["code"] != 0 for rank in range(self.spec.world_size)):
                 self.cancel()  # srun --kill-on-bad-exit does it too; this makes it immediate

@@ -179,7 +179,8 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
                                    "started": time.time()})
         jd.update(state="RUNNING", backend_id=handle.backend_id, attempts=record["attempts"])
         if spec.backend != "local" and stream:
-            print(f"{spec.backend} job {handle.backend_id} started", file=err)
+            print(f"{spec.backend} job {handle.backend_id} {'submitted' if spec.backend == 'slurm' else 'started'}",
+                  file=err)
         try:
             outcome = wait_for(handle, streamer, POLL if spec.backend != "slurm" else SLURM_POLL)
         except KeyboardInterrupt:
