@@ -97,7 +97,7 @@ def ancestors(pid: int) -> set[int]:
     return out
 
 
-def kill_all(pids: set[int], grace: float = 5.0) -> None:
+def kill_all(pids: set[int], grace: float = 3.0) -> None:
     """TERM, wait up to grace seconds, then KILL what is left; waits until they are gone."""
     pids = {p for p in pids if alive(p)} - ancestors(os.getpid())
     for sig in (signal.SIGTERM, signal.SIGKILL):
