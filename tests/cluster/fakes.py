@@ -198,7 +198,10 @@ if [ "$COUNT" = 0 ]; then
 fi
 INDEXES=$(i=0; while [ $i -lt $COUNT ]; do echo $i; i=$((i+1)); done)
 if [ -n "$ONLY" ]; then
-  case " $(echo $INDEXES) " in *" $ONLY "*) INDEXES=$ONLY;; *) echo "No devices were found"; exit 6;; esac
+  ALL=" $(echo $INDEXES) "; INDEXES=
+  for i in $(echo "$ONLY" | tr ',' ' '); do
+    case "$ALL" in *" $i "*) INDEXES="$INDEXES $i";; *) echo "No devices were found"; exit 6;; esac
+  done
 fi
 if [ "$LIST" = 1 ]; then
 {heredoc(listing)}  exit 0
