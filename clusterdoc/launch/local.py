@@ -11,8 +11,6 @@ import os
 import signal
 import subprocess
 import time
-from pathlib import Path
-
 from clusterdoc.launch.job import JobDir, JobSpec, free_port, rank_env
 from clusterdoc.launch.outcome import Outcome, outcome_from_codes
 
@@ -85,7 +83,3 @@ def _signal_group(p: subprocess.Popen, sig: int) -> None:
 
 def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> LocalJob:
     return LocalJob(spec, jd, script_args)
-
-
-def rank_files_exist(path: Path) -> bool:
-    return any(path.glob("rank*.out"))
