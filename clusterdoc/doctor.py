@@ -53,9 +53,11 @@ def probe_timeout(node_timeout: float) -> float:
     return max(1.0, min(8.0, node_timeout * 0.35))
 
 
-def remote_command(timeout: float, peers: list[str] | None) -> str:
+def remote_command(timeout: float, peers: list[str] | None, budget: float | None = None) -> str:
     """python3 reads the probe from stdin; without python3 the shell fallback runs (it ignores stdin)."""
     argv = ["python3", "-", "--timeout", f"{timeout:g}"]
+    if budget:
+        argv += ["--budget", f"{budget:g}"]
     if peers:
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)
@@ -275,7 +277,8 @@ def gather_remote(args, hosts, checks, progress, proxies=None) -> tuple[dict, di
     if fanout < 1:
         raise UsageError(f"--fanout must be at least 1, got {fanout}")
     peers = [h.host for h in hosts] if "mesh" in checks and len(hosts) > 1 else None
-    command = remote_command(probe_timeout(opts.timeout), peers)
+    # The probe must answer before the node's timeout: the mesh stops at 75% of it.
+    command = remote_command(probe_timeout(opts.timeout), peers, round(opts.timeout * 0.75, 1))
     if proxies:
         def one(i_host):
             i, h = i_host

@@ -25,10 +25,10 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
              path, wheel_manifest (dict|null)} | null
   mpi {mpirun {path, flavour "mpich"|"openmpi"|"other", version} | null, mpi4py {version, library} | null}
   libaio (bool: libaio.so found), libaio_header (bool)
-  mesh {peer: {ok (bool), message}} | null      (only when asked with --mesh)
+  mesh {peer: {ok (bool, null: not tested in time), message}} | null      (only when asked with --mesh)
   errors [{probe, message}]
 
-Usage: python3 probe.py [--timeout SEC] [--mesh PEER ...]
+Usage: python3 probe.py [--timeout SEC] [--budget SEC] [--mesh PEER ...]
 """
 
 import json
@@ -483,25 +483,32 @@ def probe_libaio(timeout):
     return lib, header
 
 
-def probe_mesh(peers, timeout):
-    """From this node, `ssh -o BatchMode=yes PEER true` to each peer, in parallel."""
+def probe_mesh(peers, timeout, deadline=None):
+    """From this node, `ssh -o BatchMode=yes PEER true` to each peer, 16 at a time, all before
+    `deadline` (time.time() value): peers not reached by then are reported untested (ok: None)."""
     ssh = which("ssh")
     result = {}
     if not ssh:
         return {p: {"ok": False, "message": "no ssh client on this node"} for p in peers}
+    deadline = deadline or time.time() + 4 * (timeout + 1)
     lock = threading.Lock()
 
     def one(peer):
-        argv = [ssh, "-o", "BatchMode=yes", "-o", "ConnectTimeout=%d" % max(1, int(timeout)),
-                "-o", "NumberOfPasswordPrompts=0", peer, "true"]
-        try:
-            code, out, err = run(argv, timeout + 1)
-            msg = "ok" if code == 0 else (err.strip().splitlines() or ["exit %d" % code])[-1][:200]
-            entry = {"ok": code == 0, "message": msg}
-        except subprocess.TimeoutExpired:
-            entry = {"ok": False, "message": "timed out after %gs" % (timeout + 1)}
-        except OSError as exc:
-            entry = {"ok": False, "message": str(exc)}
+        left = deadline - time.time()
+        if left < 0.5:
+            entry = {"ok": None, "message": "not tested: the probe's time limit was reached"}
+        else:
+            limit = min(timeout + 1, left)
+            argv = [ssh, "-o", "BatchMode=yes", "-o", "ConnectTimeout=%d" % max(1, int(limit)),
+                    "-o", "NumberOfPasswordPrompts=0", peer, "true"]
+            try:
+                code, out, err = run(argv, limit)
+                msg = "ok" if code == 0 else (err.strip().splitlines() or ["exit %d" % code])[-1][:200]
+                entry = {"ok": code == 0, "message": msg}
+            except subprocess.TimeoutExpired:
+                entry = {"ok": False, "message": "timed out after %gs" % round(limit, 1)}
+            except OSError as exc:
+                entry = {"ok": False, "message": str(exc)}
         with lock:
             result[peer] = entry
 
@@ -532,8 +539,9 @@ def _parallel(funcs, width=16):
 
 # --- gather -----------------------------------------------------------------------------------
 
-def gather(timeout=DEFAULT_TIMEOUT, mesh=None):
-    """All facts of this node, as a JSON-ready dict. Never raises for a failing probe."""
+def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None):
+    """All facts of this node, as a JSON-ready dict. Never raises for a failing probe.
+    `timeout`: per command; `budget`: seconds the whole probe may take (bounds the mesh)."""
     start = time.time()
     facts = {
         "schema": SCHEMA, "probe": "python", "hostname": os.uname()[1],
@@ -595,7 +603,8 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None):
     for i, p in enumerate(toolkit_paths):
         jobs.append(task("toolkit " + p, (lambda p=p: probe_toolkit(p, timeout)), put_tk(i)))
     if mesh:
-        jobs.append(task("mesh", lambda: probe_mesh(mesh, timeout), put("mesh")))
+        deadline = start + budget if budget else None
+        jobs.append(task("mesh", lambda: probe_mesh(mesh, timeout, deadline), put("mesh")))
     _parallel(jobs, width=16)
     for name, (child, parse, store, limit) in sorted(children.items()):
         what = {"torch": "importing torch", "mpi4py": "importing mpi4py.MPI"}[name]
@@ -709,11 +718,13 @@ def parse_shell_output(text):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    timeout, mesh = DEFAULT_TIMEOUT, None
+    timeout, mesh, budget = DEFAULT_TIMEOUT, None, None
     while argv:
         arg = argv.pop(0)
         if arg == "--timeout" and argv:
             timeout = float(argv.pop(0))
+        elif arg == "--budget" and argv:
+            budget = float(argv.pop(0))
         elif arg == "--mesh":
             mesh, argv = argv, []
         elif arg == "--shell-probe":
@@ -722,7 +733,7 @@ def main(argv=None):
         else:
             sys.stderr.write("probe.py: unknown argument %r\n" % arg)
             return 2
-    facts = gather(timeout=timeout, mesh=mesh)
+    facts = gather(timeout=timeout, mesh=mesh, budget=budget)
     sys.stdout.write(json.dumps(facts, sort_keys=True) + "\n")
     sys.stdout.flush()
     return 0

@@ -45,13 +45,18 @@ def check_mesh(node: str, facts: dict | None) -> list[dict]:
     """From this node to every other: one finding per failure reason (peers grouped)."""
     if not facts or facts.get("mesh") is None:
         return probe_errors(node, facts or {}, MESH)
-    failed = {}
+    failed, untested = {}, []
     for peer, res in sorted(facts["mesh"].items()):
-        if not res.get("ok"):
+        if res.get("ok") is None:
+            untested.append(peer)
+        elif not res.get("ok"):
             failed.setdefault(res.get("message") or "failed", []).append(peer)
-    if not failed:
-        return [finding(node, MESH, OK, f"ssh to all {len(facts['mesh'])} other nodes ok")]
     out = []
+    if untested:
+        out.append(finding(node, MESH, WARN, f"ssh to {_compact(untested)} not tested: the probe ran out of time",
+                           "raise --timeout (the mesh is N x N ssh logins), or skip it with --no-mesh"))
+    if not failed and not untested:
+        return [finding(node, MESH, OK, f"ssh to all {len(facts['mesh'])} other nodes ok")]
     for message, peers in failed.items():
         # No source name in the text: the report merges the same failure seen from many nodes
         # into one line (node[1-4,6-64]: ssh to node5 fails: ...).
