@@ -109,7 +109,8 @@ def test_faults_each_reported_on_its_own_node_within_the_timeout(cluster, tmp_pa
     changed_kh = tmp_path / "changed_known_hosts"
     other = paramiko.ECDSAKey.generate()
     n1, n2, n3, n4 = cluster.nodes
-    changed_kh.write_text(f"[{n4.addr}]:{port} {other.get_name()} {other.get_base64()}\n")
+    where = n4.addr if str(port) == "22" else f"[{n4.addr}]:{port}"  # known_hosts form
+    changed_kh.write_text(f"{where} {other.get_name()} {other.get_base64()}\n")
     srv, held = _silent_listener("127.0.0.250")
     silent_port = srv.getsockname()[1]
     good = f"  Port {port}\n  User root\n  IdentityFile {cluster.key}\n  UserKnownHostsFile {cluster.known_hosts}\n"
