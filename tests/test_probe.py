@@ -68,3 +68,35 @@ def test_probe_parses_on_python36_syntax():
     import ast
 
     ast.parse(PROBE.read_text(), feature_version=(3, 6))
+
+
+def test_deepspeed_facts_and_wheel_manifest_without_importing_it(tmp_path):
+    ds = tmp_path / "deepspeed"
+    ds.mkdir()
+    (ds / "__init__.py").write_text("raise SystemExit('deepspeed must not be imported by the probe')\n")
+    (ds / "git_version_info_installed.py").write_text(
+        "version = '0.19.8'\ninstalled_ops = {'cpu_adam': True, 'fused_adam': False}\n"
+        "compatible_ops = {'cpu_adam': True, 'fused_adam': True}\n"
+        "torch_info = {'version': '2.3', 'cuda_version': '12.1', 'nccl_version': '2.20'}\n")
+    (ds / "clusterdoc-wheel.json").write_text(json.dumps({"schema": 1, "arch_list": "8.0;8.6+PTX"}))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    p = subprocess.run([sys.executable, "-", "--timeout", "5"], input=PROBE.read_bytes(), stdout=subprocess.PIPE,
+                       env=env, timeout=60)
+    facts = json.loads(p.stdout)
+    d = facts["deepspeed"]
+    assert (d["version"], d["cuda_version"]) == ("0.19.8", "12.1")
+    assert d["ops_installed"] == {"cpu_adam": True, "fused_adam": False}
+    assert d["wheel_manifest"]["arch_list"] == "8.0;8.6+PTX"
+
+    from clusterdoc.checks import arch
+
+    h100 = json.loads((FACTS / "h100_outside_arch_list.json").read_text())
+    h100["env"]["TORCH_CUDA_ARCH_LIST"] = "9.0"
+    h100["deepspeed"] = d
+    out = arch.check("n1", h100, None, "9.0+PTX")
+    assert [(f["status"], "PTX JIT" in f["message"]) for f in out if f["status"] != "ok"] == [("warn", True)]
+    d["wheel_manifest"]["arch_list"] = "8.0;8.6"
+    out = arch.check("n1", h100, None, "9.0+PTX")
+    bad = [f for f in out if f["status"] != "ok"]
+    assert [f["status"] for f in bad] == ["fail"] and "not for this node's 9.0" in bad[0]["message"]
+    assert "cpu_adam" in " ".join(f["message"] for f in out)

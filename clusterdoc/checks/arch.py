@@ -133,8 +133,14 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
         if built:
             entries, _ = parse_arch_entries(built)
             missing = [cap_str(c) for c in caps if covers(entries, c) is None]
+            jit = [cap_str(c) for c in caps if covers(entries, c) == "ptx"]
+            rebuild = f"clusterdoc build-wheel --arch-list \"{cluster_list}\" --install"
             if missing:
                 out.append(finding(node, CHECK, FAIL, f"the installed DeepSpeed wheel was built for {built}, "
-                                                      f"not for this node's {', '.join(missing)}",
-                                   f"clusterdoc build-wheel --arch-list \"{cluster_list}\" --install"))
+                                                      f"not for this node's {', '.join(missing)}: its ops fail with "
+                                                      f"{NO_KERNEL}", rebuild))
+            elif jit:
+                out.append(finding(node, CHECK, WARN, f"the installed DeepSpeed wheel ({built}) reaches this node's "
+                                                      f"{', '.join(jit)} only through PTX JIT (slow first start)",
+                                   rebuild))
     return out
