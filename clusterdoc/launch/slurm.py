@@ -108,7 +108,9 @@ def preflight_setup(spec: JobSpec, jd: JobDir) -> list[str]:
     """The job's first step: probe every allocated node (one task each), judge, stop the job on failure."""
     py, d = shlex.quote(spec.python), shlex.quote(str(jd.path))
     return [
-        f"srun --ntasks-per-node=1 --kill-on-bad-exit=1 {py} -m clusterdoc.launch.preflight --gather {d}",
+        # one task per node, whatever --ntasks-per-node the job has (srun would inherit SLURM_NTASKS)
+        "srun --nodes=$SLURM_JOB_NUM_NODES --ntasks=$SLURM_JOB_NUM_NODES --ntasks-per-node=1 --kill-on-bad-exit=1 "
+        f"{py} -m clusterdoc.launch.preflight --gather {d}",
         f"{py} -m clusterdoc.launch.preflight --judge {d} --nodes {spec.nodes} || exit 3",
     ]
 

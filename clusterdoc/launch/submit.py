@@ -169,6 +169,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
     retry = parse_oom_retry(spec.oom_retry, script_args)
     streamer = LogStreamer(jd, spec.world_size, out, err, extra=getattr(mod, "extra_logs", lambda jd: {})(jd)) \
         if stream else None
+    jd.update(supervisor_pid=os.getpid())  # `status` tells a dead supervisor (LOST) from a running job
     attempt = 1
     while True:
         jd.log_attempt(f"attempt {attempt} started: {format_command([spec.script, *script_args])}")
