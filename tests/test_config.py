@@ -110,10 +110,16 @@ def test_cli_bad_config_exits_2_without_traceback(tmp_path):
     (["submit", "--oom-retry", "batch-size", "s.py"], "the script's arguments have no --batch-size"),
     (["submit", "--backend", "mpirun", "s.py"], "the mpirun backend needs --hostfile"),
     (["submit", "--hostfile", "nope", "s.py"], "--hostfile 'nope' does not exist"),
+    (["submit", "--backend", "mpirun", "--hostfile", "hosts", "--nodes", "3", "s.py"],
+     "hosts: --nodes 3 but the hostfile lists 2 host(s)"),
+    (["submit", "--backend", "mpirun", "--hostfile", "badhosts", "s.py"], "badhosts:1"),
     (["status", "nosuchjob"], "no job 'nosuchjob'"),
+    (["logs", "nosuchjob"], "no job 'nosuchjob'"),
 ])
 def test_cli_bad_flags_exit_2_with_a_clear_message(tmp_path, args, needle):
     (tmp_path / "s.py").write_text("print('hi')\n")
+    (tmp_path / "hosts").write_text("node1\nnode2\n")
+    (tmp_path / "badhosts").write_text("node1 slots=x\n")
     res = _cli(args, tmp_path, {"CLUSTERDOC_NO_PREFLIGHT": "1"})
     assert res.returncode == 2, res.stderr
     assert needle in res.stderr and "Traceback" not in res.stderr

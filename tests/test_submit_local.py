@@ -81,10 +81,22 @@ def test_oom_retry_relaunches_with_a_lower_batch_on_every_rank(tmp_path):
     assert [a["script_args"][-3] for a in record["attempts"]] == ["40", "20"]
 
 
-def test_oom_retry_stops_at_the_minimum(tmp_path):
+def test_oom_retry_halves_down_to_the_minimum():
     from clusterdoc.launch.submit import lowered
 
     assert lowered(64, 1) == 32 and lowered(3, 2) == 2 and lowered(2, 2) is None and lowered(1, 1) is None
+
+
+@pytest.mark.slow
+def test_oom_retry_gives_up_at_the_minimum(tmp_path):
+    res = clusterdoc(["submit", "--nodes", "2", "--no-preflight", "--oom-retry", "batch-size:20",
+                      str(JOBS / "fail_oom_one_rank.py"), "--no-shim-retry", "--batch-size", "40", "--fits", "5"],
+                     tmp_path)
+    assert res.returncode == 1
+    summary = res.stderr.strip().splitlines()[-1]
+    assert "rank 1 exited with code 75 (out of memory)" in summary
+    assert "out of memory at --batch-size 20, which is the minimum (20); giving up" in summary
+    assert (job_dir(tmp_path) / "attempts.log").read_text().count(" started: ") == 2
 
 
 @pytest.mark.slow

@@ -82,8 +82,15 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
     for key in ("hostfile", "ssh_config"):
         if settings[key] and not Path(settings[key]).expanduser().is_file():
             raise UsageError(f"--{key.replace('_', '-')} {settings[key]!r} does not exist")
-    if backend == "mpirun" and not settings["hostfile"]:
-        raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
+    if backend == "mpirun":
+        if not settings["hostfile"]:
+            raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
+        from clusterdoc import hostfile
+
+        count = len(hostfile.parse_file(settings["hostfile"]))
+        if count < settings["nodes"]:
+            raise UsageError(f"--nodes {settings['nodes']} but the hostfile lists {count} host(s)",
+                             where=settings["hostfile"])
     parse_oom_retry(settings["oom_retry"], script_args)
     return JobSpec(script=str(path.absolute()), script_args=list(script_args), backend=backend,
                    nodes=settings["nodes"], tasks_per_node=tasks, gpus_per_node=gpus,
@@ -173,7 +180,11 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
     attempt = 1
     while True:
         jd.log_attempt(f"attempt {attempt} started: {format_command([spec.script, *script_args])}")
-        handle = mod.start(spec, jd, script_args)
+        try:
+            handle = mod.start(spec, jd, script_args)
+        except Exception as exc:  # sbatch refused, mpirun missing, ...: on record, then reported by the CLI
+            _finish_attempt(jd, attempt, Outcome(state="FAILED", message=f"could not start: {exc}"))
+            raise
         record = jd.read()
         record["attempts"].append({"n": attempt, "script_args": script_args, "backend_id": handle.backend_id,
                                    "started": time.time()})
@@ -187,19 +198,18 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             handle.cancel()
             if streamer:
                 streamer.pump(final=True)
-            outcome = Outcome(state="CANCELLED", message="cancelled by Ctrl-C")
+            outcome = Outcome(state="CANCELLED", message="cancelled (Ctrl-C or a signal to clusterdoc submit)")
             _finish_attempt(jd, attempt, outcome)
             raise
-        _finish_attempt(jd, attempt, outcome)
+        new = None
         if outcome.oom and retry:
             name, minimum = retry
             current = int(get_arg(script_args, name))
             new = lowered(current, minimum)
             if new is None:
-                outcome.message = f"out of memory at --{name} {current}, which is the minimum ({minimum})"
-                jd.log_attempt(f"attempt {attempt}: {outcome.message}; giving up")
-                _finish_attempt(jd, attempt, outcome)
-                return outcome
+                outcome.message = f"out of memory at --{name} {current}, which is the minimum ({minimum}); giving up"
+        _finish_attempt(jd, attempt, outcome)
+        if new is not None:
             line = f"attempt {attempt}: out of memory at --{name} {current}; retrying on every rank with --{name} {new}"
             jd.log_attempt(line)
             print(f"clusterdoc: {line}", file=err)
