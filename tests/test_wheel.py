@@ -493,3 +493,30 @@ def test_a_torch_probe_error_is_reported_once_not_as_missing_torch():
     assert preflight.torch_rules(facts, ["utils"]) == []
     out = preflight.cuda_rules(facts, cuda.check("build host", facts), ["utils"])
     assert [f.status for f in out] == ["fail"] and "did not finish in 12s" in out[0].message
+
+
+def test_a_terminated_build_takes_its_whole_process_group_down(tmp_path):
+    """clusterdoc killed mid-build must not leave the compiler running for minutes."""
+    pidfile = tmp_path / "grandchild.pid"
+    script = (
+        "import subprocess, sys, time\n"
+        f"from clusterdoc.wheel import build\n"
+        f"build.run_logged(['sh', '-c', 'sleep 300 & echo $! > {pidfile}; wait'], '.', None, "
+        f"__import__('pathlib').Path('{tmp_path}/log'), 'x')\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=REPO)
+    for _ in range(200):
+        if pidfile.exists() and pidfile.read_text().strip():
+            break
+        __import__("time").sleep(0.05)
+    grandchild = int(pidfile.read_text())
+    proc.terminate()
+    assert proc.wait(timeout=30) == 128 + 15
+    for _ in range(100):
+        try:
+            os.kill(grandchild, 0)
+        except ProcessLookupError:
+            break
+        __import__("time").sleep(0.05)
+    else:
+        os.kill(grandchild, 9)
+        pytest.fail("the build's child outlived clusterdoc")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -222,22 +223,47 @@ class Progress:
             self.stream.flush()
 
 
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """A build orphaned by a killed clusterdoc must not go on compiling for minutes (Linux prctl)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
+def _terminate(signum, frame):
+    raise SystemExit(128 + signum)
+
+
 def run_logged(cmd: list[str], cwd: Path, env: dict, log_path: Path, label: str, stream=None) -> int:
-    """Run cmd with stdout+stderr going to log_path (whole) and the progress line (TTY only)."""
-    with open(log_path, "a", encoding="utf-8", errors="replace") as log, Progress(label, stream) as progress:
-        log.write("$ " + " ".join(cmd) + "\n")
-        log.flush()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1)
-        try:
-            for text in proc.stdout:
-                log.write(text)
-                progress.line(text)
-            return proc.wait()
-        except BaseException:
-            proc.kill()
-            proc.wait()
-            raise
+    """Run cmd with stdout+stderr going to log_path (whole) and the progress line (TTY only).
+
+    The command runs in its own process group, killed whole if we are interrupted or terminated."""
+    old = signal.signal(signal.SIGTERM, _terminate) if threading.current_thread() is threading.main_thread() else None
+    try:
+        with open(log_path, "a", encoding="utf-8", errors="replace") as log, Progress(label, stream) as progress:
+            log.write("$ " + " ".join(cmd) + "\n")
+            log.flush()
+            proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1,
+                                    start_new_session=True, preexec_fn=_die_with_parent)
+            try:
+                for text in proc.stdout:
+                    log.write(text)
+                    progress.line(text)
+                return proc.wait()
+            except BaseException:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                proc.wait()
+                raise
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
 
 
 # log pattern -> what probably went wrong (first match wins; ordered from specific to general)
