@@ -1,6 +1,6 @@
 """Debug-mode cost per collective: clusterdoc's check against Accelerate's debug mode, same run.
 
-Added time = (op with debug) - (op without), per op, median over interleaved rounds, for all_reduce
+Added time = (op with debug) - (op without) measured back to back, per op, median over rounds, for all_reduce
 (Accelerate: accelerate.utils.reduce) and broadcast (accelerate.utils.broadcast) at 4 KiB and 4 MiB
 on 2 and 4 gloo ranks. Target: ratio ours/Accelerate <= 0.5.
 Usage: python bench/bench_shim_debug.py [--ranks 2,4] [--rounds 5] [--quick]
@@ -25,7 +25,7 @@ def worker(rounds, iters_small, iters_big):
     from clusterdoc import shim
 
     shim.init()
-    state = PartialState()  # adopts the process group
+    state = PartialState(cpu=True)  # MULTI_CPU over the gloo group already up
     torch.set_num_threads(1)
     results = {}
     for size_name, numel, iters in (("4KiB", 1024, iters_small), ("4MiB", 1024 * 1024, iters_big)):
@@ -48,17 +48,18 @@ def worker(rounds, iters_small, iters_big):
         samples = {}
         for _ in range(rounds):
             for name, fn in variants.items():
+                # off and on back to back: the difference of neighbours is robust to the machine's load
+                off = timed(fn)
                 if name.startswith("acc"):
-                    state.debug = False
-                    samples.setdefault(name + "_off", []).append(timed(fn))
                     state.debug = True
-                    samples.setdefault(name + "_on", []).append(timed(fn))
+                    on = timed(fn)
                     state.debug = False
                 else:
-                    samples.setdefault(name + "_off", []).append(timed(fn))
                     shim.enable_debug()
-                    samples.setdefault(name + "_on", []).append(timed(fn))
+                    on = timed(fn)
                     shim.disable_debug()
+                samples.setdefault(name + "_off", []).append(off)
+                samples.setdefault(name + "_added", []).append(on - off)
         results[size_name] = {k: statistics.median(v) for k, v in samples.items()}
     if dist.get_rank() == 0:
         print("RESULT " + json.dumps(results), flush=True)
@@ -82,8 +83,7 @@ def main():
         res = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
         for size, r in res.items():
             for op, acc in (("all_reduce", "acc_reduce"), ("broadcast", "acc_broadcast")):
-                ours = r[op + "_on"] - r[op + "_off"]
-                theirs = r[acc + "_on"] - r[acc + "_off"]
+                ours, theirs = r[op + "_added"], r[acc + "_added"]
                 ratio = ours / theirs if theirs > 0 else float("inf")
                 worst = max(worst, ratio)
                 print(f"{n:>5} {size:>5} {op:>10} {r[op + '_off'] * 1e3:8.3f} {ours * 1e3:9.3f} "

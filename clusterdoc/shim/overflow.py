@@ -16,6 +16,11 @@ import collections
 import os
 import weakref
 
+import torch
+
+_Tensor = torch.Tensor
+_F32 = torch.float32
+_WIDE = (torch.float32, torch.float64)
 PREFIX = "                 "
 
 
@@ -101,6 +106,7 @@ class _Tracker:
         self.batch_number = 0
         self.flags = []  # device scalars, one per checked output
         self.records = []  # (module, inputs, output) of this forward, in completion order
+        self.seen = set()  # ids of the tensors already flagged in this forward
         self.grad_flags = []  # (param name, device scalar)
         self.grad_callback_queued = False
         self.frames = collections.deque([], max_frames_to_save)  # report text, bounded always
@@ -122,17 +128,20 @@ class _Tracker:
         if self.batch_number in self.trace_batch_nums:
             self._print([self._frame(module, inputs, output)])
             return
-        import torch
-
-        for _, t in _tensors(output, "output"):
-            if torch.is_tensor(t) and t.is_floating_point():
-                self.flags.append(t.detach().sum(dtype=torch.float32))
+        tensors = (output,) if type(output) is _Tensor else [t for _, t in _tensors(output, "output")]
+        seen = self.seen
+        for t in tensors:
+            # a container usually returns its last child's tensor: check each tensor object once
+            if isinstance(t, _Tensor) and t.is_floating_point() and id(t) not in seen:
+                seen.add(id(t))  # ids stay unique: self.records keeps the tensors alive
+                # float32 accumulation: an fp16 sum of finite values would overflow on every step
+                self.flags.append(t.detach().sum() if t.dtype in _WIDE else t.detach().sum(dtype=_F32))
         self.records.append((module, inputs, output))
 
     def end_of_forward(self):
         """One sync for the whole forward; the slow path only when a flag is not finite."""
         flags, records = self.flags, self.records
-        self.flags, self.records = [], []
+        self.flags, self.records, self.seen = [], [], set()
         batch = self.batch_number
         self.batch_number += 1
         if flags:
@@ -219,7 +228,7 @@ class _Tracker:
         for h in self.handles:
             h.remove()
         self.handles = []
-        self.flags, self.records, self.grad_flags = [], [], []
+        self.flags, self.records, self.grad_flags, self.seen = [], [], [], set()
 
 
 class DebugUnderflowOverflow:
