@@ -92,3 +92,12 @@ def test_auto_backend_without_slurm(monkeypatch, tmp_path):
     assert choose_backend({"backend": "auto", "hostfile": None}) == "local"
     assert choose_backend({"backend": "auto", "hostfile": "hosts"}) == "mpirun"
     assert choose_backend({"backend": "slurm", "hostfile": None}) == "slurm"
+
+
+def test_local_pretend_nodes_get_their_own_gpus():
+    from clusterdoc.launch.local import gpu_slices
+
+    assert gpu_slices(2, 2, {"CUDA_VISIBLE_DEVICES": "0,1,2,3"}) == ["0,1", "2,3"]
+    assert gpu_slices(2, 1, {"CUDA_VISIBLE_DEVICES": "3,5,7"}) == ["3", "5"]
+    assert gpu_slices(4, 2, {"CUDA_VISIBLE_DEVICES": "0,1"}) is None  # too few: leave them shared
+    assert gpu_slices(4, 0, {}) is None

@@ -28,10 +28,13 @@ class LocalJob:
         port = free_port()
         cmd = spec.rank_command(jd.path, script_args)
         base = {**os.environ, **spec.shim_env()}
+        slices = gpu_slices(spec.nodes, spec.gpus_per_node, os.environ)
         for rank in range(spec.world_size):
             node, local = divmod(rank, spec.tasks_per_node)
             env = {**base, **rank_env(rank, spec.world_size, local, spec.tasks_per_node, node, "127.0.0.1", port),
                    "CLUSTERDOC_LOCAL_NODE": str(node)}
+            if slices:
+                env["CUDA_VISIBLE_DEVICES"] = slices[node]
             # the launcher opens the files too: errors before clusterdoc.run redirects (bad python) still land
             with open(jd.out(rank), "ab") as out, open(jd.err(rank), "ab") as err:
                 self.procs.append(subprocess.Popen(cmd, env=env, cwd=spec.cwd, stdout=out, stderr=err,
@@ -72,6 +75,27 @@ class LocalJob:
 
     def cancel(self) -> None:
         self.stop()
+
+
+def gpu_slices(nodes: int, gpus_per_node: int, environ) -> list[str] | None:
+    """CUDA_VISIBLE_DEVICES for each pretend node, so two "nodes" never share a GPU (NCCL refuses that).
+    None when no GPUs are asked for or this machine has too few to give each node its own."""
+    if gpus_per_node <= 0:
+        return None
+    visible = environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [d.strip() for d in visible.split(",") if d.strip()] if visible is not None else \
+        [str(i) for i in range(_count_gpus())]
+    if len(ids) < nodes * gpus_per_node:
+        return None
+    return [",".join(ids[n * gpus_per_node:(n + 1) * gpus_per_node]) for n in range(nodes)]
+
+
+def _count_gpus() -> int:
+    try:
+        res = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    return sum(1 for line in res.stdout.splitlines() if line.startswith("GPU "))
 
 
 def _signal_group(p: subprocess.Popen, sig: int) -> None:

@@ -15,6 +15,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import socket
 import sys
 import tempfile
@@ -88,7 +89,7 @@ def judge(job_dir: Path, nodes: int) -> int:
     while len(list(folder.glob("[!.]*.json"))) < nodes and time.monotonic() < deadline:
         time.sleep(0.5)
     facts = {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("[!.]*.json"))}
-    names = sorted(facts, key=report._natural)
+    names = sorted(facts, key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)])
     conns = {n: {"status": "ok", "message": "", "elapsed": 0.0, "exit_code": 0} for n in names}
     findings = doctor.judge(names, conns, facts, ALLOCATION_CHECKS, argparse.Namespace(arch_list=None),
                             None, None, None)
