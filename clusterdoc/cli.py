@@ -123,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     # submit
     p = sub.add_parser("submit", help="run a training script through Slurm, mpirun or locally, after a preflight check",
-                       description="Run SCRIPT on N nodes with the clusterdoc shim switched on.")
+                       description="Run SCRIPT on N nodes with the clusterdoc shim switched on. Options go "
+                                   "before SCRIPT; what follows it is the script's. Every option can also come "
+                                   "from CLUSTERDOC_<OPTION> or a YAML config (flag > env > file > default).")
     p.add_argument("--backend", choices=["auto", "local", "slurm", "mpirun"], default=None,
                    help="where to run (default auto: Slurm if its commands answer, else mpirun with a hostfile, else local)")
     p.add_argument("--nodes", "-N", type=int, default=None, help="number of nodes (default 1)")
@@ -132,12 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hostfile", metavar="FILE", help="hostfile for the mpirun backend and the preflight check")
     p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH client config for mpirun and the preflight check")
     p.add_argument("--partition", "-p", help="Slurm partition")
-    p.add_argument("--time", type=int, default=None, metavar="MIN", help="time limit in minutes (Slurm)")
+    p.add_argument("--time", type=int, default=None, metavar="MIN", help="time limit in minutes (Slurm, default 60)")
     p.add_argument("--debug", action="store_true", default=None, help="collective shape checking in every rank")
     p.add_argument("--log-level", metavar="LEVEL", default=None, help="shim log level (DEBUG, INFO, WARNING, ...)")
     p.add_argument("--overflow", action="store_true", default=None, help="inf/nan detection on every module of every model")
-    p.add_argument("--oom-retry", metavar="ARG", default=None,
-                   help="on OOM, re-launch with the script's --ARG lowered on every rank (e.g. batch-size)")
+    p.add_argument("--oom-retry", metavar="ARG[:MIN]", default=None,
+                   help="on OOM, re-launch with the script's --ARG halved on every rank, down to MIN (default 1), "
+                        "e.g. batch-size:8")
     p.add_argument("--no-preflight", action="store_true", default=None, help="do not run the doctor first")
     p.add_argument("--config", metavar="FILE", help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)")
     wait = p.add_mutually_exclusive_group()
