@@ -71,20 +71,18 @@ def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
 
 
 def is_oom(exc: BaseException) -> bool:
-    """Out of memory in any of its forms (the shim knows them all; this is the fallback)."""
+    """Out of memory in any of its forms (the shim knows them all; below is the fallback). Never raises:
+    it runs while the rank is already dying, perhaps half-way through importing torch."""
     try:
         from clusterdoc.shim import oom as shim_oom
         return bool(shim_oom.is_oom_error(exc))
-    except (ImportError, AttributeError):
+    except Exception:  # noqa: BLE001
         pass
     if isinstance(exc, MemoryError):
         return True
-    try:
-        import torch
-        if isinstance(exc, torch.OutOfMemoryError):
-            return True
-    except (ImportError, AttributeError):
-        pass
+    torch = sys.modules.get("torch")
+    if isinstance(exc, getattr(torch, "OutOfMemoryError", ())):
+        return True
     text = str(exc).lower()
     return any(m in text for m in ("out of memory", "not enough memory", "can't allocate memory", "cuda failure 2"))
 
@@ -164,13 +162,16 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as err:
         print(f"clusterdoc.run: error: {err}", file=sys.stderr)
         code = 2
+    except KeyboardInterrupt:  # the launcher cancelling the job (mpirun forwards SIGINT): no traceback
+        print(f"clusterdoc.run: rank {rank} interrupted", file=sys.stderr)
+        code = 130
     except BaseException as exc:  # noqa: BLE001 - every way a rank can die must be recorded
         print_script_traceback(exc)
         oom = is_oom(exc)
         if oom:
             print(f"{OOM_MARKER} on rank {rank}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
                   file=sys.stderr)
-        code = OOM_EXIT_CODE if oom else (130 if isinstance(exc, KeyboardInterrupt) else 1)
+        code = OOM_EXIT_CODE if oom else 1
     sys.stdout.flush()
     sys.stderr.flush()
     _write_exit(log_dir, rank, code, oom)
