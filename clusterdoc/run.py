@@ -24,6 +24,7 @@ from pathlib import Path
 from clusterdoc import config
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER
+from clusterdoc.shim.env import RankEnvironmentError
 
 # Where each launcher puts the global rank (reference.md §5). A Slurm batch shell has SLURM_PROCID too,
 # but only a task under srun has SLURM_STEP_ID.
@@ -162,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as err:
         print(f"clusterdoc.run: error: {err}", file=sys.stderr)
         code = 2
+    except RankEnvironmentError as err:  # the launcher's environment, not the script: no traceback
+        print(f"clusterdoc.run: rank {rank}: {err}", file=sys.stderr)
+        code = 1
     except KeyboardInterrupt:  # the launcher cancelling the job (mpirun forwards SIGINT): no traceback
         print(f"clusterdoc.run: rank {rank} interrupted", file=sys.stderr)
         code = 130

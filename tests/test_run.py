@@ -92,3 +92,18 @@ def test_rank_for_the_log_file_names(environ, rank):
     from clusterdoc.run import env_rank
 
     assert env_rank(environ) == rank
+
+
+def test_an_inconsistent_rank_environment_is_one_clear_line(tmp_path):
+    # Python started by sbatch without srun: SLURM_NTASKS=4 but no SLURM_STEP_ID (reference.md §5)
+    script = tmp_path / "s.py"
+    script.write_text("print('never')\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "PMI_", "OMPI_"))}
+    env.pop("RANK", None)
+    env.pop("WORLD_SIZE", None)
+    env.update(SLURM_NTASKS="4", SLURM_JOB_ID="7", HOME=str(tmp_path))
+    res = subprocess.run([sys.executable, "-m", "clusterdoc.run", str(script)], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1 and "never" not in res.stdout
+    assert "clusterdoc.run: rank 0: Slurm: this process runs in the batch shell of job 7" in res.stderr
+    assert "Traceback" not in res.stderr
