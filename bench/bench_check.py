@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 PY = sys.executable
 SIZES = (8, 16, 32, 64)
 TARGET = 0.8
+MPIRUN = "/usr/bin/mpirun.mpich"
 
 
 def sh(argv, env=None, timeout=600):
@@ -62,8 +63,9 @@ def main() -> int:
         rows = []
         for n in SIZES:
             nodes = f"node[1-{n}]"
+            # --mpirun: the cluster's MPICH (this machine's `mpirun` may be Open MPI's when both are installed)
             check_cmd = [PY, "-m", "clusterdoc", "check", "-w", nodes, "--ssh-config", str(cfg), "--no-mesh",
-                         "--json"]
+                         "--json", "--mpirun", MPIRUN]
             pdsh_cmd = ["pdsh", "-R", "ssh", "-w", nodes, "uname", "-r"]
             # one warm-up of each (page cache, sshd forks), then interleaved runs
             timed(check_cmd)
@@ -72,9 +74,9 @@ def main() -> int:
             for _ in range(args.repeat):
                 t, p = timed(check_cmd)
                 doc = json.loads(p.stdout)
-                reached = sum(1 for x in doc["nodes"] if x["ssh"]["status"] == "ok")
-                if reached != n:
-                    print(f"bench_check: only {reached}/{n} nodes answered the check", file=sys.stderr)
+                bad = [f for f in doc["findings"] if f["status"] != "ok"]
+                if bad:  # the healthy cluster must come out all ok, or the timing means nothing
+                    print(f"bench_check: the check found problems on the healthy cluster: {bad[:3]}", file=sys.stderr)
                     return 1
                 tc.append(t)
                 t, p = timed(pdsh_cmd, pdsh_env)

@@ -53,11 +53,14 @@ def probe_timeout(node_timeout: float) -> float:
     return max(1.0, min(8.0, node_timeout * 0.35))
 
 
-def remote_command(timeout: float, peers: list[str] | None, budget: float | None = None) -> str:
+def remote_command(timeout: float, peers: list[str] | None, budget: float | None = None,
+                   head_mpirun: str | None = None) -> str:
     """python3 reads the probe from stdin; without python3 the shell fallback runs (it ignores stdin)."""
     argv = ["python3", "-", "--timeout", f"{timeout:g}"]
     if budget:
         argv += ["--budget", f"{budget:g}"]
+    if head_mpirun:
+        argv += ["--head-mpirun", head_mpirun]
     if peers:
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)
@@ -265,7 +268,7 @@ def head_mpirun(args) -> dict | None:
 
 # --- gathering ------------------------------------------------------------------------------------
 
-def gather_remote(args, hosts, checks, progress, proxies=None) -> tuple[dict, dict]:
+def gather_remote(args, hosts, checks, progress, proxies=None, head_path=None) -> tuple[dict, dict]:
     """{node: conn}, {node: facts|None} from one SSH round trip per node. `proxies`: each host's MPI
     proxy command (HydraManual), started in the same round trip."""
     from concurrent.futures import ThreadPoolExecutor
@@ -278,7 +281,7 @@ def gather_remote(args, hosts, checks, progress, proxies=None) -> tuple[dict, di
         raise UsageError(f"--fanout must be at least 1, got {fanout}")
     peers = [h.host for h in hosts] if "mesh" in checks and len(hosts) > 1 else None
     # The probe must answer before the node's timeout: the mesh stops at 75% of it.
-    command = remote_command(probe_timeout(opts.timeout), peers, round(opts.timeout * 0.75, 1))
+    command = remote_command(probe_timeout(opts.timeout), peers, round(opts.timeout * 0.75, 1), head_path)
     if proxies:
         def one(i_host):
             i, h = i_host
@@ -404,7 +407,7 @@ def main(args) -> int:
                                           daemon=True)
             mpi_thread.start()
         try:
-            conns, facts = gather_remote(args, hosts, checks, progress, proxies)
+            conns, facts = gather_remote(args, hosts, checks, progress, proxies, (head or {}).get("path"))
         finally:
             progress.close()
         reachable = [h for h in hosts if facts.get(h.host)]

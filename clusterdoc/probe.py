@@ -23,12 +23,13 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST}
   deepspeed {version, torch_version, cuda_version, ops_installed {op: bool}, ops_compatible {op: bool},
              path, wheel_manifest (dict|null)} | null
-  mpi {mpirun {path, flavour "mpich"|"openmpi"|"other", version} | null, mpi4py {version, library} | null}
+  mpi {mpirun {path, flavour "mpich"|"openmpi"|"other", version} | null, mpi4py {version, library} | null,
+       head_mpirun {path, flavour, version, missing?} | null (the head's mpirun path, on this node)}
   libaio (bool: libaio.so found), libaio_header (bool)
   mesh {peer: {ok (bool, null: not tested in time), message}} | null      (only when asked with --mesh)
   errors [{probe, message}]
 
-Usage: python3 probe.py [--timeout SEC] [--budget SEC] [--mesh PEER ...]
+Usage: python3 probe.py [--timeout SEC] [--budget SEC] [--head-mpirun PATH] [--mesh PEER ...]
 """
 
 import json
@@ -454,8 +455,11 @@ def parse_mpirun_version(text):
     return "other", None
 
 
-def probe_mpirun(timeout):
-    path = which("mpirun")
+def probe_mpirun(timeout, path=None):
+    """The first mpirun on PATH, or the given one (the head's, to see that this node has it too)."""
+    if path and not os.access(path, os.X_OK):
+        return {"path": path, "flavour": None, "version": None, "missing": True}
+    path = path or which("mpirun")
     if not path:
         return None
     code, out, err = run([path, "--version"], timeout)
@@ -539,9 +543,10 @@ def _parallel(funcs, width=16):
 
 # --- gather -----------------------------------------------------------------------------------
 
-def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None):
+def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None):
     """All facts of this node, as a JSON-ready dict. Never raises for a failing probe.
-    `timeout`: per command; `budget`: seconds the whole probe may take (bounds the mesh)."""
+    `timeout`: per command; `budget`: seconds the whole probe may take (bounds the mesh);
+    `head_mpirun`: the head's mpirun path, looked for on this node too (mpi.head_mpirun)."""
     start = time.time()
     facts = {
         "schema": SCHEMA, "probe": "python", "hostname": os.uname()[1],
@@ -549,7 +554,7 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None):
         "env": {k: os.environ.get(k) for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")},
         "cuda_home": os.environ.get("CUDA_HOME") or None,
         "kernel": None, "torch": None, "nvcc": None, "toolkits": [], "libcudart_first": None, "gcc": None,
-        "gpus": [], "driver": None, "deepspeed": None, "mpi": {"mpirun": None, "mpi4py": None},
+        "gpus": [], "driver": None, "deepspeed": None, "mpi": {"mpirun": None, "mpi4py": None, "head_mpirun": None},
         "libaio": False, "libaio_header": False, "mesh": None, "errors": [],
     }
     errors = facts["errors"]
@@ -598,6 +603,7 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None):
         task("gcc", lambda: probe_gcc(timeout), put("gcc")),
         task("deepspeed", lambda: probe_deepspeed(timeout), put("deepspeed")),
         task("mpirun", lambda: probe_mpirun(timeout), put_mpi("mpirun")),
+        task("mpirun", lambda: probe_mpirun(timeout, head_mpirun) if head_mpirun else None, put_mpi("head_mpirun")),
         task("libaio", lambda: probe_libaio(timeout), put_aio),
     ]
     for i, p in enumerate(toolkit_paths):
@@ -718,13 +724,15 @@ def parse_shell_output(text):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    timeout, mesh, budget = DEFAULT_TIMEOUT, None, None
+    timeout, mesh, budget, head_mpirun = DEFAULT_TIMEOUT, None, None, None
     while argv:
         arg = argv.pop(0)
         if arg == "--timeout" and argv:
             timeout = float(argv.pop(0))
         elif arg == "--budget" and argv:
             budget = float(argv.pop(0))
+        elif arg == "--head-mpirun" and argv:
+            head_mpirun = argv.pop(0)
         elif arg == "--mesh":
             mesh, argv = argv, []
         elif arg == "--shell-probe":
@@ -733,7 +741,7 @@ def main(argv=None):
         else:
             sys.stderr.write("probe.py: unknown argument %r\n" % arg)
             return 2
-    facts = gather(timeout=timeout, mesh=mesh, budget=budget)
+    facts = gather(timeout=timeout, mesh=mesh, budget=budget, head_mpirun=head_mpirun)
     sys.stdout.write(json.dumps(facts, sort_keys=True) + "\n")
     sys.stdout.flush()
     return 0

@@ -133,3 +133,13 @@ def test_local_machine_facts_tell_the_truth():
     text = " | ".join(f["message"] for f in findings)
     assert "CPU-only" in text and "nvcc 13.0" in text and "/usr/local/cuda-13.0" in text and "gcc 12" in text
     assert "no GPU" in text
+
+
+def test_the_heads_mpi_on_the_node_is_what_counts():
+    facts = load("healthy")
+    facts["mpi"]["mpirun"] = {"path": "/usr/bin/mpirun", "flavour": "openmpi", "version": "4.1.4"}
+    facts["mpi"]["head_mpirun"] = {"path": "/usr/bin/mpirun.mpich", "flavour": "mpich", "version": "4.0.2"}
+    assert problems(judge(facts)) == []  # both installed: the head's MPICH is here too
+    facts["mpi"]["head_mpirun"] = {"path": "/usr/bin/mpirun.mpich", "flavour": None, "version": None, "missing": True}
+    out = [f for f in judge(facts) if f["status"] != OK]
+    assert [(f["check"], f["status"]) for f in out] == [("mpi", WARN)] and "not on this node" in out[0]["message"]

@@ -18,6 +18,8 @@ pytestmark = pytest.mark.cluster
 
 
 def check(*args, timeout=120):
+    """`clusterdoc check --json ARGS`; the tests pass --mpirun cluster.mpirun (the nodes' MPICH), since
+    this machine's `mpirun` may be Open MPI's when both are installed (reference.md §6)."""
     p = subprocess.run([sys.executable, "-m", "clusterdoc", "check", "--json", *map(str, args)],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
     assert "Traceback" not in p.stderr, p.stderr
@@ -39,7 +41,8 @@ def names(cluster):
 
 
 def test_healthy_cluster_is_all_ok(cluster):
-    code, doc = check("-w", names(cluster), "--ssh-config", cluster.ssh_config, "--timeout", 20)
+    code, doc = check("-w", names(cluster), "--ssh-config", cluster.ssh_config, "--timeout", 20,
+                      "--mpirun", cluster.mpirun)
     assert problems(doc) == set(), [f for f in doc["findings"] if f["status"] != "ok"]
     assert code == 0
     assert [n["node"] for n in doc["nodes"]] == [n.name for n in cluster.nodes]
@@ -63,7 +66,7 @@ PLANTED = {
 @pytest.mark.slow
 def test_planted_problems_are_reported_exactly_with_fixes(cluster):
     with cluster.planted(PLANTED):
-        code, doc = check("-w", names(cluster), "--ssh-config", cluster.ssh_config)
+        code, doc = check("-w", names(cluster), "--ssh-config", cluster.ssh_config, "--mpirun", cluster.mpirun)
     assert code == 1
     assert problems(doc, "fail") == {("node1", "mesh"), ("node1", "kernel"), ("node2", "cuda"),
                                      ("node3", "cuda"), ("node4", "cuda"), ("node4", "arch")}
@@ -130,7 +133,7 @@ def test_faults_each_reported_on_its_own_node_within_the_timeout(cluster, tmp_pa
     try:
         with cluster.planted(plant):
             start = time.monotonic()
-            code, doc = check(hostfile, "--ssh-config", cfg, "--timeout", timeout, "--no-mesh")
+            code, doc = check(hostfile, "--ssh-config", cfg, "--timeout", timeout, "--no-mesh", "--mpirun", cluster.mpirun)
             took = time.monotonic() - start
     finally:
         srv.close()

@@ -12,6 +12,11 @@ def _gpu(facts, key):
     return "+".join(vals) if vals else "none"
 
 
+def _mpirun(facts):
+    m = (facts.get("mpi") or {}).get("mpirun")
+    return f"{m.get('flavour')} {m.get('version')}" if m else "none"
+
+
 FIELDS = [  # (label, how to read it from facts)
     ("torch", lambda f: (f.get("torch") or {}).get("version") or "none"),
     ("torch CUDA", lambda f: (f.get("torch") or {}).get("cuda") or "none"),
@@ -22,6 +27,7 @@ FIELDS = [  # (label, how to read it from facts)
     ("GPU count", lambda f: str(len(f.get("gpus") or []))),
     ("GPU memory MiB", lambda f: _gpu(f, "memory_mib")),
     ("driver", lambda f: f.get("driver") or "none"),
+    ("mpirun on PATH", lambda f: _mpirun(f)),
 ]
 
 NOTES = {

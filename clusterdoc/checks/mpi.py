@@ -17,15 +17,21 @@ def check(node: str, facts: dict, head: dict | None) -> list[dict]:
     """Per node: its mpirun and mpi4py against the head's mpirun (`head`: {path, flavour, version})."""
     out = probe_errors(node, facts, CHECK)
     mpi = facts.get("mpi") or {}
-    mine = mpi.get("mpirun")
     if facts.get("probe") == "shell":
         return out
-    if mine and head and (mine.get("flavour"), mine.get("version")) != (head.get("flavour"), head.get("version")):
+    # What matters is the head's MPI on this node (its proxies run here); else the node's own mpirun.
+    mine = mpi.get("head_mpirun") or mpi.get("mpirun")
+    if mine and mine.get("missing"):
+        out.append(finding(node, CHECK, WARN, f"the head's mpirun {mine['path']} ({_label(head)}) is not on this node",
+                           "install the same MPI (flavour and version) on every node, at the same path"))
+    elif mine and head and (mine.get("flavour"), mine.get("version")) != (head.get("flavour"), head.get("version")):
         out.append(finding(node, CHECK, WARN, f"mpirun here is {_label(mine)} ({mine.get('path')}), the head's is "
                                               f"{_label(head)}: ranks may fail to start or talk",
                            "install the same MPI (flavour and version) on every node"))
     elif mine:
-        out.append(finding(node, CHECK, OK, f"{_label(mine)} ({mine.get('path')})"))
+        own = mpi.get("mpirun")
+        extra = f"; first on PATH: {_label(own)} ({own.get('path')})" if own and own.get("path") != mine.get("path") else ""
+        out.append(finding(node, CHECK, OK, f"{_label(mine)} ({mine.get('path')}){extra}"))
     m4 = mpi.get("mpi4py")
     if m4:
         lib = m4.get("library") or ""
