@@ -191,3 +191,15 @@ def test_failure_jobs_show_what_the_shim_catches(tmp_path, flags, job, expect_rc
         assert reports and all("first non-finite output in module: 2 Linear" in p.read_text() for p in reports)
     if expect_rc == 0:
         assert res.stderr.count("trained with batch size 16") == 2
+
+
+@pytest.mark.slow
+def test_local_preflight_checks_this_machine_first(tmp_path):
+    script = tmp_path / "hello.py"
+    script.write_text("print('hello')\n")
+    res = clusterdoc(["submit", "--nodes", "1", str(script)], tmp_path)
+    assert res.returncode == 0, res.stderr
+    err = res.stderr
+    assert "preflight (this machine):" in err and "localhost" in err and "0 problem(s)" in err
+    assert err.index("preflight (this machine):") < err.index("job local-")  # before anything starts
+    assert "[rank 0] hello" in res.stdout
