@@ -40,6 +40,23 @@ def env_rank(environ=os.environ) -> int:
     return 0
 
 
+# (rank, world size, local rank, local world size) per MPI flavour
+_MPI_VARS = (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"),
+             ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"))
+
+
+def torchrun_vars_from_mpi(environ) -> dict[str, str]:
+    """Under `clusterdoc submit --backend mpirun` the launcher already chose MASTER_ADDR/PORT, so the ranks
+    need nothing from MPI itself: naming them the torchrun way spares the nodes an mpi4py that must match
+    the mpirun (an MPICH-bound mpi4py under Open MPI sees every rank as rank 0 of 1)."""
+    if environ.get("CLUSTERDOC_LAUNCHER") != "mpirun" or "RANK" in environ or not environ.get("MASTER_PORT"):
+        return {}
+    for names in _MPI_VARS:
+        if all(environ.get(n, "").isdigit() for n in names):
+            return dict(zip(("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"), (environ[n] for n in names)))
+    return {}
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m clusterdoc.run",
                                 description="Run SCRIPT as __main__ with the clusterdoc shim switched on.")
@@ -145,6 +162,7 @@ def run_script(script: str, args: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ns = _parser().parse_args(argv)
+    os.environ.update(torchrun_vars_from_mpi(os.environ))
     rank = env_rank()
     log_dir = Path(ns.log_dir) if ns.log_dir else None
     if log_dir is not None:

@@ -107,3 +107,17 @@ def test_an_inconsistent_rank_environment_is_one_clear_line(tmp_path):
     assert res.returncode == 1 and "never" not in res.stdout
     assert "clusterdoc.run: rank 0: Slurm: this process runs in the batch shell of job 7" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_mpi_ranks_named_the_torchrun_way_only_under_clusterdoc_mpirun():
+    from clusterdoc.run import torchrun_vars_from_mpi
+
+    ompi = {"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_RANK": "1",
+            "OMPI_COMM_WORLD_LOCAL_SIZE": "2", "MASTER_ADDR": "node1", "MASTER_PORT": "29500"}
+    assert torchrun_vars_from_mpi({**ompi, "CLUSTERDOC_LAUNCHER": "mpirun"}) == \
+        {"RANK": "3", "WORLD_SIZE": "4", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2"}
+    hydra = {"PMI_RANK": "0", "PMI_SIZE": "2", "MPI_LOCALRANKID": "0", "MPI_LOCALNRANKS": "1", "MASTER_PORT": "1",
+             "CLUSTERDOC_LAUNCHER": "mpirun"}
+    assert torchrun_vars_from_mpi(hydra)["WORLD_SIZE"] == "2"
+    assert torchrun_vars_from_mpi(ompi) == {}  # a hand-run mpirun: the shim agrees through mpi4py as usual
+    assert torchrun_vars_from_mpi({**hydra, "MASTER_PORT": ""}) == {}

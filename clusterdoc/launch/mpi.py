@@ -7,7 +7,7 @@ environment   -genv K V (all env propagated)     -x K=V (only -x variables reach
 ssh           -launcher ssh -launcher-exec CMD   --mca plm_rsh_agent CMD (v5: PRTE_MCA_plm_ssh_agent)
 root          -                                  --allow-run-as-root
 The flavour comes from `mpirun --version`. MASTER_ADDR is the first host of the hostfile (rank 0 runs there)
-and MASTER_PORT is derived from the job id, so no rank has to ask MPI for them.
+and MASTER_PORT is derived from the job id, so no rank has to ask MPI for them (nor needs mpi4py).
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ def build_command(spec: JobSpec, jd: JobDir, script_args: list[str], flavour: st
     hosts = [hostfile.Host(h.host, slots=spec.tasks_per_node, user=h.user) for h in hosts[:spec.nodes]]
     hf = jd.path / f"hostfile.{flavour}"
     hf.write_text(hostfile.format_hosts(hosts, to=flavour) + "\n")
-    env = {**spec.shim_env(), "MASTER_ADDR": hosts[0].host, "MASTER_PORT": str(port_for(jd.id))}
+    env = {**spec.shim_env(), "MASTER_ADDR": hosts[0].host, "MASTER_PORT": str(port_for(jd.id)),
+           "CLUSTERDOC_LAUNCHER": "mpirun"}  # clusterdoc.run: ranks from the MPI variables, no mpi4py needed
     launcher_env: dict[str, str] = {}
     agent = ssh_wrapper(jd, spec.ssh_config) if spec.ssh_config else None
     w = str(spec.world_size)
