@@ -100,3 +100,20 @@ def test_deepspeed_facts_and_wheel_manifest_without_importing_it(tmp_path):
     bad = [f for f in out if f["status"] != "ok"]
     assert [f["status"] for f in bad] == ["fail"] and "not for this node's 9.0" in bad[0]["message"]
     assert "cpu_adam" in " ".join(f["message"] for f in out)
+
+
+def test_payload_sent_to_nodes_is_the_probe_without_head_only_parts():
+    import ast
+
+    from clusterdoc import doctor
+
+    payload = doctor.PROBE_SOURCE.decode()
+    ast.parse(payload, feature_version=(3, 6))
+    assert "parse_shell_output" not in payload and "def gather(" in payload
+    olds = [p for p in ("/root/.pyenv/versions/3.6.15/bin/python3", "/usr/bin/python3.6") if os.path.exists(p)]
+    for py in [sys.executable] + olds[:1]:  # an old python when this machine has one (pyenv shims are not enough)
+        p = subprocess.run([py, "-", "--timeout", "5"], input=doctor.PROBE_SOURCE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        assert p.returncode == 0, p.stderr
+        facts = json.loads(p.stdout)
+        assert facts["schema"] == 1 and facts["kernel"]["release"]
