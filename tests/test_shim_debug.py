@@ -77,4 +77,5 @@ def test_consistent_ops_pass_and_compute_the_same_results():
     for r in found:
         assert r["ok"] and r["sum"] == [3.0] * 4 and r["gathered"] == [0.0, 1.0]
         assert r["big"] == [0.0] * 4 + [1.0] * 4
+        assert r["bcast"] == [1.0] * 3 and r["max"] == [1, 0] and r["large"] == [1.0]
     assert found[1]["scattered"] == [1.0, 1.0] and found[1]["a2a"] == [1.0, 11.0]

@@ -17,6 +17,10 @@ Rules (what must agree across the ranks of the group):
   gather_list on dst only; scatter's scatter_list on src only); all_gather_into_tensor's output has
   world_size times the input's elements, reduce_scatter_tensor's input world_size times the output's;
   split sizes add up to the tensor's first dimension.
+Small payloads: on gloo the check vector has room for 4 KiB (less past 8 ranks); an all_reduce
+(SUM/PRODUCT/MIN/MAX) or broadcast of a contiguous CPU tensor that fits rides in it, and once every
+rank agrees, each rank computes the result from the gathered payloads (in rank order, so every rank
+gets the same bits) instead of running a second collective. Large tensors take the real op.
 Not covered: a rank that never calls the op at all still waits for the group timeout.
 """
 from __future__ import annotations
@@ -28,8 +32,10 @@ MAX_DIMS = 8
 # vector layout
 _OP, _DTYPE, _DEVICE, _NDIM, _DIMS = 0, 1, 2, 3, 4
 _ROOT, _REDOP, _PROBLEM = _DIMS + MAX_DIMS, _DIMS + MAX_DIMS + 1, _DIMS + MAX_DIMS + 2
-WIDTH = _PROBLEM + 1
+_FUSE = _PROBLEM + 1  # 1: this rank can take the small-tensor path (not compared, only ANDed)
+WIDTH = _FUSE + 1
 ANY = -7  # wildcard dimension / field
+FUSE_BYTES = 4096  # small all_reduce / broadcast payloads ride in the check itself (gloo, world <= 8)
 
 OPS = [
     "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
@@ -221,7 +227,7 @@ def verdict(op_name: str, table, global_ranks=None) -> str | None:
         if bad:
             break
         for i in range(WIDTH):
-            if i == _PROBLEM:
+            if i in (_PROBLEM, _FUSE):
                 continue
             if row[i] != first[i] and row[i] != ANY and first[i] != ANY:
                 bad = True
@@ -239,39 +245,101 @@ def verdict(op_name: str, table, global_ranks=None) -> str | None:
 _originals: dict = {}
 
 
-def _check(op_name, args, kwargs):
+def _fuse_bytes(world) -> int:
+    """Payload room in the check vector: the same on every rank (it sets the collective's size)."""
+    return FUSE_BYTES if world <= 8 else max(0, (32768 // world) // 8 * 8)
+
+
+def _fusable(op_name, args, kwargs, room) -> bool:
+    """Can this rank do the op from the gathered payloads? (all ranks must say yes, see _check)."""
+    import torch
+
+    if op_name not in ("all_reduce", "broadcast") or not room:
+        return False
+    if _arg(args, kwargs, 3, "async_op", False):
+        return False
+    if op_name == "all_reduce" and _redop_code(_arg(args, kwargs, 1, "op", "SUM")) not in (0, 1, 2, 3):
+        return False
+    t = _arg(args, kwargs, 0, "tensor")
+    return (isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.is_contiguous()
+            and t.dtype not in (torch.bool, torch.complex64, torch.complex128) and t.element_size() <= 8
+            and t.numel() * t.element_size() <= room)
+
+
+def _finish_fused(op_name, args, kwargs, parts, table):
+    """Do the op from the payloads every rank now holds: same data, same order, same result everywhere."""
+    t = _arg(args, kwargs, 0, "tensor")
+    nbytes = t.numel() * t.element_size()
+
+    def data(p):
+        return p[WIDTH:].view(torch_uint8())[:nbytes].view(t.dtype).view(t.shape)
+
+    if op_name == "broadcast":
+        t.copy_(data(parts[table[0][_ROOT]]))
+        return
+    import torch
+
+    code = table[0][_REDOP]
+    result = data(parts[0]).clone()
+    for p in parts[1:]:
+        d = data(p)
+        if code == 0:
+            result += d
+        elif code == 1:
+            result *= d
+        elif code == 2:
+            torch.minimum(result, d, out=result)
+        else:
+            torch.maximum(result, d, out=result)
+    t.copy_(result)
+
+
+def torch_uint8():
+    import torch
+
+    return torch.uint8
+
+
+def _check(op_name, args, kwargs) -> bool:
+    """Compare this call across the group; raise on disagreement. True if the op was done here too."""
     import torch
     import torch.distributed as dist
 
     group = kwargs.get("group")
-    if group is None and op_name in ("all_reduce", "reduce", "broadcast", "all_gather", "gather", "scatter",
-                                     "reduce_scatter", "all_to_all_single", "all_to_all", "barrier",
-                                     "all_gather_into_tensor", "reduce_scatter_tensor"):
+    if group is None:
         group = _positional_group(op_name, args)
     if group is None:
         group = dist.group.WORLD
     world = dist.get_world_size(group)
     me = dist.get_rank(group)
     if me < 0:  # not a member: torch itself no-ops the call
-        return
+        return False
     vec = _encode(op_name, args, kwargs, me, world)
     backend = dist.get_backend(group)
-    device = "cpu"
-    if backend == "nccl":
-        device = torch.device("cuda", torch.cuda.current_device())
-    mine = torch.tensor(vec, dtype=torch.int64, device=device)
-    gather_list = _originals["all_gather"]
-    if backend == "gloo" or device == "cpu":
+    if backend == "gloo":
+        room = _fuse_bytes(world)
+        vec[_FUSE] = int(_fusable(op_name, args, kwargs, room))
+        mine = torch.empty(WIDTH + room // 8, dtype=torch.int64)
+        mine[:WIDTH] = torch.tensor(vec, dtype=torch.int64)
+        if vec[_FUSE]:
+            t = _arg(args, kwargs, 0, "tensor")
+            mine[WIDTH:].view(torch.uint8)[: t.numel() * t.element_size()].copy_(t.reshape(-1).view(torch.uint8))
         parts = [torch.empty_like(mine) for _ in range(world)]
-        gather_list(parts, mine, group=group)
-        table = torch.stack(parts).tolist()
+        _originals["all_gather"](parts, mine, group=group)
+        table = torch.stack(parts)[:, :WIDTH].tolist()
     else:
+        device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else "cpu"
+        mine = torch.tensor(vec, dtype=torch.int64, device=device)
         out = torch.empty(world * WIDTH, dtype=torch.int64, device=device)
         _originals["all_gather_into_tensor"](out, mine, group=group)
         table = out.view(world, WIDTH).tolist()
     message = verdict(op_name, table, _global_ranks(group, world))
     if message:
         raise DistributedOperationException(message)
+    if backend == "gloo" and all(row[_FUSE] == 1 for row in table):
+        _finish_fused(op_name, args, kwargs, parts, table)
+        return True
+    return False
 
 
 _GROUP_POS = {"all_reduce": 2, "reduce": 3, "broadcast": 2, "all_gather": 2, "gather": 3, "scatter": 3,
@@ -298,7 +366,8 @@ def _global_ranks(group, world):
 def _wrap(op_name, fn):
     @functools.wraps(fn)
     def checked(*args, **kwargs):
-        _check(op_name, args, kwargs)
+        if _check(op_name, args, kwargs):
+            return None  # done by the check itself (small gloo all_reduce / broadcast)
         return fn(*args, **kwargs)
 
     checked.__clusterdoc_original__ = fn

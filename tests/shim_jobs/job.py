@@ -93,8 +93,16 @@ def one_mismatch(op, env):
             dist.all_to_all_single(a2a, torch.arange(w, dtype=torch.float32) + 10 * r)
             dist.reduce(torch.ones(3), dst=0)
             dist.barrier()
+            # small payloads are done inside the check, large ones by the real op: same answers
+            b = torch.full((3,), float(r))
+            dist.broadcast(b, src=w - 1)
+            m = torch.tensor([r, -r])
+            dist.all_reduce(m, op=dist.ReduceOp.MAX)
+            large = torch.ones(4096, dtype=torch.float64) * r
+            dist.all_reduce(large)
             out(rank=r, ok=True, sum=x.tolist(), gathered=[t[0].item() for t in lst],
-                big=big.tolist(), scattered=s.tolist(), a2a=a2a.tolist())
+                big=big.tolist(), scattered=s.tolist(), a2a=a2a.tolist(), bcast=b.tolist(), max=m.tolist(),
+                large=sorted(set(large.tolist())))
             return
         out(op=op, rank=r, raised=False, seconds=time.monotonic() - t0)
     except shim.DistributedOperationException as exc:
