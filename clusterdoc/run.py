@@ -24,7 +24,6 @@ from pathlib import Path
 from clusterdoc import config
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER
-from clusterdoc.shim.env import RankEnvironmentError
 
 # Where each launcher puts the global rank (reference.md §5). A Slurm batch shell has SLURM_PROCID too,
 # but only a task under srun has SLURM_STEP_ID.
@@ -132,7 +131,7 @@ def _make_init_idempotent() -> None:
     dist.init_process_group = init_process_group
 
 
-def apply_settings(settings: dict, log_dir: Path | None = None) -> None:
+def apply_settings(settings: dict) -> None:
     """Switch the shim's features on in this process (env too: the shim and child processes read it)."""
     if settings.get("log_level"):
         os.environ["CLUSTERDOC_LOG_LEVEL"] = settings["log_level"]
@@ -140,8 +139,6 @@ def apply_settings(settings: dict, log_dir: Path | None = None) -> None:
         os.environ["CLUSTERDOC_DEBUG"] = "1"
     if settings.get("overflow"):
         os.environ["CLUSTERDOC_OVERFLOW"] = "1"
-        if log_dir is not None:
-            os.environ.setdefault("CLUSTERDOC_OVERFLOW_DIR", str(log_dir))  # per-rank report next to the logs
     from clusterdoc import shim  # after the env is set: the shim reads its switches at import too
 
     shim.init()
@@ -167,12 +164,17 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = Path(ns.log_dir) if ns.log_dir else None
     if log_dir is not None:
         _redirect(log_dir, rank)
+        # per-rank overflow reports next to the logs; set before the shim is first imported, since
+        # importing it with CLUSTERDOC_OVERFLOW=1 already switches detection on
+        os.environ.setdefault("CLUSTERDOC_OVERFLOW_DIR", str(log_dir))
+    from clusterdoc.shim.env import RankEnvironmentError
+
     code, oom = 0, False
     try:
         settings, _ = config.resolve({"debug": ns.debug, "log_level": ns.log_level, "overflow": ns.overflow},
                                      explicit_config=ns.config)
         _make_init_idempotent()
-        apply_settings(settings, log_dir)
+        apply_settings(settings)
         run_script(ns.script, ns.script_args)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
