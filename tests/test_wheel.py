@@ -97,6 +97,13 @@ def test_without_nvcc_nothing_is_refused_but_it_is_said():
     assert check.refused == [] and "not checked" in check.warnings[0]
 
 
+def test_gpus_are_described_in_capability_order():
+    from clusterdoc.wheel.command import describe_gpus
+
+    text = describe_gpus({"a": ["10.0"], "b": ["9.0", "9.0"], "c": [], "d": ["8.0", "8.6"], "e": ["9.0"]})
+    assert text == "d: 8.0,8.6; b, e: 9.0; a: 10.0; c: no GPU"
+
+
 def test_given_arch_list_must_cover_the_nodes_gpus():
     class Args:
         arch_list = "8.0"

@@ -77,7 +77,10 @@ def describe_gpus(per_host: dict) -> str:
     for host, caps in per_host.items():
         key = ",".join(sorted(set(caps))) or "no GPU"
         groups.setdefault(key, []).append(host)
-    return "; ".join(f"{', '.join(hosts)}: {key}" for key, hosts in sorted(groups.items()))
+    def order(item):  # by capability as numbers ("10.0" after "9.0"); nodes without GPUs last
+        return [tuple(map(int, c.split("."))) for c in item[0].split(",") if c[0].isdigit()] or [(999,)]
+
+    return "; ".join(f"{', '.join(hosts)}: {key}" for key, hosts in sorted(groups.items(), key=order))
 
 
 # --- 2. preflight ------------------------------------------------------------------------------------
