@@ -303,9 +303,13 @@ def gather_remote(args, hosts, checks, progress, proxies=None, head_path=None) -
     # The probe must answer before the node's timeout: the mesh stops at 75% of it.
     command = remote_command(probe_timeout(opts.timeout), peers, round(opts.timeout * 0.75, 1), head_path)
     if proxies:
+        # One command per host (its own MPI proxy): run_one with one parsed ssh config shared by all,
+        # as run_many does (parsing it per host costs ~10 ms of head CPU each).
+        config = remote._Config(opts)
+
         def one(i_host):
             i, h = i_host
-            r = remote.run_one(h, with_proxy(command, proxies[i]), opts, stdin=PROBE_SOURCE)
+            r = remote.run_one(h, with_proxy(command, proxies[i]), opts, stdin=PROBE_SOURCE, config=config)
             progress.update(r.status != "ok")
             return r
 
