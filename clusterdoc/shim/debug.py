@@ -300,6 +300,22 @@ def torch_uint8():
     return torch.uint8
 
 
+_cache: dict = {}
+
+
+def _buffers(group, world, words):
+    """Reused per group: the check is synchronous, so last call's buffers are free again."""
+    key = (id(group), world, words)
+    found = _cache.get(key)
+    if found is None:
+        import torch
+
+        stacked = torch.empty(world, words, dtype=torch.int64)
+        found = (torch.empty(words, dtype=torch.int64), list(stacked.unbind(0)), stacked)
+        _cache[key] = found
+    return found
+
+
 def _check(op_name, args, kwargs) -> bool:
     """Compare this call across the group; raise on disagreement. True if the op was done here too."""
     import torch
@@ -319,14 +335,13 @@ def _check(op_name, args, kwargs) -> bool:
     if backend == "gloo":
         room = _fuse_bytes(world)
         vec[_FUSE] = int(_fusable(op_name, args, kwargs, room))
-        mine = torch.empty(WIDTH + room // 8, dtype=torch.int64)
+        mine, parts, stacked = _buffers(group, world, WIDTH + room // 8)
         mine[:WIDTH] = torch.tensor(vec, dtype=torch.int64)
         if vec[_FUSE]:
             t = _arg(args, kwargs, 0, "tensor")
             mine[WIDTH:].view(torch.uint8)[: t.numel() * t.element_size()].copy_(t.reshape(-1).view(torch.uint8))
-        parts = [torch.empty_like(mine) for _ in range(world)]
         _originals["all_gather"](parts, mine, group=group)
-        table = torch.stack(parts)[:, :WIDTH].tolist()
+        table = stacked[:, :WIDTH].tolist()
     else:
         device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else "cpu"
         mine = torch.tensor(vec, dtype=torch.int64, device=device)
