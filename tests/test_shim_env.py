@@ -106,3 +106,18 @@ def test_debug_switch_by_environment():
         out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True,
                              check=True, env={"PATH": "/usr/bin:/bin", var: "1"}).stdout.split()
         assert out == ["True"], var
+
+
+def test_missing_peer_fails_in_bounded_time_with_a_clear_error():
+    import time
+
+    from tests.shim_helpers import JOB, REPO, free_port
+
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), "RANK": "0", "WORLD_SIZE": "2",
+           "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port()), "CLUSTERDOC_INIT_TIMEOUT": "3"}
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-W", "ignore", str(JOB), "init"], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode != 0
+    assert "could not meet the other ranks at 127.0.0.1:" in proc.stderr and "within 3 s" in proc.stderr
+    assert time.monotonic() - start < 60
