@@ -291,8 +291,6 @@ def head_mpirun(args) -> dict | None:
 def gather_remote(args, hosts, checks, progress, proxies=None, head_path=None) -> tuple[dict, dict]:
     """{node: conn}, {node: facts|None} from one SSH round trip per node. `proxies`: each host's MPI
     proxy command (HydraManual), started in the same round trip."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from clusterdoc import remote
 
     opts = remote.SSHOptions.from_args(args)
@@ -302,22 +300,13 @@ def gather_remote(args, hosts, checks, progress, proxies=None, head_path=None) -
     peers = [h.host for h in hosts] if "mesh" in checks and len(hosts) > 1 else None
     # The probe must answer before the node's timeout: the mesh stops at 75% of it.
     command = remote_command(probe_timeout(opts.timeout), peers, round(opts.timeout * 0.75, 1), head_path)
-    if proxies:
-        # One command per host (its own MPI proxy): run_one with one parsed ssh config shared by all,
-        # as run_many does (parsing it per host costs ~10 ms of head CPU each).
-        config = remote._Config(opts)
-
-        def one(i_host):
-            i, h = i_host
-            r = remote.run_one(h, with_proxy(command, proxies[i]), opts, stdin=PROBE_SOURCE, config=config)
-            progress.update(r.status != "ok")
-            return r
-
-        with ThreadPoolExecutor(max_workers=min(fanout, len(hosts))) as pool:
-            results = {r.host: r for r in pool.map(one, enumerate(hosts))}
+    if proxies:  # one command per host: each starts its own MPI proxy in the same round trip
+        proxy_of = {h.host: proxies[i] for i, h in enumerate(hosts)}
+        command_for = lambda h: with_proxy(command, proxy_of[h.host])  # noqa: E731
     else:
-        results = remote.run_many(hosts, command, opts, stdin=PROBE_SOURCE, fanout=fanout,
-                                  on_done=lambda r: progress.update(r.status != "ok"))
+        command_for = command
+    results = remote.run_many(hosts, command_for, opts, stdin=PROBE_SOURCE, fanout=fanout,
+                              on_done=lambda r: progress.update(r.status != "ok"))
     conns, facts = {}, {}
     for h in hosts:
         r = results[h.host]

@@ -79,8 +79,11 @@ class _UnknownHostKey(Exception):
 
 
 class _RejectUnknown(paramiko.MissingHostKeyPolicy):
+    def __init__(self, known_hosts: paramiko.HostKeys):
+        self.known_hosts = known_hosts
+
     def missing_host_key(self, client, hostname, key):
-        known = client.get_host_keys().lookup(hostname)
+        known = self.known_hosts.lookup(hostname)
         if known:  # known, but under another key type: treat as changed, never as new
             raise paramiko.BadHostKeyException(hostname, key, next(iter(known.values())))
         raise _UnknownHostKey(hostname, key)
@@ -89,7 +92,8 @@ class _RejectUnknown(paramiko.MissingHostKeyPolicy):
 class _AcceptNew(_RejectUnknown):
     """StrictHostKeyChecking=accept-new: record a key never seen before (changed keys still fail)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, known_hosts: paramiko.HostKeys, path: Path):
+        super().__init__(known_hosts)
         self.path = path
 
     def missing_host_key(self, client, hostname, key):
@@ -103,8 +107,9 @@ class _AcceptNew(_RejectUnknown):
                 f.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
 
 
-class _Config:
-    """The parts of an OpenSSH client config that matter to us, per host."""
+class SSHContext:
+    """What one run shares across hosts, parsed once: the OpenSSH client config, known_hosts files and
+    private keys (parsing them per connection costs tens of ms of head CPU each)."""
 
     def __init__(self, opts: SSHOptions):
         path = opts.ssh_config
@@ -116,6 +121,32 @@ class _Config:
         except Exception as err:  # paramiko raises several kinds for a malformed file
             raise UsageError(f"cannot read ssh config: {err}", where=str(path))
         self.opts = opts
+        self._lock = threading.Lock()
+        self._host_keys: dict[tuple[Path, ...], paramiko.HostKeys] = {}
+        self._keys: dict[str, paramiko.PKey | Exception] = {}
+
+    def host_keys(self, files: list[Path]) -> paramiko.HostKeys:
+        with self._lock:
+            keys = self._host_keys.get(tuple(files))
+            if keys is None:
+                keys = paramiko.HostKeys()
+                for path in files:
+                    if path.is_file():
+                        keys.load(str(path))
+                self._host_keys[tuple(files)] = keys
+            return keys
+
+    def private_key(self, path: str) -> paramiko.PKey:
+        with self._lock:
+            if path not in self._keys:
+                try:
+                    self._keys[path] = _load_key(path)
+                except _KeyFileError as err:
+                    self._keys[path] = err
+            key = self._keys[path]
+        if isinstance(key, Exception):
+            raise key
+        return key
 
     def lookup(self, host: Host) -> dict:
         c = self.config.lookup(host.host)
@@ -181,20 +212,20 @@ def _load_key(path: str) -> paramiko.PKey:
         raise _KeyFileError(f"cannot use private key {path}: {err}")
 
 
-def connect(host: Host, opts: SSHOptions, config: _Config | None = None,
+def connect(host: Host, opts: SSHOptions, context: SSHContext | None = None,
             timeout: float | None = None) -> paramiko.SSHClient:
     """Open one authenticated connection. Raises what paramiko raises; run_many classifies it."""
-    c = (config or _Config(opts)).lookup(host)
+    context = context or SSHContext(opts)
+    c = context.lookup(host)
     timeout = opts.timeout if timeout is None else timeout
     client = paramiko.SSHClient()
-    for path in c["known_hosts"]:
-        if path.is_file():
-            client.get_host_keys().load(str(path))
+    known = context.host_keys(c["known_hosts"])
+    client._system_host_keys = known  # shared and read-only: paramiko only reads it while connecting
     client.set_missing_host_key_policy(
-        _AcceptNew(c["known_hosts"][0]) if opts.accept_new_host_keys else _RejectUnknown())
+        _AcceptNew(known, c["known_hosts"][0]) if opts.accept_new_host_keys else _RejectUnknown(known))
     keys = c["identities"]
     # paramiko's own key_filename loading can fail on valid PEM keys; load the first key ourselves
-    pkey = _load_key(keys[0]) if keys else None
+    pkey = context.private_key(keys[0]) if keys else None
     sock = paramiko.ProxyCommand(c["proxy"]) if c["proxy"] else None
     try:
         client.connect(
@@ -240,12 +271,13 @@ def run(client: paramiko.SSHClient, command: str, stdin: bytes | None, deadline:
 
 
 def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = None,
-            config: _Config | None = None) -> RunResult:
+            context: SSHContext | None = None) -> RunResult:
     start = time.monotonic()
     deadline = start + opts.timeout
-    addr = (config or _Config(opts)).lookup(host)["hostname"]
+    context = context or SSHContext(opts)
+    addr = context.lookup(host)["hostname"]
     try:
-        client = connect(host, opts, config)
+        client = connect(host, opts, context)
     except BaseException as err:  # every failure becomes this node's result, never the run's
         if isinstance(err, KeyboardInterrupt):
             raise
@@ -270,15 +302,18 @@ def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = No
                      "" if code == 0 else f"{host.host}: the command exited with {code}")
 
 
-def run_many(hosts: list[Host], command: str, opts: SSHOptions, stdin: bytes | None = None, fanout: int = 32,
+def run_many(hosts: list[Host], command: str | Callable[[Host], str], opts: SSHOptions,
+             stdin: bytes | None = None, fanout: int = 32,
              on_done: Callable[[RunResult], None] | None = None) -> dict[str, RunResult]:
-    """Run `command` on every host, `fanout` at a time. Results keyed by host name, in input order."""
+    """Run `command` (the same for all, or one per host from a callable) on every host, `fanout` at a
+    time. Results keyed by host name, in input order."""
     if fanout < 1:
         raise UsageError(f"--fanout must be at least 1, got {fanout}")
-    config = _Config(opts)
+    context = SSHContext(opts)
+    command_for = command if callable(command) else (lambda _h: command)
     results: dict[str, RunResult] = {}
     with ThreadPoolExecutor(max_workers=min(fanout, max(1, len(hosts)))) as pool:
-        futures = {pool.submit(run_one, h, command, opts, stdin, config): h for h in hosts}
+        futures = {pool.submit(run_one, h, command_for(h), opts, stdin, context): h for h in hosts}
         for fut in as_completed(futures):
             res = fut.result()
             results[res.host] = res
@@ -290,10 +325,10 @@ def run_many(hosts: list[Host], command: str, opts: SSHOptions, stdin: bytes | N
 def put_file(host: Host, local: str | Path, remote: str, opts: SSHOptions) -> RunResult:
     """Copy one file with SFTP (one connection)."""
     start = time.monotonic()
-    config = _Config(opts)
-    addr = config.lookup(host)["hostname"]
+    context = SSHContext(opts)
+    addr = context.lookup(host)["hostname"]
     try:
-        client = connect(host, opts, config)
+        client = connect(host, opts, context)
         try:
             sftp = client.open_sftp()
             sftp.get_channel().settimeout(opts.timeout)
