@@ -73,8 +73,8 @@ def _add_target_options(p: argparse.ArgumentParser, hostfile_positional: bool = 
     p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH client config to read (Host, HostName, Port, User, IdentityFile, UserKnownHostsFile)")
     p.add_argument("-i", "--identity", metavar="KEY", action="append", help="private key file (repeatable)")
     p.add_argument("--user", "-l", metavar="USER", help="remote user (default: hostfile, ssh config, then $USER)")
-    p.add_argument("--timeout", type=float, default=20.0, metavar="SEC",
-                   help="per-node timeout for connecting and probing (default 20)")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SEC",
+                   help="per-node timeout for connecting and probing (default 30)")
     p.add_argument("--fanout", "-f", type=int, default=32, metavar="N",
                    help="nodes handled at once (default 32, like pdsh)")
     p.add_argument("--accept-new-host-keys", action="store_true",

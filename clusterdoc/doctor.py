@@ -397,7 +397,7 @@ def main(args) -> int:
         node = "localhost"
         nodes = [node]
         conns = {node: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
-        facts = {node: probe.gather(timeout=probe_timeout(timeout))}
+        facts = {node: probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9)}
         checks = [c for c in checks if c not in ("mesh", "consistency")]  # one node: nothing to compare
         if "comm" in checks:
             comm_result = comm.run_local(facts[node], timeout)

@@ -593,7 +593,10 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None):
     # do not mix), collected after the threads are done.
     children = {}
     if _find_package_dir("torch"):
-        children["torch"] = (start_forked(TORCH_SNIPPET), torch_facts, put("torch"), timeout * 1.5)
+        # a cold `import torch` (shared filesystems, busy nodes) takes far longer than any command:
+        # give it most of the node's budget, as it runs beside everything else
+        torch_limit = max(timeout * 1.5, budget * 0.9 if budget else 0)
+        children["torch"] = (start_forked(TORCH_SNIPPET), torch_facts, put("torch"), torch_limit)
     if _find_package_dir("mpi4py"):
         children["mpi4py"] = (start_forked(MPI4PY_SNIPPET), mpi4py_facts, put_mpi("mpi4py"), timeout)
     jobs = [
