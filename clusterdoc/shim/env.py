@@ -5,6 +5,7 @@
 """
 from __future__ import annotations
 
+import atexit
 import datetime
 import os
 import socket
@@ -213,16 +214,28 @@ def rank_env() -> RankEnv:
     """This process's RankEnv: from init() if it ran, else from the environment (no side effects)."""
     if _state["env"] is not None:
         return _state["env"]
-    try:
-        return resolve(os.environ)
-    except (RankEnvironmentError, ImportError):
-        return RankEnv("single", 0, 1, 0, 1)
+    if _state.get("guess") is None:  # resolved once: under Slurm it looks up host names
+        try:
+            _state["guess"] = resolve(os.environ)
+        except (RankEnvironmentError, ImportError):
+            _state["guess"] = RankEnv("single", 0, 1, 0, 1)
+    return _state["guess"]
 
 
 def _timeout(seconds: Optional[float], var: str, default: float) -> datetime.timedelta:
     if seconds is None:
         seconds = float(os.environ.get(var, default))
     return datetime.timedelta(seconds=seconds)
+
+
+def _destroy():
+    try:
+        import torch.distributed as dist
+
+        if dist.is_initialized():
+            dist.destroy_process_group()
+    except Exception:  # noqa: BLE001 - best effort at exit
+        pass
 
 
 def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
@@ -272,6 +285,9 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
     if timeout is not None or "CLUSTERDOC_TIMEOUT" in os.environ:
         kwargs["timeout"] = _timeout(timeout, "CLUSTERDOC_TIMEOUT", 600)
     dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size, **kwargs)
+    # torch aborts at exit ("terminate called without an active exception") when its group's threads
+    # are still up; the group we made is ours to take down.
+    atexit.register(_destroy)
     _state["env"] = env
     from . import debug
     if debug.requested_by_env():

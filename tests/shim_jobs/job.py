@@ -13,7 +13,9 @@ warnings.filterwarnings("ignore")
 
 
 def out(**kw):
-    print("RESULT " + json.dumps(kw), flush=True)
+    # one write: ranks may share one output file, and print() writes the newline separately
+    sys.stdout.write("RESULT " + json.dumps(kw) + "\n")
+    sys.stdout.flush()
 
 
 def scenario_init():
