@@ -3,7 +3,7 @@
 Files are YAML mappings whose keys are the flag names (`debug: true`, `log-level: INFO`; `log_level` works
 too). They are layered, later ones winning: ~/.config/clusterdoc/config.yaml, then ./clusterdoc.yaml, then
 the file given with --config. Each setting also has an environment variable, CLUSTERDOC_<KEY>
-(CLUSTERDOC_DEBUG=1, CLUSTERDOC_LOG_LEVEL=INFO, ...; the backend's is CLUSTERDOC_SUBMIT_BACKEND). An unknown key or a value of the wrong type is a
+(CLUSTERDOC_DEBUG=1, CLUSTERDOC_LOG_LEVEL=INFO, ...). An unknown key or a value of the wrong type is a
 UsageError naming the key and the file:line, so a typo never silently does nothing.
 """
 
@@ -55,13 +55,9 @@ CWD_CONFIG = Path("clusterdoc.yaml")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 
-# The shim reads CLUSTERDOC_BACKEND as the torch.distributed backend (nccl/gloo), so the launcher's
-# backend has its own name.
-_ENV_NAMES = {"backend": "CLUSTERDOC_SUBMIT_BACKEND"}
-
-
 def env_name(key: str) -> str:
-    return _ENV_NAMES.get(key, ENV_PREFIX + key.upper())
+    """CLUSTERDOC_<OPTION>. (The shim's nccl/gloo choice is CLUSTERDOC_DIST_BACKEND, not `backend`.)"""
+    return ENV_PREFIX + key.upper()
 
 
 def config_files(explicit: str | None = None, cwd: Path | None = None, home: Path | None = None) -> list[Path]:

@@ -16,7 +16,7 @@ JOBS = ROOT / "jobs"
 
 def clusterdoc(args, cwd, timeout=240, env_extra=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "PMI_", "OMPI_"))}
-    env.update(HOME=str(cwd), CLUSTERDOC_SUBMIT_BACKEND="local", **(env_extra or {}))
+    env.update(HOME=str(cwd), CLUSTERDOC_BACKEND="local", **(env_extra or {}))
     return subprocess.run([sys.executable, "-m", "clusterdoc", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
 
@@ -150,7 +150,7 @@ def test_ctrl_c_stops_every_rank_and_keeps_the_logs(tmp_path):
     script = tmp_path / "sleepy.py"
     script.write_text("import os, time\nprint('pid', os.getpid(), flush=True)\ntime.sleep(600)\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_"))}
-    env.update(HOME=str(tmp_path), CLUSTERDOC_SUBMIT_BACKEND="local")
+    env.update(HOME=str(tmp_path), CLUSTERDOC_BACKEND="local")
     out = tmp_path / "out.txt"
     with open(out, "w") as f:
         proc = subprocess.Popen([sys.executable, "-m", "clusterdoc", "submit", "--nodes", "2", "--no-preflight",

@@ -270,7 +270,7 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
     if dist.is_initialized():
         _state["env"] = env
         return env
-    backend = backend or os.environ.get("CLUSTERDOC_BACKEND") or ("nccl" if has_gpu else "gloo")
+    backend = backend or os.environ.get("CLUSTERDOC_DIST_BACKEND") or ("nccl" if has_gpu else "gloo")
     rendezvous = _timeout(init_timeout, "CLUSTERDOC_INIT_TIMEOUT", 300)
     try:
         store = dist.TCPStore(env.master_addr, env.master_port, env.world_size, is_master=env.rank == 0,
