@@ -7,7 +7,6 @@ Usage: python bench/bench_shim_debug.py [--ranks 2,4] [--rounds 5] [--quick]
 """
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path

@@ -19,7 +19,6 @@ FRACTIONS = tuple(2 ** (-k / 2) for k in range(19))
 
 
 def worker():
-    import io
     import logging
 
     from accelerate.utils import find_executable_batch_size as acc_find

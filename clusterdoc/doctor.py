@@ -14,14 +14,13 @@ import os
 import shlex
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 from clusterdoc import probe, report
-from clusterdoc.checks import ALL_CHECKS, FAIL, arch, comm, consistency, cuda, finding, kernel, mpi, ssh
+from clusterdoc.checks import ALL_CHECKS, arch, comm, consistency, cuda, kernel, mpi, ssh
 from clusterdoc.errors import UsageError
 
 # Parts of probe.py only the head uses (the shell fallback's text and parser), left out of what is sent.

@@ -64,3 +64,14 @@ def cluster():
     finally:
         c.down()
         shutil.rmtree(d, ignore_errors=True)
+
+
+# A healthy CPU node: the default spec's toolkit and driver, the venv's real torch, no GPU.
+CPU_NODE = {"gpus": [], "torch": "real", "deepspeed": None}
+
+
+@pytest.fixture(scope="module")
+def cpu_cluster(cluster):
+    """The cluster with every node planted as a CPU node with real torch (for real jobs across nodes)."""
+    with cluster.planted({n.name: CPU_NODE for n in cluster.nodes}):
+        yield cluster

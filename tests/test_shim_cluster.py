@@ -16,15 +16,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 JOB = ROOT / "tests" / "shim_jobs" / "job.py"
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
-CPU_NODE = {"gpus": [], "torch": "real", "deepspeed": None}
-
-
-@pytest.fixture(scope="module")
-def cpu_cluster(cluster):
-    with cluster.planted({n.name: CPU_NODE for n in cluster.nodes}):
-        yield cluster
-
-
 def clean_env(cluster, **extra):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CLUSTERDOC_", "SLURM_", "PMI_", "OMPI_", "MASTER_", "RANK", "WORLD_SIZE", "LOCAL_"))}

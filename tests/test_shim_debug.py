@@ -1,7 +1,6 @@
 """Debug mode: the cross-rank check of collectives, on real gloo process groups."""
 import time
 
-import pytest
 import torch
 
 from clusterdoc.shim import debug

@@ -12,20 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CPU_NODE
+
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = ROOT / "jobs"
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 # A healthy CPU node: the default spec's toolkit and driver, real torch, no GPU.
-CPU_NODE = {"gpus": [], "torch": "real", "deepspeed": None}
-
-
-@pytest.fixture(scope="module")
-def cpu_cluster(cluster):
-    with cluster.planted({n.name: CPU_NODE for n in cluster.nodes}):
-        yield cluster
-
-
 def submit(cluster, cwd, *args, timeout=420):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "PMI_", "OMPI_"))}
     env.update(cluster.env(), HOME=str(cwd))

@@ -1,6 +1,5 @@
 """Pure parts of clusterdoc submit: mpirun flags per flavour, Slurm rank env, outcome wording."""
 
-from pathlib import Path
 
 import pytest
 

@@ -75,7 +75,7 @@ def check(node: str, facts: dict) -> list[dict]:
     if nvcc is None:
         if torch_cuda:
             fix = export_lines(wanted) if wanted else f"install the CUDA {torch_cuda} toolkit"
-            out.append(finding(node, CHECK, WARN, f"no nvcc on PATH: CUDA extensions (DeepSpeed ops) cannot be built",
+            out.append(finding(node, CHECK, WARN, "no nvcc on PATH: CUDA extensions (DeepSpeed ops) cannot be built",
                                fix))
     else:
         where = f"nvcc {nvcc.get('version')} ({nvcc['path']}" + (

@@ -215,7 +215,7 @@ def aio_rule(links: bool, detail: str, hint: tuple[str, str]) -> list[Finding]:
     command, package = hint
     if links:
         return [ok("libaio links (async_io can be built)")]
-    return [fail(f"--aio: libaio is missing: a test program calling io_submit does not compile/link with -laio"
+    return [fail("--aio: libaio is missing: a test program calling io_submit does not compile/link with -laio"
                  + (f" ({detail})" if detail else ""),
                  f"{command} (Debian/Ubuntu: libaio-dev; RHEL/Rocky/Fedora/SUSE: libaio-devel)")]
 
