@@ -449,7 +449,9 @@ def parse_mpirun_version(text):
         m = re.search(r"Version:\s*(\S+)", text)
         return "mpich", m.group(1) if m else None
     if "Open MPI" in text or "OpenRTE" in text or "PRRTE" in text:
-        m = re.search(r"\(Open MPI\)\s*(\S+)|Open MPI\)?\s*v?(\d[\w.]*)", text)
+        # `mpirun (Open MPI) 4.1.4`, but called by another name (Debian's mpirun.openmpi) v4 says
+        # `mpirun.openmpi (OpenRTE) 4.1.4`
+        m = re.search(r"\((?:Open MPI|OpenRTE)\)\s*v?(\d[\w.]*)|Open MPI\s+v?(\d[\w.]*)", text)
         ver = (m.group(1) or m.group(2)) if m else None
         return "openmpi", ver
     return "other", None

@@ -33,6 +33,8 @@ def test_gcc_limit_from_host_config():
 def test_mpirun_flavours():
     assert probe.parse_mpirun_version("HYDRA build details:\n    Version:    4.0.2\n") == ("mpich", "4.0.2")
     assert probe.parse_mpirun_version("mpirun (Open MPI) 4.1.4\n\nReport bugs") == ("openmpi", "4.1.4")
+    # Debian's mpirun.openmpi (v4, called by that name) names ORTE instead
+    assert probe.parse_mpirun_version("mpirun.openmpi (OpenRTE) 4.1.4\n\nReport bugs") == ("openmpi", "4.1.4")
 
 
 def test_shell_fallback_output_parses():

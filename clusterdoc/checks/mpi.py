@@ -42,7 +42,8 @@ def check(node: str, facts: dict, head: dict | None) -> list[dict]:
         elif head and head.get("flavour") == "mpich" and "MPICH" not in lib and "HYDRA" not in lib.upper() \
                 or head and head.get("flavour") == "openmpi" and "Open MPI" not in lib:
             out.append(finding(node, CHECK, WARN, f"mpi4py {m4.get('version')} is bound to '{lib}' but mpirun is "
-                                                  f"{_label(head)}: every rank would be 'rank 0 of size 1'",
+                                                  f"{_label(head)}: ranks would fail in MPI_Init or each be "
+                                                  "'rank 0 of size 1'",
                                "rebuild mpi4py against the MPI that mpirun belongs to"))
         else:
             out.append(finding(node, CHECK, OK, f"mpi4py {m4.get('version')} ({lib})"))

@@ -52,7 +52,8 @@ def flavour_from_version(text: str, mpirun: str = "mpirun") -> str:
 
 def openmpi_major(text: str) -> int:
     import re
-    m = re.search(r"Open MPI\)?\s+(\d+)\.", text)
+    # `mpirun (Open MPI) 5.0.3`; v4 called as mpirun.openmpi says `mpirun.openmpi (OpenRTE) 4.1.4`
+    m = re.search(r"(?:Open MPI|OpenRTE)\)?\s+v?(\d+)\.", text)
     return int(m.group(1)) if m else 4
 
 
