@@ -1,9 +1,11 @@
 """The Open MPI paths on the one-machine test cluster: Debian's real Open MPI 4.1 (`mpirun.openmpi`, its orted
 started on every node over the nodes' sshd) for `clusterdoc submit --backend mpirun` and for `clusterdoc check`'s
-mpi check. The MPICH variants are in test_submit_cluster.py and test_doctor_cluster.py.
+mpi check. Jobs run on `cpu_cluster` (conftest: CPU nodes with the venv's real torch). The MPICH variants are in
+test_submit_cluster.py and test_doctor_cluster.py.
 
-Open MPI needs no loopback-specific flags here: its ORTE/TCP wire-up works over the nodes' 127.0.0.x addresses
-as is; what it needs (--allow-run-as-root, the ssh agent, `-x` for every variable) clusterdoc adds itself.
+No loopback-specific flags are needed: orted's out-of-band TCP wire-up back to mpirun works over the nodes'
+127.0.0.x addresses as is (the ranks talk gloo, not MPI, so Open MPI's btl is not exercised). What Open MPI does
+need (--allow-run-as-root, the ssh agent, `-x` for every variable) clusterdoc adds itself.
 """
 
 import json
@@ -22,16 +24,6 @@ OPENMPI = "/usr/bin/mpirun.openmpi"
 pytestmark = [pytest.mark.cluster, pytest.mark.slow,
               pytest.mark.skipif(not (os.access(OPENMPI, os.X_OK) and shutil.which("orted")),
                                  reason=f"Open MPI is not installed ({OPENMPI}, orted): apt-get install openmpi-bin")]
-
-# A healthy CPU node with the venv's real torch (as in test_submit_cluster.py): real gloo jobs across nodes.
-CPU_NODE = {"gpus": [], "torch": "real", "deepspeed": None}
-
-
-@pytest.fixture(scope="module")
-def ompi_cluster(cluster):
-    with cluster.planted({n.name: CPU_NODE for n in cluster.nodes}):
-        yield cluster
-
 
 def clean_env(cluster, cwd):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "PMI_", "OMPI_"))}
@@ -80,8 +72,8 @@ def test_check_reports_open_mpi_and_every_node_answering(cluster, tmp_path):
     assert p.returncode == 0, p.stderr
 
 
-def test_submit_runs_to_completion_with_rank_tagged_logs_from_every_node(ompi_cluster, tmp_path):
-    res = submit_openmpi(ompi_cluster, tmp_path, JOBS / "train_ddp.py", "--epochs", 1, timeout=420)
+def test_submit_runs_to_completion_with_rank_tagged_logs_from_every_node(cpu_cluster, tmp_path):
+    res = submit_openmpi(cpu_cluster, tmp_path, JOBS / "train_ddp.py", "--epochs", 1, timeout=420)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     assert "job completed: all 4 ranks exited 0" in res.stderr
     done = [l for l in res.stderr.splitlines() if "done after" in l]
@@ -97,9 +89,9 @@ def test_submit_runs_to_completion_with_rank_tagged_logs_from_every_node(ompi_cl
     assert all(json.loads((jd / f"rank{r}.exit").read_text())["code"] == 0 for r in range(4))
 
 
-def test_a_failing_rank_is_named_with_its_exit_code_without_a_hang(ompi_cluster, tmp_path):
+def test_a_failing_rank_is_named_with_its_exit_code_without_a_hang(cpu_cluster, tmp_path):
     # the other ranks block in an all_reduce the failed rank never joins: without a timeout this would hang
-    res = submit_openmpi(ompi_cluster, tmp_path, JOBS / "fail_exit_code.py", "--rank", 2, "--code", 3, timeout=180)
+    res = submit_openmpi(cpu_cluster, tmp_path, JOBS / "fail_exit_code.py", "--rank", 2, "--code", 3, timeout=180)
     assert res.returncode == 1, res.stderr[-3000:]
     assert "job failed: rank 2 exited with code 3" in res.stderr.strip().splitlines()[-1]
     assert json.loads((job_dir(tmp_path) / "rank2.exit").read_text())["code"] == 3
