@@ -119,3 +119,33 @@ def test_mesh_failures_to_one_node_merge_into_one_line():
     lines = [l for l in text.splitlines() if l.startswith("[FAIL]")]
     assert lines == ["[FAIL] mesh node[1-4,6-64]: ssh to node5 fails: ssh: connect to host node5 port 22: "
                      "Connection refused"]
+
+
+# Open MPI 4.1.4 (mpirun.openmpi) when one host cannot be reached: the stderr seen on the test cluster, shortened
+OPENMPI_NO_DAEMON = """ssh: Could not resolve hostname nodex: Name or service not known
+--------------------------------------------------------------------------
+ORTE was unable to reliably start one or more daemons.
+This usually is caused by:
+
+* not finding the required libraries and/or binaries on
+  one or more nodes. Please check your PATH and LD_LIBRARY_PATH
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+ORTE does not know how to route a message to the specified daemon
+be to set the MCA param routed=direct on the command line or
+in your environment. We apologize for the problem.
+--------------------------------------------------------------------------
+"""
+
+
+def test_mpirun_failure_reason_is_the_cause_not_open_mpis_banner_dashes():
+    run = {"command": "mpirun.openmpi --hostfile hf -np 2 hostname", "timed_out": False, "exit_code": 255,
+           "names": [], "stderr": OPENMPI_NO_DAEMON}
+    out = mpi.check_run({"node1": "node1", "nodex": "nodex"}, run)
+    assert out[1]["message"] == ("no rank started on nodex (nodex): mpirun exited 255: "
+                                 "ssh: Could not resolve hostname nodex: Name or service not known")
+    without_ssh = OPENMPI_NO_DAEMON.split("\n", 1)[1]
+    assert mpi.stderr_reason(without_ssh) == "ORTE was unable to reliably start one or more daemons."
+    # MPICH Hydra: no banners, the last line as before
+    assert mpi.stderr_reason("[mpiexec@head] HYDU_sock_write\n[mpiexec@head] control_cb: proxy failed\n") \
+        == "[mpiexec@head] control_cb: proxy failed"

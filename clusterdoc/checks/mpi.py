@@ -50,6 +50,19 @@ def check(node: str, facts: dict, head: dict | None) -> list[dict]:
     return out
 
 
+def stderr_reason(text: str) -> str:
+    """The line of mpirun's stderr that says why: ssh's own complaint if any; else the headline of Open MPI's
+    first dashed banner (its last line is a banner's dashes, or the tail of a paragraph); else the last line."""
+    lines = [l.strip() for l in text.splitlines()]
+    for l in lines:
+        if l.startswith("ssh:") or "Permission denied" in l or "Host key verification failed" in l:
+            return l
+    for before, l in zip(lines, lines[1:]):
+        if before and set(before) == {"-"} and l and set(l) != {"-"}:
+            return l
+    return next((l for l in reversed(lines) if l and set(l) != {"-"}), "")
+
+
 def check_run(hostnames: dict, run: dict | None) -> list[dict]:
     """Judge the head's `mpirun ... hostname` (or mpi4py test) against the hostnames the probes saw.
 
@@ -69,9 +82,9 @@ def check_run(hostnames: dict, run: dict | None) -> list[dict]:
             out.append(finding(node, CHECK, OK, msg))
             continue
         why = f"timed out after {run.get('timeout')}s" if run.get("timed_out") else f"exited {run.get('exit_code')}"
-        tail = (run.get("stderr") or "").strip().splitlines()[-1:] or [""]
+        reason = stderr_reason(run.get("stderr") or "")
         out.append(finding(node, CHECK, FAIL, f"no rank started on {node} ({hostname}): mpirun {why}"
-                           + (f": {tail[0][:200]}" if tail[0] else ""),
+                           + (f": {reason[:200]}" if reason else ""),
                            f"run by hand: {cmd}; check passwordless ssh from the head to {node} and that the same "
                            "MPI is installed there"))
     if run.get("allreduce_ok") is False and not run.get("timed_out"):
