@@ -61,7 +61,8 @@ def test_check_reports_open_mpi_and_every_node_answering(cluster, tmp_path):
     for n in names:
         mine = [f for f in mpi if f["node"] == n]
         # the head's Open MPI (with its version) found on the node, and a rank of the real mpirun on it
-        assert any(f["status"] == "ok" and f["message"].startswith(f"Open MPI {version} ({OPENMPI})") for f in mine), mine
+        head_found = f"Open MPI {version} ({OPENMPI})"
+        assert any(f["status"] == "ok" and f["message"].startswith(head_found) for f in mine), mine
         assert any(f["status"] == "ok" and f["message"].startswith("answered mpirun") for f in mine), mine
         # the only allowed remark: this machine's mpi4py (pip's MPICH) does not match Open MPI — true here
         for f in mine:
