@@ -12,8 +12,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,3 +98,34 @@ def test_a_failing_rank_is_named_with_its_exit_code_without_a_hang(cpu_cluster, 
     assert res.returncode == 1, res.stderr[-3000:]
     assert "job failed: rank 2 exited with code 3" in res.stderr.strip().splitlines()[-1]
     assert json.loads((job_dir(tmp_path) / "rank2.exit").read_text())["code"] == 3
+
+
+def test_ctrl_c_stops_the_ranks_on_every_node(cpu_cluster, tmp_path):
+    # the nodes share the machine's pid namespace: a rank left behind on any node shows in pgrep
+    script = tmp_path / "sleeps_under_openmpi.py"
+    script.write_text("import os, time\nprint('sleeping', os.environ['RANK'], flush=True)\ntime.sleep(600)\n")
+    argv = [sys.executable, "-m", "clusterdoc", "submit", "--backend", "mpirun", "--mpirun", OPENMPI, "--hostfile",
+            cpu_cluster.hostfile("openmpi"), "--ssh-config", cpu_cluster.ssh_config, "--nodes", 4, "--no-preflight",
+            "--wait", script]
+    proc = subprocess.Popen(list(map(str, argv)), cwd=tmp_path, env=clean_env(cpu_cluster, tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def ranks_alive():
+        return subprocess.run(["pgrep", "-f", str(script)], capture_output=True, text=True).stdout.split()
+
+    try:
+        deadline = time.monotonic() + 120
+        def sleeping():
+            return sum("sleeping" in p.read_text() for p in tmp_path.glob("clusterdoc-jobs/*/rank?.out"))
+        while sleeping() < 4 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+        assert sleeping() == 4, "the 4 ranks never started"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err[-3000:]
+    assert "clusterdoc submit: cancelled" in err
+    time.sleep(1)  # orted's last kills
+    assert ranks_alive() == [], subprocess.run(["ps", "-ef"], capture_output=True, text=True).stdout
