@@ -22,6 +22,7 @@ from pathlib import Path
 
 from clusterdoc import hostfile
 from clusterdoc.errors import UsageError
+from clusterdoc.probe import parse_mpirun_version
 from clusterdoc.launch.job import JobDir, JobSpec, port_for
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
@@ -31,30 +32,28 @@ FAILURE_GRACE = 3.0
 _FORWARD = ("PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "VIRTUAL_ENV", "HOME")
 
 
-def detect_flavour(mpirun: str, timeout: float = 10.0) -> str:
+def version_text(mpirun: str, timeout: float = 10.0) -> str:
+    """What `mpirun --version` prints (both streams): the flavour and version are read from it."""
     try:
         res = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=timeout)
     except FileNotFoundError:
         raise UsageError(f"mpirun not found: {mpirun}", hint="install MPICH or Open MPI, or give --mpirun PATH") from None
     except subprocess.TimeoutExpired:
         raise UsageError(f"'{mpirun} --version' did not answer within {timeout:.0f} s") from None
-    return flavour_from_version(res.stdout + res.stderr, mpirun)
+    return res.stdout + res.stderr
 
 
 def flavour_from_version(text: str, mpirun: str = "mpirun") -> str:
-    if "HYDRA" in text or "MPICH" in text:
-        return "mpich"
-    if "Open MPI" in text or "OpenRTE" in text or "open-mpi" in text:
-        return "openmpi"
-    raise UsageError(f"cannot tell which MPI '{mpirun}' is from its --version output",
-                     hint="MPICH (Hydra) and Open MPI are supported; give --mpirun mpirun.mpich or mpirun.openmpi")
+    flavour, _ = parse_mpirun_version(text)
+    if flavour == "other":
+        raise UsageError(f"cannot tell which MPI '{mpirun}' is from its --version output",
+                         hint="MPICH (Hydra) and Open MPI are supported; give --mpirun mpirun.mpich or mpirun.openmpi")
+    return flavour
 
 
 def openmpi_major(text: str) -> int:
-    import re
-    # `mpirun (Open MPI) 5.0.3`; v4 called as mpirun.openmpi says `mpirun.openmpi (OpenRTE) 4.1.4`
-    m = re.search(r"(?:Open MPI|OpenRTE)\)?\s+v?(\d+)\.", text)
-    return int(m.group(1)) if m else 4
+    _, version = parse_mpirun_version(text)
+    return int(version.split(".")[0]) if version and version.split(".")[0].isdigit() else 4
 
 
 def ssh_wrapper(jd: JobDir, ssh_config: str) -> Path:
@@ -111,8 +110,7 @@ class MpiJob:
         mpirun = spec.mpirun or "mpirun"
         if not shutil.which(mpirun):
             raise UsageError(f"mpirun not found: {mpirun}", hint="install MPICH or Open MPI, or give --mpirun PATH")
-        res = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=10)
-        version = res.stdout + res.stderr
+        version = version_text(mpirun)
         self.flavour = flavour_from_version(version, mpirun)
         argv, launcher_env = build_command(spec, jd, script_args, self.flavour, mpirun, version)
         (jd.path / "mpirun.cmd").write_text(" ".join(shlex.quote(a) for a in argv) + "\n")

@@ -18,30 +18,29 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from clusterdoc import probe, remote
+from clusterdoc import remote
 from clusterdoc.hostfile import Host
 
 INSTALL_TIMEOUT = 600.0  # pip install + import deepspeed (imports torch) + ds_report on a busy node
 
 
 def gather_facts(hosts: list[Host], opts: remote.SSHOptions, fanout: int = 32) -> tuple[dict, dict]:
-    """({host: facts}, {host: problem sentence}) by sending probe.py to `python3 -` on every node."""
-    source = Path(probe.__file__).read_bytes()
-    results = remote.run_many(hosts, "python3 - --timeout 8", opts, stdin=source, fanout=fanout)
+    """({host: facts}, {host: problem sentence}): the doctor's one probe round trip per node."""
+    from clusterdoc import doctor
+
+    command = doctor.remote_command(doctor.probe_timeout(opts.timeout), None, round(opts.timeout * 0.75, 1))
+    results = remote.run_many(hosts, command, opts, stdin=doctor.PROBE_SOURCE, fanout=fanout)
     facts, problems = {}, {}
     for name, res in results.items():
         if res.status != "ok":
             problems[name] = res.message or res.status
             continue
-        lines = [l for l in res.stdout.splitlines() if l.startswith("{")]
-        if res.exit_code != 0 or not lines:
-            err = (res.stderr.strip().splitlines() or [f"exit {res.exit_code}"])[-1]
-            problems[name] = f"the probe did not run with python3: {err[:200]}"
+        found = doctor.parse_output(res.stdout)
+        if found is None:
+            err = (res.stderr.strip().splitlines() or [f"exit {res.exit_code}, no output"])[-1]
+            problems[name] = f"the probe gave no facts: {err[:200]}"
             continue
-        try:
-            facts[name] = json.loads(lines[-1])
-        except ValueError:
-            problems[name] = "the probe printed something that is not JSON"
+        facts[name] = found
     return facts, problems
 
 
