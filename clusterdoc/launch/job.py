@@ -84,11 +84,6 @@ def free_port(host: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
-def port_for(job_id: str) -> int:
-    """A port derived from the job id, the same on every node without talking (like the shim under Slurm)."""
-    return 20000 + int.from_bytes(job_id.encode()[-8:].rjust(8, b"\0"), "big") % 20000
-
-
 # --- folder and records ----------------------------------------------------------------------
 
 def new_job_id(backend: str) -> str:

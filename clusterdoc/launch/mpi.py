@@ -23,7 +23,8 @@ from pathlib import Path
 from clusterdoc import hostfile
 from clusterdoc.errors import UsageError
 from clusterdoc.probe import parse_mpirun_version
-from clusterdoc.launch.job import JobDir, JobSpec, port_for
+from clusterdoc.shim.env import port_from_job_id
+from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
 STOP_GRACE = 5.0
@@ -73,7 +74,7 @@ def build_command(spec: JobSpec, jd: JobDir, script_args: list[str], flavour: st
     hosts = [hostfile.Host(h.host, slots=spec.tasks_per_node, user=h.user) for h in hosts[:spec.nodes]]
     hf = jd.path / f"hostfile.{flavour}"
     hf.write_text(hostfile.format_hosts(hosts, to=flavour) + "\n")
-    env = {**spec.shim_env(), "MASTER_ADDR": hosts[0].host, "MASTER_PORT": str(port_for(jd.id)),
+    env = {**spec.shim_env(), "MASTER_ADDR": hosts[0].host, "MASTER_PORT": str(port_from_job_id(jd.id)),
            "CLUSTERDOC_LAUNCHER": "mpirun"}  # clusterdoc.run: ranks from the MPI variables, no mpi4py needed
     launcher_env: dict[str, str] = {}
     agent = ssh_wrapper(jd, spec.ssh_config) if spec.ssh_config else None

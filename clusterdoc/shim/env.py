@@ -9,6 +9,7 @@ import atexit
 import datetime
 import os
 import socket
+import zlib
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional
 
@@ -57,7 +58,7 @@ def port_from_job_id(job_id: str, step_id: str = "0") -> int:
     try:
         key = int(job_id) * 31 + int(step_id or 0)
     except ValueError:
-        key = sum(ord(c) for c in f"{job_id}.{step_id}")
+        key = zlib.crc32(f"{job_id}.{step_id}".encode())  # named ids (local/mpirun jobs)
     return 15000 + key % 15000
 
 
