@@ -88,20 +88,13 @@ def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
 
 
 def is_oom(exc: BaseException) -> bool:
-    """Out of memory in any of its forms (the shim knows them all; below is the fallback). Never raises:
-    it runs while the rank is already dying, perhaps half-way through importing torch."""
+    """Out of memory in any of its forms (the shim's rule). Never raises: the rank is already dying."""
     try:
-        from clusterdoc.shim import oom as shim_oom
-        return bool(shim_oom.is_oom_error(exc))
+        from clusterdoc.shim.oom import is_oom_error
+
+        return bool(is_oom_error(exc))
     except Exception:  # noqa: BLE001
-        pass
-    if isinstance(exc, MemoryError):
-        return True
-    torch = sys.modules.get("torch")
-    if isinstance(exc, getattr(torch, "OutOfMemoryError", ())):
-        return True
-    text = str(exc).lower()
-    return any(m in text for m in ("out of memory", "not enough memory", "can't allocate memory", "cuda failure 2"))
+        return isinstance(exc, MemoryError)
 
 
 def print_script_traceback(exc: BaseException) -> None:

@@ -15,6 +15,7 @@ import functools
 import gc
 import inspect
 import math
+import sys
 
 from .logging import get_logger
 
@@ -25,7 +26,8 @@ OOM_MESSAGES = (
     "cudnn_status_not_supported",  # cuDNN refusing a too-large workspace (Accelerate treats it as OOM)
     "cudnn_status_alloc_failed",
     "cublas_status_alloc_failed",
-    "can't allocate memory",  # DefaultCPUAllocator
+    "can't allocate memory",  # DefaultCPUAllocator (Linux)
+    "not enough memory",  # DefaultCPUAllocator (other platforms and versions)
     "pt_devmem allocation failed",  # HPU
 )
 OK, OOM, FAILED = 0, 1, 2
@@ -41,13 +43,11 @@ def is_oom_error(exc: BaseException) -> bool:
     while exc is not None and seen < 8:
         if isinstance(exc, MemoryError):
             return True
-        try:
-            import torch
-
-            if isinstance(exc, getattr(torch, "OutOfMemoryError", ())):
-                return True
-        except ImportError:
-            pass
+        # no import here: without torch loaded there is no torch error, and a dying rank may be
+        # half-way through importing it
+        torch = sys.modules.get("torch")
+        if isinstance(exc, getattr(torch, "OutOfMemoryError", ())):
+            return True
         text = str(exc).lower()
         if any(fragment in text for fragment in OOM_MESSAGES):
             return True
