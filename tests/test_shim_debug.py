@@ -78,3 +78,12 @@ def test_consistent_ops_pass_and_compute_the_same_results():
         assert r["big"] == [0.0] * 4 + [1.0] * 4
         assert r["bcast"] == [1.0] * 3 and r["max"] == [1, 0] and r["large"] == [1.0]
     assert found[1]["scattered"] == [1.0, 1.0] and found[1]["a2a"] == [1.0, 11.0]
+
+
+def test_subgroup_checks_members_only_and_names_global_ranks():
+    found = results(run_ranks("subgroup", n=3))
+    assert found[0] == {"rank": 0, "small": [0.0] * 4, "large": [0.0], "bcast": [0.0] * 3, "raised": None}
+    for r in found[1:]:
+        assert r["small"] == [3.0] * 4 and r["large"] == [3.0] and r["bcast"] == [2.0] * 3
+        assert "Process 1: called all_reduce, shape [4]" in r["raised"]
+        assert "Process 2: called all_reduce, shape [5]" in r["raised"]

@@ -3,7 +3,7 @@
 Each rank encodes what it is about to do into one fixed-size int64 vector (op, dtype, device type,
 shape, root, reduce op, and a local-problem code); one all_gather of those vectors lets every rank
 evaluate the same rules on the same table, so all ranks reach the same verdict and raise together
-instead of hanging in a mismatched collective. No pickling, one small collective per op.
+instead of hanging in a mismatched collective. No pickling, one small collective per op (exchange.py).
 
 Rules (what must agree across the ranks of the group):
 - every op: the same operation, and for rooted ops the same src/dst, for reductions the same ReduceOp;
@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import functools
 import os
+
+from .exchange import Exchange
 
 MAX_DIMS = 8
 # vector layout
@@ -219,6 +221,12 @@ def _fmt_row(row) -> str:
     return ", ".join(parts)
 
 
+def agree(table) -> bool:
+    """The fast path of verdict(): every row the same as the first (wildcards included), no problems."""
+    head = table[0][:_PROBLEM]
+    return all(row[:_PROBLEM] == head and not row[_PROBLEM] for row in table)
+
+
 def verdict(op_name: str, table, global_ranks=None) -> str | None:
     """The error text if the gathered descriptors (one list per group rank) do not agree, else None."""
     first = table[0]
@@ -266,23 +274,23 @@ def _fusable(op_name, args, kwargs, room) -> bool:
             and t.numel() * t.element_size() <= room)
 
 
-def _finish_fused(op_name, args, kwargs, parts, table):
+def _finish_fused(op_name, args, kwargs, rows, table):
     """Do the op from the payloads every rank now holds: same data, same order, same result everywhere."""
+    import torch
+
     t = _arg(args, kwargs, 0, "tensor")
     nbytes = t.numel() * t.element_size()
 
-    def data(p):
-        return p[WIDTH:].view(torch_uint8())[:nbytes].view(t.dtype).view(t.shape)
+    def data(row):
+        return row[WIDTH:].view(torch.uint8)[:nbytes].view(t.dtype).view(t.shape)
 
     if op_name == "broadcast":
-        t.copy_(data(parts[table[0][_ROOT]]))
+        t.copy_(data(rows[table[0][_ROOT]]))
         return
-    import torch
-
     code = table[0][_REDOP]
-    result = data(parts[0]).clone()
-    for p in parts[1:]:
-        d = data(p)
+    result = data(rows[0]).clone()
+    for row in rows[1:]:
+        d = data(row)
         if code == 0:
             result += d
         elif code == 1:
@@ -294,31 +302,25 @@ def _finish_fused(op_name, args, kwargs, parts, table):
     t.copy_(result)
 
 
-def torch_uint8():
-    import torch
-
-    return torch.uint8
+_exchanges: dict = {}
 
 
-_cache: dict = {}
+def _exchange(group) -> Exchange:
+    """One per group, built on first use (a group's id can be reused once it is gone: compare it)."""
+    found = _exchanges.get(id(group))
+    if found is None or found.group() is not group:
+        import torch.distributed as dist
 
-
-def _buffers(group, world, words):
-    """Reused per group: the check is synchronous, so last call's buffers are free again."""
-    key = (id(group), world, words)
-    found = _cache.get(key)
-    if found is None:
-        import torch
-
-        stacked = torch.empty(world, words, dtype=torch.int64)
-        found = (torch.empty(words, dtype=torch.int64), list(stacked.unbind(0)), stacked)
-        _cache[key] = found
+        words = WIDTH + _fuse_bytes(dist.get_world_size(group)) // 8
+        found = Exchange(group, words, _originals["all_to_all_single"], _originals["all_gather_into_tensor"])
+        for key in [key for key, ex in _exchanges.items() if ex.group() is None]:  # groups since destroyed
+            del _exchanges[key]
+        _exchanges[id(group)] = found
     return found
 
 
 def _check(op_name, args, kwargs) -> bool:
     """Compare this call across the group; raise on disagreement. True if the op was done here too."""
-    import torch
     import torch.distributed as dist
 
     group = kwargs.get("group")
@@ -326,33 +328,23 @@ def _check(op_name, args, kwargs) -> bool:
         group = _positional_group(op_name, args)
     if group is None:
         group = dist.group.WORLD
-    world = dist.get_world_size(group)
-    me = dist.get_rank(group)
-    if me < 0:  # not a member: torch itself no-ops the call
+    if group is dist.GroupMember.NON_GROUP_MEMBER:  # what new_group() gave a rank outside it: torch no-ops
         return False
-    vec = _encode(op_name, args, kwargs, me, world)
-    backend = dist.get_backend(group)
-    if backend == "gloo":
-        room = _fuse_bytes(world)
-        vec[_FUSE] = int(_fusable(op_name, args, kwargs, room))
-        mine, parts, stacked = _buffers(group, world, WIDTH + room // 8)
-        mine[:WIDTH] = torch.tensor(vec, dtype=torch.int64)
-        if vec[_FUSE]:
-            t = _arg(args, kwargs, 0, "tensor")
-            mine[WIDTH:].view(torch.uint8)[: t.numel() * t.element_size()].copy_(t.reshape(-1).view(torch.uint8))
-        _originals["all_gather"](parts, mine, group=group)
-        table = stacked[:, :WIDTH].tolist()
-    else:
-        device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else "cpu"
-        mine = torch.tensor(vec, dtype=torch.int64, device=device)
-        out = torch.empty(world * WIDTH, dtype=torch.int64, device=device)
-        _originals["all_gather_into_tensor"](out, mine, group=group)
-        table = out.view(world, WIDTH).tolist()
-    message = verdict(op_name, table, _global_ranks(group, world))
-    if message:
-        raise DistributedOperationException(message)
-    if backend == "gloo" and all(row[_FUSE] == 1 for row in table):
-        _finish_fused(op_name, args, kwargs, parts, table)
+    ex = _exchange(group)
+    vec = _encode(op_name, args, kwargs, ex.rank, ex.world)
+    payload = 0
+    if ex.words and _fusable(op_name, args, kwargs, (ex.words - WIDTH) * 8):
+        vec[_FUSE] = 1
+        t = _arg(args, kwargs, 0, "tensor")
+        payload = t.numel() * t.element_size()
+        ex.my_row[WIDTH:].view(t.dtype)[:t.numel()].copy_(t.reshape(-1))
+    table = ex.swap(vec, payload)
+    if not agree(table):
+        message = verdict(op_name, table, _global_ranks(group, ex.world))
+        if message:
+            raise DistributedOperationException(message)
+    if ex.words and all(row[_FUSE] == 1 for row in table):
+        _finish_fused(op_name, args, kwargs, ex.rows, table)
         return True
     return False
 
@@ -409,6 +401,7 @@ def disable_debug() -> None:
     for name, fn in _originals.items():
         setattr(dist, name, fn)
     _originals.clear()
+    _exchanges.clear()
 
 
 def debug_enabled() -> bool:

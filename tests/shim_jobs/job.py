@@ -221,5 +221,30 @@ def scenario_overflow(mode):
         out(rank=env.rank, raised=True, message=str(exc))
 
 
+def scenario_subgroup():
+    """Debug mode on a group of global ranks 1 and 2 (of 3): results, roots as global ranks, a mismatch
+    naming the global ranks, and rank 0 (not a member) passing its calls through untouched."""
+    from clusterdoc import shim
+    import torch
+    import torch.distributed as dist
+
+    env = shim.init()
+    shim.enable_debug()
+    r = env.rank
+    group = dist.new_group([1, 2])
+    small, large = torch.ones(4) * r, torch.ones(4096) * r
+    dist.all_reduce(small, group=group)
+    dist.all_reduce(large, group=group)
+    b = torch.full((3,), float(r))
+    dist.broadcast(b, src=2, group=group)
+    try:
+        dist.all_reduce(torch.zeros(4 + (r == 2)), group=group)
+        raised = None
+    except shim.DistributedOperationException as exc:
+        raised = str(exc)
+    dist.barrier()
+    out(rank=r, small=small.tolist(), large=sorted(set(large.tolist())), bcast=b.tolist(), raised=raised)
+
+
 if __name__ == "__main__":
     globals()["scenario_" + sys.argv[1]](*sys.argv[2:])
