@@ -62,26 +62,44 @@ class DistributedOperationException(Exception):
     """A collective was called with tensors that do not agree across ranks (raised on every rank)."""
 
 
+_OP_CODES = {name: i for i, name in enumerate(OPS)}
+_DEVICE_CODES = {name: i for i, name in enumerate(_DEVICES)}
+_DTYPE_CODES: dict = {}  # torch.dtype -> code, filled as dtypes are met
+_REDOP_CODES: dict = {"SUM": 0}  # ReduceOp (or its name) -> code, likewise
+
+
 def _dtype_code(dtype) -> int:
-    name = str(dtype).replace("torch.", "")
-    return _DTYPE_NAMES.index(name) if name in _DTYPE_NAMES else 99
+    code = _DTYPE_CODES.get(dtype)
+    if code is None:
+        name = str(dtype).replace("torch.", "")
+        code = _DTYPE_CODES[dtype] = _DTYPE_NAMES.index(name) if name in _DTYPE_NAMES else 99
+    return code
 
 
 def _device_code(device) -> int:
-    return _DEVICES.index(device.type) if device.type in _DEVICES else 98
+    return _DEVICE_CODES.get(device.type, 98)
 
 
 def _redop_code(op) -> int:
     if op is None:
         return 0
+    try:
+        return _REDOP_CODES[op]
+    except (KeyError, TypeError):  # TypeError: an unhashable custom op
+        pass
     name = getattr(op, "name", None) or str(op).rsplit(".", 1)[-1]
-    return _REDOPS.index(name) if name in _REDOPS else 50
+    code = _REDOPS.index(name) if name in _REDOPS else 50
+    try:
+        _REDOP_CODES[op] = code
+    except TypeError:
+        pass
+    return code
 
 
 def _describe(vec: list, op_name, tensor, root=-1, redop=None, problem=0, detail=0, wild_first=False,
               dtype_only=False):
     """Fill `vec` (a python list of WIDTH ints) for `tensor`."""
-    vec[_OP] = OPS.index(op_name)
+    vec[_OP] = _OP_CODES[op_name]
     vec[_ROOT] = root
     vec[_REDOP] = _redop_code(redop) if redop is not None else -1
     vec[_PROBLEM] = problem * 1000 + min(detail, 999)
@@ -95,17 +113,16 @@ def _describe(vec: list, op_name, tensor, root=-1, redop=None, problem=0, detail
     if dtype_only:
         vec[_NDIM] = ANY
         return vec
-    shape = tuple(tensor.shape)
-    vec[_NDIM] = len(shape)
-    dims = list(shape[:MAX_DIMS])
-    if len(shape) > MAX_DIMS:  # fold the tail so a difference there still shows
+    shape = tensor.shape
+    ndim = vec[_NDIM] = len(shape)
+    if ndim <= MAX_DIMS:
+        vec[_DIMS:_DIMS + ndim] = shape
+    else:  # fold the tail so a difference there still shows
         tail = 1
         for d in shape[MAX_DIMS - 1:]:
             tail *= d
-        dims[MAX_DIMS - 1] = tail
-    for i, d in enumerate(dims):
-        vec[_DIMS + i] = d
-    if wild_first and dims:
+        vec[_DIMS:_DIMS + MAX_DIMS] = [*shape[:MAX_DIMS - 1], tail]
+    if wild_first and ndim:
         vec[_DIMS] = ANY
     return vec
 
@@ -131,6 +148,8 @@ def _arg(args, kwargs, index, name, default=None):
 def _encode(op_name, args, kwargs, my_rank_in_group, world):
     """Return the descriptor list for this rank's call of `op_name`."""
     vec = [0] * WIDTH
+    if not kwargs and len(args) == 1 and op_name == "all_reduce":  # the common call, kept short
+        return _describe(vec, op_name, args[0], redop="SUM")
     a = functools.partial(_arg, args, kwargs)
     if op_name == "all_reduce":
         return _describe(vec, op_name, a(0, "tensor"), redop=a(1, "op", "SUM"))
@@ -264,14 +283,15 @@ def _fusable(op_name, args, kwargs, room) -> bool:
 
     if op_name not in ("all_reduce", "broadcast") or not room:
         return False
+    t = _arg(args, kwargs, 0, "tensor")
+    if not isinstance(t, torch.Tensor) or t.numel() * t.element_size() > room:  # large: the usual exit
+        return False
     if _arg(args, kwargs, 3, "async_op", False):
         return False
     if op_name == "all_reduce" and _redop_code(_arg(args, kwargs, 1, "op", "SUM")) not in (0, 1, 2, 3):
         return False
-    t = _arg(args, kwargs, 0, "tensor")
-    return (isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.is_contiguous()
-            and t.dtype not in (torch.bool, torch.complex64, torch.complex128) and t.element_size() <= 8
-            and t.numel() * t.element_size() <= room)
+    return (t.device.type == "cpu" and t.is_contiguous() and t.element_size() <= 8
+            and t.dtype not in (torch.bool, torch.complex64, torch.complex128))
 
 
 def _finish_fused(op_name, args, kwargs, rows, table):
