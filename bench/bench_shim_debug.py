@@ -5,7 +5,7 @@ debug mode back to back (alternating which goes first), and the figure is the me
 machine's noise in either block, which on 2 shared cores is as large as the effect at 4 MiB), for all_reduce
 (Accelerate: accelerate.utils.reduce) and broadcast (accelerate.utils.broadcast) at 4 KiB and 4 MiB
 on 2 and 4 gloo ranks. Target: ratio ours/Accelerate <= 0.5.
-Usage: python bench/bench_shim_debug.py [--ranks 2,4] [--rounds 15] [--quick]
+Usage: python bench/bench_shim_debug.py [--ranks 2,4] [--rounds 21] [--quick]
 """
 import argparse
 import json
@@ -79,18 +79,23 @@ def added(samples, name):
     return median(on - off for on, off in zip(samples[name + "_on"], samples[name + "_off"]))
 
 
+def fastest_added(samples, name):
+    """The other estimate: fastest block with debug minus fastest block without."""
+    return min(samples[name + "_on"]) - min(samples[name + "_off"])
+
+
 def main():
     from _bench_common import bench_python, run_ranks
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--ranks", default="2,4")
-    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--rounds", type=int, default=21)
     ap.add_argument("--quick", action="store_true", help="fewer iterations (development)")
     args = ap.parse_args()
-    iters = (20, 3) if args.quick else (50, 20)
+    iters = (20, 3) if args.quick else (50, 40)
     python = bench_python()
     print(f"{'ranks':>5} {'size':>5} {'op':>10} {'base ms':>8} {'ours +ms':>9} {'accel +ms':>9} {'ratio':>6}")
-    worst = 0.0
+    worst = worst_fastest = 0.0
     for n in [int(x) for x in args.ranks.split(",")]:
         out = run_ranks(python, [__file__, "--worker", str(args.rounds), *map(str, iters)], n)
         res = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
@@ -99,9 +104,11 @@ def main():
                 ours, theirs = added(r, op), added(r, acc)
                 ratio = ours / theirs if theirs > 0 else float("inf")
                 worst = max(worst, ratio)
+                worst_fastest = max(worst_fastest, fastest_added(r, op) / max(fastest_added(r, acc), 1e-9))
                 print(f"{n:>5} {size:>5} {op:>10} {median(r[op + '_off']) * 1e3:8.3f} {ours * 1e3:9.3f} "
                       f"{theirs * 1e3:9.3f} {ratio:6.2f}")
     print(f"debug mode: worst ratio of added time, clusterdoc / Accelerate = {worst:.2f} (target <= 0.5)")
+    print(f"  (the same from each side's fastest block instead of paired medians: {worst_fastest:.2f})")
 
 
 if __name__ == "__main__":
