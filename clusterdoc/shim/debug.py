@@ -1,8 +1,8 @@
 """Debug mode: check every collective's tensors across ranks before the real op runs.
 
 Each rank encodes what it is about to do into one fixed-size int64 vector (op, dtype, device type,
-shape, root, reduce op, and a local-problem code); one exchange of those vectors (every rank gets all of them) lets every rank
-evaluate the same rules on the same table, so all ranks reach the same verdict and raise together
+shape, root, reduce op, and a local-problem code); one exchange of those vectors (every rank gets all
+of them) lets every rank evaluate the same rules on the same table, so all ranks reach the same verdict and raise together
 instead of hanging in a mismatched collective. No pickling, one small collective per op (exchange.py).
 
 Rules (what must agree across the ranks of the group):
