@@ -3,7 +3,8 @@
 Each rank encodes what it is about to do into one fixed-size int64 vector (op, dtype, device type,
 shape, root, reduce op, and a local-problem code); one exchange of those vectors (every rank gets all
 of them) lets every rank evaluate the same rules on the same table, so all ranks reach the same
-verdict and raise together instead of hanging in a mismatched collective. No pickling, one small collective per op (exchange.py).
+verdict and raise together instead of hanging in a mismatched collective. No pickling, one small
+collective per op (exchange.py).
 
 Rules (what must agree across the ranks of the group):
 - every op: the same operation, and for rooted ops the same src/dst, for reductions the same ReduceOp;
