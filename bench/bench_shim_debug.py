@@ -1,8 +1,9 @@
 """Debug-mode cost per collective: clusterdoc's check against Accelerate's debug mode, same run.
 
-Added time = (op with debug) - (op without), per op: each round times a block of ops without and a block with
-debug mode back to back (alternating which goes first), and the figure is the median over rounds of that paired difference (robust to the
-machine's noise in either block, which on 2 shared cores is as large as the effect at 4 MiB), for all_reduce
+Added time = (op with debug) - (op without), per op: each round times a block of ops without and a
+block with debug mode back to back (alternating which goes first), and the figure is the median over
+rounds of that paired difference (robust to the machine's noise in either block, which on 2 shared
+cores is as large as the effect at 4 MiB), for all_reduce
 (Accelerate: accelerate.utils.reduce) and broadcast (accelerate.utils.broadcast) at 4 KiB and 4 MiB
 on 2 and 4 gloo ranks. Target: ratio ours/Accelerate <= 0.5.
 Usage: python bench/bench_shim_debug.py [--ranks 2,4] [--rounds 21] [--quick]
