@@ -142,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="on OOM, re-launch with the script's --ARG halved on every rank, down to MIN (default 1), "
                         "e.g. batch-size:8")
     p.add_argument("--no-preflight", action="store_true", default=None, help="do not run the doctor first")
+    p.add_argument("--hang-timeout", type=int, default=None, metavar="SECONDS",
+                   help="a rank in one collective this long makes every rank report where it is (default 300; 0: off)")
+    p.add_argument("--on-hang", choices=["abort", "wait"], default=None,
+                   help="after the hang report: stop every rank (abort, the default) or keep waiting")
+    p.add_argument("--trace", action="store_true", default=None,
+                   help="keep every rank's collectives for 'clusterdoc trace JOB'")
     p.add_argument("--config", metavar="FILE", help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)")
     wait = p.add_mutually_exclusive_group()
     wait.add_argument("--wait", dest="wait", action="store_true", default=None, help="stream output and wait (default for local)")

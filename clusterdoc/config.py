@@ -19,6 +19,7 @@ from clusterdoc.errors import UsageError
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 BACKENDS = ("auto", "local", "slurm", "mpirun")
+ON_HANG = ("abort", "wait")
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,9 @@ SETTINGS = {s.key: s for s in [
     Setting("folder", str, "clusterdoc-jobs"),
     Setting("mpirun", str, None),
     Setting("python", str, None),
+    Setting("hang_timeout", int, 300),
+    Setting("on_hang", str, "abort", ON_HANG),
+    Setting("trace", bool, False),
 ]}
 
 ENV_PREFIX = "CLUSTERDOC_"

@@ -13,6 +13,7 @@ An out-of-memory death prints OOM_MARKER on stderr and exits OOM_EXIT_CODE, whic
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import os
 import runpy
@@ -84,7 +85,16 @@ def _redirect(log_dir: Path, rank: int) -> None:
 
 def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
     if log_dir is not None:
-        (log_dir / f"rank{rank}.exit").write_text(json.dumps({"code": code, "oom": oom, "time": time.time()}) + "\n")
+        record = {"code": code, "oom": oom, "time": time.time(), **_collectives()}
+        (log_dir / f"rank{rank}.exit").write_text(json.dumps(record) + "\n")
+
+
+def _collectives() -> dict:
+    """Where the rank was in its collectives when it ended (a failed rank's report names its call)."""
+    track = sys.modules.get("clusterdoc.shim.track")
+    if track is None or not track.installed():
+        return {}
+    return {"collectives": track.TRACKER.snapshot()}
 
 
 def is_oom(exc: BaseException) -> bool:
@@ -157,9 +167,11 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = Path(ns.log_dir) if ns.log_dir else None
     if log_dir is not None:
         _redirect(log_dir, rank)
+        os.environ["CLUSTERDOC_LOG_DIR"] = str(log_dir.absolute())  # stacks/, trace/, watch.json go here
         # per-rank overflow reports next to the logs; set before the shim is first imported, since
         # importing it with CLUSTERDOC_OVERFLOW=1 already switches detection on
         os.environ.setdefault("CLUSTERDOC_OVERFLOW_DIR", str(log_dir))
+    faulthandler.enable()  # a rank killed by SIGABRT/SIGSEGV (gloo's std::terminate) still shows its stack
     from clusterdoc.shim.env import RankEnvironmentError
 
     code, oom = 0, False

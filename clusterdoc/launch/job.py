@@ -51,6 +51,9 @@ class JobSpec:
     preflight: bool = True            # slurm runs it inside the allocation, as the job's first step
     python: str = sys.executable
     cwd: str = field(default_factory=os.getcwd)
+    hang_timeout: int = 300           # seconds in one collective before the hang report (0: no watchdog)
+    on_hang: str = "abort"            # abort | wait
+    trace: bool = False               # keep every collective for `clusterdoc trace`
 
     @property
     def world_size(self) -> int:
@@ -63,6 +66,9 @@ class JobSpec:
                "PYTHONUNBUFFERED": "1"}  # rank logs appear as they are written, so --wait streams them live
         if self.log_level:
             env["CLUSTERDOC_LOG_LEVEL"] = self.log_level
+        # the hang watch: the launcher prints the report (it knows which ranks are gone)
+        env.update(CLUSTERDOC_HANG_TIMEOUT=str(self.hang_timeout), CLUSTERDOC_ON_HANG=self.on_hang,
+                   CLUSTERDOC_TRACE="1" if self.trace else "0", CLUSTERDOC_HANG_WATCHER="launcher")
         return env
 
     def rank_command(self, log_dir: Path, script_args: list[str] | None = None) -> list[str]:

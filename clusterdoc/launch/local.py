@@ -60,6 +60,9 @@ class LocalJob:
             return outcome_from_codes(codes, self.jd)
         return None
 
+    def rank_codes(self) -> dict[int, int | None]:
+        return {rank: p.poll() for rank, p in enumerate(self.procs)}
+
     def stop(self) -> None:
         """SIGTERM every live rank's process group, SIGKILL what is left after STOP_GRACE."""
         live = [p for p in self.procs if p.poll() is None]

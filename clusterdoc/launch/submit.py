@@ -17,6 +17,7 @@ from pathlib import Path
 
 from clusterdoc import config
 from clusterdoc.errors import UsageError
+from clusterdoc.launch.hangwatch import HangWatch
 from clusterdoc.launch.job import (JobDir, JobSpec, create_job_dir, default_root, find_job, format_command,
                                    get_arg, set_arg)
 from clusterdoc.launch.outcome import Outcome, describe_code
@@ -98,7 +99,8 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
                    partition=settings["partition"], time=settings["time"], debug=settings["debug"],
                    log_level=settings["log_level"], overflow=settings["overflow"], oom_retry=settings["oom_retry"],
                    mpirun=settings["mpirun"], preflight=not settings["no_preflight"],
-                   python=settings["python"] or sys.executable)
+                   python=settings["python"] or sys.executable, hang_timeout=settings["hang_timeout"],
+                   on_hang=settings["on_hang"], trace=settings["trace"])
 
 
 def _abs(p: str | None) -> str | None:
@@ -192,8 +194,9 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         if spec.backend != "local" and stream:
             print(f"{spec.backend} job {handle.backend_id} {'submitted' if spec.backend == 'slurm' else 'started'}",
                   file=err)
+        watch = HangWatch(jd, spec.world_size, spec.on_hang, err) if spec.hang_timeout > 0 else None
         try:
-            outcome = wait_for(handle, streamer, POLL if spec.backend != "slurm" else SLURM_POLL)
+            outcome = wait_for(handle, streamer, POLL if spec.backend != "slurm" else SLURM_POLL, watch)
         except KeyboardInterrupt:
             handle.cancel()
             if streamer:
@@ -231,14 +234,29 @@ def _finish_attempt(jd: JobDir, attempt: int, outcome: Outcome) -> None:
     jd.log_attempt(f"attempt {attempt} ended: {outcome.describe()}")
 
 
-def wait_for(handle, streamer: LogStreamer | None, interval: float) -> Outcome:
+def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangWatch | None = None) -> Outcome:
     while True:
         outcome = handle.poll()
+        if outcome is None and watch is not None and watch.poll(rank_codes(handle)):
+            handle.cancel()
+            outcome = Outcome(state="FAILED", codes=rank_codes(handle),
+                              message=f"stalled ({watch.reported.removeprefix('clusterdoc: job stalled: ')}); "
+                                      "every rank stopped (--on-hang abort)")
         if streamer:
             streamer.pump(final=outcome is not None)
         if outcome is not None:
+            if not outcome.ok and watch is not None and not watch.reported and outcome.state != "CANCELLED":
+                text = watch.postmortem(outcome.codes, outcome.failed)
+                if text:
+                    print(text, file=watch.err, flush=True)
             return outcome
         time.sleep(interval)
+
+
+def rank_codes(handle) -> dict[int, int | None]:
+    """Each rank's exit code as far as the backend can tell (None: running or unknown)."""
+    codes = getattr(handle, "rank_codes", None)
+    return codes() if codes else {}
 
 
 # --- commands -----------------------------------------------------------------------------------

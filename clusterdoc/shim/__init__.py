@@ -22,6 +22,7 @@ _EXPORTS = {
     "release_memory": "oom", "BatchSizeSearchError": "oom",
     "DebugUnderflowOverflow": "overflow", "detect_overflow": "overflow", "OverflowDetected": "overflow",
     "enable_overflow_detection": "overflow", "disable_overflow_detection": "overflow",
+    "enable_hang_watch": "watch", "hang_watch_enabled": "watch",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import os
 
+from . import track
 from .exchange import Exchange
 
 MAX_DIMS = 8
@@ -270,9 +271,6 @@ def verdict(op_name: str, table, global_ranks=None) -> str | None:
     )
 
 
-_originals: dict = {}
-
-
 def _fuse_bytes(world) -> int:
     """Payload room in the check vector: the same on every rank (it sets the collective's size)."""
     return FUSE_BYTES if world <= 8 else max(0, (32768 // world) // 8 * 8)
@@ -333,7 +331,8 @@ def _exchange(group) -> Exchange:
         import torch.distributed as dist
 
         words = WIDTH + _fuse_bytes(dist.get_world_size(group)) // 8
-        found = Exchange(group, words, _originals["all_to_all_single"], _originals["all_gather_into_tensor"])
+        found = Exchange(group, words, track.ORIGINALS["all_to_all_single"],
+                         track.ORIGINALS["all_gather_into_tensor"])
         for key in [key for key, ex in _exchanges.items() if ex.group() is None]:  # groups since destroyed
             del _exchanges[key]
         _exchanges[id(group)] = found
@@ -370,13 +369,8 @@ def _check(op_name, args, kwargs) -> bool:
     return False
 
 
-_GROUP_POS = {"all_reduce": 2, "reduce": 3, "broadcast": 2, "all_gather": 2, "gather": 3, "scatter": 3,
-              "reduce_scatter": 3, "all_to_all_single": 4, "all_to_all": 2, "barrier": 0,
-              "all_gather_into_tensor": 2, "reduce_scatter_tensor": 3}
-
-
 def _positional_group(op_name, args):
-    pos = _GROUP_POS[op_name]
+    pos = track.GROUP_POS[op_name]
     return args[pos] if len(args) > pos else None
 
 
@@ -391,42 +385,20 @@ def _global_ranks(group, world):
         return list(range(world))
 
 
-def _wrap(op_name, fn):
-    @functools.wraps(fn)
-    def checked(*args, **kwargs):
-        if _check(op_name, args, kwargs):
-            return None  # done by the check itself (small gloo all_reduce / broadcast)
-        return fn(*args, **kwargs)
-
-    checked.__clusterdoc_original__ = fn
-    return checked
-
-
 def enable_debug() -> None:
-    """Wrap torch.distributed's collectives with the cross-rank check (idempotent)."""
-    import torch.distributed as dist
-
-    if _originals:
-        return
-    for name in OPS:
-        fn = getattr(dist, name, None)
-        if fn is not None:
-            _originals[name] = fn
-    for name, fn in list(_originals.items()):
-        setattr(dist, name, _wrap(name, fn))
+    """Run the cross-rank check before every collective (idempotent). The check lives in the collective
+    wrapper that tracking installs (track.py), so debug mode and tracking cost one wrapper, not two."""
+    track.install()
+    track.CHECK = _check
 
 
 def disable_debug() -> None:
-    import torch.distributed as dist
-
-    for name, fn in _originals.items():
-        setattr(dist, name, fn)
-    _originals.clear()
+    track.CHECK = None
     _exchanges.clear()
 
 
 def debug_enabled() -> bool:
-    return bool(_originals)
+    return track.CHECK is not None
 
 
 def requested_by_env(environ=os.environ) -> bool:

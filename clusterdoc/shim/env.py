@@ -270,6 +270,9 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
         torch.cuda.set_device(env.local_rank % torch.cuda.device_count())
     if dist.is_initialized():
         _state["env"] = env
+        from . import watch
+
+        watch.enable_hang_watch()
         return env
     backend = backend or os.environ.get("CLUSTERDOC_DIST_BACKEND") or ("nccl" if has_gpu else "gloo")
     rendezvous = _timeout(init_timeout, "CLUSTERDOC_INIT_TIMEOUT", 300)
@@ -282,6 +285,9 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
             f"{env.master_addr}:{env.master_port} within {rendezvous.total_seconds():.0f} s ({exc}). "
             "A rank did not start, or MASTER_ADDR is not reachable from every node, or the port is taken."
         ) from None
+    from . import watch
+
+    os.environ.update(watch.flight_recorder_env(backend, os.environ.get("CLUSTERDOC_LOG_DIR")))
     kwargs = {}
     if timeout is not None or "CLUSTERDOC_TIMEOUT" in os.environ:
         kwargs["timeout"] = _timeout(timeout, "CLUSTERDOC_TIMEOUT", 600)
@@ -293,4 +299,5 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
     from . import debug
     if debug.requested_by_env():
         debug.enable_debug()
+    watch.enable_hang_watch()  # collective tracking always; the watchdog unless CLUSTERDOC_HANG_TIMEOUT=0
     return env

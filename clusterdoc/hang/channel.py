@@ -1,0 +1,72 @@
+"""The side channel a stalled job still answers on: the job's own rendezvous store (TCPStore).
+
+Rank 0 hosts it (torch.distributed's env:// rendezvous, or shim.init()), its server runs on its own C++
+thread, and a rank blocked in a collective still has its watchdog thread: so every rank, the launcher and
+`clusterdoc stacks` can meet there with no shared file system. Keys, under `clusterdoc/hang/`:
+
+    hb/<rank>            the rank's latest heartbeat (its collectives and where its main thread is)
+    dump                 a counter: raising it asks every rank for its full state (stacks of all threads)
+    dump/<n>/<rank>      each rank's answer to request n
+    stall                a counter: the first rank whose collective waited --hang-timeout raises it
+    stall/info           {rank, gen}: who saw the stall first, and the dump request it made
+    handled              set by whoever prints the report (the launcher; else the rank that saw it)
+    abort                set to stop every rank (--on-hang abort without a launcher)
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import time
+
+PREFIX = "clusterdoc/hang/"
+
+
+def connect(addr: str, port: int, timeout: float = 5.0):
+    """A client of the job's store, with our prefix. Raises on no answer within `timeout`."""
+    import torch.distributed as dist
+
+    store = dist.TCPStore(addr, int(port), is_master=False, wait_for_workers=False,
+                          timeout=datetime.timedelta(seconds=timeout))
+    return dist.PrefixStore(PREFIX, store)
+
+
+def put(store, key: str, value) -> None:
+    store.set(key, json.dumps(value, default=str))
+
+
+def get(store, key: str):
+    """The value, or None when the key is not there (never waits: get() on a missing key would)."""
+    if not store.check([key]):
+        return None
+    return json.loads(store.get(key))
+
+
+def counter(store, key: str) -> int:
+    return store.add(key, 0)
+
+
+def request_dump(store) -> int:
+    return store.add("dump", 1)
+
+
+def collect(store, world: int, gen: int, wait: float) -> dict[int, dict]:
+    """Each rank's answer to dump request `gen`, waiting up to `wait` seconds for the slow ones."""
+    keys = {r: f"dump/{gen}/{r}" for r in range(world)}
+    got: dict[int, dict] = {}
+    deadline = time.monotonic() + wait
+    while True:
+        for r, key in keys.items():
+            if r not in got and store.check([key]):
+                got[r] = json.loads(store.get(key))
+        if len(got) == world or time.monotonic() >= deadline:
+            return got
+        time.sleep(0.05)
+
+
+def heartbeats(store, world: int) -> dict[int, dict]:
+    found = {}
+    for r in range(world):
+        value = get(store, f"hb/{r}")
+        if value is not None:
+            found[r] = value
+    return found

@@ -1,0 +1,348 @@
+"""Collective tracking: every rank knows its current collective and its last completed one.
+
+One wrapper per torch.distributed collective (the same wrapper debug mode's check runs in) records, per
+call: the op, a per-group sequence number, the tensor's dtype and shape, the group, the user's call site
+(the first frame outside torch and clusterdoc.shim) and the start time; completion (at return, or when an
+async op's future completes) moves it to `last`. DDP's gradient all_reduce is issued by its C++ reducer from
+autograd hooks, where no Python wrapper sees it: every DistributedDataParallel gets a comm hook that records
+each bucket's all_reduce ("DDP gradient all_reduce, bucket k") and then does what DDP's default does (or
+runs the user's own hook, registered through us). The watchdog (watch.py) reads this state from its thread.
+
+Cost: a dict lookup, one frame walk (cached per code object), two clock reads and a few attribute writes
+per call; `bench/bench_tracking.py` measures it. Not seen: functional collectives
+(torch.distributed._functional_collectives, used by DTensor/FSDP2) and collectives bound by name before
+install (`from torch.distributed import all_reduce` at import time, before shim.init()).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+OPS = (
+    "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
+    "reduce_scatter", "reduce_scatter_tensor", "all_to_all_single", "all_to_all", "barrier",
+)
+# where each op's representative tensor is: (position, keyword); a list argument means its first entry
+_TENSOR_ARG = {
+    "all_reduce": (0, "tensor"), "reduce": (0, "tensor"), "broadcast": (0, "tensor"),
+    "all_gather": (1, "tensor"), "all_gather_into_tensor": (1, "input_tensor"), "gather": (0, "tensor"),
+    "scatter": (0, "tensor"), "reduce_scatter": (0, "output"), "reduce_scatter_tensor": (1, "input"),
+    "all_to_all_single": (1, "input"), "all_to_all": (1, "input_tensor_list"), "barrier": (None, None),
+}
+GROUP_POS = {"all_reduce": 2, "reduce": 3, "broadcast": 2, "all_gather": 2, "gather": 3, "scatter": 3,
+              "reduce_scatter": 3, "all_to_all_single": 4, "all_to_all": 2, "barrier": 0,
+              "all_gather_into_tensor": 2, "reduce_scatter_tensor": 3}
+_ASYNC_POS = {"all_reduce": 3, "reduce": 4, "broadcast": 3, "all_gather": 3, "gather": 4, "scatter": 4,
+              "reduce_scatter": 4, "all_to_all_single": 5, "all_to_all": 3, "barrier": 1,
+              "all_gather_into_tensor": 3, "reduce_scatter_tensor": 4}
+
+ORIGINALS: dict = {}      # op name -> torch's own function (debug mode's exchange calls these directly)
+CHECK = None              # debug mode's pre-op check, set by debug.enable_debug(); None when off
+
+
+class Record:
+    """One collective call as seen by this rank."""
+    __slots__ = ("op", "seq", "group", "dtype", "shape", "site", "start", "end", "note", "error")
+
+    def __init__(self, op, seq, group, tensor, site, note=""):
+        self.op, self.seq, self.group, self.site, self.note = op, seq, group, site, note
+        self.dtype = tensor.dtype if tensor is not None else None
+        self.shape = tensor.shape if tensor is not None else None
+        self.start = time.time()
+        self.end = None
+        self.error = None
+
+    def to_dict(self, now: float | None = None) -> dict:
+        d = {"op": self.op, "seq": self.seq, "group": self.group, "start": self.start,
+             "dtype": str(self.dtype).replace("torch.", "") if self.dtype is not None else None,
+             "shape": list(self.shape) if self.shape is not None else None,
+             "site": list(self.site) if self.site else None}
+        if self.note:
+            d["note"] = self.note
+        if self.end is not None:
+            d["end"] = self.end
+        elif now is not None:
+            d["waited"] = round(now - self.start, 3)
+        if self.error:
+            d["error"] = self.error
+        return d
+
+
+class Tracker:
+    """This rank's collectives. Written by the threads that call collectives, read by the watchdog."""
+
+    def __init__(self):
+        self.current = None           # the blocking collective the calling thread is in
+        self.pending = {}             # id -> Record: async ops (DDP buckets, async_op=True) not yet done
+        self.last = None              # the last completed collective
+        self.failed = None            # the collective that raised (a peer died, a timeout)
+        self.seq: dict = {}           # group key -> calls so far
+        self.trace: list | None = None  # every Record, with `submit --trace`
+        self.lock = threading.Lock()  # only for pending/trace, which async completions touch
+
+    def begin(self, op, group, tensor, site, note="", is_async=False) -> Record:
+        key = id(group) if group is not None else None
+        seq = self.seq.get(key, 0) + 1
+        self.seq[key] = seq
+        rec = Record(op, seq, _group_name(group), tensor, site, note)
+        if is_async:
+            with self.lock:
+                self.pending[id(rec)] = rec
+        else:
+            self.current = rec
+        if self.trace is not None:
+            with self.lock:
+                self.trace.append(rec)
+        return rec
+
+    def end(self, rec: Record, error: BaseException | None = None) -> None:
+        rec.end = time.time()
+        if error is not None:
+            rec.error = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            self.failed = rec
+        if self.current is rec:
+            self.current = None
+        elif id(rec) in self.pending:
+            with self.lock:
+                self.pending.pop(id(rec), None)
+        if self.last is None or rec.start >= self.last.start:
+            self.last = rec
+
+    def oldest(self) -> Record | None:
+        """The unfinished collective that started first (what a stall is measured by)."""
+        found = self.current
+        with self.lock:
+            for rec in self.pending.values():
+                if found is None or rec.start < found.start:
+                    found = rec
+        return found
+
+    def snapshot(self) -> dict:
+        now = time.time()
+        with self.lock:
+            pending = [r.to_dict(now) for r in self.pending.values()]
+        cur = self.current
+        return {"current": cur.to_dict(now) if cur is not None else None, "pending": pending,
+                "last": self.last.to_dict() if self.last is not None else None,
+                "failed": self.failed.to_dict() if self.failed is not None else None}
+
+    def take_trace(self) -> list:
+        """Records finished since the last call (and keeps the unfinished ones for later)."""
+        if self.trace is None:
+            return []
+        with self.lock:
+            done = [r for r in self.trace if r.end is not None]
+            self.trace = [r for r in self.trace if r.end is None]
+        return done
+
+
+TRACKER = Tracker()
+_group_names: dict = {}
+
+
+def _group_name(group) -> str:
+    if group is None:
+        return "world"
+    name = _group_names.get(id(group))
+    if name is None:
+        try:
+            import torch.distributed as dist
+
+            if group is dist.group.WORLD:
+                name = "world"
+            else:
+                ranks = dist.get_process_group_ranks(group)
+                name = "ranks " + ",".join(map(str, ranks))
+        except Exception:  # noqa: BLE001 - a name for the report, never a reason to fail a collective
+            name = f"group {id(group):x}"
+        _group_names[id(group)] = name
+    return name
+
+
+# --- the user's call site ------------------------------------------------------------------------
+
+def _internal_dirs() -> tuple[str, ...]:
+    dirs = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
+    torch = sys.modules.get("torch")
+    if torch is not None and getattr(torch, "__file__", None):
+        dirs.append(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
+    return tuple(dirs)
+
+
+_INTERNAL: tuple[str, ...] = ()
+_skip: dict = {}  # code object -> True when the frame is torch's or ours
+
+
+def call_site(frame=None) -> tuple[str, int, str] | None:
+    """(file, line, function) of the first frame outside torch and clusterdoc.shim."""
+    global _INTERNAL
+    if not _INTERNAL:
+        _INTERNAL = _internal_dirs()
+    f = frame or sys._getframe(2)
+    while f is not None:
+        code = f.f_code
+        skip = _skip.get(code)
+        if skip is None:
+            skip = _skip[code] = code.co_filename.startswith(_INTERNAL) or code.co_filename.startswith("<frozen")
+        if not skip:
+            return (code.co_filename, f.f_lineno, code.co_name)
+        f = f.f_back
+    return None
+
+
+# --- wrappers ------------------------------------------------------------------------------------
+
+def _tensor_of(op, args, kwargs):
+    pos, name = _TENSOR_ARG[op]
+    if pos is None:
+        return None
+    t = kwargs[name] if name in kwargs else (args[pos] if len(args) > pos else None)
+    if isinstance(t, (list, tuple)):
+        t = t[0] if t else None
+    return t if hasattr(t, "shape") else None
+
+
+def _group_of(op, args, kwargs):
+    group = kwargs.get("group")
+    if group is None:
+        pos = GROUP_POS[op]
+        group = args[pos] if len(args) > pos else None
+    return group
+
+
+def _is_async(op, args, kwargs) -> bool:
+    if "async_op" in kwargs:
+        return bool(kwargs["async_op"])
+    pos = _ASYNC_POS[op]
+    return len(args) > pos and bool(args[pos])
+
+
+def _wrap(op, fn, public: bool):
+    """The wrapper installed over torch.distributed.<op>. `public`: the torch.distributed attribute (debug
+    mode checks there); torch's own module-level calls (all_gather_object -> all_gather) are only tracked."""
+    tracker = TRACKER
+
+    def collective(*args, **kwargs):
+        is_async = _is_async(op, args, kwargs) if (args or kwargs) else False
+        rec = tracker.begin(op, _group_of(op, args, kwargs), _tensor_of(op, args, kwargs), call_site(),
+                            is_async=is_async)
+        try:
+            if public and CHECK is not None and CHECK(op, args, kwargs):
+                result = None  # debug mode did the op itself (small gloo payloads ride in its check)
+                is_async = False
+            else:
+                result = fn(*args, **kwargs)
+        except BaseException as exc:
+            tracker.end(rec, exc)
+            raise
+        if is_async and result is not None:
+            _end_when_done(rec, result)
+        else:
+            if is_async:  # e.g. a non-member's call: nothing will complete it later
+                with tracker.lock:
+                    tracker.pending.pop(id(rec), None)
+            tracker.end(rec)
+        return result
+
+    collective.__name__ = collective.__qualname__ = getattr(fn, "__name__", op)
+    collective.__doc__ = getattr(fn, "__doc__", None)
+    collective.__wrapped__ = fn
+    collective.__clusterdoc_original__ = fn
+    return collective
+
+
+def _end_when_done(rec: Record, work) -> None:
+    try:
+        work.get_future().add_done_callback(lambda fut: TRACKER.end(rec))
+    except Exception:  # noqa: BLE001 - a Work without a future (old backends): count it done at once
+        TRACKER.end(rec)
+
+
+_installed = False
+
+
+def install() -> None:
+    """Wrap torch.distributed's collectives and DDP's gradient reduction (idempotent)."""
+    global _installed
+    if _installed:
+        return
+    import torch.distributed as dist
+    from torch.distributed import distributed_c10d as c10d
+
+    for op in OPS:
+        fn = getattr(c10d, op, None)
+        if fn is None:
+            continue
+        fn = getattr(fn, "__clusterdoc_original__", fn)
+        ORIGINALS[op] = fn
+        setattr(dist, op, _wrap(op, fn, public=True))
+        setattr(c10d, op, _wrap(op, fn, public=False))
+    _install_ddp_hook()
+    _installed = True
+
+
+def installed() -> bool:
+    return _installed
+
+
+# --- DDP -----------------------------------------------------------------------------------------
+
+class _HookState:
+    """What our comm hook carries: the DDP's group and the user's own hook, if they register one."""
+    __slots__ = ("group", "user_state", "user_hook")
+
+    def __init__(self, group):
+        self.group, self.user_state, self.user_hook = group, None, None
+
+
+def _ddp_hook(state: _HookState, bucket):
+    rec = TRACKER.begin("all_reduce", state.group, bucket.buffer(), call_site(sys._getframe(1)),
+                        note=f"DDP gradient all_reduce, bucket {bucket.index()}", is_async=True)
+    try:
+        if state.user_hook is not None:
+            fut = state.user_hook(state.user_state, bucket)
+        else:  # DDP's default: average over the group
+            import torch.distributed as dist
+
+            group = state.group if state.group is not None else dist.group.WORLD
+            tensor = bucket.buffer()
+            tensor.div_(group.size())
+            fut = ORIGINALS["all_reduce"](tensor, group=group, async_op=True).get_future().then(
+                lambda f: f.value()[0])
+    except BaseException as exc:
+        TRACKER.end(rec, exc)
+        raise
+    fut.add_done_callback(lambda f: TRACKER.end(rec))
+    return fut
+
+
+def _install_ddp_hook() -> None:
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    if getattr(DDP.__init__, "__clusterdoc_original__", None):
+        return
+    init, register = DDP.__init__, DDP.register_comm_hook
+
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self._clusterdoc_hook = _HookState(getattr(self, "process_group", None))
+        register(self, self._clusterdoc_hook, _ddp_hook)
+
+    def register_comm_hook(self, state, hook):
+        """A user's hook runs inside ours (DDP takes only one), so its all_reduce is still tracked."""
+        ours = getattr(self, "_clusterdoc_hook", None)
+        if ours is None:
+            return register(self, state, hook)
+        if ours.user_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        ours.user_state, ours.user_hook = state, hook
+        return None
+
+    __init__.__clusterdoc_original__ = init
+    __init__.__wrapped__ = init
+    register_comm_hook.__clusterdoc_original__ = register
+    register_comm_hook.__doc__ = register.__doc__
+    DDP.__init__ = __init__
+    DDP.register_comm_hook = register_comm_hook

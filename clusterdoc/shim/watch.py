@@ -1,0 +1,273 @@
+"""The hang watchdog: one daemon thread per rank that still answers while the rank is stuck.
+
+Every `interval` it publishes a heartbeat on the job's store (hang/channel.py), answers dump requests
+with the Python stacks of all its threads, and watches its own oldest unfinished collective: when that has
+waited `--hang-timeout` seconds it raises the store's stall counter and asks every rank for a dump. Under
+`clusterdoc submit` the launcher sees the counter, prints the report (it knows which ranks are gone and how)
+and stops the job; with no launcher (plain torchrun + shim.init()), the rank that saw the stall prints the
+report itself and, with on_hang=abort, every rank exits 1.
+
+Switches (what `clusterdoc submit` sets): CLUSTERDOC_HANG_TIMEOUT (seconds, default 300; 0: no watchdog,
+tracking stays), CLUSTERDOC_ON_HANG (abort | wait), CLUSTERDOC_TRACE=1 (keep every collective for
+`clusterdoc trace`), CLUSTERDOC_LOG_DIR (where stacks/, trace/ and watch.json go), CLUSTERDOC_HANG_WATCHER=
+launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period).
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import linecache
+import os
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+from . import track
+
+DEFAULT_TIMEOUT = 300.0
+LAUNCHER_GRACE = 15.0   # how long a rank leaves the report to the launcher before printing it itself
+_watchdog = None
+
+
+def _frames(frame, limit: int = 12) -> list[dict]:
+    """A thread's frames, innermost first, each with its source line and whether it is the user's code."""
+    out = []
+    while frame is not None and len(out) < limit:
+        code = frame.f_code
+        line = linecache.getline(code.co_filename, frame.f_lineno).strip()
+        internal = track._skip.get(code)
+        if internal is None:
+            internal = code.co_filename.startswith(track._INTERNAL or track._internal_dirs()) \
+                or code.co_filename.startswith("<frozen")
+        out.append({"file": code.co_filename, "line": frame.f_lineno, "func": code.co_name, "code": line,
+                    "user": not internal})
+        frame = frame.f_back
+    return out
+
+
+def _stacks(skip_ident: int) -> str:
+    names = {t.ident: t.name for t in threading.enumerate()}
+    parts = []
+    for ident, frame in sys._current_frames().items():
+        if ident == skip_ident:
+            continue
+        import traceback
+
+        parts.append(f"Thread {names.get(ident, ident)} (ident {ident}):\n" + "".join(traceback.format_stack(frame)))
+    return "\n".join(parts)
+
+
+def rank_state(rank: int, full: bool = False) -> dict:
+    """What this rank tells the others: its collectives, where its main thread is (and with `full`,
+    the stacks of all threads but the watchdog's)."""
+    main = threading.main_thread().ident
+    frame = sys._current_frames().get(main)
+    state = {"rank": rank, "host": socket.gethostname(), "pid": os.getpid(), "time": time.time(),
+             "collectives": track.TRACKER.snapshot(), "frames": _frames(frame)}
+    if full:
+        state["stacks"] = _stacks(threading.get_ident())
+    return state
+
+
+def flight_recorder_env(backend: str, log_dir: str | None, environ=os.environ) -> dict[str, str]:
+    """With NCCL, torch's flight recorder on (ring of recent collectives, dumped on a timeout) next to the
+    rank logs; the launcher's report points at those files. (Not testable without GPUs.)"""
+    if backend != "nccl":
+        return {}
+    env = {"TORCH_NCCL_TRACE_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}
+    if log_dir:
+        env["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] = str(Path(log_dir) / "nccl_trace_rank_")
+    return {k: v for k, v in env.items() if k not in environ}
+
+
+class Watchdog(threading.Thread):
+    def __init__(self, rank: int, world: int, addr: str, port: int, timeout: float, on_hang: str,
+                 log_dir: str | None, launcher: bool):
+        super().__init__(name="clusterdoc-watchdog", daemon=True)
+        self.rank, self.world, self.addr, self.port = rank, world, addr, port
+        self.timeout, self.on_hang, self.launcher = timeout, on_hang, launcher
+        self.log_dir = Path(log_dir) if log_dir else None
+        self.interval = min(1.0, max(0.05, timeout / 20))
+        self.answered = 0          # the last dump request answered
+        self.stalled = False       # this rank saw its own stall (once)
+        self.report_due = None     # (gen, time) when this rank must print the report if nobody has
+        self.stop = threading.Event()
+        self.store = None
+
+    def run(self):
+        try:
+            self.store = _connect(self.addr, self.port)
+        except Exception as exc:  # noqa: BLE001 - no channel: say so once, the job itself goes on
+            print(f"clusterdoc: rank {self.rank}: hang watch off, cannot reach the job's store at "
+                  f"{self.addr}:{self.port} ({exc})", file=sys.stderr)
+            return
+        if self.rank == 0 and self.log_dir is not None:
+            self._write_watch_file()
+        while not self.stop.wait(self.interval):
+            try:
+                self.tick()
+            except Exception:  # noqa: BLE001 - the store is gone (rank 0 ended): nothing left to watch
+                break
+        flush_trace(self.rank)
+
+    def shutdown(self):
+        self.stop.set()
+        if self.is_alive() and threading.current_thread() is not self:
+            self.join(timeout=2 * self.interval + 1)
+
+    def _write_watch_file(self):
+        try:
+            addr = socket.gethostbyname(self.addr)
+        except OSError:
+            addr = self.addr
+        path = self.log_dir / "watch.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"addr": addr, "port": self.port, "world": self.world,
+                                   "timeout": self.timeout, "host": socket.gethostname()}) + "\n")
+        tmp.replace(path)
+
+    def tick(self):
+        from clusterdoc.hang import channel
+
+        store = self.store
+        channel.put(store, f"hb/{self.rank}", rank_state(self.rank))
+        gen = channel.counter(store, "dump")
+        if gen > self.answered:
+            self.answer(gen)
+        flush_trace(self.rank)
+        rec = track.TRACKER.oldest()
+        if not self.stalled and rec is not None and time.time() - rec.start >= self.timeout:
+            self.stalled = True
+            if store.add("stall", 1) == 1:  # the first rank to see it asks everyone
+                gen = channel.request_dump(store)
+                channel.put(store, "stall/info", {"rank": self.rank, "gen": gen})
+                self.answer(gen)
+                self.report_due = (gen, time.monotonic() + (LAUNCHER_GRACE if self.launcher else 0.0))
+        if self.report_due and time.monotonic() >= self.report_due[1]:
+            gen, self.report_due = self.report_due[0], None
+            if not store.check(["handled"]):
+                store.set("handled", f"rank {self.rank}")
+                self.report(gen)
+        if store.check(["abort"]):
+            self.abort()
+
+    def answer(self, gen: int):
+        from clusterdoc.hang import channel, stacks
+
+        self.answered = gen
+        state = rank_state(self.rank, full=True)
+        channel.put(self.store, f"dump/{gen}/{self.rank}", state)
+        if self.log_dir is not None:
+            try:
+                d = self.log_dir / "stacks"
+                d.mkdir(exist_ok=True)
+                (d / f"rank{self.rank}.txt").write_text(stacks.text(state))
+            except OSError:
+                pass
+
+    def report(self, gen: int):
+        """No launcher printed it: this rank does (on its stderr), and stops the job if asked to."""
+        from clusterdoc.hang import channel, report
+
+        dumps = channel.collect(self.store, self.world, gen, wait=3.0)
+        hint = f"{self.log_dir}/stacks/rank{{0..{self.world - 1}}}.txt" if self.log_dir else None
+        text = report.build(dumps, self.world, stacks_hint=hint)
+        print(text, file=sys.stderr, flush=True)
+        if self.log_dir is not None:
+            try:
+                (self.log_dir / "stacks" / "report.txt").write_text(text + "\n")
+            except OSError:
+                pass
+        if self.on_hang == "abort":
+            print("clusterdoc: stopping every rank (on-hang abort)", file=sys.stderr, flush=True)
+            self.store.set("abort", f"rank {self.rank}")
+
+    def abort(self):
+        """Every rank leaves at once, exit 1, its exit record written (a collective cannot be left)."""
+        if self.log_dir is not None:
+            try:
+                (self.log_dir / f"rank{self.rank}.exit").write_text(
+                    json.dumps({"code": 1, "oom": False, "hang": True, "time": time.time()}) + "\n")
+            except OSError:
+                pass
+        print(f"clusterdoc: rank {self.rank} stopped by the hang watch", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1)
+
+
+def _connect(addr: str, port: int):
+    from clusterdoc.hang import channel
+
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return channel.connect(addr, port, timeout=10.0)
+        except Exception:  # noqa: BLE001 - rank 0's store may still be starting
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+# --- trace ---------------------------------------------------------------------------------------
+
+_trace_lock = threading.Lock()
+
+
+def trace_dir() -> Path:
+    return Path(os.environ.get("CLUSTERDOC_LOG_DIR") or "clusterdoc-trace") / "trace"
+
+
+def flush_trace(rank: int) -> None:
+    """Append this rank's finished collectives to <log dir>/trace/rank<R>.jsonl."""
+    recs = track.TRACKER.take_trace()
+    if not recs:
+        return
+    with _trace_lock:
+        d = trace_dir()
+        d.mkdir(parents=True, exist_ok=True)
+        with open(d / f"rank{rank}.jsonl", "a") as f:
+            f.write("".join(json.dumps(r.to_dict()) + "\n" for r in recs))
+
+
+# --- switching it on -----------------------------------------------------------------------------
+
+def _env_timeout(environ=os.environ) -> float:
+    try:
+        return float(environ.get("CLUSTERDOC_HANG_TIMEOUT") or DEFAULT_TIMEOUT)
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+def enable_hang_watch(timeout: float | None = None, on_hang: str | None = None, log_dir: str | None = None,
+                      trace: bool | None = None) -> bool:
+    """Track every collective and start this rank's watchdog (idempotent). Call after the process group is
+    up (shim.init() calls it). True when the watchdog runs (it needs world size > 1 and a TCP store)."""
+    global _watchdog
+    import torch.distributed as dist
+
+    track.install()
+    if trace if trace is not None else os.environ.get("CLUSTERDOC_TRACE", "") in ("1", "true", "yes", "on"):
+        if track.TRACKER.trace is None:
+            track.TRACKER.trace = []
+            rank = dist.get_rank() if dist.is_initialized() else 0
+            atexit.register(flush_trace, rank)
+    timeout = _env_timeout() if timeout is None else float(timeout)
+    if _watchdog is not None or timeout <= 0 or not dist.is_initialized() or dist.get_world_size() < 2:
+        return _watchdog is not None
+    addr, port = os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT")
+    if not addr or not (port or "").isdigit():
+        return False
+    on_hang = on_hang or os.environ.get("CLUSTERDOC_ON_HANG") or "abort"
+    _watchdog = Watchdog(dist.get_rank(), dist.get_world_size(), addr, int(port), timeout, on_hang,
+                         log_dir or os.environ.get("CLUSTERDOC_LOG_DIR"),
+                         launcher=os.environ.get("CLUSTERDOC_HANG_WATCHER") == "launcher")
+    _watchdog.start()
+    atexit.register(_watchdog.shutdown)
+    return True
+
+
+def hang_watch_enabled() -> bool:
+    return _watchdog is not None and _watchdog.is_alive()

@@ -1,0 +1,130 @@
+"""Jobs that hang, one way each: what the hang watch (`clusterdoc submit --hang-timeout S`) explains.
+
+    clusterdoc submit --nodes 4 --hang-timeout 20 jobs/hang.py --scenario skip --rank 1
+
+Scenarios (the odd rank is --rank; the others do the ordinary thing):
+  skip     the odd rank skips one all_reduce and goes on to a barrier
+  order    ranks >= world/2 call all_reduce then broadcast, the others broadcast then all_reduce
+  loop     the odd rank loops forever in Python outside any collective
+  lock     the odd rank's main thread deadlocks on a lock another thread holds
+  kill     the odd rank is killed with SIGKILL while the others wait in an all_reduce
+  ddp      DDP training; the odd rank stalls in its forward while the others wait in backward's all_reduce
+  healthy  no hang: a few steps of all_reduce and barrier
+"""
+import argparse
+import os
+import signal
+import threading
+import time
+
+import torch
+import torch.distributed as dist
+
+from clusterdoc import shim
+
+
+def train_step(t):
+    dist.all_reduce(t)
+    return t
+
+
+def skip(rank, odd):
+    t = torch.ones(4096)
+    for step in range(3):
+        train_step(t)
+    if rank != odd:
+        train_step(t)          # the odd rank skips this one
+    dist.barrier()
+
+
+def order(rank, odd):
+    t = torch.ones(1024)
+    if rank < dist.get_world_size() // 2:
+        dist.broadcast(t, src=0)
+        dist.all_reduce(t)
+    else:
+        dist.all_reduce(t)
+        dist.broadcast(t, src=0)
+
+
+def loop(rank, odd):
+    t = torch.ones(16)
+    dist.all_reduce(t)
+    if rank == odd:
+        n = 0
+        while True:            # never reaches the next collective
+            n += 1
+    dist.all_reduce(t)
+
+
+def lock(rank, odd):
+    t = torch.ones(16)
+    dist.all_reduce(t)
+    if rank == odd:
+        a, b = threading.Lock(), threading.Lock()
+
+        def other():
+            with b:
+                time.sleep(0.2)
+                with a:
+                    pass
+
+        threading.Thread(target=other, name="loader", daemon=True).start()
+        with a:
+            time.sleep(0.1)
+            with b:            # deadlock: `loader` holds b and waits for a
+                pass
+    dist.all_reduce(t)
+
+
+def kill(rank, odd):
+    t = torch.ones(4096)
+    dist.all_reduce(t)
+    if rank == odd:
+        time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGKILL)
+    dist.all_reduce(t)
+
+
+def ddp(rank, odd):
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    torch.manual_seed(0)
+    model = DDP(torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1)))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x = torch.randn(32, 64)
+    for step in range(3):
+        if rank == odd and step == 2:
+            time.sleep(3600)   # stalls in its forward (a slow data loader, say)
+        loss = model(x).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+def healthy(rank, odd):
+    t = torch.ones(1024)
+    for _ in range(5):
+        train_step(t)
+        time.sleep(0.2)
+    dist.barrier()
+
+
+SCENARIOS = {f.__name__: f for f in (skip, order, loop, lock, kill, ddp, healthy)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenario", choices=sorted(SCENARIOS), default="skip")
+    ap.add_argument("--rank", type=int, default=1, help="the odd rank")
+    ap.add_argument("--sleep", type=float, default=0.0, help="seconds to wait first (time to call stacks)")
+    args = ap.parse_args()
+    shim.init()
+    rank = dist.get_rank()
+    time.sleep(args.sleep)
+    SCENARIOS[args.scenario](rank, args.rank)
+    print(f"rank {rank}: {args.scenario} done", flush=True)
+
+
+if __name__ == "__main__":
+    main()
