@@ -56,6 +56,18 @@ def cmd_logs(args) -> int:
     return submit.logs_main(args)
 
 
+def cmd_stacks(args) -> int:
+    from clusterdoc.launch.inspect import stacks_main
+
+    return stacks_main(args.job, args.folder, full=args.full)
+
+
+def cmd_trace(args) -> int:
+    from clusterdoc.launch.inspect import trace_main
+
+    return trace_main(args.job, args.folder, args.output)
+
+
 def cmd_build_wheel(args) -> int:
     from clusterdoc import wheel
 
@@ -171,6 +183,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rank", type=int, default=None, help="only this rank")
     p.add_argument("--folder", metavar="DIR", default=None, help="log folder root (default ./clusterdoc-jobs)")
     p.set_defaults(func=cmd_logs)
+
+    p = sub.add_parser("stacks", help="where every rank of a running job is (grouped), without stopping it")
+    p.add_argument("job", help="job id (or its log folder)")
+    p.add_argument("--full", action="store_true", help="also print every rank's stacks (all threads)")
+    p.add_argument("--folder", metavar="DIR", default=None, help="log folder root (default ./clusterdoc-jobs)")
+    p.set_defaults(func=cmd_stacks)
+
+    p = sub.add_parser("trace", help="write a job's collectives (submit --trace) as a Chrome/Perfetto trace")
+    p.add_argument("job", help="job id (or its log folder)")
+    p.add_argument("-o", "--output", metavar="FILE", default=None, help="where (default JOBDIR/trace.json)")
+    p.add_argument("--folder", metavar="DIR", default=None, help="log folder root (default ./clusterdoc-jobs)")
+    p.set_defaults(func=cmd_trace)
 
     # build-wheel
     p = sub.add_parser("build-wheel", help="build a DeepSpeed wheel for exactly the cluster's GPUs, and install it",

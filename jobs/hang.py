@@ -81,7 +81,7 @@ def kill(rank, odd):
     t = torch.ones(4096)
     dist.all_reduce(t)
     if rank == odd:
-        time.sleep(1.0)
+        time.sleep(3.0)
         os.kill(os.getpid(), signal.SIGKILL)
     dist.all_reduce(t)
 

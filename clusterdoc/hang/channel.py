@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import socket
 import time
 
 PREFIX = "clusterdoc/hang/"
@@ -25,6 +26,9 @@ def connect(addr: str, port: int, timeout: float = 5.0):
     """A client of the job's store, with our prefix. Raises on no answer within `timeout`."""
     import torch.distributed as dist
 
+    # a plain connect first: torch's client logs a C++ backtrace for every refused attempt
+    with socket.create_connection((addr, int(port)), timeout=timeout):
+        pass
     store = dist.TCPStore(addr, int(port), is_master=False, wait_for_workers=False,
                           timeout=datetime.timedelta(seconds=timeout))
     return dist.PrefixStore(PREFIX, store)

@@ -98,9 +98,9 @@ class RankView:
             where = _where(state, None)
             self.kind, self.key = "idle", ("idle", tuple(where or ()))
             self.text = f"not in a collective   {site_text(where)}"
-            top = (state.get("frames") or [])[:1]
-            if top and top[0].get("code"):
-                self.text += f"   ({top[0]['code']})"
+            code = _code_line(where, state)
+            if code:
+                self.text += f": {code}"
 
     @property
     def waited(self) -> float:
@@ -165,9 +165,9 @@ def diagnose(groups: list[list[RankView]], ref: list[RankView]) -> list[str]:
             out.append(f"{who} did not answer: its process may be stuck in native code holding the GIL "
                        "(py-spy dump --native --pid PID on its node shows where).")
         elif v.kind == "idle":
-            out.append(f"{who} {'is' if len(g) == 1 else 'are'} in no collective while others wait: "
-                       f"at {site_text(_where(v.state, None))}{_top(v.state)} (a data loader, a lock, a loop, "
-                       "or a collective the others already passed).")
+            out.append(f"{who} {'is' if len(g) == 1 else 'are'} in no collective while the others wait"
+                       f"{_top(v.state)} (a data loader, a lock, a loop, or a collective the others already "
+                       "passed: see its stacks).")
         elif r0.kind == "in":
             out.append(_compare(v, g, r0, ref))
     return out
@@ -177,9 +177,19 @@ def _code(v: RankView):
     return v.key[1] if len(v.key) > 1 else None
 
 
+def _code_line(site, state: dict, width: int = 48) -> str:
+    """The source line of `site` as the rank sent it, without its comment, shortened."""
+    for f in state.get("frames") or []:
+        if site and (f["file"], f["line"]) == (site[0], site[1]) and f.get("code"):
+            code = f["code"].split("  #")[0].strip()
+            return code if len(code) <= width else code[:width - 3] + "..."
+    return ""
+
+
 def _top(state: dict) -> str:
-    frames = [f for f in (state.get("frames") or [])[:3] if f.get("code")]
-    return f"; top frames: {' <- '.join(f['code'] for f in frames)}" if frames else ""
+    frames = (state.get("frames") or [])[:3]
+    return f"; its main thread: {' <- '.join(site_text((f['file'], f['line'], f['func'])) for f in frames)}" \
+        if frames else ""
 
 
 def _compare(v: RankView, g, r0: RankView, ref) -> str:

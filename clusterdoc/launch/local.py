@@ -51,8 +51,10 @@ class LocalJob:
                 self.failed_at[rank] = rec.get("time", now) if rec else now
         if self.failed_at:
             # peers of a dead rank fail too, milliseconds later (gloo: "Connection closed by peer"):
-            # the cause is the earliest failure
-            first = min(self.failed_at, key=self.failed_at.get)
+            # the cause is the earliest failure, and a rank that left no exit record (killed by a
+            # signal) came before the peers it took down, whatever our polls saw first
+            abrupt = [r for r in self.failed_at if self.jd.rank_exit(r) is None]
+            first = min(abrupt or self.failed_at, key=self.failed_at.get)
             self.stop()
             codes = {rank: p.returncode for rank, p in enumerate(self.procs)}
             return outcome_from_codes(codes, self.jd, first_failed=[first], stopped=True)

@@ -105,10 +105,12 @@ class Watchdog(threading.Thread):
             return
         if self.rank == 0 and self.log_dir is not None:
             self._write_watch_file()
-        while not self.stop.wait(self.interval):
+        while True:
             try:
                 self.tick()
             except Exception:  # noqa: BLE001 - the store is gone (rank 0 ended): nothing left to watch
+                break
+            if self.stop.wait(self.interval):
                 break
         flush_trace(self.rank)
 

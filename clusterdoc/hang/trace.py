@@ -1,0 +1,78 @@
+"""`clusterdoc trace JOB`: every rank's collectives as one Chrome / Perfetto trace (Trace Event Format).
+
+One process per rank (its track), one complete event ("ph": "X") per collective named `op #seq`, with
+its shape, group, call site and, where it can be told, the time it spent waiting for the slowest rank of the
+same call (the last rank to start it): a nested "waiting for rank K" slice. Unfinished collectives end at
+the trace's end with `"unfinished": true`: a stall is seen at a glance. Opens in ui.perfetto.dev or
+chrome://tracing.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+
+def read_records(folder: Path) -> dict[int, list[dict]]:
+    out: dict[int, list[dict]] = {}
+    for path in sorted(Path(folder).glob("rank*.jsonl")):
+        rank = int(path.stem[4:]) if path.stem[4:].isdigit() else None
+        if rank is None:
+            continue
+        recs = []
+        for line in path.read_text().splitlines():
+            try:
+                recs.append(json.loads(line))
+            except ValueError:
+                continue  # a line cut short by a killed rank
+        out[rank] = recs
+    return out
+
+
+def build(records: dict[int, list[dict]], hosts: dict[int, str] | None = None) -> dict:
+    """The trace JSON object ({"traceEvents": [...], "displayTimeUnit": "ms"})."""
+    hosts = hosts or {}
+    starts = [r["start"] for recs in records.values() for r in recs]
+    if not starts:
+        return {"traceEvents": [], "displayTimeUnit": "ms"}
+    t0 = min(starts)
+    end = max(r.get("end", r["start"]) for recs in records.values() for r in recs)
+    latest: dict[tuple, tuple[float, int]] = {}  # (group, seq) -> (latest start, its rank)
+    for rank, recs in records.items():
+        for r in recs:
+            key = (r.get("group"), r["seq"])
+            if key not in latest or r["start"] > latest[key][0]:
+                latest[key] = (r["start"], rank)
+    events = []
+    for rank in sorted(records):
+        name = f"rank {rank}" + (f" ({hosts[rank]})" if rank in hosts else "")
+        events.append({"name": "process_name", "ph": "M", "pid": rank, "tid": 0, "args": {"name": name}})
+        events.append({"name": "process_sort_index", "ph": "M", "pid": rank, "tid": 0, "args": {"sort_index": rank}})
+        for r in records[rank]:
+            stop = r.get("end", end)
+            args = {"seq": r["seq"], "group": r.get("group"), "dtype": r.get("dtype"), "shape": r.get("shape"),
+                    "site": _site(r.get("site"))}
+            if r.get("note"):
+                args["note"] = r["note"]
+            if "end" not in r:
+                args["unfinished"] = True
+            if r.get("error"):
+                args["error"] = r["error"]
+            last_start, last_rank = latest[(r.get("group"), r["seq"])]
+            wait = min(max(0.0, last_start - r["start"]), stop - r["start"])
+            if wait > 0:
+                args["waited_for_slowest_ms"] = round(wait * 1e3, 3)
+            events.append({"name": f"{r['op']} #{r['seq']}", "cat": "collective", "ph": "X", "pid": rank, "tid": 0,
+                           "ts": _us(r["start"] - t0), "dur": _us(stop - r["start"]), "args": args})
+            if wait > 0 and last_rank != rank:
+                events.append({"name": f"waiting for rank {last_rank}", "cat": "wait", "ph": "X", "pid": rank,
+                               "tid": 0, "ts": _us(r["start"] - t0), "dur": _us(wait), "args": {}})
+    return {"traceEvents": events, "displayTimeUnit": "ms"}
+
+
+def _us(seconds: float) -> float:
+    return round(seconds * 1e6, 1)
+
+
+def _site(site) -> str | None:
+    return f"{os.path.basename(site[0])}:{site[1]} in {site[2]}" if site else None
