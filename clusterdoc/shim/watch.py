@@ -31,7 +31,7 @@ LAUNCHER_GRACE = 15.0   # how long a rank leaves the report to the launcher befo
 _watchdog = None
 
 
-def _frames(frame, limit: int = 12) -> list[dict]:
+def _frames(frame, limit: int = 40) -> list[dict]:
     """A thread's frames, innermost first, each with its source line and whether it is the user's code."""
     out = []
     while frame is not None and len(out) < limit:
