@@ -287,6 +287,24 @@ def installed() -> bool:
     return _installed
 
 
+def uninstall() -> None:
+    """Put torch's own functions back (benchmarks compare with and without; DDPs made since keep the hook)."""
+    global _installed, CHECK
+    import torch.distributed as dist
+    from torch.distributed import distributed_c10d as c10d
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    for op, fn in ORIGINALS.items():
+        setattr(dist, op, fn)
+        setattr(c10d, op, fn)
+    for name in ("__init__", "register_comm_hook"):
+        original = getattr(getattr(DDP, name), "__clusterdoc_original__", None)
+        if original is not None:
+            setattr(DDP, name, original)
+    CHECK = None
+    _installed = False
+
+
 # --- DDP -----------------------------------------------------------------------------------------
 
 class _HookState:
