@@ -50,6 +50,14 @@ def test_ranks_outside_any_collective_gone_and_silent_each_say_so():
     assert text.count("<- differs") == 3
 
 
+def test_a_rank_that_did_not_answer_shows_only_its_old_heartbeat_as_such():
+    stale = {**idle(1, 40), "stale": 12.4}
+    text = report.build({0: in_coll(0, "all_reduce", 5, 88), 1: stale}, 2)
+    assert re.search(r"rank 1 +did not answer \(its last heartbeat, 12 s old: in no collective at "
+                     r"train\.py:40 in load\)", text), text
+    assert "not in a collective" not in text
+
+
 def test_sequence_numbers_and_shapes_that_disagree():
     seq = report.build({0: in_coll(0, "all_reduce", 12, 88), 1: in_coll(1, "all_reduce", 13, 88)}, 2)
     assert "collective counts disagree: rank 1 at all_reduce #13, rank 0 at #12" in seq.replace("\n    ", " ")

@@ -87,6 +87,13 @@ class RankView:
             return
         if state is None:
             return
+        if state.get("stale") is not None:  # no answer now: only an old heartbeat to show
+            seen = oldest(state)
+            self.text = (f"did not answer (its last heartbeat, {state['stale']:.0f} s old: "
+                         f"{'in ' + collective_text(seen) if seen else 'in no collective'} at "
+                         f"{site_text(_where(state, seen))})")
+            self.key = ("silent", self.text)
+            return
         c = oldest(state)
         if c is not None:
             self.kind, self.collective = "in", c

@@ -67,7 +67,8 @@ class HangWatch:
 
     def print_report(self, dumps: dict[int, dict], codes: dict[int, int | None]) -> None:
         gone = self._gone(codes, dumps)
-        states = {r: dumps.get(r) or self.heartbeats.get(r) for r in range(self.world)}
+        now = time.time()
+        states = {r: dumps.get(r) or self._stale(r, now) for r in range(self.world)}
         hint = stacks.write(self.jd.path, dumps, self.world) if dumps else None
         text = report.build(states, self.world, exits=gone, stacks_hint=hint)
         recorder = sorted(self.jd.path.glob("nccl_trace_rank_*"))
@@ -77,6 +78,10 @@ class HangWatch:
         (self.jd.path / "stacks" / "report.txt").write_text(text + "\n")
         self.reported = text.splitlines()[0]
         print(text, file=self.err, flush=True)
+
+    def _stale(self, rank: int, now: float) -> dict | None:
+        hb = self.heartbeats.get(rank)
+        return {**hb, "stale": max(0.0, now - hb.get("time", now))} if hb else None
 
     def _gone(self, codes: dict[int, int | None], dumps: dict[int, dict]) -> dict[int, int | None]:
         """Ranks that ended, with their codes: the backend's own view, else the ranks' exit records."""
