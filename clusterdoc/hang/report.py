@@ -80,10 +80,12 @@ class RankView:
         if gone:
             self.kind, self.key = "gone", ("gone", exit_code)
             self.text = f"gone: {exit_text(exit_code)}"
-            seen = state and (oldest(state) or (state.get("collectives") or {}).get("failed"))
             if state:
-                self.text += f" (last seen {'in ' + collective_text(seen) if seen else 'outside any collective'}" \
-                             f", at {site_text(_where(state, seen))})"
+                seen = oldest(state)
+                failed = None if seen else (state.get("collectives") or {}).get("failed")
+                where = ("failed in " + collective_text(failed) if failed else
+                         "last seen in " + collective_text(seen) if seen else "last seen outside any collective")
+                self.text += f" ({where}, at {site_text(_where(state, seen or failed))})"
             return
         if state is None:
             return
@@ -167,7 +169,7 @@ def diagnose(groups: list[list[RankView]], ref: list[RankView]) -> list[str]:
         v, who = g[0], _who([x.rank for x in g])
         if v.kind == "gone":
             out.append(f"{who} {'is' if len(g) == 1 else 'are'} gone ({exit_text(_code(v))}): "
-                       "the others wait for a peer that will never come.")
+                       "the others wait for it, or fail as soon as they need it.")
         elif v.kind == "silent":
             out.append(f"{who} did not answer: its process may be stuck in native code holding the GIL "
                        "(py-spy dump --native --pid PID on its node shows where).")
