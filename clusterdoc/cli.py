@@ -56,6 +56,12 @@ def cmd_logs(args) -> int:
     return submit.logs_main(args)
 
 
+def cmd_cancel(args) -> int:
+    from clusterdoc.launch.submit import cancel_main
+
+    return cancel_main(args.job, args.folder)
+
+
 def cmd_stacks(args) -> int:
     from clusterdoc.launch.inspect import stacks_main
 
@@ -183,6 +189,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rank", type=int, default=None, help="only this rank")
     p.add_argument("--folder", metavar="DIR", default=None, help="log folder root (default ./clusterdoc-jobs)")
     p.set_defaults(func=cmd_logs)
+
+    p = sub.add_parser("cancel", help="stop a submitted job's ranks (any backend)")
+    p.add_argument("job", help="job id (or its log folder, or a Slurm job id)")
+    p.add_argument("--folder", metavar="DIR", default=None, help="log folder root (default ./clusterdoc-jobs)")
+    p.set_defaults(func=cmd_cancel)
 
     p = sub.add_parser("stacks", help="where every rank of a running job is (grouped), without stopping it")
     p.add_argument("job", help="job id (or its log folder)")

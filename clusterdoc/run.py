@@ -22,7 +22,7 @@ import time
 import traceback
 from pathlib import Path
 
-from clusterdoc import config
+from clusterdoc import config, private
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER
 
@@ -71,11 +71,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _redirect(log_dir: Path, rank: int) -> None:
-    log_dir.mkdir(parents=True, exist_ok=True)
+    private.mkdir(log_dir, parents=True)
     sys.stdout.flush()
     sys.stderr.flush()
     for fd, name in ((1, f"rank{rank}.out"), (2, f"rank{rank}.err")):
-        f = os.open(log_dir / name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        f = private.open_fd(log_dir / name)
         os.dup2(f, fd)
         os.close(f)
     # line buffering: --wait streams these files while the rank runs
@@ -86,7 +86,7 @@ def _redirect(log_dir: Path, rank: int) -> None:
 def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
     if log_dir is not None:
         record = {"code": code, "oom": oom, "time": time.time(), **_collectives()}
-        (log_dir / f"rank{rank}.exit").write_text(json.dumps(record) + "\n")
+        private.write(log_dir / f"rank{rank}.exit", json.dumps(record) + "\n")
 
 
 def _collectives() -> dict:

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from clusterdoc import private
+
 
 def write(folder: Path, dumps: dict[int, dict], world: int) -> str:
     """Write each answering rank's stacks; return the hint the report prints (`.../rank{0..3}.txt`)."""
-    d = Path(folder) / "stacks"
-    d.mkdir(parents=True, exist_ok=True)
+    d = private.mkdir(Path(folder) / "stacks", parents=True)
     for rank, dump in dumps.items():
-        (d / f"rank{rank}.txt").write_text(text(dump))
+        private.write(d / f"rank{rank}.txt", text(dump))
     return f"{d}/rank{{0..{world - 1}}}.txt" if world > 1 else f"{d}/rank0.txt"
 
 

@@ -12,6 +12,7 @@ import json
 import sys
 import time
 
+from clusterdoc import private
 from clusterdoc.hang import channel, report, stacks
 from clusterdoc.launch.job import JobDir
 
@@ -74,8 +75,7 @@ class HangWatch:
         recorder = sorted(self.jd.path.glob("nccl_trace_rank_*"))
         if recorder:
             text += f"\n  NCCL flight recorder: {self.jd.path}/nccl_trace_rank_* ({len(recorder)} files)"
-        (self.jd.path / "stacks").mkdir(exist_ok=True)
-        (self.jd.path / "stacks" / "report.txt").write_text(text + "\n")
+        private.write(private.mkdir(self.jd.path / "stacks") / "report.txt", text + "\n")
         self.reported = text.splitlines()[0]
         print(text, file=self.err, flush=True)
 

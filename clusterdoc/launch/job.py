@@ -25,6 +25,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from clusterdoc import private
 from clusterdoc.errors import UsageError
 
 OOM_EXIT_CODE = 75  # EX_TEMPFAIL: "try again", which is what --oom-retry does
@@ -125,15 +126,15 @@ class JobDir:
 
     def read(self) -> dict:
         try:
-            return json.loads(self.record_path.read_text())
+            record = json.loads(private.read(self.record_path))
         except (OSError, ValueError):
             raise UsageError(f"no readable job record in {self.path}",
                              hint="give a job id printed by 'clusterdoc submit' or its log folder") from None
+        check_record(record, self.record_path)
+        return record
 
     def write(self, record: dict) -> None:
-        tmp = self.record_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(record, indent=2) + "\n")
-        tmp.replace(self.record_path)  # readers (status) never see half a file
+        private.write(self.record_path, json.dumps(record, indent=2) + "\n")  # whole: status never sees half
 
     def update(self, **changes) -> dict:
         record = self.read()
@@ -142,31 +143,47 @@ class JobDir:
         return record
 
     def log_attempt(self, line: str) -> None:
-        with open(self.path / "attempts.log", "a") as f:
+        with private.open_append(self.path / "attempts.log") as f:
             f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
 
     def rank_exit(self, rank: int) -> dict | None:
         """{"code": N, "oom": bool} if the rank finished through clusterdoc.run, else None."""
         try:
-            return json.loads(self.exit_file(rank).read_text())
+            rec = json.loads(private.read(self.exit_file(rank), limit=1 << 20))
         except (OSError, ValueError):
             return None
+        return rec if isinstance(rec, dict) and isinstance(rec.get("code"), (int, type(None))) else None
 
     def archive_attempt(self, attempt: int, world_size: int) -> None:
         """Move the rank files of a finished attempt aside before the next one starts."""
         dest = self.path / f"attempt{attempt}"
-        dest.mkdir(exist_ok=True)
+        private.mkdir(dest)
         for rank in range(world_size):
             for p in (self.out(rank), self.err(rank), self.exit_file(rank)):
                 if p.exists():
                     p.replace(dest / p.name)
 
 
+MAX_WORLD = 1 << 20  # what a job record may claim (a corrupt or hostile one must not make `status` loop for ever)
+
+
+def check_record(record, where) -> None:
+    """A job.json is data from a file anyone with write access to the folder could have edited."""
+    spec = record.get("spec") if isinstance(record, dict) else None
+    ok = isinstance(spec, dict) and all(isinstance(spec.get(k), int) and not isinstance(spec.get(k), bool)
+                                        and 1 <= spec[k] <= MAX_WORLD for k in ("nodes", "tasks_per_node"))
+    if not ok or spec["nodes"] * spec["tasks_per_node"] > MAX_WORLD:
+        raise UsageError(f"{where}: not a valid clusterdoc job record (spec.nodes and spec.tasks_per_node must be "
+                         f"integers with a world size of at most {MAX_WORLD})")
+
+
 def create_job_dir(root: Path, spec: JobSpec, job_id: str | None = None) -> JobDir:
     job_id = job_id or new_job_id(spec.backend)
     path = root / job_id
     try:
-        path.mkdir(parents=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700)
+        path.chmod(0o700)  # whatever the umask: a job's logs are its owner's
     except FileExistsError:
         raise UsageError(f"log folder already exists: {path}") from None
     except OSError as err:

@@ -11,6 +11,8 @@ import os
 import signal
 import subprocess
 import time
+from clusterdoc import private
+from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.job import JobDir, JobSpec, free_port, rank_env
 from clusterdoc.launch.outcome import Outcome, outcome_from_codes
 
@@ -36,9 +38,11 @@ class LocalJob:
             if slices:
                 env["CUDA_VISIBLE_DEVICES"] = slices[node]
             # the launcher opens the files too: errors before clusterdoc.run redirects (bad python) still land
-            with open(jd.out(rank), "ab") as out, open(jd.err(rank), "ab") as err:
+            with private.open_append(jd.out(rank), True) as out, private.open_append(jd.err(rank), True) as err:
                 self.procs.append(subprocess.Popen(cmd, env=env, cwd=spec.cwd, stdout=out, stderr=err,
-                                                   stdin=subprocess.DEVNULL, start_new_session=True))
+                                                   stdin=subprocess.DEVNULL, start_new_session=True,
+                                                   preexec_fn=die_with_parent(signal.SIGTERM)))
+        self.pids = [p.pid for p in self.procs]
 
     def poll(self) -> Outcome | None:
         now = time.time()

@@ -20,11 +20,12 @@ import subprocess
 import time
 from pathlib import Path
 
-from clusterdoc import hostfile
+from clusterdoc import hostfile, private
 from clusterdoc.errors import UsageError
 from clusterdoc.probe import parse_mpirun_version
 from clusterdoc.shim.env import port_from_job_id
 from clusterdoc.launch.job import JobDir, JobSpec
+from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
 STOP_GRACE = 5.0
@@ -60,8 +61,8 @@ def openmpi_major(text: str) -> int:
 def ssh_wrapper(jd: JobDir, ssh_config: str) -> Path:
     """A one-line launcher script: both flavours take a program path for their ssh agent, not a command line."""
     path = jd.path / "ssh-launcher.sh"
-    path.write_text("#!/bin/sh\nexec ssh -F " + shlex.quote(ssh_config) + " -o BatchMode=yes \"$@\"\n")
-    path.chmod(0o755)
+    private.write(path, "#!/bin/sh\nexec ssh -F " + shlex.quote(ssh_config) + " -o BatchMode=yes \"$@\"\n")
+    path.chmod(0o700)
     return path
 
 
@@ -73,7 +74,7 @@ def build_command(spec: JobSpec, jd: JobDir, script_args: list[str], flavour: st
         raise UsageError(f"--nodes {spec.nodes} but the hostfile lists {len(hosts)} host(s)", where=spec.hostfile)
     hosts = [hostfile.Host(h.host, slots=spec.tasks_per_node, user=h.user) for h in hosts[:spec.nodes]]
     hf = jd.path / f"hostfile.{flavour}"
-    hf.write_text(hostfile.format_hosts(hosts, to=flavour) + "\n")
+    private.write(hf, hostfile.format_hosts(hosts, to=flavour) + "\n")
     env = {**spec.shim_env(), "MASTER_ADDR": hosts[0].host, "MASTER_PORT": str(port_from_job_id(jd.id)),
            "CLUSTERDOC_LAUNCHER": "mpirun"}  # clusterdoc.run: ranks from the MPI variables, no mpi4py needed
     launcher_env: dict[str, str] = {}
@@ -114,11 +115,14 @@ class MpiJob:
         version = version_text(mpirun)
         self.flavour = flavour_from_version(version, mpirun)
         argv, launcher_env = build_command(spec, jd, script_args, self.flavour, mpirun, version)
-        (jd.path / "mpirun.cmd").write_text(" ".join(shlex.quote(a) for a in argv) + "\n")
-        with open(jd.path / "mpirun.out", "ab") as out, open(jd.path / "mpirun.err", "ab") as err:
+        private.write(jd.path / "mpirun.cmd", " ".join(shlex.quote(a) for a in argv) + "\n")
+        with private.open_append(jd.path / "mpirun.out", True) as out, \
+                private.open_append(jd.path / "mpirun.err", True) as err:
             self.proc = subprocess.Popen(argv, env={**os.environ, **launcher_env}, cwd=spec.cwd, stdout=out,
-                                         stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+                                         stderr=err, stdin=subprocess.DEVNULL, start_new_session=True,
+                                         preexec_fn=die_with_parent(signal.SIGINT))  # as cancel(): Hydra and ORTE stop the remote ranks
         self.backend_id = str(self.proc.pid)
+        self.pids = [self.proc.pid]
         self.failed_seen: float | None = None
 
     def poll(self) -> Outcome | None:

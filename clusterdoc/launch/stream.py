@@ -6,10 +6,14 @@ waits for rank r before rank r+1 writes) come out in rank order. Partial lines w
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from clusterdoc.launch.job import JobDir
+
+
+CHUNK = 8 * 1024 * 1024  # read per file per poll at most: a rank printing GBs cannot fill our memory
 
 
 class LogStreamer:
@@ -32,9 +36,10 @@ class LogStreamer:
     def pump(self, final: bool = False) -> None:
         for tag, path, stream in self.files:
             try:
-                with open(path, "rb") as f:
+                # never a symlink: a rank file swapped for one must not make submit print another file
+                with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as f:
                     f.seek(self.offsets[path])
-                    data = f.read()
+                    data = f.read(CHUNK)
             except OSError:
                 continue
             if not data and not (final and self.partial[path]):

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from clusterdoc import config
+from clusterdoc import config, private
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.hangwatch import HangWatch
 from clusterdoc.launch.job import (JobDir, JobSpec, create_job_dir, default_root, find_job, format_command,
@@ -190,7 +190,8 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         record = jd.read()
         record["attempts"].append({"n": attempt, "script_args": script_args, "backend_id": handle.backend_id,
                                    "started": time.time()})
-        jd.update(state="RUNNING", backend_id=handle.backend_id, attempts=record["attempts"])
+        jd.update(state="RUNNING", backend_id=handle.backend_id, attempts=record["attempts"],
+                  pids=getattr(handle, "pids", []))  # what `clusterdoc cancel` stops if we are gone
         if spec.backend != "local" and stream:
             print(f"{spec.backend} job {handle.backend_id} {'submitted' if spec.backend == 'slurm' else 'started'}",
                   file=err)
@@ -307,7 +308,7 @@ def _cancel_on_signals() -> None:
 
 def detach(spec: JobSpec, jd: JobDir) -> int:
     """--no-wait: a supervisor in its own session runs the attempts (stops ranks on failure, OOM retries)."""
-    log = open(jd.path / "supervisor.log", "ab")
+    log = private.open_append(jd.path / "supervisor.log", True)
     proc = subprocess.Popen([sys.executable, "-m", "clusterdoc.launch.submit", "--supervise", str(jd.path)],
                             stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
                             cwd=spec.cwd)
@@ -329,8 +330,11 @@ def supervise(path: str) -> int:
     jd = JobDir(Path(path))
     rec = jd.read()
     spec = JobSpec(**rec["spec"])
+    _cancel_on_signals()  # `clusterdoc cancel` sends SIGTERM: stop the ranks, record CANCELLED
     try:
         outcome = run_attempts(spec, jd, stream=False)
+    except KeyboardInterrupt:
+        return 130
     except Exception as exc:  # noqa: BLE001 - recorded for `clusterdoc status`
         jd.update(state="FAILED", outcome=Outcome(state="FAILED", message=f"supervisor error: {exc}").to_json())
         raise
@@ -358,6 +362,48 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
+
+
+def cancel_main(job: str, folder: str | None, grace: float = 30.0) -> int:
+    """Stop a job's live ranks, on every backend: through its launcher if it is alive (it stops the ranks
+    its own way and records CANCELLED), scancel for Slurm, and the recorded processes if nothing else is left."""
+    from clusterdoc.launch import lifeline
+
+    jd = find_job(job, folder)
+    rec = jd.read()
+    state = live_state(jd, rec)
+    if state not in ("PENDING", "RUNNING", "LOST"):
+        print(f"job {jd.id} has already ended ({state})")
+        return 0
+    if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
+        subprocess.run(["scancel", str(rec["backend_id"])], capture_output=True, timeout=60)
+    pid = rec.get("supervisor_pid")
+    if pid and _alive(pid) and lifeline.ours(pid, "clusterdoc"):
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+    marker = str(jd.path)
+    left = [p for p in rec.get("pids") or [] if isinstance(p, int) and lifeline.ours(p, marker)]
+    for p in left:  # the launcher was gone (LOST) or did not finish: stop the job's own processes
+        try:
+            os.killpg(p, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+    deadline = time.monotonic() + 5
+    while any(lifeline.ours(p, marker) for p in left) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for p in left:
+        if lifeline.ours(p, marker):
+            try:
+                os.killpg(p, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    rec = jd.read()
+    if rec.get("state") in ("PENDING", "RUNNING"):
+        jd.update(state="CANCELLED", ended=time.time())
+    print(f"job {jd.id} cancelled")
+    return 0
 
 
 def status_main(args) -> int:
@@ -391,14 +437,22 @@ def logs_main(args) -> int:
     ranks = range(world) if args.rank is None else [args.rank]
     if args.rank is not None and not 0 <= args.rank < world:
         raise UsageError(f"--rank {args.rank}: job {jd.id} has ranks 0-{world - 1}")
+    refused = []
     for r in ranks:  # all on stdout: this is the command's output, for grep and less
         for path in (jd.out(r), jd.err(r)):
+            if path.is_symlink():
+                refused.append(path.name)
+                continue
             try:
-                text = path.read_text(errors="replace")
+                text = private.read(path).decode("utf-8", "replace")
             except OSError:
                 continue
             sys.stdout.write("".join(f"[rank {r}] {line}\n" for line in text.splitlines()))
     sys.stdout.flush()
+    if refused:
+        print(f"clusterdoc logs: not following symlinks in {jd.path}: {', '.join(refused)} (a rank file must be "
+              "a file the rank wrote; someone replaced it)", file=sys.stderr)
+        return 1
     return 0
 
 

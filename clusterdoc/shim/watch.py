@@ -24,6 +24,8 @@ import threading
 import time
 from pathlib import Path
 
+from clusterdoc import private
+
 from . import track
 
 DEFAULT_TIMEOUT = 300.0
@@ -124,11 +126,9 @@ class Watchdog(threading.Thread):
             addr = socket.gethostbyname(self.addr)
         except OSError:
             addr = self.addr
-        path = self.log_dir / "watch.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"addr": addr, "port": self.port, "world": self.world,
-                                   "timeout": self.timeout, "host": socket.gethostname()}) + "\n")
-        tmp.replace(path)
+        private.write(self.log_dir / "watch.json", json.dumps({
+            "addr": addr, "port": self.port, "world": self.world, "timeout": self.timeout,
+            "host": socket.gethostname()}) + "\n")
 
     def tick(self):
         from clusterdoc.hang import channel
@@ -163,9 +163,8 @@ class Watchdog(threading.Thread):
         channel.put(self.store, f"dump/{gen}/{self.rank}", state)
         if self.log_dir is not None:
             try:
-                d = self.log_dir / "stacks"
-                d.mkdir(exist_ok=True)
-                (d / f"rank{self.rank}.txt").write_text(stacks.text(state))
+                d = private.mkdir(self.log_dir / "stacks")
+                private.write(d / f"rank{self.rank}.txt", stacks.text(state))
             except OSError:
                 pass
 
@@ -179,7 +178,7 @@ class Watchdog(threading.Thread):
         print(text, file=sys.stderr, flush=True)
         if self.log_dir is not None:
             try:
-                (self.log_dir / "stacks" / "report.txt").write_text(text + "\n")
+                private.write(private.mkdir(self.log_dir / "stacks") / "report.txt", text + "\n")
             except OSError:
                 pass
         if self.on_hang == "abort":
@@ -190,8 +189,8 @@ class Watchdog(threading.Thread):
         """Every rank leaves at once, exit 1, its exit record written (a collective cannot be left)."""
         if self.log_dir is not None:
             try:
-                (self.log_dir / f"rank{self.rank}.exit").write_text(
-                    json.dumps({"code": 1, "oom": False, "hang": True, "time": time.time()}) + "\n")
+                private.write(self.log_dir / f"rank{self.rank}.exit",
+                              json.dumps({"code": 1, "oom": False, "hang": True, "time": time.time()}) + "\n")
             except OSError:
                 pass
         print(f"clusterdoc: rank {self.rank} stopped by the hang watch", file=sys.stderr, flush=True)
@@ -228,9 +227,8 @@ def flush_trace(rank: int) -> None:
     if not recs:
         return
     with _trace_lock:
-        d = trace_dir()
-        d.mkdir(parents=True, exist_ok=True)
-        with open(d / f"rank{rank}.jsonl", "a") as f:
+        d = private.mkdir(trace_dir(), parents=True)
+        with private.open_append(d / f"rank{rank}.jsonl") as f:
             f.write("".join(json.dumps(r.to_dict()) + "\n" for r in recs))
 
 
