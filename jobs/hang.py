@@ -89,6 +89,9 @@ def kill(rank, odd):
 def ddp(rank, odd):
     from torch.nn.parallel import DistributedDataParallel as DDP
 
+    # torch.optim imports dynamo and sympy on its first step: seconds on a busy machine, on one rank sooner
+    # than another. Done here, before the ranks start waiting on each other.
+    torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.0).step()
     torch.manual_seed(0)
     model = DDP(torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1)))
     opt = torch.optim.SGD(model.parameters(), lr=0.01)

@@ -15,6 +15,7 @@ install (`from torch.distributed import all_reduce` at import time, before shim.
 """
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 import threading
@@ -316,8 +317,10 @@ class _HookState:
 
 
 def _ddp_hook(state: _HookState, bucket):
-    rec = TRACKER.begin("all_reduce", state.group, bucket.buffer(), call_site(sys._getframe(1)),
-                        note=f"DDP gradient all_reduce, bucket {bucket.index()}", is_async=True)
+    site = call_site(sys._getframe(1))  # on CPU the autograd engine runs on the thread that called backward()
+    code = linecache.getline(site[0], site[1]).strip() if site else ""
+    note = f"DDP gradient all_reduce, bucket {bucket.index()}" + (f", from {code}" if code else "")
+    rec = TRACKER.begin("all_reduce", state.group, bucket.buffer(), site, note=note, is_async=True)
     try:
         if state.user_hook is not None:
             fut = state.user_hook(state.user_state, bucket)
