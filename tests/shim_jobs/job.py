@@ -246,5 +246,46 @@ def scenario_subgroup():
     out(rank=r, small=small.tolist(), large=sorted(set(large.tolist())), bcast=b.tolist(), raised=raised)
 
 
+def scenario_tracking():
+    """Tracking sees plain collectives, async ones, torch's own object collectives and DDP's gradient
+    all_reduce (with and without a user's comm hook), and DDP still averages the gradients right."""
+    from clusterdoc import shim
+    from clusterdoc.shim import track
+    import torch
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    env = shim.init()
+    r, w = env.rank, env.world_size
+    seen = []
+    dist.all_reduce(torch.ones(3))
+    seen.append(track.TRACKER.last.to_dict())
+    dist.broadcast(torch.ones(2), src=0, async_op=True).wait()
+    time.sleep(0.1)  # the completion callback runs on a gloo thread
+    seen.append(track.TRACKER.last.to_dict())
+    objs = [None] * w
+    dist.all_gather_object(objs, {"rank": r})
+    seen.append(track.TRACKER.last.to_dict())
+    torch.manual_seed(0)
+    model = DDP(torch.nn.Linear(4, 1, bias=False))
+    x = torch.full((2, 4), float(r + 1))
+    model(x).sum().backward()
+    time.sleep(0.1)
+    seen.append(track.TRACKER.last.to_dict())
+    grad = model.module.weight.grad.tolist()
+    calls = []
+
+    def user_hook(state, bucket):
+        calls.append(bucket.index())
+        return dist.all_reduce(bucket.buffer(), async_op=True).get_future().then(lambda f: f.value()[0])
+
+    model2 = DDP(torch.nn.Linear(4, 1, bias=False))
+    model2.register_comm_hook(None, user_hook)
+    model2(x).sum().backward()
+    time.sleep(0.1)
+    seen.append(track.TRACKER.last.to_dict())
+    out(rank=r, seen=seen, grad=grad, user_calls=calls, pending=len(track.TRACKER.pending))
+
+
 if __name__ == "__main__":
     globals()["scenario_" + sys.argv[1]](*sys.argv[2:])

@@ -1,0 +1,23 @@
+"""Collective tracking on real gloo ranks: what each rank records, DDP's reducer included."""
+from tests.shim_helpers import results, run_ranks
+
+
+def test_tracking_sees_plain_async_object_and_ddp_collectives():
+    res = results(run_ranks("tracking", n=2))
+    for r, out in enumerate(res):
+        plain, bcast, obj, ddp, user = out["seen"]
+        assert (plain["op"], plain["seq"], plain["shape"], plain["dtype"]) == ("all_reduce", 1, [3], "float32")
+        assert plain["site"][0].endswith("job.py") and plain["site"][2] == "scenario_tracking"
+        assert (bcast["op"], bcast["seq"], "end" in bcast) == ("broadcast", 2, True)
+        # torch's all_gather_object makes its own all_gather calls: seen, with the user's call site
+        assert obj["op"] == "all_gather" and obj["site"][2] == "scenario_tracking"
+        assert ddp["op"] == "all_reduce" and ddp["note"].startswith("DDP gradient all_reduce, bucket 0, from ")
+        assert "backward()" in ddp["note"] and ddp["shape"] == [4]
+        # the user's hook ran (once per bucket) inside ours, and its own collective was tracked too (the
+        # bucket's record, older, is what a stall report shows)
+        assert out["user_calls"] == [0] and (user["op"], user["site"][2]) == ("all_reduce", "user_hook")
+        assert out["pending"] == 0
+        # DDP's default hook averages: the mean of the ranks' gradients (x = rank + 1 over 2 rows)
+        assert out["grad"] == [[3.0, 3.0, 3.0, 3.0]], out["grad"]
+    assert res[0]["seen"] == res[1]["seen"] or all(
+        a["seq"] == b["seq"] for a, b in zip(res[0]["seen"], res[1]["seen"]))
