@@ -5,12 +5,13 @@ thread, and a rank blocked in a collective still has its watchdog thread: so eve
 `clusterdoc stacks` can meet there with no shared file system. Keys, under `clusterdoc/hang/`:
 
     hb/<rank>            the rank's latest heartbeat (its collectives and where its main thread is)
-    dump                 a counter: raising it asks every rank for its full state (stacks of all threads)
-    dump/<n>/<rank>      each rank's answer to request n
+    ctl                  a counter read by every watchdog on every tick (one round trip: a watchdog starved of
+                         the GIL by a busy main thread must need few): +1 asks every rank for its full state
+                         (stacks of all threads), +ABORT stops every rank
+    dump/<n>/<rank>      each rank's answer to dump request n
     stall                a counter: the first rank whose collective waited --hang-timeout raises it
     stall/info           {rank, gen}: who saw the stall first, and the dump request it made
     handled              set by whoever prints the report (the launcher; else the rank that saw it)
-    abort                set to stop every rank (--on-hang abort without a launcher)
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import socket
 import time
 
 PREFIX = "clusterdoc/hang/"
+ABORT = 1 << 40  # added to `ctl` to stop every rank; what is below it counts dump requests
 
 
 def connect(addr: str, port: int, timeout: float = 5.0):
@@ -49,8 +51,18 @@ def counter(store, key: str) -> int:
     return store.add(key, 0)
 
 
+def control(store) -> tuple[int, bool]:
+    """(the latest dump request, abort asked)."""
+    value = store.add("ctl", 0)
+    return value % ABORT, value >= ABORT
+
+
 def request_dump(store) -> int:
-    return store.add("dump", 1)
+    return store.add("ctl", 1) % ABORT
+
+
+def request_abort(store) -> None:
+    store.add("ctl", ABORT)
 
 
 def collect(store, world: int, gen: int, wait: float) -> dict[int, dict]:

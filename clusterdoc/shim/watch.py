@@ -107,11 +107,15 @@ class Watchdog(threading.Thread):
             return
         if self.rank == 0 and self.log_dir is not None:
             self._write_watch_file()
+        errors = 0
         while True:
             try:
                 self.tick()
-            except Exception:  # noqa: BLE001 - the store is gone (rank 0 ended): nothing left to watch
-                break
+                errors = 0
+            except Exception:  # noqa: BLE001 - a slow store, or a gone one (rank 0 ended): then stop watching
+                errors += 1
+                if errors >= 3:
+                    break
             if self.stop.wait(self.interval):
                 break
         flush_trace(self.rank)
@@ -135,7 +139,9 @@ class Watchdog(threading.Thread):
 
         store = self.store
         channel.put(store, f"hb/{self.rank}", rank_state(self.rank))
-        gen = channel.counter(store, "dump")
+        gen, abort = channel.control(store)
+        if abort:
+            self.abort()
         if gen > self.answered:
             self.answer(gen)
         flush_trace(self.rank)
@@ -152,8 +158,6 @@ class Watchdog(threading.Thread):
             if not store.check(["handled"]):
                 store.set("handled", f"rank {self.rank}")
                 self.report(gen)
-        if store.check(["abort"]):
-            self.abort()
 
     def answer(self, gen: int):
         from clusterdoc.hang import channel, stacks
@@ -183,7 +187,8 @@ class Watchdog(threading.Thread):
                 pass
         if self.on_hang == "abort":
             print("clusterdoc: stopping every rank (on-hang abort)", file=sys.stderr, flush=True)
-            self.store.set("abort", f"rank {self.rank}")
+            channel.request_abort(self.store)
+            self.abort()
 
     def abort(self):
         """Every rank leaves at once, exit 1, its exit record written (a collective cannot be left)."""
