@@ -6,6 +6,7 @@ The launcher reaches the job's store at the address rank 0 resolved (watch.json)
 """
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -42,3 +43,36 @@ def test_skipped_all_reduce_is_reported_and_the_job_stopped(cpu_cluster, tmp_pat
     time.sleep(2)
     left = subprocess.run(["pgrep", "-af", str(jd)], capture_output=True, text=True).stdout
     assert "clusterdoc.run" not in left, left
+
+
+@pytest.mark.parametrize("backend", ["slurm", "mpich"])
+def test_stacks_on_a_running_job_then_cancel_leaves_no_rank(cpu_cluster, tmp_path, backend):
+    """`clusterdoc stacks` reaches a detached job's ranks on their nodes (the store, not the files), without
+    stopping it; `clusterdoc cancel` then stops them on every node."""
+    args = backend_args(cpu_cluster, "slurm" if backend == "slurm" else "mpirun")
+    res = submit(cpu_cluster, tmp_path, *args, "--nodes", 4, "--no-preflight", "--no-wait", HANG, "--scenario",
+                 "healthy", "--sleep", 300, timeout=120)
+    assert res.returncode == 0, res.stderr[-3000:]
+    job = res.stdout.strip().splitlines()[-1]
+    jd = tmp_path / "clusterdoc-jobs" / job
+    env = {**cpu_cluster.env(), "HOME": str(tmp_path)}
+    try:
+        deadline = time.monotonic() + 120
+        while not (jd / "watch.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        out = subprocess.run([sys.executable, "-m", "clusterdoc", "stacks", job], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert "4 of 4 ranks answered" in out.stdout
+        assert re.search(r"ranks 0-3 +not in a collective +hang\.py:\d+ in main: time\.sleep", out.stdout), out.stdout
+        assert {f"rank {r} on node{r + 1}" for r in range(4)} == {
+            (jd / "stacks" / f"rank{r}.txt").read_text().split(" (pid")[0] for r in range(4)}
+    finally:
+        cancel = subprocess.run([sys.executable, "-m", "clusterdoc", "cancel", job], cwd=tmp_path, env=env,
+                                capture_output=True, text=True, timeout=120)
+    assert cancel.returncode == 0 and "cancelled" in cancel.stdout, cancel.stdout + cancel.stderr
+    deadline = time.monotonic() + 30
+    while "clusterdoc.run" in subprocess.run(["pgrep", "-af", str(jd)], capture_output=True, text=True).stdout \
+            and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert "clusterdoc.run" not in subprocess.run(["pgrep", "-af", str(jd)], capture_output=True, text=True).stdout
