@@ -29,8 +29,9 @@ from clusterdoc.errors import UsageError
 MAX_HOSTS = 65536  # per expression, line and file: a typo like node[1-99999999] must not eat the machine
 MAX_LINE = 16384  # bytes in one hostfile line
 MAX_BYTES = 16 << 20  # bytes in one hostfile (an endless input such as /dev/zero stops here)
-MAX_LINES = 1_000_000  # lines in one hostfile, blank and comment lines included
+MAX_LINES = 4 * MAX_HOSTS  # lines in one hostfile, blank and comment lines included
 MAX_DIGITS = 18  # digits in a range bound (slots: 9)
+MAX_NOTES = 10  # 'listed again' notes shown before a summary line
 EXCERPT = 40  # characters of the offending text quoted in an error
 
 EXPECTED_FORMS = (
@@ -38,9 +39,13 @@ EXPECTED_FORMS = (
     "'user@host', or a Slurm hostlist like 'gpu[001-004,010],cpu7'; '#' starts a comment"
 )
 
-_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+_LABEL = r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)"
+_NAME = re.compile(rf"(?:{_LABEL}\.)*{_LABEL}\.?")  # RFC 1123 labels, an optional final dot
+_IPV4ISH = re.compile(r"[0-9.]+")
 _USER = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
 _ZONE = re.compile(r"[A-Za-z0-9_.-]{1,15}")  # an IPv6 zone id is an interface name (IFNAMSIZ - 1)
+_SLOTS = re.compile(r"[0-9]{1,9}")
+_EQUALS = re.compile(r"[ \t]*=[ \t]*")
 _RANGE = re.compile(r"([0-9]+)(?:-([0-9]+))?")
 _BRACKETED_V6 = re.compile(r"\[([0-9A-Fa-f.:]*:[0-9A-Fa-f.:]*(?:%[^\]]*)?)\](?::(.*))?")
 _KEYS = {"slots": "slots", "max_slots": "max_slots", "max-slots": "max_slots"}
@@ -84,18 +89,19 @@ def is_valid_hostname(name: str) -> bool:
     """RFC 1123 host name, or an IPv4 / IPv6 address (an IPv6 zone id must be an interface name)."""
     if not name or len(name) > 253 or not name.isascii():
         return False
+    if _NAME.fullmatch(name):
+        # a name made only of digits and dots is an IPv4 address or a malformed one, not a host name
+        return not _IPV4ISH.fullmatch(name) or _is_ip(name)
     addr, pct, zone = name.partition("%")
+    return ":" in addr and _is_ip(addr) and (not pct or bool(_ZONE.fullmatch(zone)))
+
+
+def _is_ip(text: str) -> bool:
     try:
-        ip = ipaddress.ip_address(addr)
+        ipaddress.ip_address(text)
+        return True
     except ValueError:
-        pass
-    else:
-        return not pct or (ip.version == 6 and bool(_ZONE.fullmatch(zone)))
-    labels = name[:-1].split(".") if name.endswith(".") else name.split(".")
-    if all(_LABEL.fullmatch(label) for label in labels):
-        # a name made only of digits and dots is a malformed IPv4 address, not a host name
-        return not re.fullmatch(r"[0-9.]+", name)
-    return False
+        return False
 
 
 def _check_host(name: str, where: str, text: str) -> str:
@@ -118,6 +124,8 @@ def _check_user(user: str, where: str, text: str) -> str:
 
 def _check_chars(text: str, where: str, allowed: str = "") -> None:
     """Refuse control and other non-printing characters (a newline would start a new line downstream)."""
+    if text.isprintable() or (allowed and text.replace(allowed, " ").isprintable()):
+        return
     bad = next((c for c in text if not c.isprintable() and c not in allowed), None)
     if bad is not None:
         raise UsageError(f"character U+{ord(bad):04X} at column {text.index(bad) + 1} of {excerpt(text)} "
@@ -125,7 +133,7 @@ def _check_chars(text: str, where: str, allowed: str = "") -> None:
 
 
 def _positive_int(value: str, key: str, where: str, text: str) -> int:
-    if not re.fullmatch(r"[0-9]{1,9}", value) or int(value) < 1:
+    if not _SLOTS.fullmatch(value) or int(value) < 1:
         raise UsageError(f"{key} must be a whole number from 1 to 999999999, got {excerpt(value)} "
                          f"(in {excerpt(text)})", where=where, hint=EXPECTED_FORMS)
     return int(value)
@@ -207,6 +215,11 @@ def expand_hostlist(expr: str, where: str = "--nodelist", before: int = 0) -> li
     expr = expr.strip()
     if not expr:
         raise UsageError("empty hostlist", where=where, hint=EXPECTED_FORMS)
+    if "[" not in expr and "]" not in expr and "," not in expr:
+        if before >= MAX_HOSTS:
+            raise UsageError(f"more than {MAX_HOSTS} hosts (the limit for a whole hostfile or --nodelist)",
+                             where=where)
+        return [expr]
     patterns = []
     for part in _split_top_level(expr, where):
         if not part:
@@ -217,7 +230,7 @@ def expand_hostlist(expr: str, where: str = "--nodelist", before: int = 0) -> li
     if before + total > MAX_HOSTS:
         after = f"; with the {before} before it, more than {MAX_HOSTS} hosts" if before else \
             f": more than {MAX_HOSTS} hosts"
-        raise UsageError(f"hostlist {excerpt(expr)} expands to {total} hosts{after} (the limit for a whole "
+        raise UsageError(f"hostlist {excerpt(expr)} expands to {total} host(s){after} (the limit for a whole "
                          "hostfile or --nodelist)", where=where, hint="check the ranges for a typo")
     names: list[str] = []
     for pieces in patterns:
@@ -347,7 +360,7 @@ def _split_head(head: str, text: str, where: str) -> tuple[str, str | None]:
 
 def _parse_line(text: str, where: str, before: int = 0) -> list[Host]:
     """One non-empty, comment-free line -> its hosts (counted before expanding, with `before` already read)."""
-    fields = re.sub(r"[ \t]*=[ \t]*", "=", text).split()  # 'slots = 2' as Open MPI reads it
+    fields = _EQUALS.sub("=", text).split()  # 'slots = 2' as Open MPI reads it
     head, opts = fields[0], _options(fields[1:], text, where)
     user = None
     if "@" in head:
@@ -373,6 +386,7 @@ def _merge(entries: list[tuple[Host, str]], duplicates: str) -> list[Host]:
     seen: dict[tuple[str | None, str], int] = {}
     merged: list[Host] = []
     first_where: dict[tuple[str | None, str], str] = {}
+    notes = 0
     for host, where in entries:
         key = (host.user, host.host.lower())
         if key not in seen:
@@ -388,8 +402,12 @@ def _merge(entries: list[tuple[Host, str]], duplicates: str) -> list[Host]:
         max_slots = None if old.max_slots is None and host.max_slots is None else \
             (old.max_slots or old.slots) + (host.max_slots or host.slots)
         merged[seen[key]] = Host(old.host, total, old.user, max_slots)
-        note(f"{where}: host {host.target!r} listed again (first at {first_where[key]}): "
-             f"merged, slots {old.slots}+{host.slots}={total}")
+        notes += 1
+        if notes <= MAX_NOTES:
+            note(f"{where}: host {host.target!r} listed again (first at {first_where[key]}): "
+                 f"merged, slots {old.slots}+{host.slots}={total}")
+    if notes > MAX_NOTES:
+        note(f"{notes - MAX_NOTES} more host(s) listed again, merged the same way")
     return merged
 
 
@@ -490,7 +508,7 @@ def load_targets(hostfile: str | None = None, nodelists: list[str] | None = None
 
 # --- output ----------------------------------------------------------------------------------
 
-FIELDS_KEPT = {"plain": {"user"}, "mpich": {"slots"}, "openmpi": {"slots", "max_slots"}, "slurm": set(),
+FIELDS_KEPT = {"plain": {"user", "slots", "max_slots"}, "mpich": {"slots"}, "openmpi": {"slots", "max_slots"}, "slurm": set(),
                "json": {"user", "slots", "max_slots"}}
 
 
