@@ -290,21 +290,23 @@ def _fold_fields(vectors) -> list[list[tuple[str, str]]]:
 
 
 def _fold_pattern(texts: tuple[str, ...], vectors) -> list[tuple[list, str]]:
-    """Fold one name pattern both ways (last field first, first field first); keep the shorter."""
-    def render(boxes, reverse):  # -> [(natural key of the box's first host, folded text)]
+    """Fold one name pattern with each order of its numeric fields (all orders up to three fields, else
+    as written and reversed) and keep the shortest: which field to merge first decides the boxes."""
+    k = len(texts) - 1
+    orders = list(itertools.permutations(range(k))) if k <= 3 else [tuple(range(k)), tuple(range(k))[::-1]]
+    best = None
+    for order in orders:
+        boxes = _fold_fields({tuple(v[i] for i in order) for v in vectors})
         out = []
         for box in boxes:
-            box = box[::-1] if reverse else box
-            text = texts[0] + "".join(field + t for (field, _), t in zip(box, texts[1:]))
-            first = texts[0] + "".join(low + t for (_, low), t in zip(box, texts[1:]))
+            fields = [None] * k
+            for i, field in zip(order, box):
+                fields[i] = field
+            text = texts[0] + "".join(f + t for (f, _), t in zip(fields, texts[1:]))
+            first = texts[0] + "".join(low + t for (_, low), t in zip(fields, texts[1:]))
             out.append((natural_key(first), text))
-        return out
-
-    best = render(_fold_fields(vectors), False)
-    if len(texts) > 2:  # two or more numeric fields: the other order can be shorter
-        other = render(_fold_fields({v[::-1] for v in vectors}), True)
-        if sum(len(t) for _, t in other) < sum(len(t) for _, t in best):
-            best = other
+        if best is None or sum(len(t) for _, t in out) < sum(len(t) for _, t in best):
+            best = out
     return best
 
 
