@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
 
 CHECK = "ssh"
@@ -67,8 +65,7 @@ def check_mesh(node: str, facts: dict | None) -> list[dict]:
 def _compact(names: list[str]) -> str:
     from clusterdoc.hostfile import compress_hostlist
 
-    key = lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)]  # noqa: E731
-    return compress_hostlist(sorted(names, key=key))
+    return compress_hostlist(names)
 
 
 def mesh_fix(peers: list[str], message: str) -> str:
