@@ -268,11 +268,11 @@ def _fold_numbers(strings) -> tuple[str, str]:
                 prev = n
                 continue
             lo, hi = str(start).zfill(width), str(prev).zfill(width)
-            items.append((start, lo if start == prev else f"{lo}-{hi}"))
+            items.append((start, len(lo), lo if start == prev else f"{lo}-{hi}"))
             if n is not None:
                 start = prev = n
     items.sort()
-    return "[" + ",".join(text for _, text in items) + "]", uniq[0]
+    return "[" + ",".join(text for _, _, text in items) + "]", uniq[0]
 
 
 def _fold_fields(vectors) -> list[list[tuple[str, str]]]:
