@@ -149,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-mesh", action="store_true", help="skip the node-to-node SSH test")
     p.add_argument("--arch-list", metavar="LIST", help="TORCH_CUDA_ARCH_LIST to judge instead of each node's")
     p.add_argument("--mpirun", metavar="CMD", help="mpirun to use (default: mpirun on PATH)")
+    p.add_argument("--python", metavar="PATH", default=None,
+                   help="python the job's ranks run: the probe runs under it, so its torch and packages are judged "
+                        "(default: python3 on each node's PATH; with --local, this python)")
     p.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     p.add_argument("-v", "--verbose", action="count", default=0, help="show ok findings and details")
     p.set_defaults(func=cmd_check)
