@@ -330,15 +330,17 @@ def gather_remote(args, hosts, checks, progress, proxies=None, head_path=None) -
     return conns, facts
 
 
-def gather_local(python: str | None, timeout: float) -> dict:
+def gather_local(python: str | None, timeout: float, head_mpirun: str | None = None) -> dict:
     """This machine's facts as seen by `python` (the job's interpreter): in this process when it is this
-    interpreter, else the probe runs under it, exactly as on a remote node."""
+    interpreter, else the probe runs under it, exactly as on a remote node. `head_mpirun`: the mpirun
+    the check uses (here the head is the node)."""
     if not python or os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable):
-        return probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9)
+        return probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun)
     exe = shutil.which(python)
     if not exe:
         raise UsageError(f"--python {python!r} is not an executable here", hint="give the python the ranks run")
-    argv = [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"]
+    argv = [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"] + \
+        (["--head-mpirun", head_mpirun] if head_mpirun else [])
     try:
         r = subprocess.run(argv, input=PROBE_SOURCE, capture_output=True, timeout=timeout + 5)
     except subprocess.TimeoutExpired:
@@ -424,7 +426,7 @@ def main(args) -> int:
         node = "localhost"
         nodes = [node]
         conns = {node: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
-        facts = {node: gather_local(getattr(args, "python", None), timeout)}
+        facts = {node: gather_local(getattr(args, "python", None), timeout, (head or {}).get("path"))}
         checks = [c for c in checks if c not in ("mesh", "consistency")]  # one node: nothing to compare
         if "comm" in checks:
             comm_result = comm.run_local(facts[node], timeout)
