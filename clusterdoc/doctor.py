@@ -113,8 +113,10 @@ def parse_output(stdout: str) -> dict | None:
 
 # --- mpirun from the head -------------------------------------------------------------------------
 
-MPI4PY_TEST = ("from mpi4py import MPI; c = MPI.COMM_WORLD; s = c.allreduce(1); "
-               "print('CLUSTERDOC-MPI', c.Get_rank(), c.Get_size(), MPI.Get_processor_name(), s, flush=True)")
+# One write per rank: print() with several arguments writes them in pieces, which interleave between ranks.
+MPI4PY_TEST = ("import sys; from mpi4py import MPI; c = MPI.COMM_WORLD; s = c.allreduce(1); "
+               "sys.stdout.write('CLUSTERDOC-MPI %d %d %s %d\\n' % (c.Get_rank(), c.Get_size(), "
+               "MPI.Get_processor_name(), s)); sys.stdout.flush()")
 
 
 def _ssh_wrapper(args, tmp: str) -> str | None:
