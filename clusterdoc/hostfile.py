@@ -45,9 +45,9 @@ _IPV4ISH = re.compile(r"[0-9.]+")
 _USER = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}")
 _ZONE = re.compile(r"[A-Za-z0-9_.-]{1,15}")  # an IPv6 zone id is an interface name (IFNAMSIZ - 1)
 _SLOTS = re.compile(r"[0-9]{1,9}")
-_EQUALS = re.compile(r"[ \t]*=[ \t]*")
 _RANGE = re.compile(r"([0-9]+)(?:-([0-9]+))?")
-_BRACKETED_V6 = re.compile(r"\[([0-9A-Fa-f.:]*:[0-9A-Fa-f.:]*(?:%[^\]]*)?)\](?::(.*))?")
+_BRACKETED = re.compile(r"\[([^\]]*)\](?::(.*))?")  # '[addr]:slots'; no nested stars: linear on any line
+_V6ISH = re.compile(r"[0-9A-Fa-f.:]*:[0-9A-Fa-f.:]*")
 _KEYS = {"slots": "slots", "max_slots": "max_slots", "max-slots": "max_slots"}
 
 
@@ -351,8 +351,8 @@ def _options(fields: list[str], text: str, where: str) -> dict[str, int]:
 
 def _split_head(head: str, text: str, where: str) -> tuple[str, str | None]:
     """'node[1-2]:4' -> ('node[1-2]', '4'); '[fe80::1]:4' -> ('fe80::1', '4'); 'fe80::1' -> ('fe80::1', None)."""
-    m = _BRACKETED_V6.fullmatch(head)
-    if m:
+    m = _BRACKETED.fullmatch(head)
+    if m and _V6ISH.fullmatch(m.group(1).partition("%")[0]):
         return m.group(1), m.group(2)
     if head.count(":") >= 2:  # bare IPv6 addresses (in a list too); their slots need [addr]:N or slots=
         return head, None
@@ -360,9 +360,20 @@ def _split_head(head: str, text: str, where: str) -> tuple[str, str | None]:
     return name, (slots if colon else None)
 
 
+def _fields(text: str) -> list[str]:
+    """'a slots = 2' -> ['a', 'slots=2']: blanks around '=' are allowed, as Open MPI reads them."""
+    out: list[str] = []
+    for token in text.split():
+        if len(out) > 1 and (token.startswith("=") or out[-1].endswith("=")):
+            out[-1] += token
+        else:
+            out.append(token)
+    return out
+
+
 def _parse_line(text: str, where: str, before: int = 0) -> list[Host]:
     """One non-empty, comment-free line -> its hosts (counted before expanding, with `before` already read)."""
-    fields = _EQUALS.sub("=", text).split()  # 'slots = 2' as Open MPI reads it
+    fields = _fields(text)
     head, opts = fields[0], _options(fields[1:], text, where)
     user = None
     if "@" in head:

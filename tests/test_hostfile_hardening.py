@@ -93,6 +93,18 @@ def test_huge_expressions_are_refused_before_expanding(expr):
     assert time.monotonic() - t < 1
 
 
+@pytest.mark.parametrize("line", [
+    "[" + ":" * 16000,  # once took 14 s in a backtracking regex
+    "a" + " " * 16000 + "x=", "a" + "\t " * 8000 + "=", "a slots" + " =" * 8000, "n[" + "1," * 8000 + "]",
+    "a" + "-" * 16000, "[1-2]" * 3000, "," * 16000, "fe80" + ":" * 16000, "@" * 16000, "a." * 8000,
+])
+def test_long_adversarial_lines_take_linear_time(line):
+    t = time.monotonic()
+    with pytest.raises(UsageError):
+        parse_text(line, "hf")
+    assert time.monotonic() - t < 0.5
+
+
 def test_host_limit_holds_for_the_whole_file():
     with pytest.raises(UsageError, match="before it") as e:
         parse_text("a[1-40000]\nb[1-40000]\n", "hf")
