@@ -325,3 +325,32 @@ def test_no_input_crashes_or_yields_a_bad_host(text):
     assert time.monotonic() - t < 2
     for h in result:
         assert is_valid_hostname(h.host) and h.slots >= 1 and h.host.isascii() and h.host.isprintable()
+
+
+FUZZ_UNDER_LIMIT = r'''
+import random, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))
+from clusterdoc.errors import UsageError
+from clusterdoc.hostfile import is_valid_hostname, parse_text
+pieces = list("[]-,:@=#%\t \n0123456789abz.") + ["slots", "max_slots", "fe80::", "\ufeff", "\u0663", "1-60000"]
+rng = random.Random(int(sys.argv[1]))
+worst = 0.0
+for _ in range(300):
+    text = "".join(rng.choice(pieces) * rng.choice([1, 1, 2, 50, 3000]) for _ in range(rng.randint(1, 12)))
+    t = time.monotonic()
+    try:
+        hosts = parse_text(text, "fuzz")
+    except UsageError as err:
+        assert err.where.startswith("fuzz") and len(str(err)) < 1200, str(err)[:200]
+        hosts = []
+    worst = max(worst, time.monotonic() - t)
+    assert all(is_valid_hostname(h.host) for h in hosts)
+print(f"worst {worst:.3f}s")
+'''
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_long_inputs_under_a_memory_limit(seed):
+    r = subprocess.run([sys.executable, "-c", FUZZ_UNDER_LIMIT, str(seed)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert float(r.stdout.split()[1].rstrip("s")) < 1.0, r.stdout
