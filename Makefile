@@ -26,8 +26,9 @@ test-fast: install
 bench: install
 	@set -e; for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b; done
 
+# SPEC=tests/cluster/cpu.yaml: CPU nodes with the venv's real torch (default: tests/cluster/default.yaml, GPU nodes)
 cluster-up: install
-	$(PY) -m tests.cluster up --nodes $(N)
+	$(PY) -m tests.cluster up --nodes $(N) $(if $(SPEC),--spec $(SPEC))
 
 cluster-down:
 	$(PY) -m tests.cluster down

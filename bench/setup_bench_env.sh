@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark-only venv with Accelerate and transformers (the anchors the shim benchmarks compare against).
+# Benchmark-only venv with Accelerate and transformers (the anchors the shim benchmarks compare against)
+# and ClusterShell (the anchor of bench_fold.py).
 # They stay out of the project's own venv. torch comes from the project venv (a .pth line), so both
 # sides of every ratio run the very same torch build and nothing large is downloaded twice.
 # Usage: bench/setup_bench_env.sh [VENV]   (default .venv-bench next to .venv; prints the python path)
@@ -14,7 +15,7 @@ MAIN_SITE=$("$MAIN_PY" -c 'import sysconfig; print(sysconfig.get_paths()["pureli
 BENCH_SITE=$("$BENCH/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 echo "$MAIN_SITE" > "$BENCH_SITE/clusterdoc_main_venv.pth"
 echo "$ROOT" >> "$BENCH_SITE/clusterdoc_main_venv.pth"
-if ! "$BENCH/bin/python" -c 'import accelerate, transformers' 2>/dev/null; then
-    "$BENCH/bin/python" -m pip install -q --disable-pip-version-check accelerate transformers >&2
+if ! "$BENCH/bin/python" -c 'import accelerate, transformers, ClusterShell' 2>/dev/null; then
+    "$BENCH/bin/python" -m pip install -q --disable-pip-version-check accelerate transformers ClusterShell >&2
 fi
 echo "$BENCH/bin/python"

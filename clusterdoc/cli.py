@@ -8,6 +8,7 @@ User mistakes are raised as `UsageError` anywhere below and printed here, withou
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from clusterdoc import __version__
@@ -22,6 +23,37 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # pragma: no cover - exercised through main()
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n  (run '{self.prog} --help' for the options)\n")
+
+
+class _QuietPipe:
+    """stdout that stops writing once the reader has gone (`clusterdoc check | head`), so the command
+    still finishes and returns its own exit code: a broken pipe must not turn a failure into 0."""
+
+    def __init__(self, stream):
+        self._stream, self.broken = stream, False
+
+    def write(self, text):
+        if not self.broken:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._close()
+        return len(text)
+
+    def flush(self):
+        if not self.broken:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._close()
+
+    def _close(self):
+        self.broken = True
+        # what is still buffered must not fail again when Python flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 # --- subcommands -----------------------------------------------------------------------------
@@ -135,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-mesh", action="store_true", help="skip the node-to-node SSH test")
     p.add_argument("--arch-list", metavar="LIST", help="TORCH_CUDA_ARCH_LIST to judge instead of each node's")
     p.add_argument("--mpirun", metavar="CMD", help="mpirun to use (default: mpirun on PATH)")
+    p.add_argument("--python", metavar="PATH", default=None,
+                   help="python the job's ranks run: the probe runs under it, so its torch and packages are judged "
+                        "(default: python3 on each node's PATH; with --local, this python)")
     p.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     p.add_argument("-v", "--verbose", action="count", default=0, help="show ok findings and details")
     p.set_defaults(func=cmd_check)
@@ -228,16 +263,19 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    stdout = sys.stdout = _QuietPipe(sys.stdout)
     try:
-        return args.func(args)
+        code = args.func(args)
+        stdout.flush()
+        return code
     except UsageError as err:
         print(f"clusterdoc {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("clusterdoc: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # `clusterdoc hosts big | head`
-        return EXIT_OK
+    finally:
+        sys.stdout = stdout._stream
 
 
 if __name__ == "__main__":

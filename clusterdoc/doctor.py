@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -73,9 +75,11 @@ def probe_timeout(node_timeout: float) -> float:
 
 
 def remote_command(timeout: float, peers: list[str] | None, budget: float | None = None,
-                   head_mpirun: str | None = None) -> str:
-    """python3 reads the probe from stdin; without python3 the shell fallback runs (it ignores stdin)."""
-    argv = ["python3", "-", "--timeout", f"{timeout:g}"]
+                   head_mpirun: str | None = None, python: str | None = None) -> str:
+    """`python` (the job's interpreter; default python3 on PATH) reads the probe from stdin, so its torch and
+    packages are what is judged; without it the shell fallback runs (it ignores stdin)."""
+    python = python or "python3"
+    argv = [python, "-", "--timeout", f"{timeout:g}"]
     if budget:
         argv += ["--budget", f"{budget:g}"]
     if head_mpirun:
@@ -83,7 +87,7 @@ def remote_command(timeout: float, peers: list[str] | None, budget: float | None
     if peers:
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)
-    return (f"if command -v python3 >/dev/null 2>&1; then exec {py}; else\n"
+    return (f"if command -v {shlex.quote(python)} >/dev/null 2>&1; then exec {py}; else\n"
             f"{probe.shell_probe(timeout)}\nfi")
 
 
@@ -109,8 +113,10 @@ def parse_output(stdout: str) -> dict | None:
 
 # --- mpirun from the head -------------------------------------------------------------------------
 
-MPI4PY_TEST = ("from mpi4py import MPI; c = MPI.COMM_WORLD; s = c.allreduce(1); "
-               "print('CLUSTERDOC-MPI', c.Get_rank(), c.Get_size(), MPI.Get_processor_name(), s, flush=True)")
+# One write per rank: print() with several arguments writes them in pieces, which interleave between ranks.
+MPI4PY_TEST = ("import sys; from mpi4py import MPI; c = MPI.COMM_WORLD; s = c.allreduce(1); "
+               "sys.stdout.write('CLUSTERDOC-MPI %d %d %s %d\\n' % (c.Get_rank(), c.Get_size(), "
+               "MPI.Get_processor_name(), s)); sys.stdout.flush()")
 
 
 def _ssh_wrapper(args, tmp: str) -> str | None:
@@ -298,7 +304,8 @@ def gather_remote(args, hosts, checks, progress, proxies=None, head_path=None) -
         raise UsageError(f"--fanout must be at least 1, got {fanout}")
     peers = [h.host for h in hosts] if "mesh" in checks and len(hosts) > 1 else None
     # The probe must answer before the node's timeout: the mesh stops at 75% of it.
-    command = remote_command(probe_timeout(opts.timeout), peers, round(opts.timeout * 0.75, 1), head_path)
+    python = getattr(args, "python", None)
+    command = remote_command(probe_timeout(opts.timeout), peers, round(opts.timeout * 0.75, 1), head_path, python)
     if proxies:  # one command per host: each starts its own MPI proxy in the same round trip
         proxy_of = {h.host: proxies[i] for i, h in enumerate(hosts)}
         command_for = lambda h: with_proxy(command, proxy_of[h.host])  # noqa: E731
@@ -319,8 +326,33 @@ def gather_remote(args, hosts, checks, progress, proxies=None, head_path=None) -
             conns[h.host]["status"] = "ok"  # the facts came; whatever hung is in its errors
         if f and f.get("mesh"):
             f["mesh"].pop(h.host, None)  # every node gets the same peer list; drop itself
+        if f and f.get("probe") == "shell" and python:
+            f["python_missing"] = python  # the job's interpreter is not there: its ranks cannot start
         facts[h.host] = f
     return conns, facts
+
+
+def gather_local(python: str | None, timeout: float, head_mpirun: str | None = None) -> dict:
+    """This machine's facts as seen by `python` (the job's interpreter): in this process when it is this
+    interpreter, else the probe runs under it, exactly as on a remote node. `head_mpirun`: the mpirun
+    the check uses (here the head is the node)."""
+    if not python or os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable):
+        return probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun)
+    exe = shutil.which(python)
+    if not exe:
+        raise UsageError(f"--python {python!r} is not an executable here", hint="give the python the ranks run")
+    argv = [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"] + \
+        (["--head-mpirun", head_mpirun] if head_mpirun else [])
+    try:
+        r = subprocess.run(argv, input=PROBE_SOURCE, capture_output=True, timeout=timeout + 5)
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"the probe under {python} did not answer in {timeout:g}s")
+    facts = parse_output(r.stdout.decode(errors="replace"))
+    if not facts:
+        tail = (r.stderr.decode(errors="replace").strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        raise UsageError(f"the probe does not run under {python}: {tail[:200]}",
+                         hint="the ranks' python must be Python 3.6 or newer")
+    return facts
 
 
 def comm_test(args, hosts, facts, timeout) -> dict:
@@ -396,7 +428,7 @@ def main(args) -> int:
         node = "localhost"
         nodes = [node]
         conns = {node: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
-        facts = {node: probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9)}
+        facts = {node: gather_local(getattr(args, "python", None), timeout, (head or {}).get("path"))}
         checks = [c for c in checks if c not in ("mesh", "consistency")]  # one node: nothing to compare
         if "comm" in checks:
             comm_result = comm.run_local(facts[node], timeout)

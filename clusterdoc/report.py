@@ -10,17 +10,47 @@ import sys
 from clusterdoc.checks import FAIL, OK, RANK, WARN, worst
 
 MARK = {OK: "ok", WARN: "WARN", FAIL: "FAIL", None: "-"}
+NODE = "\0NODE\0"  # stands for the node's name in a merged finding
 
 
 def _natural(name: str):
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+    from clusterdoc.hostfile import natural_key
+
+    return natural_key(name)
 
 
 def hostlist(names) -> str:
-    """node1,node2,node3,node7 -> node[1-3,7] (sorted naturally first, like `dshbak -c`)."""
+    """node1,node2,node3,node7 -> node[1-3,7]: the one folding of the project (hostfile.compress_hostlist)."""
     from clusterdoc.hostfile import compress_hostlist
 
-    return compress_hostlist(sorted(set(names), key=_natural))
+    return compress_hostlist(names)
+
+
+def _node_free(f: dict) -> tuple[str, str]:
+    """A per-node finding's message and fix with its node's name made a placeholder, so the same failure
+    on many nodes ("n5: name does not resolve") merges into one line."""
+    if f.get("nodes"):
+        return f["message"], f["fix"]
+    name = re.compile(r"(?<![\w.-])" + re.escape(f["node"]) + r"(?![\w.-])")
+    return name.sub("\0NODE\0", f["message"]), name.sub("\0NODE\0", f["fix"] or "")
+
+
+def problems(findings, verbose=0) -> dict:
+    """{(check, status, message, fix): nodes}: identical findings merged across nodes; one entry is one
+    problem, however many nodes it concerns."""
+    merged: dict = {}
+    for f in findings:
+        if f["status"] == OK and not verbose:
+            continue
+        message, fix = _node_free(f)
+        nodes = merged.setdefault((f["check"], f["status"], message, fix), [])
+        nodes.extend(n for n in (f.get("nodes") or [f["node"]]) if n not in nodes)
+    return merged
+
+
+def _counts(findings) -> dict:
+    merged = problems(findings)
+    return {s: sum(1 for key in merged if key[1] == s) for s in (WARN, FAIL)}
 
 
 def node_status(findings, nodes, checks) -> dict:
@@ -41,6 +71,7 @@ def summary(nodes, findings, checks, needed_arch_list, strict=False) -> dict:
         "nodes": len(nodes),
         "nodes_ok": counts[OK], "nodes_warn": counts[WARN], "nodes_fail": counts[FAIL],
         "findings": {s: sum(1 for f in findings if f["status"] == s) for s in (OK, WARN, FAIL)},
+        "problems": _counts(findings),  # identical findings on several nodes count once
         "checks": list(checks),
         "needed_arch_list": needed_arch_list,
         "exit_code": exit_code(findings, strict),
@@ -71,28 +102,30 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
     lines = [tabulate(table, headers=["nodes", "#"] + list(checks), tablefmt="simple")]
 
     # Problems, identical ones merged across nodes.
-    problems = {}
-    for f in findings:
-        if f["status"] == OK and not verbose:
-            continue
-        key = (f["check"], f["status"], f["message"], f["fix"])
-        problems.setdefault(key, []).extend(f.get("nodes") or [f["node"]])
-    order = sorted(problems.items(), key=lambda kv: (-RANK[kv[0][1]], checks.index(kv[0][0]) if kv[0][0] in checks else 99,
+    merged = problems(findings, verbose)
+    order = sorted(merged.items(), key=lambda kv: (-RANK[kv[0][1]], checks.index(kv[0][0]) if kv[0][0] in checks else 99,
                                                      _natural(kv[1][0])))
     if order:
         lines.append("")
         for (check, st, message, fix), ns in order:
-            lines.append(f"[{MARK[st]}] {check} {hostlist(ns)}: {message}")
+            names = hostlist(ns)
+            lines.append(f"[{MARK[st]}] {check} {names}: {message.replace(NODE, names)}")
             if fix and st != OK:
-                lines.append(f"    fix: {fix}")
+                lines.append(f"    fix: {fix.replace(NODE, names)}")
     lines.append("")
     lines.append(f"TORCH_CUDA_ARCH_LIST this cluster needs: {needed_arch_list}" if needed_arch_list
                  else "TORCH_CUDA_ARCH_LIST this cluster needs: (no GPU found on any node)")
-    n_fail = sum(1 for f in findings if f["status"] == FAIL)
-    n_warn = sum(1 for f in findings if f["status"] == WARN)
     took = f" in {elapsed:.1f}s" if elapsed is not None else ""
-    lines.append(f"{len(nodes)} node(s) checked{took}: {n_fail} problem(s), {n_warn} warning(s)")
+    lines.append(f"{len(nodes)} node(s) checked{took}: {_tally(merged, FAIL, 'problem')}, "
+                 f"{_tally(merged, WARN, 'warning')}")
     return "\n".join(lines)
+
+
+def _tally(merged: dict, status: str, word: str) -> str:
+    """'2 problem(s) on 5 node(s)': each merged line once, with the nodes it concerns."""
+    keys = [k for k in merged if k[1] == status]
+    nodes = {n for k in keys for n in merged[k]}
+    return f"{len(keys)} {word}(s)" + (f" on {len(nodes)} node(s)" if keys else "")
 
 
 class Progress:

@@ -149,3 +149,51 @@ def test_mpirun_failure_reason_is_the_cause_not_open_mpis_banner_dashes():
     # MPICH Hydra: no banners, the last line as before
     assert mpi.stderr_reason("[mpiexec@head] HYDU_sock_write\n[mpiexec@head] control_cb: proxy failed\n") \
         == "[mpiexec@head] control_cb: proxy failed"
+
+
+def test_same_failure_on_several_nodes_is_one_problem():
+    from clusterdoc.checks import ssh
+
+    nodes = ["node1", "node2", "node3", "node10"]
+    findings = [f for n in nodes[1:] for f in ssh.check(
+        n, {"status": "unreachable", "message": f"{n}: name does not resolve (Name or service not known)"}, None)]
+    findings += ssh.check("node1", {"status": "ok"}, {"probe": "python"})
+    text = report.render(nodes, findings, ["ssh"], "")
+    fails = [l for l in text.splitlines() if l.startswith("[FAIL]")]
+    assert fails == ["[FAIL] ssh node[2-3,10]: node[2-3,10]: name does not resolve (Name or service not known)"]
+    assert "fix: check the node's name or address" in text
+    assert text.endswith("4 node(s) checked: 1 problem(s) on 3 node(s), 0 warning(s)")
+    assert report.summary(nodes, findings, ["ssh"], "")["problems"] == {WARN: 0, FAIL: 1}
+
+
+def test_a_cluster_wide_finding_counts_once():
+    f = {"node": "node[1-4]", "nodes": ["node1", "node2", "node3", "node4"], "check": "mpi", "status": FAIL,
+         "message": "mpi4py allreduce gave [1], expected 4", "fix": "x"}
+    text = report.render(["node1", "node2", "node3", "node4"], [f], ["mpi"], "")
+    assert text.endswith("1 problem(s) on 4 node(s), 0 warning(s)")
+
+
+def test_two_nodes_that_disagree_have_no_majority():
+    facts = cluster(2)
+    facts["node2"]["torch"]["version"] = "9.9.9"
+    (warn,) = [f for f in consistency.check(facts) if f["status"] == WARN and f["message"].startswith("torch ")]
+    assert "majority" not in warn["fix"].replace("no majority", "")
+    assert warn["nodes"] == ["node1", "node2"] and warn["node"] == "node[1-2]"
+    facts = cluster(3)
+    facts["node3"]["torch"]["version"] = "9.9.9"
+    (warn,) = [f for f in consistency.check(facts) if f["status"] == WARN and f["message"].startswith("torch ")]
+    assert "the majority has" in warn["fix"] and warn["nodes"] == ["node3"]
+
+
+def test_a_closed_pipe_keeps_the_exit_code():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom clusterdoc import cli\n"
+            "def fake(args):\n    [print('line', i) for i in range(50000)]\n    return 1\n"
+            "cli.cmd_hosts = fake\nsys.exit(cli.main(['hosts', '--nodelist', 'a']))\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.read(10)
+    p.stdout.close()  # like `| head -1`
+    assert p.wait(timeout=60) == 1
+    assert b"Traceback" not in p.stderr.read()

@@ -119,6 +119,14 @@ def test_mpi_flavour_mismatch_with_head_warns():
     assert problems(judge(facts)) == [("mpi", WARN)]
 
 
+def test_mpi4py_mismatch_fix_names_the_matching_mpirun():
+    head = {"path": "/usr/bin/mpirun", "flavour": "openmpi", "version": "4.1.4"}
+    facts = load("healthy")
+    facts["mpi"]["mpi4py"] = {"version": "4.1.2", "library": "MPICH Version:      5.0.2"}
+    (warn,) = [f for f in mpi.check("n1", facts, head) if f["status"] == WARN and "mpi4py" in f["message"]]
+    assert warn["fix"].startswith("use the mpirun of mpi4py's MPI: --mpirun mpirun.mpich")
+
+
 def test_unreachable_node_gives_one_ssh_failure_with_fix():
     for status in ("refused", "timeout", "auth", "unknown_host_key", "changed_host_key", "unreachable"):
         out = ssh.check("n7", {"status": status, "message": f"n7: {status}"}, None)

@@ -37,9 +37,16 @@ NOTES = {
 }
 
 
-def check(all_facts: dict, compress=lambda names: ",".join(names)) -> list[dict]:
+def _hostlist(names) -> str:
+    from clusterdoc.hostfile import compress_hostlist
+
+    return compress_hostlist(names)
+
+
+def check(all_facts: dict, compress=_hostlist) -> list[dict]:
     """`all_facts`: {node: facts} of the nodes that answered with python facts. One warning per split field,
-    naming the groups; the nodes outside the largest group carry it. `compress` turns names into a hostlist."""
+    naming the groups; the nodes outside the largest group carry it, or every node when no group is the
+    largest (two nodes that disagree have no majority). `compress` turns names into a hostlist."""
     nodes = [n for n, f in all_facts.items() if f and f.get("probe") == "python"]
     out = []
     for label, read in FIELDS:
@@ -50,10 +57,12 @@ def check(all_facts: dict, compress=lambda names: ",".join(names)) -> list[dict]
             continue
         ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         desc = "; ".join(f"{value} on {compress(ns)}" for value, ns in ordered)
-        odd = [n for _, ns in ordered[1:] for n in ns]
+        majority = len(ordered[0][1]) > len(ordered[1][1])
+        odd = [n for _, ns in (ordered[1:] if majority else ordered) for n in ns]
         note = NOTES.get(label, "mixed versions across ranks can fail or hang at the first collective")
-        out.append(finding(compress(odd), CHECK, WARN, f"{label} differs: {desc} ({note})",
-                           f"make {label} the same on every node (the majority has {ordered[0][0]})", nodes=odd))
+        fix = f"make {label} the same on every node " + \
+            (f"(the majority has {ordered[0][0]})" if majority else "(no majority: choose one)")
+        out.append(finding(compress(odd), CHECK, WARN, f"{label} differs: {desc} ({note})", fix, nodes=odd))
     warned = {n for f in out for n in f["nodes"]}
     for n in nodes:
         if n not in warned:

@@ -43,11 +43,17 @@ def check(node: str, facts: dict, head: dict | None) -> list[dict]:
                 or head and head.get("flavour") == "openmpi" and "Open MPI" not in lib:
             out.append(finding(node, CHECK, WARN, f"mpi4py {m4.get('version')} is bound to '{lib}' but mpirun is "
                                                   f"{_label(head)}: ranks would fail in MPI_Init or each be "
-                                                  "'rank 0 of size 1'",
-                               "rebuild mpi4py against the MPI that mpirun belongs to"))
+                                                  "'rank 0 of size 1'", _mpi4py_fix(lib)))
         else:
             out.append(finding(node, CHECK, OK, f"mpi4py {m4.get('version')} ({lib})"))
     return out
+
+
+def _mpi4py_fix(lib: str) -> str:
+    """The easy way out first: the mpirun of mpi4py's own MPI, by name (Debian installs both side by side)."""
+    own = "mpich" if "MPICH" in lib or "HYDRA" in lib.upper() else "openmpi" if "Open MPI" in lib else None
+    rebuild = "rebuild mpi4py against the MPI that mpirun belongs to"
+    return f"use the mpirun of mpi4py's MPI: --mpirun mpirun.{own} (or {rebuild})" if own else rebuild
 
 
 def stderr_reason(text: str) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
 
 CHECK = "ssh"
@@ -35,7 +33,11 @@ def check(node: str, conn: dict, facts: dict | None) -> list[dict]:
         return [finding(node, CHECK, FAIL, f"logged in, but the probe gave no facts: {conn.get('message')}",
                         "run `python3 - < clusterdoc/probe.py` on the node to see the error")]
     out = [finding(node, CHECK, OK, f"key login ok ({conn.get('elapsed', 0):.1f}s)")]
-    if facts.get("probe") == "shell":
+    if facts.get("python_missing"):
+        out.append(finding(node, CHECK, FAIL, f"the job's python {facts['python_missing']} is not on the node: "
+                           "its ranks cannot start (only shell facts)",
+                           "install the training environment at the same path on every node, or give --python"))
+    elif facts.get("probe") == "shell":
         out.append(finding(node, CHECK, WARN, "no python3 on the node: only shell facts (kernel, GPUs, nvcc, gcc)",
                            "install python3 (and the training environment) on the node"))
     return out
@@ -67,8 +69,7 @@ def check_mesh(node: str, facts: dict | None) -> list[dict]:
 def _compact(names: list[str]) -> str:
     from clusterdoc.hostfile import compress_hostlist
 
-    key = lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)]  # noqa: E731
-    return compress_hostlist(sorted(names, key=key))
+    return compress_hostlist(names)
 
 
 def mesh_fix(peers: list[str], message: str) -> str:

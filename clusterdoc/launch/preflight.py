@@ -1,7 +1,9 @@
 """Preflight: the doctor on the job's nodes before any rank starts.
 
-- local: `clusterdoc check --local` (this machine);
-- mpirun: `clusterdoc check` on the first N hosts of the hostfile, over SSH with the job's --ssh-config;
+- local: `clusterdoc check --local --python PY` (this machine);
+- mpirun: `clusterdoc check --python PY` on the first N hosts of the hostfile, over SSH with the job's --ssh-config;
+  in both, the probe runs under the job's own interpreter PY, as in Slurm's allocation, so its torch and
+  packages are what is judged (not whatever python3 comes first on PATH);
 - slurm: the nodes are known only once the allocation exists, so the check is the job's first step:
   `srun --ntasks-per-node=1 ... --gather` writes every allocated node's facts (probe.gather, no SSH), then
   `--judge` runs the doctor's checks on them in the batch shell and stops the job on failure
@@ -48,7 +50,7 @@ def run(spec: JobSpec) -> tuple[bool, str]:
     if spec.backend == "slurm":
         return True, "preflight: runs in the allocation as the job's first step (see preflight.txt in the log folder)"
     if spec.backend == "local":
-        code, text = _doctor(["--local", "--skip", "mpi"])
+        code, text = _doctor(["--local", "--skip", "mpi", "--python", spec.python])
         return code == 0, "preflight (this machine):\n" + text
     from clusterdoc import hostfile
 
@@ -56,7 +58,7 @@ def run(spec: JobSpec) -> tuple[bool, str]:
     with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as f:
         f.write("\n".join((f"{h.user}@" if h.user else "") + h.host for h in hosts) + "\n")
     try:
-        argv = [f.name] + (["--ssh-config", spec.ssh_config] if spec.ssh_config else [])
+        argv = [f.name, "--python", spec.python] + (["--ssh-config", spec.ssh_config] if spec.ssh_config else [])
         if spec.mpirun:
             argv += ["--mpirun", spec.mpirun]
         code, text = _doctor(argv)

@@ -1,0 +1,45 @@
+"""Issue 12 item 5: the preflight judges the job's own interpreter, for every backend."""
+
+import os
+import sys
+
+import pytest
+
+from clusterdoc import doctor
+from clusterdoc.checks import FAIL, ssh
+from clusterdoc.launch import preflight
+from clusterdoc.launch.job import JobSpec
+
+
+def test_remote_probe_runs_under_the_given_python_quoted():
+    cmd = doctor.remote_command(3.0, None, python="/opt/my env/bin/python")
+    assert "command -v '/opt/my env/bin/python'" in cmd and "exec '/opt/my env/bin/python' -" in cmd
+    assert "exec python3 -" in doctor.remote_command(3.0, None)  # no --python: python3 on PATH, as before
+
+
+def test_missing_job_python_fails_the_node():
+    out = ssh.check("node1", {"status": "ok"}, {"probe": "shell", "python_missing": "/venv/bin/python"})
+    assert [f["status"] for f in out] == ["ok", FAIL] and "/venv/bin/python" in out[1]["message"]
+
+
+@pytest.mark.parametrize("backend", ["local", "mpirun"])
+def test_preflight_passes_the_job_python_to_the_doctor(monkeypatch, tmp_path, backend):
+    seen = []
+    monkeypatch.setattr(preflight, "_doctor", lambda argv: (seen.append(argv), (0, "ok"))[1])
+    hf = tmp_path / "hosts"
+    hf.write_text("node1\nnode2\n")
+    spec = JobSpec(script="train.py", script_args=[], backend=backend, nodes=2, hostfile=str(hf),
+                   python="/venv/bin/python")
+    assert preflight.run(spec)[0]
+    argv = seen[0]
+    assert argv[argv.index("--python") + 1] == "/venv/bin/python"
+
+
+SYSTEM_PY = "/usr/bin/python3"
+
+
+@pytest.mark.skipif(not os.access(SYSTEM_PY, os.X_OK) or os.path.realpath(SYSTEM_PY) ==
+                    os.path.realpath(sys.executable), reason="needs /usr/bin/python3 beside this python")
+def test_local_check_probes_the_given_interpreter():
+    facts = doctor.gather_local(SYSTEM_PY, 20.0)
+    assert facts["probe"] == "python" and facts["python"]["executable"] == SYSTEM_PY
