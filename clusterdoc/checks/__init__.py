@@ -45,3 +45,16 @@ def probe_errors(node: str, facts: dict, check: str) -> list[dict]:
             out.append(finding(node, check, status, f"probe {name}: {err.get('message')}",
                                "run the command by hand on the node to see why it fails or hangs"))
     return out
+
+
+def malformed(node: str, facts: dict, checks) -> list[dict]:
+    """A FAIL per value the node sent in a form it cannot have (see clusterdoc/untrusted.py): the value
+    was dropped before judging, so the check it belongs to cannot be ok."""
+    out = []
+    for m in facts.get("malformed") or []:
+        check = m["check"] if m["check"] in checks else "ssh"
+        out.append(finding(node, check, FAIL,
+                           f"the node sent a malformed {m['field']}: {m['value']} (not trusted, not judged)",
+                           "look at what produces it on the node (for GPUs: nvidia-smi --query-gpu=name,"
+                           "driver_version --format=csv | cat -v): a broken install or a tampered tool"))
+    return out
