@@ -58,8 +58,9 @@ def test_escape_codes_in_gpu_name_and_driver_are_escaped_and_not_trusted(cluster
                                      "--mpirun", cluster.mpirun, "--json")
     assert code == code_j == 1
     assert ESC not in text + errors and "\x07" not in text and ESC not in js
-    assert "[FAIL] cuda node2: the node sent a malformed driver: '550.54.14\\x1b[8m'" in text
-    assert "[FAIL] arch node2: the node sent a malformed gpus[0].name: 'NVIDIA A100\\x1b]0;owned\\x07" in text
+    assert "[FAIL] cuda node2: the node sent a malformed driver version: '550.54.14\\x1b[8m'" in text
+    assert "[FAIL] arch node2: the node sent a malformed GPU name: 'NVIDIA A100\\x1b]0;owned\\x07" in text
+    assert text.count("malformed GPU name") == 1  # eight GPUs, one finding
     doc = json.loads(js)
     node2 = next(n for n in doc["nodes"] if n["node"] == "node2")
     assert node2["status"]["cuda"] == "fail" and node2["status"]["arch"] == "fail"
@@ -98,7 +99,7 @@ def test_must_show_full_check_with_both_bad_nodes(cluster):
     print(f"\nfull check, escape node + 300 MB node: {took:.1f}s, max RSS {rss:.0f} MiB\n{text}")
     assert code == 1 and rss < 250
     assert ESC not in text + errors and "\x07" not in text
-    assert "node2: the node sent a malformed driver" in text
+    assert "node2: the node sent a malformed driver version" in text
     assert "[FAIL] ssh node3: node3 sent more than 4 MiB on stdout: output too large" in text
 
 
