@@ -19,6 +19,7 @@ What a node sends back is read up to untrusted.MAX_STREAM bytes per stream (then
 from __future__ import annotations
 
 import base64
+import glob
 import hashlib
 import hmac
 import logging
@@ -274,20 +275,66 @@ def parse_jump(spec: str, host: str) -> list[tuple]:
     return hops
 
 
+SYSTEM_CONFIG = Path("/etc/ssh/ssh_config")
+_SETTING = re.compile(r"\s*(\w+)(?:\s*=\s*|\s+)(.+)")
+
+
+def read_config(path: Path, system: bool = False, depth: int = 0) -> str:
+    """A config file's text with its Include lines replaced by the files they name, as ssh reads them
+    (globbed, relative to ~/.ssh, or /etc/ssh for the system file), each followed by `Match all` so the
+    including file goes on as before. paramiko ignores Include, which would silently drop what the
+    included files say (a ProxyJump...). An Include inside a Host/Match block is refused: ssh applies it
+    only where the block matches, and inlining it would change its meaning."""
+    if depth > 16:
+        raise UsageError("Include nested more than 16 deep (a loop?)", where=str(path))
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as err:
+        raise UsageError(f"cannot read ssh config: {err.strerror}", where=str(path))
+    out, in_block = [], False
+    for i, line in enumerate(lines, 1):
+        m = _SETTING.match(line)
+        key = m.group(1).lower() if m and not line.lstrip().startswith("#") else ""
+        in_block = in_block or key in ("host", "match")
+        if key != "include":
+            out.append(line)
+            continue
+        if in_block:
+            raise UsageError("Include inside a Host or Match block: clusterdoc cannot apply it the way ssh does",
+                             where=f"{path}:{i}", hint="move the Include before the first Host/Match line, or "
+                                                       "give --ssh-config a file without it")
+        base = SYSTEM_CONFIG.parent if system else Path.home() / ".ssh"
+        for word in shlex.split(m.group(2)):
+            pattern = os.path.expanduser(word)
+            pattern = pattern if os.path.isabs(pattern) else str(base / pattern)
+            for name in sorted(glob.glob(pattern)):
+                out += [read_config(Path(name), system, depth + 1), "Match all"]
+    return "\n".join(out) + "\n"
+
+
+def load_config(path: Path | None) -> tuple[paramiko.SSHConfig, str]:
+    """(config, where) as ssh reads it: `path` alone when given (ssh -F); else ~/.ssh/config, then
+    /etc/ssh/ssh_config (first value wins, so the user's file comes first)."""
+    if path is not None:
+        texts, where = [read_config(Path(path))], str(path)
+    else:
+        user = Path.home() / ".ssh" / "config"
+        texts = [read_config(user)] if user.is_file() else []
+        if SYSTEM_CONFIG.is_file():
+            texts += ["Match all\n" + read_config(SYSTEM_CONFIG, system=True)]
+        where = " + ".join(str(p) for p in (user, SYSTEM_CONFIG) if p.is_file()) or "ssh config"
+    try:
+        return paramiko.SSHConfig.from_text("".join(texts)), where
+    except Exception as err:  # paramiko raises several kinds for a malformed file
+        raise UsageError(f"cannot read ssh config: {err}", where=where)
+
+
 class SSHContext:
     """What one run shares across hosts, parsed once: the OpenSSH client config, known_hosts files and
     private keys (parsing them per connection costs tens of ms of head CPU each)."""
 
     def __init__(self, opts: SSHOptions):
-        path = opts.ssh_config
-        if path is None:
-            default = Path.home() / ".ssh" / "config"
-            path = default if default.is_file() else None
-        self.where = str(path) if path else "ssh config"
-        try:
-            self.config = paramiko.SSHConfig.from_path(str(path)) if path else paramiko.SSHConfig()
-        except Exception as err:  # paramiko raises several kinds for a malformed file
-            raise UsageError(f"cannot read ssh config: {err}", where=str(path))
+        self.config, self.where = load_config(opts.ssh_config)
         self.opts = opts
         self.known = KnownHosts()
         self._lock = threading.Lock()

@@ -133,3 +133,22 @@ def test_parse_jump():
     for bad in ("a b", "x@", "host:port", "$(reboot)", ""):
         with pytest.raises(UsageError, match="ProxyJump"):
             parse_jump(bad, "node1")
+
+
+def test_config_includes_are_followed_or_refused(tmp_path):
+    from clusterdoc.hostfile import Host
+    from clusterdoc.remote import SSHContext, SSHOptions
+
+    (tmp_path / "conf.d").mkdir()
+    (tmp_path / "conf.d" / "lab.conf").write_text("Host gpu*\n  ProxyJump bastion:2200\n")
+    cfg = tmp_path / "config"
+    cfg.write_text(f"Include {tmp_path}/conf.d/*.conf\nUser alice\nHost *\n  Port 2222\n"
+                   f"  GlobalKnownHostsFile {tmp_path}/global\n")
+    ctx = SSHContext(SSHOptions(ssh_config=cfg))
+    t = ctx.lookup(Host("gpu1"))
+    assert t.jumps == [(None, "bastion", 2200)] and t.port == 2222 and t.user == "alice"
+    assert t.known_hosts[-1] == tmp_path / "global" and t.key_name == "[gpu1]:2222"
+    assert ctx.lookup(Host("cpu1")).jumps == []
+    cfg.write_text(f"Host gpu*\n  Include {tmp_path}/conf.d/*.conf\n")
+    with pytest.raises(UsageError, match="Include inside a Host"):
+        SSHContext(SSHOptions(ssh_config=cfg))
