@@ -60,7 +60,7 @@ class SSHOptions:
     user: str | None = None
     timeout: float = 20.0                   # per node: connect + command
     accept_new_host_keys: bool = False
-    known_hosts: list[Path] | None = None   # default: UserKnownHostsFile from the config, else ~/.ssh/known_hosts
+    known_hosts: list[Path] | None = None   # replaces the user files (UserKnownHostsFile); global ones still read
 
     @classmethod
     def from_args(cls, args) -> "SSHOptions":
@@ -466,6 +466,7 @@ class _Deadline:
 
     def __init__(self, deadline: float):
         self.deadline, self.fired, self.done, self.closers = deadline, False, False, []
+        self.stage = "the TCP connect"
         self.lock = threading.Lock()
         self.timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
         self.timer.daemon = True
@@ -479,6 +480,7 @@ class _Deadline:
         _close_all(list(self.closers))
 
     def left(self, stage: str) -> float:
+        self.stage = stage
         left = self.deadline - time.monotonic()
         if left <= 0 or self.fired:
             raise _Timeout(stage)
@@ -521,8 +523,11 @@ def _open_socket(context: SSHContext, t: Target, clock: _Deadline, depth: int):
         try:
             chan = via.transport.open_channel("direct-tcpip", (t.hostname, t.port), ("127.0.0.1", 0),
                                               timeout=clock.left(f"the ProxyJump through {hop.name}"))
-        except paramiko.ChannelException as err:
-            raise _JumpRefused(hop.name, t, err) from None
+        except BaseException as err:
+            via.close()
+            if isinstance(err, paramiko.ChannelException):
+                raise _JumpRefused(hop.name, t, err) from None
+            raise
         return chan, [via]
     if t.proxy_command:
         proxy = paramiko.ProxyCommand(t.proxy_command)
@@ -562,7 +567,7 @@ def _connect(context: SSHContext, t: Target, clock: _Deadline, depth: int = 0) -
             if depth and not hasattr(err, "hop"):
                 err.hop = t.name
             raise
-        raise _Timeout("the connection") from err
+        raise _Timeout(clock.stage) from err
 
 
 def _login(context: SSHContext, t: Target, transport: paramiko.Transport, clock: _Deadline) -> None:
