@@ -21,8 +21,8 @@ from pathlib import Path
 
 from clusterdoc import probe, report
 from clusterdoc.checks import ALL_CHECKS, FAIL, arch, comm, consistency, cuda, finding, kernel, malformed, mpi, ssh
-from clusterdoc.untrusted import MAX_STREAM, MAX_TEXT, clean_facts, escape_all, printable
 from clusterdoc.errors import UsageError
+from clusterdoc.untrusted import MAX_STREAM, MAX_TEXT, clean_facts, escape_all, printable
 
 # Parts of probe.py only the head uses (the shell fallback's text and parser), left out of what is sent.
 HEAD_ONLY = {"SHELL_PROBE", "shell_probe", "_sections", "_rc", "parse_shell_output"}

@@ -10,7 +10,7 @@ from clusterdoc import report
 from clusterdoc.checks import arch, cuda, malformed
 from clusterdoc.doctor import parse_output
 from clusterdoc.errors import UsageError
-from clusterdoc.remote import host_matches, judge_host_key, parse_jump, parse_known_hosts
+from clusterdoc.openssh import host_matches, judge_host_key, parse_jump, parse_known_hosts
 from clusterdoc.untrusted import clean_facts, printable
 
 ESC = "\x1b"
