@@ -152,3 +152,20 @@ def test_config_includes_are_followed_or_refused(tmp_path):
     cfg.write_text(f"Host gpu*\n  Include {tmp_path}/conf.d/*.conf\n")
     with pytest.raises(UsageError, match="Include inside a Host"):
         SSHContext(SSHOptions(ssh_config=cfg))
+
+
+def test_capped_reader_keeps_the_first_bytes_and_says_it_dropped_the_rest():
+    import subprocess
+    import sys
+
+    from clusterdoc.doctor import TOO_LARGE, CappedReader
+    from clusterdoc.untrusted import MAX_STREAM
+
+    p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdout.write('name\\n' + 'x' * (3 * 2**22))"],
+                         stdout=subprocess.PIPE)
+    lines = []
+    reader = CappedReader(p.stdout, lines.append)
+    reader.join(30)
+    p.wait()
+    text = reader.text()
+    assert lines[0] == "name" and len(text) == MAX_STREAM + len(TOO_LARGE) and text.endswith(TOO_LARGE)
