@@ -224,9 +224,12 @@ class SSHContext:
             return keys, []
         keys, closers = [], []
         if os.environ.get("SSH_AUTH_SOCK"):
-            agent = paramiko.Agent()
-            keys += list(agent.get_keys())
-            closers.append(agent)
+            try:
+                agent = paramiko.Agent()
+                keys += list(agent.get_keys())
+                closers.append(agent)
+            except Exception:  # no agent behind the socket: as ssh, go on without it
+                pass
         for path in DEFAULT_KEYS:
             path = os.path.expanduser(path)
             if os.path.isfile(path):
@@ -366,11 +369,11 @@ def _connect(context: SSHContext, t: Target, clock: _Deadline, depth: int = 0) -
         return Connection(transport, closers)
     except BaseException as err:
         _close_all(closers)
-        if isinstance(err, (_Timeout, KeyboardInterrupt)) or not clock.fired:
-            if depth and not hasattr(err, "hop"):
-                err.hop = t.name
-            raise
-        raise _Timeout(clock.stage) from err
+        if clock.fired and not isinstance(err, (_Timeout, KeyboardInterrupt)):
+            err = _Timeout(clock.stage)  # whatever broke when the clock closed the connection
+        if depth and not hasattr(err, "hop"):
+            err.hop = t.name  # the jump host it happened on, for the message
+        raise err
 
 
 def _login(context: SSHContext, t: Target, transport: paramiko.Transport, clock: _Deadline) -> None:
@@ -415,11 +418,12 @@ def connect(host: Host, opts: SSHOptions, context: SSHContext | None = None,
 
 def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple[str, str]:
     """Map what paramiko/socket raised to (status, one-line message)."""
+    at = f"{host} ({addr})"
     hop = getattr(err, "hop", None)
     if hop:
-        host = f"{hop} (jump host for {host})"
+        host = at = f"{hop} (jump host for {host})"
     if isinstance(err, _Timeout):
-        return "timeout", f"{host} ({addr}) did not get through {err.stage} within {timeout:g}s"
+        return "timeout", f"{at} did not get through {err.stage} within {timeout:g}s"
     if isinstance(err, _TooLarge):
         return ("too_large", f"{host} sent more than {MAX_STREAM >> 20} MiB on {err.stream}: output too large, "
                              "stopped reading")
@@ -440,20 +444,20 @@ def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple
     if isinstance(err, paramiko.PasswordRequiredException):
         return "auth", f"the private key for {host} needs a passphrase; load it into ssh-agent"
     if isinstance(err, ConnectionRefusedError):
-        return "refused", f"connection to {host} ({addr}) refused: is sshd running there?"
+        return "refused", f"connection to {at} refused: is sshd running there?"
     if isinstance(err, (socket.timeout, TimeoutError)):
-        return "timeout", f"{host} ({addr}) did not answer within {timeout:g}s"
+        return "timeout", f"{at} did not answer within {timeout:g}s"
     if isinstance(err, socket.gaierror):
         return "unreachable", f"{host}: name does not resolve ({err.strerror})"
     if isinstance(err, UsageError):
         return "error", f"{host}: {printable(err, 300)}"
     if isinstance(err, paramiko.SSHException) and "banner" in str(err).lower():
-        return "timeout", f"{host} ({addr}) accepted the connection but sent no SSH banner within {timeout:g}s"
+        return "timeout", f"{at} accepted the connection but sent no SSH banner within {timeout:g}s"
     if isinstance(err, paramiko.ProxyCommandFailure):
         return "error", f"{host}: ProxyCommand failed: {printable(err, 300)}"
     if isinstance(err, OSError) and err.errno is not None:
-        return "unreachable", f"{host} ({addr}): {os.strerror(err.errno)}"
-    return "error", f"{host} ({addr}): {type(err).__name__}: {printable(err, 300)}"
+        return "unreachable", f"{at}: {os.strerror(err.errno)}"
+    return "error", f"{at}: {type(err).__name__}: {printable(err, 300)}"
 
 
 def run(client: Connection, command: str, stdin: bytes | None, deadline: float,

@@ -214,3 +214,36 @@ def test_sshd_stalling_during_login_is_a_timeout_within_the_deadline(stalling_ss
     took = time.monotonic() - start
     assert res.status == "timeout" and "login" in res.message, res
     assert took < 4.5, took
+
+
+def test_accept_new_records_hashed_under_the_alias_and_only_when_nothing_is_known(cluster, tmp_path):
+    node = cluster.nodes[1]
+    user_kh = tmp_path / "known_hosts"
+    user_kh.write_text("")
+    cfg = cfg_with(cluster, tmp_path, f"Host {node.name}\n  UserKnownHostsFile {user_kh}\n  HashKnownHosts yes\n"
+                                      "  HostKeyAlias gpu-box\n")
+    opts = SSHOptions(ssh_config=cfg, timeout=10.0)
+    assert run_one(Host(node.name), "true", opts).status == "unknown_host_key"
+    opts.accept_new_host_keys = True
+    assert run_one(Host(node.name), "true", opts).ok
+    recorded = user_kh.read_text().split()
+    assert recorded[0].startswith("|1|") and "gpu-box" not in user_kh.read_text()
+    opts.accept_new_host_keys = False
+    assert run_one(Host(node.name), "true", opts).ok  # known now, under the alias
+    assert user_kh.read_text().count("\n") == 1
+
+
+def test_one_deadline_across_a_jump_through_a_silent_bastion(cluster, tmp_path):
+    srv = socket.socket()  # the kernel completes the TCP handshake; nothing ever answers
+    srv.bind(("127.0.0.248", 0))
+    srv.listen(8)
+    try:
+        cfg = cfg_with(cluster, tmp_path, f"Host silentbastion\n  HostName 127.0.0.248\n  Port {srv.getsockname()[1]}\n"
+                                          "Host viasilent\n  HostName node2\n  ProxyJump silentbastion\n")
+        start = time.monotonic()
+        res = run_one(Host("viasilent"), "true", SSHOptions(ssh_config=cfg, timeout=2.0))
+        took = time.monotonic() - start
+    finally:
+        srv.close()
+    assert res.status == "timeout" and "silentbastion (jump host for viasilent)" in res.message, res
+    assert took < 3.5, took
