@@ -22,8 +22,9 @@ import time
 from pathlib import Path
 
 from clusterdoc import probe, report
-from clusterdoc.checks import ALL_CHECKS, arch, comm, consistency, cuda, kernel, mpi, ssh
+from clusterdoc.checks import ALL_CHECKS, FAIL, arch, comm, consistency, cuda, finding, kernel, malformed, mpi, ssh
 from clusterdoc.errors import UsageError
+from clusterdoc.untrusted import MAX_STREAM, MAX_TEXT, clean_facts, escape_all, printable
 
 # Parts of probe.py only the head uses (the shell fallback's text and parser), left out of what is sent.
 HEAD_ONLY = {"SHELL_PROBE", "shell_probe", "_sections", "_rc", "parse_shell_output"}
@@ -99,14 +100,15 @@ def with_proxy(command: str, proxy: list[str] | None) -> str:
 
 
 def parse_output(stdout: str) -> dict | None:
-    """Facts from a node's output: the probe's JSON line, or the shell fallback's sections."""
+    """Facts from a node's output (the probe's JSON line, or the shell fallback's sections), checked
+    and escaped (clusterdoc/untrusted.py): what a node prints is never trusted."""
     if "@@clusterdoc-shell-probe" in stdout:
-        return probe.parse_shell_output(stdout)
+        return clean_facts(probe.parse_shell_output(stdout))
     for line in reversed(stdout.splitlines()):
         if line.startswith("{"):
             try:
-                return json.loads(line)
-            except ValueError:
+                return clean_facts(json.loads(line))
+            except (ValueError, RecursionError):
                 return None
     return None
 
@@ -158,6 +160,36 @@ def write_mpi_hostfile(head: dict, hosts, path: str) -> None:
             f.write(f"{h.host} slots=1\n" if head["flavour"] == "openmpi" else f"{h.host}:1\n")
 
 
+TOO_LARGE = f"\n(more than {MAX_STREAM >> 20} MiB: output too large, the rest was dropped)\n"
+
+
+class CappedReader(threading.Thread):
+    """Reads a pipe to its end, keeping only the first MAX_STREAM bytes (memory stays bounded whatever
+    a node makes mpirun print); `text()` says when the rest was dropped."""
+
+    def __init__(self, pipe, on_line=None):
+        super().__init__(daemon=True)
+        self.pipe, self.on_line, self.kept, self.size, self.partial = pipe, on_line, [], 0, b""
+        self.start()
+
+    def run(self):
+        while chunk := os.read(self.pipe.fileno(), 65536):
+            room = MAX_STREAM - self.size
+            self.size += len(chunk)
+            if room <= 0:
+                continue  # drained and dropped
+            self.kept.append(chunk[:room])
+            if self.on_line:
+                *lines, self.partial = (self.partial + chunk[:room]).split(b"\n")
+                for line in lines:
+                    self.on_line(line.decode(errors="replace"))
+        if self.on_line and self.partial and self.size <= MAX_STREAM:
+            self.on_line(self.partial.decode(errors="replace"))
+
+    def text(self) -> str:
+        return b"".join(self.kept).decode(errors="replace") + (TOO_LARGE if self.size > MAX_STREAM else "")
+
+
 def run_mpirun(args, hosts, head: dict | None, use_mpi4py: str | None, timeout: float) -> dict:
     """Run the flavour's `mpirun ... hostname` (or the mpi4py allreduce when every node has mpi4py,
     `use_mpi4py` being the nodes' python) across all hosts; never longer than `timeout`."""
@@ -176,14 +208,16 @@ def run_mpirun(args, hosts, head: dict | None, use_mpi4py: str | None, timeout: 
                                     env=env, start_new_session=True)
         except OSError as err:
             return {"error": f"{argv[0]}: {err.strerror}"}
+        readers = CappedReader(proc.stdout), CappedReader(proc.stderr)
         try:
-            out, err = proc.communicate(timeout=timeout)
-            result["exit_code"] = proc.returncode
+            result["exit_code"] = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)  # mpirun and its ssh children
-            out, err = proc.communicate()
+            proc.wait()
             result["timed_out"] = True
-    out, err = out.decode(errors="replace"), err.decode(errors="replace")
+        for r in readers:
+            r.join(5)
+    out, err = readers[0].text(), readers[1].text()
     result["stderr"] = err[-2000:]
     if use_mpi4py:
         sums = []
@@ -215,7 +249,6 @@ class HydraManual:
         self.started = time.monotonic()
         self.launch: list[list[str]] = []
         self.names: list[str] = []
-        self.err: list[str] = []
         self.ready = threading.Event()
         self.error = None
         try:
@@ -225,25 +258,17 @@ class HydraManual:
             self.proc, self.error = None, f"{self.argv[0]}: {exc.strerror}"
             self.ready.set()
             return
-        self.readers = [threading.Thread(target=self._read_out, daemon=True),
-                        threading.Thread(target=self._read_err, daemon=True)]
-        for t in self.readers:
-            t.start()
+        self.out_reader = CappedReader(self.proc.stdout, self._line)
+        self.readers = [self.out_reader, CappedReader(self.proc.stderr)]
+        threading.Thread(target=lambda: (self.out_reader.join(), self.ready.set()), daemon=True).start()
 
-    def _read_out(self):
-        for raw in self.proc.stdout:
-            line = raw.decode(errors="replace").rstrip("\n")
-            if line.startswith("HYDRA_LAUNCH: "):
-                self.launch.append(shlex.split(line[len("HYDRA_LAUNCH: "):]))
-            elif line.startswith("HYDRA_LAUNCH_END"):
-                self.ready.set()
-            elif line.strip():
-                self.names.append(line.strip())
-        self.ready.set()
-
-    def _read_err(self):
-        for raw in self.proc.stderr:
-            self.err.append(raw.decode(errors="replace"))
+    def _line(self, line: str):
+        if line.startswith("HYDRA_LAUNCH: "):
+            self.launch.append(shlex.split(line[len("HYDRA_LAUNCH: "):]))
+        elif line.startswith("HYDRA_LAUNCH_END"):
+            self.ready.set()
+        elif line.strip():
+            self.names.append(line.strip())
 
     def proxies(self) -> list[list[str]] | None:
         """One proxy argv per host (hostfile order = proxy id), or None when mpirun printed none in time."""
@@ -267,7 +292,7 @@ class HydraManual:
         self.tmp.cleanup()
         return {"command": " ".join(shlex.quote(a) for a in self.argv), "timeout": self.timeout,
                 "timed_out": timed_out, "exit_code": None if timed_out else self.proc.returncode,
-                "names": list(self.names), "stderr": "".join(self.err)[-2000:], "mpi4py": False,
+                "names": list(self.names), "stderr": self.readers[1].text()[-2000:], "mpi4py": False,
                 "launcher": "manual (proxies started in each node's probe session)",
                 "user_command": f"mpirun -f HOSTFILE -n {len(self.hosts)} -ppn 1 hostname"}
 
@@ -318,14 +343,15 @@ def gather_remote(args, hosts, checks, progress, proxies=None, head_path=None) -
         r = results[h.host]
         conns[h.host] = {"status": r.status, "message": r.message, "elapsed": round(r.elapsed, 3),
                          "exit_code": r.exit_code}
+        conns[h.host]["message"] = printable(r.message, MAX_TEXT)
         f = parse_output(r.stdout) if r.status in ("ok", "timeout") else None
         if f is None and r.status == "ok":
             tail = (r.stderr.strip().splitlines() or [f"exit {r.exit_code}, no output"])[-1]
-            conns[h.host]["message"] = tail[:300]
+            conns[h.host]["message"] = printable(tail, 300)
         if f is not None and r.status == "timeout":
             conns[h.host]["status"] = "ok"  # the facts came; whatever hung is in its errors
-        if f and f.get("mesh"):
-            f["mesh"].pop(h.host, None)  # every node gets the same peer list; drop itself
+        if f and f.get("mesh"):  # every node gets the same peer list: keep the others, drop itself
+            f["mesh"] = {p: v for p, v in f["mesh"].items() if p in (peers or []) and p != h.host}
         if f and f.get("probe") == "shell" and python:
             f["python_missing"] = python  # the job's interpreter is not there: its ranks cannot start
         facts[h.host] = f
@@ -387,16 +413,17 @@ def judge(nodes, conns, facts, checks, args, head, mpirun_result, comm_result) -
             findings += ssh.check(n, conns[n], f)
         if not f:
             continue
+        findings += malformed(n, f, checks)
         if "mesh" in checks and conns[n]["status"] != "local":
-            findings += ssh.check_mesh(n, f)
+            findings += _judged(n, "mesh", ssh.check_mesh, n, f)
         if "mpi" in checks:
-            findings += mpi.check(n, f, head)
+            findings += _judged(n, "mpi", mpi.check, n, f, head)
         if "kernel" in checks:
-            findings += kernel.check(n, f)
+            findings += _judged(n, "kernel", kernel.check, n, f)
         if "cuda" in checks:
-            findings += cuda.check(n, f)
+            findings += _judged(n, "cuda", cuda.check, n, f)
         if "arch" in checks:
-            findings += arch.check(n, f, getattr(args, "arch_list", None), needed)
+            findings += _judged(n, "arch", arch.check, n, f, getattr(args, "arch_list", None), needed)
     if "mpi" in checks and mpirun_result is not None:
         findings += mpi.check_run({n: answered[n].get("hostname") for n in nodes if n in answered}, mpirun_result)
     if "consistency" in checks and len(answered) > 1:
@@ -404,6 +431,16 @@ def judge(nodes, conns, facts, checks, args, head, mpirun_result, comm_result) -
     if "comm" in checks and comm_result is not None:
         findings += comm.check(comm_result, list(answered))
     return findings
+
+
+def _judged(node: str, check: str, rule, *args) -> list[dict]:
+    """One node's rule; facts a node sent that still trip the rule become a finding, not a traceback."""
+    try:
+        return rule(*args)
+    except Exception as err:
+        return [finding(node, check, FAIL, f"the node's facts could not be judged ({type(err).__name__}: "
+                        f"{printable(err, 200)}): it sent values of an unexpected form",
+                        "run `python3 - < clusterdoc/probe.py` on the node and look at what it prints")]
 
 
 def main(args) -> int:
@@ -428,7 +465,7 @@ def main(args) -> int:
         node = "localhost"
         nodes = [node]
         conns = {node: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
-        facts = {node: gather_local(getattr(args, "python", None), timeout, (head or {}).get("path"))}
+        facts = {node: clean_facts(gather_local(getattr(args, "python", None), timeout, (head or {}).get("path")))}
         checks = [c for c in checks if c not in ("mesh", "consistency")]  # one node: nothing to compare
         if "comm" in checks:
             comm_result = comm.run_local(facts[node], timeout)
@@ -471,6 +508,8 @@ def main(args) -> int:
             comm_result = comm_test(args, hosts, facts, max(timeout, 30.0))
 
     findings = judge(nodes, conns, facts, checks, args, head, mpirun_result, comm_result)
+    for f in findings:  # messages quote what nodes sent (mpirun's stderr, rank output): escaped for --json too
+        f["message"], f["fix"] = printable(f["message"]), printable(f["fix"])
     needed = arch.needed_arch_list({n: f for n, f in facts.items() if f})
     strict = getattr(args, "strict", False)
     elapsed = time.monotonic() - start
@@ -481,7 +520,7 @@ def main(args) -> int:
         summ["elapsed"] = round(elapsed, 3)
         summ["head_mpirun"] = head
         if mpirun_result is not None:
-            summ["mpirun"] = {k: v for k, v in mpirun_result.items() if k != "stderr"}
+            summ["mpirun"] = escape_all({k: v for k, v in mpirun_result.items() if k != "stderr"})
         print(report.to_json(nodes_json, findings, summ))
     else:
         print(report.render(nodes, findings, checks, needed, getattr(args, "verbose", 0), elapsed))

@@ -54,11 +54,11 @@ CAPABILITY_BY_NAME = [
 ]
 
 
-def run(argv, timeout, env=None):
+def run(argv, timeout, env=None, stdout=subprocess.PIPE):
     """Run argv; return (exit_code, stdout, stderr). Raises OSError (not found) or
     subprocess.TimeoutExpired after killing the whole process group (a hung child that
-    forked must not keep our pipes open)."""
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    forked must not keep our pipes open). stdout=subprocess.DEVNULL: not kept (stdout is "")."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout,
                             stderr=subprocess.PIPE, env=env, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -72,7 +72,7 @@ def run(argv, timeout, env=None):
         except Exception:
             pass
         raise
-    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    return proc.returncode, (out or b"").decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
 def listdir_prefix(dirpath, prefix):
@@ -508,7 +508,8 @@ def probe_mesh(peers, timeout, deadline=None):
             argv = [ssh, "-o", "BatchMode=yes", "-o", "ConnectTimeout=%d" % max(1, int(limit)),
                     "-o", "NumberOfPasswordPrompts=0", peer, "true"]
             try:
-                code, out, err = run(argv, limit)
+                # the peer's login may print without end: only stderr is kept
+                code, out, err = run(argv, limit, stdout=subprocess.DEVNULL)
                 msg = "ok" if code == 0 else (err.strip().splitlines() or ["exit %d" % code])[-1][:200]
                 entry = {"ok": code == 0, "message": msg}
             except subprocess.TimeoutExpired:

@@ -1,15 +1,27 @@
-"""SSH fan-out with paramiko: one connection per node, in threads, with a deadline per node.
+"""SSH fan-out with paramiko: one connection per node, in threads, with one deadline per node.
 
-Host keys are checked the way OpenSSH's StrictHostKeyChecking=yes does: a key that is not in
-known_hosts is refused (accepted and recorded only with accept_new_host_keys, like
-`accept-new`), and a key that differs from the recorded one is always refused. Only key
-authentication is tried: no password and no keyboard-interactive prompt, ever.
+It follows OpenSSH (StrictHostKeyChecking=yes) wherever security depends on it:
+- Host keys are looked up in UserKnownHostsFile (default ~/.ssh/known_hosts ~/.ssh/known_hosts2) and
+  GlobalKnownHostsFile (default /etc/ssh/ssh_known_hosts /etc/ssh/ssh_known_hosts2), with OpenSSH's
+  patterns (* ? !), hashed names, [host]:port, HostKeyAlias and @revoked. A key matching an entry is ok;
+  a host whose entries all differ has a changed key, always refused; a revoked key is refused; a host
+  with no entry is refused, or with accept_new_host_keys recorded in the first user file (hashed with
+  HashKnownHosts yes), like `accept-new`. The key types already known are asked for first, as ssh does.
+- ProxyJump is honoured: each jump host is reached (its own config, the same host key rules) and the
+  next hop is a direct-tcpip channel through it. ProxyCommand runs without a shell. Both for one host
+  is refused.
+- One deadline per node covers TCP connect, banner, key exchange, login and the command: a stall
+  anywhere is `timeout`, never a key or login problem.
+- Only key authentication: no password and no keyboard-interactive prompt, ever.
+What a node sends back is read up to untrusted.MAX_STREAM bytes per stream (then `too_large`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
+import shlex
 import socket
 import threading
 import time
@@ -22,13 +34,19 @@ import paramiko
 
 from clusterdoc.errors import UsageError
 from clusterdoc.hostfile import Host
+from clusterdoc.openssh import (GLOBAL_KNOWN_HOSTS, USER_KNOWN_HOSTS, KnownHosts, KnownKey, Target, fingerprint,
+                                judge_host_key, load_config, parse_jump)
+from clusterdoc.untrusted import MAX_STREAM, decode, printable
 
 # paramiko logs every failed handshake at ERROR level; we report failures ourselves, once.
 logging.getLogger("paramiko").setLevel(logging.CRITICAL)
 
-STATUSES = ("ok", "refused", "timeout", "auth", "unknown_host_key", "changed_host_key", "unreachable", "error")
-
-_known_hosts_lock = threading.Lock()
+STATUSES = ("ok", "refused", "timeout", "auth", "unknown_host_key", "changed_host_key", "unreachable",
+            "too_large", "error")
+DEFAULT_KEYS = ("~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa")
+MAX_JUMPS = 8
+# known_hosts key type -> the host key algorithms that present it
+KEY_ALGORITHMS = {"ssh-rsa": ("rsa-sha2-512", "rsa-sha2-256")}
 
 
 @dataclass
@@ -38,7 +56,7 @@ class SSHOptions:
     user: str | None = None
     timeout: float = 20.0                   # per node: connect + command
     accept_new_host_keys: bool = False
-    known_hosts: list[Path] | None = None   # default: UserKnownHostsFile from the config, else ~/.ssh/known_hosts
+    known_hosts: list[Path] | None = None   # replaces the user files (UserKnownHostsFile); global ones still read
 
     @classmethod
     def from_args(cls, args) -> "SSHOptions":
@@ -72,131 +90,30 @@ class RunResult:
         return self.status == "ok" and self.exit_code == 0
 
 
+# --- failures ------------------------------------------------------------------------------------
+
 class _UnknownHostKey(Exception):
-    def __init__(self, hostname: str, key: paramiko.PKey):
-        self.hostname, self.key = hostname, key
-        super().__init__(hostname)
+    def __init__(self, name: str, key: paramiko.PKey):
+        self.name, self.key = name, key
+        super().__init__(name)
 
 
-class _RejectUnknown(paramiko.MissingHostKeyPolicy):
-    def __init__(self, known_hosts: paramiko.HostKeys):
-        self.known_hosts = known_hosts
-
-    def missing_host_key(self, client, hostname, key):
-        known = self.known_hosts.lookup(hostname)
-        if known:  # known, but under another key type: treat as changed, never as new
-            raise paramiko.BadHostKeyException(hostname, key, next(iter(known.values())))
-        raise _UnknownHostKey(hostname, key)
+class _ChangedHostKey(Exception):
+    def __init__(self, name: str, key: paramiko.PKey, entry: KnownKey):
+        self.name, self.key, self.entry = name, key, entry
+        super().__init__(name)
 
 
-class _AcceptNew(_RejectUnknown):
-    """StrictHostKeyChecking=accept-new: record a key never seen before (changed keys still fail)."""
-
-    def __init__(self, known_hosts: paramiko.HostKeys, path: Path):
-        super().__init__(known_hosts)
-        self.path = path
-
-    def missing_host_key(self, client, hostname, key):
-        try:
-            super().missing_host_key(client, hostname, key)
-        except _UnknownHostKey:
-            pass
-        with _known_hosts_lock:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            with open(self.path, "a") as f:
-                f.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
+class _Timeout(Exception):
+    def __init__(self, stage: str):
+        self.stage = stage
+        super().__init__(stage)
 
 
-class SSHContext:
-    """What one run shares across hosts, parsed once: the OpenSSH client config, known_hosts files and
-    private keys (parsing them per connection costs tens of ms of head CPU each)."""
-
-    def __init__(self, opts: SSHOptions):
-        path = opts.ssh_config
-        if path is None:
-            default = Path.home() / ".ssh" / "config"
-            path = default if default.is_file() else None
-        try:
-            self.config = paramiko.SSHConfig.from_path(str(path)) if path else paramiko.SSHConfig()
-        except Exception as err:  # paramiko raises several kinds for a malformed file
-            raise UsageError(f"cannot read ssh config: {err}", where=str(path))
-        self.opts = opts
-        self._lock = threading.Lock()
-        self._host_keys: dict[tuple[Path, ...], paramiko.HostKeys] = {}
-        self._keys: dict[str, paramiko.PKey | Exception] = {}
-
-    def host_keys(self, files: list[Path]) -> paramiko.HostKeys:
-        with self._lock:
-            keys = self._host_keys.get(tuple(files))
-            if keys is None:
-                keys = paramiko.HostKeys()
-                for path in files:
-                    if path.is_file():
-                        keys.load(str(path))
-                self._host_keys[tuple(files)] = keys
-            return keys
-
-    def private_key(self, path: str) -> paramiko.PKey:
-        with self._lock:
-            if path not in self._keys:
-                try:
-                    self._keys[path] = _load_key(path)
-                except _KeyFileError as err:
-                    self._keys[path] = err
-            key = self._keys[path]
-        if isinstance(key, Exception):
-            raise key
-        return key
-
-    def lookup(self, host: Host) -> dict:
-        c = self.config.lookup(host.host)
-        files = self.opts.known_hosts
-        if files is None:
-            given = c.get("userknownhostsfile")
-            files = [Path(os.path.expanduser(p)) for p in given.split()] if given else \
-                [Path.home() / ".ssh" / "known_hosts"]
-        identities = self.opts.identities or [os.path.expanduser(p) for p in c.get("identityfile", [])
-                                              if os.path.exists(os.path.expanduser(p))]
-        return {
-            "hostname": c.get("hostname", host.host),
-            "port": int(c.get("port", 22)),
-            "user": host.user or self.opts.user or c.get("user") or os.environ.get("USER") or "root",
-            "identities": identities,
-            "known_hosts": files,
-            "proxy": c.get("proxycommand"),
-        }
-
-
-def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple[str, str]:
-    """Map what paramiko/socket raised to (status, one-line message)."""
-    if isinstance(err, paramiko.ssh_exception.NoValidConnectionsError) and err.errors:
-        err = next(iter(err.errors.values()))  # paramiko wraps the socket error of each address it tried
-    if isinstance(err, _UnknownHostKey):
-        return ("unknown_host_key",
-                f"host key of {host} ({err.hostname}) is not in known_hosts; refusing to trust it unseen")
-    if isinstance(err, paramiko.BadHostKeyException):
-        return ("changed_host_key",
-                f"HOST KEY OF {host} HAS CHANGED ({err.key.get_name()} {err.key.get_fingerprint().hex()} is not the "
-                f"recorded one): possible man-in-the-middle, refusing to connect")
-    if isinstance(err, _KeyFileError):
-        return "auth", f"{host}: {err}"
-    if isinstance(err, paramiko.AuthenticationException):
-        return "auth", f"key login to {host} failed ({err}); no password or interactive login is tried"
-    if isinstance(err, paramiko.PasswordRequiredException):
-        return "auth", f"the private key for {host} needs a passphrase; load it into ssh-agent"
-    if isinstance(err, ConnectionRefusedError):
-        return "refused", f"connection to {host} ({addr}) refused: is sshd running there?"
-    if isinstance(err, (socket.timeout, TimeoutError)):
-        return "timeout", f"{host} ({addr}) did not answer within {timeout:g}s"
-    if isinstance(err, socket.gaierror):
-        return "unreachable", f"{host}: name does not resolve ({err.strerror})"
-    if isinstance(err, paramiko.SSHException) and "banner" in str(err).lower():
-        return "timeout", f"{host} ({addr}) accepted the connection but sent no SSH banner within {timeout:g}s"
-    if isinstance(err, paramiko.SSHException) and "timeout" in str(err).lower():
-        return "timeout", f"{host} ({addr}): SSH handshake did not finish within {timeout:g}s"
-    if isinstance(err, OSError) and err.errno is not None:
-        return "unreachable", f"{host} ({addr}): {os.strerror(err.errno)}"
-    return "error", f"{host} ({addr}): {type(err).__name__}: {err}"
+class _TooLarge(Exception):
+    def __init__(self, stream: str):
+        self.stream = stream
+        super().__init__(stream)
 
 
 class _KeyFileError(Exception):
@@ -212,62 +129,375 @@ def _load_key(path: str) -> paramiko.PKey:
         raise _KeyFileError(f"cannot use private key {path}: {err}")
 
 
-def connect(host: Host, opts: SSHOptions, context: SSHContext | None = None,
-            timeout: float | None = None) -> paramiko.SSHClient:
-    """Open one authenticated connection. Raises what paramiko raises; run_many classifies it."""
-    context = context or SSHContext(opts)
-    c = context.lookup(host)
-    timeout = opts.timeout if timeout is None else timeout
-    client = paramiko.SSHClient()
-    known = context.host_keys(c["known_hosts"])
-    client._system_host_keys = known  # shared and read-only: paramiko only reads it while connecting
-    client.set_missing_host_key_policy(
-        _AcceptNew(known, c["known_hosts"][0]) if opts.accept_new_host_keys else _RejectUnknown(known))
-    keys = c["identities"]
-    # paramiko's own key_filename loading can fail on valid PEM keys; load the first key ourselves
-    pkey = context.private_key(keys[0]) if keys else None
-    sock = paramiko.ProxyCommand(c["proxy"]) if c["proxy"] else None
+# --- the config, keys and known_hosts one run shares ---------------------------------------
+
+
+class SSHContext:
+    """What one run shares across hosts, parsed once: the OpenSSH client config, known_hosts files and
+    private keys (parsing them per connection costs tens of ms of head CPU each)."""
+
+    def __init__(self, opts: SSHOptions):
+        self.config, self.where = load_config(opts.ssh_config)
+        self.opts = opts
+        self.known = KnownHosts()
+        self._lock = threading.Lock()
+        self._keys: dict[str, paramiko.PKey | Exception] = {}
+
+    def private_key(self, path: str) -> paramiko.PKey:
+        with self._lock:
+            if path not in self._keys:
+                try:
+                    self._keys[path] = _load_key(path)
+                except _KeyFileError as err:
+                    self._keys[path] = err
+            key = self._keys[path]
+        if isinstance(key, Exception):
+            raise key
+        return key
+
+    def _files(self, value: str | None, default, tokens: dict) -> list[Path]:
+        if value is None:
+            words = list(default)
+        else:
+            try:
+                words = shlex.split(value)
+            except ValueError:
+                words = value.split()
+        if [w.lower() for w in words] == ["none"]:
+            return []
+        out = []
+        for w in words:
+            w = re.sub(r"%[%dunhpr]", lambda m: tokens.get(m.group(0), m.group(0)), w)
+            out.append(Path(os.path.expanduser(w)))
+        return out
+
+    def lookup(self, host: Host, port: int | None = None, jumps: list[tuple] | None = None,
+               jump: bool = False) -> Target:
+        """`port`/`jumps` override the config (a ProxyJump hop's own spec); `jump`: a jump host, which
+        takes its user from its spec or config only (as `ssh -J` does), not from --user."""
+        c = self.config.lookup(host.host)
+        where = self.where
+        hostname = c.get("hostname", host.host)
+        try:
+            port = port or int(c.get("port", 22))
+        except ValueError:
+            raise UsageError(f"Port {c.get('port')!r} for {host.host} is not a number", where=where)
+        user = host.user or (None if jump else self.opts.user) or c.get("user") or os.environ.get("USER") or "root"
+        proxy_command, proxy_jump = c.get("proxycommand"), c.get("proxyjump")
+        if proxy_jump and proxy_jump.lower() == "none":
+            proxy_jump = None
+        if proxy_command and proxy_jump and jumps is None:
+            raise UsageError(f"both ProxyJump and ProxyCommand apply to {host.host}: ssh uses whichever comes "
+                             "first, clusterdoc refuses to guess", where=where,
+                             hint=f"keep one of them for {host.host} (or add `ProxyJump none` / `ProxyCommand none`)")
+        if jumps is None:
+            jumps = parse_jump(proxy_jump, host.host) if proxy_jump else []
+        elif jumps:
+            proxy_command = None  # an explicit chain replaces the hop's own proxy settings
+        home = str(Path.home())
+        tokens = {"%%": "%", "%d": home, "%u": os.environ.get("USER") or "root", "%n": host.host, "%h": hostname,
+                  "%p": str(port), "%r": user}
+        user_files = self.opts.known_hosts
+        if user_files is None:
+            user_files = self._files(c.get("userknownhostsfile"), USER_KNOWN_HOSTS, tokens)
+        global_files = self._files(c.get("globalknownhostsfile"), GLOBAL_KNOWN_HOSTS, tokens)
+        identities = self.opts.identities or [os.path.expanduser(p) for p in c.get("identityfile", [])
+                                              if os.path.exists(os.path.expanduser(p))]
+        alias = c.get("hostkeyalias")
+        key_name = alias or (hostname if port == 22 else f"[{hostname}]:{port}")
+        return Target(host.host, hostname, port, user, identities, list(user_files) + global_files,
+                      len(user_files), key_name, c.get("hashknownhosts", "no").lower() == "yes",
+                      proxy_command, jumps)
+
+    def auth_keys(self, t: Target) -> tuple[list, list]:
+        """(keys to offer in order, things to close after login): the given identities; without any,
+        the agent's keys then the default key files, as ssh does."""
+        if t.identities:
+            keys, errors = [], []
+            for path in t.identities:
+                try:
+                    keys.append(self.private_key(path))
+                except _KeyFileError as err:
+                    errors.append(err)
+            if not keys:
+                raise errors[0]
+            return keys, []
+        keys, closers = [], []
+        if os.environ.get("SSH_AUTH_SOCK"):
+            try:
+                agent = paramiko.Agent()
+                keys += list(agent.get_keys())
+                closers.append(agent)
+            except Exception:  # no agent behind the socket: as ssh, go on without it
+                pass
+        for path in DEFAULT_KEYS:
+            path = os.path.expanduser(path)
+            if os.path.isfile(path):
+                try:
+                    keys.append(self.private_key(path))
+                except _KeyFileError:
+                    pass
+        return keys, closers
+
+
+# --- connecting ----------------------------------------------------------------------------------
+
+class Connection:
+    """An authenticated connection to a host, and what it goes through (jump hosts, a ProxyCommand)."""
+
+    def __init__(self, transport: paramiko.Transport, closers: list):
+        self.transport, self.closers = transport, closers
+
+    def get_transport(self) -> paramiko.Transport:
+        return self.transport
+
+    def open_sftp(self) -> paramiko.SFTPClient:
+        return paramiko.SFTPClient.from_transport(self.transport)
+
+    def close(self) -> None:
+        _close_all(self.closers)
+
+
+def _close_all(things) -> None:
+    for thing in reversed(things):
+        try:
+            thing.close()
+        except Exception:
+            pass
+
+
+class _Deadline:
+    """The node's one deadline: `left()` for each step, and at the deadline everything opened so far is
+    closed, so any wait inside paramiko ends at once (then `fired` says it was a timeout)."""
+
+    def __init__(self, deadline: float):
+        self.deadline, self.fired, self.done, self.closers = deadline, False, False, []
+        self.stage = "the TCP connect"
+        self.lock = threading.Lock()
+        self.timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _fire(self):
+        with self.lock:
+            if self.done:
+                return
+            self.fired = True
+        _close_all(list(self.closers))
+
+    def left(self, stage: str) -> float:
+        self.stage = stage
+        left = self.deadline - time.monotonic()
+        if left <= 0 or self.fired:
+            raise _Timeout(stage)
+        return left
+
+    def cancel(self) -> bool:
+        """Stop the clock; False when it had already fired (what was opened is closed)."""
+        with self.lock:
+            self.done = True
+        self.timer.cancel()
+        return not self.fired
+
+
+def _check_host_key(context: SSHContext, t: Target, key: paramiko.PKey) -> None:
+    entries = context.known.entries(t.known_hosts, t.key_name)
+    verdict, entry = judge_host_key(entries, key.get_name(), key.asbytes())
+    if verdict in ("changed", "revoked"):
+        raise _ChangedHostKey(t.key_name, key, entry)
+    if verdict == "new":
+        if not context.opts.accept_new_host_keys or not t.user_files:
+            raise _UnknownHostKey(t.key_name, key)
+        context.known.record(t.known_hosts[0], t.key_name, key, t.hash_new)
+
+
+def _prefer_known_key_types(context: SSHContext, t: Target, transport: paramiko.Transport) -> None:
+    known = [e.keytype for e in context.known.entries(t.known_hosts, t.key_name) if e.marker is None]
+    opts = transport.get_security_options()
+    want = [a for k in known for a in KEY_ALGORITHMS.get(k, (k,)) if a in opts.key_types]
+    if want:
+        opts.key_types = tuple(dict.fromkeys(want + list(opts.key_types)))
+
+
+def _open_socket(context: SSHContext, t: Target, clock: _Deadline, depth: int):
+    """The byte stream to `t`'s sshd: TCP, a ProxyCommand, or a channel through its jump hosts."""
+    if t.jumps:
+        *before, (user, host, port) = t.jumps
+        hop = context.lookup(Host(host, user=user), port=port, jumps=before or None, jump=True)
+        via = _connect(context, hop, clock, depth + 1)
+        clock.closers.append(via)
+        try:
+            chan = via.transport.open_channel("direct-tcpip", (t.hostname, t.port), ("127.0.0.1", 0),
+                                              timeout=clock.left(f"the ProxyJump through {hop.name}"))
+        except BaseException as err:
+            via.close()
+            if isinstance(err, paramiko.ChannelException):
+                raise _JumpRefused(hop.name, t, err) from None
+            raise
+        return chan, [via]
+    if t.proxy_command:
+        proxy = paramiko.ProxyCommand(t.proxy_command)
+        return proxy, [proxy]
+    sock = socket.create_connection((t.hostname, t.port), timeout=clock.left("the TCP connect"))
+    return sock, [sock]
+
+
+class _JumpRefused(Exception):
+    def __init__(self, hop: str, t: Target, err):
+        super().__init__(f"jump host {hop} could not open a connection to {t.hostname}:{t.port} "
+                         f"({printable(getattr(err, 'text', err), 200)})")
+
+
+def _connect(context: SSHContext, t: Target, clock: _Deadline, depth: int = 0) -> Connection:
+    """Open one authenticated connection before the clock's deadline."""
+    if depth > MAX_JUMPS:
+        raise UsageError(f"ProxyJump for {t.name} goes through more than {MAX_JUMPS} jump hosts (a loop?)")
+    closers: list = []
     try:
-        client.connect(
-            c["hostname"], port=c["port"], username=c["user"],
-            pkey=pkey, key_filename=keys[1:] or None,
-            look_for_keys=not c["identities"], allow_agent=not c["identities"],
-            password=None, timeout=timeout, banner_timeout=timeout, auth_timeout=timeout,
-            channel_timeout=timeout, sock=sock,
-        )
-    except BaseException:
-        client.close()
-        raise
-    return client
+        sock, closers = _open_socket(context, t, clock, depth)
+        clock.closers += closers
+        transport = paramiko.Transport(sock)
+        closers.append(transport)
+        clock.closers.append(transport)
+        # paramiko's own timeouts end just after ours: the clock closing the transport is the one deadline
+        transport.banner_timeout = transport.handshake_timeout = clock.left("the SSH banner") + 1
+        _prefer_known_key_types(context, t, transport)
+        transport.start_client(timeout=clock.left("the SSH banner and key exchange") + 1)
+        key = transport.get_remote_server_key()
+        _check_host_key(context, t, key)
+        _login(context, t, transport, clock)
+        return Connection(transport, closers)
+    except BaseException as err:
+        _close_all(closers)
+        if clock.fired and not isinstance(err, (_Timeout, KeyboardInterrupt)):
+            err = _Timeout(clock.stage)  # whatever broke when the clock closed the connection
+        if depth and not hasattr(err, "hop"):
+            err.hop = t.name  # the jump host it happened on, for the message
+        raise err
 
 
-def run(client: paramiko.SSHClient, command: str, stdin: bytes | None, deadline: float) -> tuple[int | None, str, str]:
-    """Run one command on an open connection; returns (exit code or None on timeout, stdout, stderr)."""
+def _login(context: SSHContext, t: Target, transport: paramiko.Transport, clock: _Deadline) -> None:
+    keys, closers = context.auth_keys(t)
+    clock.closers += closers
+    try:
+        if not keys:
+            raise paramiko.AuthenticationException("no private key to offer (give one with -i, IdentityFile "
+                                                   "or ssh-agent)")
+        last = None
+        for key in keys:
+            transport.auth_timeout = clock.left("the login") + 1
+            try:
+                transport.auth_publickey(t.user, key)
+            except paramiko.AuthenticationException as err:
+                if "timeout" in str(err).lower():
+                    raise _Timeout("the login") from None
+                clock.left("the login")
+                last = err
+            if transport.is_authenticated():
+                return
+        raise last or paramiko.AuthenticationException("the server did not accept the key")
+    finally:
+        _close_all(closers)
+
+
+def connect(host: Host, opts: SSHOptions, context: SSHContext | None = None,
+            deadline: float | None = None) -> Connection:
+    """Open one authenticated connection, all of it (jumps, TCP, banner, keys, login) before `deadline`
+    (time.monotonic(); default: opts.timeout from now). Raises; run_one classifies what it raised."""
+    context = context or SSHContext(opts)
+    clock = _Deadline(deadline if deadline is not None else time.monotonic() + opts.timeout)
+    try:
+        conn = _connect(context, context.lookup(host), clock)
+    finally:
+        in_time = clock.cancel()
+    if not in_time:
+        conn.close()
+        raise _Timeout("the login")
+    return conn
+
+
+def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple[str, str]:
+    """Map what paramiko/socket raised to (status, one-line message)."""
+    at = f"{host} ({addr})"
+    hop = getattr(err, "hop", None)
+    if hop:
+        host = at = f"{hop} (jump host for {host})"
+    if isinstance(err, _Timeout):
+        return "timeout", f"{at} did not get through {err.stage} within {timeout:g}s"
+    if isinstance(err, _TooLarge):
+        return ("too_large", f"{host} sent more than {MAX_STREAM >> 20} MiB on {err.stream}: output too large, "
+                             "stopped reading")
+    if isinstance(err, _UnknownHostKey):
+        return ("unknown_host_key", f"host key of {host} ({err.name}, {err.key.get_name()} "
+                                    f"{fingerprint(err.key.asbytes())}) is not in known_hosts; refusing to trust it unseen")
+    if isinstance(err, _ChangedHostKey):
+        what = "IS REVOKED" if err.entry.marker == "@revoked" else "HAS CHANGED"
+        return ("changed_host_key",
+                f"HOST KEY OF {host} {what} ({err.key.get_name()} {fingerprint(err.key.asbytes())} is not the key "
+                f"recorded in {err.entry.where}): possible man-in-the-middle, refusing to connect")
+    if isinstance(err, _JumpRefused):
+        return "unreachable", f"{host}: {err}"
+    if isinstance(err, _KeyFileError):
+        return "auth", f"{host}: {err}"
+    if isinstance(err, paramiko.AuthenticationException):
+        return "auth", f"key login to {host} failed ({printable(err, 200)}); no password or interactive login is tried"
+    if isinstance(err, paramiko.PasswordRequiredException):
+        return "auth", f"the private key for {host} needs a passphrase; load it into ssh-agent"
+    if isinstance(err, ConnectionRefusedError):
+        return "refused", f"connection to {at} refused: is sshd running there?"
+    if isinstance(err, (socket.timeout, TimeoutError)):
+        return "timeout", f"{at} did not answer within {timeout:g}s"
+    if isinstance(err, socket.gaierror):
+        return "unreachable", f"{host}: name does not resolve ({err.strerror})"
+    if isinstance(err, UsageError):
+        return "error", f"{host}: {printable(err, 300)}"
+    if isinstance(err, paramiko.SSHException) and "banner" in str(err).lower():
+        return "timeout", f"{at} accepted the connection but sent no SSH banner within {timeout:g}s"
+    if isinstance(err, paramiko.ProxyCommandFailure):
+        return "error", f"{host}: ProxyCommand failed: {printable(err, 300)}"
+    if isinstance(err, OSError) and err.errno is not None:
+        return "unreachable", f"{at}: {os.strerror(err.errno)}"
+    return "error", f"{at}: {type(err).__name__}: {printable(err, 300)}"
+
+
+def run(client: Connection, command: str, stdin: bytes | None, deadline: float,
+        cap: int = MAX_STREAM) -> tuple[int | None, str, str]:
+    """Run one command on an open connection; returns (exit code or None on timeout, stdout, stderr).
+    Raises _TooLarge, after closing the channel, when a stream passes `cap` bytes."""
     chan = client.get_transport().open_session(timeout=max(0.1, deadline - time.monotonic()))
-    chan.settimeout(0.2)
-    chan.exec_command(command)
-    if stdin:
-        chan.sendall(stdin)
-    chan.shutdown_write()
-    out, err = bytearray(), bytearray()
-    while True:
-        got = False
-        while chan.recv_ready():
-            out += chan.recv(65536)
-            got = True
-        while chan.recv_stderr_ready():
-            err += chan.recv_stderr(65536)
-            got = True
-        if chan.exit_status_ready() and not chan.recv_ready() and not chan.recv_stderr_ready():
-            code = chan.recv_exit_status()
-            break
-        if time.monotonic() > deadline:
-            chan.close()
-            code = None
-            break
-        if not got:
-            time.sleep(0.01)
-    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    try:
+        chan.settimeout(0.2)
+        chan.exec_command(command)
+        if stdin:
+            chan.sendall(stdin)
+        chan.shutdown_write()
+        out, err = bytearray(), bytearray()
+        while True:
+            got = False
+            while chan.recv_ready() and len(out) <= cap:
+                out += chan.recv(65536)
+                got = True
+            while chan.recv_stderr_ready() and len(err) <= cap:
+                err += chan.recv_stderr(65536)
+                got = True
+            if len(out) > cap or len(err) > cap:
+                raise _TooLarge("stdout" if len(out) > cap else "stderr")
+            if chan.exit_status_ready() and not chan.recv_ready() and not chan.recv_stderr_ready():
+                code = chan.recv_exit_status()
+                break
+            if time.monotonic() > deadline:
+                code = None
+                break
+            if not got:
+                time.sleep(0.01)
+    finally:
+        chan.close()
+    return code, decode(out), decode(err)
+
+
+def _failed(host: Host, err: BaseException, addr: str, opts: SSHOptions, start: float) -> RunResult:
+    status, message = _describe(err, host.host, addr, opts.timeout)
+    return RunResult(host.host, status, elapsed=time.monotonic() - start, message=message)
 
 
 def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = None,
@@ -275,23 +505,15 @@ def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = No
     start = time.monotonic()
     deadline = start + opts.timeout
     context = context or SSHContext(opts)
-    addr = context.lookup(host)["hostname"]
+    addr = context.lookup(host).hostname
     try:
-        client = connect(host, opts, context)
-    except BaseException as err:  # every failure becomes this node's result, never the run's
-        if isinstance(err, KeyboardInterrupt):
-            raise
-        status, message = _describe(err, host.host, addr, opts.timeout)
-        if status == "error" and isinstance(err, paramiko.SSHException) and \
-                time.monotonic() - start >= 0.9 * opts.timeout:
-            status, message = "timeout", (f"{host.host} ({addr}) accepted the connection but the SSH handshake "
-                                          f"did not finish within {opts.timeout:g}s")
-        return RunResult(host.host, status, elapsed=time.monotonic() - start, message=message)
+        client = connect(host, opts, context, deadline)
+    except Exception as err:  # every failure becomes this node's result, never the run's
+        return _failed(host, err, addr, opts, start)
     try:
         code, out, err = run(client, command, stdin, deadline)
     except Exception as e:
-        status, message = _describe(e, host.host, addr, opts.timeout)
-        return RunResult(host.host, status, elapsed=time.monotonic() - start, message=message)
+        return _failed(host, e, addr, opts, start)
     finally:
         client.close()
     elapsed = time.monotonic() - start
@@ -306,10 +528,13 @@ def run_many(hosts: list[Host], command: str | Callable[[Host], str], opts: SSHO
              stdin: bytes | None = None, fanout: int = 32,
              on_done: Callable[[RunResult], None] | None = None) -> dict[str, RunResult]:
     """Run `command` (the same for all, or one per host from a callable) on every host, `fanout` at a
-    time. Results keyed by host name, in input order."""
+    time. Results keyed by host name, in input order. A config that cannot be followed for a host
+    (ProxyJump unreadable, ...) is a UsageError before any connection."""
     if fanout < 1:
         raise UsageError(f"--fanout must be at least 1, got {fanout}")
     context = SSHContext(opts)
+    for h in hosts:
+        context.lookup(h)
     command_for = command if callable(command) else (lambda _h: command)
     results: dict[str, RunResult] = {}
     with ThreadPoolExecutor(max_workers=min(fanout, max(1, len(hosts)))) as pool:
@@ -326,7 +551,7 @@ def put_file(host: Host, local: str | Path, remote: str, opts: SSHOptions) -> Ru
     """Copy one file with SFTP (one connection)."""
     start = time.monotonic()
     context = SSHContext(opts)
-    addr = context.lookup(host)["hostname"]
+    addr = context.lookup(host).hostname
     try:
         client = connect(host, opts, context)
         try:
@@ -337,6 +562,5 @@ def put_file(host: Host, local: str | Path, remote: str, opts: SSHOptions) -> Ru
         finally:
             client.close()
     except Exception as err:
-        status, message = _describe(err, host.host, addr, opts.timeout)
-        return RunResult(host.host, status, elapsed=time.monotonic() - start, message=message)
+        return _failed(host, err, addr, opts, start)
     return RunResult(host.host, "ok", 0, elapsed=time.monotonic() - start)

@@ -8,6 +8,7 @@ import re
 import sys
 
 from clusterdoc.checks import FAIL, OK, RANK, WARN, worst
+from clusterdoc.untrusted import printable
 
 MARK = {OK: "ok", WARN: "WARN", FAIL: "FAIL", None: "-"}
 NODE = "\0NODE\0"  # stands for the node's name in a merged finding
@@ -98,7 +99,7 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
     for n in nodes:
         groups.setdefault(tuple(status[n][c] for c in checks), []).append(n)
     rows = sorted(groups.items(), key=lambda kv: (-max((RANK.get(s, -1) for s in kv[0]), default=-1), _natural(kv[1][0])))
-    table = [[hostlist(ns), len(ns)] + [MARK[s] for s in key] for key, ns in rows]
+    table = [[printable(hostlist(ns)), len(ns)] + [MARK[s] for s in key] for key, ns in rows]
     lines = [tabulate(table, headers=["nodes", "#"] + list(checks), tablefmt="simple")]
 
     # Problems, identical ones merged across nodes.
@@ -108,10 +109,11 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
     if order:
         lines.append("")
         for (check, st, message, fix), ns in order:
+            # messages carry what nodes sent: escaped again here, whatever the check did
             names = hostlist(ns)
-            lines.append(f"[{MARK[st]}] {check} {names}: {message.replace(NODE, names)}")
+            lines.append(f"[{MARK[st]}] {check} {printable(names)}: {printable(message.replace(NODE, names))}")
             if fix and st != OK:
-                lines.append(f"    fix: {fix.replace(NODE, names)}")
+                lines.append(f"    fix: {printable(fix.replace(NODE, names))}")
     lines.append("")
     lines.append(f"TORCH_CUDA_ARCH_LIST this cluster needs: {needed_arch_list}" if needed_arch_list
                  else "TORCH_CUDA_ARCH_LIST this cluster needs: (no GPU found on any node)")

@@ -9,6 +9,8 @@ they concern in "nodes". No check runs commands: they only compare facts.
 
 from __future__ import annotations
 
+import re
+
 OK, WARN, FAIL = "ok", "warn", "fail"
 RANK = {OK: 0, WARN: 1, FAIL: 2}
 
@@ -44,4 +46,26 @@ def probe_errors(node: str, facts: dict, check: str) -> list[dict]:
         if target == check:
             out.append(finding(node, check, status, f"probe {name}: {err.get('message')}",
                                "run the command by hand on the node to see why it fails or hangs"))
+    return out
+
+
+MALFORMED_LABELS = {"driver": "driver version", "gpus[*].driver": "GPU driver version", "gpus[*].name": "GPU name",
+                    "gpus[*].capability": "GPU compute capability", "kernel.release": "kernel release",
+                    "hostname": "host name"}
+
+
+def malformed(node: str, facts: dict, checks) -> list[dict]:
+    """A FAIL per value the node sent in a form it cannot have (see clusterdoc/untrusted.py): the value
+    was dropped before judging, so the check it belongs to cannot be ok."""
+    out, seen = [], set()
+    for m in facts.get("malformed") or []:
+        check = m["check"] if m["check"] in checks else "ssh"
+        field = re.sub(r"\[\d+\]", "[*]", m["field"])  # gpus[0].name .. gpus[7].name: one finding
+        if (check, field, m["value"]) in seen:
+            continue
+        seen.add((check, field, m["value"]))
+        out.append(finding(node, check, FAIL, f"the node sent a malformed {MALFORMED_LABELS.get(field, field)}: "
+                                              f"{m['value']} (not trusted, not judged)",
+                           "look at what produces it on the node (for GPUs: nvidia-smi --query-gpu=name,"
+                           "driver_version --format=csv | cat -v): a broken install or a tampered tool"))
     return out

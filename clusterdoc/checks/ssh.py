@@ -17,6 +17,8 @@ FIXES = {
     "changed_host_key": "if the node was reinstalled, drop the old key (ssh-keygen -R NODE) and verify the new one; "
                         "otherwise treat it as an attack",
     "unreachable": "check the node's name or address in the hostfile / ssh config / DNS",
+    "too_large": "find what prints on the node before or instead of the command (~/.bashrc, /etc/bash.bashrc, "
+                 "/etc/profile.d, a ForceCommand): measure with `ssh NODE true | wc -c`, which must print 0",
     "error": "run ssh -v NODE by hand to see what fails",
 }
 

@@ -20,6 +20,7 @@ from clusterdoc.checks import cuda as cuda_check
 from clusterdoc.checks.arch import covers, parse_arch_entries
 from clusterdoc.errors import UsageError
 from clusterdoc.tables import format_arch_list
+from clusterdoc.untrusted import printable
 from clusterdoc.wheel import archlist, build, manifest, preflight
 from clusterdoc.wheel.preflight import Finding
 
@@ -27,7 +28,8 @@ EXIT_OK, EXIT_PROBLEMS = 0, 1
 
 
 def out(text: str = "") -> None:
-    print(text, flush=True)
+    """Print; lines quote what nodes sent (install output, facts), so each is escaped (untrusted.py)."""
+    print("\n".join(printable(line) for line in str(text).split("\n")), flush=True)
 
 
 def shell_value(value: str) -> str:

@@ -140,7 +140,7 @@ def nvidia_smi(spec: dict, gpus: list[dict]) -> str:
     listing = "\n".join(f"GPU {g['index']}: {g['name']} (UUID: {g['uuid']})" for g in gpus)
     return f'''
 # Fake nvidia-smi of the clusterdoc test cluster: answers like driver {driver} with {len(gpus)} GPU(s).
-DRIVER={driver}; CUDA={cuda}; COUNT={len(gpus)}; HAS_CAP={1 if has_cap else 0}
+DRIVER={shlex.quote(driver)}; CUDA={cuda}; COUNT={len(gpus)}; HAS_CAP={1 if has_cap else 0}
 gpu() {{
   case "$1" in
 {chr(10).join(per_gpu)}

@@ -107,7 +107,9 @@ def write_node_files(node_dir: Path, node: Node, nodes: list[Node], *, port: int
     write(etc / "ssh" / "ssh_config", ssh_client_config(nodes, port, key, known, broken))
     write(etc / "ld.so.preload", f"{preload}\n" if preload else "")
     home = node_dir / "home"
-    write(home / ".bashrc", f"# {node.name} of the clusterdoc test cluster: no host shell setup here\n")
+    flood = int(spec.get("login_output") or 0)  # Debian's bash reads ~/.bashrc for ssh commands
+    write(home / ".bashrc", f"# {node.name} of the clusterdoc test cluster: no host shell setup here\n"
+          + (f"head -c {flood} /dev/zero | tr '\\0' x\n" if flood else ""))
     exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in sorted(env.items()))
     write(home / ".profile", f"# {node.name}: login shells get the node's environment back after /etc/profile\n"
                              + exports)

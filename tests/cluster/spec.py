@@ -14,13 +14,14 @@ DEFAULT_SPEC = Path(__file__).with_name("default.yaml")
 
 KEYS = {
     "kernel", "gpus", "driver", "toolkits", "path_toolkit", "ld_toolkit", "cuda_home", "gcc", "python",
-    "torch", "deepspeed", "libaio", "env", "mesh_broken_to", "hang", "fail",
+    "torch", "deepspeed", "libaio", "env", "mesh_broken_to", "hang", "fail", "login_output",
 }
 # What a node looks like when neither the spec file nor a plant says anything.
 BASE = {
     "kernel": "5.15.0-105-generic", "gpus": [], "driver": None, "toolkits": [], "path_toolkit": None,
     "ld_toolkit": None, "cuda_home": None, "gcc": None, "python": "/usr/bin/python3", "torch": None,
     "deepspeed": None, "libaio": False, "env": {}, "mesh_broken_to": [], "hang": [], "fail": [],
+    "login_output": 0,  # bytes every ssh session's shell prints on stdout before the command (~/.bashrc)
 }
 
 

@@ -1,0 +1,163 @@
+"""What nodes send is untrusted: bounded in size, checked against its expected form, shown escaped.
+
+A node's output can carry terminal escape sequences (retitle or clear the operator's terminal, rewrite
+lines of the report), a flood of bytes, or values of the wrong type or form. Everything a node sent
+passes through here before it is judged or printed:
+  - MAX_STREAM bounds what the head reads of one stream of one node (remote.py stops reading there);
+  - `clean_facts` replaces a value that is not of its expected form (a driver version with escape
+    codes, a GPU name with control characters, a list where a string belongs) with None, so no rule
+    judges it, and lists it in facts["malformed"]; free text (error messages) is escaped instead;
+  - `printable` escapes non-printable characters; the report passes every line it prints through it.
+Pure functions only.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_STREAM = 4 << 20      # bytes read from one stream (stdout, stderr) of one node
+MAX_TEXT = 2000           # characters kept of one free-text value (an error message, a stderr tail)
+MAX_VALUE = 4096          # a longer non-free-text string is malformed
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(ch: str) -> str:
+    o = ord(ch)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}" if o < 0x10000 else f"\\U{o:08x}"
+
+
+def printable(text, limit: int | None = None) -> str:
+    """`text` with every non-printable character (controls, ESC, bidi overrides, lone surrogates...)
+    written as a Python-style escape; cut to `limit` characters first. Idempotent."""
+    s = text if isinstance(text, str) else str(text)
+    if limit is not None and len(s) > limit:
+        s = s[:limit] + "..."
+    if s.isprintable():
+        return s
+    return "".join(c if c.isprintable() else _escape(c) for c in s)
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+# --- expected forms of the facts (probe.py's schema) ------------------------------------------
+
+STR, TEXT, VERSION, DRIVER, CAP, HOST, BOOL, INT, NUM, ANY = (
+    "text", "free text", "version", "driver version", "compute capability", "host name", "bool", "integer",
+    "number", "any")
+FORMS = {
+    VERSION: re.compile(r"[0-9A-Za-z][0-9A-Za-z._+~-]{0,63}"),
+    DRIVER: re.compile(r"\d{1,6}(\.\d{1,6}){0,3}"),
+    CAP: re.compile(r"\d{1,2}\.\d{1,2}"),
+    HOST: re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,252}"),
+}
+_MPI = {"path": STR, "flavour": STR, "version": VERSION, "library": STR, "error": TEXT, "missing": BOOL}
+SCHEMA = {
+    "schema": INT, "probe": STR, "elapsed": NUM, "hostname": HOST,
+    "kernel": {"release": VERSION, "source": STR, "container": BOOL, "gvisor": BOOL},
+    "python": {"version": VERSION, "executable": STR},
+    "torch": {"version": VERSION, "cuda": VERSION, "arch_list": [STR], "nccl": VERSION, "cuda_available": BOOL,
+              "path": STR},
+    "nvcc": {"path": STR, "realpath": STR, "home": STR, "version": VERSION, "arch_list": [STR]},
+    "cuda_home": STR,
+    "toolkits": [{"path": STR, "version": VERSION, "version_source": STR, "nvcc": BOOL, "libcudart": BOOL,
+                  "gcc_max": INT}],
+    "libcudart_first": {"path": STR, "dir": STR, "toolkit": STR},
+    "gcc": {"path": STR, "version": VERSION},
+    "gpus": [{"index": INT, "name": STR, "capability": CAP, "memory_mib": INT, "driver": DRIVER}],
+    "driver": DRIVER,
+    "env": {"*": STR},
+    "deepspeed": {"version": VERSION, "torch_version": VERSION, "cuda_version": VERSION,
+                  "ops_installed": {"*": BOOL}, "ops_compatible": {"*": BOOL}, "path": STR, "wheel_manifest": ANY},
+    "mpi": {"mpirun": _MPI, "mpi4py": _MPI, "head_mpirun": _MPI},
+    "libaio": BOOL, "libaio_header": BOOL,
+    "mesh": {"*": {"ok": BOOL, "message": TEXT}},
+    "errors": [{"probe": STR, "message": TEXT}],
+}
+# Which check a malformed field belongs to (by its top-level key; default: ssh).
+FIELD_CHECK = {"kernel": "kernel", "python": "cuda", "torch": "cuda", "nvcc": "cuda", "cuda_home": "cuda",
+               "toolkits": "cuda", "libcudart_first": "cuda", "gcc": "cuda", "driver": "cuda", "env": "cuda",
+               "gpus": "arch", "deepspeed": "arch", "libaio": "arch", "libaio_header": "arch", "mpi": "mpi",
+               "mesh": "mesh", "env.TORCH_CUDA_ARCH_LIST": "arch"}
+
+
+def check_of(field: str) -> str:
+    return FIELD_CHECK.get(field) or FIELD_CHECK.get(re.split(r"[.\[]", field)[0], "ssh")
+
+
+def _describe(value) -> str:
+    return f"'{printable(value, 120)}'" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
+def _bad_scalar(value, form: str) -> bool:
+    """True when `value` (not None) is not of `form`."""
+    if form == BOOL:
+        return not isinstance(value, bool)
+    if form == INT:
+        return not isinstance(value, int) or isinstance(value, bool)
+    if form == NUM:
+        return not isinstance(value, (int, float)) or isinstance(value, bool)
+    if not isinstance(value, str):
+        return True
+    if value == "":
+        return False  # absent, as the shell fallback says it
+    if len(value) > MAX_VALUE or not value.isprintable():
+        return True
+    pattern = FORMS.get(form)
+    return bool(pattern and not pattern.fullmatch(value))
+
+
+def escape_all(value):
+    """Unknown or free-form structures: every string escaped, every key too."""
+    if isinstance(value, str):
+        return printable(value, MAX_TEXT)
+    if isinstance(value, list):
+        return [escape_all(v) for v in value]
+    if isinstance(value, dict):
+        return {printable(k, 200): escape_all(v) for k, v in value.items()}
+    return value
+
+
+def _clean(value, form, path: str, bad: list):
+    if value is None or form == ANY:
+        return escape_all(value)
+    if form == TEXT:
+        return printable(value, MAX_TEXT) if isinstance(value, str) else escape_all(value)
+    if isinstance(form, list):
+        if not isinstance(value, list):
+            bad.append((path, value))
+            return None
+        return [_clean(v, form[0], f"{path}[{i}]", bad) for i, v in enumerate(value)]
+    if isinstance(form, dict):
+        if not isinstance(value, dict):
+            bad.append((path, value))
+            return None
+        out = {}
+        for key, v in value.items():
+            sub = f"{path}.{key}" if path else str(key)
+            if not isinstance(key, str) or not key.isprintable() or len(key) > 200:
+                bad.append((f"{path}.<key>" if path else "<key>", key))
+                continue
+            out[key] = _clean(v, form.get(key, form.get("*", ANY)), sub, bad)
+        return out
+    if _bad_scalar(value, form):
+        bad.append((path, value))
+        return None
+    return value
+
+
+def clean_facts(facts) -> dict | None:
+    """Facts as a node sent them -> facts safe to judge and print: every value of a known field has its
+    expected type and form or is None, every other string is escaped. Malformed values are listed in
+    facts["malformed"] as {field, check, value (escaped, cut)}. Not a dict at all -> None (no facts)."""
+    if not isinstance(facts, dict):
+        return None
+    bad: list = []
+    out = _clean(facts, SCHEMA, "", bad)
+    out["malformed"] = [{"field": printable(path, 200), "check": check_of(path), "value": _describe(value)}
+                        for path, value in bad]
+    return out
