@@ -125,6 +125,11 @@ def test_stacks_on_a_running_job_shows_every_rank_and_trace_draws_it(tmp_path):
     import json
 
     doc = json.loads((jd / "trace.json").read_text())
+    import jsonschema
+
+    from tests.test_hang_report import TRACE_SCHEMA
+
+    jsonschema.validate(doc, TRACE_SCHEMA)
     names = [e["name"] for e in doc["traceEvents"] if e["ph"] == "X" and e.get("cat") == "collective"]
     # healthy: 5 all_reduce + 1 barrier per rank, 4 ranks
     assert len(names) == 24 and names.count("barrier #6") == 4
