@@ -6,8 +6,9 @@
    Targets: <= 2 % of the op at 4 MiB, <= 20 us at 4 KiB, judged on the wrapper's own cost per call (timed
    around a function that does nothing: the op itself is unchanged), since on 2 shared cores the paired
    figure's noise is larger than the effect; both are printed.
-2. Stall to report: `clusterdoc submit --nodes 4 --hang-timeout T jobs/hang.py --scenario skip` (local backend);
-   the report's own "has waited N s" is measured from the stalled collective's start. Target: <= T + 5 s.
+2. Stall to report: `clusterdoc submit --nodes 4 --hang-timeout T jobs/hang.py --scenario skip` (local backend),
+   from the first waiting rank's entry into the stalled collective to the report's printing (both clocks are
+   this machine's; stacks/report.json records them). Target: <= T + 5 s.
 Usage: python bench/bench_tracking.py [--ranks 2,4] [--rounds 21] [--stall-runs 3] [--quick]
 """
 import argparse
@@ -92,10 +93,11 @@ def stall_to_report(timeout: int) -> float:
                               "--no-preflight", "--folder", d, "--hang-timeout", str(timeout),
                               str(ROOT / "jobs" / "hang.py"), "--scenario", "skip"],
                              env=dict(env, OMP_NUM_THREADS="1"), capture_output=True, text=True, timeout=300)
-        found = re.search(r"has waited (\d+) s", res.stderr)
-        if not found:
+        if not re.search(r"has waited (\d+) s", res.stderr):
             sys.exit("no stall report:\n" + res.stderr[-3000:])
-        return float(found.group(1))
+        (job,) = Path(d).iterdir()
+        times = json.loads((job / "stacks" / "report.json").read_text())
+        return times["printed"] - times["stall_started"]
 
 
 def main():
@@ -132,8 +134,8 @@ def main():
                   f"{target} {'met' if met else 'MISSED'}")
     timeout = 5
     waits = [stall_to_report(timeout) for _ in range(args.stall_runs)]
-    print(f"stall to report at 4 ranks, --hang-timeout {timeout}: waited min/median/max "
-          f"{min(waits):.0f}/{median(waits):.0f}/{max(waits):.0f} s (target <= {timeout + 5} s)")
+    print(f"stall to report at 4 ranks, --hang-timeout {timeout}: min/median/max "
+          f"{min(waits):.2f}/{median(waits):.2f}/{max(waits):.2f} s over {len(waits)} runs (target <= {timeout + 5} s)")
     ok &= max(waits) <= timeout + 5
     print("tracking: all targets met" if ok else "tracking: a target was missed")
 

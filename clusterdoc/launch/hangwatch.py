@@ -78,6 +78,9 @@ class HangWatch:
         private.write(private.mkdir(self.jd.path / "stacks") / "report.txt", text + "\n")
         self.reported = text.splitlines()[0]
         print(text, file=self.err, flush=True)
+        starts = [c["start"] for s in states.values() if s and (c := report.oldest(s))]
+        private.write(self.jd.path / "stacks" / "report.json", json.dumps(
+            {"printed": time.time(), "stall_started": min(starts) if starts else None}) + "\n")
 
     def _stale(self, rank: int, now: float) -> dict | None:
         hb = self.heartbeats.get(rank)
