@@ -150,3 +150,31 @@ def test_without_a_launcher_the_rank_that_saw_the_stall_reports_and_all_stop(tmp
     reports = [o for o in outs if "clusterdoc: job stalled" in o]
     assert len(reports) == 1, outs
     assert re.search(r"rank 1 +in barrier #4 +hang\.py:\d+ in skip +<- differs", reports[0]), reports[0]
+
+
+def test_on_hang_wait_reports_once_and_keeps_the_job_until_cancelled(tmp_path):
+    folder = tmp_path / "jobs"
+    proc = subprocess.Popen([sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "4",
+                             "--no-preflight", "--folder", str(folder), "--hang-timeout", str(TIMEOUT), "--on-hang",
+                             "wait", str(HANG), "--scenario", "skip"], cwd=tmp_path, env=clean_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if line.startswith("clusterdoc: job stalled") or time.monotonic() > deadline:
+                break
+        assert seen and seen[-1].startswith("clusterdoc: job stalled: all_reduce #4"), "".join(seen[-20:])
+        time.sleep(2 * TIMEOUT)
+        assert proc.poll() is None  # --on-hang wait: the job is left running
+        (jd,) = folder.iterdir()
+        assert len(leftover_ranks(jd)) == 4
+        proc.send_signal(signal.SIGINT)
+        rest = proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert rest.count("clusterdoc: job stalled") == 0  # one report, not one per poll
+    assert leftover_ranks(jd) == []
