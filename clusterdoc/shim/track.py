@@ -226,7 +226,7 @@ def _wrap(op, fn, public: bool):
     tracker = TRACKER
 
     def collective(*args, **kwargs):
-        is_async = _is_async(op, args, kwargs) if (args or kwargs) else False
+        is_async = _is_async(op, args, kwargs)
         rec = tracker.begin(op, _group_of(op, args, kwargs), _tensor_of(op, args, kwargs), call_site(),
                             is_async=is_async)
         try:
