@@ -3,6 +3,7 @@
 Each scenario: `clusterdoc submit --hang-timeout 5` must print one report naming the odd rank and the call
 sites, within hang-timeout + 15 s of the stall, exit 1, and leave no rank running (--on-hang abort).
 """
+import json
 import os
 import re
 import signal
@@ -71,7 +72,9 @@ def test_stall_report_names_the_odd_rank_and_the_call_sites(tmp_path, scenario):
     assert "every rank stopped (--on-hang abort)" in res.stderr
     (jd,) = (tmp_path / "jobs").iterdir()
     assert sorted(p.name for p in (jd / "stacks").iterdir()) == ["rank0.txt", "rank1.txt", "rank2.txt",
-                                                                   "rank3.txt", "report.txt"]
+                                                                   "rank3.txt", "report.json", "report.txt"]
+    times = json.loads((jd / "stacks" / "report.json").read_text())
+    assert TIMEOUT <= times["printed"] - times["stall_started"] <= TIMEOUT + 15, times
     assert "Thread MainThread" in (jd / "stacks" / "rank1.txt").read_text()
     if scenario == "lock":  # every thread's stack: the other thread of the deadlock is there too
         assert "Thread loader" in (jd / "stacks" / "rank1.txt").read_text()
