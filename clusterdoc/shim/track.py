@@ -176,19 +176,23 @@ _INTERNAL: tuple[str, ...] = ()
 _skip: dict = {}  # code object -> True when the frame is torch's or ours
 
 
+def internal(code) -> bool:
+    """Is this code torch's, the shim's or the interpreter's own (cached per code object)?"""
+    global _INTERNAL
+    skip = _skip.get(code)
+    if skip is None:
+        if not _INTERNAL:
+            _INTERNAL = _internal_dirs()
+        skip = _skip[code] = code.co_filename.startswith(_INTERNAL) or code.co_filename.startswith("<frozen")
+    return skip
+
+
 def call_site(frame=None) -> tuple[str, int, str] | None:
     """(file, line, function) of the first frame outside torch and clusterdoc.shim."""
-    global _INTERNAL
-    if not _INTERNAL:
-        _INTERNAL = _internal_dirs()
     f = frame or sys._getframe(2)
     while f is not None:
-        code = f.f_code
-        skip = _skip.get(code)
-        if skip is None:
-            skip = _skip[code] = code.co_filename.startswith(_INTERNAL) or code.co_filename.startswith("<frozen")
-        if not skip:
-            return (code.co_filename, f.f_lineno, code.co_name)
+        if not internal(f.f_code):
+            return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
         f = f.f_back
     return None
 

@@ -39,12 +39,8 @@ def _frames(frame, limit: int = 40) -> list[dict]:
     while frame is not None and len(out) < limit:
         code = frame.f_code
         line = linecache.getline(code.co_filename, frame.f_lineno).strip()
-        internal = track._skip.get(code)
-        if internal is None:
-            internal = code.co_filename.startswith(track._INTERNAL or track._internal_dirs()) \
-                or code.co_filename.startswith("<frozen")
         out.append({"file": code.co_filename, "line": frame.f_lineno, "func": code.co_name, "code": line,
-                    "user": not internal})
+                    "user": not track.internal(code)})
         frame = frame.f_back
     return out
 
