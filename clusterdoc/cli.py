@@ -61,31 +61,53 @@ class _QuietPipe:
 def cmd_hosts(args) -> int:
     from clusterdoc import hostfile
 
-    return hostfile.main(args)
+    return hostfile.main(args.hostfile, args.nodelist or [], args.to, args.duplicates)
+
+
+def _targets(args) -> dict:
+    """The shared target options (see _add_target_options) as keyword arguments."""
+    return dict(hostfile=getattr(args, "hostfile", None), nodelist=args.nodelist or [], ssh_config=args.ssh_config,
+                identity=args.identity or [], user=args.user, timeout=args.timeout, fanout=args.fanout,
+                accept_new_host_keys=args.accept_new_host_keys)
 
 
 def cmd_check(args) -> int:
     from clusterdoc import doctor
 
-    return doctor.main(args)
+    opts = doctor.CheckOptions(**_targets(args), local=args.local, facts_dir=args.facts, save_facts=args.save_facts,
+                               checks=args.checks, skip=args.skip, comm=args.comm, mesh=not args.no_mesh,
+                               arch_list=args.arch_list, mpirun=args.mpirun, python=args.python, strict=args.strict,
+                               verbose=args.verbose)
+    report = doctor.check(opts)
+    print(report.to_json() if args.json else report.render())
+    return report.exit_code
 
 
 def cmd_submit(args) -> int:
     from clusterdoc.launch import submit
+    from clusterdoc.launch.options import SubmitOptions
 
-    return submit.main(args)
+    opts = SubmitOptions(
+        script=args.script, script_args=args.script_args or [], backend=args.backend, nodes=args.nodes,
+        tasks_per_node=args.tasks_per_node, gpus_per_node=args.gpus_per_node, hostfile=args.hostfile,
+        ssh_config=args.ssh_config, partition=args.partition, time=args.time, debug=args.debug,
+        log_level=args.log_level, overflow=args.overflow, oom_retry=args.oom_retry,
+        preflight=None if args.no_preflight is None else not args.no_preflight, wait=args.wait, folder=args.folder,
+        mpirun=args.mpirun, python=args.python, hang_timeout=args.hang_timeout, on_hang=args.on_hang,
+        trace=args.trace, config=args.config)
+    return submit.main(opts)
 
 
 def cmd_status(args) -> int:
     from clusterdoc.launch import submit
 
-    return submit.status_main(args)
+    return submit.status_main(args.job, args.folder)
 
 
 def cmd_logs(args) -> int:
     from clusterdoc.launch import submit
 
-    return submit.logs_main(args)
+    return submit.logs_main(args.job, args.folder, args.rank)
 
 
 def cmd_cancel(args) -> int:
@@ -109,7 +131,10 @@ def cmd_trace(args) -> int:
 def cmd_build_wheel(args) -> int:
     from clusterdoc import wheel
 
-    return wheel.main(args)
+    opts = wheel.WheelOptions(**_targets(args), arch_list=args.arch_list, source=args.source, ops=args.ops,
+                              aio=args.aio, jobs=args.jobs, out=args.out, cache=args.cache, install=args.install,
+                              dry_run=args.dry_run)
+    return wheel.build_wheel(opts, echo=True).exit_code
 
 
 # --- parser ----------------------------------------------------------------------------------
@@ -160,6 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "With no hostfile, checks this machine only (--local).")
     _add_target_options(p)
     p.add_argument("--local", action="store_true", help="check this machine only, without SSH (default with no hostfile)")
+    p.add_argument("--facts", metavar="DIR", help="judge saved facts (DIR/NODE.json, see --save-facts) instead of probing")
+    p.add_argument("--save-facts", metavar="DIR", help="also write each node's facts to DIR (what --facts reads back)")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     p.add_argument("--checks", metavar="LIST", help="comma-separated checks to run (ssh,mesh,mpi,kernel,cuda,arch,consistency,comm)")
     p.add_argument("--skip", metavar="LIST", help="comma-separated checks to skip")

@@ -1,7 +1,7 @@
 """Errors that are the user's to fix: printed as one clear message, never a traceback."""
 
 
-class UsageError(Exception):
+class UsageError(ValueError):
     """Bad input from the user (flags, files). The CLI prints it and exits 2.
 
     `where` is "file:line" (or just the file) when the problem is in a file.

@@ -550,14 +550,14 @@ def dropped_fields(hosts: list[Host], to: str) -> list[str]:
             for field, names in lost.items() if names and field not in FIELDS_KEPT[to]]
 
 
-def main(args) -> int:
+def main(hostfile: str | None, nodelist: list[str], to: str = "plain", duplicates: str = "merge") -> int:
     """`clusterdoc hosts FILE [--to FORM]` / `clusterdoc hosts --nodelist EXPR`."""
-    if not args.hostfile and not args.nodelist:
+    if not hostfile and not nodelist:
         raise UsageError("give a hostfile or --nodelist EXPR",
                          hint="e.g. 'clusterdoc hosts hostfiles/mpich.txt --to json' or "
                               "'clusterdoc hosts --nodelist gpu[001-004]'")
-    hosts = load_targets(args.hostfile, args.nodelist, args.duplicates)
-    for message in dropped_fields(hosts, args.to):
+    hosts = load_targets(hostfile, nodelist, duplicates)
+    for message in dropped_fields(hosts, to):
         note(message)
-    print(format_hosts(hosts, args.to))
+    print(format_hosts(hosts, to))
     return 0

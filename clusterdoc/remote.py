@@ -58,22 +58,6 @@ class SSHOptions:
     accept_new_host_keys: bool = False
     known_hosts: list[Path] | None = None   # replaces the user files (UserKnownHostsFile); global ones still read
 
-    @classmethod
-    def from_args(cls, args) -> "SSHOptions":
-        """Build from the CLI's shared target options (see cli._add_target_options)."""
-        cfg = getattr(args, "ssh_config", None)
-        if cfg and not Path(cfg).is_file():
-            raise UsageError(f"ssh config {cfg!r} does not exist", hint="give the path of an OpenSSH client config file")
-        for key in getattr(args, "identity", None) or []:
-            if not Path(key).is_file():
-                raise UsageError(f"identity file {key!r} does not exist", hint="give the path of a private key")
-        timeout = getattr(args, "timeout", 20.0)
-        if timeout <= 0:
-            raise UsageError(f"--timeout must be above 0 seconds, got {timeout}")
-        return cls(ssh_config=Path(cfg) if cfg else None, identities=list(getattr(args, "identity", None) or []),
-                   user=getattr(args, "user", None), timeout=timeout,
-                   accept_new_host_keys=getattr(args, "accept_new_host_keys", False))
-
 
 @dataclass
 class RunResult:

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from clusterdoc import report
+from clusterdoc.doctor import render as report
 from clusterdoc.checks import FAIL, OK, WARN, arch, comm, consistency, mpi
 
 FACTS = Path(__file__).parent / "facts"

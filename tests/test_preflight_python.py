@@ -6,15 +6,16 @@ import sys
 import pytest
 
 from clusterdoc import doctor
+from clusterdoc.doctor import facts as gather, payload
 from clusterdoc.checks import FAIL, ssh
 from clusterdoc.launch import preflight
 from clusterdoc.launch.job import JobSpec
 
 
 def test_remote_probe_runs_under_the_given_python_quoted():
-    cmd = doctor.remote_command(3.0, None, python="/opt/my env/bin/python")
+    cmd = payload.remote_command(3.0, None, python="/opt/my env/bin/python")
     assert "command -v '/opt/my env/bin/python'" in cmd and "exec '/opt/my env/bin/python' -" in cmd
-    assert "exec python3 -" in doctor.remote_command(3.0, None)  # no --python: python3 on PATH, as before
+    assert "exec python3 -" in payload.remote_command(3.0, None)  # no --python: python3 on PATH, as before
 
 
 def test_missing_job_python_fails_the_node():
@@ -25,14 +26,18 @@ def test_missing_job_python_fails_the_node():
 @pytest.mark.parametrize("backend", ["local", "mpirun"])
 def test_preflight_passes_the_job_python_to_the_doctor(monkeypatch, tmp_path, backend):
     seen = []
-    monkeypatch.setattr(preflight, "_doctor", lambda argv: (seen.append(argv), (0, "ok"))[1])
+
+    def check(opts):
+        seen.append(opts)
+        return doctor.Report([], [], [], None)
+    monkeypatch.setattr(doctor, "check", check)
     hf = tmp_path / "hosts"
     hf.write_text("node1\nnode2\n")
     spec = JobSpec(script="train.py", script_args=[], backend=backend, nodes=2, hostfile=str(hf),
                    python="/venv/bin/python")
     assert preflight.run(spec)[0]
-    argv = seen[0]
-    assert argv[argv.index("--python") + 1] == "/venv/bin/python"
+    assert seen[0].python == "/venv/bin/python"
+    assert seen[0].local == (backend == "local") and seen[0].nodelist == ([] if backend == "local" else ["node1", "node2"])
 
 
 SYSTEM_PY = "/usr/bin/python3"
@@ -41,5 +46,5 @@ SYSTEM_PY = "/usr/bin/python3"
 @pytest.mark.skipif(not os.access(SYSTEM_PY, os.X_OK) or os.path.realpath(SYSTEM_PY) ==
                     os.path.realpath(sys.executable), reason="needs /usr/bin/python3 beside this python")
 def test_local_check_probes_the_given_interpreter():
-    facts = doctor.gather_local(SYSTEM_PY, 20.0)
+    facts = gather.gather_local(SYSTEM_PY, 20.0)
     assert facts["probe"] == "python" and facts["python"]["executable"] == SYSTEM_PY

@@ -107,7 +107,7 @@ def test_deepspeed_facts_and_wheel_manifest_without_importing_it(tmp_path):
 def test_payload_sent_to_nodes_is_the_probe_without_head_only_parts():
     import ast
 
-    from clusterdoc import doctor
+    from clusterdoc.doctor import payload as doctor
 
     payload = doctor.PROBE_SOURCE.decode()
     ast.parse(payload, feature_version=(3, 6))

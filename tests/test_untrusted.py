@@ -6,9 +6,9 @@ import json
 import paramiko
 import pytest
 
-from clusterdoc import report
+from clusterdoc.doctor import render as report
 from clusterdoc.checks import arch, cuda, malformed
-from clusterdoc.doctor import parse_output
+from clusterdoc.doctor.payload import parse_output
 from clusterdoc.errors import UsageError
 from clusterdoc.openssh import host_matches, judge_host_key, parse_jump, parse_known_hosts
 from clusterdoc.untrusted import clean_facts, printable
@@ -158,7 +158,7 @@ def test_capped_reader_keeps_the_first_bytes_and_says_it_dropped_the_rest():
     import subprocess
     import sys
 
-    from clusterdoc.doctor import TOO_LARGE, CappedReader
+    from clusterdoc.doctor.mpirun import TOO_LARGE, CappedReader
     from clusterdoc.untrusted import MAX_STREAM
 
     p = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdout.write('name\\n' + 'x' * (3 * 2**22))"],

@@ -10,6 +10,7 @@ they concern in "nodes". No check runs commands: they only compare facts.
 from __future__ import annotations
 
 import re
+from typing import NotRequired, TypedDict
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 RANK = {OK: 0, WARN: 1, FAIL: 2}
@@ -25,8 +26,20 @@ PROBE_ERROR_CHECK = {
 }
 
 
-def finding(node: str, check: str, status: str, message: str, fix: str = "", nodes=None) -> dict:
-    f = {"node": node, "check": check, "status": status, "message": message, "fix": fix}
+class Finding(TypedDict):
+    """One message of one check about one node (or, with `nodes`, about several: then `node` is their
+    hostlist). The JSON report's "findings" are these, as they are."""
+    node: str
+    check: str
+    status: str                        # ok | warn | fail
+    message: str
+    fix: str                           # what to do; "" for ok
+    nodes: NotRequired[list[str]]
+    traceback: NotRequired[str]        # only when the check itself crashed
+
+
+def finding(node: str, check: str, status: str, message: str, fix: str = "", nodes=None) -> Finding:
+    f: Finding = {"node": node, "check": check, "status": status, "message": message, "fix": fix}
     if nodes is not None:
         f["nodes"] = list(nodes)
     return f

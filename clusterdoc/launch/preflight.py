@@ -13,14 +13,10 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import json
 import os
-import re
 import socket
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,38 +29,22 @@ GATHER_WAIT = 60.0
 GATHER_PROBE_TIMEOUT = 30.0
 
 
-def _doctor(argv: list[str]) -> tuple[int, str]:
-    """Run `clusterdoc check ARGV` in this process; (exit code, its report)."""
-    from clusterdoc import doctor
-    from clusterdoc.cli import build_parser
-
-    args = build_parser().parse_args(["check", *argv])
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = doctor.main(args)
-    return code, out.getvalue().rstrip()
-
-
 def run(spec: JobSpec) -> tuple[bool, str]:
     """(ok, report) for the local and mpirun backends; slurm's runs inside the job."""
+    from clusterdoc import doctor
+
     if spec.backend == "slurm":
         return True, "preflight: runs in the allocation as the job's first step (see preflight.txt in the log folder)"
     if spec.backend == "local":
-        code, text = _doctor(["--local", "--skip", "mpi", "--python", spec.python])
-        return code == 0, "preflight (this machine):\n" + text
+        report = doctor.check(doctor.CheckOptions(local=True, skip=["mpi"], python=spec.python))
+        return report.ok, "preflight (this machine):\n" + report.render()
     from clusterdoc import hostfile
 
     hosts = hostfile.parse_file(spec.hostfile)[:spec.nodes]
-    with tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False) as f:
-        f.write("\n".join((f"{h.user}@" if h.user else "") + h.host for h in hosts) + "\n")
-    try:
-        argv = [f.name, "--python", spec.python] + (["--ssh-config", spec.ssh_config] if spec.ssh_config else [])
-        if spec.mpirun:
-            argv += ["--mpirun", spec.mpirun]
-        code, text = _doctor(argv)
-    finally:
-        os.unlink(f.name)
-    return code == 0, f"preflight ({len(hosts)} node(s) of {spec.hostfile}):\n" + text
+    nodelist = [(f"{h.user}@" if h.user else "") + h.host for h in hosts]
+    report = doctor.check(doctor.CheckOptions(nodelist=nodelist, python=spec.python, ssh_config=spec.ssh_config,
+                                              mpirun=spec.mpirun))
+    return report.ok, f"preflight ({len(hosts)} node(s) of {spec.hostfile}):\n" + report.render()
 
 
 # --- inside a Slurm allocation ---------------------------------------------------------------------
@@ -83,22 +63,19 @@ def gather(job_dir: Path) -> int:
 
 
 def judge(job_dir: Path, nodes: int) -> int:
-    from clusterdoc import doctor, report
-    from clusterdoc.checks import arch
+    """The same gather -> judge -> report as `clusterdoc check --facts`, on the allocation's saved facts."""
+    from clusterdoc import doctor
 
     folder = job_dir / "preflight"
     deadline = time.monotonic() + GATHER_WAIT
     while len(list(folder.glob("[!.]*.json"))) < nodes and time.monotonic() < deadline:
         time.sleep(0.5)
-    facts = {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("[!.]*.json"))}
-    names = sorted(facts, key=lambda n: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", n)])
-    conns = {n: {"status": "ok", "message": "", "elapsed": 0.0, "exit_code": 0} for n in names}
-    findings = doctor.judge(names, conns, facts, ALLOCATION_CHECKS, argparse.Namespace(arch_list=None),
-                            None, None, None)
-    text = report.render(names, findings, ALLOCATION_CHECKS, arch.needed_arch_list(facts), 0, None)
-    code = report.exit_code(findings)
-    if len(facts) < nodes:
-        text += f"\nonly {len(facts)} of {nodes} node(s) gave facts (see the job's submitit logs)"
+    opts = doctor.CheckOptions(facts_dir=str(folder), checks=ALLOCATION_CHECKS, progress=False)
+    g = doctor.gather(opts)
+    report = doctor.Report.build(g, doctor.judge(g, opts))
+    text, code = report.render(), report.exit_code
+    if len(g.nodes) < nodes:
+        text += f"\nonly {len(g.nodes)} of {nodes} node(s) gave facts (see the job's submitit logs)"
         code = 1
     verdict = "ok: starting the ranks" if code == 0 else "FAILED: the job stops here (clusterdoc submit --no-preflight skips this)"
     (job_dir / "preflight.txt").write_text(f"preflight on the allocation's nodes:\n{text}\npreflight {verdict}\n")

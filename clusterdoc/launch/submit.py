@@ -20,6 +20,7 @@ from clusterdoc.errors import UsageError
 from clusterdoc.launch.hangwatch import HangWatch
 from clusterdoc.launch.job import (JobDir, JobSpec, create_job_dir, default_root, find_job, format_command,
                                    get_arg, set_arg)
+from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.outcome import Outcome, describe_code
 from clusterdoc.launch.stream import LogStreamer
 
@@ -30,9 +31,15 @@ BATCH_ARGS = ("batch-size", "batch_size", "per-device-batch-size", "per_device_t
 
 # --- settings -> spec ----------------------------------------------------------------------------
 
-def resolve_settings(args) -> tuple[dict, dict]:
-    flags = {k: getattr(args, k, None) for k in config.SETTINGS}
-    return config.resolve(flags, explicit_config=getattr(args, "config", None))
+def resolve_settings(opts: SubmitOptions) -> tuple[dict, dict]:
+    return config.resolve(opts.flags(), explicit_config=opts.config)
+
+
+def resolve(opts: SubmitOptions) -> tuple[JobSpec, dict]:
+    """(the job every backend runs, the resolved settings): flag > env > config file > default."""
+    settings, _origin = resolve_settings(opts)
+    backend = choose_backend(settings)
+    return build_spec(settings, opts.script, list(opts.script_args), backend), settings
 
 
 def parse_oom_retry(value: str | None, script_args: list[str]) -> tuple[str, int] | None:
@@ -151,17 +158,18 @@ def batch_note(spec: JobSpec, root: Path) -> str | None:
 # --- preflight -----------------------------------------------------------------------------------
 
 def preflight(spec: JobSpec, out=sys.stderr) -> None:
+    """The doctor on the job's nodes; raises PreflightFailed (with the report) when it finds problems."""
     from clusterdoc.launch import preflight as pf
 
     ok, text = pf.run(spec)
-    if text:
+    if text and out is not None:
         print(text, file=out)
     if not ok:
-        raise PreflightFailed()
+        raise PreflightFailed(text)
 
 
 class PreflightFailed(Exception):
-    pass
+    """The preflight found problems: the job was not submitted. str() is the doctor's report."""
 
 
 # --- running attempts ----------------------------------------------------------------------------
@@ -262,10 +270,20 @@ def rank_codes(handle) -> dict[int, int | None]:
 
 # --- commands -----------------------------------------------------------------------------------
 
-def main(args) -> int:
-    settings, _origin = resolve_settings(args)
-    backend = choose_backend(settings)
-    spec = build_spec(settings, args.script, args.script_args or [], backend)
+def start(opts: SubmitOptions) -> JobDir:
+    """Preflight, then the job under a detached supervisor (what `clusterdoc.submit()` does): returns at once."""
+    spec, settings = resolve(opts)
+    if spec.preflight:
+        preflight(spec, out=None)
+    jd = create_job_dir(default_root(settings["folder"]), spec)
+    detach(spec, jd, quiet=True)
+    return jd
+
+
+def main(opts: SubmitOptions) -> int:
+    """`clusterdoc submit`: with --wait (the default for local) streams the ranks' output until the end."""
+    spec, settings = resolve(opts)
+    backend = spec.backend
     root = default_root(settings["folder"])
     wait = settings["wait"] if settings["wait"] is not None else backend == "local"
     note = batch_note(spec, root) if root.is_dir() else None
@@ -306,7 +324,7 @@ def _cancel_on_signals() -> None:
         signal.signal(signal.SIGHUP, _raise_interrupt)
 
 
-def detach(spec: JobSpec, jd: JobDir) -> int:
+def detach(spec: JobSpec, jd: JobDir, quiet: bool = False) -> int:
     """--no-wait: a supervisor in its own session runs the attempts (stops ranks on failure, OOM retries)."""
     log = private.open_append(jd.path / "supervisor.log", True)
     proc = subprocess.Popen([sys.executable, "-m", "clusterdoc.launch.submit", "--supervise", str(jd.path)],
@@ -320,9 +338,10 @@ def detach(spec: JobSpec, jd: JobDir) -> int:
         while time.monotonic() < deadline and proc.poll() is None and not jd.read().get("backend_id"):
             time.sleep(0.2)
         bid = jd.read().get("backend_id")
-        if bid:
+        if bid and not quiet:
             print(f"slurm job {bid}", file=sys.stderr)
-    print(jd.id)
+    if not quiet:
+        print(jd.id)
     return 0
 
 
@@ -364,7 +383,7 @@ def _alive(pid: int) -> bool:
         return True
 
 
-def cancel_main(job: str, folder: str | None, grace: float = 30.0) -> int:
+def cancel_main(job: str, folder: str | None, grace: float = 30.0, quiet: bool = False) -> int:
     """Stop a job's live ranks, on every backend: through its launcher if it is alive (it stops the ranks
     its own way and records CANCELLED), scancel for Slurm, and the recorded processes if nothing else is left."""
     from clusterdoc.launch import lifeline
@@ -373,7 +392,8 @@ def cancel_main(job: str, folder: str | None, grace: float = 30.0) -> int:
     rec = jd.read()
     state = live_state(jd, rec)
     if state not in ("PENDING", "RUNNING", "LOST"):
-        print(f"job {jd.id} has already ended ({state})")
+        if not quiet:
+            print(f"job {jd.id} has already ended ({state})")
         return 0
     if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
         subprocess.run(["scancel", str(rec["backend_id"])], capture_output=True, timeout=60)
@@ -402,12 +422,13 @@ def cancel_main(job: str, folder: str | None, grace: float = 30.0) -> int:
     rec = jd.read()
     if rec.get("state") in ("PENDING", "RUNNING"):
         jd.update(state="CANCELLED", ended=time.time())
-    print(f"job {jd.id} cancelled")
+    if not quiet:
+        print(f"job {jd.id} cancelled")
     return 0
 
 
-def status_main(args) -> int:
-    jd = find_job(args.job, args.folder)
+def status_main(job: str, folder: str | None) -> int:
+    jd = find_job(job, folder)
     rec = jd.read()
     spec = rec["spec"]
     state = live_state(jd, rec)
@@ -430,15 +451,15 @@ def status_main(args) -> int:
     return 0 if state in ("COMPLETED", "RUNNING", "PENDING") else 1
 
 
-def logs_main(args) -> int:
-    jd = find_job(args.job, args.folder)
+def rank_logs(jd: JobDir, rank: int | None) -> tuple[str, list[str]]:
+    """(every line of the ranks' stdout then stderr, prefixed "[rank R] "; the files refused as symlinks)."""
     spec = jd.read()["spec"]
     world = spec["nodes"] * spec["tasks_per_node"]
-    ranks = range(world) if args.rank is None else [args.rank]
-    if args.rank is not None and not 0 <= args.rank < world:
-        raise UsageError(f"--rank {args.rank}: job {jd.id} has ranks 0-{world - 1}")
-    refused = []
-    for r in ranks:  # all on stdout: this is the command's output, for grep and less
+    ranks = range(world) if rank is None else [rank]
+    if rank is not None and not 0 <= rank < world:
+        raise UsageError(f"--rank {rank}: job {jd.id} has ranks 0-{world - 1}")
+    refused, lines = [], []
+    for r in ranks:
         for path in (jd.out(r), jd.err(r)):
             if path.is_symlink():
                 refused.append(path.name)
@@ -447,7 +468,14 @@ def logs_main(args) -> int:
                 text = private.read(path).decode("utf-8", "replace")
             except OSError:
                 continue
-            sys.stdout.write("".join(f"[rank {r}] {line}\n" for line in text.splitlines()))
+            lines += [f"[rank {r}] {line}\n" for line in text.splitlines()]
+    return "".join(lines), refused
+
+
+def logs_main(job: str, folder: str | None, rank: int | None) -> int:
+    jd = find_job(job, folder)
+    text, refused = rank_logs(jd, rank)
+    sys.stdout.write(text)  # all on stdout: this is the command's output, for grep and less
     sys.stdout.flush()
     if refused:
         print(f"clusterdoc logs: not following symlinks in {jd.path}: {', '.join(refused)} (a rank file must be "

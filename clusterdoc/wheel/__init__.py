@@ -4,6 +4,7 @@ archlist (TORCH_CUDA_ARCH_LIST from the nodes' GPUs) -> preflight (the build hos
 (DeepSpeed's setup.py) -> manifest (verify the ops, record what it was built for) -> nodes (install).
 """
 
-from clusterdoc.wheel.command import main
+from clusterdoc.wheel.command import build_wheel
+from clusterdoc.wheel.options import WheelOptions, WheelResult
 
-__all__ = ["main"]
+__all__ = ["WheelOptions", "WheelResult", "build_wheel"]

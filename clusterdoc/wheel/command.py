@@ -6,6 +6,7 @@ a missing op or a node that did not take the wheel, 2 bad input (raised as Usage
 
 from __future__ import annotations
 
+import contextvars
 import os
 import platform
 import re
@@ -22,14 +23,34 @@ from clusterdoc.errors import UsageError
 from clusterdoc.tables import format_arch_list
 from clusterdoc.untrusted import printable
 from clusterdoc.wheel import archlist, build, manifest, preflight
+from clusterdoc.wheel.options import WheelOptions, WheelResult
 from clusterdoc.wheel.preflight import Finding
 
 EXIT_OK, EXIT_PROBLEMS = 0, 1
 
+# The run in progress: out() records its lines (and prints them when echo is on).
+_RUN: contextvars.ContextVar[tuple[WheelResult, bool]] = contextvars.ContextVar("wheel_run")
+
 
 def out(text: str = "") -> None:
     """Print; lines quote what nodes sent (install output, facts), so each is escaped (untrusted.py)."""
-    print("\n".join(printable(line) for line in str(text).split("\n")), flush=True)
+    lines = [printable(line) for line in str(text).split("\n")]
+    result, echo = _RUN.get((WheelResult(), True))
+    result.lines += lines
+    if echo:
+        print("\n".join(lines), flush=True)
+
+
+def build_wheel(opts: WheelOptions, echo: bool = False) -> WheelResult:
+    """Arch list -> preflight -> build -> verify -> manifest -> install, as `clusterdoc build-wheel`.
+    `echo`: print as it goes (the CLI); the lines are in the result either way."""
+    result = WheelResult()
+    token = _RUN.set((result, echo))
+    try:
+        result.exit_code = _run(opts, result)
+    finally:
+        _RUN.reset(token)
+    return result
 
 
 def shell_value(value: str) -> str:
@@ -49,11 +70,11 @@ def print_findings(title: str, findings: list[Finding]) -> None:
 
 # --- 1. arch list ------------------------------------------------------------------------------------
 
-def derive_arch_list(args, facts: dict) -> tuple[list, str, dict, list[Finding]]:
+def derive_arch_list(arch_list: str | None, facts: dict) -> tuple[list, str, dict, list[Finding]]:
     """(archs, where they came from, {node: [capability]}, findings about the nodes' coverage)."""
     findings = []
-    if args.arch_list:
-        archs = archlist.parse_arch_list(args.arch_list)
+    if arch_list:
+        archs = archlist.parse_arch_list(arch_list)
         per_host = {}
         if facts:
             _, per_host = archlist.archs_from_facts(facts)
@@ -63,7 +84,7 @@ def derive_arch_list(args, facts: dict) -> tuple[list, str, dict, list[Finding]]
                     how = covers(entries, tuple(int(x) for x in cap.split(".")))
                     if how is None:
                         findings.append(preflight.fail(
-                            f"{host} has a GPU of capability {cap}, which --arch-list {args.arch_list} does not cover: "
+                            f"{host} has a GPU of capability {cap}, which --arch-list {arch_list} does not cover: "
                             "DeepSpeed's kernels would fail there with 'no kernel image is available'",
                             f"add {cap} to --arch-list, or leave --arch-list out to take it from the nodes"))
                     elif how == "ptx":
@@ -143,14 +164,12 @@ def run_preflight(host: dict, archs: list, ops: list[str], aio: bool, env: dict,
 
 # --- 3-4. build and verify ---------------------------------------------------------------------------
 
-def main(args) -> int:
-    from clusterdoc.hostfile import load_targets
-
+def _run(args: WheelOptions, result: WheelResult) -> int:
     ops = build.parse_ops(args.ops, aio=args.aio)
     jobs = args.jobs or build.default_jobs()
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
-    hosts = load_targets(args.hostfile, args.nodelist) if (args.hostfile or args.nodelist) else []
+    hosts = args.hosts() if args.given else []
     if args.install and not hosts:
         raise UsageError("--install needs the nodes", hint="give --hostfile FILE or -w/--nodelist EXPR")
     if not args.arch_list and not hosts:
@@ -166,10 +185,9 @@ def main(args) -> int:
     # nodes: their GPUs decide the arch list; their pythons take the wheel
     facts, opts = {}, None
     if hosts:
-        from clusterdoc import remote
         from clusterdoc.wheel import nodes
 
-        opts = remote.SSHOptions.from_args(args)
+        opts = args.ssh_options()
         out(f"probing {len(hosts)} node(s) ...")
         facts, problems = nodes.gather_facts(hosts, opts, fanout=args.fanout)
         if problems:
@@ -179,12 +197,13 @@ def main(args) -> int:
                 "; fix them (clusterdoc check shows why) or leave them out of the hostfile")
             return EXIT_PROBLEMS
 
-    archs, arch_source, per_host, node_findings = derive_arch_list(args, facts)
+    archs, arch_source, per_host, node_findings = derive_arch_list(args.arch_list, facts)
     if not archs:
         out(f"no GPU on any node ({describe_gpus(per_host)}): there is nothing to build CUDA code for")
         out('  fix: check nvidia-smi on the nodes (clusterdoc check), or give --arch-list "8.0;9.0" to build anyway')
         return EXIT_PROBLEMS
     arch_list = format_arch_list(archs)
+    result.arch_list, result.arch_source = arch_list, arch_source
     out(f"arch list: {arch_list}  (from {arch_source}" +
         (f"; GPUs: {describe_gpus(per_host)})" if per_host else ")"))
 
@@ -192,6 +211,7 @@ def main(args) -> int:
     env = dict(os.environ)
     findings, toolchain = run_preflight(host, archs, ops, args.aio, env, per_host)
     findings = node_findings + findings
+    result.findings = findings
     missing_deps = preflight.missing_build_deps(python)
     if missing_deps:
         findings.append(Finding("ok", f"build requirements to install into {python}: {' '.join(missing_deps)}"))
@@ -202,13 +222,16 @@ def main(args) -> int:
 
     accelerator = "cuda"  # the wheel is for GPU nodes, whatever the build host has (see build.build_env)
     added = build.build_env(arch_list, ops, jobs, accelerator, env)
+    result.env = dict(added)
     work = out_dir / ".clusterdoc-build"
     log_path = out_dir / "build.log"
     dist_tmp = work / "dist"
     cmd = build.build_command(python, jobs, dist_tmp)
 
     if args.dry_run:
-        print_plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_dir)
+        result.commands = plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_dir)
+        out("dry run: nothing is built. Environment and commands:")
+        out("\n".join(result.commands))
         return EXIT_PROBLEMS if failed else EXIT_OK
     if failed:
         out(f"{len(failed)} problem(s) on the build host: nothing was built")
@@ -243,7 +266,7 @@ def main(args) -> int:
         cause = build.likely_cause(log_text)
         out(f"likely cause: {cause}" if cause else "likely cause: unknown; read the first 'error' in the log")
         return EXIT_PROBLEMS
-    wheel = out_dir / wheels[-1].name
+    wheel = result.wheel = out_dir / wheels[-1].name
     os.replace(wheels[-1], wheel)
     shutil.rmtree(work, ignore_errors=True)
     out(f"built {wheel} in {time.monotonic() - start:.0f}s")
@@ -279,8 +302,10 @@ def _append(path: Path, text: str) -> None:
         f.write(text + "\n")
 
 
-def print_plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_dir) -> None:
-    out("dry run: nothing is built. Environment and commands:")
+def plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_dir) -> list[str]:
+    """The dry run's shell lines: the environment, then the commands, in order."""
+    lines: list[str] = []
+    out = lines.append
     for key, value in added.items():
         out(f"export {key}={shell_value(value)}")
     out(f"export PATH={shell_value(os.path.dirname(python))}:$PATH")
@@ -304,6 +329,7 @@ def print_plan(added, python, missing_deps, source, cache, work, cmd, log_path, 
     out(f"cd {shlex.quote(str(tree))}")
     out(" ".join(shlex.quote(x) for x in cmd) + f" > {shlex.quote(str(log_path))} 2>&1")
     out(f"# then: check every requested op's extension is in the wheel, write {out_dir}/{manifest.MANIFEST_NAME}")
+    return lines
 
 
 # --- 5. install --------------------------------------------------------------------------------------

@@ -26,16 +26,16 @@ INSTALL_TIMEOUT = 600.0  # pip install + import deepspeed (imports torch) + ds_r
 
 def gather_facts(hosts: list[Host], opts: remote.SSHOptions, fanout: int = 32) -> tuple[dict, dict]:
     """({host: facts}, {host: problem sentence}): the doctor's one probe round trip per node."""
-    from clusterdoc import doctor
+    from clusterdoc.doctor import payload
 
-    command = doctor.remote_command(doctor.probe_timeout(opts.timeout), None, round(opts.timeout * 0.75, 1))
-    results = remote.run_many(hosts, command, opts, stdin=doctor.PROBE_SOURCE, fanout=fanout)
+    command = payload.remote_command(payload.probe_timeout(opts.timeout), None, round(opts.timeout * 0.75, 1))
+    results = remote.run_many(hosts, command, opts, stdin=payload.PROBE_SOURCE, fanout=fanout)
     facts, problems = {}, {}
     for name, res in results.items():
         if res.status != "ok":
             problems[name] = res.message or res.status
             continue
-        found = doctor.parse_output(res.stdout)
+        found = payload.parse_output(res.stdout)
         if found is None:
             err = (res.stderr.strip().splitlines() or [f"exit {res.exit_code}, no output"])[-1]
             problems[name] = f"the probe gave no facts: {err[:200]}"

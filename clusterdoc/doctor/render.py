@@ -1,4 +1,4 @@
-"""Show the doctor's result: a nodes x checks table with identical nodes grouped, the problems with
+"""Draw the doctor's result: a nodes x checks table with identical nodes grouped, the problems with
 their fixes, the TORCH_CUDA_ARCH_LIST the cluster needs; or the same as JSON. Also the exit code."""
 
 from __future__ import annotations
@@ -114,6 +114,13 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
             lines.append(f"[{MARK[st]}] {check} {printable(names)}: {printable(message.replace(NODE, names))}")
             if fix and st != OK:
                 lines.append(f"    fix: {printable(fix.replace(NODE, names))}")
+    crashed = [f for f in findings if f.get("traceback")]
+    if crashed and verbose:
+        for f in crashed:
+            lines += ["", f"check {f['check']} on {printable(f['node'])} crashed:"]
+            lines += ["    " + line for line in f["traceback"].splitlines()]
+    elif crashed:
+        lines += ["", "(a check crashed: -v shows its traceback)"]
     lines.append("")
     lines.append(f"TORCH_CUDA_ARCH_LIST this cluster needs: {needed_arch_list}" if needed_arch_list
                  else "TORCH_CUDA_ARCH_LIST this cluster needs: (no GPU found on any node)")

@@ -1,0 +1,284 @@
+"""Step 1 of the doctor (gather): the facts. One round trip per node (SSH, or this machine, or saved files).
+
+Remote: one paramiko session per node (bounded fan-out, per-node timeout) runs the probe from stdin,
+with the node-to-node ssh test inside that same round trip; meanwhile the head runs one mpirun across
+all nodes. A dead node costs one timeout, once. Nothing here judges: see rules.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from clusterdoc import private, probe
+from clusterdoc.checks import comm
+from clusterdoc.doctor import mpirun
+from clusterdoc.doctor.options import CheckOptions
+from clusterdoc.doctor.payload import PROBE_SOURCE, parse_output, probe_timeout, remote_command, with_proxy
+from clusterdoc.errors import UsageError
+from clusterdoc.untrusted import MAX_TEXT, clean_facts, printable
+
+LOCAL = "localhost"
+RUN_FILE = "_run.json"  # beside the node files (an underscore is never in a host name): the head's side
+MAX_FACTS_FILE = 4 << 20
+
+
+@dataclass
+class Gathered:
+    """What the doctor knows before judging: each node's facts and how reaching it went, plus the head's runs."""
+    nodes: list[str]                                   # in hostfile order
+    conns: dict[str, dict]                             # {node: {status, message, elapsed, exit_code}}
+    facts: dict[str, dict | None]                      # {node: probe facts, None when it gave none}
+    checks: list[str]                                  # the checks that apply (one node: nothing to compare)
+    head_mpirun: dict | None = None                    # the head's mpirun: path, flavour, version
+    mpirun: dict | None = None                         # the run across the nodes
+    comm: dict | None = None                           # the --comm all_reduce
+    started: float = field(default_factory=time.monotonic)
+
+    def answered(self) -> dict[str, dict]:
+        return {n: f for n, f in self.facts.items() if f}
+
+
+def gather(opts: CheckOptions) -> Gathered:
+    """The facts `opts` asks for: saved ones (--facts DIR), this machine's (--local), or every node's."""
+    opts.validate()
+    checks = opts.selected()
+    if opts.facts_dir:
+        g = read_facts(Path(opts.facts_dir), checks)
+    elif opts.is_local:
+        g = gather_here(opts, checks)
+    else:
+        g = gather_nodes(opts, checks)
+    if opts.save_facts:
+        save_facts(g, Path(opts.save_facts))
+    return g
+
+
+# --- this machine -----------------------------------------------------------------------------
+
+def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
+    started = time.monotonic()
+    head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
+    facts = clean_facts(gather_local(opts.python, opts.timeout, (head or {}).get("path")))
+    conns = {LOCAL: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
+    checks = [c for c in checks if c not in ("mesh", "consistency")]  # one node: nothing to compare
+    comm_result = comm.run_local(facts, opts.timeout) if "comm" in checks else None
+    return Gathered([LOCAL], conns, {LOCAL: facts}, checks, head, None, comm_result, started)
+
+
+def gather_local(python: str | None, timeout: float, head_mpirun: str | None = None) -> dict:
+    """This machine's facts as seen by `python` (the job's interpreter): in this process when it is this
+    interpreter, else the probe runs under it, exactly as on a remote node. `head_mpirun`: the mpirun
+    the check uses (here the head is the node)."""
+    if not python or os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable):
+        return probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun)
+    exe = shutil.which(python)
+    if not exe:
+        raise UsageError(f"--python {python!r} is not an executable here", hint="give the python the ranks run")
+    argv = [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"] + \
+        (["--head-mpirun", head_mpirun] if head_mpirun else [])
+    try:
+        r = subprocess.run(argv, input=PROBE_SOURCE, capture_output=True, timeout=timeout + 5)
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"the probe under {python} did not answer in {timeout:g}s") from None
+    facts = parse_output(r.stdout.decode(errors="replace"))
+    if not facts:
+        tail = (r.stderr.decode(errors="replace").strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        raise UsageError(f"the probe does not run under {python}: {tail[:200]}",
+                         hint="the ranks' python must be Python 3.6 or newer")
+    return facts
+
+
+# --- every node over SSH --------------------------------------------------------------------------
+
+def gather_nodes(opts: CheckOptions, checks: list[str]) -> Gathered:
+    from clusterdoc.doctor.render import Progress
+
+    started = time.monotonic()
+    ssh = opts.ssh_options()
+    hosts = opts.hosts()
+    progress = Progress(len(hosts) if opts.progress else 0)
+    head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
+    # The head's mpirun runs while the probes run. MPICH: its proxies start inside the probes' round
+    # trips (HydraManual); other flavours: mpirun's own ssh launcher, in a thread.
+    box: dict = {}
+    thread = manual = proxies = None
+    if "mpi" in checks and head and head.get("flavour") == "mpich":
+        manual = mpirun.HydraManual(hosts, head, opts.timeout)
+        proxies = manual.proxies()
+    elif "mpi" in checks:
+        def run():
+            box["r"] = mpirun.run_mpirun(opts, hosts, head, None, opts.timeout)
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+    try:
+        conns, facts = probe_nodes(opts, ssh, hosts, checks, progress, proxies, (head or {}).get("path"))
+    finally:
+        progress.close()
+    reachable = [h for h in hosts if facts.get(h.host)]
+    result = None
+    if manual:
+        result = manual.finish()
+    if thread:
+        thread.join(opts.timeout + 5)
+        result = box.get("r", {"error": "mpirun did not return"})
+        if len(reachable) < len(hosts) and reachable and not mpirun.all_answered(result, reachable, facts):
+            # One dead node aborts the whole mpirun: judge the others by a run without it.
+            result = mpirun.run_mpirun(opts, reachable, head, None, opts.timeout)
+    if result is not None and reachable:
+        python = mpirun.mpi4py_python(facts, head)
+        if python and not result.get("error"):
+            result = mpirun.run_mpirun(opts, reachable, head, python, opts.timeout)
+    comm_result = comm_test(ssh, hosts, facts, max(opts.timeout, 30.0)) if "comm" in checks else None
+    return Gathered([h.host for h in hosts], conns, facts, checks, head, result, comm_result, started)
+
+
+def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=None,
+                head_path=None) -> tuple[dict, dict]:
+    """{node: conn}, {node: facts|None} from one SSH round trip per node. `proxies`: each host's MPI
+    proxy command (HydraManual), started in the same round trip."""
+    from clusterdoc import remote
+
+    peers = [h.host for h in hosts] if "mesh" in checks and len(hosts) > 1 else None
+    # The probe must answer before the node's timeout: the mesh stops at 75% of it.
+    command = remote_command(probe_timeout(ssh.timeout), peers, round(ssh.timeout * 0.75, 1), head_path, opts.python)
+    command_for: object = command
+    if proxies:  # one command per host: each starts its own MPI proxy in the same round trip
+        proxy_of = {h.host: proxies[i] for i, h in enumerate(hosts)}
+        command_for = lambda h: with_proxy(command, proxy_of[h.host])  # noqa: E731
+    on_done = (lambda r: progress.update(r.status != "ok")) if progress else None
+    results = remote.run_many(hosts, command_for, ssh, stdin=PROBE_SOURCE, fanout=opts.fanout, on_done=on_done)
+    conns, facts = {}, {}
+    for h in hosts:
+        r = results[h.host]
+        conns[h.host] = {"status": r.status, "message": printable(r.message, MAX_TEXT),
+                         "elapsed": round(r.elapsed, 3), "exit_code": r.exit_code}
+        f = parse_output(r.stdout) if r.status in ("ok", "timeout") else None
+        if f is None and r.status == "ok":
+            tail = (r.stderr.strip().splitlines() or [f"exit {r.exit_code}, no output"])[-1]
+            conns[h.host]["message"] = printable(tail, 300)
+        if f is not None and r.status == "timeout":
+            conns[h.host]["status"] = "ok"  # the facts came; whatever hung is in its errors
+        if f and f.get("mesh"):  # every node gets the same peer list: keep the others, drop itself
+            f["mesh"] = {p: v for p, v in f["mesh"].items() if p in (peers or []) and p != h.host}
+        if f and f.get("probe") == "shell" and opts.python:
+            f["python_missing"] = opts.python  # the job's interpreter is not there: its ranks cannot start
+        facts[h.host] = f
+    return conns, facts
+
+
+def comm_test(ssh, hosts, facts, timeout) -> dict:
+    """A real torch.distributed all_reduce + barrier, one rank per node, launched over SSH."""
+    from dataclasses import replace
+
+    from clusterdoc import remote
+
+    alive = [h for h in hosts if facts.get(h.host) and (facts[h.host].get("torch") or None)]
+    if len(alive) < 1:
+        return {"error": "no node has torch"}
+    ranks = {facts[h.host]["hostname"]: i for i, h in enumerate(alive)}
+    port = 29500 + (os.getpid() % 400)
+    argv = ["python3", "-", json.dumps(ranks), alive[0].host, str(port), f"{max(5.0, timeout - 5):g}"]
+    res = remote.run_many(alive, " ".join(shlex.quote(a) for a in argv), replace(ssh, timeout=timeout),
+                          stdin=comm.RANK_SCRIPT.encode(), fanout=max(len(alive), 1))
+    return {"world": len(alive), "master": f"{alive[0].host}:{port}",
+            "ranks": {h.host: comm.parse_rank_output(res[h.host].status, res[h.host].stdout, res[h.host].stderr,
+                                                     res[h.host].message)
+                      for h in alive}}
+
+
+# --- saved facts ------------------------------------------------------------------------------------
+
+def save_facts(g: Gathered, folder: Path) -> None:
+    """<node>.json per node that answered (the probe's facts, as it prints them) and _run.json with the
+    head's side (how reaching each node went, mpirun, comm), so `--facts` gives the same findings."""
+    private.mkdir(folder, parents=True)
+    for node, f in g.facts.items():
+        if f is not None:
+            private.write(folder / f"{node}.json", json.dumps(f))
+    run = {"nodes": g.nodes, "conns": g.conns, "checks": g.checks, "head_mpirun": g.head_mpirun,
+           "mpirun": g.mpirun, "comm": g.comm}
+    private.write(folder / RUN_FILE, json.dumps(run, indent=1))
+
+
+def read_facts(folder: Path, checks: list[str]) -> Gathered:
+    """Facts saved by `--save-facts`, or collected by hand (`python3 - < probe.py > NODE.json` on each node:
+    then every node counts as reached, and what only the head saw, mpirun and comm, is not judged)."""
+    if not folder.is_dir():
+        raise UsageError(f"--facts {folder}: not a folder", hint="give the folder of NODE.json files (--save-facts)")
+    facts: dict[str, dict | None] = {}
+    for path in sorted(folder.glob("*.json")):
+        if path.name == RUN_FILE or path.name.startswith("."):
+            continue  # the head's side, or a file still being written
+        node = path.stem
+        facts[node] = _load(path, node)
+    run = _load(folder / RUN_FILE, None) if (folder / RUN_FILE).is_file() else {}
+    nodes = _names(run.get("nodes"), folder) or sorted(facts, key=_natural)
+    for n in nodes:
+        facts.setdefault(n, None)
+    if not nodes:
+        raise UsageError(f"--facts {folder}: no NODE.json file in it",
+                         hint="save them with `clusterdoc check ... --save-facts DIR`")
+    ok = {"status": "ok", "message": "", "elapsed": 0.0, "exit_code": 0}
+    saved_conns = run.get("conns") if isinstance(run.get("conns"), dict) else {}
+    conns = {n: _conn(saved_conns.get(n)) or (dict(ok) if facts[n] else None) for n in nodes}
+    conns = {n: c or {"status": "error", "message": "no facts saved for this node", "elapsed": 0.0,
+                      "exit_code": None} for n, c in conns.items()}
+    if len(nodes) == 1 and conns[nodes[0]]["status"] == "local":
+        checks = [c for c in checks if c not in ("mesh", "consistency")]
+    return Gathered(nodes, conns, facts, checks, _dict(run.get("head_mpirun")), _dict(run.get("mpirun")),
+                    _dict(run.get("comm")))
+
+
+def _load(path: Path, node: str | None) -> dict:
+    """One saved file; its contents are as untrusted as a node's output."""
+    if node is not None and not _valid_name(node):
+        raise UsageError(f"{path.name}: {node!r} is not a host name", where=str(path),
+                         hint="name each file after its node: NODE.json")
+    try:
+        data = json.loads(private.read(path, MAX_FACTS_FILE).decode("utf-8", "replace"))
+    except (OSError, ValueError) as err:
+        raise UsageError(f"cannot read saved facts: {err}", where=str(path)) from None
+    if not isinstance(data, dict):
+        raise UsageError("expected a JSON object (the probe's facts)", where=str(path))
+    return clean_facts(data) if node is not None else data
+
+
+def _valid_name(name: str) -> bool:
+    from clusterdoc.hostfile import is_valid_hostname
+
+    return name == LOCAL or is_valid_hostname(name)
+
+
+def _names(value, folder: Path) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(n, str) and _valid_name(n) for n in value):
+        raise UsageError(f"{RUN_FILE}: 'nodes' must be a list of host names", where=str(folder / RUN_FILE))
+    return value
+
+
+def _conn(value) -> dict | None:
+    if not isinstance(value, dict) or not isinstance(value.get("status"), str):
+        return None
+    return {"status": value["status"], "message": printable(value.get("message") or "", MAX_TEXT),
+            "elapsed": value.get("elapsed") if isinstance(value.get("elapsed"), (int, float)) else 0.0,
+            "exit_code": value.get("exit_code") if isinstance(value.get("exit_code"), int) else None}
+
+
+def _dict(value) -> dict | None:
+    return value if isinstance(value, dict) else None
+
+
+def _natural(name: str):
+    from clusterdoc.hostfile import natural_key
+
+    return natural_key(name)

@@ -1,0 +1,78 @@
+"""CheckOptions: everything `clusterdoc check` / `clusterdoc.check()` can be told, in one typed object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from clusterdoc.checks import ALL_CHECKS
+from clusterdoc.errors import UsageError
+from clusterdoc.targets import Targets
+
+# With no --checks: everything but the ones that start processes on the nodes (comm).
+DEFAULT_OFF = ("comm",)
+
+
+@dataclass
+class CheckOptions(Targets):
+    local: bool = False                        # this machine only, no SSH (also when no hostfile is given)
+    facts_dir: str | None = None               # judge saved facts (one JSON per node) instead of probing
+    save_facts: str | None = None              # write each node's facts there (what --facts reads back)
+    checks: list[str] | str | None = None      # names or "a,b"; None: all but comm
+    skip: list[str] | str | None = None
+    comm: bool = False                         # also a real torch.distributed all_reduce, one rank per node
+    mesh: bool = True                          # node-to-node ssh
+    arch_list: str | None = None               # TORCH_CUDA_ARCH_LIST to judge instead of each node's
+    mpirun: str | None = None                  # the head's mpirun (default: mpirun on PATH)
+    python: str | None = None                  # the python the job's ranks run: the probe runs under it
+    strict: bool = False                       # warnings fail too (exit 1)
+    verbose: int = 0                           # show ok findings, and tracebacks of crashed checks
+    progress: bool = True                      # 'n/N nodes answered' on a terminal's stderr
+
+    def __post_init__(self):
+        if isinstance(self.nodelist, str):
+            self.nodelist = [self.nodelist]
+        if isinstance(self.identity, str):
+            self.identity = [self.identity]
+
+    @property
+    def is_local(self) -> bool:
+        if self.local and (self.given or self.facts_dir):
+            raise UsageError("--local checks this machine only; drop it or the hostfile/--nodelist/--facts")
+        if self.facts_dir and self.given:
+            raise UsageError("--facts judges saved facts; drop the hostfile/--nodelist, or --facts")
+        return self.local or not (self.given or self.facts_dir)
+
+    def selected(self) -> list[str]:
+        """The checks to run, in report order: --checks (default all but comm), +comm, -skip, -mesh."""
+        chosen = _names(self.checks, "--checks") or [c for c in ALL_CHECKS if c not in DEFAULT_OFF]
+        if self.comm and "comm" not in chosen:
+            chosen.append("comm")
+        skip = set(_names(self.skip, "--skip"))
+        if not self.mesh:
+            skip.add("mesh")
+        return [c for c in ALL_CHECKS if c in chosen and c not in skip]
+
+    def validate(self) -> None:
+        """Bad input is a UsageError before any node is touched."""
+        from clusterdoc.checks import arch
+
+        self.selected()
+        if self.arch_list:
+            entries, bad = arch.parse_arch_entries(self.arch_list)
+            if bad or not entries:
+                raise UsageError(f"--arch-list {self.arch_list!r}: {', '.join(bad) or 'empty'} is not X.Y or "
+                                 "X.Y+PTX", hint='give compute capabilities like "8.0;9.0"')
+        if self.timeout <= 0:
+            raise UsageError(f"--timeout must be above 0 seconds, got {self.timeout}")
+        if self.fanout < 1:
+            raise UsageError(f"--fanout must be at least 1, got {self.fanout}")
+        self.is_local  # noqa: B018 - raises on contradicting sources
+
+
+def _names(value: list[str] | str | None, flag: str) -> list[str]:
+    items = value.split(",") if isinstance(value, str) else list(value or [])
+    names = [c.strip() for c in items if c.strip()]
+    unknown = [c for c in names if c not in ALL_CHECKS]
+    if unknown:
+        raise UsageError(f"{flag}: unknown check(s) {', '.join(unknown)}", hint=f"choose from {','.join(ALL_CHECKS)}")
+    return names

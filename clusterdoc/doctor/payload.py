@@ -1,0 +1,75 @@
+"""What the head sends to a node (the probe, and the command that runs it) and how it reads the answer."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shlex
+from pathlib import Path
+
+from clusterdoc import probe
+from clusterdoc.untrusted import clean_facts
+
+# Parts of probe.py only the head uses (the shell fallback's text and parser), left out of what is sent.
+HEAD_ONLY = {"SHELL_PROBE", "shell_probe", "_sections", "_rc", "parse_shell_output"}
+
+
+def probe_payload() -> bytes:
+    """probe.py as sent to every node: without docstrings and head-only parts. Compiling it is a good
+    part of the probe's cost on each node, so the smaller source shows in the check's wall time."""
+    tree = ast.parse(Path(probe.__file__).read_text())
+    tree.body = [n for n in tree.body if getattr(n, "name", None) not in HEAD_ONLY and not (
+        isinstance(n, ast.Assign) and any(getattr(t, "id", None) in HEAD_ONLY for t in n.targets))]
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body and \
+                isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) and \
+                isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
+    return (ast.unparse(tree) + "\n").encode()
+
+
+PROBE_SOURCE = probe_payload()
+
+
+def probe_timeout(node_timeout: float) -> float:
+    """Per-command limit inside the probe: well under the node's timeout, so a hung command is
+    reported by the probe itself (with the other facts) instead of losing the whole node."""
+    return max(1.0, min(8.0, node_timeout * 0.35))
+
+
+def remote_command(timeout: float, peers: list[str] | None, budget: float | None = None,
+                   head_mpirun: str | None = None, python: str | None = None) -> str:
+    """`python` (the job's interpreter; default python3 on PATH) reads the probe from stdin, so its torch and
+    packages are what is judged; without it the shell fallback runs (it ignores stdin)."""
+    python = python or "python3"
+    argv = [python, "-", "--timeout", f"{timeout:g}"]
+    if budget:
+        argv += ["--budget", f"{budget:g}"]
+    if head_mpirun:
+        argv += ["--head-mpirun", head_mpirun]
+    if peers:
+        argv += ["--mesh"] + peers
+    py = " ".join(shlex.quote(a) for a in argv)
+    return (f"if command -v {shlex.quote(python)} >/dev/null 2>&1; then exec {py}; else\n"
+            f"{probe.shell_probe(timeout)}\nfi")
+
+
+def with_proxy(command: str, proxy: list[str] | None) -> str:
+    """Start this node's MPI proxy (Hydra manual launch) in the background of the same round trip."""
+    if not proxy:
+        return command
+    return "(" + " ".join(shlex.quote(a) for a in proxy) + ") </dev/null >/dev/null 2>&1 &\n" + command
+
+
+def parse_output(stdout: str) -> dict | None:
+    """Facts from a node's output (the probe's JSON line, or the shell fallback's sections), checked
+    and escaped (clusterdoc/untrusted.py): what a node prints is never trusted."""
+    if "@@clusterdoc-shell-probe" in stdout:
+        return clean_facts(probe.parse_shell_output(stdout))
+    for line in reversed(stdout.splitlines()):
+        if line.startswith("{"):
+            try:
+                return clean_facts(json.loads(line))
+            except (ValueError, RecursionError):
+                return None
+    return None

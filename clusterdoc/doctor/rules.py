@@ -1,0 +1,65 @@
+"""Step 2 of the doctor (judge): facts in, findings out. Pure: no probe, no I/O (a test feeds it a facts file).
+
+Each check of checks/* is called through `_guarded`: a check that raises becomes one `fail` finding for that
+node and check ("check cuda crashed: ..."), as flutter doctor turns a crashing validator into a result;
+the report is never lost. The traceback is kept in the finding, shown with -v.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+
+from clusterdoc.checks import FAIL, Finding, arch, comm, consistency, cuda, finding, kernel, malformed, mpi, ssh
+from clusterdoc.doctor.facts import Gathered
+from clusterdoc.doctor.options import CheckOptions
+from clusterdoc.hostfile import compress_hostlist
+from clusterdoc.untrusted import printable
+
+
+def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
+    opts = opts or CheckOptions()
+    checks = g.checks
+    answered = g.answered()
+    needed = arch.needed_arch_list(answered)
+    findings: list[Finding] = []
+
+    def run(node: str, check: str, rule: Callable[..., list], *args) -> None:
+        if check in checks:
+            findings.extend(_guarded(node, check, rule, *args, nodes=g.nodes if node == everyone else None))
+
+    everyone = compress_hostlist(g.nodes)
+
+    for n in g.nodes:
+        f = g.facts.get(n)
+        run(n, "ssh", ssh.check, n, g.conns[n], f)
+        if not f:
+            continue
+        findings.extend(_guarded(n, "ssh", malformed, n, f, checks))
+        if g.conns[n]["status"] != "local":
+            run(n, "mesh", ssh.check_mesh, n, f)
+        run(n, "mpi", mpi.check, n, f, g.head_mpirun)
+        run(n, "kernel", kernel.check, n, f)
+        run(n, "cuda", cuda.check, n, f)
+        run(n, "arch", arch.check, n, f, opts.arch_list, needed)
+    if g.mpirun is not None:
+        run(everyone, "mpi", mpi.check_run, {n: answered[n].get("hostname") for n in g.nodes if n in answered},
+            g.mpirun)
+    if len(answered) > 1:
+        run(everyone, "consistency", consistency.check, answered, compress_hostlist)
+    if g.comm is not None:
+        run(everyone, "comm", comm.check, g.comm, list(answered))
+    for x in findings:  # messages quote what nodes sent (mpirun's stderr, rank output): escaped for --json too
+        x["message"], x["fix"] = printable(x["message"]), printable(x["fix"])
+    return findings
+
+
+def _guarded(node: str, check: str, rule: Callable[..., list], *args, nodes: list[str] | None = None) -> list[Finding]:
+    try:
+        return rule(*args)
+    except Exception as err:  # noqa: BLE001 - a crashing check is a finding, never a lost report
+        f = finding(node, check, FAIL, f"check {check} crashed: {type(err).__name__}: {printable(err, 200)}",
+                    "a bug in clusterdoc, or facts of a form it did not expect: run with -v for the traceback "
+                    "and report it (with the node's facts: --save-facts DIR)", nodes=nodes)
+        f["traceback"] = "\n".join(printable(line) for line in "".join(traceback.format_exception(err)).splitlines())
+        return [f]
