@@ -53,6 +53,7 @@ SETTINGS = {s.key: s for s in [
     Setting("trace", bool, False),
 ]}
 
+ZERO_ALLOWED = ("gpus_per_node", "hang_timeout")  # 0 GPUs; 0 s: no hang watch
 ENV_PREFIX = "CLUSTERDOC_"
 USER_CONFIG = Path("~/.config/clusterdoc/config.yaml")
 CWD_CONFIG = Path("clusterdoc.yaml")
@@ -90,9 +91,9 @@ def _convert(setting: Setting, value, where: str, what: str):
         value = value.upper()
     if setting.choices and value not in setting.choices:
         raise UsageError(f"{what} must be one of {', '.join(setting.choices)}, not {value!r}", where=where)
-    if t is int and value < (0 if setting.key == "gpus_per_node" else 1):
-        raise UsageError(f"{what} must be at least {0 if setting.key == 'gpus_per_node' else 1}, not {value}",
-                         where=where)
+    low = 0 if setting.key in ZERO_ALLOWED else 1
+    if t is int and value < low:
+        raise UsageError(f"{what} must be at least {low}, not {value}", where=where)
     return value
 
 

@@ -10,7 +10,10 @@ they concern in "nodes". No check runs commands: they only compare facts.
 from __future__ import annotations
 
 import re
-from typing import NotRequired, TypedDict
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:  # typing.NotRequired is Python 3.11; at run time a TypedDict's keys are not enforced anyway
+    from typing_extensions import NotRequired
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 RANK = {OK: 0, WARN: 1, FAIL: 2}
