@@ -3,7 +3,7 @@ PY      := .venv/bin/python
 N       ?= 4
 STAMP   := .venv/.installed
 
-.PHONY: install demo test test-fast bench cluster-up cluster-down clean
+.PHONY: install demo test test-fast lint bench cluster-up cluster-down clean
 
 install: $(STAMP)
 
@@ -17,8 +17,14 @@ demo: install
 	$(PY) -m clusterdoc submit --backend local --nodes 4 jobs/train_ddp.py --epochs 2
 
 # The whole suite, slow end-to-end tests and the test cluster included (those skip, saying why, without root).
-test: install
+test: install lint
 	$(PY) -m pytest
+
+# ruff (lint and format) and mypy on clusterdoc/, configured in pyproject.toml
+lint: install
+	.venv/bin/ruff check
+	.venv/bin/ruff format --check
+	.venv/bin/mypy
 
 test-fast: install
 	$(PY) -m pytest -m "not slow and not cluster"

@@ -87,13 +87,15 @@ class Job:
     @property
     def state(self) -> str:
         """PENDING, RUNNING, COMPLETED, FAILED or CANCELLED (Slurm's words). A job whose supervisor died
-        without a word (LOST) and Slurm's other ends (TIMEOUT, NODE_FAIL, ...) are FAILED."""
+        without a word (LOST) and Slurm's other ends (TIMEOUT, NODE_FAIL, ...) are FAILED. The job has ended
+        when its supervisor has recorded how (so the outcome is there to read), not when Slurm says so."""
         from clusterdoc.launch.submit import live_state
 
-        state = live_state(self._dir, self._dir.read())
-        if state.startswith("CANCELLED"):
-            return "CANCELLED"
-        return state if state in ("PENDING", "RUNNING", "COMPLETED") else "FAILED"
+        record = self._dir.read()
+        state = live_state(self._dir, record)
+        if record.get("state") not in ("PENDING", "RUNNING") or state == "LOST":
+            return _slurm_word(record.get("state") if state != "LOST" else "FAILED")
+        return "PENDING" if state == "PENDING" else "RUNNING"
 
     def done(self) -> bool:
         return self.state in ENDED
@@ -133,3 +135,9 @@ class Job:
 
     def __repr__(self) -> str:
         return f"Job({self.id!r}, backend={self.backend!r}, folder={str(self.folder)!r})"
+
+
+def _slurm_word(state: str | None) -> str:
+    if state and state.startswith("CANCELLED"):
+        return "CANCELLED"
+    return state if state in ENDED else "FAILED"
