@@ -78,8 +78,14 @@ def cmd_check(args) -> int:
                                checks=args.checks, skip=args.skip, comm=args.comm, mesh=not args.no_mesh,
                                arch_list=args.arch_list, mpirun=args.mpirun, python=args.python, strict=args.strict,
                                verbose=args.verbose)
+    if args.slurm_health and not opts.is_local:
+        raise UsageError("--slurm-health judges this node: use it with --local (as slurm.conf's HealthCheckProgram)")
     report = doctor.check(opts)
-    print(report.to_json() if args.json else report.render())
+    print(report.to_json() if args.json else report.render(), flush=True)
+    if args.slurm_health:
+        from clusterdoc import slurm_health
+
+        print(f"clusterdoc slurm-health: {slurm_health.apply(report).note}", file=sys.stderr)
     return report.exit_code
 
 
@@ -186,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(p)
     p.add_argument("--local", action="store_true", help="check this machine only, without SSH (default with no hostfile)")
     p.add_argument("--facts", metavar="DIR", help="judge saved facts (DIR/NODE.json, see --save-facts) instead of probing")
+    p.add_argument("--slurm-health", action="store_true",
+                   help="with --local, as slurm.conf's HealthCheckProgram: drain this node on a failure "
+                        "(Reason='clusterdoc: ...'), resume it when healthy if clusterdoc drained it (NHC's contract)")
     p.add_argument("--save-facts", metavar="DIR", help="also write each node's facts to DIR (what --facts reads back)")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
     p.add_argument("--checks", metavar="LIST", help="comma-separated checks to run (ssh,mesh,mpi,kernel,cuda,arch,consistency,comm)")
