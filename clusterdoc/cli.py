@@ -75,7 +75,8 @@ def cmd_check(args) -> int:
     from clusterdoc import doctor
 
     opts = doctor.CheckOptions(**_targets(args), local=args.local, facts_dir=args.facts, save_facts=args.save_facts,
-                               checks=args.checks, skip=args.skip, comm=args.comm, mesh=not args.no_mesh,
+                               checks=args.checks, skip=args.skip, comm=args.comm,
+                               mesh="off" if args.no_mesh else args.mesh, mesh_k=args.mesh_k,
                                arch_list=args.arch_list, mpirun=args.mpirun, python=args.python, strict=args.strict,
                                verbose=args.verbose)
     if args.slurm_health and not opts.is_local:
@@ -200,7 +201,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checks", metavar="LIST", help="comma-separated checks to run (ssh,mesh,mpi,kernel,cuda,arch,consistency,comm)")
     p.add_argument("--skip", metavar="LIST", help="comma-separated checks to skip")
     p.add_argument("--comm", action="store_true", help="also run a real torch.distributed all_reduce, one rank per node")
-    p.add_argument("--no-mesh", action="store_true", help="skip the node-to-node SSH test")
+    p.add_argument("--mesh", choices=["sample", "full", "off"], default="sample",
+                   help="node-to-node ssh: log in to --mesh-k sampled peers per node and judge every other pair "
+                        "from facts (sample, default), log in to every pair (full: N x N), or skip it (off)")
+    p.add_argument("--mesh-k", type=int, default=3, metavar="K", help="peers each node logs in to with --mesh sample")
+    p.add_argument("--no-mesh", action="store_true", help="skip the node-to-node SSH test (--mesh off)")
     p.add_argument("--arch-list", metavar="LIST", help="TORCH_CUDA_ARCH_LIST to judge instead of each node's")
     p.add_argument("--mpirun", metavar="CMD", help="mpirun to use (default: mpirun on PATH)")
     p.add_argument("--python", metavar="PATH", default=None,

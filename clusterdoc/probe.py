@@ -27,9 +27,11 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
        head_mpirun {path, flavour, version, missing?} | null (the head's mpirun path, on this node)}
   libaio (bool: libaio.so found), libaio_header (bool)
   mesh {peer: {ok (bool, null: not tested in time), message}} | null      (only when asked with --mesh)
+  ssh_trust {user, identities [fp], authorized [fp], host_keys [fp], known {peer: [fp] | null}} | null
+            (only with --peers; fp: "SHA256:..." as ssh-keygen -l; known null: a Match block, not judged)
   errors [{probe, message}]
 
-Usage: python3 probe.py [--timeout SEC] [--budget SEC] [--head-mpirun PATH] [--mesh PEER ...]
+Usage: python3 probe.py [--timeout SEC] [--budget SEC] [--head-mpirun PATH] [--peers P1,P2,..] [--mesh PEER ...]
 """
 
 import json
@@ -523,6 +525,199 @@ def probe_mesh(peers, timeout, deadline=None):
     return result
 
 
+# --- ssh trust: what decides whether ssh from here to a peer (and from a peer to here) works ----------
+
+MAX_KEY_FILE = 4 << 20  # bytes read of one known_hosts / authorized_keys file
+KEY_TYPE = re.compile(r"(ssh|ecdsa|sk)-[A-Za-z0-9@.-]+$")  # ssh-ed25519, ecdsa-sha2-nistp256, sk-...@openssh.com
+
+
+def _key_fingerprint(b64):
+    """SHA256:... of a base64 key blob, as `ssh-keygen -l` prints it."""
+    import base64
+    import hashlib
+    try:
+        blob = base64.b64decode(b64.encode(), validate=True)
+    except Exception:
+        return None
+    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+
+
+def _read_lines(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(MAX_KEY_FILE).decode("utf-8", "replace").splitlines()
+    except (OSError, IOError):
+        return []
+
+
+def _keys_in(path):
+    """Fingerprints of the keys in an authorized_keys / .pub file (options before the key type are skipped)."""
+    out = []
+    for line in _read_lines(path):
+        fields = line.split()
+        for i, f in enumerate(fields[:-1]):
+            if KEY_TYPE.match(f):
+                fp = _key_fingerprint(fields[i + 1])
+                if fp:
+                    out.append(fp)
+                break
+    return out
+
+
+def _tokens(path, home, user, host=""):
+    path = path.replace("%d", home).replace("%u", user).replace("%h", host or home).replace("%%", "%")
+    return os.path.expanduser(path)
+
+
+def _config_lines(path, depth=0):
+    """(keyword, args) of an ssh/sshd config file, Include expanded (ssh's own rules, minus Match)."""
+    import glob
+    out = []
+    for line in _read_lines(path):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = re.split(r"[\s=]+", line, maxsplit=1)
+        key, arg = parts[0].lower(), (parts[1] if len(parts) > 1 else "").strip()
+        if key == "include" and depth < 8:
+            for pattern in arg.split():
+                if not os.path.isabs(os.path.expanduser(pattern)):
+                    pattern = os.path.join(os.path.dirname(path), pattern)
+                for inc in sorted(glob.glob(os.path.expanduser(pattern))):
+                    out.extend(_config_lines(inc, depth + 1))
+        else:
+            out.append((key, arg))
+    return out
+
+
+def _glob(pattern, name):
+    """ssh's patterns: only * and ? are wildcards ('[host]:port' is literal)."""
+    rx = re.escape(pattern).replace(r"\*", ".*").replace(r"\?", ".")
+    return re.match("(?:%s)\\Z" % rx, name, re.I) is not None
+
+
+def _host_matches(patterns, name):
+    hit = False
+    for p in patterns.split():
+        neg = p.startswith("!")
+        if _glob(p[1:] if neg else p, name):
+            if neg:
+                return False
+            hit = True
+    return hit
+
+
+def ssh_client_settings(peer, lines, home, user):
+    """The settings ssh would use for `peer`: the first value of each keyword wins, identity files add up.
+    None when a Match block is met (then only `ssh -G` can tell)."""
+    got, active = {"identityfile": []}, True
+    for key, arg in lines:
+        if key == "host":
+            active = _host_matches(arg, peer)
+            continue
+        if key == "match":
+            return None
+        if not active:
+            continue
+        if key == "identityfile":
+            got["identityfile"].append(arg)
+        elif key not in got:
+            got[key] = arg
+    host = got.get("hostname", peer).replace("%h", peer)
+    ids = got["identityfile"] or ["~/.ssh/id_rsa", "~/.ssh/id_ecdsa", "~/.ssh/id_ed25519"]
+    return {"hostname": host, "port": int(got.get("port", "22")) if got.get("port", "22").isdigit() else 22,
+            "identities": [_tokens(i.strip('"'), home, user, host) for i in ids],
+            "known_files": [_tokens(f.strip('"'), home, user, host) for f in
+                            (got.get("userknownhostsfile") or "~/.ssh/known_hosts ~/.ssh/known_hosts2").split()] +
+                           [f for f in (got.get("globalknownhostsfile") or
+                                        "/etc/ssh/ssh_known_hosts /etc/ssh/ssh_known_hosts2").split()]}
+
+
+def _known_entries(path):
+    """[(host patterns, fingerprint)] of a known_hosts file; @revoked lines are left out (never a match)."""
+    out = []
+    for line in _read_lines(path):
+        fields = line.split()
+        if len(fields) < 3 or line.lstrip().startswith("#"):
+            continue
+        if fields[0].startswith("@"):
+            if fields[0] != "@cert-authority" or len(fields) < 4:
+                continue
+            fields = fields[1:]
+        fp = _key_fingerprint(fields[2])
+        if fp:
+            out.append((fields[0], fp))
+    return out
+
+
+def _known_match(patterns, names):
+    import hashlib
+    import hmac
+    import base64
+    if patterns.startswith("|1|"):
+        try:
+            salt, want = [base64.b64decode(x) for x in patterns[3:].split("|")]
+        except Exception:
+            return False
+        return any(hmac.new(salt, n.encode(), hashlib.sha1).digest() == want for n in names)
+    return any(_host_matches(patterns.replace(",", " "), n) for n in names)
+
+
+def probe_ssh_trust(peers, timeout):
+    """For every peer: which host keys this node's ssh would accept for it; and this node's own side: the
+    keys its ssh offers, the keys its sshd accepts for this user, its host keys. The head compares these
+    across nodes to judge every pair without N x N logins (checks/ssh.py)."""
+    import getpass
+    import socket
+    home = os.path.expanduser("~")
+    try:
+        user = getpass.getuser()
+    except Exception:
+        user = str(os.getuid())
+    lines = _config_lines(os.path.join(home, ".ssh", "config")) + _config_lines("/etc/ssh/ssh_config")
+    known, identities, files_cache = {}, set(), {}
+    for peer in peers:
+        cfg = ssh_client_settings(peer, lines, home, user)
+        if cfg is None:
+            known[peer] = None  # a Match block: not judged from facts
+            continue
+        for ident in cfg["identities"]:
+            identities.update(_keys_in(ident + ".pub"))
+        names = [cfg["hostname"], peer]
+        try:
+            names.append(socket.gethostbyname(cfg["hostname"]))
+        except (OSError, UnicodeError):
+            pass
+        if cfg["port"] != 22:
+            names = ["[%s]:%d" % (n, cfg["port"]) for n in names]
+        fps = set()
+        for path in cfg["known_files"]:
+            if path not in files_cache:
+                files_cache[path] = _known_entries(path)
+            fps.update(fp for pats, fp in files_cache[path] if _known_match(pats, names))
+        known[peer] = sorted(fps)
+    sshd = _config_lines("/etc/ssh/sshd_config")
+    first = {}
+    for key, arg in sshd:
+        if key == "match":
+            break
+        if key == "hostkey":
+            first.setdefault("hostkey", []).append(arg)
+        else:
+            first.setdefault(key, arg)
+    auth_files = (first.get("authorizedkeysfile") or ".ssh/authorized_keys .ssh/authorized_keys2").split()
+    authorized = []
+    for f in auth_files:
+        path = _tokens(f, home, user, home)
+        authorized += _keys_in(path if os.path.isabs(path) else os.path.join(home, path))
+    host_keys = []
+    for f in first.get("hostkey") or ["/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
+                                      "/etc/ssh/ssh_host_ed25519_key"]:
+        host_keys += _keys_in(f + ".pub")
+    return {"user": user, "identities": sorted(identities), "authorized": sorted(set(authorized)),
+            "host_keys": sorted(set(host_keys)), "known": known}
+
+
 def _parallel(funcs, width=16):
     """Run callables in threads, at most `width` at once; wait for all."""
     sem = threading.Semaphore(width)
@@ -546,7 +741,7 @@ def _parallel(funcs, width=16):
 
 # --- gather -----------------------------------------------------------------------------------
 
-def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None):
+def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, peers=None):
     """All facts of this node, as a JSON-ready dict. Never raises for a failing probe.
     `timeout`: per command; `budget`: seconds the whole probe may take (bounds the mesh);
     `head_mpirun`: the head's mpirun path, looked for on this node too (mpi.head_mpirun)."""
@@ -558,7 +753,7 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None):
         "cuda_home": os.environ.get("CUDA_HOME") or None,
         "kernel": None, "torch": None, "nvcc": None, "toolkits": [], "libcudart_first": None, "gcc": None,
         "gpus": [], "driver": None, "deepspeed": None, "mpi": {"mpirun": None, "mpi4py": None, "head_mpirun": None},
-        "libaio": False, "libaio_header": False, "mesh": None, "errors": [],
+        "libaio": False, "libaio_header": False, "mesh": None, "ssh_trust": None, "errors": [],
     }
     errors = facts["errors"]
     lock = threading.Lock()
@@ -617,6 +812,8 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None):
     if mesh:
         deadline = start + budget if budget else None
         jobs.append(task("mesh", lambda: probe_mesh(mesh, timeout, deadline), put("mesh")))
+    if peers:
+        jobs.append(task("mesh trust", lambda: probe_ssh_trust(peers, timeout), put("ssh_trust")))
     _parallel(jobs, width=16)
     for name, (child, parse, store, limit) in sorted(children.items()):
         what = {"torch": "importing torch", "mpi4py": "importing mpi4py.MPI"}[name]
@@ -730,7 +927,7 @@ def parse_shell_output(text):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    timeout, mesh, budget, head_mpirun = DEFAULT_TIMEOUT, None, None, None
+    timeout, mesh, budget, head_mpirun, peers = DEFAULT_TIMEOUT, None, None, None, None
     while argv:
         arg = argv.pop(0)
         if arg == "--timeout" and argv:
@@ -739,6 +936,8 @@ def main(argv=None):
             budget = float(argv.pop(0))
         elif arg == "--head-mpirun" and argv:
             head_mpirun = argv.pop(0)
+        elif arg == "--peers" and argv:
+            peers = [p for p in argv.pop(0).split(",") if p]
         elif arg == "--mesh":
             mesh, argv = argv, []
         elif arg == "--shell-probe":
@@ -747,7 +946,7 @@ def main(argv=None):
         else:
             sys.stderr.write("probe.py: unknown argument %r\n" % arg)
             return 2
-    facts = gather(timeout=timeout, mesh=mesh, budget=budget, head_mpirun=head_mpirun)
+    facts = gather(timeout=timeout, mesh=mesh, budget=budget, head_mpirun=head_mpirun, peers=peers)
     sys.stdout.write(json.dumps(facts, sort_keys=True) + "\n")
     sys.stdout.flush()
     return 0

@@ -46,14 +46,15 @@ def decode(data: bytes) -> str:
 
 # --- expected forms of the facts (probe.py's schema) ------------------------------------------
 
-STR, TEXT, VERSION, DRIVER, CAP, HOST, BOOL, INT, NUM, ANY = (
+STR, TEXT, VERSION, DRIVER, CAP, HOST, BOOL, INT, NUM, ANY, FPRINT = (
     "text", "free text", "version", "driver version", "compute capability", "host name", "bool", "integer",
-    "number", "any")
+    "number", "any", "key fingerprint")
 FORMS = {
     VERSION: re.compile(r"[0-9A-Za-z][0-9A-Za-z._+~-]{0,63}"),
     DRIVER: re.compile(r"\d{1,6}(\.\d{1,6}){0,3}"),
     CAP: re.compile(r"\d{1,2}\.\d{1,2}"),
     HOST: re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,252}"),
+    FPRINT: re.compile(r"SHA256:[A-Za-z0-9+/]{43}"),
 }
 _MPI = {"path": STR, "flavour": STR, "version": VERSION, "library": STR, "error": TEXT, "missing": BOOL}
 SCHEMA = {
@@ -76,13 +77,15 @@ SCHEMA = {
     "mpi": {"mpirun": _MPI, "mpi4py": _MPI, "head_mpirun": _MPI},
     "libaio": BOOL, "libaio_header": BOOL,
     "mesh": {"*": {"ok": BOOL, "message": TEXT}},
+    "ssh_trust": {"user": STR, "identities": [FPRINT], "authorized": [FPRINT], "host_keys": [FPRINT],
+                  "known": {"*": [FPRINT]}},
     "errors": [{"probe": STR, "message": TEXT}],
 }
 # Which check a malformed field belongs to (by its top-level key; default: ssh).
 FIELD_CHECK = {"kernel": "kernel", "python": "cuda", "torch": "cuda", "nvcc": "cuda", "cuda_home": "cuda",
                "toolkits": "cuda", "libcudart_first": "cuda", "gcc": "cuda", "driver": "cuda", "env": "cuda",
                "gpus": "arch", "deepspeed": "arch", "libaio": "arch", "libaio_header": "arch", "mpi": "mpi",
-               "mesh": "mesh", "env.TORCH_CUDA_ARCH_LIST": "arch"}
+               "mesh": "mesh", "ssh_trust": "mesh", "env.TORCH_CUDA_ARCH_LIST": "arch"}
 
 
 def check_of(field: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 CHECK = "ssh"
 MESH = "mesh"
@@ -60,7 +60,7 @@ def check_mesh(node: str, facts: dict | None) -> list[dict]:
         out.append(finding(node, MESH, WARN, f"ssh to {_compact(untested)} not tested: the probe ran out of time",
                            "raise --timeout (the mesh is N x N ssh logins), or skip it with --no-mesh"))
     if not failed and not untested:
-        return [finding(node, MESH, OK, f"ssh to all {len(facts['mesh'])} other nodes ok")]
+        return [finding(node, MESH, OK, f"ssh to {len(facts['mesh'])} other node(s) ok ({_compact(list(facts['mesh']))})")]
     for message, peers in failed.items():
         # No source name in the text: the report merges the same failure seen from many nodes
         # into one line (node[1-4,6-64]: ssh to node5 fails: ...).
@@ -87,3 +87,71 @@ def mesh_fix(peers: list[str], message: str) -> str:
     if "could not resolve" in low or "name or service not known" in low:
         return f"make {names} resolvable on the node(s) named (/etc/hosts or DNS), as in the hostfile; {test}"
     return f"run ssh -v {peers[0]} on the node(s) named to see why; {test}"
+
+
+# --- every pair, judged from facts (--mesh sample) ------------------------------------------------
+
+TRUST_PROBLEMS = {
+    "unknown": ("{target}'s host key is not in their known_hosts: ssh stops at 'Host key verification failed'",
+                "on {sources}, record {target}'s host key after checking its fingerprint "
+                "(ssh-keyscan {target} >> ~/.ssh/known_hosts), or share one known_hosts cluster-wide"),
+    "changed": ("their known_hosts has another key for {target} than the ones {target} has: ssh refuses it as "
+                "a possible attack", "if {target} was reinstalled, drop the old key on {sources} (ssh-keygen -R "
+                "{target}) and record the new one after checking its fingerprint"),
+    "auth": ("{target} accepts none of the keys their ssh offers: ssh stops at 'Permission denied (publickey)'",
+             "add their public key to {target}'s authorized_keys (ssh-copy-id {target} from each), or share one "
+             "key cluster-wide"),
+}
+
+
+def trust_problems(a: dict, b: dict, b_name: str) -> list[str]:
+    """Why ssh from a node (its ssh_trust facts `a`) to node `b_name` (facts `b`) would fail; [] when it
+    would work or the facts cannot tell (keys from an agent, an unreadable host key, a Match block)."""
+    known = (a.get("known") or {}).get(b_name)
+    out = []
+    if known is not None and b.get("host_keys"):
+        if not known:
+            out.append("unknown")
+        elif not set(known) & set(b["host_keys"]):
+            out.append("changed")
+    if a.get("identities") and b.get("authorized") and not set(a["identities"]) & set(b["authorized"]):
+        out.append("auth")
+    return out
+
+
+def check_trust(facts: dict[str, dict]) -> list[Finding]:
+    """Every ordered pair of nodes not logged in for real, judged from their ssh_trust facts. A kind of
+    problem the facts predict for a pair whose real login worked is not trusted for any pair (an agent
+    or certificates decide there, which facts do not show)."""
+    trust = {n: f["ssh_trust"] for n, f in facts.items() if isinstance(f.get("ssh_trust"), dict)}
+    if len(trust) < 2:
+        return []
+    tried = {(a, b): res.get("ok") for a, f in facts.items() for b, res in (f.get("mesh") or {}).items()}
+    wrong = {kind for (a, b), ok in tried.items() if ok and a in trust and b in trust
+             for kind in trust_problems(trust[a], trust[b], b)}
+    failing: dict[tuple[str, str], list[str]] = {}
+    judged = 0
+    for a in trust:
+        for b in trust:
+            if a == b or (a, b) in tried:
+                continue
+            judged += 1
+            for kind in trust_problems(trust[a], trust[b], b):
+                if kind not in wrong:
+                    failing.setdefault((kind, b), []).append(a)
+    if not failing:
+        names = _compact(list(trust))
+        return [finding(names, MESH, OK, f"{judged} more pair(s) judged from facts (keys, known_hosts): all ok",
+                        nodes=list(trust))]
+    out = []
+    # the same sources failing the same way towards several targets: one finding
+    merged: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for (kind, target), sources in failing.items():
+        merged.setdefault((kind, tuple(sources)), []).append(target)
+    for (kind, sources), targets in sorted(merged.items()):
+        src, dst = _compact(list(sources)), _compact(targets)
+        message, fix = TRUST_PROBLEMS[kind]
+        out.append(finding(src, MESH, FAIL, f"ssh from {src} to {dst} (judged from facts, not tried): "
+                           + message.format(target=dst), fix.format(target=dst, sources=src),
+                           nodes=sorted(set(sources) | set(targets))))
+    return out

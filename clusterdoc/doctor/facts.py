@@ -20,7 +20,7 @@ from pathlib import Path
 
 from clusterdoc import private, probe
 from clusterdoc.checks import comm
-from clusterdoc.doctor import mpirun
+from clusterdoc.doctor import mesh, mpirun
 from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.doctor.payload import PROBE_SOURCE, parse_output, probe_timeout, remote_command, with_proxy
 from clusterdoc.errors import UsageError
@@ -147,13 +147,17 @@ def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=N
     proxy command (HydraManual), started in the same round trip."""
     from clusterdoc import remote
 
-    peers = [h.host for h in hosts] if "mesh" in checks and len(hosts) > 1 else None
-    # The probe must answer before the node's timeout: the mesh stops at 75% of it.
-    command = remote_command(probe_timeout(ssh.timeout), peers, round(ssh.timeout * 0.75, 1), head_path, opts.python)
-    command_for: object = command
-    if proxies:  # one command per host: each starts its own MPI proxy in the same round trip
-        proxy_of = {h.host: proxies[i] for i, h in enumerate(hosts)}
-        command_for = lambda h: with_proxy(command, proxy_of[h.host])  # noqa: E731
+    names = [h.host for h in hosts]
+    tries = mesh.targets(names, opts.mesh if "mesh" in checks else "off", opts.mesh_k, opts.mesh_seed)
+    everyone = names if "mesh" in checks and opts.mesh == "sample" and len(names) > 1 else None
+    proxy_of = {h.host: proxies[i] for i, h in enumerate(hosts)} if proxies else {}
+
+    def command_for(h) -> str:
+        # The probe must answer before the node's timeout: the mesh stops at 75% of it. With MPICH each node
+        # also starts its own MPI proxy in the same round trip.
+        command = remote_command(probe_timeout(ssh.timeout), tries[h.host], round(ssh.timeout * 0.75, 1),
+                                 head_path, opts.python, everyone)
+        return with_proxy(command, proxy_of.get(h.host))
     on_done = (lambda r: progress.update(r.status != "ok")) if progress else None
     results = remote.run_many(hosts, command_for, ssh, stdin=PROBE_SOURCE, fanout=opts.fanout, on_done=on_done)
     conns, facts = {}, {}
@@ -167,8 +171,10 @@ def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=N
             conns[h.host]["message"] = printable(tail, 300)
         if f is not None and r.status == "timeout":
             conns[h.host]["status"] = "ok"  # the facts came; whatever hung is in its errors
-        if f and f.get("mesh"):  # every node gets the same peer list: keep the others, drop itself
-            f["mesh"] = {p: v for p, v in f["mesh"].items() if p in (peers or []) and p != h.host}
+        if f and f.get("mesh"):  # only what it was asked: a node cannot add pairs
+            f["mesh"] = {p: v for p, v in f["mesh"].items() if p in tries[h.host]}
+        if f and isinstance((f.get("ssh_trust") or {}).get("known"), dict):
+            f["ssh_trust"]["known"] = {p: v for p, v in f["ssh_trust"]["known"].items() if p in names and p != h.host}
         if f and f.get("probe") == "shell" and opts.python:
             f["python_missing"] = opts.python  # the job's interpreter is not there: its ranks cannot start
         facts[h.host] = f

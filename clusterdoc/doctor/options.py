@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from clusterdoc.checks import ALL_CHECKS
 from clusterdoc.errors import UsageError
@@ -20,7 +20,9 @@ class CheckOptions(Targets):
     checks: list[str] | str | None = None      # names or "a,b"; None: all but comm
     skip: list[str] | str | None = None
     comm: bool = False                         # also a real torch.distributed all_reduce, one rank per node
-    mesh: bool = True                          # node-to-node ssh
+    mesh: str | bool = "sample"                # node-to-node ssh: sample (k peers each, the rest judged from
+    mesh_k: int = 3                            # facts), full (every pair), off; True/False: sample/off
+    mesh_seed: int = 0
     arch_list: str | None = None               # TORCH_CUDA_ARCH_LIST to judge instead of each node's
     mpirun: str | None = None                  # the head's mpirun (default: mpirun on PATH)
     python: str | None = None                  # the python the job's ranks run: the probe runs under it
@@ -29,6 +31,8 @@ class CheckOptions(Targets):
     progress: bool = True                      # 'n/N nodes answered' on a terminal's stderr
 
     def __post_init__(self):
+        if isinstance(self.mesh, bool):
+            self.mesh = "sample" if self.mesh else "off"
         if isinstance(self.nodelist, str):
             self.nodelist = [self.nodelist]
         if isinstance(self.identity, str):
@@ -48,7 +52,7 @@ class CheckOptions(Targets):
         if self.comm and "comm" not in chosen:
             chosen.append("comm")
         skip = set(_names(self.skip, "--skip"))
-        if not self.mesh:
+        if self.mesh == "off":
             skip.add("mesh")
         return [c for c in ALL_CHECKS if c in chosen and c not in skip]
 
@@ -66,6 +70,10 @@ class CheckOptions(Targets):
             raise UsageError(f"--timeout must be above 0 seconds, got {self.timeout}")
         if self.fanout < 1:
             raise UsageError(f"--fanout must be at least 1, got {self.fanout}")
+        if self.mesh not in ("sample", "full", "off"):
+            raise UsageError(f"--mesh {self.mesh!r}: choose sample, full or off")
+        if self.mesh_k < 1:
+            raise UsageError(f"--mesh-k must be at least 1, got {self.mesh_k}")
         self.is_local  # noqa: B018 - raises on contradicting sources
 
 

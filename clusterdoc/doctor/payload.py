@@ -38,15 +38,19 @@ def probe_timeout(node_timeout: float) -> float:
 
 
 def remote_command(timeout: float, peers: list[str] | None, budget: float | None = None,
-                   head_mpirun: str | None = None, python: str | None = None) -> str:
+                   head_mpirun: str | None = None, python: str | None = None,
+                   everyone: list[str] | None = None) -> str:
     """`python` (the job's interpreter; default python3 on PATH) reads the probe from stdin, so its torch and
-    packages are what is judged; without it the shell fallback runs (it ignores stdin)."""
+    packages are what is judged; without it the shell fallback runs (it ignores stdin). `peers`: the nodes it
+    really logs in to; `everyone`: all nodes, whose ssh trust it reports."""
     python = python or "python3"
     argv = [python, "-", "--timeout", f"{timeout:g}"]
     if budget:
         argv += ["--budget", f"{budget:g}"]
     if head_mpirun:
         argv += ["--head-mpirun", head_mpirun]
+    if everyone:  # the node reports what decides ssh to each of them (judged from facts, not tried)
+        argv += ["--peers", ",".join(everyone)]
     if peers:
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)

@@ -46,6 +46,7 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         run(everyone, "mpi", mpi.check_run, {n: answered[n].get("hostname") for n in g.nodes if n in answered},
             g.mpirun)
     if len(answered) > 1:
+        run(everyone, "mesh", ssh.check_trust, answered)
         run(everyone, "consistency", consistency.check, answered, compress_hostlist)
     if g.comm is not None:
         run(everyone, "comm", comm.check, g.comm, list(answered))
