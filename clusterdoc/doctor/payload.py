@@ -37,8 +37,24 @@ def probe_timeout(node_timeout: float) -> float:
     return max(1.0, min(8.0, node_timeout * 0.35))
 
 
+def probe_argv(more: dict) -> list[str]:
+    """probe.py's arguments for probe.gather's keyword arguments peers/env/listen/connect/space/files."""
+    argv = ["--peers", ",".join(more["peers"])] if more.get("peers") else []
+    for k, v in sorted((more.get("env") or {}).items()):
+        argv += ["--env", f"{k}={v}"]
+    for port, mode, expect in more.get("listen") or []:
+        argv += ["--listen", f"{port}/{mode}/{expect}"]
+    if more.get("connect"):
+        argv += ["--connect", ",".join(more["connect"])]
+    for p in more.get("space") or []:
+        argv += ["--space", p]
+    for p in more.get("files") or []:
+        argv += ["--file", p]
+    return argv
+
+
 def remote_command(timeout: float, peers: list[str] | None, budget: float | None = None,
-                   head_mpirun: str | None = None, python: str | None = None) -> str:
+                   head_mpirun: str | None = None, python: str | None = None, more: list[str] | None = None) -> str:
     """`python` (the job's interpreter; default python3 on PATH) reads the probe from stdin, so its torch and
     packages are what is judged; without it the shell fallback runs (it ignores stdin)."""
     python = python or "python3"
@@ -47,6 +63,7 @@ def remote_command(timeout: float, peers: list[str] | None, budget: float | None
         argv += ["--budget", f"{budget:g}"]
     if head_mpirun:
         argv += ["--head-mpirun", head_mpirun]
+    argv += more or []
     if peers:
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)
