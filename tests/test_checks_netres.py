@@ -308,3 +308,15 @@ def test_local_selection_and_options():
         CheckOptions(env=["oops"])
     with pytest.raises(UsageError):
         CheckOptions(port=0).validate()
+
+
+def test_connections_to_a_node_without_facts_are_not_blamed_on_it():
+    facts = cluster()
+    facts["node3"] = None          # down: ssh says so
+    for n in ("node1", "node2", "node4"):
+        for c in facts[n]["port"]["connect"]:
+            if c["target"].startswith("node3:"):
+                c.update(ok=False, error="refused")
+    g = Gathered(NODES, {n: {"status": "ok" if facts[n] else "refused", "message": "", "elapsed": 0.1,
+                             "exit_code": 0} for n in NODES}, facts, ["port"])
+    assert [f for f in judge(g, CheckOptions(port=29400)) if f["status"] != OK and f["check"] == "port"] == []

@@ -290,10 +290,18 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
                            f"run `python3 -m http.server {port}` on {first} to see why"))
     failed: dict[tuple[str, str], list[str]] = {}
     tested: dict[str, int] = {}
+
+    def listened(host: str, p: str) -> bool:
+        """Whether `host`'s probe held a listener on port p: a node that gave no facts (down, no python3) or
+        could not listen is reported for that, not blamed for every connection to it."""
+        got = ((all_facts.get(host) or {}).get("port") or {}).get("listen") or []
+        return any(str(x.get("port")) == p and x.get("status") in ("listening", "in_use") for x in got)
     for n in nodes:
         for c in ((all_facts.get(n) or {}).get("port") or {}).get("connect") or []:
             target = c.get("target") or ""
             host, _, p = target.rpartition(":")
+            if not listened(host, p):
+                continue
             tested[n] = tested.get(n, 0) + 1
             if not c.get("ok"):
                 failed.setdefault((host, p, c.get("error") or ""), []).append(n)
