@@ -42,8 +42,10 @@ def run(spec: JobSpec) -> tuple[bool, str]:
 
     hosts = hostfile.parse_file(spec.hostfile)[:spec.nodes]
     nodelist = [(f"{h.user}@" if h.user else "") + h.host for h in hosts]
+    # files: the job's interpreter and script, the same bytes on every node (the ranks run them by path)
+    files = [spec.python, spec.script]
     report = doctor.check(doctor.CheckOptions(nodelist=nodelist, python=spec.python, ssh_config=spec.ssh_config,
-                                              mpirun=spec.mpirun))
+                                              mpirun=spec.mpirun, files=files))
     return report.ok, f"preflight ({len(hosts)} node(s) of {spec.hostfile}):\n" + report.render()
 
 
