@@ -78,7 +78,7 @@ def cmd_check(args) -> int:
                                checks=args.checks, skip=args.skip, comm=args.comm,
                                mesh="off" if args.no_mesh else args.mesh, mesh_k=args.mesh_k,
                                arch_list=args.arch_list, mpirun=args.mpirun, python=args.python, strict=args.strict,
-                               verbose=args.verbose)
+                               verbose=args.verbose, port=args.port, env=args.env or None)
     if args.slurm_health and not opts.is_local:
         raise UsageError("--slurm-health judges this node: use it with --local (as slurm.conf's HealthCheckProgram)")
     report = doctor.check(opts)
@@ -198,7 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(Reason='clusterdoc: ...'), resume it when healthy if clusterdoc drained it (NHC's contract)")
     p.add_argument("--save-facts", metavar="DIR", help="also write each node's facts to DIR (what --facts reads back)")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
-    p.add_argument("--checks", metavar="LIST", help="comma-separated checks to run (ssh,mesh,mpi,kernel,cuda,arch,consistency,comm)")
+    p.add_argument("--checks", metavar="LIST", help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,cuda,arch,resources,clock,"
+                   "files,consistency,comm)")
     p.add_argument("--skip", metavar="LIST", help="comma-separated checks to skip")
     p.add_argument("--comm", action="store_true", help="also run a real torch.distributed all_reduce, one rank per node")
     p.add_argument("--mesh", choices=["sample", "full", "off"], default="sample",
@@ -208,6 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-mesh", action="store_true", help="skip the node-to-node SSH test (--mesh off)")
     p.add_argument("--arch-list", metavar="LIST", help="TORCH_CUDA_ARCH_LIST to judge instead of each node's")
     p.add_argument("--mpirun", metavar="CMD", help="mpirun to use (default: mpirun on PATH)")
+    p.add_argument("--port", type=int, default=29500, metavar="PORT",
+                   help="rendezvous port the first node listens on during the check (default 29500, torchrun's "
+                        "MASTER_PORT); PORT+1 carries the sampled node-to-node TCP test")
+    p.add_argument("--env", action="append", metavar="K=V",
+                   help="a variable the probe sees instead of the node's (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME); "
+                        "repeatable")
     p.add_argument("--python", metavar="PATH", default=None,
                    help="python the job's ranks run: the probe runs under it, so its torch and packages are judged "
                         "(default: python3 on each node's PATH; with --local, this python)")

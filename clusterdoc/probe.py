@@ -28,10 +28,22 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   libaio (bool: libaio.so found), libaio_header (bool)
   mesh {peer: {ok (bool, null: not tested in time), message}} | null      (only when asked with --mesh)
   ssh_trust {user, identities [fp], authorized [fp], host_keys [fp], known {peer: [fp] | null}} | null
-            (only with --peers; fp: "SHA256:..." as ssh-keygen -l; known null: a Match block, not judged)
+            (only with --trust and --peers; fp: "SHA256:..." as ssh-keygen -l; known null: a Match block)
   errors [{probe, message}]
 
-Usage: python3 probe.py [--timeout SEC] [--budget SEC] [--head-mpirun PATH] [--peers P1,P2,..] [--mesh PEER ...]
+  net {hostname, own [addr] | null, own_error, resolve {peer: [addr]}, resolve_errors {peer: message},
+       ifaces [{name, up, running, loopback, mtu, addrs ["addr/len"]}], route {to, addr, source, iface} | null,
+       ifname_env {NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME}, ib [{device, port, state, link_layer}]}
+  port {listen [{port, mode, status listening|in_use|error, message, expected, accepted}],
+        connect [{target, ok, error, message, attempts, elapsed}]} | null   (only with --listen/--connect)
+  resources {shm {total_mib, free_mib} | null, memlock_kib (-1: unlimited), nofile, nofile_hard,
+             space {path: {total_mib, free_mib}}}
+  clock {start, end (time.time() at the probe's start and end), date (what `date` shows), date_at}
+  files {path: {sha256, size, realpath} | {error}} | null               (only with --file)
+
+Usage: python3 probe.py [--timeout SEC] [--budget SEC] [--head-mpirun PATH] [--peers A,B] [--trust] [--env K=V]
+                        [--listen PORT/store|peer/N] [--connect HOST:PORT,...] [--space DIR] [--file PATH]
+                        [--mesh PEER ...]
 """
 
 import json
@@ -739,12 +751,319 @@ def _parallel(funcs, width=16):
         t.join()
 
 
+# --- network, ports, resources, clock, files (the net/port/resources/clock/files checks) ---------------
+
+IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
+SIOCGIFFLAGS, SIOCGIFADDR, SIOCGIFNETMASK, SIOCGIFMTU = 0x8913, 0x8915, 0x891B, 0x8921
+
+
+def _bounded(funcs, limit):
+    """Run callables in daemon threads; wait at most `limit` seconds in all (a resolver that hangs on
+    DNS must not hold the probe). Returns the number still running at the end."""
+    threads = []
+    for f in funcs:
+        t = threading.Thread(target=f)
+        t.daemon = True
+        t.start()
+        threads.append(t)
+    end = time.time() + limit
+    for t in threads:
+        t.join(max(0.0, end - time.time()))
+    return sum(1 for t in threads if t.is_alive())
+
+
+def resolve(name):
+    """The addresses `name` resolves to here, in getaddrinfo's order (the first is what a rank connects to)."""
+    import socket
+    addrs = []
+    for info in socket.getaddrinfo(name, None, 0, socket.SOCK_STREAM):
+        if info[4][0] not in addrs:
+            addrs.append(info[4][0])
+    return addrs[:8]
+
+
+def _prefix(mask):
+    return sum(bin(int(x)).count("1") for x in mask.split("."))
+
+
+def probe_interfaces():
+    """[{name, up, running, loopback, mtu, addrs ["a.b.c.d/len", "v6/len"]}] from ioctls (no `ip` needed)."""
+    import fcntl
+    import socket
+    import struct
+    out = []
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        for _, name in sorted(socket.if_nameindex())[:256]:
+            req = struct.pack("256s", name.encode()[:15])
+            flags = struct.unpack("H", fcntl.ioctl(s, SIOCGIFFLAGS, req)[16:18])[0]
+            mtu = struct.unpack("i", fcntl.ioctl(s, SIOCGIFMTU, req)[16:20])[0]
+            addrs = []
+            try:
+                addr = socket.inet_ntoa(fcntl.ioctl(s, SIOCGIFADDR, req)[20:24])
+                mask = socket.inet_ntoa(fcntl.ioctl(s, SIOCGIFNETMASK, req)[20:24])
+                addrs.append("%s/%d" % (addr, _prefix(mask)))
+            except OSError:
+                pass  # no IPv4 address
+            out.append({"name": name, "up": bool(flags & 0x1), "running": bool(flags & 0x40),
+                        "loopback": bool(flags & 0x8), "mtu": mtu, "addrs": addrs})
+    finally:
+        s.close()
+    by_name = dict((i["name"], i) for i in out)
+    for line in (read("/proc/net/if_inet6") or "").splitlines():
+        f = line.split()
+        if len(f) == 6 and f[5] in by_name and f[3] == "00":  # global scope only
+            a = ":".join(f[0][i:i + 4] for i in range(0, 32, 4))
+            by_name[f[5]]["addrs"].append("%s/%d" % (socket.inet_ntop(socket.AF_INET6, socket.inet_pton(
+                socket.AF_INET6, a)), int(f[2], 16)))
+    return out
+
+
+def route_source(addr):
+    """The local address the kernel picks to reach `addr` (a UDP connect sends nothing)."""
+    import socket
+    s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect((addr, 9))
+        return s.getsockname()[0]
+    finally:
+        s.close()
+
+
+def probe_ib():
+    """Every InfiniBand/RoCE port: [{device, port, state "ACTIVE"..., link_layer}]."""
+    out = []
+    base = "/sys/class/infiniband"
+    for dev in sorted(os.listdir(base) if os.path.isdir(base) else [])[:64]:
+        for port in sorted(listdir_prefix(os.path.join(base, dev, "ports"), ""))[:16]:
+            state = (read(os.path.join(port, "state")) or "").strip()
+            out.append({"device": dev, "port": os.path.basename(port),
+                        "state": state.split(":")[-1].strip() or None,
+                        "link_layer": (read(os.path.join(port, "link_layer")) or "").strip() or None})
+    return out
+
+
+def probe_net(peers, env_over, limit):
+    """Own name and peer names as this node resolves them, interfaces, the route to the first peer,
+    NCCL/GLOO_SOCKET_IFNAME as a rank here would see them, InfiniBand ports."""
+    import socket
+    name = socket.gethostname()
+    net = {"hostname": name, "own": None, "own_error": None, "resolve": {}, "resolve_errors": {},
+           "ifaces": [], "route": None, "ifname_env": {}, "ib": []}
+    for k in IFNAME_VARS:
+        net["ifname_env"][k] = env_over[k] if k in env_over else os.environ.get(k)
+    lock = threading.Lock()
+    names = [name] + [p for p in peers if p != name]
+
+    def one(n):
+        def go():
+            try:
+                addrs, err = resolve(n), None
+            except Exception as exc:
+                addrs, err = None, str(exc)[:200]
+            with lock:
+                if n == name:
+                    net["own"], net["own_error"] = addrs, err
+                if n in peers:
+                    if addrs:
+                        net["resolve"][n] = addrs
+                    else:
+                        net["resolve_errors"][n] = err or "no address"
+        return go
+
+    left = _bounded([one(n) for n in names], limit)
+    with lock:
+        for n in names:
+            if n in peers and n not in net["resolve"] and n not in net["resolve_errors"]:
+                net["resolve_errors"][n] = "did not resolve within %gs" % limit
+        if left and net["own"] is None and net["own_error"] is None:
+            net["own_error"] = "did not resolve within %gs" % limit
+    net["ifaces"] = probe_interfaces()
+    first = peers[0] if peers else name
+    target = (net["resolve"].get(first) or (net["own"] if first == name else None) or [None])[0]
+    if target:
+        try:
+            src = route_source(target)
+            iface = [i["name"] for i in net["ifaces"] if any(a.split("/")[0] == src for a in i["addrs"])]
+            net["route"] = {"to": first, "addr": target, "source": src, "iface": (iface or [None])[0]}
+        except OSError as exc:
+            net["route"] = {"to": first, "addr": target, "source": None, "iface": None, "error": str(exc)[:200]}
+    net["ib"] = probe_ib()
+    return net
+
+
+class Listener(object):
+    """A TCP listener held for the probe's life: "store" binds every address as torch's TCPStore does
+    (so a leftover rank on the port shows as in_use); "peer" binds the node's own address and every
+    address with SO_REUSEPORT (nodes sharing one network stack each get their own connections).
+    It accepts until `expect` connections came or the probe stops it."""
+
+    def __init__(self, port, mode, expect, own_addr=None):
+        import socket
+        self.port, self.mode, self.expect, self.accepted = port, mode, expect, 0
+        self.status, self.message, self.socks = "listening", None, []
+        self.done = threading.Event()
+        binds = [("::", socket.AF_INET6), ("0.0.0.0", socket.AF_INET)]
+        if mode == "peer" and own_addr:
+            binds.insert(0, (own_addr, socket.AF_INET6 if ":" in own_addr else socket.AF_INET))
+        for addr, fam in binds:
+            if fam == socket.AF_INET and addr == "0.0.0.0" and any(
+                    s.family == socket.AF_INET6 for s in self.socks):
+                continue  # the dual-stack socket has IPv4 too
+            try:
+                s = socket.socket(fam, socket.SOCK_STREAM)
+            except OSError:
+                continue
+            try:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if mode == "peer" and hasattr(socket, "SO_REUSEPORT"):
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+                if fam == socket.AF_INET6 and addr == "::":
+                    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+                s.bind((addr, port))
+                s.listen(128)
+                s.settimeout(0.1)
+                self.socks.append(s)
+            except OSError as exc:
+                s.close()
+                if exc.errno == 98 and (mode == "store" or not self.socks):  # EADDRINUSE
+                    self.status, self.message = "in_use", str(exc)[:200]
+                    break
+                if exc.errno not in (97, 99):  # IPv6 off / address not here: try the next
+                    self.message = str(exc)[:200]
+        if self.status == "in_use":
+            for s in self.socks:
+                s.close()
+            self.socks = []
+        elif not self.socks:
+            self.status = "error"
+
+    def start(self):
+        if self.socks:
+            t = threading.Thread(target=self._serve)
+            t.daemon = True
+            t.start()
+
+    def _serve(self):
+        import socket
+        while not self.done.is_set() and self.accepted < self.expect:
+            for s in self.socks:
+                try:
+                    conn, _ = s.accept()
+                    conn.close()
+                    self.accepted += 1
+                except (socket.timeout, OSError):
+                    pass
+        for s in self.socks:
+            s.close()
+        self.done.set()
+
+    def wait(self, deadline):
+        self.done.wait(max(0.0, deadline - time.time()))
+        self.done.set()
+        return {"port": self.port, "mode": self.mode, "status": self.status, "message": self.message,
+                "expected": self.expect, "accepted": self.accepted}
+
+
+def connect_one(target, window, per_try=1.5):
+    """TCP connect to HOST:PORT, retrying until `window` seconds have passed (the listener may start a
+    little later): {target, ok, error None|refused|timeout|unreachable|unresolved, message, attempts, elapsed}."""
+    import errno
+    import socket
+    host, _, port = target.rpartition(":")
+    start = time.time()
+    res = {"target": target, "ok": False, "error": None, "message": None, "attempts": 0, "elapsed": 0.0}
+    try:
+        addr = resolve(host.strip("[]"))[0]
+    except Exception as exc:
+        res.update(error="unresolved", message=str(exc)[:200])
+        return res
+    while True:
+        res["attempts"] += 1
+        left = start + window - time.time()
+        s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(max(0.2, min(per_try, left)))
+        try:
+            s.connect((addr, int(port)))
+            res.update(ok=True, error=None, message="connected to %s" % addr)
+            break
+        except socket.timeout:
+            res.update(error="timeout", message="no answer from %s:%s (timed out)" % (addr, port))
+        except OSError as exc:
+            kind = "refused" if exc.errno == errno.ECONNREFUSED else "unreachable"
+            res.update(error=kind, message="%s:%s: %s" % (addr, port, os.strerror(exc.errno or 0) or exc))
+            time.sleep(0.1)
+        finally:
+            s.close()
+        if time.time() - start >= window:
+            break
+    res["elapsed"] = round(time.time() - start, 3)
+    return res
+
+
+def probe_resources(space_paths):
+    import resource
+    out = {"shm": None, "memlock_kib": None, "nofile": None, "nofile_hard": None, "space": {}}
+
+    def vfs(path):
+        st = os.statvfs(path)
+        return {"total_mib": st.f_blocks * st.f_frsize >> 20, "free_mib": st.f_bavail * st.f_frsize >> 20}
+    if os.path.isdir("/dev/shm"):
+        out["shm"] = vfs("/dev/shm")
+    soft = resource.getrlimit(resource.RLIMIT_MEMLOCK)[0]
+    out["memlock_kib"] = -1 if soft == resource.RLIM_INFINITY else soft >> 10
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    out["nofile"] = -1 if soft == resource.RLIM_INFINITY else soft
+    out["nofile_hard"] = -1 if hard == resource.RLIM_INFINITY else hard
+    for p in [os.environ.get("TMPDIR") or "/tmp"] + list(space_paths):
+        try:
+            out["space"][p] = vfs(p)
+        except OSError as exc:
+            out["space"][p] = {"total_mib": None, "free_mib": None, "error": str(exc)[:200]}
+    return out
+
+
+def probe_files(paths, limit=1 << 30):
+    """{path: {sha256, size, realpath} | {error}}: is the job's python and script the same on every node."""
+    import hashlib
+    out = {}
+    for p in paths:
+        try:
+            real = os.path.realpath(p)
+            size = os.path.getsize(real)
+            if size > limit:
+                out[p] = {"error": "larger than %d MiB: not hashed" % (limit >> 20), "size": size, "realpath": real}
+                continue
+            h = hashlib.sha256()
+            with open(real, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+            out[p] = {"sha256": h.hexdigest(), "size": size, "realpath": real}
+        except (OSError, IOError) as exc:
+            out[p] = {"error": "%s: %s" % (type(exc).__name__, exc.strerror or exc)}
+    return out
+
+
+def probe_date(timeout):
+    """The clock as the node's `date` shows it (epoch seconds), and this process's clock at that moment."""
+    before = time.time()
+    code, out, err = run(["date", "+%s.%N"], timeout)
+    at = (before + time.time()) / 2
+    if code != 0:
+        raise RuntimeError("date exited %d: %s" % (code, (err or out).strip()[:200]))
+    return float(out.strip()), at
+
+
 # --- gather -----------------------------------------------------------------------------------
 
-def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, peers=None):
+def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, peers=None, env=None,
+           listen=None, connect=None, space=None, files=None, trust=False):
     """All facts of this node, as a JSON-ready dict. Never raises for a failing probe.
-    `timeout`: per command; `budget`: seconds the whole probe may take (bounds the mesh);
-    `head_mpirun`: the head's mpirun path, looked for on this node too (mpi.head_mpirun)."""
+    `timeout`: per command; `budget`: seconds the whole probe may take (bounds the mesh and the port test);
+    `head_mpirun`: the head's mpirun path, looked for on this node too (mpi.head_mpirun);
+    `peers`: the job's node names, the first node first (resolved here); `env`: {K: V} overriding this
+    node's NCCL/GLOO_SOCKET_IFNAME; `listen`: [(port, "store"|"peer", expected connections)];
+    `connect`: ["HOST:PORT"]; `space`: folders whose free space counts; `files`: paths to hash."""
     start = time.time()
     facts = {
         "schema": SCHEMA, "probe": "python", "hostname": os.uname()[1],
@@ -754,6 +1073,8 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, pe
         "kernel": None, "torch": None, "nvcc": None, "toolkits": [], "libcudart_first": None, "gcc": None,
         "gpus": [], "driver": None, "deepspeed": None, "mpi": {"mpirun": None, "mpi4py": None, "head_mpirun": None},
         "libaio": False, "libaio_header": False, "mesh": None, "ssh_trust": None, "errors": [],
+        "net": None, "port": None, "resources": None, "files": None,
+        "clock": {"start": start, "end": None, "date": None, "date_at": None},
     }
     errors = facts["errors"]
     lock = threading.Lock()
@@ -797,7 +1118,31 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, pe
         children["torch"] = (start_forked(TORCH_SNIPPET), torch_facts, put("torch"), torch_limit)
     if _find_package_dir("mpi4py"):
         children["mpi4py"] = (start_forked(MPI4PY_SNIPPET), mpi4py_facts, put_mpi("mpi4py"), timeout)
+    # The port test: listeners open now and stay open while the rest runs; connects retry for `window`.
+    window = min(5.0, budget * 0.3) if budget else 5.0
+    hold_until = start + (min(budget * 0.6, window + 6.0) if budget else window + 6.0)
+    listeners = []
+    for port, mode, expect in listen or []:
+        own = None
+        if mode == "peer":
+            box = []
+            _bounded([lambda: box.append(resolve(os.uname()[1])[0])], 2.0)
+            own = box[0] if box else None
+        listeners.append(Listener(port, mode, expect, own))
+        listeners[-1].start()
+    if listen or connect:
+        facts["port"] = {"listen": [], "connect": []}
+
+    def put_date(v):
+        facts["clock"]["date"], facts["clock"]["date_at"] = v
+
+    def put_conn(v):
+        facts["port"]["connect"].append(v)
+
     jobs = [
+        task("net", lambda: probe_net(list(peers or []), env or {}, min(3.0, timeout)), put("net")),
+        task("resources", lambda: probe_resources(space or []), put("resources")),
+        task("clock", lambda: probe_date(min(2.0, timeout)), put_date),
         task("kernel", lambda: probe_kernel(timeout), put("kernel")),
         task("gpus", lambda: probe_gpus(timeout), put("gpus")),
         task("nvcc", lambda: probe_nvcc(timeout), put("nvcc")),
@@ -809,11 +1154,16 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, pe
     ]
     for i, p in enumerate(toolkit_paths):
         jobs.append(task("toolkit " + p, (lambda p=p: probe_toolkit(p, timeout)), put_tk(i)))
+    for target in connect or []:
+        jobs.append(task("port", (lambda t=target: connect_one(t, window)), put_conn))
+    if files:
+        jobs.append(task("files", lambda: probe_files(files), put("files")))
     if mesh:
         deadline = start + budget if budget else None
         jobs.append(task("mesh", lambda: probe_mesh(mesh, timeout, deadline), put("mesh")))
-    if peers:
-        jobs.append(task("mesh trust", lambda: probe_ssh_trust(peers, timeout), put("ssh_trust")))
+    if trust and peers:
+        others = [p for p in peers if p != facts["hostname"]]
+        jobs.append(task("mesh trust", lambda: probe_ssh_trust(others, timeout), put("ssh_trust")))
     _parallel(jobs, width=16)
     for name, (child, parse, store, limit) in sorted(children.items()):
         what = {"torch": "importing torch", "mpi4py": "importing mpi4py.MPI"}[name]
@@ -830,7 +1180,12 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, pe
     facts["libcudart_first"] = probe_libcudart_first(toolkit_paths)
     drivers = sorted(set(g["driver"] for g in facts["gpus"] if g.get("driver")))
     facts["driver"] = drivers[0] if drivers else None
+    for lst in listeners:
+        facts["port"]["listen"].append(lst.wait(hold_until))
+    if facts["port"]:
+        facts["port"]["connect"].sort(key=lambda c: c["target"])
     facts["errors"] = sorted(errors, key=lambda e: e["probe"])
+    facts["clock"]["end"] = time.time()
     facts["elapsed"] = round(time.time() - start, 3)
     return facts
 
@@ -927,17 +1282,32 @@ def parse_shell_output(text):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    timeout, mesh, budget, head_mpirun, peers = DEFAULT_TIMEOUT, None, None, None, None
+    timeout, mesh, budget, head_mpirun = DEFAULT_TIMEOUT, None, None, None
+    more = {"peers": [], "env": {}, "listen": [], "connect": [], "space": [], "files": [], "trust": False}
     while argv:
         arg = argv.pop(0)
-        if arg == "--timeout" and argv:
+        if arg == "--peers" and argv:
+            more["peers"] = [p for p in argv.pop(0).split(",") if p]
+        elif arg == "--env" and argv and "=" in argv[0]:
+            k, _, v = argv.pop(0).partition("=")
+            more["env"][k] = v
+        elif arg == "--listen" and argv:  # PORT/MODE/EXPECTED
+            port, mode, expect = (argv.pop(0).split("/") + ["store", "0"])[:3]
+            more["listen"].append((int(port), mode, int(expect)))
+        elif arg == "--connect" and argv:
+            more["connect"] += [t for t in argv.pop(0).split(",") if t]
+        elif arg == "--space" and argv:
+            more["space"].append(argv.pop(0))
+        elif arg == "--file" and argv:
+            more["files"].append(argv.pop(0))
+        elif arg == "--timeout" and argv:
             timeout = float(argv.pop(0))
         elif arg == "--budget" and argv:
             budget = float(argv.pop(0))
         elif arg == "--head-mpirun" and argv:
             head_mpirun = argv.pop(0)
-        elif arg == "--peers" and argv:
-            peers = [p for p in argv.pop(0).split(",") if p]
+        elif arg == "--trust":
+            more["trust"] = True
         elif arg == "--mesh":
             mesh, argv = argv, []
         elif arg == "--shell-probe":
@@ -946,7 +1316,7 @@ def main(argv=None):
         else:
             sys.stderr.write("probe.py: unknown argument %r\n" % arg)
             return 2
-    facts = gather(timeout=timeout, mesh=mesh, budget=budget, head_mpirun=head_mpirun, peers=peers)
+    facts = gather(timeout=timeout, mesh=mesh, budget=budget, head_mpirun=head_mpirun, **more)
     sys.stdout.write(json.dumps(facts, sort_keys=True) + "\n")
     sys.stdout.flush()
     return 0

@@ -68,6 +68,8 @@ class RunResult:
     stderr: str = ""
     elapsed: float = 0.0
     message: str = ""           # one line for humans, set whenever status != "ok"
+    sent_at: float | None = None      # time.time() when the command was sent, and when its answer was complete
+    received_at: float | None = None  # (the clock check's round trip)
 
     @property
     def ok(self) -> bool:
@@ -445,12 +447,14 @@ def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple
 
 
 def run(client: Connection, command: str, stdin: bytes | None, deadline: float,
-        cap: int = MAX_STREAM) -> tuple[int | None, str, str]:
+        cap: int = MAX_STREAM, times: list | None = None) -> tuple[int | None, str, str]:
     """Run one command on an open connection; returns (exit code or None on timeout, stdout, stderr).
     Raises _TooLarge, after closing the channel, when a stream passes `cap` bytes."""
     chan = client.get_transport().open_session(timeout=max(0.1, deadline - time.monotonic()))
     try:
         chan.settimeout(0.2)
+        if times is not None:
+            times.append(time.time())
         chan.exec_command(command)
         if stdin:
             chan.sendall(stdin)
@@ -467,6 +471,8 @@ def run(client: Connection, command: str, stdin: bytes | None, deadline: float,
             if len(out) > cap or len(err) > cap:
                 raise _TooLarge("stdout" if len(out) > cap else "stderr")
             if chan.exit_status_ready() and not chan.recv_ready() and not chan.recv_stderr_ready():
+                if times is not None:
+                    times.append(time.time())
                 code = chan.recv_exit_status()
                 break
             if time.monotonic() > deadline:
@@ -494,8 +500,9 @@ def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = No
         client = connect(host, opts, context, deadline)
     except Exception as err:  # every failure becomes this node's result, never the run's
         return _failed(host, err, addr, opts, start)
+    times: list[float] = []
     try:
-        code, out, err = run(client, command, stdin, deadline)
+        code, out, err = run(client, command, stdin, deadline, times=times)
     except Exception as e:
         return _failed(host, e, addr, opts, start)
     finally:
@@ -505,7 +512,8 @@ def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = No
         return RunResult(host.host, "timeout", None, out, err, elapsed,
                          f"{host.host}: the command did not finish within {opts.timeout:g}s")
     return RunResult(host.host, "ok", code, out, err, elapsed,
-                     "" if code == 0 else f"{host.host}: the command exited with {code}")
+                     "" if code == 0 else f"{host.host}: the command exited with {code}",
+                     *(times if len(times) == 2 else (None, None)))
 
 
 def run_many(hosts: list[Host], command: str | Callable[[Host], str], opts: SSHOptions,

@@ -49,12 +49,23 @@ def decode(data: bytes) -> str:
 STR, TEXT, VERSION, DRIVER, CAP, HOST, BOOL, INT, NUM, ANY, FPRINT = (
     "text", "free text", "version", "driver version", "compute capability", "host name", "bool", "integer",
     "number", "any", "key fingerprint")
+INT_STR = "port number"
+ADDR, CIDR, IFNAME, SHA256, WORD, TARGET = ("address", "address/prefix", "interface name", "sha256", "word",
+                                            "host:port")
+_IP = r"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f:]{2,39}(?:\.\d{1,3}(?:\.\d{1,3}){3})?(?:%[\w.-]{1,15})?)"
 FORMS = {
+    INT_STR: re.compile(r"\d{1,5}"),
     VERSION: re.compile(r"[0-9A-Za-z][0-9A-Za-z._+~-]{0,63}"),
     DRIVER: re.compile(r"\d{1,6}(\.\d{1,6}){0,3}"),
     CAP: re.compile(r"\d{1,2}\.\d{1,2}"),
     HOST: re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,252}"),
     FPRINT: re.compile(r"SHA256:[A-Za-z0-9+/]{43}"),
+    ADDR: re.compile(_IP),
+    CIDR: re.compile(_IP + r"/\d{1,3}"),
+    IFNAME: re.compile(r"[^\s/:]{1,15}"),       # Linux: at most 15 bytes, no blank, '/' or ':'
+    SHA256: re.compile(r"[0-9a-f]{64}"),
+    WORD: re.compile(r"[A-Za-z_]{1,32}"),
+    TARGET: re.compile(r"[^\s]{1,260}:\d{1,5}"),
 }
 _MPI = {"path": STR, "flavour": STR, "version": VERSION, "library": STR, "error": TEXT, "missing": BOOL}
 SCHEMA = {
@@ -80,12 +91,24 @@ SCHEMA = {
     "ssh_trust": {"user": STR, "identities": [FPRINT], "authorized": [FPRINT], "host_keys": [FPRINT],
                   "known": {"*": [FPRINT]}},
     "errors": [{"probe": STR, "message": TEXT}],
+    "net": {"hostname": HOST, "own": [ADDR], "own_error": TEXT, "resolve": {"*": [ADDR]}, "resolve_errors": {"*": TEXT},
+            "ifaces": [{"name": IFNAME, "up": BOOL, "running": BOOL, "loopback": BOOL, "mtu": INT, "addrs": [CIDR]}],
+            "route": {"to": HOST, "addr": ADDR, "source": ADDR, "iface": IFNAME, "error": TEXT},
+            "ifname_env": {"*": STR}, "ib": [{"device": IFNAME, "port": INT_STR, "state": WORD, "link_layer": WORD}]},
+    "port": {"listen": [{"port": INT, "mode": WORD, "status": WORD, "message": TEXT, "expected": INT, "accepted": INT}],
+             "connect": [{"target": TARGET, "ok": BOOL, "error": WORD, "message": TEXT, "attempts": INT,
+                          "elapsed": NUM}]},
+    "resources": {"shm": {"total_mib": INT, "free_mib": INT}, "memlock_kib": INT, "nofile": INT, "nofile_hard": INT,
+                  "space": {"*": {"total_mib": INT, "free_mib": INT, "error": TEXT}}},
+    "clock": {"start": NUM, "end": NUM, "date": NUM, "date_at": NUM, "head_sent": NUM, "head_received": NUM},
+    "files": {"*": {"sha256": SHA256, "size": INT, "realpath": STR, "error": TEXT}},
 }
 # Which check a malformed field belongs to (by its top-level key; default: ssh).
 FIELD_CHECK = {"kernel": "kernel", "python": "cuda", "torch": "cuda", "nvcc": "cuda", "cuda_home": "cuda",
                "toolkits": "cuda", "libcudart_first": "cuda", "gcc": "cuda", "driver": "cuda", "env": "cuda",
                "gpus": "arch", "deepspeed": "arch", "libaio": "arch", "libaio_header": "arch", "mpi": "mpi",
-               "mesh": "mesh", "ssh_trust": "mesh", "env.TORCH_CUDA_ARCH_LIST": "arch"}
+               "mesh": "mesh", "ssh_trust": "mesh", "env.TORCH_CUDA_ARCH_LIST": "arch", "net": "net", "port": "port",
+               "resources": "resources", "clock": "clock", "files": "files"}
 
 
 def check_of(field: str) -> str:

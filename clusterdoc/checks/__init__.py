@@ -19,13 +19,16 @@ OK, WARN, FAIL = "ok", "warn", "fail"
 RANK = {OK: 0, WARN: 1, FAIL: 2}
 
 # Column order of the report; "mesh" (node-to-node ssh) lives in checks/ssh.py.
-ALL_CHECKS = ("ssh", "mesh", "mpi", "kernel", "cuda", "arch", "consistency", "comm")
+ALL_CHECKS = ("ssh", "mesh", "net", "port", "mpi", "kernel", "cuda", "arch", "resources", "clock", "files",
+              "consistency", "comm")
 
 # Which check a probe error (facts["errors"][].probe) belongs to, and how bad it is.
 PROBE_ERROR_CHECK = {
     "kernel": ("kernel", FAIL), "gpus": ("arch", FAIL), "nvcc": ("cuda", FAIL), "gcc": ("cuda", WARN),
     "torch": ("cuda", FAIL), "deepspeed": ("arch", WARN), "mpirun": ("mpi", FAIL), "mpi4py": ("mpi", WARN),
     "libaio": ("arch", WARN), "mesh": ("mesh", FAIL), "python3": ("ssh", WARN),
+    "net": ("net", WARN), "port": ("port", WARN), "resources": ("resources", WARN), "clock": ("clock", WARN),
+    "files": ("files", FAIL),
 }
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from clusterdoc import private, probe
 from clusterdoc.checks import comm
 from clusterdoc.doctor import mesh, mpirun
-from clusterdoc.doctor.options import CheckOptions
-from clusterdoc.doctor.payload import PROBE_SOURCE, parse_output, probe_timeout, remote_command, with_proxy
+from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
+from clusterdoc.doctor.payload import PROBE_SOURCE, parse_output, probe_argv, probe_timeout, remote_command, with_proxy
 from clusterdoc.errors import UsageError
 from clusterdoc.untrusted import MAX_TEXT, clean_facts, printable
 
@@ -67,24 +67,32 @@ def gather(opts: CheckOptions) -> Gathered:
 def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
     started = time.monotonic()
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
-    facts = clean_facts(gather_local(opts.python, opts.timeout, (head or {}).get("path")))
+    facts = clean_facts(gather_local(opts.python, opts.timeout, (head or {}).get("path"), probe_args(opts, None)))
     conns = {LOCAL: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
-    checks = [c for c in checks if c not in ("mesh", "consistency")]  # one node: nothing to compare
+    checks = [c for c in checks if c not in NOT_LOCAL]  # one node: nothing to compare or connect to
     comm_result = comm.run_local(facts, opts.timeout) if "comm" in checks else None
     return Gathered([LOCAL], conns, {LOCAL: facts}, checks, head, None, comm_result, started)
 
 
-def gather_local(python: str | None, timeout: float, head_mpirun: str | None = None) -> dict:
+def probe_args(opts: CheckOptions, node_plan: dict | None, peers: list[str] | None = None) -> dict:
+    """The probe's keyword arguments for the new checks: peer names, --env, listen/connect, space, files."""
+    return {"peers": peers or [], "env": dict(opts.env or {}), "listen": (node_plan or {}).get("listen") or [],
+            "connect": (node_plan or {}).get("connect") or [],
+            "space": [opts.job_folder] if opts.job_folder else [], "files": list(opts.files or [])}
+
+
+def gather_local(python: str | None, timeout: float, head_mpirun: str | None = None, more: dict | None = None) -> dict:
     """This machine's facts as seen by `python` (the job's interpreter): in this process when it is this
     interpreter, else the probe runs under it, exactly as on a remote node. `head_mpirun`: the mpirun
     the check uses (here the head is the node)."""
     if not python or os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable):
-        return probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun)
+        return probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun,
+                            **(more or {}))
     exe = shutil.which(python)
     if not exe:
         raise UsageError(f"--python {python!r} is not an executable here", hint="give the python the ranks run")
     argv = [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"] + \
-        (["--head-mpirun", head_mpirun] if head_mpirun else [])
+        (["--head-mpirun", head_mpirun] if head_mpirun else []) + probe_argv(more or {})
     try:
         r = subprocess.run(argv, input=PROBE_SOURCE, capture_output=True, timeout=timeout + 5)
     except subprocess.TimeoutExpired:
@@ -147,17 +155,22 @@ def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=N
     proxy command (HydraManual), started in the same round trip."""
     from clusterdoc import remote
 
+    from clusterdoc.checks import net
+
     names = [h.host for h in hosts]
     tries = mesh.targets(names, opts.mesh if "mesh" in checks else "off", opts.mesh_k, opts.mesh_seed)
-    everyone = names if "mesh" in checks and opts.mesh == "sample" and len(names) > 1 else None
+    trust = "mesh" in checks and opts.mesh == "sample" and len(names) > 1
+    port_plan = net.plan(names, opts.port, opts.fanout) if "port" in checks else {}
+    # every node resolves (net) and judges ssh trust towards (mesh) all the others: one --peers list
+    net_peers = names if len(names) > 1 and ("net" in checks or trust) else []
     proxy_of = {h.host: proxies[i] for i, h in enumerate(hosts)} if proxies else {}
 
     def command_for(h) -> str:
-        # The probe must answer before the node's timeout: the mesh stops at 75% of it. With MPICH each node
-        # also starts its own MPI proxy in the same round trip.
+        # The probe must answer before the node's timeout: the mesh stops at 75% of it.
+        more = probe_argv(probe_args(opts, port_plan.get(h.host), net_peers))
         command = remote_command(probe_timeout(ssh.timeout), tries[h.host], round(ssh.timeout * 0.75, 1),
-                                 head_path, opts.python, everyone)
-        return with_proxy(command, proxy_of.get(h.host))
+                                 head_path, opts.python, more, trust)
+        return with_proxy(command, proxy_of.get(h.host))  # each node starts its own MPI proxy in the same trip
     on_done = (lambda r: progress.update(r.status != "ok")) if progress else None
     results = remote.run_many(hosts, command_for, ssh, stdin=PROBE_SOURCE, fanout=opts.fanout, on_done=on_done)
     conns, facts = {}, {}
@@ -175,6 +188,8 @@ def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=N
             f["mesh"] = {p: v for p, v in f["mesh"].items() if p in tries[h.host]}
         if f and isinstance((f.get("ssh_trust") or {}).get("known"), dict):
             f["ssh_trust"]["known"] = {p: v for p, v in f["ssh_trust"]["known"].items() if p in names and p != h.host}
+        if f and isinstance(f.get("clock"), dict) and r.sent_at and r.received_at:
+            f["clock"]["head_sent"], f["clock"]["head_received"] = r.sent_at, r.received_at
         if f and f.get("probe") == "shell" and opts.python:
             f["python_missing"] = opts.python  # the job's interpreter is not there: its ranks cannot start
         facts[h.host] = f
@@ -239,7 +254,7 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
     conns = {n: c or {"status": "error", "message": "no facts saved for this node", "elapsed": 0.0,
                       "exit_code": None} for n, c in conns.items()}
     if len(nodes) == 1 and conns[nodes[0]]["status"] == "local":
-        checks = [c for c in checks if c not in ("mesh", "consistency")]
+        checks = [c for c in checks if c not in NOT_LOCAL]
     return Gathered(nodes, conns, facts, checks, _dict(run.get("head_mpirun")), _dict(run.get("mpirun")),
                     _dict(run.get("comm")))
 

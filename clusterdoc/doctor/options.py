@@ -9,7 +9,10 @@ from clusterdoc.errors import UsageError
 from clusterdoc.targets import Targets
 
 # With no --checks: everything but the ones that start processes on the nodes (comm).
-DEFAULT_OFF = ("comm",)
+DEFAULT_OFF = ("comm", "files")
+DEFAULT_PORT = 29500   # torchrun's default MASTER_PORT (submit derives a port per job: its preflight passes that one)
+# One machine: nothing to compare or to connect to; the net check judges only its interfaces and InfiniBand there.
+NOT_LOCAL = ("mesh", "consistency", "port", "clock")
 
 
 @dataclass
@@ -29,6 +32,10 @@ class CheckOptions(Targets):
     strict: bool = False                       # warnings fail too (exit 1)
     verbose: int = 0                           # show ok findings, and tracebacks of crashed checks
     progress: bool = True                      # 'n/N nodes answered' on a terminal's stderr
+    port: int = DEFAULT_PORT                   # the rendezvous port the first node listens on (port check)
+    env: dict[str, str] | list[str] | None = None  # K=V the probe sees instead of the node's (NCCL_SOCKET_IFNAME...)
+    files: list[str] | None = None             # paths hashed on every node (the files check: submit's --python, script)
+    job_folder: str | None = None              # its free space counts (resources), besides the temp dir
 
     def __post_init__(self):
         if isinstance(self.mesh, bool):
@@ -37,6 +44,14 @@ class CheckOptions(Targets):
             self.nodelist = [self.nodelist]
         if isinstance(self.identity, str):
             self.identity = [self.identity]
+        if isinstance(self.env, (list, tuple)):
+            pairs = {}
+            for item in self.env:
+                key, eq, value = str(item).partition("=")
+                if not eq or not key.replace("_", "").isalnum():
+                    raise UsageError(f"--env {item!r}: expected NAME=VALUE", hint="e.g. --env NCCL_SOCKET_IFNAME=eth0")
+                pairs[key] = value
+            self.env = pairs
 
     @property
     def is_local(self) -> bool:
@@ -49,6 +64,8 @@ class CheckOptions(Targets):
     def selected(self) -> list[str]:
         """The checks to run, in report order: --checks (default all but comm), +comm, -skip, -mesh."""
         chosen = _names(self.checks, "--checks") or [c for c in ALL_CHECKS if c not in DEFAULT_OFF]
+        if self.files and "files" not in chosen:
+            chosen.append("files")
         if self.comm and "comm" not in chosen:
             chosen.append("comm")
         skip = set(_names(self.skip, "--skip"))
@@ -68,6 +85,8 @@ class CheckOptions(Targets):
                                  "X.Y+PTX", hint='give compute capabilities like "8.0;9.0"')
         if self.timeout <= 0:
             raise UsageError(f"--timeout must be above 0 seconds, got {self.timeout}")
+        if not 1 <= self.port <= 65534:
+            raise UsageError(f"--port must be 1-65534 (port + 1 carries the node-to-node test), got {self.port}")
         if self.fanout < 1:
             raise UsageError(f"--fanout must be at least 1, got {self.fanout}")
         if self.mesh not in ("sample", "full", "off"):

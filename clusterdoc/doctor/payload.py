@@ -37,20 +37,37 @@ def probe_timeout(node_timeout: float) -> float:
     return max(1.0, min(8.0, node_timeout * 0.35))
 
 
+def probe_argv(more: dict) -> list[str]:
+    """probe.py's arguments for probe.gather's keyword arguments peers/env/listen/connect/space/files."""
+    argv = ["--peers", ",".join(more["peers"])] if more.get("peers") else []
+    for k, v in sorted((more.get("env") or {}).items()):
+        argv += ["--env", f"{k}={v}"]
+    for port, mode, expect in more.get("listen") or []:
+        argv += ["--listen", f"{port}/{mode}/{expect}"]
+    if more.get("connect"):
+        argv += ["--connect", ",".join(more["connect"])]
+    for p in more.get("space") or []:
+        argv += ["--space", p]
+    for p in more.get("files") or []:
+        argv += ["--file", p]
+    return argv
+
+
 def remote_command(timeout: float, peers: list[str] | None, budget: float | None = None,
-                   head_mpirun: str | None = None, python: str | None = None,
-                   everyone: list[str] | None = None) -> str:
+                   head_mpirun: str | None = None, python: str | None = None, more: list[str] | None = None,
+                   trust: bool = False) -> str:
     """`python` (the job's interpreter; default python3 on PATH) reads the probe from stdin, so its torch and
     packages are what is judged; without it the shell fallback runs (it ignores stdin). `peers`: the nodes it
-    really logs in to; `everyone`: all nodes, whose ssh trust it reports."""
+    really logs in to; `more`: probe_argv's arguments; `trust`: report ssh trust towards the --peers nodes."""
     python = python or "python3"
     argv = [python, "-", "--timeout", f"{timeout:g}"]
     if budget:
         argv += ["--budget", f"{budget:g}"]
     if head_mpirun:
         argv += ["--head-mpirun", head_mpirun]
-    if everyone:  # the node reports what decides ssh to each of them (judged from facts, not tried)
-        argv += ["--peers", ",".join(everyone)]
+    argv += more or []
+    if trust:  # the node reports what decides ssh to each --peers node (judged from facts, not tried)
+        argv += ["--trust"]
     if peers:
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)

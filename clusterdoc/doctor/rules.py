@@ -10,7 +10,8 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable
 
-from clusterdoc.checks import FAIL, Finding, arch, comm, consistency, cuda, finding, kernel, malformed, mpi, ssh
+from clusterdoc.checks import (FAIL, Finding, arch, clock, comm, consistency, cuda, files, finding, kernel, malformed,
+                               mpi, net, resources, ssh)
 from clusterdoc.doctor.facts import Gathered
 from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.hostfile import compress_hostlist
@@ -29,6 +30,8 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
             findings.extend(_guarded(node, check, rule, *args, nodes=g.nodes if node == everyone else None))
 
     everyone = compress_hostlist(g.nodes)
+    multi = len(g.nodes) > 1
+    views = net.peer_views(answered) if multi else {}
 
     for n in g.nodes:
         f = g.facts.get(n)
@@ -38,10 +41,18 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         findings.extend(_guarded(n, "ssh", malformed, n, f, checks))
         if g.conns[n]["status"] != "local":
             run(n, "mesh", ssh.check_mesh, n, f)
+        run(n, "net", net.check_node, n, f, views.get(n), multi)
         run(n, "mpi", mpi.check, n, f, g.head_mpirun)
         run(n, "kernel", kernel.check, n, f)
         run(n, "cuda", cuda.check, n, f)
         run(n, "arch", arch.check, n, f, opts.arch_list, needed)
+        run(n, "resources", resources.check, n, f)
+        if g.conns[n]["status"] != "local":
+            run(n, "clock", clock.check, n, f)
+    if multi:
+        run(everyone, "net", net.check_cluster, answered, g.nodes)
+        run(everyone, "port", net.check_port, g.facts, g.nodes, opts.port)
+    run(everyone, "files", files.check, g.facts, g.nodes)
     if g.mpirun is not None:
         run(everyone, "mpi", mpi.check_run, {n: answered[n].get("hostname") for n in g.nodes if n in answered},
             g.mpirun)

@@ -42,8 +42,12 @@ def run(spec: JobSpec) -> tuple[bool, str]:
 
     hosts = hostfile.parse_file(spec.hostfile)[:spec.nodes]
     nodelist = [(f"{h.user}@" if h.user else "") + h.host for h in hosts]
+    # files: the job's interpreter and script, the same bytes on every node (the ranks run them by path)
+    files = [spec.python, spec.script]
     report = doctor.check(doctor.CheckOptions(nodelist=nodelist, python=spec.python, ssh_config=spec.ssh_config,
-                                              mpirun=spec.mpirun))
+                                              mpirun=spec.mpirun, files=files, skip=["port"]))
+    # port: skipped until the preflight knows the job's own MASTER_PORT (derived from the job id); testing
+    # torchrun's 29500 would refuse a job for a port it does not use
     return report.ok, f"preflight ({len(hosts)} node(s) of {spec.hostfile}):\n" + report.render()
 
 

@@ -1,0 +1,326 @@
+"""net and port: names, interfaces and TCP between the nodes, judged from each node's `net` and `port` facts.
+
+net: a node's own name must not resolve to loopback when other nodes reach it by that name (Debian's
+`127.0.1.1 host` line); every node resolves every peer name to the same address; the interfaces named by
+NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME exist, are up and share a subnet with the first node's; one MTU on the
+interfaces the job uses; InfiniBand ports ACTIVE and present on every node or none.
+port: the first node (MASTER_ADDR) listened on the rendezvous port during the check and every other node
+connected to it; a seeded sample of node-to-node connections (port + 1).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+
+from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+
+NET, PORT = "net", "port"
+DEBIAN_LOOPBACK = "127.0.1.1"
+SAMPLE_PEERS = 2        # node-to-node TCP connections per node (seeded sample, as the mesh would)
+
+
+def _hostlist(names) -> str:
+    from clusterdoc.hostfile import compress_hostlist
+
+    return compress_hostlist(list(names))
+
+
+def _loopback(addr: str) -> bool:
+    try:
+        return ipaddress.ip_address(addr.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def match_ifaces(spec: str, ifaces: list[dict], exact_only: bool = False) -> list[dict]:
+    """The interfaces NCCL would take for NCCL_SOCKET_IFNAME=spec: a comma list of name prefixes, `=`
+    for exact names, a leading `^` to exclude (then loopback is left out too, as NCCL does). gloo's
+    GLOO_SOCKET_IFNAME names exact interfaces (`exact_only`)."""
+    spec = spec.strip()
+    exclude = spec.startswith("^")
+    spec = spec[1:] if exclude else spec
+    exact = exact_only or spec.startswith("=")
+    spec = spec[1:] if spec.startswith("=") else spec
+    names = [x.strip() for x in spec.split(",") if x.strip()]
+
+    def hit(name):
+        return any(name == x if exact else name.startswith(x) for x in names)
+    if exclude:
+        return [i for i in ifaces if not hit(i.get("name") or "") and not i.get("loopback")]
+    return [i for i in ifaces if hit(i.get("name") or "")]
+
+
+def _net(facts: dict | None) -> dict:
+    return (facts or {}).get("net") or {}
+
+
+def _first_addr(addrs) -> str | None:
+    return addrs[0] if addrs else None
+
+
+def used_ifaces(facts: dict) -> tuple[str | None, list[dict]]:
+    """(the variable that names them or None, the up interfaces the job's traffic uses on this node): those
+    NCCL_SOCKET_IFNAME (else GLOO_SOCKET_IFNAME) names, else the one with the route to the first node."""
+    net = _net(facts)
+    ifaces = net.get("ifaces") or []
+    env = net.get("ifname_env") or {}
+    for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME"):
+        if env.get(var):
+            return var, [i for i in match_ifaces(env[var], ifaces, var.startswith("GLOO")) if i.get("up")]
+    route = net.get("route") or {}
+    return None, [i for i in ifaces if i.get("name") == route.get("iface")]
+
+
+def check_node(node: str, facts: dict, peer_view: dict[str, str] | None, multi: bool) -> list[dict]:
+    """One node: its own name (when the job spans several nodes), the interfaces its NCCL/GLOO_SOCKET_IFNAME
+    name, its InfiniBand ports. `peer_view`: {other node: the first address it resolves this node's name to}."""
+    out = probe_errors(node, facts, NET)
+    net = _net(facts)
+    if not net:
+        return out
+    name = net.get("hostname") or node
+    own = net.get("own") or []
+    if multi:
+        others = {a for a in (peer_view or {}).values() if a}
+        if net.get("own_error") or not own:
+            out.append(finding(node, NET, FAIL, f"{node} cannot resolve its own name {name}: {net.get('own_error')} "
+                               "(gloo and torch's rendezvous look it up to pick the address they announce)",
+                               f"add {name} with its cluster address to /etc/hosts on {node} (or fix DNS)"))
+        elif _loopback(own[0]) and (not others or others != {own[0]}):
+            debian = " (Debian's default /etc/hosts line)" if own[0] == DEBIAN_LOOPBACK else ""
+            seen = f" (the other nodes resolve it to {', '.join(sorted(others))})" if others else ""
+            out.append(finding(node, NET, FAIL, f"{node} resolves its own name {name} to {own[0]}{debian}{seen}: "
+                               "ranks on other nodes cannot reach the address it announces",
+                               f"map {name} to its cluster address in /etc/hosts on {node}, or remove the "
+                               f"{own[0]} {name} line"))
+        elif _loopback(own[0]):
+            out.append(finding(node, NET, OK, f"own name {name} -> {own[0]}, as every node resolves it "
+                                              "(loopback: the nodes share one machine)"))
+        else:
+            out.append(finding(node, NET, OK, f"own name {name} -> {own[0]}"))
+    env = net.get("ifname_env") or {}
+    ifaces = net.get("ifaces") or []
+    have = ", ".join(i["name"] for i in ifaces if i.get("name")) or "none"
+    for var in ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME"):
+        spec = env.get(var)
+        if not spec:
+            continue
+        matched = match_ifaces(spec, ifaces, var.startswith("GLOO"))
+        up = [i for i in matched if i.get("up") and i.get("running")]
+        if not matched:
+            out.append(finding(node, NET, FAIL, f"{var}={spec} matches no interface on {node} (it has: {have})",
+                               f"set {var} to the cluster network's interface on every node (a prefix like eth, "
+                               f"or =name for one exact name), or unset it"))
+        elif not up:
+            names = ", ".join(i["name"] for i in matched)
+            out.append(finding(node, NET, FAIL, f"{var}={spec}: {names} on {node} is down (no link)",
+                               f"bring it up on {node} (ip link set {matched[0]['name']} up; check the cable/port), "
+                               f"or name another interface in {var}"))
+        else:
+            out.append(finding(node, NET, OK, f"{var}={spec} -> {', '.join(i['name'] for i in up)} (up)"))
+    ib = net.get("ib") or []
+    by_dev: dict[str, list[dict]] = {}
+    for p in ib:
+        by_dev.setdefault(p.get("device") or "?", []).append(p)
+    for dev, ports in sorted(by_dev.items()):
+        down = [p for p in ports if p.get("state") != "ACTIVE"]
+        if not down:
+            continue
+        states = ", ".join(f"port {p.get('port')} {p.get('state') or 'unknown'}" for p in down)
+        status = FAIL if len(down) == len(ports) else WARN
+        out.append(finding(node, NET, status, f"InfiniBand {dev} on {node}: {states}"
+                           + (" (no ACTIVE port: NCCL falls back to TCP or fails)" if status == FAIL else ""),
+                           f"check the cable and the subnet manager (ibstat {dev}; opensm running?), or leave the "
+                           "device out with NCCL_IB_HCA"))
+    if ib and not any(f["status"] != OK for f in out if f["check"] == NET):
+        out.append(finding(node, NET, OK, f"InfiniBand: {len(ib)} port(s) ACTIVE"))
+    if not out:
+        out.append(finding(node, NET, OK, "no interface named by NCCL/GLOO_SOCKET_IFNAME; no InfiniBand"))
+    return out
+
+
+def peer_views(all_facts: dict[str, dict]) -> dict[str, dict[str, str]]:
+    """{name: {node: the first address that node resolves name to}}, each node's view of its own name left out."""
+    views: dict[str, dict[str, str]] = {}
+    for node, f in all_facts.items():
+        for name, addrs in (_net(f).get("resolve") or {}).items():
+            if name != node and addrs:
+                views.setdefault(name, {})[node] = addrs[0]
+    return views
+
+
+def _split(groups: dict[str, list[str]]) -> tuple[str, list[str]]:
+    """'v1 on node[1-3]; v2 on node4' and the nodes outside the largest group (all when there is no majority)."""
+    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), str(kv[0])))
+    desc = "; ".join(f"{v} on {_hostlist(ns)}" for v, ns in ordered)
+    majority = len(ordered[0][1]) > len(ordered[1][1])
+    return desc, [n for _, ns in (ordered[1:] if majority else ordered) for n in ns]
+
+
+def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[dict]:
+    """Across the nodes that answered: peer names resolved alike, named interfaces on the first node's subnet,
+    one MTU, InfiniBand everywhere or nowhere."""
+    out = []
+    facts = {n: all_facts[n] for n in nodes if all_facts.get(n) and _net(all_facts[n])}
+    if len(facts) < 2:
+        return out
+    # Peer names: every node, the same address; and resolvable at all.
+    failing: dict[tuple[str, str], list[str]] = {}
+    for node, f in facts.items():
+        for name, err in (_net(f).get("resolve_errors") or {}).items():
+            if name != node:
+                failing.setdefault((name, err), []).append(node)
+    for (name, err), who in sorted(failing.items()):
+        out.append(finding(_hostlist(who), NET, FAIL, f"{_hostlist(who)} cannot resolve {name}: {err}",
+                           f"add {name} to /etc/hosts (or DNS) on {_hostlist(who)}, with the address the other "
+                           "nodes use", nodes=who))
+    for name, view in sorted(peer_views(facts).items()):
+        groups: dict[str, list[str]] = {}
+        for node, addr in view.items():
+            groups.setdefault(addr, []).append(node)
+        if len(groups) > 1:
+            desc, odd = _split(groups)
+            out.append(finding(_hostlist(odd), NET, FAIL, f"{name} resolves to different addresses: {desc}",
+                               f"make {name} resolve to its one cluster address everywhere (/etc/hosts or DNS on "
+                               f"{_hostlist(odd)})", nodes=odd))
+    # Named interfaces share the first node's subnet; one MTU on the interfaces in use.
+    first = next((n for n in nodes if n in facts), None)
+    used = {n: used_ifaces(f) for n, f in facts.items()}
+
+    def nets(ifs):
+        got = set()
+        for i in ifs:
+            for a in i.get("addrs") or []:
+                try:
+                    got.add(ipaddress.ip_interface(a).network)
+                except ValueError:
+                    pass
+        return got
+    base = nets(used[first][1]) if first else set()
+    off = [n for n, (var, ifs) in used.items() if var and ifs and base and n != first and not (nets(ifs) & base)]
+    if off:
+        var = used[off[0]][0]
+        desc = "; ".join(f"{n}: {', '.join(a for i in used[n][1] for a in i.get('addrs') or []) or 'no address'}"
+                         for n in off[:8])
+        out.append(finding(_hostlist(off), NET, FAIL,
+                           f"the {var} interfaces of {_hostlist(off)} share no subnet with {first}'s "
+                           f"({', '.join(sorted(map(str, base)))}): {desc}",
+                           f"name the interface of the cluster network in {var} (the same network on every node)",
+                           nodes=off))
+    mtus: dict[int, list[str]] = {}
+    for n, (var, ifs) in used.items():
+        if ifs and ifs[0].get("mtu"):
+            mtus.setdefault(min(i.get("mtu") or 0 for i in ifs), []).append(n)
+    if len(mtus) > 1:
+        desc, odd = _split(mtus)
+        which = {used[n][0] for n in used} - {None}
+        what = f"the {'/'.join(sorted(which))} interfaces" if which else "the interface with the route to " + \
+            f"{first}"
+        out.append(finding(_hostlist(odd), NET, FAIL, f"MTU differs on {what}: {desc} (frames larger than the "
+                           "smallest MTU are dropped: collectives stall on large messages)",
+                           "set one MTU on the cluster network's interfaces of every node (ip link set DEV mtu N; "
+                           f"persist it in the network config), starting with {_hostlist(odd)}", nodes=odd))
+    with_ib = [n for n, f in facts.items() if _net(f).get("ib")]
+    if with_ib and len(with_ib) < len(facts):
+        without = [n for n in facts if n not in with_ib]
+        out.append(finding(_hostlist(without), NET, WARN,
+                           f"InfiniBand devices on {_hostlist(with_ib)} but none on {_hostlist(without)}: NCCL falls "
+                           "back to TCP sockets there, and every ring through those nodes runs at TCP speed",
+                           f"install/enable the HCA driver on {_hostlist(without)} (ibv_devinfo), or keep the job "
+                           "off those nodes", nodes=without))
+    return out
+
+
+# --- port -------------------------------------------------------------------------------------------------
+
+def sample_peers(nodes: list[str], k: int = SAMPLE_PEERS, block: int = 32) -> dict[str, list[str]]:
+    """{node: the k peers it connects to}: seeded by the node list (the same nodes, the same sample), and taken
+    inside the node's block of `block` consecutive nodes (the fan-out: nodes probed at the same time)."""
+    rng = random.Random(",".join(nodes))
+    out = {}
+    for i, n in enumerate(nodes):
+        lo = (i // block) * block
+        pool = [p for p in nodes[lo:lo + block] if p != n]
+        out[n] = sorted(rng.sample(pool, min(k, len(pool))), key=nodes.index)
+    return out
+
+
+def plan(nodes: list[str], port: int, block: int = 32) -> dict[str, dict]:
+    """What each node's probe is asked to do: {node: {"listen": [(port, mode, expected)], "connect": [targets]}}.
+    The first node listens on `port` as torch's TCPStore would (MASTER_ADDR:MASTER_PORT); every node listens on
+    port + 1 for the sampled node-to-node connections."""
+    if len(nodes) < 2:
+        return {}
+    sample = sample_peers(nodes, block=block)
+    incoming = {n: sum(n in ps for ps in sample.values()) for n in nodes}
+    out = {}
+    for n in nodes:
+        listen = [(port + 1, "peer", incoming[n])]
+        connect = [f"{p}:{port + 1}" for p in sample[n]]
+        if n == nodes[0]:
+            listen.insert(0, (port, "store", len(nodes) - 1))
+        else:
+            connect.insert(0, f"{nodes[0]}:{port}")
+        out[n] = {"listen": listen, "connect": connect}
+    return out
+
+
+def _why(error: str | None) -> str:
+    return {"timeout": "timed out (nothing answered: a firewall drops it)",
+            "refused": "refused (nothing listening there, or a firewall rejects it)",
+            "unreachable": "no route to it", "unresolved": "the name does not resolve"}.get(error or "", error or "failed")
+
+
+def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -> list[dict]:
+    """The first node's rendezvous listener, and every connection the nodes tried, named by target node."""
+    out = []
+    first = nodes[0]
+    ff = all_facts.get(first) or {}
+    listens = {(x.get("port"), x.get("mode")): x for x in ((ff.get("port") or {}).get("listen") or [])}
+    store = next((x for (p, m), x in listens.items() if m == "store"), None)
+    port = store.get("port") if store and store.get("port") else port
+    if store and store.get("status") == "in_use":
+        out.append(finding(first, PORT, FAIL, f"port {port} is already in use on {first} (the first node: "
+                           "MASTER_ADDR): a leftover rank or another job holds the rendezvous port",
+                           f"find its owner on {first} with `ss -ltnp 'sport = :{port}'` and stop it, or use "
+                           f"another port (MASTER_PORT; check with --port)"))
+    elif store and store.get("status") != "listening":
+        out.append(finding(first, PORT, FAIL, f"{first} cannot listen on port {port}: {store.get('message')}",
+                           f"run `python3 -m http.server {port}` on {first} to see why"))
+    failed: dict[tuple[str, str], list[str]] = {}
+    tested: dict[str, int] = {}
+
+    def listened(host: str, p: str) -> bool:
+        """Whether `host`'s probe held a listener on port p: a node that gave no facts (down, no python3) or
+        could not listen is reported for that, not blamed for every connection to it."""
+        got = ((all_facts.get(host) or {}).get("port") or {}).get("listen") or []
+        return any(str(x.get("port")) == p and x.get("status") in ("listening", "in_use") for x in got)
+    for n in nodes:
+        for c in ((all_facts.get(n) or {}).get("port") or {}).get("connect") or []:
+            target = c.get("target") or ""
+            host, _, p = target.rpartition(":")
+            if not listened(host, p):
+                continue
+            tested[n] = tested.get(n, 0) + 1
+            if not c.get("ok"):
+                failed.setdefault((host, p, c.get("error") or ""), []).append(n)
+    for (host, p, error), who in sorted(failed.items()):
+        rendezvous = host == first and p == str(port)
+        if rendezvous and store and store.get("status") != "listening":
+            continue  # said above
+        what = f"the rendezvous {host}:{p} (MASTER_ADDR:MASTER_PORT)" if rendezvous else \
+            f"{host} on TCP port {p} (node to node)"
+        fix = (f"open TCP port {p} on {host} (nft list ruleset / iptables -S on {host}: accept it from the cluster "
+               "network)" if error in ("timeout", "refused") else f"check the route and the name of {host} on "
+               f"{_hostlist(who)}") + (", or use a port the firewall allows (--port, MASTER_PORT)" if rendezvous else "")
+        out.append(finding(host, PORT, FAIL, f"{what} cannot be reached from {_hostlist(who)}: {_why(error)}",
+                           fix, nodes=[host]))
+    blamed = {f["node"] for f in out}
+    for n in nodes:
+        if n in blamed or not all_facts.get(n) or not (all_facts[n].get("port")):
+            continue
+        k = tested.get(n, 0)
+        extra = f"listened on {port} (rendezvous); " if n == first else ""
+        out.append(finding(n, PORT, OK, f"{extra}{k} TCP connection(s) from here ok"))
+    return out
