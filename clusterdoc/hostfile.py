@@ -210,7 +210,8 @@ def expand_hostlist(expr: str, where: str = "--nodelist", before: int = 0) -> li
     """Expand a Slurm hostlist expression: 'gpu[001-002,010],cpu7' -> gpu001 gpu002 gpu010 cpu7.
 
     Adjacent bracket groups multiply (like Slurm). The hosts are counted before anything is expanded,
-    and more than MAX_HOSTS (with `before` hosts already read) is refused. Only the expansion happens here; callers validate the names.
+    and more than MAX_HOSTS (with `before` hosts already read) is refused. Only the expansion happens here;
+    callers validate the names.
     """
     expr = expr.strip()
     if not expr:
@@ -521,8 +522,8 @@ def load_targets(hostfile: str | None = None, nodelists: list[str] | None = None
 
 # --- output ----------------------------------------------------------------------------------
 
-FIELDS_KEPT = {"plain": {"user", "slots", "max_slots"}, "mpich": {"slots"}, "openmpi": {"slots", "max_slots"}, "slurm": set(),
-               "json": {"user", "slots", "max_slots"}}
+FIELDS_KEPT = {"plain": {"user", "slots", "max_slots"}, "mpich": {"slots"}, "openmpi": {"slots", "max_slots"},
+               "slurm": set(), "json": {"user", "slots", "max_slots"}}
 
 
 def format_hosts(hosts: list[Host], to: str = "plain") -> str:

@@ -34,8 +34,17 @@ import paramiko
 
 from clusterdoc.errors import UsageError
 from clusterdoc.hostfile import Host
-from clusterdoc.openssh import (GLOBAL_KNOWN_HOSTS, USER_KNOWN_HOSTS, KnownHosts, KnownKey, Target, fingerprint,
-                                judge_host_key, load_config, parse_jump)
+from clusterdoc.openssh import (
+    GLOBAL_KNOWN_HOSTS,
+    USER_KNOWN_HOSTS,
+    KnownHosts,
+    KnownKey,
+    Target,
+    fingerprint,
+    judge_host_key,
+    load_config,
+    parse_jump,
+)
 from clusterdoc.untrusted import MAX_STREAM, decode, printable
 
 # paramiko logs every failed handshake at ERROR level; we report failures ourselves, once.
@@ -413,7 +422,8 @@ def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple
                              "stopped reading")
     if isinstance(err, _UnknownHostKey):
         return ("unknown_host_key", f"host key of {host} ({err.name}, {err.key.get_name()} "
-                                    f"{fingerprint(err.key.asbytes())}) is not in known_hosts; refusing to trust it unseen")
+                                    f"{fingerprint(err.key.asbytes())}) is not in known_hosts; "
+                                    "refusing to trust it unseen")
     if isinstance(err, _ChangedHostKey):
         what = "IS REVOKED" if err.entry.marker == "@revoked" else "HAS CHANGED"
         return ("changed_host_key",

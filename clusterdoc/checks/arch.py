@@ -87,14 +87,16 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
             how = covers(entries, cap)
             if how is None:
                 out.append(finding(node, CHECK, FAIL,
-                                   f"GPU capability {cap_str(cap)} is not in {label}={given}: kernels built with it fail "
-                                   f"here with {NO_KERNEL}", fix_list))
+                                   f"GPU capability {cap_str(cap)} is not in {label}={given}: kernels built with it "
+                                   f"fail here with {NO_KERNEL}", fix_list))
             elif how == "ptx":
-                out.append(finding(node, CHECK, WARN, f"GPU capability {cap_str(cap)} is covered by {label}={given} only "
-                                                      "through PTX JIT (slow first start, lower speed)", fix_list))
+                out.append(finding(node, CHECK, WARN,
+                                   f"GPU capability {cap_str(cap)} is covered by {label}={given} only "
+                                   "through PTX JIT (slow first start, lower speed)", fix_list))
         if any(c[0] <= 7 for c, _ in entries):
             low = ";".join(cap_str(c) for c, _ in entries if c[0] <= 7)
-            out.append(finding(node, CHECK, WARN, f"{label} has {low} (<= 7.x): DeepSpeed turns BF16 off for the whole build",
+            out.append(finding(node, CHECK, WARN,
+                               f"{label} has {low} (<= 7.x): DeepSpeed turns BF16 off for the whole build",
                                "build separately for the old GPUs, or drop them from the list"))
         nvcc = facts.get("nvcc") or {}
         if nvcc.get("version"):

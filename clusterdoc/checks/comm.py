@@ -79,7 +79,7 @@ def run_local(facts: dict, timeout: float) -> dict:
     argv = [sys.executable, "-c", RANK_SCRIPT, json.dumps({facts["hostname"]: 0}), "127.0.0.1", "29517",
             str(max(5.0, timeout - 5))]
     try:
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+        p = subprocess.run(argv, capture_output=True, timeout=timeout)
         rank = parse_rank_output("ok", p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
     except subprocess.TimeoutExpired:
         rank = {"ok": False, "message": f"timed out after {timeout:g}s"}

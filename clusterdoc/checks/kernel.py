@@ -15,7 +15,8 @@ def check(node: str, facts: dict) -> list[dict]:
     version = vtuple(release, 2)
     if kernel.get("gvisor"):
         return out + [finding(node, CHECK, WARN,
-                              f"kernel {release} is gVisor's emulated kernel: the host kernel cannot be judged from here",
+                              f"kernel {release} is gVisor's emulated kernel: "
+                              "the host kernel cannot be judged from here",
                               "check `uname -r` on the host that runs the sandbox")]
     if len(version) < 2:
         return out + [finding(node, CHECK, WARN, f"kernel release {release!r} cannot be read",
@@ -25,5 +26,6 @@ def check(node: str, facts: dict) -> list[dict]:
         return out + [finding(
             node, CHECK, FAIL,
             f"kernel {release} is older than 5.5: PyTorch distributed jobs are known to hang on it{where}",
-            "upgrade the node's kernel to 5.5 or newer (e.g. Ubuntu 20.04: apt install linux-generic-hwe-20.04) and reboot")]
+            "upgrade the node's kernel to 5.5 or newer "
+            "(e.g. Ubuntu 20.04: apt install linux-generic-hwe-20.04) and reboot")]
     return out + [finding(node, CHECK, OK, f"kernel {release}{where}")]

@@ -134,7 +134,7 @@ def run_mpirun(targets: Targets, hosts, head: dict | None, use_mpi4py: str | Non
         result["sums"] = sums
         result["allreduce_ok"] = bool(sums) and all(s == len(hosts) for s in sums) and len(sums) == len(hosts)
     else:
-        result["names"] = [l.strip() for l in out.splitlines() if l.strip()]
+        result["names"] = [line.strip() for line in out.splitlines() if line.strip()]
     return result
 
 

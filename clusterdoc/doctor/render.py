@@ -98,14 +98,16 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
     groups = {}
     for n in nodes:
         groups.setdefault(tuple(status[n][c] for c in checks), []).append(n)
-    rows = sorted(groups.items(), key=lambda kv: (-max((RANK.get(s, -1) for s in kv[0]), default=-1), _natural(kv[1][0])))
+    rows = sorted(groups.items(),
+                  key=lambda kv: (-max((RANK.get(s, -1) for s in kv[0]), default=-1), _natural(kv[1][0])))
     table = [[printable(hostlist(ns)), len(ns)] + [MARK[s] for s in key] for key, ns in rows]
     lines = [tabulate(table, headers=["nodes", "#"] + list(checks), tablefmt="simple")]
 
     # Problems, identical ones merged across nodes.
     merged = problems(findings, verbose)
-    order = sorted(merged.items(), key=lambda kv: (-RANK[kv[0][1]], checks.index(kv[0][0]) if kv[0][0] in checks else 99,
-                                                     _natural(kv[1][0])))
+    order = sorted(merged.items(),
+                   key=lambda kv: (-RANK[kv[0][1]], checks.index(kv[0][0]) if kv[0][0] in checks else 99,
+                                   _natural(kv[1][0])))
     if order:
         lines.append("")
         for (check, st, message, fix), ns in order:

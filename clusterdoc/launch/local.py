@@ -11,9 +11,10 @@ import os
 import signal
 import subprocess
 import time
+
 from clusterdoc import private
-from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.job import JobDir, JobSpec, free_port, rank_env
+from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.outcome import Outcome, outcome_from_codes
 
 STOP_GRACE = 3.0  # seconds between SIGTERM and SIGKILL when stopping ranks

@@ -77,7 +77,8 @@ def judge(job_dir: Path, nodes: int) -> int:
     if len(g.nodes) < nodes:
         text += f"\nonly {len(g.nodes)} of {nodes} node(s) gave facts (see the job's submitit logs)"
         code = 1
-    verdict = "ok: starting the ranks" if code == 0 else "FAILED: the job stops here (clusterdoc submit --no-preflight skips this)"
+    verdict = ("ok: starting the ranks" if code == 0
+               else "FAILED: the job stops here (clusterdoc submit --no-preflight skips this)")
     (job_dir / "preflight.txt").write_text(f"preflight on the allocation's nodes:\n{text}\npreflight {verdict}\n")
     print(text)
     return code

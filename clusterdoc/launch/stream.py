@@ -12,7 +12,6 @@ from pathlib import Path
 
 from clusterdoc.launch.job import JobDir
 
-
 CHUNK = 8 * 1024 * 1024  # read per file per poll at most: a rank printing GBs cannot fill our memory
 
 

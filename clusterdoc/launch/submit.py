@@ -18,8 +18,16 @@ from pathlib import Path
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.hangwatch import HangWatch
-from clusterdoc.launch.job import (JobDir, JobSpec, create_job_dir, default_root, find_job, format_command,
-                                   get_arg, set_arg)
+from clusterdoc.launch.job import (
+    JobDir,
+    JobSpec,
+    create_job_dir,
+    default_root,
+    find_job,
+    format_command,
+    get_arg,
+    set_arg,
+)
 from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.outcome import Outcome, describe_code
 from clusterdoc.launch.stream import LogStreamer
@@ -56,7 +64,8 @@ def parse_oom_retry(value: str | None, script_args: list[str]) -> tuple[str, int
     current = get_arg(script_args, name)
     if current is None:
         raise UsageError(f"--oom-retry {name}: the script's arguments have no --{name} to lower",
-                         hint=f"pass it after the script, e.g. 'clusterdoc submit --oom-retry {name} train.py --{name} 64'")
+                         hint=f"pass it after the script, "
+                              f"e.g. 'clusterdoc submit --oom-retry {name} train.py --{name} 64'")
     if not current.isdigit() or int(current) < max(low, 1):
         raise UsageError(f"--oom-retry {name}: --{name} {current!r} must be an integer of at least {max(low, 1)}")
     return name, max(low, 1)

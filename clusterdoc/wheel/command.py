@@ -321,7 +321,8 @@ def plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_di
         out(f"mkdir -p {shlex.quote(str(work))} && tar -xzf {shlex.quote(str(sdist))} -C {shlex.quote(str(work))}")
         tree = work / f"deepspeed-{source.version}"
     elif source.kind == "sdist":
-        out(f"mkdir -p {shlex.quote(str(work))} && tar -xzf {shlex.quote(str(source.path))} -C {shlex.quote(str(work))}")
+        out(f"mkdir -p {shlex.quote(str(work))} "
+            f"&& tar -xzf {shlex.quote(str(source.path))} -C {shlex.quote(str(work))}")
         tree = work / re.sub(r"\.(tar\.gz|zip)$", "", source.path.name)
     else:
         out(f"cp -a {shlex.quote(str(source.path))} {shlex.quote(str(work))}/")
