@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 from clusterdoc.tables import cap_str, format_arch_list, nvcc_can_build, parse_capability
 
 CHECK = "arch"
@@ -57,7 +57,7 @@ def needed_arch_list(all_facts: dict) -> str:
     return format_arch_list(caps)
 
 
-def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: str = "") -> list[dict]:
+def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: str = "") -> list[Finding]:
     """`arch_list`: --arch-list (overrides the node's TORCH_CUDA_ARCH_LIST); `cluster_list`: what the whole
     cluster needs, offered as the fix."""
     out = probe_errors(node, facts, CHECK)
@@ -66,7 +66,7 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
         if not any(e.get("probe") == "gpus" for e in facts.get("errors") or []):
             out.append(finding(node, CHECK, OK, "no GPU (nvidia-smi absent or lists none)"))
         return out
-    models = {}
+    models: dict[tuple, int] = {}
     for g in gpus:
         key = (g.get("name"), g.get("capability"), g.get("memory_mib"))
         models[key] = models.get(key, 0) + 1
@@ -102,6 +102,7 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
         if nvcc.get("version"):
             offered = nvcc.get("arch_list")
             for cap, _ in entries:
+                ok: bool | None
                 if offered:
                     ok = f"compute_{cap[0]}{cap[1]}" in offered
                 else:

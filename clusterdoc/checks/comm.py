@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from clusterdoc.checks import FAIL, OK, finding
+from clusterdoc.checks import FAIL, OK, Finding, finding
 
 CHECK = "comm"
 
@@ -40,7 +40,7 @@ def parse_rank_output(status: str, stdout: str, stderr: str, message: str = "") 
     return {"ok": False, "message": tail[:300] if status == "ok" else (message or status)}
 
 
-def check(result: dict, nodes: list[str]) -> list[dict]:
+def check(result: dict, nodes: list[str]) -> list[Finding]:
     """`result`: {world, master, ranks: {node: {ok, rank, sum, backend} | {ok: False, message}}} or {error}."""
     if result.get("error"):
         return [finding(n, CHECK, FAIL, f"comm test not run: {result['error']}",

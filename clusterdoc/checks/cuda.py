@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 from clusterdoc.tables import driver_min_for, ds_tolerates, gcc_max_for, major_minor, vtuple
 
 CHECK = "cuda"
@@ -40,7 +40,7 @@ def export_lines(home: str) -> str:
             f"export CUDA_HOME={home}")
 
 
-def check(node: str, facts: dict) -> list[dict]:
+def check(node: str, facts: dict) -> list[Finding]:
     out = probe_errors(node, facts, CHECK)
     if facts.get("probe") == "shell":
         nvcc = facts.get("nvcc")

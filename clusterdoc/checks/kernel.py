@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 from clusterdoc.tables import KERNEL_MIN, vtuple
 
 CHECK = "kernel"
 
 
-def check(node: str, facts: dict) -> list[dict]:
+def check(node: str, facts: dict) -> list[Finding]:
     out = probe_errors(node, facts, CHECK)
     kernel = facts.get("kernel") or {}
     release = kernel.get("release") or ""

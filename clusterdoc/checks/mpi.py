@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 CHECK = "mpi"
 
@@ -10,11 +10,12 @@ CHECK = "mpi"
 def _label(m: dict | None) -> str:
     if not m:
         return "none"
-    flavour = {"mpich": "MPICH", "openmpi": "Open MPI"}.get(m.get("flavour"), m.get("flavour"))
-    return f"{flavour} {m.get('version') or '?'}"
+    flavour = m.get("flavour")
+    name = {"mpich": "MPICH", "openmpi": "Open MPI"}.get(flavour or "", flavour)
+    return f"{name} {m.get('version') or '?'}"
 
 
-def check(node: str, facts: dict, head: dict | None) -> list[dict]:
+def check(node: str, facts: dict, head: dict | None) -> list[Finding]:
     """Per node: its mpirun and mpi4py against the head's mpirun (`head`: {path, flavour, version})."""
     out = probe_errors(node, facts, CHECK)
     mpi = facts.get("mpi") or {}
@@ -72,7 +73,7 @@ def stderr_reason(text: str) -> str:
     return next((line for line in reversed(lines) if line and set(line) != {"-"}), "")
 
 
-def check_run(hostnames: dict, run: dict | None) -> list[dict]:
+def check_run(hostnames: dict, run: dict | None) -> list[Finding]:
     """Judge the head's `mpirun ... hostname` (or mpi4py test) against the hostnames the probes saw.
 
     `hostnames`: {node: hostname from its probe}; `run`: {command, exit_code, timed_out, names, stderr,

@@ -23,9 +23,9 @@ FIXES = {
 }
 
 
-def check(node: str, conn: dict, facts: dict | None) -> list[dict]:
+def check(node: str, conn: dict, facts: dict | None) -> list[Finding]:
     """`conn`: how reaching the node went ({status, message, elapsed, exit_code, stderr}, see doctor)."""
-    status = conn.get("status")
+    status: str = conn["status"]  # always there (doctor/facts.py); the doctor reads it the same way
     if status == "local":
         return [finding(node, CHECK, OK, "this machine (--local: no SSH)")]
     if status != "ok":
@@ -45,11 +45,12 @@ def check(node: str, conn: dict, facts: dict | None) -> list[dict]:
     return out
 
 
-def check_mesh(node: str, facts: dict | None) -> list[dict]:
+def check_mesh(node: str, facts: dict | None) -> list[Finding]:
     """From this node to every other: one finding per failure reason (peers grouped)."""
     if not facts or facts.get("mesh") is None:
         return probe_errors(node, facts or {}, MESH)
-    failed, untested = {}, []
+    failed: dict[str, list[str]] = {}
+    untested: list[str] = []
     for peer, res in sorted(facts["mesh"].items()):
         if res.get("ok") is None:
             untested.append(peer)
