@@ -76,7 +76,10 @@ class RankView:
 
     def __init__(self, rank: int, state: dict | None, exit_code: int | None, gone: bool):
         self.rank, self.state = rank, state
-        self.kind, self.key, self.text, self.collective = "silent", ("silent",), "did not answer", None
+        self.kind: str = "silent"  # in | idle | gone | silent
+        self.key: tuple = ("silent",)  # views with equal keys are one group
+        self.text = "did not answer"
+        self.collective: dict | None = None  # set when kind == "in"
         if gone:
             self.kind, self.key = "gone", ("gone", exit_code)
             self.text = f"gone: {exit_text(exit_code)}"
@@ -150,10 +153,10 @@ def build(states: dict[int, dict | None], world: int, exits: dict[int, int | Non
 
 
 def _headline(views: list[RankView], longest: RankView | None) -> str:
-    if longest is None:
+    c = longest.collective if longest is not None else None
+    if longest is None or c is None:
         return "clusterdoc: no rank is in a collective"
-    c = longest.collective
-    same = [v.rank for v in views if v.kind == "in" and v.collective["op"] == c["op"]
+    same = [v.rank for v in views if v.kind == "in" and v.collective is not None and v.collective["op"] == c["op"]
             and v.collective["seq"] == c["seq"] and v.collective.get("group") == c.get("group")]
     return (f"clusterdoc: job stalled: {c['op']} #{c['seq']} has waited {longest.waited:.0f} s on "
             f"{_who(same)}")
@@ -195,14 +198,15 @@ def _code_line(site, state: dict, width: int = 48) -> str:
     return ""
 
 
-def _top(state: dict) -> str:
-    frames = (state.get("frames") or [])[:3]
+def _top(state: dict | None) -> str:
+    frames = ((state or {}).get("frames") or [])[:3]
     return f"; its main thread: {' <- '.join(site_text((f['file'], f['line'], f['func'])) for f in frames)}" \
         if frames else ""
 
 
 def _compare(v: RankView, g, r0: RankView, ref) -> str:
     a, b = v.collective, r0.collective
+    assert a is not None and b is not None  # both are "in" a collective
     who, them = _who([x.rank for x in g]), _who([x.rank for x in ref])
     if a["op"] != b["op"]:
         return (f"{who} {'is' if len(g) == 1 else 'are'} in {a['op']} #{a['seq']} ({site_text(a.get('site'))}) while "
