@@ -7,7 +7,7 @@ import json
 import re
 import sys
 
-from clusterdoc.checks import FAIL, OK, RANK, WARN, worst
+from clusterdoc.checks import FAIL, OK, RANK, WARN, Finding, worst
 from clusterdoc.untrusted import printable
 
 MARK = {OK: "ok", WARN: "WARN", FAIL: "FAIL", None: "-"}
@@ -56,7 +56,7 @@ def _counts(findings) -> dict:
 
 def node_status(findings, nodes, checks) -> dict:
     """{node: {check: worst status or None}}; cluster-wide findings count for every node they name."""
-    table = {n: {c: [] for c in checks} for n in nodes}
+    table: dict[str, dict[str, list[Finding]]] = {n: {c: [] for c in checks} for n in nodes}
     for f in findings:
         for n in f.get("nodes") or [f["node"]]:
             if n in table and f["check"] in table[n]:
@@ -95,7 +95,7 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
 
     status = node_status(findings, nodes, checks)
     # Group nodes whose whole row is identical (clush -b / dshbak -c style).
-    groups = {}
+    groups: dict[tuple, list[str]] = {}
     for n in nodes:
         groups.setdefault(tuple(status[n][c] for c in checks), []).append(n)
     rows = sorted(groups.items(),
