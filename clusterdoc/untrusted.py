@@ -41,7 +41,7 @@ def printable(text, limit: int | None = None) -> str:
     return "".join(c if c.isprintable() else _escape(c) for c in s)
 
 
-def decode(data: bytes) -> str:
+def decode(data: bytes | bytearray) -> str:
     return data.decode("utf-8", "replace")
 
 
