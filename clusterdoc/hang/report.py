@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import signal
 import textwrap
+from collections.abc import Mapping
 
 _SIGNALS = {s.value: s.name for s in signal.Signals}
 
@@ -127,7 +128,7 @@ def _where(state: dict, collective: dict | None):
     return (user["file"], user["line"], user["func"]) if user else None
 
 
-def build(states: dict[int, dict | None], world: int, exits: dict[int, int | None] | None = None,
+def build(states: Mapping[int, dict | None], world: int, exits: Mapping[int, int | None] | None = None,
           stacks_hint: str | None = None, headline: str | None = None) -> str:
     """The grouped report. `exits`: rank -> exit code for the ranks that are gone (None: gone, code unknown)."""
     exits = exits or {}

@@ -70,6 +70,8 @@ def ssh_wrapper(jd: JobDir, ssh_config: str) -> Path:
 def build_command(spec: JobSpec, jd: JobDir, script_args: list[str], flavour: str, mpirun: str,
                   version_text: str = "", is_root: bool | None = None) -> tuple[list[str], dict[str, str]]:
     """(argv, extra environment for mpirun itself)."""
+    if spec.hostfile is None:
+        raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
     hosts = hostfile.parse_file(spec.hostfile)
     if len(hosts) < spec.nodes:
         raise UsageError(f"--nodes {spec.nodes} but the hostfile lists {len(hosts)} host(s)", where=spec.hostfile)

@@ -39,7 +39,10 @@ def run(spec: JobSpec) -> tuple[bool, str]:
         report = doctor.check(doctor.CheckOptions(local=True, skip=["mpi"], python=spec.python))
         return report.ok, "preflight (this machine):\n" + report.render()
     from clusterdoc import hostfile
+    from clusterdoc.errors import UsageError
 
+    if spec.hostfile is None:
+        raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
     hosts = hostfile.parse_file(spec.hostfile)[:spec.nodes]
     nodelist = [(f"{h.user}@" if h.user else "") + h.host for h in hosts]
     report = doctor.check(doctor.CheckOptions(nodelist=nodelist, python=spec.python, ssh_config=spec.ssh_config,

@@ -125,12 +125,16 @@ def _abs(p: str | None) -> str | None:
 
 def backend_module(name: str):
     if name == "local":
-        from clusterdoc.launch import local as mod
-    elif name == "slurm":
-        from clusterdoc.launch import slurm as mod
-    else:
-        from clusterdoc.launch import mpi as mod
-    return mod
+        from clusterdoc.launch import local
+
+        return local
+    if name == "slurm":
+        from clusterdoc.launch import slurm
+
+        return slurm
+    from clusterdoc.launch import mpi
+
+    return mpi
 
 
 # --- effective batch note ------------------------------------------------------------------------
@@ -225,7 +229,9 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         new = None
         if outcome.oom and retry:
             name, minimum = retry
-            current = int(get_arg(script_args, name))
+            value = get_arg(script_args, name)
+            assert value is not None  # checked before the first attempt; set_arg keeps it
+            current = int(value)
             new = lowered(current, minimum)
             if new is None:
                 outcome.message = f"out of memory at --{name} {current}, which is the minimum ({minimum}); giving up"
@@ -258,7 +264,7 @@ def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangW
         if outcome is None and watch is not None and watch.poll(rank_codes(handle)):
             handle.cancel()
             outcome = Outcome(state="FAILED", codes=rank_codes(handle),
-                              message=f"stalled ({watch.reported.removeprefix('clusterdoc: job stalled: ')}); "
+                              message=f"stalled ({(watch.reported or '').removeprefix('clusterdoc: job stalled: ')}); "
                                       "every rank stopped (--on-hang abort)")
         if streamer:
             streamer.pump(final=outcome is not None)
