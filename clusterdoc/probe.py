@@ -652,9 +652,9 @@ def _known_entries(path):
 
 
 def _known_match(patterns, names):
+    import base64
     import hashlib
     import hmac
-    import base64
     if patterns.startswith("|1|"):
         try:
             salt, want = [base64.b64decode(x) for x in patterns[3:].split("|")]

@@ -148,6 +148,7 @@ def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=N
     from clusterdoc import remote
 
     names = [h.host for h in hosts]
+    assert isinstance(opts.mesh, str)  # CheckOptions.__post_init__ turned True/False into sample/off
     tries = mesh.targets(names, opts.mesh if "mesh" in checks else "off", opts.mesh_k, opts.mesh_seed)
     everyone = names if "mesh" in checks and opts.mesh == "sample" and len(names) > 1 else None
     proxy_of = {h.host: proxies[i] for i, h in enumerate(hosts)} if proxies else {}
