@@ -246,7 +246,7 @@ class Connection:
 
     def open_sftp(self) -> paramiko.SFTPClient:
         sftp = paramiko.SFTPClient.from_transport(self.transport)
-        if sftp is None:  # the server refused the channel (paramiko's own open_sftp would return None)
+        if sftp is None:  # from_transport gives None when it gets no channel
             raise paramiko.SSHException("could not open an SFTP session")
         return sftp
 
