@@ -152,7 +152,8 @@ def _add_target_options(p: argparse.ArgumentParser, hostfile_positional: bool = 
         p.add_argument("hostfile", nargs="?", help="hostfile (MPICH, Open MPI, plain or Slurm hostlist lines)")
     p.add_argument("-w", "--nodelist", metavar="EXPR", action="append",
                    help="Slurm hostlist expression instead of a hostfile, e.g. 'gpu[001-004],cpu7'")
-    p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH client config to read (Host, HostName, Port, User, IdentityFile, UserKnownHostsFile)")
+    p.add_argument("--ssh-config", metavar="FILE",
+                   help="OpenSSH client config to read (Host, HostName, Port, User, IdentityFile, UserKnownHostsFile)")
     p.add_argument("-i", "--identity", metavar="KEY", action="append", help="private key file (repeatable)")
     p.add_argument("--user", "-l", metavar="USER", help="remote user (default: hostfile, ssh config, then $USER)")
     p.add_argument("--timeout", type=float, default=30.0, metavar="SEC",
@@ -160,7 +161,8 @@ def _add_target_options(p: argparse.ArgumentParser, hostfile_positional: bool = 
     p.add_argument("--fanout", "-f", type=int, default=32, metavar="N",
                    help="nodes handled at once (default 32, like pdsh)")
     p.add_argument("--accept-new-host-keys", action="store_true",
-                   help="accept host keys of nodes not yet in known_hosts (never a changed one), like StrictHostKeyChecking=accept-new")
+                   help="accept host keys of nodes not yet in known_hosts (never a changed one), "
+                        "like StrictHostKeyChecking=accept-new")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -191,17 +193,20 @@ def build_parser() -> argparse.ArgumentParser:
                                    "ssh, mpi, kernel, cuda, arch, consistency, and with --comm a real all_reduce. "
                                    "With no hostfile, checks this machine only (--local).")
     _add_target_options(p)
-    p.add_argument("--local", action="store_true", help="check this machine only, without SSH (default with no hostfile)")
-    p.add_argument("--facts", metavar="DIR", help="judge saved facts (DIR/NODE.json, see --save-facts) instead of probing")
+    p.add_argument("--local", action="store_true",
+                   help="check this machine only, without SSH (default with no hostfile)")
+    p.add_argument("--facts", metavar="DIR",
+                   help="judge saved facts (DIR/NODE.json, see --save-facts) instead of probing")
     p.add_argument("--slurm-health", action="store_true",
                    help="with --local, as slurm.conf's HealthCheckProgram: drain this node on a failure "
                         "(Reason='clusterdoc: ...'), resume it when healthy if clusterdoc drained it (NHC's contract)")
     p.add_argument("--save-facts", metavar="DIR", help="also write each node's facts to DIR (what --facts reads back)")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
-    p.add_argument("--checks", metavar="LIST", help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,cuda,arch,resources,clock,"
-                   "files,consistency,comm)")
+    p.add_argument("--checks", metavar="LIST", help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,"
+                   "cuda,arch,resources,clock,files,consistency,comm)")
     p.add_argument("--skip", metavar="LIST", help="comma-separated checks to skip")
-    p.add_argument("--comm", action="store_true", help="also run a real torch.distributed all_reduce, one rank per node")
+    p.add_argument("--comm", action="store_true",
+                   help="also run a real torch.distributed all_reduce, one rank per node")
     p.add_argument("--mesh", choices=["sample", "full", "off"], default="sample",
                    help="node-to-node ssh: log in to --mesh-k sampled peers per node and judge every other pair "
                         "from facts (sample, default), log in to every pair (full: N x N), or skip it (off)")
@@ -228,7 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "before SCRIPT; what follows it is the script's. Every option can also come "
                                    "from CLUSTERDOC_<OPTION> or a YAML config (flag > env > file > default).")
     p.add_argument("--backend", choices=["auto", "local", "slurm", "mpirun"], default=None,
-                   help="where to run (default auto: Slurm if its commands answer, else mpirun with a hostfile, else local)")
+                   help="where to run (default auto: Slurm if its commands answer, "
+                        "else mpirun with a hostfile, else local)")
     p.add_argument("--nodes", "-N", type=int, default=None, help="number of nodes (default 1)")
     p.add_argument("--tasks-per-node", type=int, default=None, help="ranks per node (default 1, or GPUs per node)")
     p.add_argument("--gpus-per-node", type=int, default=None, help="GPUs per node (default 0)")
@@ -238,7 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time", type=int, default=None, metavar="MIN", help="time limit in minutes (Slurm, default 60)")
     p.add_argument("--debug", action="store_true", default=None, help="collective shape checking in every rank")
     p.add_argument("--log-level", metavar="LEVEL", default=None, help="shim log level (DEBUG, INFO, WARNING, ...)")
-    p.add_argument("--overflow", action="store_true", default=None, help="inf/nan detection on every module of every model")
+    p.add_argument("--overflow", action="store_true", default=None,
+                   help="inf/nan detection on every module of every model")
     p.add_argument("--oom-retry", metavar="ARG[:MIN]", default=None,
                    help="on OOM, re-launch with the script's --ARG halved on every rank, down to MIN (default 1), "
                         "e.g. batch-size:8")
@@ -249,9 +256,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after the hang report: stop every rank (abort, the default) or keep waiting")
     p.add_argument("--trace", action="store_true", default=None,
                    help="keep every rank's collectives for 'clusterdoc trace JOB'")
-    p.add_argument("--config", metavar="FILE", help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)")
+    p.add_argument("--config", metavar="FILE",
+                   help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)")
     wait = p.add_mutually_exclusive_group()
-    wait.add_argument("--wait", dest="wait", action="store_true", default=None, help="stream output and wait (default for local)")
+    wait.add_argument("--wait", dest="wait", action="store_true", default=None,
+                      help="stream output and wait (default for local)")
     wait.add_argument("--no-wait", dest="wait", action="store_false", help="print the job id and return")
     p.add_argument("--folder", metavar="DIR", default=None, help="log folder (default ./clusterdoc-jobs)")
     p.add_argument("--mpirun", metavar="CMD", default=None,
@@ -295,7 +304,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Build DeepSpeed ops ahead of time for the GPUs the cluster has.")
     _add_target_options(p, hostfile_positional=False)
     p.add_argument("--hostfile", metavar="FILE", help="nodes whose GPUs set the arch list (and to --install on)")
-    p.add_argument("--arch-list", metavar="LIST", help="TORCH_CUDA_ARCH_LIST instead of asking the nodes, e.g. '8.0;9.0'")
+    p.add_argument("--arch-list", metavar="LIST",
+                   help="TORCH_CUDA_ARCH_LIST instead of asking the nodes, e.g. '8.0;9.0'")
     p.add_argument("--source", metavar="DIR|SDIST|VERSION", help="DeepSpeed checkout, sdist, or version to fetch")
     p.add_argument("--ops", metavar="LIST", default="cpu_adam,utils", help="ops to build (default cpu_adam,utils)")
     p.add_argument("--aio", action="store_true", help="also build the async I/O op (needs libaio)")

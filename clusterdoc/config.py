@@ -10,6 +10,7 @@ UsageError naming the key and the file:line, so a typo never silently does nothi
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,14 +135,15 @@ def read_file(path: Path) -> dict[str, object]:
     return out
 
 
-def read_env(environ: dict[str, str] | None = None) -> dict[str, object]:
-    environ = os.environ if environ is None else environ
+def read_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
+    env: Mapping[str, str] = os.environ if environ is None else environ
     out: dict[str, object] = {}
     for key, setting in SETTINGS.items():
         name = env_name(key)
-        if name not in environ:
+        if name not in env:
             continue
-        raw = environ[name].strip()
+        raw = env[name].strip()
+        value: object
         if setting.type is bool:
             if raw.lower() not in _TRUE + _FALSE:
                 raise UsageError(f"{name} must be 1/true/yes/on or 0/false/no/off, not {raw!r}", where="environment")

@@ -210,7 +210,8 @@ def expand_hostlist(expr: str, where: str = "--nodelist", before: int = 0) -> li
     """Expand a Slurm hostlist expression: 'gpu[001-002,010],cpu7' -> gpu001 gpu002 gpu010 cpu7.
 
     Adjacent bracket groups multiply (like Slurm). The hosts are counted before anything is expanded,
-    and more than MAX_HOSTS (with `before` hosts already read) is refused. Only the expansion happens here; callers validate the names.
+    and more than MAX_HOSTS (with `before` hosts already read) is refused. Only the expansion happens here;
+    callers validate the names.
     """
     expr = expr.strip()
     if not expr:
@@ -294,19 +295,19 @@ def _fold_pattern(texts: tuple[str, ...], vectors) -> list[tuple[list, str]]:
     as written and reversed) and keep the shortest: which field to merge first decides the boxes."""
     k = len(texts) - 1
     orders = list(itertools.permutations(range(k))) if k <= 3 else [tuple(range(k)), tuple(range(k))[::-1]]
-    best = None
+    best: list[tuple[list, str]] | None = None
     for order in orders:
         boxes = _fold_fields({tuple(v[i] for i in order) for v in vectors})
         out = []
         for box in boxes:
-            fields = [None] * k
-            for i, field in zip(order, box):
-                fields[i] = field
+            placed = dict(zip(order, box))  # field i of the name, from the box's place in `order`
+            fields = [placed[i] for i in range(k)]
             text = texts[0] + "".join(f + t for (f, _), t in zip(fields, texts[1:]))
             first = texts[0] + "".join(low + t for (_, low), t in zip(fields, texts[1:]))
             out.append((natural_key(first), text))
         if best is None or sum(len(t) for _, t in out) < sum(len(t) for _, t in best):
             best = out
+    assert best is not None  # `orders` is never empty (no field: the one order ())
     return best
 
 
@@ -521,8 +522,8 @@ def load_targets(hostfile: str | None = None, nodelists: list[str] | None = None
 
 # --- output ----------------------------------------------------------------------------------
 
-FIELDS_KEPT = {"plain": {"user", "slots", "max_slots"}, "mpich": {"slots"}, "openmpi": {"slots", "max_slots"}, "slurm": set(),
-               "json": {"user", "slots", "max_slots"}}
+FIELDS_KEPT = {"plain": {"user", "slots", "max_slots"}, "mpich": {"slots"}, "openmpi": {"slots", "max_slots"},
+               "slurm": set(), "json": {"user", "slots", "max_slots"}}
 
 
 def format_hosts(hosts: list[Host], to: str = "plain") -> str:

@@ -185,7 +185,7 @@ def read_config(path: Path, system: bool = False, depth: int = 0) -> str:
         m = _SETTING.match(line)
         key = m.group(1).lower() if m and not line.lstrip().startswith("#") else ""
         in_block = in_block or key in ("host", "match")
-        if key != "include":
+        if key != "include" or m is None:  # (m is set whenever key is)
             out.append(line)
             continue
         if in_block:

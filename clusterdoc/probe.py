@@ -52,8 +52,8 @@ import re
 import signal
 import subprocess
 import sys
-import time
 import threading
+import time
 
 SCHEMA = 1
 DEFAULT_TIMEOUT = 8.0
@@ -219,7 +219,7 @@ def parse_gcc_limit(text):
     lines = text.splitlines()
     for i, line in enumerate(lines):
         m = re.match(r"\s*#\s*if\s+__GNUC__\s*>\s*(\d+)", line)
-        if m and any("unsupported GNU version" in l for l in lines[i:i + 6]):
+        if m and any("unsupported GNU version" in near for near in lines[i:i + 6]):
             return int(m.group(1))
     return None
 
@@ -396,9 +396,10 @@ def start_forked(snippet):
 
 
 def torch_facts(code, out, err):
-    lines = [l for l in out.splitlines() if l.startswith("{") or l == "null"]
+    lines = [line for line in out.splitlines() if line.startswith("{") or line == "null"]
     if code != 0 or not lines:
-        raise RuntimeError("importing torch failed: %s" % ((err or out).strip().splitlines() or ["exit %d" % code])[-1][:300])
+        last = ((err or out).strip().splitlines() or ["exit %d" % code])[-1]
+        raise RuntimeError("importing torch failed: %s" % last[:300])
     return json.loads(lines[-1])
 
 
@@ -663,9 +664,9 @@ def _known_entries(path):
 
 
 def _known_match(patterns, names):
+    import base64
     import hashlib
     import hmac
-    import base64
     if patterns.startswith("|1|"):
         try:
             salt, want = [base64.b64decode(x) for x in patterns[3:].split("|")]
@@ -1208,7 +1209,7 @@ echo "@@gcc"
 if command -v gcc >/dev/null 2>&1; then command -v gcc; t gcc -dumpfullversion -dumpversion 2>&1; echo "@@rc $?"; else echo "@@rc missing"; fi
 echo "@@toolkits"; for d in /usr/local/cuda-*; do [ -d "$d" ] && echo "$d"; done
 echo "@@end"
-"""
+"""  # noqa: E501 (a shell script: its lines stay as the node runs them)
 
 
 def shell_probe(timeout=DEFAULT_TIMEOUT):
@@ -1228,9 +1229,9 @@ def _sections(text):
 
 
 def _rc(lines):
-    for l in lines:
-        if l.startswith("@@rc"):
-            return l[4:].strip()
+    for line in lines:
+        if line.startswith("@@rc"):
+            return line[4:].strip()
     return None
 
 
@@ -1259,7 +1260,7 @@ def parse_shell_output(text):
     }
     smi = sec.get("nvidia-smi", [])
     rc = _rc(smi)
-    body = "\n".join(l for l in smi if not l.startswith("@@rc"))
+    body = "\n".join(line for line in smi if not line.startswith("@@rc"))
     if rc == "0":
         facts["gpus"] = parse_nvidia_smi(body)
         drivers = sorted(set(g["driver"] for g in facts["gpus"]))
@@ -1273,7 +1274,8 @@ def parse_shell_output(text):
         facts["nvcc"] = {"path": nv[0].strip(), "realpath": None, "home": None,
                          "version": parse_nvcc_version("\n".join(nv)), "arch_list": None}
     elif rc not in (None, "missing"):
-        errors.append({"probe": "nvcc", "message": "nvcc --version %s" % ("timed out" if rc in ("124", "137") else "exited " + rc)})
+        errors.append({"probe": "nvcc",
+                       "message": "nvcc --version %s" % ("timed out" if rc in ("124", "137") else "exited " + rc)})
     g = sec.get("gcc", [])
     if _rc(g) == "0" and len(g) >= 2:
         facts["gcc"] = {"path": g[0].strip(), "version": g[1].strip()}

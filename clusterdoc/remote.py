@@ -34,8 +34,17 @@ import paramiko
 
 from clusterdoc.errors import UsageError
 from clusterdoc.hostfile import Host
-from clusterdoc.openssh import (GLOBAL_KNOWN_HOSTS, USER_KNOWN_HOSTS, KnownHosts, KnownKey, Target, fingerprint,
-                                judge_host_key, load_config, parse_jump)
+from clusterdoc.openssh import (
+    GLOBAL_KNOWN_HOSTS,
+    USER_KNOWN_HOSTS,
+    KnownHosts,
+    KnownKey,
+    Target,
+    fingerprint,
+    judge_host_key,
+    load_config,
+    parse_jump,
+)
 from clusterdoc.untrusted import MAX_STREAM, decode, printable
 
 # paramiko logs every failed handshake at ERROR level; we report failures ourselves, once.
@@ -238,7 +247,10 @@ class Connection:
         return self.transport
 
     def open_sftp(self) -> paramiko.SFTPClient:
-        return paramiko.SFTPClient.from_transport(self.transport)
+        sftp = paramiko.SFTPClient.from_transport(self.transport)
+        if sftp is None:  # from_transport gives None when it gets no channel
+            raise paramiko.SSHException("could not open an SFTP session")
+        return sftp
 
     def close(self) -> None:
         _close_all(self.closers)
@@ -257,7 +269,8 @@ class _Deadline:
     closed, so any wait inside paramiko ends at once (then `fired` says it was a timeout)."""
 
     def __init__(self, deadline: float):
-        self.deadline, self.fired, self.done, self.closers = deadline, False, False, []
+        self.deadline, self.fired, self.done = deadline, False, False
+        self.closers: list = []  # anything with close(): sockets, transports, the agent
         self.stage = "the TCP connect"
         self.lock = threading.Lock()
         self.timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
@@ -290,6 +303,7 @@ def _check_host_key(context: SSHContext, t: Target, key: paramiko.PKey) -> None:
     entries = context.known.entries(t.known_hosts, t.key_name)
     verdict, entry = judge_host_key(entries, key.get_name(), key.asbytes())
     if verdict in ("changed", "revoked"):
+        assert entry is not None  # judge_host_key names the entry it compared with
         raise _ChangedHostKey(t.key_name, key, entry)
     if verdict == "new":
         if not context.opts.accept_new_host_keys or not t.user_files:
@@ -358,7 +372,7 @@ def _connect(context: SSHContext, t: Target, clock: _Deadline, depth: int = 0) -
         if clock.fired and not isinstance(err, (_Timeout, KeyboardInterrupt)):
             err = _Timeout(clock.stage)  # whatever broke when the clock closed the connection
         if depth and not hasattr(err, "hop"):
-            err.hop = t.name  # the jump host it happened on, for the message
+            err.hop = t.name  # type: ignore[attr-defined]  # the jump host it happened on, for the message
         raise err
 
 
@@ -415,7 +429,8 @@ def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple
                              "stopped reading")
     if isinstance(err, _UnknownHostKey):
         return ("unknown_host_key", f"host key of {host} ({err.name}, {err.key.get_name()} "
-                                    f"{fingerprint(err.key.asbytes())}) is not in known_hosts; refusing to trust it unseen")
+                                    f"{fingerprint(err.key.asbytes())}) is not in known_hosts; "
+                                    "refusing to trust it unseen")
     if isinstance(err, _ChangedHostKey):
         what = "IS REVOKED" if err.entry.marker == "@revoked" else "HAS CHANGED"
         return ("changed_host_key",
@@ -460,6 +475,7 @@ def run(client: Connection, command: str, stdin: bytes | None, deadline: float,
             chan.sendall(stdin)
         chan.shutdown_write()
         out, err = bytearray(), bytearray()
+        code: int | None
         while True:
             got = False
             while chan.recv_ready() and len(out) <= cap:
@@ -498,8 +514,8 @@ def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = No
     addr = context.lookup(host).hostname
     try:
         client = connect(host, opts, context, deadline)
-    except Exception as err:  # every failure becomes this node's result, never the run's
-        return _failed(host, err, addr, opts, start)
+    except Exception as exc:  # every failure becomes this node's result, never the run's
+        return _failed(host, exc, addr, opts, start)
     times: list[float] = []
     try:
         code, out, err = run(client, command, stdin, deadline, times=times)
@@ -548,7 +564,9 @@ def put_file(host: Host, local: str | Path, remote: str, opts: SSHOptions) -> Ru
         client = connect(host, opts, context)
         try:
             sftp = client.open_sftp()
-            sftp.get_channel().settimeout(opts.timeout)
+            chan = sftp.get_channel()
+            assert chan is not None  # the session's own channel
+            chan.settimeout(opts.timeout)
             sftp.put(str(local), remote)
             sftp.close()
         finally:

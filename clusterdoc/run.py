@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
+import io
 import json
 import os
 import runpy
@@ -21,6 +22,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from typing import cast
 
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
@@ -41,8 +43,10 @@ def env_rank(environ=os.environ) -> int:
 
 
 # (rank, world size, local rank, local world size) per MPI flavour
-_MPI_VARS = (("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"),
-             ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"))
+_MPI_VARS = (
+    ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"),
+    ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"),
+)
 
 
 def torchrun_vars_from_mpi(environ) -> dict[str, str]:
@@ -79,8 +83,9 @@ def _redirect(log_dir: Path, rank: int) -> None:
         os.dup2(f, fd)
         os.close(f)
     # line buffering: --wait streams these files while the rank runs
-    sys.stdout.reconfigure(line_buffering=True)
-    sys.stderr.reconfigure(line_buffering=True)
+    # (the interpreter's own streams, TextIOWrapper: typeshed only promises TextIO)
+    cast(io.TextIOWrapper, sys.stdout).reconfigure(line_buffering=True)
+    cast(io.TextIOWrapper, sys.stderr).reconfigure(line_buffering=True)
 
 
 def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
@@ -129,8 +134,8 @@ def _make_init_idempotent() -> None:
             return None
         return original(*args, **kwargs)
 
-    init_process_group._clusterdoc_wrapped = True
-    init_process_group.__wrapped__ = original
+    init_process_group._clusterdoc_wrapped = True  # type: ignore[attr-defined]  # marks our wrapper
+    init_process_group.__wrapped__ = original  # type: ignore[attr-defined]
     dist.init_process_group = init_process_group
 
 

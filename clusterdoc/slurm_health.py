@@ -87,7 +87,7 @@ def read_state(node: str, timeout: float = SCONTROL_TIMEOUT) -> tuple[str, str] 
                            timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    line = next((l for l in p.stdout.splitlines() if "|" in l), None)
+    line = next((ln for ln in p.stdout.splitlines() if "|" in ln), None)
     if p.returncode != 0 or line is None:
         return None
     state, _, reason = line.partition("|")

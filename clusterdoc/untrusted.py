@@ -14,6 +14,7 @@ Pure functions only.
 from __future__ import annotations
 
 import re
+from typing import overload
 
 MAX_STREAM = 4 << 20      # bytes read from one stream (stdout, stderr) of one node
 MAX_TEXT = 2000           # characters kept of one free-text value (an error message, a stderr tail)
@@ -40,7 +41,7 @@ def printable(text, limit: int | None = None) -> str:
     return "".join(c if c.isprintable() else _escape(c) for c in s)
 
 
-def decode(data: bytes) -> str:
+def decode(data: bytes | bytearray) -> str:
     return data.decode("utf-8", "replace")
 
 
@@ -176,7 +177,11 @@ def _clean(value, form, path: str, bad: list):
     return value
 
 
-def clean_facts(facts) -> dict | None:
+@overload
+def clean_facts(facts: dict) -> dict: ...
+@overload
+def clean_facts(facts: object) -> dict | None: ...
+def clean_facts(facts: object) -> dict | None:
     """Facts as a node sent them -> facts safe to judge and print: every value of a known field has its
     expected type and form or is None, every other string is escaped. Malformed values are listed in
     facts["malformed"] as {field, check, value (escaped, cut)}. Not a dict at all -> None (no facts)."""

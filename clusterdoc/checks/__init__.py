@@ -56,7 +56,7 @@ def worst(findings) -> str | None:
     return max(statuses, key=RANK.__getitem__) if statuses else None
 
 
-def probe_errors(node: str, facts: dict, check: str) -> list[dict]:
+def probe_errors(node: str, facts: dict, check: str) -> list[Finding]:
     """The node's probe errors that belong to `check`, as findings."""
     out = []
     for err in facts.get("errors") or []:
@@ -73,7 +73,7 @@ MALFORMED_LABELS = {"driver": "driver version", "gpus[*].driver": "GPU driver ve
                     "hostname": "host name"}
 
 
-def malformed(node: str, facts: dict, checks) -> list[dict]:
+def malformed(node: str, facts: dict, checks) -> list[Finding]:
     """A FAIL per value the node sent in a form it cannot have (see clusterdoc/untrusted.py): the value
     was dropped before judging, so the check it belongs to cannot be ok."""
     out, seen = [], set()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 from clusterdoc.tables import cap_str, format_arch_list, nvcc_can_build, parse_capability
 
 CHECK = "arch"
@@ -57,7 +57,7 @@ def needed_arch_list(all_facts: dict) -> str:
     return format_arch_list(caps)
 
 
-def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: str = "") -> list[dict]:
+def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: str = "") -> list[Finding]:
     """`arch_list`: --arch-list (overrides the node's TORCH_CUDA_ARCH_LIST); `cluster_list`: what the whole
     cluster needs, offered as the fix."""
     out = probe_errors(node, facts, CHECK)
@@ -66,7 +66,7 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
         if not any(e.get("probe") == "gpus" for e in facts.get("errors") or []):
             out.append(finding(node, CHECK, OK, "no GPU (nvidia-smi absent or lists none)"))
         return out
-    models = {}
+    models: dict[tuple, int] = {}
     for g in gpus:
         key = (g.get("name"), g.get("capability"), g.get("memory_mib"))
         models[key] = models.get(key, 0) + 1
@@ -87,19 +87,22 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
             how = covers(entries, cap)
             if how is None:
                 out.append(finding(node, CHECK, FAIL,
-                                   f"GPU capability {cap_str(cap)} is not in {label}={given}: kernels built with it fail "
-                                   f"here with {NO_KERNEL}", fix_list))
+                                   f"GPU capability {cap_str(cap)} is not in {label}={given}: kernels built with it "
+                                   f"fail here with {NO_KERNEL}", fix_list))
             elif how == "ptx":
-                out.append(finding(node, CHECK, WARN, f"GPU capability {cap_str(cap)} is covered by {label}={given} only "
-                                                      "through PTX JIT (slow first start, lower speed)", fix_list))
+                out.append(finding(node, CHECK, WARN,
+                                   f"GPU capability {cap_str(cap)} is covered by {label}={given} only "
+                                   "through PTX JIT (slow first start, lower speed)", fix_list))
         if any(c[0] <= 7 for c, _ in entries):
             low = ";".join(cap_str(c) for c, _ in entries if c[0] <= 7)
-            out.append(finding(node, CHECK, WARN, f"{label} has {low} (<= 7.x): DeepSpeed turns BF16 off for the whole build",
+            out.append(finding(node, CHECK, WARN,
+                               f"{label} has {low} (<= 7.x): DeepSpeed turns BF16 off for the whole build",
                                "build separately for the old GPUs, or drop them from the list"))
         nvcc = facts.get("nvcc") or {}
         if nvcc.get("version"):
             offered = nvcc.get("arch_list")
             for cap, _ in entries:
+                ok: bool | None
                 if offered:
                     ok = f"compute_{cap[0]}{cap[1]}" in offered
                 else:

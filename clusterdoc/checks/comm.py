@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from clusterdoc.checks import FAIL, OK, finding
+from clusterdoc.checks import FAIL, OK, Finding, finding
 
 CHECK = "comm"
 
@@ -40,7 +40,7 @@ def parse_rank_output(status: str, stdout: str, stderr: str, message: str = "") 
     return {"ok": False, "message": tail[:300] if status == "ok" else (message or status)}
 
 
-def check(result: dict, nodes: list[str]) -> list[dict]:
+def check(result: dict, nodes: list[str]) -> list[Finding]:
     """`result`: {world, master, ranks: {node: {ok, rank, sum, backend} | {ok: False, message}}} or {error}."""
     if result.get("error"):
         return [finding(n, CHECK, FAIL, f"comm test not run: {result['error']}",
@@ -79,7 +79,7 @@ def run_local(facts: dict, timeout: float) -> dict:
     argv = [sys.executable, "-c", RANK_SCRIPT, json.dumps({facts["hostname"]: 0}), "127.0.0.1", "29517",
             str(max(5.0, timeout - 5))]
     try:
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+        p = subprocess.run(argv, capture_output=True, timeout=timeout)
         rank = parse_rank_output("ok", p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
     except subprocess.TimeoutExpired:
         rank = {"ok": False, "message": f"timed out after {timeout:g}s"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clusterdoc.checks import OK, WARN, finding
+from clusterdoc.checks import OK, WARN, Finding, finding
 
 CHECK = "consistency"
 
@@ -43,14 +43,14 @@ def _hostlist(names) -> str:
     return compress_hostlist(names)
 
 
-def check(all_facts: dict, compress=_hostlist) -> list[dict]:
+def check(all_facts: dict, compress=_hostlist) -> list[Finding]:
     """`all_facts`: {node: facts} of the nodes that answered with python facts. One warning per split field,
     naming the groups; the nodes outside the largest group carry it, or every node when no group is the
     largest (two nodes that disagree have no majority). `compress` turns names into a hostlist."""
     nodes = [n for n, f in all_facts.items() if f and f.get("probe") == "python"]
     out = []
     for label, read in FIELDS:
-        groups = {}
+        groups: dict[str, list[str]] = {}
         for n in nodes:
             groups.setdefault(read(all_facts[n]), []).append(n)
         if len(groups) < 2:

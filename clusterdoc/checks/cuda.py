@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 from clusterdoc.tables import driver_min_for, ds_tolerates, gcc_max_for, major_minor, vtuple
 
 CHECK = "cuda"
@@ -40,7 +40,7 @@ def export_lines(home: str) -> str:
             f"export CUDA_HOME={home}")
 
 
-def check(node: str, facts: dict) -> list[dict]:
+def check(node: str, facts: dict) -> list[Finding]:
     out = probe_errors(node, facts, CHECK)
     if facts.get("probe") == "shell":
         nvcc = facts.get("nvcc")
@@ -83,7 +83,8 @@ def check(node: str, facts: dict) -> list[dict]:
         if torch_cuda and nvcc.get("version"):
             if major_minor(nvcc["version"])[:1] != major_minor(torch_cuda)[:1]:
                 fix = export_lines(wanted) if wanted and _norm(wanted) != _norm(nvcc.get("home")) else \
-                    f"install the CUDA {torch_cuda} toolkit and put its bin/ first on PATH, or install torch built for CUDA {nvcc['version']}"
+                    (f"install the CUDA {torch_cuda} toolkit and put its bin/ first on PATH, "
+                     f"or install torch built for CUDA {nvcc['version']}")
                 out.append(finding(node, CHECK, FAIL,
                                    f"{where} does not match torch's CUDA {torch_cuda}: extensions built with it fail "
                                    "(DeepSpeed refuses: major versions differ)", fix))
@@ -112,11 +113,13 @@ def check(node: str, facts: dict) -> list[dict]:
     if len(homes) > 1:
         detail = ", ".join(f"{name} -> {home}" for name, home in sources)
         out.append(finding(node, CHECK, FAIL, f"toolkits disagree: {detail}: the code compiles against one CUDA "
-                                              "and loads another at run time", export_lines(wanted or sorted(homes)[-1])))
+                                              "and loads another at run time",
+                           export_lines(wanted or sorted(homes)[-1])))
     if facts.get("cuda_home") and not _toolkit(facts, facts["cuda_home"]) and \
             not _norm(facts["cuda_home"]) == _norm((nvcc or {}).get("home")):
+        found = ", ".join(t["path"] for t in facts.get("toolkits") or []) or "none"
         out.append(finding(node, CHECK, WARN, f"CUDA_HOME={facts['cuda_home']} is not one of the toolkits found "
-                                              f"({', '.join(t['path'] for t in facts.get('toolkits') or []) or 'none'})",
+                                              f"({found})",
                            export_lines(wanted) if wanted else "unset CUDA_HOME or point it at a CUDA toolkit"))
 
     # the toolkit in use is complete
@@ -140,12 +143,14 @@ def check(node: str, facts: dict) -> list[dict]:
         gmaj = vtuple(gcc.get("version"), 1)
         if limit and gmaj and gmaj[0] > limit:
             out.append(finding(node, CHECK, FAIL,
-                               f"gcc {gcc['version']} is too new for nvcc {nvcc['version']} (newest it accepts: gcc {limit}, "
-                               f"from {source}): every CUDA build stops with 'unsupported GNU version'",
+                               f"gcc {gcc['version']} is too new for nvcc {nvcc['version']} "
+                               f"(newest it accepts: gcc {limit}, from {source}): "
+                               "every CUDA build stops with 'unsupported GNU version'",
                                f"install gcc-{limit} g++-{limit} and use it: export CC=gcc-{limit} CXX=g++-{limit} "
                                f"NVCC_PREPEND_FLAGS='-ccbin g++-{limit}' (last resort: -allow-unsupported-compiler)"))
         elif limit and gmaj:
-            out.append(finding(node, CHECK, OK, f"gcc {gcc['version']} (nvcc {nvcc['version']} accepts up to gcc {limit})"))
+            out.append(finding(node, CHECK, OK,
+                               f"gcc {gcc['version']} (nvcc {nvcc['version']} accepts up to gcc {limit})"))
 
     # driver against torch's CUDA
     driver = facts.get("driver")
@@ -154,7 +159,8 @@ def check(node: str, facts: dict) -> list[dict]:
         if floor and vtuple(driver) < vtuple(floor):
             out.append(finding(node, CHECK, FAIL,
                                f"driver {driver} is too old for torch's CUDA {torch_cuda} (needs >= {exact or floor})",
-                               f"upgrade the NVIDIA driver to {exact or floor} or newer, or install torch built for an older CUDA"))
+                               f"upgrade the NVIDIA driver to {exact or floor} or newer, "
+                               "or install torch built for an older CUDA"))
         elif exact and vtuple(driver) < vtuple(exact):
             out.append(finding(node, CHECK, WARN,
                                f"driver {driver} is below CUDA {torch_cuda}'s {exact}: runs only through minor-version "

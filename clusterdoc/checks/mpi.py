@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 CHECK = "mpi"
 
@@ -10,10 +10,12 @@ CHECK = "mpi"
 def _label(m: dict | None) -> str:
     if not m:
         return "none"
-    return f"{ {'mpich': 'MPICH', 'openmpi': 'Open MPI'}.get(m.get('flavour'), m.get('flavour'))} {m.get('version') or '?'}"
+    flavour = m.get("flavour")
+    name = {"mpich": "MPICH", "openmpi": "Open MPI"}.get(flavour or "", flavour)
+    return f"{name} {m.get('version') or '?'}"
 
 
-def check(node: str, facts: dict, head: dict | None) -> list[dict]:
+def check(node: str, facts: dict, head: dict | None) -> list[Finding]:
     """Per node: its mpirun and mpi4py against the head's mpirun (`head`: {path, flavour, version})."""
     out = probe_errors(node, facts, CHECK)
     mpi = facts.get("mpi") or {}
@@ -30,13 +32,15 @@ def check(node: str, facts: dict, head: dict | None) -> list[dict]:
                            "install the same MPI (flavour and version) on every node"))
     elif mine:
         own = mpi.get("mpirun")
-        extra = f"; first on PATH: {_label(own)} ({own.get('path')})" if own and own.get("path") != mine.get("path") else ""
+        extra = (f"; first on PATH: {_label(own)} ({own.get('path')})"
+                 if own and own.get("path") != mine.get("path") else "")
         out.append(finding(node, CHECK, OK, f"{_label(mine)} ({mine.get('path')}){extra}"))
     m4 = mpi.get("mpi4py")
     if m4:
         lib = m4.get("library") or ""
         if m4.get("error"):
-            out.append(finding(node, CHECK, WARN, f"mpi4py {m4.get('version') or ''} cannot load its MPI: {m4['error']}",
+            out.append(finding(node, CHECK, WARN,
+                               f"mpi4py {m4.get('version') or ''} cannot load its MPI: {m4['error']}",
                                "install mpi4py against this node's MPI (pip install mpi4py mpich, or "
                                "MPICC=mpicc pip install --no-binary mpi4py mpi4py)"))
         elif head and head.get("flavour") == "mpich" and "MPICH" not in lib and "HYDRA" not in lib.upper() \
@@ -59,17 +63,17 @@ def _mpi4py_fix(lib: str) -> str:
 def stderr_reason(text: str) -> str:
     """The line of mpirun's stderr that says why: ssh's own complaint if any; else the headline of Open MPI's
     first dashed banner (its last line is a banner's dashes, or the tail of a paragraph); else the last line."""
-    lines = [l.strip() for l in text.splitlines()]
-    for l in lines:
-        if l.startswith("ssh:") or "Permission denied" in l or "Host key verification failed" in l:
-            return l
-    for before, l in zip(lines, lines[1:]):
-        if before and set(before) == {"-"} and l and set(l) != {"-"}:
-            return l
-    return next((l for l in reversed(lines) if l and set(l) != {"-"}), "")
+    lines = [line.strip() for line in text.splitlines()]
+    for line in lines:
+        if line.startswith("ssh:") or "Permission denied" in line or "Host key verification failed" in line:
+            return line
+    for before, line in zip(lines, lines[1:]):
+        if before and set(before) == {"-"} and line and set(line) != {"-"}:
+            return line
+    return next((line for line in reversed(lines) if line and set(line) != {"-"}), "")
 
 
-def check_run(hostnames: dict, run: dict | None) -> list[dict]:
+def check_run(hostnames: dict, run: dict | None) -> list[Finding]:
     """Judge the head's `mpirun ... hostname` (or mpi4py test) against the hostnames the probes saw.
 
     `hostnames`: {node: hostname from its probe}; `run`: {command, exit_code, timed_out, names, stderr,

@@ -23,9 +23,9 @@ FIXES = {
 }
 
 
-def check(node: str, conn: dict, facts: dict | None) -> list[dict]:
+def check(node: str, conn: dict, facts: dict | None) -> list[Finding]:
     """`conn`: how reaching the node went ({status, message, elapsed, exit_code, stderr}, see doctor)."""
-    status = conn.get("status")
+    status: str = conn["status"]  # always there (doctor/facts.py); the doctor reads it the same way
     if status == "local":
         return [finding(node, CHECK, OK, "this machine (--local: no SSH)")]
     if status != "ok":
@@ -45,11 +45,12 @@ def check(node: str, conn: dict, facts: dict | None) -> list[dict]:
     return out
 
 
-def check_mesh(node: str, facts: dict | None) -> list[dict]:
+def check_mesh(node: str, facts: dict | None) -> list[Finding]:
     """From this node to every other: one finding per failure reason (peers grouped)."""
     if not facts or facts.get("mesh") is None:
         return probe_errors(node, facts or {}, MESH)
-    failed, untested = {}, []
+    failed: dict[str, list[str]] = {}
+    untested: list[str] = []
     for peer, res in sorted(facts["mesh"].items()):
         if res.get("ok") is None:
             untested.append(peer)
@@ -60,7 +61,8 @@ def check_mesh(node: str, facts: dict | None) -> list[dict]:
         out.append(finding(node, MESH, WARN, f"ssh to {_compact(untested)} not tested: the probe ran out of time",
                            "raise --timeout (the mesh is N x N ssh logins), or skip it with --no-mesh"))
     if not failed and not untested:
-        return [finding(node, MESH, OK, f"ssh to {len(facts['mesh'])} other node(s) ok ({_compact(list(facts['mesh']))})")]
+        return [finding(node, MESH, OK,
+                        f"ssh to {len(facts['mesh'])} other node(s) ok ({_compact(list(facts['mesh']))})")]
     for message, peers in failed.items():
         # No source name in the text: the report merges the same failure seen from many nodes
         # into one line (node[1-4,6-64]: ssh to node5 fails: ...).
@@ -148,10 +150,10 @@ def check_trust(facts: dict[str, dict]) -> list[Finding]:
     merged: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for (kind, target), sources in failing.items():
         merged.setdefault((kind, tuple(sources)), []).append(target)
-    for (kind, sources), targets in sorted(merged.items()):
-        src, dst = _compact(list(sources)), _compact(targets)
+    for (kind, group), targets in sorted(merged.items()):
+        src, dst = _compact(list(group)), _compact(targets)
         message, fix = TRUST_PROBLEMS[kind]
         out.append(finding(src, MESH, FAIL, f"ssh from {src} to {dst} (judged from facts, not tried): "
                            + message.format(target=dst), fix.format(target=dst, sources=src),
-                           nodes=sorted(set(sources) | set(targets))))
+                           nodes=sorted(set(group) | set(targets))))
     return out

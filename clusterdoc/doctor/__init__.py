@@ -12,9 +12,9 @@ it needs from the node goes in clusterdoc/probe.py (the one round trip).
 from __future__ import annotations
 
 from clusterdoc.doctor.facts import Gathered, gather
-from clusterdoc.doctor.rules import judge
 from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.doctor.report import NodeResult, Report
+from clusterdoc.doctor.rules import judge
 
 __all__ = ["CheckOptions", "Gathered", "NodeResult", "Report", "check", "gather", "judge"]
 

@@ -158,6 +158,7 @@ def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=N
     from clusterdoc.checks import net
 
     names = [h.host for h in hosts]
+    assert isinstance(opts.mesh, str)  # CheckOptions.__post_init__ turned True/False into sample/off
     tries = mesh.targets(names, opts.mesh if "mesh" in checks else "off", opts.mesh_k, opts.mesh_seed)
     trust = "mesh" in checks and opts.mesh == "sample" and len(names) > 1
     port_plan = net.plan(names, opts.port, opts.fanout) if "port" in checks else {}
@@ -249,10 +250,12 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
         raise UsageError(f"--facts {folder}: no NODE.json file in it",
                          hint="save them with `clusterdoc check ... --save-facts DIR`")
     ok = {"status": "ok", "message": "", "elapsed": 0.0, "exit_code": 0}
-    saved_conns = run.get("conns") if isinstance(run.get("conns"), dict) else {}
-    conns = {n: _conn(saved_conns.get(n)) or (dict(ok) if facts[n] else None) for n in nodes}
+    saved_conns = run.get("conns")
+    if not isinstance(saved_conns, dict):
+        saved_conns = {}
+    found = {n: _conn(saved_conns.get(n)) or (dict(ok) if facts[n] else None) for n in nodes}
     conns = {n: c or {"status": "error", "message": "no facts saved for this node", "elapsed": 0.0,
-                      "exit_code": None} for n, c in conns.items()}
+                      "exit_code": None} for n, c in found.items()}
     if len(nodes) == 1 and conns[nodes[0]]["status"] == "local":
         checks = [c for c in checks if c not in NOT_LOCAL]
     return Gathered(nodes, conns, facts, checks, _dict(run.get("head_mpirun")), _dict(run.get("mpirun")),

@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from typing import Any
 
 from clusterdoc import probe
 from clusterdoc.errors import UsageError
@@ -105,13 +106,14 @@ def run_mpirun(targets: Targets, hosts, head: dict | None, use_mpi4py: str | Non
         program = [use_mpi4py, "-c", MPI4PY_TEST] if use_mpi4py else ["hostname"]
         argv = mpirun_argv(head, hosts, hf, _ssh_wrapper(targets, tmp), program)
         env = dict(os.environ, HYDRA_LAUNCHER="ssh")
-        result = {"command": " ".join(shlex.quote(a) for a in argv), "timeout": timeout, "timed_out": False,
-                  "exit_code": None, "names": [], "stderr": "", "mpi4py": bool(use_mpi4py)}
+        result: dict[str, Any] = {"command": " ".join(shlex.quote(a) for a in argv), "timeout": timeout,
+                                  "timed_out": False, "exit_code": None, "names": [], "stderr": "",
+                                  "mpi4py": bool(use_mpi4py)}
         try:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     env=env, start_new_session=True)
-        except OSError as err:
-            return {"error": f"{argv[0]}: {err.strerror}"}
+        except OSError as exc:
+            return {"error": f"{argv[0]}: {exc.strerror}"}
         readers = CappedReader(proc.stdout), CappedReader(proc.stderr)
         try:
             result["exit_code"] = proc.wait(timeout=timeout)
@@ -134,7 +136,7 @@ def run_mpirun(targets: Targets, hosts, head: dict | None, use_mpi4py: str | Non
         result["sums"] = sums
         result["allreduce_ok"] = bool(sums) and all(s == len(hosts) for s in sums) and len(sums) == len(hosts)
     else:
-        result["names"] = [l.strip() for l in out.splitlines() if l.strip()]
+        result["names"] = [line.strip() for line in out.splitlines() if line.strip()]
     return result
 
 
@@ -154,7 +156,8 @@ class HydraManual:
         self.launch: list[list[str]] = []
         self.names: list[str] = []
         self.ready = threading.Event()
-        self.error = None
+        self.error: str | None = None
+        self.proc: subprocess.Popen[bytes] | None
         try:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, start_new_session=True)
@@ -164,7 +167,11 @@ class HydraManual:
             return
         self.out_reader = CappedReader(self.proc.stdout, self._line)
         self.readers = [self.out_reader, CappedReader(self.proc.stderr)]
-        threading.Thread(target=lambda: (self.out_reader.join(), self.ready.set()), daemon=True).start()
+        def ready_at_end() -> None:  # mpirun printed all it will
+            self.out_reader.join()
+            self.ready.set()
+
+        threading.Thread(target=ready_at_end, daemon=True).start()
 
     def _line(self, line: str):
         if line.startswith("HYDRA_LAUNCH: "):
@@ -181,7 +188,7 @@ class HydraManual:
 
     def finish(self, grace: float = 2.0) -> dict:
         """Wait for mpirun (at most until the node timeout, or `grace` after the probes), then judge."""
-        if self.error:
+        if self.proc is None:  # it did not start: self.error says why
             return {"error": self.error}
         deadline = max(self.started + self.timeout, time.monotonic() + grace)
         timed_out = False

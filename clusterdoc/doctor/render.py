@@ -7,7 +7,7 @@ import json
 import re
 import sys
 
-from clusterdoc.checks import FAIL, OK, RANK, WARN, worst
+from clusterdoc.checks import FAIL, OK, RANK, WARN, Finding, worst
 from clusterdoc.untrusted import printable
 
 MARK = {OK: "ok", WARN: "WARN", FAIL: "FAIL", None: "-"}
@@ -56,7 +56,7 @@ def _counts(findings) -> dict:
 
 def node_status(findings, nodes, checks) -> dict:
     """{node: {check: worst status or None}}; cluster-wide findings count for every node they name."""
-    table = {n: {c: [] for c in checks} for n in nodes}
+    table: dict[str, dict[str, list[Finding]]] = {n: {c: [] for c in checks} for n in nodes}
     for f in findings:
         for n in f.get("nodes") or [f["node"]]:
             if n in table and f["check"] in table[n]:
@@ -95,17 +95,19 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
 
     status = node_status(findings, nodes, checks)
     # Group nodes whose whole row is identical (clush -b / dshbak -c style).
-    groups = {}
+    groups: dict[tuple, list[str]] = {}
     for n in nodes:
         groups.setdefault(tuple(status[n][c] for c in checks), []).append(n)
-    rows = sorted(groups.items(), key=lambda kv: (-max((RANK.get(s, -1) for s in kv[0]), default=-1), _natural(kv[1][0])))
+    rows = sorted(groups.items(),
+                  key=lambda kv: (-max((RANK.get(s, -1) for s in kv[0]), default=-1), _natural(kv[1][0])))
     table = [[printable(hostlist(ns)), len(ns)] + [MARK[s] for s in key] for key, ns in rows]
     lines = [tabulate(table, headers=["nodes", "#"] + list(checks), tablefmt="simple")]
 
     # Problems, identical ones merged across nodes.
     merged = problems(findings, verbose)
-    order = sorted(merged.items(), key=lambda kv: (-RANK[kv[0][1]], checks.index(kv[0][0]) if kv[0][0] in checks else 99,
-                                                     _natural(kv[1][0])))
+    order = sorted(merged.items(),
+                   key=lambda kv: (-RANK[kv[0][1]], checks.index(kv[0][0]) if kv[0][0] in checks else 99,
+                                   _natural(kv[1][0])))
     if order:
         lines.append("")
         for (check, st, message, fix), ns in order:

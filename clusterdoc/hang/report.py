@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import signal
 import textwrap
+from collections.abc import Mapping
 
 _SIGNALS = {s.value: s.name for s in signal.Signals}
 
@@ -76,7 +77,10 @@ class RankView:
 
     def __init__(self, rank: int, state: dict | None, exit_code: int | None, gone: bool):
         self.rank, self.state = rank, state
-        self.kind, self.key, self.text, self.collective = "silent", ("silent",), "did not answer", None
+        self.kind: str = "silent"  # in | idle | gone | silent
+        self.key: tuple = ("silent",)  # views with equal keys are one group
+        self.text = "did not answer"
+        self.collective: dict | None = None  # set when kind == "in"
         if gone:
             self.kind, self.key = "gone", ("gone", exit_code)
             self.text = f"gone: {exit_text(exit_code)}"
@@ -124,7 +128,7 @@ def _where(state: dict, collective: dict | None):
     return (user["file"], user["line"], user["func"]) if user else None
 
 
-def build(states: dict[int, dict | None], world: int, exits: dict[int, int | None] | None = None,
+def build(states: Mapping[int, dict | None], world: int, exits: Mapping[int, int | None] | None = None,
           stacks_hint: str | None = None, headline: str | None = None) -> str:
     """The grouped report. `exits`: rank -> exit code for the ranks that are gone (None: gone, code unknown)."""
     exits = exits or {}
@@ -150,10 +154,10 @@ def build(states: dict[int, dict | None], world: int, exits: dict[int, int | Non
 
 
 def _headline(views: list[RankView], longest: RankView | None) -> str:
-    if longest is None:
+    c = longest.collective if longest is not None else None
+    if longest is None or c is None:
         return "clusterdoc: no rank is in a collective"
-    c = longest.collective
-    same = [v.rank for v in views if v.kind == "in" and v.collective["op"] == c["op"]
+    same = [v.rank for v in views if v.kind == "in" and v.collective is not None and v.collective["op"] == c["op"]
             and v.collective["seq"] == c["seq"] and v.collective.get("group") == c.get("group")]
     return (f"clusterdoc: job stalled: {c['op']} #{c['seq']} has waited {longest.waited:.0f} s on "
             f"{_who(same)}")
@@ -195,14 +199,15 @@ def _code_line(site, state: dict, width: int = 48) -> str:
     return ""
 
 
-def _top(state: dict) -> str:
-    frames = (state.get("frames") or [])[:3]
+def _top(state: dict | None) -> str:
+    frames = ((state or {}).get("frames") or [])[:3]
     return f"; its main thread: {' <- '.join(site_text((f['file'], f['line'], f['func'])) for f in frames)}" \
         if frames else ""
 
 
 def _compare(v: RankView, g, r0: RankView, ref) -> str:
     a, b = v.collective, r0.collective
+    assert a is not None and b is not None  # both are "in" a collective
     who, them = _who([x.rank for x in g]), _who([x.rank for x in ref])
     if a["op"] != b["op"]:
         return (f"{who} {'is' if len(g) == 1 else 'are'} in {a['op']} #{a['seq']} ({site_text(a.get('site'))}) while "

@@ -88,7 +88,7 @@ class HangWatch:
 
     def _gone(self, codes: dict[int, int | None], dumps: dict[int, dict]) -> dict[int, int | None]:
         """Ranks that ended, with their codes: the backend's own view, else the ranks' exit records."""
-        gone = {}
+        gone: dict[int, int | None] = {}
         for r in range(self.world):
             if r in dumps:
                 continue

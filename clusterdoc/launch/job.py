@@ -172,7 +172,7 @@ def check_record(record, where) -> None:
     spec = record.get("spec") if isinstance(record, dict) else None
     ok = isinstance(spec, dict) and all(isinstance(spec.get(k), int) and not isinstance(spec.get(k), bool)
                                         and 1 <= spec[k] <= MAX_WORLD for k in ("nodes", "tasks_per_node"))
-    if not ok or spec["nodes"] * spec["tasks_per_node"] > MAX_WORLD:
+    if not ok or not isinstance(spec, dict) or spec["nodes"] * spec["tasks_per_node"] > MAX_WORLD:
         raise UsageError(f"{where}: not a valid clusterdoc job record (spec.nodes and spec.tasks_per_node must be "
                          f"integers with a world size of at most {MAX_WORLD})")
 

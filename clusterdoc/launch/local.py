@@ -11,9 +11,10 @@ import os
 import signal
 import subprocess
 import time
+
 from clusterdoc import private
-from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.job import JobDir, JobSpec, free_port, rank_env
+from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.outcome import Outcome, outcome_from_codes
 
 STOP_GRACE = 3.0  # seconds between SIGTERM and SIGKILL when stopping ranks
@@ -58,7 +59,7 @@ class LocalJob:
             # the cause is the earliest failure, and a rank that left no exit record (killed by a
             # signal) came before the peers it took down, whatever our polls saw first
             abrupt = [r for r in self.failed_at if self.jd.rank_exit(r) is None]
-            first = min(abrupt or self.failed_at, key=self.failed_at.get)
+            first = min(abrupt or self.failed_at, key=lambda r: self.failed_at[r])
             self.stop()
             codes = {rank: p.returncode for rank, p in enumerate(self.procs)}
             return outcome_from_codes(codes, self.jd, first_failed=[first], stopped=True)

@@ -22,11 +22,11 @@ from pathlib import Path
 
 from clusterdoc import hostfile, private
 from clusterdoc.errors import UsageError
-from clusterdoc.probe import parse_mpirun_version
-from clusterdoc.shim.env import port_from_job_id
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
+from clusterdoc.probe import parse_mpirun_version
+from clusterdoc.shim.env import port_from_job_id
 
 STOP_GRACE = 5.0
 FAILURE_GRACE = 3.0
@@ -39,7 +39,8 @@ def version_text(mpirun: str, timeout: float = 10.0) -> str:
     try:
         res = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=timeout)
     except FileNotFoundError:
-        raise UsageError(f"mpirun not found: {mpirun}", hint="install MPICH or Open MPI, or give --mpirun PATH") from None
+        raise UsageError(f"mpirun not found: {mpirun}",
+                         hint="install MPICH or Open MPI, or give --mpirun PATH") from None
     except subprocess.TimeoutExpired:
         raise UsageError(f"'{mpirun} --version' did not answer within {timeout:.0f} s") from None
     return res.stdout + res.stderr
@@ -69,6 +70,8 @@ def ssh_wrapper(jd: JobDir, ssh_config: str) -> Path:
 def build_command(spec: JobSpec, jd: JobDir, script_args: list[str], flavour: str, mpirun: str,
                   version_text: str = "", is_root: bool | None = None) -> tuple[list[str], dict[str, str]]:
     """(argv, extra environment for mpirun itself)."""
+    if spec.hostfile is None:
+        raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
     hosts = hostfile.parse_file(spec.hostfile)
     if len(hosts) < spec.nodes:
         raise UsageError(f"--nodes {spec.nodes} but the hostfile lists {len(hosts)} host(s)", where=spec.hostfile)
@@ -118,9 +121,10 @@ class MpiJob:
         private.write(jd.path / "mpirun.cmd", " ".join(shlex.quote(a) for a in argv) + "\n")
         with private.open_append(jd.path / "mpirun.out", True) as out, \
                 private.open_append(jd.path / "mpirun.err", True) as err:
+            # SIGINT when we die, as cancel(): Hydra and ORTE stop the remote ranks
             self.proc = subprocess.Popen(argv, env={**os.environ, **launcher_env}, cwd=spec.cwd, stdout=out,
                                          stderr=err, stdin=subprocess.DEVNULL, start_new_session=True,
-                                         preexec_fn=die_with_parent(signal.SIGINT))  # as cancel(): Hydra and ORTE stop the remote ranks
+                                         preexec_fn=die_with_parent(signal.SIGINT))
         self.backend_id = str(self.proc.pid)
         self.pids = [self.proc.pid]
         self.failed_seen: float | None = None

@@ -39,7 +39,10 @@ def run(spec: JobSpec) -> tuple[bool, str]:
         report = doctor.check(doctor.CheckOptions(local=True, skip=["mpi"], python=spec.python))
         return report.ok, "preflight (this machine):\n" + report.render()
     from clusterdoc import hostfile
+    from clusterdoc.errors import UsageError
 
+    if spec.hostfile is None:
+        raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
     hosts = hostfile.parse_file(spec.hostfile)[:spec.nodes]
     nodelist = [(f"{h.user}@" if h.user else "") + h.host for h in hosts]
     # files: the job's interpreter and script, the same bytes on every node (the ranks run them by path)
@@ -81,7 +84,8 @@ def judge(job_dir: Path, nodes: int) -> int:
     if len(g.nodes) < nodes:
         text += f"\nonly {len(g.nodes)} of {nodes} node(s) gave facts (see the job's submitit logs)"
         code = 1
-    verdict = "ok: starting the ranks" if code == 0 else "FAILED: the job stops here (clusterdoc submit --no-preflight skips this)"
+    verdict = ("ok: starting the ranks" if code == 0
+               else "FAILED: the job stops here (clusterdoc submit --no-preflight skips this)")
     (job_dir / "preflight.txt").write_text(f"preflight on the allocation's nodes:\n{text}\npreflight {verdict}\n")
     print(text)
     return code

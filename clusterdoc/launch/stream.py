@@ -9,16 +9,17 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from clusterdoc.launch.job import JobDir
-
 
 CHUNK = 8 * 1024 * 1024  # read per file per poll at most: a rank printing GBs cannot fill our memory
 
 
 class LogStreamer:
-    def __init__(self, jd: JobDir, world_size: int, out=None, err=None, extra: dict[str, Path] | None = None):
-        self.files: list[tuple[str, Path, object]] = []
+    def __init__(self, jd: JobDir, world_size: int, out: TextIO | None = None, err: TextIO | None = None,
+                 extra: dict[str, Path] | None = None):
+        self.files: list[tuple[str, Path, TextIO]] = []
         out, err = out or sys.stdout, err or sys.stderr
         for rank in range(world_size):
             self.files.append((f"[rank {rank}] ", jd.out(rank), out))

@@ -18,8 +18,16 @@ from pathlib import Path
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.hangwatch import HangWatch
-from clusterdoc.launch.job import (JobDir, JobSpec, create_job_dir, default_root, find_job, format_command,
-                                   get_arg, set_arg)
+from clusterdoc.launch.job import (
+    JobDir,
+    JobSpec,
+    create_job_dir,
+    default_root,
+    find_job,
+    format_command,
+    get_arg,
+    set_arg,
+)
 from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.outcome import Outcome, describe_code
 from clusterdoc.launch.stream import LogStreamer
@@ -56,7 +64,8 @@ def parse_oom_retry(value: str | None, script_args: list[str]) -> tuple[str, int
     current = get_arg(script_args, name)
     if current is None:
         raise UsageError(f"--oom-retry {name}: the script's arguments have no --{name} to lower",
-                         hint=f"pass it after the script, e.g. 'clusterdoc submit --oom-retry {name} train.py --{name} 64'")
+                         hint=f"pass it after the script, "
+                              f"e.g. 'clusterdoc submit --oom-retry {name} train.py --{name} 64'")
     if not current.isdigit() or int(current) < max(low, 1):
         raise UsageError(f"--oom-retry {name}: --{name} {current!r} must be an integer of at least {max(low, 1)}")
     return name, max(low, 1)
@@ -116,12 +125,16 @@ def _abs(p: str | None) -> str | None:
 
 def backend_module(name: str):
     if name == "local":
-        from clusterdoc.launch import local as mod
-    elif name == "slurm":
-        from clusterdoc.launch import slurm as mod
-    else:
-        from clusterdoc.launch import mpi as mod
-    return mod
+        from clusterdoc.launch import local
+
+        return local
+    if name == "slurm":
+        from clusterdoc.launch import slurm
+
+        return slurm
+    from clusterdoc.launch import mpi
+
+    return mpi
 
 
 # --- effective batch note ------------------------------------------------------------------------
@@ -216,7 +229,9 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         new = None
         if outcome.oom and retry:
             name, minimum = retry
-            current = int(get_arg(script_args, name))
+            value = get_arg(script_args, name)
+            assert value is not None  # checked before the first attempt; set_arg keeps it
+            current = int(value)
             new = lowered(current, minimum)
             if new is None:
                 outcome.message = f"out of memory at --{name} {current}, which is the minimum ({minimum}); giving up"
@@ -249,7 +264,7 @@ def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangW
         if outcome is None and watch is not None and watch.poll(rank_codes(handle)):
             handle.cancel()
             outcome = Outcome(state="FAILED", codes=rank_codes(handle),
-                              message=f"stalled ({watch.reported.removeprefix('clusterdoc: job stalled: ')}); "
+                              message=f"stalled ({(watch.reported or '').removeprefix('clusterdoc: job stalled: ')}); "
                                       "every rank stopped (--on-hang abort)")
         if streamer:
             streamer.pump(final=outcome is not None)

@@ -16,6 +16,7 @@ import tarfile
 import threading
 import time
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,13 +65,15 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def build_env(arch_list: str, ops: list[str], jobs: int, accelerator: str, base: dict | None = None) -> dict:
+def build_env(arch_list: str, ops: list[str], jobs: int, accelerator: str,
+              base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The variables we set for setup.py (on top of the caller's environment).
 
     DS_ACCELERATOR=cuda: a build host without GPUs (a login node) would otherwise get DeepSpeed's CPU
     accelerator, whose wheel the GPU nodes ignore (and which has no `utils` op at all).
     """
-    base = os.environ if base is None else base
+    if base is None:
+        base = os.environ
     env = {"DS_BUILD_OPS": "0"}
     for op in ops:
         env[f"DS_BUILD_{OP_SWITCH[op]}"] = "1"
@@ -93,7 +96,7 @@ def build_command(python: str, jobs: int, dist_dir: Path) -> list[str]:
 @dataclass
 class Source:
     kind: str            # "checkout" | "sdist" | "version"
-    path: Path | None    # the checkout or sdist (for "version": the cached sdist, maybe not there yet)
+    path: Path           # the checkout or sdist (for "version": the cached sdist, maybe not there yet)
     version: str | None
 
 
@@ -141,15 +144,17 @@ def download_command(python: str, version: str, cache: Path) -> list[str]:
 
 def fetch(source: Source, python: str, log) -> Path:
     """The sdist for a version, downloaded once into the cache and reused after."""
-    found = cached_sdist(source.path.parent, source.version)
+    version = source.version
+    assert version is not None, "fetch() is for a source of kind 'version'"
+    found = cached_sdist(source.path.parent, version)
     if found:
         log(f"using cached sdist {found}")
         return found
     source.path.parent.mkdir(parents=True, exist_ok=True)
-    cmd = download_command(python, source.version, source.path.parent)
+    cmd = download_command(python, version, source.path.parent)
     log("fetching: " + " ".join(cmd))
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    found = cached_sdist(source.path.parent, source.version)
+    found = cached_sdist(source.path.parent, version)
     if out.returncode != 0 or not found:
         tail = "\n".join((out.stderr or out.stdout).strip().splitlines()[-5:])
         raise UsageError(f"could not download the DeepSpeed {source.version} sdist:\n{tail}", where="--source",
@@ -167,6 +172,7 @@ def prepare_tree(source: Source, sdist: Path | None, work: Path) -> Path:
         shutil.copytree(source.path, tree, symlinks=True,
                         ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", "*.so"))
         return tree
+    assert sdist is not None, "an sdist or version source needs its sdist"
     if sdist.name.endswith(".zip"):
         with zipfile.ZipFile(sdist) as z:
             z.extractall(work)
@@ -249,6 +255,7 @@ def run_logged(cmd: list[str], cwd: Path, env: dict, log_path: Path, label: str,
             proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1,
                                     start_new_session=True, preexec_fn=_die_with_parent)
+            assert proc.stdout is not None  # stdout=PIPE
             try:
                 for text in proc.stdout:
                     log.write(text)

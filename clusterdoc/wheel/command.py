@@ -75,7 +75,7 @@ def derive_arch_list(arch_list: str | None, facts: dict) -> tuple[list, str, dic
     findings = []
     if arch_list:
         archs = archlist.parse_arch_list(arch_list)
-        per_host = {}
+        per_host: dict[str, list[str]] = {}
         if facts:
             _, per_host = archlist.archs_from_facts(facts)
             entries, _ = parse_arch_entries(format_arch_list(archs))
@@ -133,7 +133,7 @@ def run_preflight(host: dict, archs: list, ops: list[str], aio: bool, env: dict,
     findings: list[Finding] = []
     nvcc = host.get("nvcc")
     checked = archlist.check_against_nvcc(archs, nvcc)
-    if checked.refused:
+    if checked.refused and nvcc:  # (only an nvcc refuses)
         buildable = archlist.nvcc_buildable(nvcc) or []
         whose = [f"{a} ({', '.join(h for h, caps in (per_host or {}).items() if a in caps)})"
                  if any(a in caps for caps in (per_host or {}).values()) else a for a in checked.refused]
@@ -183,7 +183,8 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
     out_dir = Path(args.out).resolve()
 
     # nodes: their GPUs decide the arch list; their pythons take the wheel
-    facts, opts = {}, None
+    facts: dict[str, dict] = {}
+    opts = None
     if hosts:
         from clusterdoc.wheel import nodes
 
@@ -239,7 +240,11 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     log_path.write_text("")
-    log = lambda text: (out(text), _append(log_path, text))  # noqa: E731
+
+    def log(text: str) -> None:
+        out(text)
+        _append(log_path, text)
+
     if missing_deps:
         code = build.run_logged([python, "-m", "pip", "install", *missing_deps], out_dir, env, log_path,
                                 "installing build requirements")
@@ -321,7 +326,8 @@ def plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_di
         out(f"mkdir -p {shlex.quote(str(work))} && tar -xzf {shlex.quote(str(sdist))} -C {shlex.quote(str(work))}")
         tree = work / f"deepspeed-{source.version}"
     elif source.kind == "sdist":
-        out(f"mkdir -p {shlex.quote(str(work))} && tar -xzf {shlex.quote(str(source.path))} -C {shlex.quote(str(work))}")
+        out(f"mkdir -p {shlex.quote(str(work))} "
+            f"&& tar -xzf {shlex.quote(str(source.path))} -C {shlex.quote(str(work))}")
         tree = work / re.sub(r"\.(tar\.gz|zip)$", "", source.path.name)
     else:
         out(f"cp -a {shlex.quote(str(source.path))} {shlex.quote(str(work))}/")

@@ -128,8 +128,8 @@ def embed(wheel: Path, manifest: dict, arcname: str = f"deepspeed/{MANIFEST_NAME
                 continue
             dst.writestr(item, src.read(item.filename))
         dst.writestr(arcname, data)
-        lines = [l for l in src.read(record_name).decode().splitlines()
-                 if l and not l.startswith(arcname + ",") and not l.startswith(record_name + ",")]
+        lines = [line for line in src.read(record_name).decode().splitlines()
+                 if line and not line.startswith(arcname + ",") and not line.startswith(record_name + ",")]
         lines.append(f"{arcname},{_record_hash(data)},{len(data)}")
         lines.append(f"{record_name},,")
         dst.writestr(record_name, "\n".join(lines) + "\n")

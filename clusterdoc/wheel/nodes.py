@@ -70,7 +70,7 @@ echo "@@rc ${{PIPESTATUS[0]}}"
 echo "@@ds_report"
 dsr="$(dirname "$py")/ds_report"
 if [ -x "$dsr" ]; then "$dsr" >/dev/null 2>&1; echo "@@rc $?"; else echo "@@rc missing"; fi
-"""
+"""  # noqa: E501 (a shell script with python -c code: its lines stay as the node runs them)
 
 
 @dataclass
@@ -94,7 +94,9 @@ class InstallResult:
 
 def parse_sections(text: str) -> dict[str, tuple[str | None, list[str]]]:
     """'@@name' ... '@@rc N' blocks -> {name: (rc, lines)}."""
-    out, name, lines = {}, None, []
+    out: dict[str, tuple[str | None, list[str]]] = {}
+    name: str | None = None
+    lines: list[str] = []
     for line in text.splitlines():
         if line.startswith("@@rc "):
             if name:
@@ -125,7 +127,7 @@ def judge_install(host: str, python: str, text: str, expected: dict) -> InstallR
             except ValueError:
                 pass
     res.imported = rc == "0" and info is not None
-    if not res.imported:
+    if not res.imported or info is None:
         res.message = "import deepspeed failed: " + (lines[-1] if lines else "no output")
         return res
     res.version, res.ops = info.get("version", ""), info.get("ops") or []
@@ -136,7 +138,8 @@ def judge_install(host: str, python: str, text: str, expected: dict) -> InstallR
     elif not res.manifest_ok:
         res.message = "the installed deepspeed carries another build's clusterdoc-wheel.json"
     rc, _ = sec.get("ds_report", ("-", []))
-    res.ds_report = {"0": "ok", "missing": "missing", "-": "-"}.get(rc, "failed")
+    reports: dict[str | None, str] = {"0": "ok", "missing": "missing", "-": "-"}
+    res.ds_report = reports.get(rc, "failed")
     if res.ds_report == "failed" and not res.message:
         res.message = f"ds_report exited {rc}"
     return res

@@ -17,6 +17,7 @@ import tempfile
 from dataclasses import dataclass
 
 from clusterdoc.checks import FAIL, WARN
+from clusterdoc.checks import Finding as DoctorFinding
 from clusterdoc.tables import gcc_max_for, vtuple
 
 # Ops that compile as plain C++ (no nvcc, no CUDA torch) under DeepSpeed's CUDA accelerator.
@@ -161,7 +162,7 @@ def torch_rules(facts: dict, ops: list[str]) -> list[Finding]:
     return [ok(f"torch {torch['version']} built for CUDA {torch['cuda']}")]
 
 
-def cuda_rules(facts: dict, doctor_findings: list[dict], ops: list[str]) -> list[Finding]:
+def cuda_rules(facts: dict, doctor_findings: list[DoctorFinding], ops: list[str]) -> list[Finding]:
     """The doctor's cuda findings that matter for a build (torch vs nvcc, toolkits), plus nvcc presence."""
     out = []
     for f in doctor_findings:
@@ -199,7 +200,7 @@ def gcc_rule(nvcc: dict | None, toolkits: list[dict], compiler: str | None, how:
         return [warn(f"cannot tell which gcc nvcc {nvcc['version']} accepts; using {compiler} {version}")]
     if major[0] <= limit:
         return [ok(f"host compiler {compiler} {version} ({how}); nvcc {nvcc['version']} accepts up to gcc {limit}")]
-    installed = [g for g in installed if re.search(r"gcc-(\d+)$", g) and int(re.search(r"(\d+)$", g).group(1)) <= limit]
+    installed = [g for g in installed if (m := re.search(r"gcc-(\d+)$", g)) and int(m.group(1)) <= limit]
     good = installed[0] if installed else f"/usr/bin/gcc-{limit}"
     gxx = good.replace("gcc", "g++")
     bin_dir = f"{home}/bin" if home else "<toolkit>/bin"
