@@ -105,14 +105,10 @@ def test_gpus_are_described_in_capability_order():
 
 
 def test_given_arch_list_must_cover_the_nodes_gpus():
-    class Args:
-        arch_list = "8.0"
-
-    archs, source, per_host, findings = derive_arch_list(Args, {"n1": facts_with("8.0"), "n2": facts_with("9.0")})
+    archs, source, per_host, findings = derive_arch_list("8.0", {"n1": facts_with("8.0"), "n2": facts_with("9.0")})
     assert archs == [(8, 0)] and source == "--arch-list"
     assert [f.status for f in findings] == ["warn"]  # 9.0 only through 8.0+PTX
-    Args.arch_list = "9.0"
-    _, _, _, findings = derive_arch_list(Args, {"n1": facts_with("8.0")})
+    _, _, _, findings = derive_arch_list("9.0", {"n1": facts_with("8.0")})
     assert findings[0].status == "fail" and "n1" in findings[0].message and "8.0" in findings[0].message
 
 
