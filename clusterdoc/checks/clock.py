@@ -10,7 +10,7 @@ or rewound: Slurm cannot start the job's steps). Only a lower bound above the li
 
 from __future__ import annotations
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 CHECK = "clock"
 WARN_S, FAIL_S = 1.0, 60.0
@@ -20,7 +20,7 @@ def offset(facts: dict) -> tuple[float, float] | None:
     """(offset of the node's clock from the head's in seconds, its uncertainty), or None."""
     c = facts.get("clock") or {}
     start, end, sent, received = (c.get(k) for k in ("start", "end", "head_sent", "head_received"))
-    if None in (start, end, sent, received):
+    if start is None or end is None or sent is None or received is None:
         return None
     theta = ((start - sent) + (end - received)) / 2
     delta = max(0.0, ((received - sent) - (end - start)) / 2)
@@ -29,7 +29,7 @@ def offset(facts: dict) -> tuple[float, float] | None:
     return theta, delta
 
 
-def check(node: str, facts: dict) -> list[dict]:
+def check(node: str, facts: dict) -> list[Finding]:
     out = probe_errors(node, facts, CHECK)
     got = offset(facts)
     if got is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clusterdoc.checks import FAIL, OK, finding
+from clusterdoc.checks import FAIL, OK, Finding, finding
 
 
 CHECK = "files"
@@ -14,10 +14,10 @@ def _hostlist(names) -> str:
     return compress_hostlist(list(names))
 
 
-def check(all_facts: dict[str, dict | None], nodes: list[str]) -> list[dict]:
+def check(all_facts: dict[str, dict | None], nodes: list[str]) -> list[Finding]:
     out = []
-    have = {n: (all_facts.get(n) or {}).get("files") for n in nodes}
-    have = {n: f for n, f in have.items() if f is not None}
+    reported = {n: (all_facts.get(n) or {}).get("files") for n in nodes}
+    have: dict[str, dict] = {n: f for n, f in reported.items() if isinstance(f, dict)}
     paths = sorted({p for f in have.values() for p in f})
     bad: set[str] = set()
     for path in paths:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import ipaddress
 import random
+from collections.abc import Mapping
+from typing import Any
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 NET, PORT = "net", "port"
 DEBIAN_LOOPBACK = "127.0.1.1"
@@ -72,7 +74,7 @@ def used_ifaces(facts: dict) -> tuple[str | None, list[dict]]:
     return None, [i for i in ifaces if i.get("name") == route.get("iface")]
 
 
-def check_node(node: str, facts: dict, peer_view: dict[str, str] | None, multi: bool) -> list[dict]:
+def check_node(node: str, facts: dict, peer_view: dict[str, str] | None, multi: bool) -> list[Finding]:
     """One node: its own name (when the job spans several nodes), the interfaces its NCCL/GLOO_SOCKET_IFNAME
     name, its InfiniBand ports. `peer_view`: {other node: the first address it resolves this node's name to}."""
     out = probe_errors(node, facts, NET)
@@ -150,7 +152,7 @@ def peer_views(all_facts: dict[str, dict]) -> dict[str, dict[str, str]]:
     return views
 
 
-def _split(groups: dict[str, list[str]]) -> tuple[str, list[str]]:
+def _split(groups: Mapping[Any, list[str]]) -> tuple[str, list[str]]:
     """'v1 on node[1-3]; v2 on node4' and the nodes outside the largest group (all when there is no majority)."""
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), str(kv[0])))
     desc = "; ".join(f"{v} on {_hostlist(ns)}" for v, ns in ordered)
@@ -158,10 +160,10 @@ def _split(groups: dict[str, list[str]]) -> tuple[str, list[str]]:
     return desc, [n for _, ns in (ordered[1:] if majority else ordered) for n in ns]
 
 
-def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[dict]:
+def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[Finding]:
     """Across the nodes that answered: peer names resolved alike, named interfaces on the first node's subnet,
     one MTU, InfiniBand everywhere or nowhere."""
-    out = []
+    out: list[Finding] = []
     facts = {n: all_facts[n] for n in nodes if all_facts.get(n) and _net(all_facts[n])}
     if len(facts) < 2:
         return out
@@ -214,7 +216,7 @@ def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[dict]:
             mtus.setdefault(min(i.get("mtu") or 0 for i in ifs), []).append(n)
     if len(mtus) > 1:
         desc, odd = _split(mtus)
-        which = {used[n][0] for n in used} - {None}
+        which = {v for v, _ in used.values() if v is not None}
         what = f"the {'/'.join(sorted(which))} interfaces" if which else "the interface with the route to " + \
             f"{first}"
         out.append(finding(_hostlist(odd), NET, FAIL, f"MTU differs on {what}: {desc} (frames larger than the "
@@ -272,7 +274,7 @@ def _why(error: str | None) -> str:
             "unreachable": "no route to it", "unresolved": "the name does not resolve"}.get(error or "", error or "failed")
 
 
-def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -> list[dict]:
+def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -> list[Finding]:
     """The first node's rendezvous listener, and every connection the nodes tried, named by target node."""
     out = []
     first = nodes[0]
@@ -288,7 +290,7 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
     elif store and store.get("status") != "listening":
         out.append(finding(first, PORT, FAIL, f"{first} cannot listen on port {port}: {store.get('message')}",
                            f"run `python3 -m http.server {port}` on {first} to see why"))
-    failed: dict[tuple[str, str], list[str]] = {}
+    failed: dict[tuple[str, str, str], list[str]] = {}
     tested: dict[str, int] = {}
 
     def listened(host: str, p: str) -> bool:
@@ -318,7 +320,8 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
                            fix, nodes=[host]))
     blamed = {f["node"] for f in out}
     for n in nodes:
-        if n in blamed or not all_facts.get(n) or not (all_facts[n].get("port")):
+        mine = all_facts.get(n)
+        if n in blamed or not mine or not mine.get("port"):
             continue
         k = tested.get(n, 0)
         extra = f"listened on {port} (rendezvous); " if n == first else ""

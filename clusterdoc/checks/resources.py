@@ -11,7 +11,7 @@ Thresholds (see README):
 
 from __future__ import annotations
 
-from clusterdoc.checks import FAIL, OK, WARN, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 CHECK = "resources"
 SHM_FAIL_MIB, SHM_WARN_MIB, SHM_FREE_FAIL_MIB = 1024, 2048, 512
@@ -24,7 +24,7 @@ def _size(mib: int) -> str:
     return f"{mib / 1024:.1f} GiB" if mib >= 1024 else f"{mib} MiB"
 
 
-def check(node: str, facts: dict) -> list[dict]:
+def check(node: str, facts: dict) -> list[Finding]:
     out = probe_errors(node, facts, CHECK)
     r = facts.get("resources")
     if not r:

@@ -76,7 +76,7 @@ def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
 
 def probe_args(opts: CheckOptions, node_plan: dict | None, peers: list[str] | None = None) -> dict:
     """The probe's keyword arguments for the new checks: peer names, --env, listen/connect, space, files."""
-    return {"peers": peers or [], "env": dict(opts.env or {}), "listen": (node_plan or {}).get("listen") or [],
+    return {"peers": peers or [], "env": dict(opts.env) if isinstance(opts.env, dict) else {}, "listen": (node_plan or {}).get("listen") or [],
             "connect": (node_plan or {}).get("connect") or [],
             "space": [opts.job_folder] if opts.job_folder else [], "files": list(opts.files or [])}
 
