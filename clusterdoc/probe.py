@@ -1127,7 +1127,7 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, pe
         own = None
         if mode == "peer":
             box = []
-            _bounded([lambda: box.append(resolve(os.uname()[1])[0])], 2.0)
+            _bounded([lambda box=box: box.append(resolve(os.uname()[1])[0])], 2.0)
             own = box[0] if box else None
         listeners.append(Listener(port, mode, expect, own))
         listeners[-1].start()

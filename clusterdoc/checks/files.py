@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from clusterdoc.checks import FAIL, OK, Finding, finding
 
-
 CHECK = "files"
 
 

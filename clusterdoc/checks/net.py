@@ -211,7 +211,7 @@ def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[Finding]
                            f"name the interface of the cluster network in {var} (the same network on every node)",
                            nodes=off))
     mtus: dict[int, list[str]] = {}
-    for n, (var, ifs) in used.items():
+    for n, (_var, ifs) in used.items():
         if ifs and ifs[0].get("mtu"):
             mtus.setdefault(min(i.get("mtu") or 0 for i in ifs), []).append(n)
     if len(mtus) > 1:

@@ -154,7 +154,6 @@ def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=N
     """{node: conn}, {node: facts|None} from one SSH round trip per node. `proxies`: each host's MPI
     proxy command (HydraManual), started in the same round trip."""
     from clusterdoc import remote
-
     from clusterdoc.checks import net
 
     names = [h.host for h in hosts]

@@ -10,8 +10,23 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable
 
-from clusterdoc.checks import (FAIL, Finding, arch, clock, comm, consistency, cuda, files, finding, kernel, malformed,
-                               mpi, net, resources, ssh)
+from clusterdoc.checks import (
+    FAIL,
+    Finding,
+    arch,
+    clock,
+    comm,
+    consistency,
+    cuda,
+    files,
+    finding,
+    kernel,
+    malformed,
+    mpi,
+    net,
+    resources,
+    ssh,
+)
 from clusterdoc.doctor.facts import Gathered
 from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.hostfile import compress_hostlist

@@ -10,8 +10,9 @@ import datetime
 import os
 import socket
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping, Optional
+from typing import Callable, Optional
 
 
 class RankEnvironmentError(RuntimeError):
