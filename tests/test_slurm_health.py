@@ -52,3 +52,78 @@ def test_the_reason_is_the_first_failure_on_one_line_and_bounded():
     reason = first_failure(Report([], findings, ["ssh", "kernel", "cuda"], None))
     assert reason.startswith("kernel: kernel 5.4 is old x") and "\n" not in reason and len(reason) <= 200
     assert first_failure(Report([], findings[:1], ["ssh"], None)) is None
+
+
+# --- the real thing: slurmd runs `clusterdoc check --local --slurm-health` as its HealthCheckProgram ---------
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def scontrol(cluster, *args):
+    return subprocess.run(["scontrol", *args], capture_output=True, text=True, timeout=30,
+                          env=dict(os.environ, **cluster.env()))
+
+
+def node_state(cluster, name) -> tuple[str, str]:
+    """(State=..., Reason=...) of `scontrol show node NAME`."""
+    out = scontrol(cluster, "show", "node", name).stdout
+    state = next((w.split("=", 1)[1] for w in out.split() if w.startswith("State=")), "")
+    reason = out.split("Reason=", 1)[1].split(" [", 1)[0].strip() if "Reason=" in out else ""
+    return state, reason
+
+
+def wait_state(cluster, name, pred, timeout=90):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = node_state(cluster, name)
+        if pred(*got):
+            return got
+        time.sleep(1)
+    raise AssertionError(f"{name} stayed {node_state(cluster, name)}")
+
+
+@contextmanager
+def health_check(cluster, tmp_path):
+    """slurm.conf gets HealthCheckProgram (our CLI) and a 5 s interval for the with-block."""
+    log = tmp_path / "health.log"
+    prog = tmp_path / "clusterdoc-health"
+    prog.write_text(f"#!/bin/sh\nexport SLURM_CONF={cluster.slurm.conf} PATH=/usr/sbin:/usr/bin:/sbin:/bin "
+                    f"PYTHONPATH={ROOT}\nexec {sys.executable} -m clusterdoc check --local --slurm-health "
+                    f"--checks kernel >>{log} 2>&1\n")
+    prog.chmod(0o755)
+    conf = Path(cluster.slurm.conf)
+    original = conf.read_text()
+    conf.write_text(original + f"HealthCheckProgram={prog}\nHealthCheckInterval=5\nHealthCheckNodeState=ANY\n")
+    assert scontrol(cluster, "reconfigure").returncode == 0
+    try:
+        yield log
+    finally:
+        conf.write_text(original)
+        scontrol(cluster, "reconfigure")
+        for n in cluster.nodes:
+            if node_state(cluster, n.name)[0].startswith(("DRAIN", "IDLE+DRAIN")):
+                scontrol(cluster, "update", f"NodeName={n.name}", "State=RESUME")
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
+def test_slurm_drains_an_old_kernel_node_and_resumes_it_but_never_an_admins_drain(cluster, tmp_path):
+    with health_check(cluster, tmp_path) as log:
+        scontrol(cluster, "update", "NodeName=node3", "State=DRAIN", "Reason=admin: new DIMM")
+        with cluster.planted({"node2": {"kernel": "5.4.0-150-generic"}}):
+            state, reason = wait_state(cluster, "node2", lambda s, r: "DRAIN" in s)
+            assert reason.startswith("clusterdoc: kernel: kernel 5.4.0-150-generic is older than 5.5"), reason
+            assert "DRAIN" not in node_state(cluster, "node1")[0] and "DRAIN" not in node_state(cluster, "node4")[0]
+        state, reason = wait_state(cluster, "node2", lambda s, r: "DRAIN" not in s)
+        assert "resumed" in log.read_text()
+        time.sleep(8)  # more health checks: node3 healthy, but drained by an admin
+        assert node_state(cluster, "node3") == (node_state(cluster, "node3")[0], "admin: new DIMM")
+        assert "DRAIN" in node_state(cluster, "node3")[0]
+        assert "non-clusterdoc reason" in log.read_text()
