@@ -186,7 +186,7 @@ class Cluster:
         missing = missing_tools(self.use_slurm)
         if missing:
             raise ClusterError(f"missing tools: {', '.join(missing)} (apt-get install openssh-server "
-                               "openssh-client mpich slurm-wlm munge)")
+                               "openssh-client mpich slurm-wlm munge iproute2 nftables)")
         with self._lock():
             state = self._state()
             if state and self.is_running():
