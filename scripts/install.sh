@@ -17,10 +17,10 @@ cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
-DEB_PACKAGES="openssh-server openssh-client mpich openmpi-bin slurm-wlm munge pdsh iproute2 procps util-linux"
+DEB_PACKAGES="openssh-server openssh-client mpich openmpi-bin slurm-wlm munge pdsh iproute2 nftables procps util-linux"
 
 need_debs() {
-    for cmd in sshd ssh mpirun.mpich mpirun.openmpi slurmctld slurmd munged pdsh nsenter unshare ps ip; do
+    for cmd in sshd ssh mpirun.mpich mpirun.openmpi slurmctld slurmd munged pdsh nsenter unshare prlimit ps ip nft; do
         command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || { echo "$cmd"; return 0; }
     done
     return 1

@@ -24,7 +24,7 @@ def cluster_skip_reason(slurm: bool = True) -> str | None:
     missing = missing_tools(slurm)
     if missing:
         return (f"the test cluster needs {', '.join(missing)} "
-                "(apt-get install openssh-server openssh-client mpich slurm-wlm munge)")
+                "(apt-get install openssh-server openssh-client mpich slurm-wlm munge iproute2 nftables)")
     return None
 
 

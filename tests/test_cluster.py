@@ -1,18 +1,20 @@
 """The one-machine test cluster: real sshd per node, node spec realised as real files, MPICH, Slurm."""
 from __future__ import annotations
 
+import ipaddress
 import os
+import resource
+import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.cluster import Cluster, cuda_facts, fakes, spec
-from tests.cluster.procs import listeners
-from tests.conftest import cluster_skip_reason
+from tests.cluster import Cluster, cuda_facts, fakes, net, spec
 
 FACTS = r"""
 echo "hostname=$(hostname)"
@@ -41,7 +43,9 @@ def facts(cluster, node: str) -> dict:
 
 @pytest.mark.cluster
 def test_every_node_has_its_own_hostname_and_the_default_spec(cluster):
-    assert [(n.name, n.addr) for n in cluster.nodes] == [(f"node{i}", f"127.0.0.{i + 1}") for i in range(1, 5)]
+    head = ipaddress.ip_address(cluster.head_addr)
+    assert head in ipaddress.ip_network("198.18.0.0/15") and cluster.head_addr.endswith(".1")
+    assert [(n.name, n.addr) for n in cluster.nodes] == [(f"node{i}", str(head + i)) for i in range(1, 5)]
     for node in cluster.nodes:
         f = facts(cluster, node.name)
         assert f["hostname"] == node.name
@@ -176,15 +180,207 @@ def test_srun_ranks_land_on_their_nodes_and_sbatch_runs(cluster, tmp_path):
     assert sorted(out.read_text().split()) == ["node1", "node2"]
 
 
+# ---- the nodes' own network (tests/cluster/net.py) and the network facts planted at each node's edge
+
+def py(cluster, node: str, code: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    """Run a python snippet on a node (the node's /usr/bin/python3)."""
+    return cluster.ssh(node, "python3 -c " + shlex.quote(code), timeout=timeout)
+
+
+CONNECT = """
+import socket, sys
+for port in map(int, sys.argv[2:]):
+    try:
+        with socket.create_connection((sys.argv[1], port), timeout=2) as s:
+            print(port, "accepted", s.recv(64).decode().strip() or "-")
+    except Exception as exc:
+        print(port, type(exc).__name__)
+"""
+
+
+def connect(cluster, node: str, host: str, *ports: int) -> dict[int, str]:
+    """From `node`, a TCP connect to host:port for each port: 'accepted MSG', 'ConnectionRefusedError',
+    'TimeoutError'."""
+    proc = cluster.ssh(node, f"python3 -c {shlex.quote(CONNECT)} {host} {' '.join(map(str, ports))}")
+    assert proc.returncode == 0, proc.stderr
+    return {int(line.split(None, 1)[0]): line.split(None, 1)[1] for line in proc.stdout.splitlines()}
+
+
+LISTEN = """
+import os, socket, sys, threading, time
+threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()  # gone with its ssh session
+socks = []
+for port in map(int, sys.argv[1:]):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", port)); s.listen(8); s.settimeout(0.2); socks.append(s)
+print("ready", flush=True)
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    for s in socks:
+        try:
+            c, peer = s.accept()
+        except socket.timeout:
+            continue
+        c.sendall(("%s from %s\\n" % (socket.gethostname(), peer[0])).encode()); c.close()
+"""
+
+
+class Listener:
+    """TCP listeners on a node (in its netns) for the with-block; each accepted connection gets
+    'NODENAME from PEER_ADDRESS'."""
+
+    def __init__(self, cluster, node: str, *ports: int):
+        self.proc = subprocess.Popen(["ssh", "-F", str(cluster.ssh_config), node,
+                                      f"exec python3 -c {shlex.quote(LISTEN)} {' '.join(map(str, ports))}"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def __enter__(self):
+        assert self.proc.stdout.readline().strip() == "ready", self.proc.stderr.read()
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.stdin.close()  # the listener reads EOF and exits, then the ssh session ends
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            raise
+
+
+@pytest.mark.cluster
+def test_each_node_has_its_own_interface_and_address_and_no_route_out(cluster):
+    head = cluster.head_addr
+    head_name = socket.gethostname().split(".")[0]
+    for node in cluster.nodes:
+        out = cluster.ssh(node.name, "ip -o -4 addr show; echo --; ip route; echo --; ls /sys/class/net; cat "
+                                     f"/sys/class/net/eth0/mtu; echo --; getent hosts $(hostname) node1 {head_name}")
+        assert out.returncode == 0, out.stderr
+        addrs, routes, links, hosts = (part.strip().splitlines() for part in out.stdout.split("--\n"))
+        assert [line.split()[1:4] for line in addrs] == [["lo", "inet", "127.0.0.1/8"],
+                                                         ["eth0", "inet", f"{node.addr}/20"]]
+        network = ipaddress.ip_interface(f"{node.addr}/20").network
+        assert network.network_address == ipaddress.ip_address(head) - 1
+        assert [r.split()[:3] for r in routes] == [[str(network), "dev", "eth0"]]  # no default route
+        assert links == ["eth0", "lo", "1500"]
+        # its own name, another node's, and the head's (Hydra's proxies connect back to it by name)
+        assert [h.split() for h in hosts] == [[node.addr, node.name], [cluster.nodes[0].addr, "node1"],
+                                              [head, head_name]]
+    # the only way out of a node is the bridge: anything else is unreachable (refused by the kernel, nothing is sent)
+    out = py(cluster, "node1", "import socket\ntry:\n socket.create_connection(('203.0.113.1', 80), timeout=2)\n"
+                               "except OSError as e:\n print(e.errno)")
+    assert out.stdout.strip() == "101", out  # ENETUNREACH
+    # the head reaches every node at its address, on the bridge
+    for node in cluster.nodes:
+        with socket.create_connection((node.addr, cluster.port), timeout=5) as s:
+            assert s.recv(64).startswith(b"SSH-2.0-")
+
+
+@pytest.mark.cluster
+def test_nodes_reach_each_other_over_tcp_by_name_and_from_their_own_address(cluster):
+    n1, n3 = cluster.node("node1"), cluster.node("node3")
+    with Listener(cluster, "node3", 29500):
+        got = connect(cluster, "node1", "node3", 29500)
+        assert got == {29500: f"accepted node3 from {n1.addr}"}
+        assert connect(cluster, "node4", n3.addr, 29500) == {29500: f"accepted node3 from {cluster.node('node4').addr}"}
+        with socket.create_connection((n3.addr, 29500), timeout=5) as s:  # and the head, from its bridge address
+            assert s.recv(64).decode().strip() == f"node3 from {cluster.head_addr}"
+    # a port nobody listens on is refused at once (the node answers with a reset)
+    assert connect(cluster, "node1", "node3", 29500) == {29500: "ConnectionRefusedError"}
+
+
+@pytest.mark.cluster
+def test_planted_hosts_lines_come_first_in_that_nodes_etc_hosts(cluster):
+    with cluster.planted({"node2": {"hosts": ["127.0.1.1 node2", "198.18.255.254 storage"]}}):
+        out = py(cluster, "node2", "import socket\nprint(socket.gethostbyname(socket.gethostname()))\n"
+                                   "print(socket.gethostbyname('storage'))")
+        assert out.stdout.split() == ["127.0.1.1", "198.18.255.254"]  # the Debian loopback-hostname trap
+        assert cluster.ssh("node2", "getent hosts node2").stdout.split()[:2] == ["127.0.1.1", "node2"]
+        assert cluster.ssh("node1", "getent hosts node2").stdout.split() == [cluster.node("node2").addr, "node2"]
+    assert cluster.ssh("node2", "getent hosts node2").stdout.split() == [cluster.node("node2").addr, "node2"]
+    assert cluster.ssh("node2", "getent hosts storage").returncode == 2
+
+
+@pytest.mark.cluster
+def test_planted_mtu_and_interface_name(cluster):
+    with cluster.planted({"node2": {"mtu": 1400, "ifname": "ib0"}}):
+        out = cluster.ssh("node2", "ip -o link show | cut -d: -f2 | cut -d@ -f1; cat /sys/class/net/ib0/mtu; "
+                                   "ip -o -4 addr show dev ib0 | awk '{print $4}'")
+        assert out.stdout.split() == ["lo", "ib0", "1400", f"{cluster.node('node2').addr}/20"], out
+        # still reached by name from another node, and a transfer bigger than the MTU goes through
+        with Listener(cluster, "node2", 29501):
+            assert connect(cluster, "node1", "node2", 29501)[29501].startswith("accepted node2")
+        big = cluster.ssh("node1", "ssh node2 'head -c 3000000 /dev/zero' | wc -c")
+        assert big.stdout.strip() == "3000000"
+        with cluster.planted({"node2": {"mtu": 9000}}):  # nested: the name stays, the MTU changes
+            assert cluster.ssh("node2", "cat /sys/class/net/ib0/mtu").stdout.strip() == "9000"
+        assert cluster.ssh("node2", "cat /sys/class/net/ib0/mtu").stdout.strip() == "1400"
+    out = cluster.ssh("node2", "ls /sys/class/net; cat /sys/class/net/eth0/mtu")
+    assert out.stdout.split() == ["eth0", "lo", "1500"]
+
+
+@pytest.mark.cluster
+def test_planted_firewall_drops_incoming_tcp_to_its_ports_only(cluster):
+    with Listener(cluster, "node2", 29400, 29401):
+        with cluster.planted({"node2": {"firewall": {"drop_tcp": [29400]}}}):
+            t0 = time.monotonic()
+            got = connect(cluster, "node1", "node2", 29400, 29401, 29402)
+            assert got[29400] == "TimeoutError" and time.monotonic() - t0 >= 2  # the SYN is dropped: no answer
+            assert got[29401] == f"accepted node2 from {cluster.node('node1').addr}"
+            assert got[29402] == "ConnectionRefusedError"
+            assert "tcp dport 29400 drop" in cluster.ssh("node2", "nft list ruleset").stdout
+            assert cluster.ssh("node2", "hostname").stdout.strip() == "node2"  # ssh (port 22) still passes
+        assert connect(cluster, "node1", "node2", 29400)[29400].startswith("accepted node2")
+    assert cluster.ssh("node2", "nft list ruleset").stdout.strip() == ""
+
+
+@pytest.mark.cluster
+def test_planted_shm_memlock_and_clock_offset(cluster):
+    head_memlock = str(resource.getrlimit(resource.RLIMIT_MEMLOCK)[0] // 1024)  # what a node has when not planted
+    shown = "df -m --output=size /dev/shm | tail -1; ulimit -l; date +%s"
+    with cluster.planted({"node2": {"shm_mib": 64, "memlock_kib": 64, "clock_offset_s": 120}}):
+        size, memlock, clock = cluster.ssh("node2", shown).stdout.split()
+        assert (size, memlock) == ("64", "64")
+        assert 115 <= int(clock) - time.time() <= 125
+        ms = cluster.ssh("node2", "date +%s.%N; date -u +%Y").stdout.split()
+        assert 115 <= float(ms[0]) - time.time() <= 125 and len(ms[0].split(".")[1]) == 9
+        # the tmpfs is the node's own: a file there is not on the machine's /dev/shm nor on another node's
+        assert cluster.ssh("node2", "echo x > /dev/shm/cd-test").returncode == 0
+        assert not Path("/dev/shm/cd-test").exists()
+        assert cluster.ssh("node1", "ls /dev/shm/cd-test").returncode != 0
+        size1, memlock1, clock1 = cluster.ssh("node1", shown).stdout.split()
+        assert size1 != "64" and memlock1 == head_memlock and abs(int(clock1) - time.time()) <= 5
+    size, memlock, clock = cluster.ssh("node2", shown).stdout.split()
+    assert size != "64" and memlock == head_memlock and abs(int(clock) - time.time()) <= 5
+
+
+@pytest.mark.cluster
+def test_planted_link_down_makes_the_node_unreachable(cluster):
+    n3 = cluster.node("node3")
+    with cluster.planted({"node3": {"link_down": True}}):
+        t0 = time.monotonic()
+        out = subprocess.run(["ssh", "-F", str(cluster.ssh_config), "-o", "ConnectTimeout=3", "node3", "true"],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 255 and ("timed out" in out.stderr or "No route to host" in out.stderr), out.stderr
+        assert time.monotonic() - t0 < 10
+        with pytest.raises(OSError):
+            socket.create_connection((n3.addr, cluster.port), timeout=3)
+        assert connect(cluster, "node1", "node3", cluster.port)[cluster.port] in ("TimeoutError", "OSError")
+    assert cluster.ssh("node3", "hostname; cat /sys/class/net/eth0/operstate").stdout.split() == ["node3", "up"]
+    assert cluster.ssh("node1", "ssh node3 hostname").stdout.strip() == "node3"
+
+
 @pytest.mark.slow
 @pytest.mark.cluster
-def test_up_twice_crash_and_down_leave_nothing_behind(tmp_path):
-    reason = cluster_skip_reason()
-    if reason:
-        pytest.skip(reason)
+def test_up_twice_crash_and_down_leave_nothing_behind(cluster, tmp_path):
+    """Beside the session's cluster (so two clusters share the machine: other names, another address block)."""
     c = Cluster(tmp_path / "c", nodes=2)
     try:
         assert c.up() is True
+        assert c.prefix != cluster.prefix and c.block != cluster.block
+        assert net.our_netns(c.prefix) == [f"{c.prefix}-node1", f"{c.prefix}-node2"]
+        assert net.our_links(c.prefix) == [f"{c.prefix}br", f"{c.prefix}v1", f"{c.prefix}v2"]
+        assert cluster.ssh("node1", f"ssh -o ConnectTimeout=3 {c.nodes[0].addr} true").returncode == 255  # apart
         pids = c.our_pids()
         assert c.up() is False and c.our_pids() == pids  # second up notices and changes nothing
         # crash: every process killed, stale pid files and state left behind
@@ -192,6 +388,7 @@ def test_up_twice_crash_and_down_leave_nothing_behind(tmp_path):
             os.kill(pid, signal.SIGKILL)
         time.sleep(0.3)
         assert not c.is_running() and (c.dir / "cluster.json").exists()
+        assert len(net.our_netns(c.prefix)) == 2  # namespaces outlive their processes (/run/netns)
         assert c.up() is True  # cleans up and starts again
         env = dict(os.environ, **c.env())
         proc = subprocess.run(["srun", "-N", "2", "hostname"], capture_output=True, text=True, timeout=120, env=env)
@@ -214,7 +411,12 @@ def test_up_twice_crash_and_down_leave_nothing_behind(tmp_path):
         except OSError:
             pass
     assert leftovers == []
-    assert not any((n.addr, c.port) in listeners() for n in c.nodes)
+    assert net.our_netns(c.prefix) == [] and net.our_links(c.prefix) == []
+    ip = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout + \
+        subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout + \
+        subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True).stdout
+    assert c.prefix not in ip and c.head_addr not in ip
+    assert cluster.ssh("node1", "hostname").stdout.strip() == "node1"  # the other cluster is untouched
 
 
 # ---- the fakes and spec handling on their own (no root, no cluster: these run everywhere, fast)
@@ -248,3 +450,39 @@ def test_spec_files_refuse_unknown_keys_with_the_file_named(tmp_path):
     merged = spec.resolve({"defaults": {"torch": {"version": "2.3.1", "cuda": "12.1"}},
                            "nodes": {"node2": {"torch": {"cuda": "11.8"}}}}, "node2")
     assert merged["torch"] == {"version": "2.3.1", "cuda": "11.8"}
+
+
+def test_address_plan_fits_thousands_of_nodes_per_cluster_and_32_clusters():
+    assert [net.addr_of(0, i) for i in (0, 1, 2, 249, 250, 251, 3999)] == \
+        ["198.18.0.1", "198.18.0.2", "198.18.0.3", "198.18.0.250", "198.18.1.1", "198.18.1.2", "198.18.15.250"]
+    assert net.addr_of(1, 0) == "198.18.16.1" and net.addr_of(31, 3999) == "198.19.255.250"
+    every = [ipaddress.ip_address(net.addr_of(b, i)) for b in (0, 31) for i in range(net.MAX_NODES + 1)]
+    assert len(set(every)) == len(every) and all(a in net.RANGE for a in every)
+    assert not any(str(a).endswith((".0", ".255")) for a in every)
+    for b in (0, 17):  # one /20 per cluster holds its head and all its nodes
+        block = ipaddress.ip_network(f"{net.addr_of(b, 0)}/20", strict=False)
+        assert all(ipaddress.ip_address(net.addr_of(b, i)) in block for i in (0, 1, net.MAX_NODES))
+    with pytest.raises(ValueError):
+        net.addr_of(0, net.MAX_NODES + 1)
+    prefix = net.prefix_for(Path("/work/main/.cluster"))
+    assert prefix != net.prefix_for(Path("/work/ci/.cluster")) and len(prefix) == 8
+    assert max(len(net.bridge_name(prefix)), len(net.host_veth(prefix, net.MAX_NODES))) <= 15  # IFNAMSIZ - 1
+
+
+def test_network_spec_keys_are_checked_before_they_reach_ip_or_nft():
+    good = spec.resolve({"defaults": {}, "nodes": {}}, "node1")
+    spec.check_network(spec.merge(good, {"hosts": ["127.0.1.1\tnode2"], "mtu": 1400, "ifname": "ib0",
+                                         "firewall": {"drop_tcp": [29400]}, "shm_mib": 64, "memlock_kib": 64,
+                                         "clock_offset_s": -30, "link_down": True}), "ok")
+    for bad, what in [({"ifname": "ib0; reboot"}, "ifname"), ({"ifname": "a" * 16}, "ifname"),
+                      ({"ifname": "lo"}, "ifname"), ({"mtu": 20}, "mtu"), ({"mtu": "1400"}, "mtu"),
+                      ({"firewall": {"drop_tcp": ["29400; flush ruleset"]}}, "firewall"),
+                      ({"firewall": {"drop_udp": [1]}}, "firewall"), ({"hosts": ["1.2.3.4 a\n5.6.7.8 b"]}, "hosts"),
+                      ({"hosts": "127.0.1.1 node2"}, "hosts"), ({"shm_mib": 0}, "shm_mib"),
+                      ({"memlock_kib": -1}, "memlock_kib"), ({"clock_offset_s": 1.5}, "clock_offset_s"),
+                      ({"link_down": "yes"}, "link_down")] + [
+            # a node's limit can only be lowered (root here lacks CAP_SYS_RESOURCE)
+            ({"memlock_kib": hard // 1024 + 1}, "memlock_kib")
+            for hard in [resource.getrlimit(resource.RLIMIT_MEMLOCK)[1]] if hard != resource.RLIM_INFINITY]:
+        with pytest.raises(spec.SpecError, match=rf"plant node2: {what}: "):
+            spec.check_network(spec.merge(good, bad), "plant node2")

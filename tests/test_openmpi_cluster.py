@@ -3,8 +3,9 @@ started on every node over the nodes' sshd) for `clusterdoc submit --backend mpi
 mpi check. Jobs run on `cpu_cluster` (conftest: CPU nodes with the venv's real torch). The MPICH variants are in
 test_submit_cluster.py and test_doctor_cluster.py.
 
-No loopback-specific flags are needed: orted's out-of-band TCP wire-up back to mpirun works over the nodes'
-127.0.0.x addresses as is (the ranks talk gloo, not MPI, so Open MPI's btl is not exercised). What Open MPI does
+No interface flags are needed: orted's out-of-band TCP wire-up back to mpirun works over the cluster bridge as
+is (each node in its own network namespace; of the head's addresses orted reaches only the bridge one, and the
+others fail at once with no route; the ranks talk gloo, not MPI, so Open MPI's btl is not exercised). What Open MPI does
 need (--allow-run-as-root, the ssh agent, `-x` for every variable) clusterdoc adds itself.
 """
 

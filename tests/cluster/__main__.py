@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     up.add_argument("--nodes", "-n", type=int, default=4)
     up.add_argument("--spec", help="node spec YAML (default: tests/cluster/default.yaml)")
     up.add_argument("--no-slurm", action="store_true", help="ssh nodes only (no munged/slurmctld/slurmd)")
-    up.add_argument("--port", type=int, help="sshd port on every node address (default: 22, else a free one)")
+    up.add_argument("--port", type=int, help="sshd port on every node address (default: 22)")
     down = sub.add_parser("down", help="stop everything the cluster started")
     status = sub.add_parser("status", help="what is running (exit 0 when the cluster is up)")
     status.add_argument("--json", action="store_true")
@@ -31,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
             started = cluster.up()
             how = f"started in {time.monotonic() - t0:.1f}s" if started else "already running"
             print(f"cluster {how}: {cluster.count} nodes {cluster.nodes[0].addr}..{cluster.nodes[-1].addr} "
-                  f"port {cluster.port}{', Slurm' if cluster.use_slurm else ''}", file=sys.stderr)
+                  f"port {cluster.port}{', Slurm' if cluster.use_slurm else ''}; head {cluster.head_addr} on bridge "
+                  f"{cluster.bridge}", file=sys.stderr)
             print(f"  ssh -F {cluster.ssh_config} node1 hostname")
             if cluster.use_slurm:
                 print(f"  export SLURM_CONF={cluster.env()['SLURM_CONF']}")
@@ -47,9 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             print(json.dumps(info, indent=1))
         else:
-            print(f"{info['dir']}: {'running' if info['running'] else 'not running'} (port {info['port']})")
+            print(f"{info['dir']}: {'running' if info['running'] else 'not running'} (port {info['port']}, "
+                  f"head {info['head']} on bridge {info['bridge']})")
             for n in info["nodes"]:
-                print(f"  {n['name']:8} {n['addr']:12} sshd {'up' if n['sshd'] else 'down'}"
+                print(f"  {n['name']:8} {n['addr']:15} sshd {'up' if n['sshd'] else 'down'}"
                       f"{'' if n['listening'] else ' (not listening)'}")
             if "slurm" in info:
                 s = info["slurm"]

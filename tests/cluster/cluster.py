@@ -1,13 +1,14 @@
-"""The one-machine test cluster: N SSH nodes in their own namespaces, plus a real Slurm.
+"""The one-machine test cluster: N SSH nodes in their own namespaces and network, plus a real Slurm.
 
     c = Cluster("/work/main/.cluster", nodes=4)
     c.up()            # starts, or notices it is already running
-    c.nodes           # [Node(name="node1", addr="127.0.0.2"), ...]
+    c.nodes           # [Node(name="node1", addr="198.18.0.2"), ...]; c.head_addr: "198.18.0.1"
     with c.planted({"node2": {"kernel": "5.4.0-150-generic"}}): ...
-    c.down()          # no process, mount or address left behind
+    c.down()          # no process, mount, namespace or interface left behind
 
-Everything lives in the cluster dir; nothing is written to ~/.ssh or /etc (only /run/sshd is created,
-which sshd needs for privilege separation).
+Everything lives in the cluster dir; nothing is written to ~/.ssh or /etc. Outside it: /run/sshd (sshd needs
+it for privilege separation), /run/netns/PREFIX-nodeN (one per node, made by `ip netns`), the bridge PREFIXbr
+and the host ends of the veths PREFIXvN (net.py: the address plan and why no packet leaves the machine).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import contextlib
 import fcntl
 import json
 import os
+import resource
 import shlex
 import shutil
 import signal
@@ -24,16 +26,18 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from . import net
 from . import spec as specs
 from .fakes import REPO, StubLibs, realise, write
-from .nodes import Node, make_nodes, remount, ssh_client_config, start, write_node_files
-from .procs import (ClusterError, alive, all_pids, args, cmdline, exe_name, kill_all, listeners, mnt_ns, port_taken, read_pid,
-                    tail, wait_for, free_ports)
+from .nodes import Node, make_nodes, memlock, remount, ssh_client_config, start, write_node_files
+from .procs import (ClusterError, alive, all_pids, args, cmdline, exe_name, kill_all, listeners, mnt_ns, net_ns,
+                    read_pid, tail, wait_for, free_ports)
 from .slurm import Slurm
 
 MPIRUN = "/usr/bin/mpirun.mpich"
 REQUIRED = {"sshd": "/usr/sbin/sshd", "ssh": "/usr/bin/ssh", "ssh-keygen": "/usr/bin/ssh-keygen",
-            "unshare": "/usr/bin/unshare", "nsenter": "/usr/bin/nsenter"}
+            "unshare": "/usr/bin/unshare", "nsenter": "/usr/bin/nsenter", "ip": net.IP, "nft": "/usr/sbin/nft",
+            "prlimit": "/usr/bin/prlimit"}
 REQUIRED_SLURM = {"munged": "/usr/sbin/munged", "slurmctld": "/usr/sbin/slurmctld", "slurmd": "/usr/sbin/slurmd",
                   "srun": "/usr/bin/srun"}
 DAEMONS = {"sshd", "ssh", "munged", "slurmctld", "slurmd", "slurmstepd", "unshare", "nsenter", "sleep",
@@ -66,7 +70,9 @@ class Cluster:
         self.spec_path = Path(spec).absolute() if spec else Path(state.get("spec") or specs.DEFAULT_SPEC)
         self.want_port = port
         self.port = port or state.get("port", 22)
-        self.nodes: list[Node] = make_nodes(self.count)
+        self.prefix = net.prefix_for(self.dir)  # names of the bridge, veths and namespaces
+        self.block = (state.get("net") or {}).get("block", 0)
+        self.nodes: list[Node] = make_nodes(self.count, self.block)
         self.mpirun = MPIRUN
 
     # ------------------------------------------------------------ paths
@@ -75,6 +81,13 @@ class Cluster:
     known_hosts = property(lambda self: self.dir / "known_hosts")
     ssh_wrapper = property(lambda self: self.dir / "bin" / "ssh")  # `ssh -F ssh_config`, for mpirun / pdsh
     state_file = property(lambda self: self.dir / "cluster.json")
+
+    head_addr = property(lambda self: net.addr_of(self.block, 0))  # the head's address on the bridge
+    bridge = property(lambda self: net.bridge_name(self.prefix))
+
+    def netns(self, node: Node | str) -> str:
+        """The node's network namespace (`ip netns exec NAME ...`, /run/netns/NAME)."""
+        return net.netns_name(self.prefix, node if isinstance(node, str) else node.name)
 
     def node_dir(self, node: Node | str) -> Path:
         return self.dir / "nodes" / (node if isinstance(node, str) else node.name)
@@ -138,9 +151,9 @@ class Cluster:
         state = self._state()
         if not state:
             return False
-        taken = listeners()
         for node in self.nodes:
-            if not self.holder_pid(node) or (node.addr, self.port) not in taken:
+            pid = self.holder_pid(node)
+            if not pid or (node.addr, self.port) not in listeners(pid):
                 return False
         if self.use_slurm:
             pids = self.slurm.pids()
@@ -151,11 +164,12 @@ class Cluster:
         return True
 
     def status(self) -> dict:
-        taken = listeners()
-        out = {"dir": str(self.dir), "running": self.is_running(), "port": self.port, "nodes": []}
+        out = {"dir": str(self.dir), "running": self.is_running(), "port": self.port, "head": self.head_addr,
+               "bridge": self.bridge, "nodes": []}
         for node in self.nodes:
-            out["nodes"].append({"name": node.name, "addr": node.addr, "sshd": bool(self.holder_pid(node)),
-                                 "listening": (node.addr, self.port) in taken})
+            pid = self.holder_pid(node)
+            out["nodes"].append({"name": node.name, "addr": node.addr, "netns": self.netns(node), "sshd": bool(pid),
+                                 "listening": bool(pid) and (node.addr, self.port) in listeners(pid)})
         if self.use_slurm:
             out["slurm"] = {"munged": alive(read_pid(self.slurm.munge_dir / "munged.pid")),
                             "slurmctld": alive(read_pid(self.slurm.dir / "slurmctld.pid")),
@@ -172,7 +186,7 @@ class Cluster:
         missing = missing_tools(self.use_slurm)
         if missing:
             raise ClusterError(f"missing tools: {', '.join(missing)} (apt-get install openssh-server "
-                               "openssh-client mpich slurm-wlm munge)")
+                               "openssh-client mpich slurm-wlm munge iproute2 nftables)")
         with self._lock():
             state = self._state()
             if state and self.is_running():
@@ -181,7 +195,7 @@ class Cluster:
                                        "already running; run `down` first to start a different one")
                 return False
             self._stop()  # whatever a crashed run left behind
-            self.nodes = make_nodes(self.count)
+            make_nodes(self.count)  # a bad count fails here, before anything starts
             timeout = timeout or 30 + 0.5 * self.count
             t0 = time.monotonic()
             for attempt in range(3):
@@ -200,16 +214,19 @@ class Cluster:
             return True
 
     def _pick_port(self) -> int:
-        addrs = [n.addr for n in self.nodes]
-        taken = listeners()
-        if self.want_port:
-            if port_taken(self.want_port, addrs, taken):
-                raise ClusterError(f"port {self.want_port} is already in use on a node address")
-            return self.want_port
-        for port in [22] + list(range(2222, 2400)):
-            if not port_taken(port, addrs, taken):
-                return port
-        raise ClusterError("no free ssh port for the node addresses")
+        """Each node has its own network namespace, so any port is free on its address."""
+        return self.want_port or 22
+
+    def _make_network(self, base: dict) -> None:
+        """Take a free address block and make the bridge, namespaces and veths (under a lock shared by every
+        test cluster on this machine, so two clusters never take the same block)."""
+        with net.address_lock():
+            free = [b for b in range(net.BLOCKS) if b not in net.blocks_in_use()]
+            if not free:
+                raise ClusterError(f"all {net.BLOCKS} address blocks of {net.RANGE} are in use by other clusters")
+            self.block = free[0]
+            self.nodes = make_nodes(self.count, self.block)
+            net.create(self.prefix, self.block, self.nodes, {n.name: base[n.name]["ifname"] for n in self.nodes})
 
     def _keygen(self, path: Path, comment: str) -> None:
         if path.exists() and path.with_suffix(".pub").exists():
@@ -227,6 +244,10 @@ class Cluster:
         os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
         self.port = self._pick_port()
         spec = specs.load(self.spec_path)
+        base = {n.name: specs.resolve(spec, n.name) for n in make_nodes(self.count)}
+        for name, node_spec in base.items():
+            specs.check_network(node_spec, f"{self.spec_path}: {name}")
+        self._make_network(base)
         shared = d / "shared"
         if not (shared / "uname.real").exists():  # the node's fake /usr/bin/uname wraps this copy
             shutil.copy2("/usr/bin/uname", shared / "uname.real")
@@ -253,42 +274,42 @@ class Cluster:
         write(self.ssh_wrapper, f"#!/bin/sh\n# ssh with the test cluster's config (for mpirun -launcher-exec, pdsh)\n"
                                 f"exec /usr/bin/ssh -F {shlex.quote(str(self.ssh_config))} \"$@\"\n", 0o755)
 
-        base = {n.name: specs.resolve(spec, n.name) for n in self.nodes}
         state = {"nodes": self.count, "port": self.port, "slurm": self.use_slurm, "spec": str(self.spec_path),
+                 "net": {"block": self.block, "head": self.head_addr, "bridge": self.bridge, "prefix": self.prefix},
                  "base": base, "current": base, "started": time.time()}
         write(self.state_file, json.dumps(state, indent=1) + "\n")
         for n in self.nodes:
             self._write_node(n, base[n.name], libs, preload, host_name)
 
-        procs = {n.name: start(self.node_dir(n)) for n in self.nodes}
+        procs = {n.name: start(self.node_dir(n), self.netns(n), base[n.name]) for n in self.nodes}
 
         def nodes_ready():
-            taken = listeners()
             for n in self.nodes:
                 if procs[n.name].poll() is not None:
                     nd = self.node_dir(n)
                     raise ClusterError(f"{n.name}: sshd/namespace setup exited with {procs[n.name].returncode}; "
                                        f"{nd / 'holder.log'}:\n{tail(nd / 'holder.log')}\n{nd / 'sshd.log'}:\n"
                                        f"{tail(nd / 'sshd.log')}")
-            return all((n.addr, self.port) in taken for n in self.nodes)
+            return all((n.addr, self.port) in listeners(procs[n.name].pid) for n in self.nodes)
         wait_for(nodes_ready, timeout, f"{self.count} sshd to listen on port {self.port}")
 
         if self.use_slurm:
             ports = free_ports(self.count + 1, avoid={self.port})
             gpus = {n.name: sum(int(g.get("count", 1)) for g in base[n.name].get("gpus") or []) for n in self.nodes}
-            self.slurm.write_config(self.nodes, ports[0], ports[1:], gpus)
+            self.slurm.write_config(self.nodes, ports[0], ports[1:], gpus, self.head_addr)
             state["slurm_ports"] = ports
             write(self.state_file, json.dumps(state, indent=1) + "\n")
             self.slurm.start_munge()
             self.slurm.start_ctld(ports[0])
-            slurmds = {n.name: self.slurm.start_slurmd(n, procs[n.name].pid) for n in self.nodes}
+            slurmds = {n.name: self.slurm.start_slurmd(n, procs[n.name].pid, memlock(base[n.name]))
+                       for n in self.nodes}
             self.slurm.wait_nodes_idle(self.nodes, slurmds, timeout=max(60, timeout))
 
-    def _write_node(self, node: Node, node_spec: dict, libs, preload, host_name) -> dict:
+    def _write_node(self, node: Node, node_spec: dict, libs, preload, host_name, before: dict | None = None) -> dict:
         nd = self.node_dir(node)
         env = realise(nd, node.name, node_spec, self.dir / "shared", libs)
         write_node_files(nd, node, self.nodes, port=self.port, cluster_dir=self.dir, spec=node_spec, env=env,
-                         host_name=host_name, preload=preload)
+                         host_name=host_name, head_addr=self.head_addr, preload=preload, before=before)
         return env
 
     # ------------------------------------------------------------ planting
@@ -305,6 +326,7 @@ class Cluster:
                 specs.check_keys(change, f"plant {name}")
                 before[name] = state["current"][name]
                 state["current"][name] = specs.merge(state["current"][name], change)
+                specs.check_network(state["current"][name], f"plant {name}")
             self._apply(state, list(changes))
             return before
 
@@ -347,19 +369,25 @@ class Cluster:
             node = self.node(name)
             nd = self.node_dir(node)
             old_env = (nd / "env.json").read_text() if (nd / "env.json").exists() else ""
-            self._write_node(node, state["current"][name], libs, preload, host_name)
+            old_spec = json.loads((nd / "spec.json").read_text())
             pid = self.holder_pid(node)
             if not pid:
                 raise ClusterError(f"{name} is not running (see {nd / 'sshd.log'})")
+            self._write_node(node, state["current"][name], libs, preload, host_name, before=old_spec)
             remount(pid, nd)
+            # sshd (so every later ssh session) and slurmd get the node's memlock limit, or the head's back
+            soft, hard = resource.getrlimit(resource.RLIMIT_MEMLOCK)
+            for daemon in (pid, read_pid(self.slurm.dir / f"slurmd-{name}.pid")):
+                if alive(daemon):
+                    resource.prlimit(daemon, resource.RLIMIT_MEMLOCK, (memlock(state["current"][name]) or soft, hard))
             if (nd / "env.json").read_text() != old_env:
                 self._reload_sshd(node, pid)
 
     def _reload_sshd(self, node: Node, pid: int) -> None:
         """SIGHUP makes sshd re-exec itself (same pid, same namespaces) and re-read SetEnv."""
-        before = _listen_inode(node.addr, self.port)
+        before = _listen_inode(pid, node.addr, self.port)
         os.kill(pid, signal.SIGHUP)
-        wait_for(lambda: _listen_inode(node.addr, self.port) not in (None, before), 15,
+        wait_for(lambda: _listen_inode(pid, node.addr, self.port) not in (None, before), 15,
                  f"{node.name} sshd to reload", self.node_dir(node) / "sshd.log")
 
     # ------------------------------------------------------------ down
@@ -388,12 +416,14 @@ class Cluster:
                 found.add(pid)
         host_ns = mnt_ns(os.getpid())
         node_ns = {mnt_ns(p) for p in found if exe_name(p) in ("sshd", "slurmd")} - {None, host_ns}
-        if node_ns:
-            found |= {p for p in all_pids() if mnt_ns(p) in node_ns}
+        node_net = {f"net:[{ino}]" for ino in net.netns_inodes(self.prefix)}  # outlives a crash: /run/netns
+        if node_ns or node_net:
+            found |= {p for p in all_pids() if mnt_ns(p) in node_ns or net_ns(p) in node_net}
         return found
 
     def _stop(self) -> None:
         if not self.dir.exists():
+            net.teardown(self.prefix)
             return
         kill_all(self.our_pids())
         leftovers = self.our_pids()
@@ -404,12 +434,14 @@ class Cluster:
         for f in (self.slurm.munge_dir / "munged.pid", self.slurm.socket, self.slurm.socket.with_name(
                 "munge.socket.lock"), self.state_file):
             f.unlink(missing_ok=True)
+        net.teardown(self.prefix)  # after the processes: a namespace something still runs in would linger
 
 
-def _listen_inode(addr: str, port: int) -> str | None:
+def _listen_inode(pid: int, addr: str, port: int) -> str | None:
+    """The inode of the socket listening on addr:port in the network namespace of pid."""
     want = f"{socket.inet_aton(addr)[::-1].hex().upper()}:{port:04X}"
     try:
-        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        for line in Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]:
             parts = line.split()
             if parts[1] == want and parts[3] == "0A":
                 return parts[9]

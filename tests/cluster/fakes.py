@@ -391,6 +391,18 @@ echo "$line"
 '''
 
 
+def date_ahead(offset: int) -> str:
+    """`date` for a node whose clock is `offset` seconds off: every form that reads the clock shows the
+    node's time (nanoseconds kept); forms that are given a time (-d, -r, -f) or set one (-s) are the real date."""
+    return f"""# clusterdoc test cluster: this node's clock is {offset:+d} s off the machine's (clock_offset_s)
+for a in "$@"; do
+  case "$a" in -d*|--date*|-r*|--reference*|-f*|--file*|-s*|--set*) exec /usr/bin/date "$@";; esac
+done
+t=$(/usr/bin/date +%s.%N)
+exec /usr/bin/date -d "@$((${{t%.*}} + ({offset}))).${{t#*.}}" "$@"
+"""
+
+
 def hang(name: str) -> str:
     return f"# {name}, planted to hang (clusterdoc test cluster)\nexec sleep infinity\n"
 
@@ -571,6 +583,9 @@ def realise(node_dir: Path, name: str, spec: dict, shared: Path, libs: "StubLibs
     if isinstance(spec.get("deepspeed"), dict):
         for rel, text in deepspeed_stub(spec["deepspeed"], torch).items():
             write(site / "deepspeed" / rel, text)
+
+    if spec.get("clock_offset_s"):
+        script(bin_dir / "date", date_ahead(int(spec["clock_offset_s"])))
 
     for cmd in as_list(spec.get("fail")):
         for target in _command_paths(local, str(cmd), spec):

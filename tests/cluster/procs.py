@@ -81,6 +81,13 @@ def mnt_ns(pid: int) -> str | None:
         return None
 
 
+def net_ns(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/net")
+    except OSError:
+        return None
+
+
 def all_pids() -> list[int]:
     return [int(p) for p in os.listdir("/proc") if p.isdigit()]
 
@@ -133,10 +140,11 @@ def _reap() -> None:
             _CHILDREN.remove(child)
 
 
-def listeners() -> set[tuple[str, int]]:
-    """(address, port) of every listening TCP socket; '0.0.0.0' / '::' for wildcards."""
+def listeners(pid: int | str = "self") -> set[tuple[str, int]]:
+    """(address, port) of every listening TCP socket in the network namespace of pid (default: ours);
+    '0.0.0.0' / '::' for wildcards."""
     out = set()
-    for name, v6 in (("/proc/net/tcp", False), ("/proc/net/tcp6", True)):
+    for name, v6 in ((f"/proc/{pid}/net/tcp", False), (f"/proc/{pid}/net/tcp6", True)):
         try:
             lines = Path(name).read_text().splitlines()[1:]
         except OSError:
@@ -156,11 +164,6 @@ def listeners() -> set[tuple[str, int]]:
                 addr = socket.inet_ntop(socket.AF_INET, raw[::-1])
             out.add((addr, int(hexport, 16)))
     return out
-
-
-def port_taken(port: int, addrs: list[str], taken: set | None = None) -> bool:
-    taken = listeners() if taken is None else taken
-    return any((a, port) in taken for a in list(addrs) + ["0.0.0.0", "::"])
 
 
 def free_ports(count: int, start: int = 17000, avoid: set[int] = frozenset()) -> list[int]:

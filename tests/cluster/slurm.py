@@ -1,11 +1,13 @@
 """munged + slurmctld + one `slurmd -N nodeN` per node (multiple-slurmd), all private to the cluster dir.
 
-slurmd runs inside its node's UTS + mount namespaces (nsenter into the node's sshd), so job steps see the
-node's hostname and files. No accounting storage: sacct does not work, squeue / scontrol do.
+slurmd runs inside its node's UTS + mount + network namespaces (nsenter into the node's sshd), so job steps
+see the node's hostname, files and network; slurmctld runs on the head and is reached at the head's bridge
+address, each slurmd at its node's address (NodeAddr). No accounting storage: sacct does not work, squeue / scontrol do.
 """
 from __future__ import annotations
 
 import os
+import resource
 import socket
 import stat
 import subprocess
@@ -30,7 +32,8 @@ class Slurm:
         return {"SLURM_CONF": str(self.conf)}
 
     # ------------------------------------------------------------ config
-    def write_config(self, nodes: list[Node], ctld_port: int, node_ports: list[int], gpus: dict[str, int]) -> None:
+    def write_config(self, nodes: list[Node], ctld_port: int, node_ports: list[int], gpus: dict[str, int],
+                     head_addr: str) -> None:
         for sub in ("state", "spool", "log"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         host = socket.gethostname().split(".")[0]
@@ -38,7 +41,7 @@ class Slurm:
         lines = [
             "# slurm.conf of the clusterdoc test cluster (multiple-slurmd on one host)",
             "ClusterName=clusterdoc",
-            f"SlurmctldHost={host}(127.0.0.1)",
+            f"SlurmctldHost={host}({head_addr})",
             f"SlurmctldPort={ctld_port}",
             "SlurmUser=root", "SlurmdUser=root",
             "AuthType=auth/munge", f"AuthInfo=socket={self.socket}", "CredType=cred/munge",
@@ -58,7 +61,7 @@ class Slurm:
             lines.append("GresTypes=gpu")
         for node, port in zip(nodes, node_ports):
             gres = f" Gres=gpu:{gpus[node.name]}" if gpus.get(node.name) else ""
-            lines.append(f"NodeName={node.name} NodeHostname=localhost NodeAddr=127.0.0.1 Port={port} "
+            lines.append(f"NodeName={node.name} NodeHostname={node.name} NodeAddr={node.addr} Port={port} "
                          f"CPUs=2 RealMemory=2048{gres} State=UNKNOWN")
         lines.append("PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP")
         self.conf.write_text("\n".join(lines) + "\n")
@@ -117,10 +120,14 @@ class Slurm:
         wait_for(ready, 30, f"slurmctld to listen on port {ctld_port}", log)
         return proc.pid
 
-    def start_slurmd(self, node: Node, holder_pid: int) -> subprocess.Popen:
+    def start_slurmd(self, node: Node, holder_pid: int, memlock: int | None = None) -> subprocess.Popen:
         (self.dir / "spool" / node.name).mkdir(parents=True, exist_ok=True)
-        return self._popen(["nsenter", "-t", str(holder_pid), "-u", "-m", "--", SLURMD, "-D", "-N", node.name,
+        proc = self._popen(["nsenter", "-t", str(holder_pid), "-u", "-m", "-n", "--", SLURMD, "-D", "-N", node.name,
                             "-f", str(self.conf)], self.dir / "log" / f"slurmd-{node.name}.out")
+        if memlock:  # nsenter execs slurmd: this pid is slurmd's, before it has started a step
+            hard = resource.getrlimit(resource.RLIMIT_MEMLOCK)[1]
+            resource.prlimit(proc.pid, resource.RLIMIT_MEMLOCK, (memlock, hard))
+        return proc
 
     def wait_nodes_idle(self, nodes: list[Node], procs: dict[str, subprocess.Popen], timeout: float) -> None:
         names = {n.name for n in nodes}

@@ -6,6 +6,8 @@ A resolved node spec is a plain dict with every key of KEYS present. Dict values
 from __future__ import annotations
 
 import copy
+import re
+import resource
 from pathlib import Path
 
 import yaml
@@ -15,6 +17,8 @@ DEFAULT_SPEC = Path(__file__).with_name("default.yaml")
 KEYS = {
     "kernel", "gpus", "driver", "toolkits", "path_toolkit", "ld_toolkit", "cuda_home", "gcc", "python",
     "torch", "deepspeed", "libaio", "env", "mesh_broken_to", "hang", "fail", "login_output",
+    # the node's network and limits, planted at the real edge (nodes.py and net.py say where)
+    "hosts", "mtu", "ifname", "firewall", "shm_mib", "memlock_kib", "clock_offset_s", "link_down",
 }
 # What a node looks like when neither the spec file nor a plant says anything.
 BASE = {
@@ -22,6 +26,14 @@ BASE = {
     "ld_toolkit": None, "cuda_home": None, "gcc": None, "python": "/usr/bin/python3", "torch": None,
     "deepspeed": None, "libaio": False, "env": {}, "mesh_broken_to": [], "hang": [], "fail": [],
     "login_output": 0,  # bytes every ssh session's shell prints on stdout before the command (~/.bashrc)
+    "hosts": [],        # lines put first in the node's /etc/hosts ("127.0.1.1 node2")
+    "mtu": 1500,        # the node's interface MTU
+    "ifname": "eth0",   # the node's interface name
+    "firewall": {"drop_tcp": []},  # incoming TCP to these ports dropped (nft, in the node's netns)
+    "shm_mib": None,    # a tmpfs of this size on the node's /dev/shm (None: the machine's /dev/shm)
+    "memlock_kib": None,  # RLIMIT_MEMLOCK of sshd and slurmd, so of ssh sessions (None: the head's)
+    "clock_offset_s": 0,  # the node's `date` runs this many seconds ahead (negative: behind)
+    "link_down": False,   # the node's interface is down
 }
 
 
@@ -45,6 +57,41 @@ def check_keys(spec: dict, where: str) -> None:
     unknown = sorted(set(spec) - KEYS)
     if unknown:
         raise SpecError(f"{where}: unknown spec key(s) {', '.join(unknown)}; known: {', '.join(sorted(KEYS))}")
+
+
+def check_network(spec: dict, where: str) -> None:
+    """A resolved spec's network keys have forms the node can be given (they end up in ip/nft input)."""
+    def bad(key, why):
+        raise SpecError(f"{where}: {key}: {why}, got {spec.get(key)!r}")
+    hosts = spec.get("hosts")
+    control = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+    if not isinstance(hosts, list) or not all(isinstance(h, str) and h.strip() and not control.search(h)
+                                              for h in hosts):
+        bad("hosts", "expected a list of /etc/hosts lines ('ADDRESS NAME...')")
+    mtu = spec.get("mtu")
+    if not isinstance(mtu, int) or isinstance(mtu, bool) or not 68 <= mtu <= 65535:
+        bad("mtu", "expected an integer from 68 to 65535")
+    if not isinstance(spec.get("ifname"), str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]{0,14}", spec["ifname"]) \
+            or spec["ifname"] == "lo":
+        bad("ifname", "expected an interface name (a letter, then letters, digits, _ . -; at most 15)")
+    fw = spec.get("firewall")
+    ports = fw.get("drop_tcp") if isinstance(fw, dict) else None
+    if not isinstance(fw, dict) or set(fw) - {"drop_tcp"} or not isinstance(ports, list) or not all(
+            isinstance(p, int) and not isinstance(p, bool) and 1 <= p <= 65535 for p in ports):
+        bad("firewall", "expected {drop_tcp: [PORT, ...]}")
+    for key in ("shm_mib", "memlock_kib"):
+        v = spec.get(key)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
+            bad(key, "expected a positive integer or null")
+    hard = resource.getrlimit(resource.RLIMIT_MEMLOCK)[1]
+    if spec.get("memlock_kib") and hard != resource.RLIM_INFINITY and spec["memlock_kib"] * 1024 > hard:
+        bad("memlock_kib", f"at most this machine's hard limit, {hard // 1024} KiB (a node's limit can only be "
+                           "lowered: root here has no CAP_SYS_RESOURCE)")
+    off = spec.get("clock_offset_s")
+    if not isinstance(off, int) or isinstance(off, bool):
+        bad("clock_offset_s", "expected an integer number of seconds")
+    if not isinstance(spec.get("link_down"), bool):
+        bad("link_down", "expected true or false")
 
 
 def load(path: Path | str | None = None) -> dict:
