@@ -117,3 +117,45 @@ def test_probe_reads_authorized_keys_with_options(tmp_path):
     ak = tmp_path / "authorized_keys"
     ak.write_text(f'from="10.0.0.*",no-pty ssh-ed25519 {KEY_A} me@x\n\nssh-ed25519 {KEY_B}\ngarbage line\n')
     assert probe._keys_in(str(ak)) == [probe._key_fingerprint(KEY_A), probe._key_fingerprint(KEY_B)]
+
+
+# --- on the test cluster: one real login per node, the other pairs judged from what the nodes show ----------
+
+import json  # noqa: E402
+import sys  # noqa: E402
+
+
+def mesh_check(cluster, *extra):
+    p = subprocess.run([sys.executable, "-m", "clusterdoc", "check", "-w", ",".join(n.name for n in cluster.nodes),
+                        "--ssh-config", str(cluster.ssh_config), "--checks", "ssh,mesh", "--mesh-k", "1", "--json",
+                        *extra], capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in p.stderr, p.stderr
+    return p.returncode, json.loads(p.stdout)
+
+
+@pytest.mark.cluster
+def test_sampled_mesh_on_the_cluster_judges_the_other_pairs_from_facts(cluster):
+    code, doc = mesh_check(cluster)
+    mesh = [f for f in doc["findings"] if f["check"] == "mesh"]
+    assert code == 0 and all(f["status"] == OK for f in mesh), mesh
+    tried = {n["node"]: list((n["facts"]["mesh"] or {})) for n in doc["nodes"]}
+    assert all(len(peers) == 1 for peers in tried.values())                       # k = 1 real login each
+    assert any("8 more pair(s) judged from facts" in f["message"] for f in mesh)  # 4 x 3 - 4 tried
+    trust = doc["nodes"][0]["facts"]["ssh_trust"]
+    assert trust["identities"] and trust["authorized"] and trust["host_keys"] and len(trust["known"]) == 3
+
+
+@pytest.mark.cluster
+def test_broken_pairs_are_named_whether_tried_or_judged(cluster):
+    names = [n.name for n in cluster.nodes]
+    (tried,) = sample(names, 1)["node1"]
+    untried = next(n for n in names[1:] if n != tried)
+    with cluster.planted({"node1": {"mesh_broken_to": [tried, untried]}}):
+        code, doc = mesh_check(cluster)
+    bad = sorted((f["message"], f.get("nodes")) for f in doc["findings"] if f["check"] == "mesh" and f["status"] == FAIL)
+    assert code == 1 and len(bad) == 2, bad
+    judged = [m for m, _ in bad if "judged from facts" in m]
+    assert judged == [f"ssh from node1 to {untried} (judged from facts, not tried): their known_hosts has another key "
+                      f"for {untried} than the ones {untried} has: ssh refuses it as a possible attack"]
+    logged = [m for m, _ in bad if "judged" not in m]
+    assert len(logged) == 1 and logged[0].startswith(f"ssh to {tried} fails") and "host key" in logged[0].lower()

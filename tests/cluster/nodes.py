@@ -114,6 +114,8 @@ def write_node_files(node_dir: Path, node: Node, nodes: list[Node], *, port: int
     known = cluster_dir / "known_hosts"
     broken = {name: cluster_dir / "wrong_known_hosts" for name in spec.get("mesh_broken_to") or []}
     write(node_dir / "sshd_config", sshd_config(node_dir, node, port, authorized, env))
+    # what a real node shows: its sshd's config (host keys, AuthorizedKeysFile) at /etc/ssh/sshd_config
+    write(node_dir / "etc" / "ssh" / "sshd_config", sshd_config(node_dir, node, port, authorized, env))
     etc = node_dir / "etc"
     write(etc / "hosts", etc_hosts(nodes, host_name, head_addr, spec.get("hosts") or []))
     write(etc / "hostname", node.name + "\n")
