@@ -78,12 +78,18 @@ def test_rendezvous_port_in_use_on_the_first_node(cluster):
     """A leftover holding the port on node1's address: the first node cannot listen there."""
     port = free_port()
     first = cluster.nodes[0]
-    with socket.socket() as held:
-        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        held.bind((first.addr, port))
-        held.listen(8)
+    # the leftover runs on node1 (in its network namespace), as a stray rank would
+    holder = subprocess.Popen(["ip", "netns", "exec", cluster.netns(first), sys.executable, "-c",
+                               "import socket, sys, time; s = socket.socket(); "
+                               f"s.bind(('{first.addr}', {port})); s.listen(8); print('held', flush=True); "
+                               "time.sleep(120)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
         code, doc = check("-w", names(cluster), "--ssh-config", cluster.ssh_config, "--port", port,
                           "--checks", "ssh,port", "--timeout", 30)
+    finally:
+        holder.kill()
+        holder.wait()
     assert code == 1
     assert not_ok(doc) == [("port", "fail", first.name)]
     f = next(f for f in doc["findings"] if f["status"] == "fail")
