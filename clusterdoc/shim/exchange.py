@@ -28,7 +28,6 @@ from array import array
 
 CONNECT_SECONDS = 5.0   # per address tried; the channel is set up once per group
 _HEADER = struct.Struct("<q")  # bytes that follow (head words + payload)
-SPIN_SECONDS = 0.0      # poll this long before sleeping in poll()
 SIDE_CHANNEL = True     # False: always the collective (benchmarks compare; set it alike on every rank)
 
 
@@ -47,11 +46,11 @@ class Exchange:
         self._a2a = all_to_all_single
         self._lock = threading.Lock()
         side_channel = SIDE_CHANNEL if side_channel is None else side_channel
-        self._peers = _open_channel(group, self.rank, self.world) if side_channel and self.world > 1 else None
-        self.mode = "socket" if self._peers is not None else ("alltoall" if self.words else "gather")
         if self.world == 1:
-            self.mode = "socket"
-            self._peers = []
+            self._peers = [None]  # nobody to talk to: the socket path with no peers
+        else:
+            self._peers = _open_channel(group, self.rank, self.world) if side_channel else None
+        self.mode = "socket" if self._peers is not None else ("alltoall" if self.words else "gather")
         if self.mode == "gather":
             return
         if self.mode == "socket":
@@ -63,18 +62,14 @@ class Exchange:
                 if s is not None:
                     poller.register(s, select.POLLIN)
                 self._pollers.append(poller)
-            self._timeout_ms = min(int(_group_store(group).timeout.total_seconds() * 1000), 2**31 - 1) if self.world > 1 else 0
+            self._timeout_ms = 0 if self.world == 1 else min(
+                int(_group_store(group).timeout.total_seconds() * 1000), 2**31 - 1)
         # socket: each row is [length][words]; alltoall: [words] (fixed size, the same on every rank)
         cap = max(self.words, 64)
         lead = 1 if self.mode == "socket" else 0
         self._stride = stride = (cap + lead) * 8
-        self._lead = lead
-        if self.mode == "socket":
-            self._send = bytearray(stride)
-            self._recv = bytearray(self.world * stride)
-        else:
-            self._send = bytearray(self.world * stride)
-            self._recv = bytearray(self.world * stride)
+        self._send = bytearray(stride if self.mode == "socket" else self.world * stride)
+        self._recv = bytearray(self.world * stride)
         self._send_q, self._recv_q = memoryview(self._send).cast("q"), memoryview(self._recv).cast("q")
         self._send_b, self._recv_b = memoryview(self._send), memoryview(self._recv)
         send, recv = torch.frombuffer(self._send, dtype=torch.int64), torch.frombuffer(self._recv, dtype=torch.int64)
@@ -134,17 +129,10 @@ class Exchange:
         view = self._recv_b[i * stride:(i + 1) * stride]
         got, want = 0, 8 + n * 8  # the length word and the head: one recv for a message without payload
         header = False
-        spin_until = None
         while got < want:
             try:
                 k = s.recv_into(view[got:want])
-            except BlockingIOError:
-                now = time.perf_counter()
-                if spin_until is None:
-                    spin_until = now + SPIN_SECONDS
-                if now < spin_until:  # the peer is usually a few 0.1 ms behind: stay on the CPU
-                    os.sched_yield()
-                    continue
+            except BlockingIOError:  # not there yet: sleep until it is (poll releases the GIL)
                 if not self._pollers[i].poll(self._timeout_ms):
                     raise RuntimeError(f"clusterdoc debug mode: group rank {i} did not reach this collective "
                                        f"within the store timeout") from None
