@@ -1,24 +1,32 @@
-"""Debug-mode cost per collective: clusterdoc's check against Accelerate's debug mode, same run.
+"""Debug-mode cost per collective: clusterdoc's check against Accelerate's debug mode and against torch's
+TORCH_DISTRIBUTED_DEBUG=DETAIL, in the same run.
 
-Added time = (op with debug) - (op without), per op: each round times a block of ops without and a
-block with debug mode back to back (alternating which goes first), and the figure is the median over
-rounds of that paired difference (robust to the machine's noise in either block, which on 2 shared
-cores is as large as the effect at 4 MiB), for all_reduce
-(Accelerate: accelerate.utils.reduce) and broadcast (accelerate.utils.broadcast) at 4 KiB and 4 MiB
-on 2 and 4 gloo ranks. Second anchor: torch's own TORCH_DISTRIBUTED_DEBUG=DETAIL (a ProcessGroupWrapper
-that compares collective fingerprints through a gloo helper group before each op: the built-in a user would
-pick instead), timed on a gloo group made with the DETAIL debug level against the same op on the plain
-default group. Targets: ours <= 0.25 x Accelerate's added time and <= 0.5 x DETAIL's, at every cell.
-Usage: python bench/bench_shim_debug.py [--ranks 2,4] [--rounds 21] [--quick]
+Cells: all_reduce (Accelerate: accelerate.utils.reduce) and broadcast (accelerate.utils.broadcast), 4 KiB
+and 4 MiB, on 2 and 4 gloo ranks. DETAIL: a gloo group made with the DETAIL debug level (torch's
+ProcessGroupWrapper, which compares collective fingerprints through a gloo helper group before each op)
+against the same op on the plain default group.
+
+Design (paired blocks): a round times, back to back, one block of `iters` ops in each variant: without any
+debug mode (off), ours (side channel), ours on the collective fallback (the pre-side-channel design, for
+before/after), Accelerate's, DETAIL's; the order rotates from round to round. Added time of a variant in a
+round = its block minus that round's off block; a cell's figure is the median over rounds, and its ratio
+ours/Accelerate (ours/DETAIL) is the ratio of those medians. `--repeat N` starts the whole job N times and
+prints, per cell, min/median/max of the ratios over the repeats, then each repeat's worst cell.
+Targets: ours <= 0.25 x Accelerate's added time and <= 0.5 x DETAIL's, at every cell, in every repeat.
+Usage: python bench/bench_shim_debug.py [--ranks 2,4] [--rounds 21] [--repeat 3] [--quick]
 """
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+VARIANTS = ("off", "ours", "ours_collective", "accelerate", "detail")
+CELLS = [(size, op) for size in ("4KiB", "4MiB") for op in ("all_reduce", "broadcast")]
 
 
 def worker(rounds, iters_small, iters_big):
@@ -29,8 +37,7 @@ def worker(rounds, iters_small, iters_big):
     from accelerate.utils import reduce as acc_reduce
 
     from clusterdoc import shim
-
-    import os
+    from clusterdoc.shim import exchange
 
     os.environ["CLUSTERDOC_HANG_TIMEOUT"] = "0"  # no watchdog thread waking up during the timings
     shim.init()
@@ -42,62 +49,61 @@ def worker(rounds, iters_small, iters_big):
     results = {}
     for size_name, numel, iters in (("4KiB", 1024, iters_small), ("4MiB", 1024 * 1024, iters_big)):
         t = torch.ones(numel)
-
-        def timed(fn):
-            fn()  # warm-up, also lines the ranks up
-            dist.barrier()
-            start = time.perf_counter()
-            for _ in range(iters):
-                fn()
-            return (time.perf_counter() - start) / iters
-
-        variants = {
-            "all_reduce": lambda: dist.all_reduce(t),
-            "broadcast": lambda: dist.broadcast(t, src=0),
-            "acc_reduce": lambda: acc_reduce(t, reduction="sum"),
-            "acc_broadcast": lambda: acc_broadcast(t, from_process=0),
-            "detail_reduce": lambda: dist.all_reduce(t),
-            "detail_broadcast": lambda: dist.broadcast(t, src=0),
-        }
-        on_detail = {"detail_reduce": lambda: dist.all_reduce(t, group=detail_group),
-                     "detail_broadcast": lambda: dist.broadcast(t, src=0, group=detail_group)}
-        def timed_on(name, fn):
-            if name.startswith("acc"):
-                state.debug = True
-                on = timed(fn)
-                state.debug = False
-            elif name.startswith("detail"):
-                on = timed(on_detail[name])
+        for op in ("all_reduce", "broadcast"):
+            if op == "all_reduce":
+                plain = lambda: dist.all_reduce(t)  # noqa: E731
+                acc = lambda: acc_reduce(t, reduction="sum")  # noqa: E731
+                detail = lambda: dist.all_reduce(t, group=detail_group)  # noqa: E731
             else:
-                shim.enable_debug()
-                on = timed(fn)
-                shim.disable_debug()
-            return on
+                plain = lambda: dist.broadcast(t, src=0)  # noqa: E731
+                acc = lambda: acc_broadcast(t, from_process=0)  # noqa: E731
+                detail = lambda: dist.broadcast(t, src=0, group=detail_group)  # noqa: E731
 
-        samples = {}
-        for round_no in range(rounds):
-            for name, fn in variants.items():
-                # off and on back to back (which goes first alternates), interleaved with the other variants
-                if round_no % 2:
-                    on, off = timed_on(name, fn), timed(fn)
-                else:
-                    off, on = timed(fn), timed_on(name, fn)
-                samples.setdefault(name + "_off", []).append(off)
-                samples.setdefault(name + "_on", []).append(on)
-        results[size_name] = samples
+            def timed(fn):
+                fn()  # warm-up (sets up debug mode's channel on first use), also lines the ranks up
+                dist.barrier()
+                start = time.perf_counter()
+                for _ in range(iters):
+                    fn()
+                return (time.perf_counter() - start) / iters
+
+            def block(variant):
+                if variant == "off":
+                    return timed(plain)
+                if variant == "detail":
+                    return timed(detail)
+                if variant == "accelerate":
+                    state.debug = True
+                    try:
+                        return timed(acc)
+                    finally:
+                        state.debug = False
+                exchange.SIDE_CHANNEL = variant == "ours"
+                shim.enable_debug()
+                try:
+                    return timed(plain)
+                finally:
+                    shim.disable_debug()
+                    exchange.SIDE_CHANNEL = True
+
+            samples = {v: [] for v in VARIANTS}
+            for round_no in range(rounds):
+                k = round_no % len(VARIANTS)
+                for variant in VARIANTS[k:] + VARIANTS[:k]:
+                    samples[variant].append(block(variant))
+            results[f"{size_name} {op}"] = samples
     if dist.get_rank() == 0:
         print("RESULT " + json.dumps(results), flush=True)
     dist.barrier()
 
 
-def added(samples, name):
-    """Median over rounds of (block with debug) - (block without), the two timed back to back."""
-    return median(on - off for on, off in zip(samples[name + "_on"], samples[name + "_off"]))
+def added(samples, variant):
+    """Median over rounds of (this variant's block) - (the same round's block without debug mode)."""
+    return median(v - off for v, off in zip(samples[variant], samples["off"]))
 
 
-def fastest_added(samples, name):
-    """The other estimate: fastest block with debug minus fastest block without."""
-    return min(samples[name + "_on"]) - min(samples[name + "_off"])
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main():
@@ -106,31 +112,50 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--rounds", type=int, default=21)
+    ap.add_argument("--repeat", type=int, default=1, help="start the whole job this many times")
     ap.add_argument("--quick", action="store_true", help="fewer iterations (development)")
     args = ap.parse_args()
     iters = (20, 3) if args.quick else (50, 40)
     python = bench_python()
-    print(f"{'ranks':>5} {'size':>5} {'op':>10} {'base ms':>8} {'ours +ms':>9} {'accel +ms':>9} {'ratio':>6} "
-          f"{'DETAIL +ms':>10} {'ratio':>6}")
-    worst = worst_fastest = worst_detail = 0.0
-    for n in [int(x) for x in args.ranks.split(",")]:
-        out = run_ranks(python, [__file__, "--worker", str(args.rounds), *map(str, iters)], n)
-        res = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
-        for size, r in res.items():
-            for op, acc, det in (("all_reduce", "acc_reduce", "detail_reduce"),
-                                 ("broadcast", "acc_broadcast", "detail_broadcast")):
-                ours, theirs, detail = added(r, op), added(r, acc), added(r, det)
-                ratio = ours / theirs if theirs > 0 else float("inf")
-                ratio_detail = ours / detail if detail > 0 else float("inf")
-                worst = max(worst, ratio)
-                worst_detail = max(worst_detail, ratio_detail)
-                worst_fastest = max(worst_fastest, fastest_added(r, op) / max(fastest_added(r, acc), 1e-9))
-                print(f"{n:>5} {size:>5} {op:>10} {median(r[op + '_off']) * 1e3:8.3f} {ours * 1e3:9.3f} "
-                      f"{theirs * 1e3:9.3f} {ratio:6.2f} {detail * 1e3:10.3f} {ratio_detail:6.2f}")
-    print(f"debug mode: worst ratio of added time, clusterdoc / Accelerate = {worst:.2f} (target <= 0.25)")
-    print(f"debug mode: worst ratio of added time, clusterdoc / TORCH_DISTRIBUTED_DEBUG=DETAIL = {worst_detail:.2f} "
-          "(target <= 0.5)")
-    print(f"  (the same from each side's fastest block instead of paired medians: {worst_fastest:.2f})")
+    ranks = [int(x) for x in args.ranks.split(",")]
+    table = {}  # (ranks, cell) -> list over repeats of a dict of figures
+    print(f"{args.repeat} repeat(s), {args.rounds} rounds, {iters[0]}/{iters[1]} ops per block (4 KiB/4 MiB); "
+          f"load average at start: {load()}")
+    print(f"{'rep':>3} {'ranks':>5} {'cell':>15} {'off ms':>7} {'ours +ms':>9} {'before +ms':>10} {'accel +ms':>9} "
+          f"{'DETAIL +ms':>10} {'/accel':>7} {'/DETAIL':>7}")
+    for rep in range(args.repeat):
+        for n in ranks:
+            out = run_ranks(python, [__file__, "--worker", str(args.rounds), *map(str, iters)], n)
+            res = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
+            for cell, r in res.items():
+                f = {v: added(r, v) for v in VARIANTS[1:]}
+                f["off"] = median(r["off"])
+                f["r_acc"] = f["ours"] / f["accelerate"] if f["accelerate"] > 0 else float("inf")
+                f["r_det"] = f["ours"] / f["detail"] if f["detail"] > 0 else float("inf")
+                table.setdefault((n, cell), []).append(f)
+                print(f"{rep + 1:>3} {n:>5} {cell:>15} {f['off'] * 1e3:7.3f} {f['ours'] * 1e3:9.3f} "
+                      f"{f['ours_collective'] * 1e3:10.3f} {f['accelerate'] * 1e3:9.3f} {f['detail'] * 1e3:10.3f} "
+                      f"{f['r_acc']:7.2f} {f['r_det']:7.2f}", flush=True)
+        print(f"    load average after repeat {rep + 1}: {load()}", flush=True)
+
+    def mmm(values):
+        return f"{min(values):6.2f} {median(values):6.2f} {max(values):6.2f}"
+
+    print(f"\nper cell over {args.repeat} repeat(s): min median max")
+    print(f"{'ranks':>5} {'cell':>15} {'ours +ms (median)':>18} {'ours/Accelerate':>22} {'ours/DETAIL':>22}")
+    for (n, cell), fs in table.items():
+        print(f"{n:>5} {cell:>15} {median(f['ours'] for f in fs) * 1e3:18.3f} {mmm([f['r_acc'] for f in fs]):>22} "
+              f"{mmm([f['r_det'] for f in fs]):>22}")
+    held = True
+    for rep in range(args.repeat):
+        worst_acc = max(((fs[rep]["r_acc"], key) for key, fs in table.items()))
+        worst_det = max(((fs[rep]["r_det"], key) for key, fs in table.items()))
+        ok = worst_acc[0] <= 0.25 and worst_det[0] <= 0.5
+        held &= ok
+        print(f"repeat {rep + 1}: worst ours/Accelerate {worst_acc[0]:.2f} ({worst_acc[1][0]} ranks {worst_acc[1][1]}), "
+              f"worst ours/DETAIL {worst_det[0]:.2f} ({worst_det[1][0]} ranks {worst_det[1][1]}): "
+              f"{'target met' if ok else 'target NOT met'}")
+    print(f"targets (<= 0.25 x Accelerate, <= 0.5 x DETAIL at every cell) held in every repeat: {'yes' if held else 'no'}")
 
 
 if __name__ == "__main__":

@@ -87,3 +87,31 @@ def test_subgroup_checks_members_only_and_names_global_ranks():
         assert r["small"] == [3.0] * 4 and r["large"] == [3.0] and r["bcast"] == [2.0] * 3
         assert "Process 1: called all_reduce, shape [4]" in r["raised"]
         assert "Process 2: called all_reduce, shape [5]" in r["raised"]
+
+
+def test_mismatch_kinds_on_the_collective_fallback():
+    outs = run_ranks("mismatch", ",".join(KINDS) + ",ok", n=2, env={"TEST_DEBUG_CHANNEL": "collective"})
+    for rank, (rc, found, text) in enumerate(outs):
+        assert rc == 0, text[-2000:]
+        by_op = {r["op"]: r for r in found if "op" in r}
+        for op, needle in KINDS.items():
+            assert by_op[op]["raised"] and needle in by_op[op]["message"], (rank, op, by_op.get(op))
+        assert any(r.get("ok") for r in found)
+
+
+def test_side_channel_many_small_ops_in_a_row():
+    for r in results(run_ranks("channel", "fused", n=3)):
+        assert r["mode"] == "socket" and r["sums_ok"] and r["large"] == [3.0] and r["raised"]
+
+
+def test_side_channel_unreachable_peer_all_ranks_fall_back():
+    for r in results(run_ranks("channel", "unreachable", n=3)):
+        assert r["mode"] == "alltoall" and r["sums_ok"] and r["large"] == [3.0] and r["raised"]
+
+
+def test_side_channel_peer_gone_raises_at_once():
+    outs = run_ranks("channel", "gone", n=2)
+    found = outs[0][1]
+    assert found, outs[0][2][-2000:]
+    error = found[0]["error"] or ""  # EOF or a reset, depending on what the peer left unread
+    assert ("closed its connection" in error or "lost group rank 1" in error) and found[0]["seconds"] < 5, found

@@ -4,7 +4,9 @@ Each rank encodes what it is about to do into one fixed-size int64 vector (op, d
 shape, root, reduce op, and a local-problem code); one exchange of those vectors (every rank gets all
 of them) lets every rank evaluate the same rules on the same table, so all ranks reach the same
 verdict and raise together instead of hanging in a mismatched collective. No pickling, one small
-collective per op (exchange.py).
+exchange per op (exchange.py: over a TCP side channel between the group's members, written and read by the
+calling thread, ~0.02 ms alone; a gloo collective instead, ~0.3-0.5 ms, only if some member cannot reach
+some peer).
 
 Rules (what must agree across the ranks of the group):
 - every op: the same operation, and for rooted ops the same src/dst, for reductions the same ReduceOp;
@@ -18,7 +20,7 @@ Rules (what must agree across the ranks of the group):
   gather_list on dst only; scatter's scatter_list on src only); all_gather_into_tensor's output has
   world_size times the input's elements, reduce_scatter_tensor's input world_size times the output's;
   split sizes add up to the tensor's first dimension.
-Small payloads: on gloo the check vector has room for 4 KiB (less past 8 ranks); an all_reduce
+Small payloads: on gloo groups the check message has room for 4 KiB (less past 8 ranks); an all_reduce
 (SUM/PRODUCT/MIN/MAX) or broadcast of a contiguous CPU tensor that fits rides in it, and once every
 rank agrees, each rank computes the result from the gathered payloads (in rank order, so every rank
 gets the same bits) instead of running a second collective. Large tensors take the real op.

@@ -40,6 +40,10 @@ def scenario_mismatch(ops):
     from clusterdoc import shim
 
     env = shim.init()
+    if os.environ.get("TEST_DEBUG_CHANNEL") == "collective":  # the fallback the ranks agree on
+        from clusterdoc.shim import exchange
+
+        exchange.SIDE_CHANNEL = False
     shim.enable_debug()
     for op in ops.split(","):
         one_mismatch(op, env)
@@ -244,6 +248,49 @@ def scenario_subgroup():
         raised = str(exc)
     dist.barrier()
     out(rank=r, small=small.tolist(), large=sorted(set(large.tolist())), bcast=b.tolist(), raised=raised)
+
+
+def scenario_channel(case):
+    """Debug mode's side channel: `fused` (many small ops in a row: a peer may send its next check before
+    this rank has read the last), `unreachable` (rank 1 cannot reach a peer: every rank falls back to the
+    collective), `gone` (rank 1 exits: rank 0's check raises at once instead of waiting the timeout)."""
+    from clusterdoc import shim
+    from clusterdoc.shim import debug, exchange
+    import torch
+    import torch.distributed as dist
+
+    env = shim.init()
+    r, w = env.rank, env.world_size
+    if case == "unreachable" and r == 1:
+        exchange._connect = lambda *a, **k: None
+    shim.enable_debug()
+    if case == "gone":
+        dist.all_reduce(torch.ones(4))  # sets the channel up
+        if r == 1:
+            os._exit(0)
+        t0 = time.monotonic()
+        try:
+            dist.all_reduce(torch.ones(4096))
+            error = None
+        except Exception as exc:  # noqa: BLE001
+            error = f"{type(exc).__name__}: {exc}"
+        out(rank=r, error=error, seconds=time.monotonic() - t0)
+        os._exit(0)
+    sums = []
+    for i in range(200):
+        x = torch.full((3,), float(r + i))
+        dist.all_reduce(x)
+        sums.append(x[0].item())
+    large = torch.ones(100_000) * r
+    dist.all_reduce(large)
+    mode = debug._exchanges[id(dist.group.WORLD)].mode
+    try:
+        dist.broadcast(torch.zeros(4 + (r == 1)), src=0)
+        raised = False
+    except shim.DistributedOperationException:
+        raised = True
+    out(rank=r, mode=mode, sums_ok=sums == [sum(k + i for k in range(w)) for i in range(200)],
+        large=sorted(set(large.tolist())), raised=raised)
 
 
 def scenario_tracking():
