@@ -101,7 +101,7 @@ def cmd_submit(args) -> int:
         log_level=args.log_level, overflow=args.overflow, oom_retry=args.oom_retry,
         preflight=None if args.no_preflight is None else not args.no_preflight, wait=args.wait, folder=args.folder,
         mpirun=args.mpirun, python=args.python, hang_timeout=args.hang_timeout, on_hang=args.on_hang,
-        trace=args.trace, config=args.config)
+        trace=args.trace, port=args.port, config=args.config)
     return submit.main(opts)
 
 
@@ -256,6 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after the hang report: stop every rank (abort, the default) or keep waiting")
     p.add_argument("--trace", action="store_true", default=None,
                    help="keep every rank's collectives for 'clusterdoc trace JOB'")
+    p.add_argument("--port", type=int, default=None, metavar="PORT",
+                   help="the rendezvous MASTER_PORT (default: derived from the job id; local: a free port); the "
+                        "mpirun preflight checks that the first node can listen on it and the others reach it")
     p.add_argument("--config", metavar="FILE",
                    help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)")
     wait = p.add_mutually_exclusive_group()

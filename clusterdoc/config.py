@@ -52,6 +52,7 @@ SETTINGS = {s.key: s for s in [
     Setting("hang_timeout", int, 300),
     Setting("on_hang", str, "abort", ON_HANG),
     Setting("trace", bool, False),
+    Setting("port", int, None),
 ]}
 
 ZERO_ALLOWED = ("gpus_per_node", "hang_timeout")  # 0 GPUs; 0 s: no hang watch

@@ -9,6 +9,7 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,9 @@ import pytest
 pytestmark = pytest.mark.cluster
 
 NETNS_KEYS = ("hosts", "mtu", "ifname", "firewall", "shm_mib", "memlock_kib", "clock_offset_s", "link_down")
+
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def netns_ready() -> bool:
@@ -138,6 +142,18 @@ def test_netns_faults_named_exactly_with_fixes(cluster):
     assert "timed out" in text["port node1"][0] and "open TCP port 29400 on node1" in text["port node1"][1]
     assert "MTU differs" in text["net node4"][0] and "1400 on node4" in text["net node4"][0]
     assert "/dev/shm on node4 is 64 MiB" in text["resources node4"][0]
+    # the mpirun backend's preflight: the same findings, and nothing submitted
+    with cluster.planted(plant), tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "mpirun", "--nodes", "4",
+                            "--hostfile", str(ROOT / "hostfiles/testcluster.txt"), "--ssh-config",
+                            str(cluster.ssh_config), "--mpirun", str(cluster.mpirun), "--port", "29400",
+                            str(ROOT / "jobs/train_ddp.py")], capture_output=True, text=True, timeout=300, cwd=tmp)
+        assert p.returncode == 1 and "preflight found problems; job not submitted" in p.stderr, p.stderr[-3000:]
+        for line in ("[FAIL] net node2: node2 resolves its own name node2 to 127.0.1.1",
+                     "[FAIL] port node1: the rendezvous node1:29400", "[FAIL] resources node4: /dev/shm on node4",
+                     "MTU differs"):
+            assert line in p.stderr, (line, p.stderr[-3000:])
+        assert not (Path(tmp) / "clusterdoc-jobs").exists()
     assert all(fix for _, fix in text.values())
 
 

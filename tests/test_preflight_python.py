@@ -35,8 +35,11 @@ def test_preflight_passes_the_job_python_to_the_doctor(monkeypatch, tmp_path, ba
     hf.write_text("node1\nnode2\n")
     spec = JobSpec(script="train.py", script_args=[], backend=backend, nodes=2, hostfile=str(hf),
                    python="/venv/bin/python")
-    assert preflight.run(spec)[0]
+    assert preflight.run(spec, "mpirun-20261123-120000-abcd")[0]
     assert seen[0].python == "/venv/bin/python"
+    if backend == "mpirun":  # the port check listens on the job's own MASTER_PORT
+        from clusterdoc.shim.env import port_from_job_id
+        assert seen[0].port == port_from_job_id("mpirun-20261123-120000-abcd") and "port" in seen[0].selected()
     assert seen[0].local == (backend == "local") and seen[0].nodelist == ([] if backend == "local" else ["node1", "node2"])
 
 

@@ -55,6 +55,7 @@ class JobSpec:
     hang_timeout: int = 300           # seconds in one collective before the hang report (0: no watchdog)
     on_hang: str = "abort"            # abort | wait
     trace: bool = False               # keep every collective for `clusterdoc trace`
+    port: int | None = None           # MASTER_PORT (None: derived from the job id; local: a free port)
 
     @property
     def world_size(self) -> int:

@@ -28,7 +28,7 @@ class LocalJob:
         self.procs: list[subprocess.Popen] = []
         self.failed_at: dict[int, float] = {}  # rank -> when it exited non-zero
         self.backend_id = str(os.getpid())
-        port = free_port()
+        port = spec.port or free_port()
         cmd = spec.rank_command(jd.path, script_args)
         base = {**os.environ, **spec.shim_env()}
         slices = gpu_slices(spec.nodes, spec.gpus_per_node, os.environ)

@@ -78,7 +78,7 @@ def build_command(spec: JobSpec, jd: JobDir, script_args: list[str], flavour: st
     hosts = [hostfile.Host(h.host, slots=spec.tasks_per_node, user=h.user) for h in hosts[:spec.nodes]]
     hf = jd.path / f"hostfile.{flavour}"
     private.write(hf, hostfile.format_hosts(hosts, to=flavour) + "\n")
-    env = {**spec.shim_env(), "MASTER_ADDR": hosts[0].host, "MASTER_PORT": str(port_from_job_id(jd.id)),
+    env = {**spec.shim_env(), "MASTER_ADDR": hosts[0].host, "MASTER_PORT": str(spec.port or port_from_job_id(jd.id)),
            "CLUSTERDOC_LAUNCHER": "mpirun"}  # clusterdoc.run: ranks from the MPI variables, no mpi4py needed
     launcher_env: dict[str, str] = {}
     agent = ssh_wrapper(jd, spec.ssh_config) if spec.ssh_config else None

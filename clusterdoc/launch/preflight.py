@@ -29,8 +29,9 @@ GATHER_WAIT = 60.0
 GATHER_PROBE_TIMEOUT = 30.0
 
 
-def run(spec: JobSpec) -> tuple[bool, str]:
-    """(ok, report) for the local and mpirun backends; slurm's runs inside the job."""
+def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
+    """(ok, report) for the local and mpirun backends; slurm's runs inside the job. `job_id`: the job's id,
+    from which its rendezvous port derives (unless spec.port): the port check listens there on the first node."""
     from clusterdoc import doctor
 
     if spec.backend == "slurm":
@@ -47,10 +48,11 @@ def run(spec: JobSpec) -> tuple[bool, str]:
     nodelist = [(f"{h.user}@" if h.user else "") + h.host for h in hosts]
     # files: the job's interpreter and script, the same bytes on every node (the ranks run them by path)
     files = [spec.python, spec.script]
+    from clusterdoc.shim.env import port_from_job_id
+
+    port = spec.port or port_from_job_id(job_id)  # the MASTER_PORT the mpirun backend gives the ranks
     report = doctor.check(doctor.CheckOptions(nodelist=nodelist, python=spec.python, ssh_config=spec.ssh_config,
-                                              mpirun=spec.mpirun, files=files, skip=["port"]))
-    # port: skipped until the preflight knows the job's own MASTER_PORT (derived from the job id); testing
-    # torchrun's 29500 would refuse a job for a port it does not use
+                                              mpirun=spec.mpirun, files=files, port=port, progress=False))
     return report.ok, f"preflight ({len(hosts)} node(s) of {spec.hostfile}):\n" + report.render()
 
 

@@ -133,7 +133,7 @@ class SlurmJob:
         if preflight:
             params["setup"] = preflight_setup(spec, jd)
         ex.update_parameters(**params)
-        env = {**spec.shim_env()}
+        env = {**spec.shim_env(), **({"MASTER_PORT": str(spec.port)} if spec.port else {})}
         task = RankTask(spec.rank_command(jd.path, script_args), env, spec.tasks_per_node)
         try:
             job = ex.submit(task)

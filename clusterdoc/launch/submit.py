@@ -26,6 +26,7 @@ from clusterdoc.launch.job import (
     find_job,
     format_command,
     get_arg,
+    new_job_id,
     set_arg,
 )
 from clusterdoc.launch.options import SubmitOptions
@@ -116,7 +117,7 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
                    log_level=settings["log_level"], overflow=settings["overflow"], oom_retry=settings["oom_retry"],
                    mpirun=settings["mpirun"], preflight=not settings["no_preflight"],
                    python=settings["python"] or sys.executable, hang_timeout=settings["hang_timeout"],
-                   on_hang=settings["on_hang"], trace=settings["trace"])
+                   on_hang=settings["on_hang"], trace=settings["trace"], port=settings["port"])
 
 
 def _abs(p: str | None) -> str | None:
@@ -170,11 +171,11 @@ def batch_note(spec: JobSpec, root: Path) -> str | None:
 
 # --- preflight -----------------------------------------------------------------------------------
 
-def preflight(spec: JobSpec, out=sys.stderr) -> None:
+def preflight(spec: JobSpec, job_id: str, out=sys.stderr) -> None:
     """The doctor on the job's nodes; raises PreflightFailed (with the report) when it finds problems."""
     from clusterdoc.launch import preflight as pf
 
-    ok, text = pf.run(spec)
+    ok, text = pf.run(spec, job_id)
     if text and out is not None:
         print(text, file=out)
     if not ok:
@@ -288,9 +289,10 @@ def rank_codes(handle) -> dict[int, int | None]:
 def start(opts: SubmitOptions) -> JobDir:
     """Preflight, then the job under a detached supervisor (what `clusterdoc.submit()` does): returns at once."""
     spec, settings = resolve(opts)
+    job_id = new_job_id(spec.backend)
     if spec.preflight:
-        preflight(spec, out=None)
-    jd = create_job_dir(default_root(settings["folder"]), spec)
+        preflight(spec, job_id, out=None)
+    jd = create_job_dir(default_root(settings["folder"]), spec, job_id)
     detach(spec, jd, quiet=True)
     return jd
 
@@ -304,14 +306,15 @@ def main(opts: SubmitOptions) -> int:
     note = batch_note(spec, root) if root.is_dir() else None
     if note:
         print(note, file=sys.stderr)
+    job_id = new_job_id(backend)  # known before the preflight: the job's rendezvous port derives from it
     if not settings["no_preflight"]:
         try:
-            preflight(spec)
+            preflight(spec, job_id)
         except PreflightFailed:
             print("clusterdoc submit: preflight found problems; job not submitted "
                   "(fix them, or pass --no-preflight to submit anyway)", file=sys.stderr)
             return 1
-    jd = create_job_dir(root, spec)
+    jd = create_job_dir(root, spec, job_id)
     print(f"job {jd.id} ({backend}, {spec.nodes} node(s) x {spec.tasks_per_node} rank(s)); logs: {jd.path}",
           file=sys.stderr)
     if not wait:
