@@ -47,7 +47,7 @@ class RankEnv:
 def _int(environ: Mapping[str, str], name: str, launcher: str) -> int:
     value = environ.get(name)
     try:
-        return int(value)
+        return int(value or "")
     except (TypeError, ValueError):
         raise RankEnvironmentError(
             f"{launcher}: environment variable {name}={value!r} is not an integer"
@@ -209,19 +209,19 @@ def agree_over_mpi(env: RankEnv) -> RankEnv:
     return RankEnv(env.launcher, rank, world, local, lws, addr, port)
 
 
-_state = {"env": None}
+_state: dict[str, RankEnv | None] = {"env": None}
 
 
 def rank_env() -> RankEnv:
     """This process's RankEnv: from init() if it ran, else from the environment (no side effects)."""
-    if _state["env"] is not None:
-        return _state["env"]
-    if _state.get("guess") is None:  # resolved once: under Slurm it looks up host names
+    env = _state["env"] or _state.get("guess")
+    if env is None:  # resolved once: under Slurm it looks up host names
         try:
-            _state["guess"] = resolve(os.environ)
+            env = resolve(os.environ)
         except (RankEnvironmentError, ImportError):
-            _state["guess"] = RankEnv("single", 0, 1, 0, 1)
-    return _state["guess"]
+            env = RankEnv("single", 0, 1, 0, 1)
+        _state["guess"] = env
+    return env
 
 
 def _timeout(seconds: Optional[float], var: str, default: float) -> datetime.timedelta:
@@ -277,6 +277,7 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
         return env
     backend = backend or os.environ.get("CLUSTERDOC_DIST_BACKEND") or ("nccl" if has_gpu else "gloo")
     rendezvous = _timeout(init_timeout, "CLUSTERDOC_INIT_TIMEOUT", 300)
+    assert env.master_addr is not None and env.master_port is not None  # both set just above
     try:
         store = dist.TCPStore(env.master_addr, env.master_port, env.world_size, is_master=env.rank == 0,
                               timeout=rendezvous, wait_for_workers=True)
@@ -289,10 +290,14 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
     from . import watch
 
     os.environ.update(watch.flight_recorder_env(backend, os.environ.get("CLUSTERDOC_LOG_DIR")))
-    kwargs = {}
+    group_timeout = None
     if timeout is not None or "CLUSTERDOC_TIMEOUT" in os.environ:
-        kwargs["timeout"] = _timeout(timeout, "CLUSTERDOC_TIMEOUT", 600)
-    dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size, **kwargs)
+        group_timeout = _timeout(timeout, "CLUSTERDOC_TIMEOUT", 600)
+    if group_timeout is None:
+        dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size)
+    else:
+        dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size,
+                                timeout=group_timeout)
     # torch aborts at exit ("terminate called without an active exception") when its group's threads
     # are still up; the group we made is ours to take down.
     atexit.register(_destroy)

@@ -46,6 +46,7 @@ class Exchange:
         self._a2a = all_to_all_single
         self._lock = threading.Lock()
         side_channel = SIDE_CHANNEL if side_channel is None else side_channel
+        self._peers: list | None
         if self.world == 1:
             self._peers = [None]  # nobody to talk to: the socket path with no peers
         else:
@@ -57,6 +58,7 @@ class Exchange:
             import select
 
             self._pollers = []
+            assert self._peers is not None  # the socket mode is the one with peers
             for s in self._peers:
                 poller = select.poll()
                 if s is not None:
@@ -91,7 +93,7 @@ class Exchange:
         for i in range(1, self.world):
             b[i * row:i * row + used] = b[:used]
         group = self.group()
-        if self._opts is not None:
+        if self._opts is not None and group is not None:
             group.alltoall_base(self._recv_t, self._send_t, [], [], self._opts).wait()
         else:  # older torch: the (unwrapped) functional API
             self._a2a(self._recv_t, self._send_t, group=group)

@@ -26,7 +26,7 @@ def check_trigger(return_ranks: bool = False, group=None):
         ranks = [0] if _state["set"] else []
     else:
         world = dist.get_world_size(group)
-        device = "cpu"
+        device = torch.device("cpu")
         if dist.get_backend(group) == "nccl":
             device = torch.device("cuda", torch.cuda.current_device())
         slots = torch.zeros(world, dtype=torch.int32, device=device)
@@ -45,4 +45,5 @@ def check_trigger(return_ranks: bool = False, group=None):
 
 def trigger_ranks() -> list:
     """The ranks that had set the trigger at the last check_trigger()."""
-    return list(_state["last"])
+    last = _state["last"]
+    return list(last) if isinstance(last, list) else []

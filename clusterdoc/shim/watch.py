@@ -35,7 +35,7 @@ _watchdog = None
 
 def _frames(frame, limit: int = 40) -> list[dict]:
     """A thread's frames, innermost first, each with its source line and whether it is the user's code."""
-    out = []
+    out: list[dict] = []
     while frame is not None and len(out) < limit:
         code = frame.f_code
         line = linecache.getline(code.co_filename, frame.f_lineno).strip()
@@ -61,7 +61,7 @@ def rank_state(rank: int, full: bool = False) -> dict:
     """What this rank tells the others: its collectives, where its main thread is (and with `full`,
     the stacks of all threads but the watchdog's)."""
     main = threading.main_thread().ident
-    frame = sys._current_frames().get(main)
+    frame = sys._current_frames().get(main) if main is not None else None
     state = {"rank": rank, "host": socket.gethostname(), "pid": os.getpid(), "time": time.time(),
              "collectives": track.TRACKER.snapshot(), "frames": _frames(frame)}
     if full:
@@ -259,7 +259,7 @@ def enable_hang_watch(timeout: float | None = None, on_hang: str | None = None, 
     if _watchdog is not None or timeout <= 0 or not dist.is_initialized() or dist.get_world_size() < 2:
         return _watchdog is not None
     addr, port = os.environ.get("MASTER_ADDR"), os.environ.get("MASTER_PORT")
-    if not addr or not (port or "").isdigit():
+    if not addr or not port or not port.isdigit():
         return False
     on_hang = on_hang or os.environ.get("CLUSTERDOC_ON_HANG") or "abort"
     _watchdog = Watchdog(dist.get_rank(), dist.get_world_size(), addr, int(port), timeout, on_hang,
