@@ -266,6 +266,11 @@ def test_each_node_has_its_own_interface_and_address_and_no_route_out(cluster):
         # its own name, another node's, and the head's (Hydra's proxies connect back to it by name)
         assert [h.split() for h in hosts] == [[node.addr, node.name], [cluster.nodes[0].addr, "node1"],
                                               [head, head_name]]
+    # neighbours are known in advance (no ARP broadcast to every node): the head and every other node
+    neigh = cluster.ssh("node2", "ip neigh show dev eth0; cat /sys/class/net/eth0/address").stdout.split("\n")
+    want = {(a, net.mac_of(a)) for a in [head] + [n.addr for n in cluster.nodes if n.name != "node2"]}
+    assert {(line.split()[0], line.split()[2]) for line in neigh if "PERMANENT" in line} == want
+    assert neigh[-2] == net.mac_of(cluster.node("node2").addr)
     # the only way out of a node is the bridge: anything else is unreachable (refused by the kernel, nothing is sent)
     out = py(cluster, "node1", "import socket\ntry:\n socket.create_connection(('203.0.113.1', 80), timeout=2)\n"
                                "except OSError as e:\n print(e.errno)")

@@ -137,20 +137,22 @@ def write_node_files(node_dir: Path, node: Node, nodes: list[Node], *, port: int
             os.unlink(wh / entry)
     for name in wanted - set(os.listdir(wh)):
         os.mknod(wh / name, 0o600 | 0o020000, os.makedev(0, 0))  # char device 0:0 = overlay whiteout
-    write(node_dir / "net.batch", net_batch(node, spec, before))
+    write(node_dir / "net.batch", net_batch(node, spec, before, [head_addr] + [n.addr for n in nodes]))
     firewall = bool(spec["firewall"]["drop_tcp"]) or bool(before and before["firewall"]["drop_tcp"])
     write(node_dir / "nft.conf", nft_conf(node, spec))
     write(node_dir / "mount.sh", mount_script(node_dir, node, bool(wanted), spec, firewall), 0o755)
 
 
-def net_batch(node: Node, spec: dict, before: dict | None) -> str:
-    """`ip -batch` input run inside the node's netns: its interface's name, address, MTU and state."""
+def net_batch(node: Node, spec: dict, before: dict | None, peers: list[str]) -> str:
+    """`ip -batch` input run inside the node's netns: its interface's name, address, MTU and state, and the
+    head and every other node as permanent neighbours (net.neighbours says why)."""
     ifname = spec["ifname"]
     lines = ["link set lo up"]
     if before and before["ifname"] != ifname:
         lines += [f"link set {before['ifname']} down", f"link set {before['ifname']} name {ifname}"]
     lines += [f"addr replace {node.addr}/{net.BLOCK_PREFIX} dev {ifname}", f"link set {ifname} mtu {spec['mtu']}",
               f"link set {ifname} {'down' if spec['link_down'] else 'up'}"]
+    lines += net.neighbours(peers, ifname, skip=node.addr)
     return "\n".join(lines) + "\n"
 
 
