@@ -129,6 +129,10 @@ def gather_nodes(opts: CheckOptions, checks: list[str]) -> Gathered:
         thread.start()
     try:
         conns, facts = probe_nodes(opts, ssh, hosts, checks, progress, proxies, (head or {}).get("path"))
+    except BaseException:
+        if manual:  # Ctrl-C or a bad ssh config: the waiting mpirun must not outlive the check
+            manual.stop()
+        raise
     finally:
         progress.close()
     reachable = [h for h in hosts if facts.get(h.host)]

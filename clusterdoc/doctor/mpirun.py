@@ -186,6 +186,13 @@ class HydraManual:
         self.ready.wait(self.timeout)
         return self.launch if len(self.launch) == len(self.hosts) else None
 
+    def stop(self) -> None:
+        """Kill mpirun now (the check is ending without it)."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self.tmp.cleanup()
+
     def finish(self, grace: float = 2.0) -> dict:
         """Wait for mpirun (at most until the node timeout, or `grace` after the probes), then judge."""
         if self.proc is None:  # it did not start: self.error says why
