@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,9 +36,15 @@ def sh(argv, env=None, timeout=600):
 
 
 def timed(argv, env=None):
+    """(wall seconds, the process, the head's CPU seconds: the command and every process it waited for,
+    such as pdsh's ssh clients; the nodes' sshd and probes are not the head's)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = sh(argv, env)
-    return time.perf_counter() - t0, p
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    timed.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, p
 
 
 def main() -> int:
@@ -75,7 +82,7 @@ def main() -> int:
             # one warm-up of each (page cache, sshd forks), then interleaved runs
             timed(check_cmd)
             timed(pdsh_cmd, pdsh_env)
-            tc, tp = [], []
+            tc, tp, cc, cp = [], [], [], []
             for _ in range(args.repeat):
                 t, p = timed(check_cmd)
                 doc = json.loads(p.stdout)
@@ -84,14 +91,17 @@ def main() -> int:
                     print(f"bench_check: the check found problems on the healthy cluster: {bad[:3]}", file=sys.stderr)
                     return 1
                 tc.append(t)
+                cc.append(timed.cpu)
                 t, p = timed(pdsh_cmd, pdsh_env)
                 if p.returncode != 0 or len(p.stdout.splitlines()) != n:
                     print(f"bench_check: pdsh failed: {p.stderr[-500:]}", file=sys.stderr)
                     return 1
                 tp.append(t)
+                cp.append(timed.cpu)
             ratios = [c / p for c, p in zip(tc, tp)]
             rows.append((n, statistics.median(tc), statistics.median(tp), statistics.median(ratios)))
-            print(f"  {n:3d} nodes: check {_mmm(tc)}  pdsh uname -r {_mmm(tp)}  ratio {_mmm(ratios, '')}",
+            print(f"  {n:3d} nodes: check {_mmm(tc)}  pdsh uname -r {_mmm(tp)}  ratio {_mmm(ratios, '')}  "
+                  f"| head CPU: check {_mmm(cc)} pdsh {_mmm(cp)} ratio {_mmm([c / p for c, p in zip(cc, cp)], '')}",
                   flush=True)
     finally:
         if not args.keep:
