@@ -99,6 +99,17 @@ def agree(status: int, size: int, group=None):
     return worst, ranks, -values[world]
 
 
+def _left(exc: BaseException) -> bool:
+    """Did `exc` come from AttemptAborted (also as the text of a failed DDP bucket future)?"""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, AttemptAborted) or "AttemptAborted" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:200] if text else ''}"
@@ -215,7 +226,10 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, re
         try:
             result = call(size)
         except Exception as exc:  # noqa: BLE001 - decided below, re-raised unless OOM
-            status = settle.OOM if is_oom_error(exc) else settle.ABORTED if gate.aborted else settle.FAILED
+            if gate.aborted is not None and _left(exc):
+                status = settle.ABORTED  # another rank's failure stopped this one (its text quotes that OOM)
+            else:
+                status = settle.OOM if is_oom_error(exc) else settle.ABORTED if gate.aborted else settle.FAILED
             error = exc if status == settle.FAILED else None
             note = _short(exc)
             del exc  # the traceback pins the attempt's tensors
