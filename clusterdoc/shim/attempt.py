@@ -65,25 +65,29 @@ class Gate:
 
     def enter(self, op, group, tensor, args, kwargs, checked):
         """track's wrapper, before issuing `op`. `checked`: debug mode's check runs first (and is replayed)."""
-        key = self._key(group)
-        root = _root(op, args, kwargs) if op in ROOTS else None
-        if op == "all_to_all_single" and (len(args) > 2 or kwargs.get("output_split_sizes") is not None
-                                          or kwargs.get("input_split_sizes") is not None):
+        key = None if group is None or group is self.world else self._key(group)
+        root = None
+        if op in ROOTS:
+            root = _root(op, args, kwargs)
+        elif op == "all_to_all_single" and (len(args) > 2 or kwargs.get("output_split_sizes") is not None
+                                            or kwargs.get("input_split_sizes") is not None):
             op = "all_to_all_single/splits"  # uneven splits: not replayable
-        shape = tuple(tensor.shape) if tensor is not None else None
-        dtype = tensor.dtype if tensor is not None else None
+        if tensor is None:
+            shape = dtype = None
+        else:
+            shape, dtype = tensor.shape, tensor.dtype
         with self.lock:
             self._add(key, op, shape, dtype, root, checked)
 
     def enter_bucket(self, group, buffer, issues: bool):
         """DDP's comm hook; `issues`: ours does the all_reduce (a user's hook goes through the wrappers)."""
-        key = self._key(group)
+        key = None if group is None or group is self.world else self._key(group)
         with self.lock:
             if not issues:
                 if self.aborted is not None:
                     raise AttemptAborted(self.aborted)
                 return
-            self._add(key, "all_reduce", tuple(buffer.shape), buffer.dtype, None, False)
+            self._add(key, "all_reduce", buffer.shape, buffer.dtype, None, False)
 
     def enter_ddp(self, group, number: int, kinds):
         """DDP's forward, before it runs: the collectives it will issue from C++ (ddpstate.py)."""

@@ -291,8 +291,8 @@ def scenario_oom_ddp(where, spec, steps="3"):
     """DDP training, `steps` steps per attempt; rank R runs out of memory above batch L at `where` (spec
     "R:L[,R:L]"): forward (its peers go on into backward's all_reduce), backward (after some buckets), step
     (after its optimizer step: peers in the next forward, where DDP rebuilds its buckets), plain (between the
-    step and plain all_reduce/broadcast calls its peers are in), unsafe (peers in a subgroup collective,
-    OOM_UNSAFE_OP). Reports the sizes run, a parameter checksum, threads, and when the OOMs and attempts were."""
+    step and the plain all_reduce/broadcast/subgroup calls its peers are in), unsafe (peers in an uneven
+    all_to_all_single, which cannot be replayed). Reports the sizes run, a parameter checksum, threads, and when the OOMs and attempts were."""
     from clusterdoc import shim
     import threading
     import torch
@@ -310,6 +310,8 @@ def scenario_oom_ddp(where, spec, steps="3"):
     def oom_here(point, batch_size, i):
         mine = wheres[min(list(limits).index(r), len(wheres) - 1)] if r in limits else None
         if mine == point and batch_size > limits[r] and i == (0 if point in ("forward", "step") else 1):
+            if point == "unsafe":
+                time.sleep(3)  # let the peers get into the all_to_all first
             times["oom"].append(time.time())
             raise torch.OutOfMemoryError(f"CUDA out of memory. Tried to allocate {batch_size} MiB ({point})")
 
@@ -353,9 +355,13 @@ def scenario_oom_ddp(where, spec, steps="3"):
             oom_here("step", batch_size, i)
             if "plain" in wheres or "unsafe" in wheres:
                 oom_here("plain", batch_size, i)
+                if r in (0, 1):
+                    dist.all_reduce(torch.ones(3), group=sub)  # a subgroup's collective: drained too
                 oom_here("unsafe", batch_size, i)
-                if "unsafe" in wheres and r in (0, 1):
-                    dist.all_reduce(torch.ones(3), group=sub)
+                if "unsafe" in wheres:  # uneven splits: a rank that stopped before cannot issue the same
+                    dist.all_to_all_single(torch.zeros(sum(range(1, w + 1))), torch.zeros(w * (r + 1)),
+                                           output_split_sizes=[j + 1 for j in range(w)],
+                                           input_split_sizes=[r + 1] * w)
                 total = loss.detach().clone()
                 dist.all_reduce(total)
                 dist.broadcast(torch.zeros(4), src=0)
@@ -368,6 +374,9 @@ def scenario_oom_ddp(where, spec, steps="3"):
         error = None
     except Exception as exc:  # noqa: BLE001 - reported
         used, error = None, f"{type(exc).__name__}: {exc}"
+    if error and "unsafe" in wheres:  # the group is not usable: leave at once (a stuck peer's op then fails)
+        out(rank=r, error=error, elapsed=time.time() - min(times["start"]))
+        os._exit(0)
     # the group is still usable, and so is the model
     t = torch.ones(1)
     dist.all_reduce(t)
