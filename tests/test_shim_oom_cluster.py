@@ -19,7 +19,7 @@ def test_slurm_job_with_one_rank_oom_in_backward_finishes_on_one_batch_everywher
     res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "slurm", "--nodes", "4",
                           "--no-preflight", "--wait", str(ROOT / "jobs" / "train_ddp_oom.py"), "--fits", "200",
                           "--oom-at", "backward"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=600)
+                         timeout=600, check=False)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     assert "job completed: all 4 ranks exited 0" in res.stderr
     done = re.findall(r"\[rank (\d)/4 (\S+)\].*trained with batch size (\d+), parameter checksum (\S+)", res.stderr)

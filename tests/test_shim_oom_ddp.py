@@ -85,7 +85,7 @@ def test_example_under_submit_local_both_ranks_finish_on_the_same_batch(tmp_path
     env.update(HOME=str(tmp_path), CLUSTERDOC_BACKEND="local", PYTHONPATH=str(root))
     res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--nodes", "2", "--no-preflight",
                           str(root / "jobs" / "train_ddp_oom.py")], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=900)
+                         text=True, timeout=900, check=False)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "job completed: all 2 ranks exited 0" in res.stderr
     done = re.findall(r"\[rank (\d)/2 .*trained with batch size (\d+), parameter checksum (\S+)", res.stderr)

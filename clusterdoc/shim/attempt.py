@@ -158,6 +158,6 @@ class Listener(threading.Thread):
             self.gate.abort(self.value[5:])
             try:
                 self.publish(self.store)
-            except Exception:  # noqa: BLE001 - the main thread publishes it then
+            except Exception:  # noqa: BLE001, S110 - the main thread publishes it then
                 pass
         self.woken.set()

@@ -32,7 +32,7 @@ def _forward_collectives(ddp) -> tuple:
 
 
 def install() -> None:
-    """Gate DDP's forward (idempotent; uninstall() puts torch's back)."""
+    """Gate DDP's forward (idempotent)."""
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     if getattr(DDP._pre_forward, "__clusterdoc_original__", None):
@@ -48,14 +48,6 @@ def install() -> None:
     _pre_forward.__clusterdoc_original__ = original
     _pre_forward.__wrapped__ = original
     DDP._pre_forward = _pre_forward
-
-
-def uninstall() -> None:
-    from torch.nn.parallel import DistributedDataParallel as DDP
-
-    original = getattr(DDP._pre_forward, "__clusterdoc_original__", None)
-    if original is not None:
-        DDP._pre_forward = original
 
 
 def replay(kind: str, number: int) -> None:

@@ -20,7 +20,7 @@ import os
 import sys
 
 from . import settle
-from .attempt import AttemptAborted, Gate  # noqa: F401 (AttemptAborted: re-exported by the shim)
+from .attempt import AttemptAborted, Gate
 from .drain import RetryUnsafe
 from .logging import get_logger
 

@@ -7,6 +7,8 @@ async op's future completes) moves it to `last`. DDP's gradient all_reduce is is
 autograd hooks, where no Python wrapper sees it: every DistributedDataParallel gets a comm hook that records
 each bucket's all_reduce ("DDP gradient all_reduce, bucket k") and then does what DDP's default does (or
 runs the user's own hook, registered through us). The watchdog (watch.py) reads this state from its thread.
+While an OOM-retry attempt runs, the same two places pass each call through GATE (shim/attempt.py), and DDPS
+keeps the live DDP models weakly (shim/ddpstate.py resets them before a retry).
 
 Cost: a dict lookup, one frame walk (cached per code object), two clock reads and a few attribute writes
 per call; `bench/bench_tracking.py` measures it. Not seen: functional collectives
@@ -44,7 +46,7 @@ _ASYNC_POS = {"all_reduce": 3, "reduce": 4, "broadcast": 3, "all_gather": 3, "ga
 ORIGINALS: dict = {}      # op name -> torch's own function (debug mode's exchange calls these directly)
 CHECK = None              # debug mode's pre-op check, set by debug.enable_debug(); None when off
 GATE = None               # the OOM retry's gate while an attempt runs (shim/attempt.py); None otherwise
-DDPS: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()  # creation number -> live DDP
+DDPS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # creation number -> live DDP
 _ddp_numbers = itertools.count()
 
 
