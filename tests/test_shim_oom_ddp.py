@@ -92,3 +92,25 @@ def test_example_under_submit_local_both_ranks_finish_on_the_same_batch(tmp_path
     assert [d[0] for d in done] == ["0", "1"], res.stderr[-3000:]
     assert len({(d[1], d[2]) for d in done}) == 1 and 24 <= int(done[0][1]) <= 48, done
     assert "retrying with batch_size=" in res.stderr and "SIGABRT" not in res.stderr
+
+
+# ---- single process: Accelerate's signature
+
+def test_signature_is_accelerates_and_reduce_batch_size_fn_is_used():
+    import inspect
+
+    from clusterdoc.shim.oom import find_executable_batch_size
+
+    params = list(inspect.signature(find_executable_batch_size).parameters)
+    assert params[:3] == ["function", "starting_batch_size", "reduce_batch_size_fn"]
+    calls = []
+
+    def step(batch_size):
+        calls.append(batch_size)
+        if batch_size > 40:
+            raise RuntimeError("CUDA out of memory.")
+        return batch_size
+
+    sizes = iter([64, 37])
+    assert find_executable_batch_size(step, 100, lambda: next(sizes))() == 37
+    assert calls == [100, 64, 37]
