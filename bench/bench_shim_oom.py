@@ -8,12 +8,14 @@
    inside a decorated function when nothing fails. Inside one attempt, each round times a block of steps
    with the gate on and one with it off, back to back (which goes first alternates); the figure is the
    paired difference per step, min/median/max over rounds, and its ratio to the anchor, the same loop's
-   step time without the gate measured in the same run. Target: <= 1 %. Also printed: the gate's own cost
-   per collective (around a function that does nothing) and the fixed cost of one successful attempt (the
-   listener thread and the meeting on the store).
+   step time without the gate measured in the same run, in wall time and in the process's CPU time (less
+   disturbed by other jobs on a shared machine). Target: <= 1 %. Also printed: the gate's own cost per
+   collective (around a function that does nothing) and the meeting of one successful attempt (the
+   listener thread and the store round trips, once per call).
 3. Retry: from the OOM to the last rank starting the next attempt (tests/shim_jobs/job.py oom_ddp, rank 1 in
    its forward while the others are in DDP's all_reduce), 4 ranks. Target: <= 2 s.
-Usage: python bench/bench_shim_oom.py [--part search,step,retry] [--rounds 21] [--ranks 2,4] [--retry-runs 3]
+Usage: python bench/bench_shim_oom.py [--part search,step,retry] [--rounds 21] [--ranks 1,2,4] [--retry-runs 3]
+(1 rank: the gate's own cost per step, with no other rank's noise in the step)
 """
 import argparse
 import json
@@ -76,7 +78,8 @@ def step_worker(rounds, steps):
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     from clusterdoc import shim
-    from clusterdoc.shim import track
+    from clusterdoc.shim import settle, track
+    from clusterdoc.shim.attempt import Gate
 
     os.environ["CLUSTERDOC_HANG_TIMEOUT"] = "0"
     env = shim.init()
@@ -89,7 +92,7 @@ def step_worker(rounds, steps):
 
     def block():
         dist.barrier()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for x, y in data:  # train_ddp.py's step
             opt.zero_grad()
             loss = nn.functional.mse_loss(ddp(x), y)
@@ -97,11 +100,11 @@ def step_worker(rounds, steps):
             opt.step()
             loss.item()
             shim.check_trigger()
-        return (time.perf_counter() - start) / steps
+        return (time.perf_counter() - start) / steps, (time.process_time() - cpu) / steps
 
     @shim.find_executable_batch_size(starting_batch_size=32)
     def measure(batch_size):
-        gate = track.GATE
+        gate = track.GATE or Gate(dist.group.WORLD)  # 1 rank: no meeting, the gate alone (no cross-rank noise)
         on, off = [], []
         for round_no in range(rounds):
             for gated in ((True, False) if round_no % 2 else (False, True)):
@@ -112,9 +115,12 @@ def step_worker(rounds, steps):
 
     on, off = measure()
     fixed = []
-    for _ in range(7):  # one successful attempt of a function with nothing in it
+    for _ in range(7):  # the meeting of one successful attempt: listener thread, store round trips, join
+        dist.barrier()
         start = time.perf_counter()
-        shim.find_executable_batch_size(lambda b: b, starting_batch_size=8)()
+        meeting = settle.Meeting(Gate(dist.group.WORLD), 60.0)
+        meeting.settle(settle.OK, "")
+        meeting.close()
         fixed.append(time.perf_counter() - start)
     if env.rank == 0:
         print("RESULT " + json.dumps({"on": on, "off": off, "gate_us": gate_cost(), "fixed": fixed}), flush=True)
@@ -153,18 +159,23 @@ def step_part(ranks, rounds, steps):
     from _bench_common import run_ranks
 
     ok = True
-    print(f"{'ranks':>5} {'step':>9} {'added per step min/median/max':>32} {'ratio':>7}  target <= 1 %")
+    print(f"{'ranks':>5} {'clock':>4} {'step':>9} {'added per step min/median/max':>32} {'ratio':>7}  target "
+          "<= 1 % (judged on wall time; process CPU time is less disturbed by other jobs)")
     for n in ranks:
         out = run_ranks(sys.executable, [__file__, "--step-worker", str(rounds), str(steps)], n)
         res = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
-        base = statistics.median(res["off"])
-        added = sorted(a - b for a, b in zip(res["on"], res["off"]))
-        ratio = statistics.median(added) / base
-        ok &= ratio <= 0.01
-        print(f"{n:>5} {base * 1e6:7.0f}us {added[0] * 1e6:+9.1f} / {statistics.median(added) * 1e6:+6.1f} / "
-              f"{added[-1] * 1e6:+6.1f} us {ratio * 100:+6.2f}%  {'met' if ratio <= 0.01 else 'MISSED'}; "
-              f"the gate alone {res['gate_us']:.2f} us per collective (3 per step: forward, bucket, "
-              f"check_trigger), one successful attempt {statistics.median(res['fixed']) * 1e3:.1f} ms")
+        for i, clock in ((0, "wall"), (1, "cpu")):
+            base = statistics.median(o[i] for o in res["off"])
+            added = sorted(a[i] - b[i] for a, b in zip(res["on"], res["off"]))
+            ratio = statistics.median(added) / base
+            if clock == "wall":
+                ok &= ratio <= 0.01
+            print(f"{n:>5} {clock:>4} {base * 1e6:7.0f}us {added[0] * 1e6:+9.1f} / "
+                  f"{statistics.median(added) * 1e6:+6.1f} / {added[-1] * 1e6:+6.1f} us {ratio * 100:+6.2f}%  "
+                  f"{'met' if ratio <= 0.01 else 'MISSED'}")
+        print(f"{n:>5}  the gate alone {res['gate_us']:.2f} us per collective (3 per step: forward, bucket, "
+              f"check_trigger, plus a future per bucket); the meeting of a successful attempt "
+              f"{statistics.median(res['fixed']) * 1e3:.1f} ms (once per call)")
     return ok
 
 
@@ -192,7 +203,7 @@ def main():
     ap.add_argument("--part", default="search,step,retry")
     ap.add_argument("--rounds", type=int, default=21)
     ap.add_argument("--steps", type=int, default=50, help="training steps per timed block")
-    ap.add_argument("--ranks", default="2,4")
+    ap.add_argument("--ranks", default="1,2,4")
     ap.add_argument("--retry-runs", type=int, default=3)
     args = ap.parse_args()
     parts = args.part.split(",")

@@ -102,6 +102,13 @@ class Gate:
         if self.aborted is not None:
             raise AttemptAborted(self.aborted)
 
+    def first_value(self, fut):
+        """The DDP hook's own completion callback: the bucket, unless the attempt was aborted meanwhile."""
+        value = fut.value()[0]
+        if self.aborted is not None:
+            raise AttemptAborted(self.aborted)
+        return value
+
     def guard(self, fut):
         def check(f):
             value = f.value()

@@ -350,12 +350,12 @@ def _ddp_hook(state: _HookState, bucket):
             tensor = bucket.buffer()
             tensor.div_(group.size())
             fut = ORIGINALS["all_reduce"](tensor, group=group, async_op=True).get_future().then(
-                lambda f: f.value()[0])
+                (lambda f: f.value()[0]) if gate is None else gate.first_value)
     except BaseException as exc:
         TRACKER.end(rec, exc)
         raise
     fut.add_done_callback(lambda f: TRACKER.end(rec))
-    if gate is not None:
+    if gate is not None and state.user_hook is not None:  # (ours checks in its own callback: first_value)
         fut = gate.guard(fut)  # fails the bucket (and so backward) if the attempt was aborted meanwhile
     return fut
 
