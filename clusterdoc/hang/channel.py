@@ -12,6 +12,9 @@ thread, and a rank blocked in a collective still has its watchdog thread: so eve
     stall                a counter: the first rank whose collective waited --hang-timeout raises it
     stall/info           {rank, gen}: who saw the stall first, and the dump request it made
     handled              set by whoever prints the report (the launcher; else the rank that saw it)
+
+The OOM retry (shim/attempt.py, shim/settle.py) meets on the same store under `clusterdoc/oom/<n>/`, n the
+job's attempt number: status/<rank>, done (a counter), end, wake/<rank>, log/<rank>.
 """
 from __future__ import annotations
 
@@ -21,10 +24,11 @@ import socket
 import time
 
 PREFIX = "clusterdoc/hang/"
+OOM_PREFIX = "clusterdoc/oom/"
 ABORT = 1 << 40  # added to `ctl` to stop every rank; what is below it counts dump requests
 
 
-def connect(addr: str, port: int, timeout: float = 5.0):
+def connect(addr: str, port: int, timeout: float = 5.0, prefix: str = PREFIX):
     """A client of the job's store, with our prefix. Raises on no answer within `timeout`."""
     import torch.distributed as dist
 
@@ -33,7 +37,7 @@ def connect(addr: str, port: int, timeout: float = 5.0):
         pass
     store = dist.TCPStore(addr, int(port), is_master=False, wait_for_workers=False,
                           timeout=datetime.timedelta(seconds=timeout))
-    return dist.PrefixStore(PREFIX, store)
+    return dist.PrefixStore(prefix, store)
 
 
 def put(store, key: str, value) -> None:

@@ -19,7 +19,7 @@ _EXPORTS = {
     "get_logger": "logging", "MultiProcessAdapter": "logging",
     "set_trigger": "trigger", "check_trigger": "trigger", "trigger_ranks": "trigger",
     "find_executable_batch_size": "oom", "should_reduce_batch_size": "oom", "is_oom_error": "oom",
-    "release_memory": "oom", "BatchSizeSearchError": "oom",
+    "release_memory": "oom", "BatchSizeSearchError": "oom", "AttemptAborted": "oom", "RetryUnsafe": "oom",
     "DebugUnderflowOverflow": "overflow", "detect_overflow": "overflow", "OverflowDetected": "overflow",
     "enable_overflow_detection": "overflow", "disable_overflow_detection": "overflow",
     "enable_hang_watch": "watch", "hang_watch_enabled": "watch",

@@ -1,13 +1,14 @@
 """find_executable_batch_size that all ranks agree on (Accelerate-compatible call form).
 
-After each attempt every rank takes part in one small all_reduce(MAX) of [status per rank..., -size]:
-if any rank ran out of memory, all ranks retry with the same smaller size; if any rank failed with
-another error, all ranks raise instead of waiting for each other. Accelerate's version has no
-collective at all, so one rank's OOM leaves the others on a different size or in a hang.
-
-Contract: an attempt must not leave ranks inside different collectives, i.e. the OOM should happen
-before the attempt's first collective (true for a probe step run under DDP's `no_sync()`, and for
-training whose first collective comes after the first forward/backward).
+An attempt may stop at a different point on each rank: one runs out of memory in its forward while the others
+are already in DDP's gradient all_reduce. So the ranks never meet in a collective afterwards. While an attempt
+runs every collective passes a gate (attempt.py); a rank whose attempt fails says so on the job's store, every
+rank stops issuing collectives at once, the ranks that stopped early issue the collectives their peers are
+waiting in (drain.py), and all meet on the store (settle.py): any other error raises on every rank, an OOM
+anywhere retries on every rank with the same smaller size, after the live DDP models are reset (ddpstate.py).
+Where that cannot be done safely every rank raises RetryUnsafe naming the rank that failed. Without a store
+(no MASTER_ADDR/MASTER_PORT) the old agreement is used: one all_reduce(MAX) after the attempt, safe only when
+the OOM comes before the attempt's first collective.
 """
 from __future__ import annotations
 
@@ -15,8 +16,12 @@ import functools
 import gc
 import inspect
 import math
+import os
 import sys
 
+from . import settle
+from .attempt import AttemptAborted, Gate
+from .drain import RetryUnsafe
 from .logging import get_logger
 
 # Lower-cased fragments of OOM messages, by source.
@@ -94,9 +99,42 @@ def agree(status: int, size: int, group=None):
     return worst, ranks, -values[world]
 
 
+def _left(exc: BaseException) -> bool:
+    """Did `exc` come from AttemptAborted (also as the text of a failed DDP bucket future)?"""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, AttemptAborted) or "AttemptAborted" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False
+
+
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0][:200] if text else ''}"
+
+
+def _next_size(reduce_batch_size_fn, size: int, factor: float) -> int:
+    if reduce_batch_size_fn is None:
+        return int(size * factor)
+    import torch
+    import torch.distributed as dist
+
+    chosen = torch.tensor([int(reduce_batch_size_fn())])
+    if dist.is_available() and dist.is_initialized():
+        dist.all_reduce(chosen, op=dist.ReduceOp.MIN)  # between attempts every group is clean
+    return int(chosen.item())
+
+
+def _same_everywhere(numbers) -> bool:
+    """Do all ranks hold the same DDP models (so that re-syncing them issues the same broadcasts)?"""
+    import torch
+    import torch.distributed as dist
+
+    mine = torch.tensor([len(numbers), sum(numbers), -len(numbers), -sum(numbers)], dtype=torch.int64)
+    dist.all_reduce(mine, op=dist.ReduceOp.MAX)
+    return mine[0].item() == -mine[2].item() and mine[1].item() == -mine[3].item()
 
 
 def _accumulation(target: int, size: int):
@@ -105,25 +143,38 @@ def _accumulation(target: int, size: int):
     return math.ceil(target / steps), steps
 
 
-def find_executable_batch_size(function=None, starting_batch_size: int = 128, minimum_batch_size: int = 1,
-                               factor: float = 0.9, probe=None, gradient_accumulation: bool = False,
-                               search_tolerance: float = 0.02, group=None, logger=None):
+def _timeout() -> float:
+    try:
+        return float(os.environ.get("CLUSTERDOC_OOM_TIMEOUT") or os.environ.get("CLUSTERDOC_TIMEOUT") or 1800)
+    except ValueError:
+        return 1800.0
+
+
+def find_executable_batch_size(function=None, starting_batch_size: int = 128, reduce_batch_size_fn=None, *,
+                               minimum_batch_size: int = 1, factor: float = 0.9, probe=None,
+                               gradient_accumulation: bool = False, search_tolerance: float = 0.02, group=None,
+                               timeout: float | None = None, logger=None):
     """Run `function(batch_size, *args)` and retry with a smaller batch while any rank runs out of memory.
 
     - factor: geometric back-off (Accelerate uses 0.9); the first success is final.
+    - reduce_batch_size_fn: Accelerate's: called with no arguments after an OOM, returns the next size (on every
+      rank; the smallest answer is taken).
     - probe: optional `probe(batch_size)` running one step; then the size is searched first (halve until
       it fits, bisect between fit and failure to within `search_tolerance`) and `function` runs once.
     - gradient_accumulation: call `function(batch_size, accumulation_steps, *args)` with
       batch_size * accumulation_steps >= starting_batch_size (equal when the steps divide it).
-    - Raises BatchSizeSearchError when the minimum batch size still runs out of memory.
+    - timeout: how long a rank waits for the others to leave a failed attempt (default CLUSTERDOC_OOM_TIMEOUT,
+      else CLUSTERDOC_TIMEOUT, else 1800 s).
+    - Raises BatchSizeSearchError when the minimum batch size still runs out of memory, RetryUnsafe (on every
+      rank) when the ranks cannot be brought to the same point.
     The size found is where the next call starts, as in Accelerate.
     """
     if function is None:
         return functools.partial(
             find_executable_batch_size, starting_batch_size=starting_batch_size,
-            minimum_batch_size=minimum_batch_size, factor=factor, probe=probe,
-            gradient_accumulation=gradient_accumulation, search_tolerance=search_tolerance, group=group,
-            logger=logger)
+            reduce_batch_size_fn=reduce_batch_size_fn, minimum_batch_size=minimum_batch_size, factor=factor,
+            probe=probe, gradient_accumulation=gradient_accumulation, search_tolerance=search_tolerance,
+            group=group, timeout=timeout, logger=logger)
     if not 0 < factor < 1:
         raise ValueError(f"factor must be between 0 and 1, got {factor}")
     if minimum_batch_size < 1 or starting_batch_size < minimum_batch_size:
@@ -136,6 +187,8 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, mi
     def attempt(call, size):
         """Run call(size) on every rank and agree on the outcome. Returns (ok, result)."""
         state["attempts"] += 1
+        if group is None and settle.available():
+            return guarded(call, size)
         result, status, error = None, OK, None
         try:
             result = call(size)
@@ -156,6 +209,57 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, mi
             state["oom_ranks"] = ranks
             return False, None
         return True, result
+
+    def guarded(call, size):
+        """The attempt under the gate, the outcome met on the store (see the module's docstring)."""
+        import torch.distributed as dist
+
+        from . import ddpstate, track
+
+        track.install()
+        ddpstate.install()
+        before = sorted(ddpstate.live())  # the models every rank had before: re-synced before a retry
+        gate = Gate(dist.group.WORLD)
+        meeting = settle.Meeting(gate, timeout if timeout is not None else _timeout())
+        result, status, error, note = None, settle.OK, None, ""
+        track.GATE = gate
+        try:
+            result = call(size)
+        except Exception as exc:  # noqa: BLE001 - decided below, re-raised unless OOM
+            if gate.aborted is not None and _left(exc):
+                status = settle.ABORTED  # another rank's failure stopped this one (its text quotes that OOM)
+            else:
+                status = settle.OOM if is_oom_error(exc) else settle.ABORTED if gate.aborted else settle.FAILED
+            error = exc if status == settle.FAILED else None
+            note = _short(exc)
+            del exc  # the traceback pins the attempt's tensors
+        finally:
+            track.GATE = None
+        try:
+            found = meeting.settle(status, note)
+        except RetryUnsafe as exc:
+            raise RetryUnsafe(f"find_executable_batch_size cannot retry in-process at batch_size={size}"
+                              f"{' (' + gate.aborted + ')' if gate.aborted else ''}: {exc}. Use probe= (a step "
+                              "run before training, its OOM is caught before any collective) or "
+                              "`clusterdoc submit --oom-retry` (restarts every rank).") from None
+        finally:
+            meeting.close()
+        failed = [r for r, s in found.items() if s["status"] == settle.FAILED]
+        if failed:
+            if error is not None:
+                raise error
+            raise RuntimeError(f"find_executable_batch_size: rank(s) {failed} failed with an error other than "
+                               f"out of memory at batch_size={size} ({found[failed[0]]['note']}); see their logs")
+        ooms = [r for r, s in found.items() if s["status"] == settle.OOM]
+        if not ooms and gate.aborted is None:
+            return True, result
+        del result
+        release_memory()
+        common = [n for n in before if n in ddpstate.live()]
+        ddpstate.reset(common if _same_everywhere(common) else [])
+        state["last_error"] = note if status == settle.OOM else found[ooms[0]]["note"] if ooms else ""
+        state["oom_ranks"] = ooms
+        return False, None
 
     def give_up(size):
         raise BatchSizeSearchError(
@@ -204,7 +308,7 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, mi
                 return result
             if size <= minimum_batch_size:
                 give_up(size)
-            new = max(minimum_batch_size, int(size * factor))
+            new = max(minimum_batch_size, min(size - 1, _next_size(reduce_batch_size_fn, size, factor)))
             log.warning(f"out of memory at batch_size={size} on rank(s) {state['oom_ranks']} "
                         f"({state.get('last_error') or 'another rank'}); retrying with batch_size={new}")
             size = new

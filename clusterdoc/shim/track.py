@@ -7,6 +7,8 @@ async op's future completes) moves it to `last`. DDP's gradient all_reduce is is
 autograd hooks, where no Python wrapper sees it: every DistributedDataParallel gets a comm hook that records
 each bucket's all_reduce ("DDP gradient all_reduce, bucket k") and then does what DDP's default does (or
 runs the user's own hook, registered through us). The watchdog (watch.py) reads this state from its thread.
+While an OOM-retry attempt runs, the same two places pass each call through GATE (shim/attempt.py), and DDPS
+keeps the live DDP models weakly (shim/ddpstate.py resets them before a retry).
 
 Cost: a dict lookup, one frame walk (cached per code object), two clock reads and a few attribute writes
 per call; `bench/bench_tracking.py` measures it. Not seen: functional collectives
@@ -15,11 +17,13 @@ install (`from torch.distributed import all_reduce` at import time, before shim.
 """
 from __future__ import annotations
 
+import itertools
 import linecache
 import os
 import sys
 import threading
 import time
+import weakref
 
 OPS = (
     "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
@@ -41,6 +45,9 @@ _ASYNC_POS = {"all_reduce": 3, "reduce": 4, "broadcast": 3, "all_gather": 3, "ga
 
 ORIGINALS: dict = {}      # op name -> torch's own function (debug mode's exchange calls these directly)
 CHECK = None              # debug mode's pre-op check, set by debug.enable_debug(); None when off
+GATE = None               # the OOM retry's gate while an attempt runs (shim/attempt.py); None otherwise
+DDPS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # creation number -> live DDP
+_ddp_numbers = itertools.count()
 
 
 class Record:
@@ -231,8 +238,11 @@ def _wrap(op, fn, public: bool):
 
     def collective(*args, **kwargs):
         is_async = _is_async(op, args, kwargs)
-        rec = tracker.begin(op, _group_of(op, args, kwargs), _tensor_of(op, args, kwargs), call_site(),
-                            is_async=is_async)
+        group, tensor = _group_of(op, args, kwargs), _tensor_of(op, args, kwargs)
+        gate = GATE
+        if gate is not None:  # an OOM-retry attempt: counts the call, or raises AttemptAborted
+            gate.enter(op, group, tensor, args, kwargs, public and CHECK is not None)
+        rec = tracker.begin(op, group, tensor, call_site(), is_async=is_async)
         try:
             if public and CHECK is not None and CHECK(op, args, kwargs):
                 result = None  # debug mode did the op itself (small gloo payloads ride in its check)
@@ -242,6 +252,8 @@ def _wrap(op, fn, public: bool):
         except BaseException as exc:
             tracker.end(rec, exc)
             raise
+        if gate is not None and not is_async:
+            gate.leave()  # the attempt was aborted while we waited: the result may be a drain's zeros
         if is_async and result is not None:
             _end_when_done(rec, result)
         else:
@@ -321,6 +333,9 @@ class _HookState:
 
 
 def _ddp_hook(state: _HookState, bucket):
+    gate = GATE
+    if gate is not None:  # an OOM-retry attempt: counts the bucket's all_reduce, or raises AttemptAborted
+        gate.enter_bucket(state.group, bucket.buffer(), state.user_hook is None)
     site = call_site(sys._getframe(1))  # on CPU the autograd engine runs on the thread that called backward()
     code = linecache.getline(site[0], site[1]).strip() if site else ""
     note = f"DDP gradient all_reduce, bucket {bucket.index()}" + (f", from {code}" if code else "")
@@ -335,11 +350,13 @@ def _ddp_hook(state: _HookState, bucket):
             tensor = bucket.buffer()
             tensor.div_(group.size())
             fut = ORIGINALS["all_reduce"](tensor, group=group, async_op=True).get_future().then(
-                lambda f: f.value()[0])
+                (lambda f: f.value()[0]) if gate is None else gate.first_value)
     except BaseException as exc:
         TRACKER.end(rec, exc)
         raise
     fut.add_done_callback(lambda f: TRACKER.end(rec))
+    if gate is not None and state.user_hook is not None:  # (ours checks in its own callback: first_value)
+        fut = gate.guard(fut)  # fails the bucket (and so backward) if the attempt was aborted meanwhile
     return fut
 
 
@@ -353,6 +370,8 @@ def _install_ddp_hook() -> None:
     def __init__(self, *args, **kwargs):
         init(self, *args, **kwargs)
         self._clusterdoc_hook = _HookState(getattr(self, "process_group", None))
+        self._clusterdoc_number = n = next(_ddp_numbers)
+        DDPS[n] = self  # weakly: the OOM retry resets the live ones (shim/ddpstate.py)
         register(self, self._clusterdoc_hook, _ddp_hook)
 
     def register_comm_hook(self, state, hook):

@@ -334,5 +334,106 @@ def scenario_tracking():
     out(rank=r, seen=seen, grad=grad, user_calls=calls, pending=len(track.TRACKER.pending))
 
 
+def scenario_oom_ddp(where, spec, steps="3"):
+    """DDP training, `steps` steps per attempt; rank R runs out of memory above batch L at `where` (spec
+    "R:L[,R:L]"): forward (its peers go on into backward's all_reduce), backward (after some buckets), step
+    (after its optimizer step: peers in the next forward, where DDP rebuilds its buckets), plain (between the
+    step and the plain all_reduce/broadcast/subgroup calls its peers are in), unsafe (peers in an uneven
+    all_to_all_single, which cannot be replayed). Reports the sizes run, a parameter checksum, threads, and when the OOMs and attempts were."""
+    from clusterdoc import shim
+    import threading
+    import torch
+    import torch.distributed as dist
+    from torch import nn
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    env = shim.init()
+    r, w = env.rank, env.world_size
+    limits = {int(a): int(b) for a, b in (x.split(":") for x in spec.split(","))}
+    wheres = where.split(",")
+    steps = int(steps)
+    times = {"oom": [], "start": []}
+
+    def oom_here(point, batch_size, i):
+        mine = wheres[min(list(limits).index(r), len(wheres) - 1)] if r in limits else None
+        if mine == point and batch_size > limits[r] and i == (0 if point in ("forward", "step") else 1):
+            if point == "unsafe":
+                time.sleep(3)  # let the peers get into the all_to_all first
+            times["oom"].append(time.time())
+            raise torch.OutOfMemoryError(f"CUDA out of memory. Tried to allocate {batch_size} MiB ({point})")
+
+    class Boom(torch.autograd.Function):  # raises in backward, between the buckets of the layers around it
+        @staticmethod
+        def forward(ctx, x, batch_size, i):
+            ctx.batch_size, ctx.i = batch_size, i
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, grad):
+            oom_here("backward", ctx.batch_size, ctx.i)
+            return grad, None, None
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b, self.c = nn.Linear(16, 32), nn.Linear(32, 32), nn.Linear(32, 1)
+
+        def forward(self, x, batch_size, i):
+            h = torch.tanh(self.a(x))
+            oom_here("forward", batch_size, i)
+            h = Boom.apply(h, batch_size, i)
+            return self.c(torch.tanh(self.b(h)))
+
+    torch.manual_seed(0)
+    ddp = DDP(Net(), bucket_cap_mb=0.002)  # a few KB: several buckets
+    sub = dist.new_group([0, 1])
+
+    @shim.find_executable_batch_size(starting_batch_size=256)
+    def train(batch_size):
+        times["start"].append(time.time())
+        opt = torch.optim.SGD(ddp.parameters(), lr=0.01)
+        for i in range(steps):
+            g = torch.Generator().manual_seed(1000 * r + i)
+            x, y = torch.randn(batch_size, 16, generator=g), torch.randn(batch_size, 1, generator=g)
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(ddp(x, batch_size, i), y)
+            loss.backward()
+            opt.step()
+            oom_here("step", batch_size, i)
+            if "plain" in wheres or "unsafe" in wheres:
+                oom_here("plain", batch_size, i)
+                if r in (0, 1):
+                    dist.all_reduce(torch.ones(3), group=sub)  # a subgroup's collective: drained too
+                oom_here("unsafe", batch_size, i)
+                if "unsafe" in wheres:  # uneven splits: a rank that stopped before cannot issue the same
+                    dist.all_to_all_single(torch.zeros(sum(range(1, w + 1))), torch.zeros(w * (r + 1)),
+                                           output_split_sizes=[j + 1 for j in range(w)],
+                                           input_split_sizes=[r + 1] * w)
+                total = loss.detach().clone()
+                dist.all_reduce(total)
+                dist.broadcast(torch.zeros(4), src=0)
+                objs = [None] * w
+                dist.all_gather_object(objs, batch_size)
+        return batch_size
+
+    try:
+        used = train()
+        error = None
+    except Exception as exc:  # noqa: BLE001 - reported
+        used, error = None, f"{type(exc).__name__}: {exc}"
+    if error and "unsafe" in wheres:  # the group is not usable: leave at once (a stuck peer's op then fails)
+        out(rank=r, error=error, elapsed=time.time() - min(times["start"]))
+        os._exit(0)
+    # the group is still usable, and so is the model
+    t = torch.ones(1)
+    dist.all_reduce(t)
+    x = torch.ones(4, 16)
+    nn.functional.mse_loss(ddp(x, 1, 99), torch.zeros(4, 1)).backward()
+    checksum = [float(p.detach().double().sum()) for p in ddp.parameters()]
+    grads = [float(p.grad.double().sum()) for p in ddp.parameters()]
+    out(rank=r, used=used, error=error, attempts=train.attempts(), checksum=checksum, grads=grads,
+        sum=t.item(), times=times, threads=sorted(t.name for t in threading.enumerate()))
+
+
 if __name__ == "__main__":
     globals()["scenario_" + sys.argv[1]](*sys.argv[2:])
