@@ -23,7 +23,7 @@ def _forward_collectives(ddp) -> tuple:
 
     if ddp._use_python_reducer or ddp._delay_all_reduce_all_params:
         return ()
-    kinds = ()
+    kinds: tuple[str, ...] = ()
     if torch.is_grad_enabled() and not ddp._has_rebuilt_buckets:
         kinds += ("ddp_rebuild",)  # issues its broadcasts only if a backward ran since the reset: alike on every rank
     if ddp._check_sync_bufs_pre_fwd():
@@ -45,9 +45,9 @@ def install() -> None:
             gate.enter_ddp(self.process_group, self._clusterdoc_number, _forward_collectives(self))
         return original(self, *inputs, **kwargs)
 
-    _pre_forward.__clusterdoc_original__ = original
-    _pre_forward.__wrapped__ = original
-    DDP._pre_forward = _pre_forward
+    _pre_forward.__clusterdoc_original__ = original  # type: ignore[attr-defined]
+    _pre_forward.__wrapped__ = original  # type: ignore[attr-defined]
+    DDP._pre_forward = _pre_forward  # type: ignore[method-assign]
 
 
 def replay(kind: str, number: int) -> None:

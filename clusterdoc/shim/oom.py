@@ -42,7 +42,7 @@ class BatchSizeSearchError(RuntimeError):
     """Out of memory even at the minimum batch size."""
 
 
-def is_oom_error(exc: BaseException) -> bool:
+def is_oom_error(exc: BaseException | None) -> bool:
     """True if `exc` (or an exception it was raised from) is an out-of-memory error of any backend."""
     seen = 0
     while exc is not None and seen < 8:
@@ -86,7 +86,7 @@ def agree(status: int, size: int, group=None):
     if not (dist.is_available() and dist.is_initialized()):
         return status, ([0] if status else []), size
     world = dist.get_world_size(group)
-    device = "cpu"
+    device = torch.device("cpu")
     if dist.get_backend(group) == "nccl":
         device = torch.device("cuda", torch.cuda.current_device())
     vec = torch.zeros(world + 1, dtype=torch.int64, device=device)
@@ -99,7 +99,7 @@ def agree(status: int, size: int, group=None):
     return worst, ranks, -values[world]
 
 
-def _left(exc: BaseException) -> bool:
+def _left(exc: BaseException | None) -> bool:
     """Did `exc` come from AttemptAborted (also as the text of a failed DDP bucket future)?"""
     seen = 0
     while exc is not None and seen < 8:
@@ -299,7 +299,7 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, re
         while True:
             if gradient_accumulation:
                 micro, steps = _accumulation(starting_batch_size, size)
-                ok, result = attempt(lambda b: function(b, steps, *args, **kwargs), micro)
+                ok, result = attempt(lambda b, steps=steps: function(b, steps, *args, **kwargs), micro)
                 size = micro
             else:
                 ok, result = attempt(lambda b: function(b, *args, **kwargs), size)
@@ -313,6 +313,6 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, re
                         f"({state.get('last_error') or 'another rank'}); retrying with batch_size={new}")
             size = new
 
-    wrapper.attempts = lambda: state["attempts"]
-    wrapper.batch_size = lambda: state["size"]
+    wrapper.attempts = lambda: state["attempts"]  # type: ignore[attr-defined]
+    wrapper.batch_size = lambda: state["size"]  # type: ignore[attr-defined]
     return wrapper

@@ -164,11 +164,11 @@ class _Tracker:
         return "\n".join(lines)
 
     def _report_forward(self, records, batch):
-        for i, (module, inputs, output) in enumerate(records):
-            if not all(_finite(t) for _, t in _tensors(output, "output")):
-                break
-        else:
+        bad = [i for i, (_module, _inputs, output) in enumerate(records)
+               if not all(_finite(t) for _, t in _tensors(output, "output"))]
+        if not bad:
             return  # a float32 sum overflowed on finite values: nothing to report
+        i = bad[0]
         self.detected_overflow = True
         self.frames.clear()
         for rec in records[max(0, i - self.max_frames + 1): i + 1]:

@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Callable
 
 OPS = (
     "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
@@ -44,7 +45,7 @@ _ASYNC_POS = {"all_reduce": 3, "reduce": 4, "broadcast": 3, "all_gather": 3, "ga
               "all_gather_into_tensor": 3, "reduce_scatter_tensor": 4}
 
 ORIGINALS: dict = {}      # op name -> torch's own function (debug mode's exchange calls these directly)
-CHECK = None              # debug mode's pre-op check, set by debug.enable_debug(); None when off
+CHECK: Callable[..., bool] | None = None  # debug mode's pre-op check, set by debug.enable_debug(); None when off
 GATE = None               # the OOM retry's gate while an attempt runs (shim/attempt.py); None otherwise
 DDPS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # creation number -> live DDP
 _ddp_numbers = itertools.count()
@@ -173,9 +174,9 @@ def _group_name(group) -> str:
 
 def _internal_dirs() -> tuple[str, ...]:
     dirs = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
-    torch = sys.modules.get("torch")
-    if torch is not None and getattr(torch, "__file__", None):
-        dirs.append(os.path.dirname(os.path.abspath(torch.__file__)) + os.sep)
+    torch_file = getattr(sys.modules.get("torch"), "__file__", None)
+    if torch_file:
+        dirs.append(os.path.dirname(os.path.abspath(torch_file)) + os.sep)
     return tuple(dirs)
 
 
@@ -265,8 +266,8 @@ def _wrap(op, fn, public: bool):
 
     collective.__name__ = collective.__qualname__ = getattr(fn, "__name__", op)
     collective.__doc__ = getattr(fn, "__doc__", None)
-    collective.__wrapped__ = fn
-    collective.__clusterdoc_original__ = fn
+    collective.__wrapped__ = fn  # type: ignore[attr-defined]
+    collective.__clusterdoc_original__ = fn  # type: ignore[attr-defined]
     return collective
 
 
@@ -348,7 +349,7 @@ def _ddp_hook(state: _HookState, bucket):
 
             group = state.group if state.group is not None else dist.group.WORLD
             tensor = bucket.buffer()
-            tensor.div_(group.size())
+            tensor.div_(group.size())  # type: ignore[union-attr]  # WORLD exists once DDP does
             fut = ORIGINALS["all_reduce"](tensor, group=group, async_op=True).get_future().then(
                 (lambda f: f.value()[0]) if gate is None else gate.first_value)
     except BaseException as exc:
@@ -384,9 +385,9 @@ def _install_ddp_hook() -> None:
         ours.user_state, ours.user_hook = state, hook
         return None
 
-    __init__.__clusterdoc_original__ = init
-    __init__.__wrapped__ = init
-    register_comm_hook.__clusterdoc_original__ = register
+    __init__.__clusterdoc_original__ = init  # type: ignore[attr-defined]
+    __init__.__wrapped__ = init  # type: ignore[attr-defined]
+    register_comm_hook.__clusterdoc_original__ = register  # type: ignore[attr-defined]
     register_comm_hook.__doc__ = register.__doc__
-    DDP.__init__ = __init__
-    DDP.register_comm_hook = register_comm_hook
+    DDP.__init__ = __init__  # type: ignore[method-assign]
+    DDP.register_comm_hook = register_comm_hook  # type: ignore[method-assign]
