@@ -29,11 +29,20 @@ if TYPE_CHECKING:
     from clusterdoc.wheel.options import WheelOptions, WheelResult
 
 _EXPORTS = {
-    "check": "clusterdoc.api", "submit": "clusterdoc.api", "build_wheel": "clusterdoc.api", "Job": "clusterdoc.api",
-    "Report": "clusterdoc.doctor", "NodeResult": "clusterdoc.doctor", "CheckOptions": "clusterdoc.doctor",
-    "Finding": "clusterdoc.checks", "JobSpec": "clusterdoc.launch.job", "SubmitOptions": "clusterdoc.launch.options",
-    "Outcome": "clusterdoc.launch.outcome", "PreflightFailed": "clusterdoc.launch.submit",
-    "WheelOptions": "clusterdoc.wheel.options", "WheelResult": "clusterdoc.wheel.options",
+    "check": "clusterdoc.api",
+    "submit": "clusterdoc.api",
+    "build_wheel": "clusterdoc.api",
+    "Job": "clusterdoc.api",
+    "Report": "clusterdoc.doctor",
+    "NodeResult": "clusterdoc.doctor",
+    "CheckOptions": "clusterdoc.doctor",
+    "Finding": "clusterdoc.checks",
+    "JobSpec": "clusterdoc.launch.job",
+    "SubmitOptions": "clusterdoc.launch.options",
+    "Outcome": "clusterdoc.launch.outcome",
+    "PreflightFailed": "clusterdoc.launch.submit",
+    "WheelOptions": "clusterdoc.wheel.options",
+    "WheelResult": "clusterdoc.wheel.options",
     "UsageError": "clusterdoc.errors",
 }
 __all__ = sorted(_EXPORTS)

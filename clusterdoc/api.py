@@ -19,8 +19,14 @@ from clusterdoc.wheel.options import WheelOptions, WheelResult
 ENDED = ("COMPLETED", "FAILED", "CANCELLED")
 
 
-def check(hostfile: str | None = None, *, checks: list[str] | str | None = None, local: bool = False,
-          facts_dir: str | None = None, **options) -> Report:
+def check(
+    hostfile: str | None = None,
+    *,
+    checks: list[str] | str | None = None,
+    local: bool = False,
+    facts_dir: str | None = None,
+    **options,
+) -> Report:
     """The doctor: `check("hostfile")`, `check(nodelist=["gpu[01-04]"])`, `check(local=True)`, or
     `check(facts_dir="saved/")`. Keyword options are CheckOptions' fields (timeout, ssh_config, skip, ...)."""
     from clusterdoc import doctor
@@ -125,7 +131,7 @@ class Job:
         if rank is None:
             return text
         prefix = f"[rank {rank}] "
-        return "".join(line[len(prefix):] if line.startswith(prefix) else line for line in text.splitlines(True))
+        return "".join(line[len(prefix) :] if line.startswith(prefix) else line for line in text.splitlines(True))
 
     def cancel(self) -> None:
         """Stop every rank (scancel for Slurm); returns when they are gone."""

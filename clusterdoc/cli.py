@@ -58,6 +58,7 @@ class _QuietPipe:
 
 # --- subcommands -----------------------------------------------------------------------------
 
+
 def cmd_hosts(args) -> int:
     from clusterdoc import hostfile
 
@@ -66,19 +67,39 @@ def cmd_hosts(args) -> int:
 
 def _targets(args) -> dict:
     """The shared target options (see _add_target_options) as keyword arguments."""
-    return dict(hostfile=getattr(args, "hostfile", None), nodelist=args.nodelist or [], ssh_config=args.ssh_config,
-                identity=args.identity or [], user=args.user, timeout=args.timeout, fanout=args.fanout,
-                accept_new_host_keys=args.accept_new_host_keys)
+    return dict(
+        hostfile=getattr(args, "hostfile", None),
+        nodelist=args.nodelist or [],
+        ssh_config=args.ssh_config,
+        identity=args.identity or [],
+        user=args.user,
+        timeout=args.timeout,
+        fanout=args.fanout,
+        accept_new_host_keys=args.accept_new_host_keys,
+    )
 
 
 def cmd_check(args) -> int:
     from clusterdoc import doctor
 
-    opts = doctor.CheckOptions(**_targets(args), local=args.local, facts_dir=args.facts, save_facts=args.save_facts,
-                               checks=args.checks, skip=args.skip, comm=args.comm,
-                               mesh="off" if args.no_mesh else args.mesh, mesh_k=args.mesh_k,
-                               arch_list=args.arch_list, mpirun=args.mpirun, python=args.python, strict=args.strict,
-                               verbose=args.verbose, port=args.port, env=args.env or None)
+    opts = doctor.CheckOptions(
+        **_targets(args),
+        local=args.local,
+        facts_dir=args.facts,
+        save_facts=args.save_facts,
+        checks=args.checks,
+        skip=args.skip,
+        comm=args.comm,
+        mesh="off" if args.no_mesh else args.mesh,
+        mesh_k=args.mesh_k,
+        arch_list=args.arch_list,
+        mpirun=args.mpirun,
+        python=args.python,
+        strict=args.strict,
+        verbose=args.verbose,
+        port=args.port,
+        env=args.env or None,
+    )
     if args.slurm_health and not opts.is_local:
         raise UsageError("--slurm-health judges this node: use it with --local (as slurm.conf's HealthCheckProgram)")
     report = doctor.check(opts)
@@ -95,13 +116,31 @@ def cmd_submit(args) -> int:
     from clusterdoc.launch.options import SubmitOptions
 
     opts = SubmitOptions(
-        script=args.script, script_args=args.script_args or [], backend=args.backend, nodes=args.nodes,
-        tasks_per_node=args.tasks_per_node, gpus_per_node=args.gpus_per_node, hostfile=args.hostfile,
-        ssh_config=args.ssh_config, partition=args.partition, time=args.time, debug=args.debug,
-        log_level=args.log_level, overflow=args.overflow, oom_retry=args.oom_retry,
-        preflight=None if args.no_preflight is None else not args.no_preflight, wait=args.wait, folder=args.folder,
-        mpirun=args.mpirun, python=args.python, hang_timeout=args.hang_timeout, on_hang=args.on_hang,
-        trace=args.trace, port=args.port, config=args.config)
+        script=args.script,
+        script_args=args.script_args or [],
+        backend=args.backend,
+        nodes=args.nodes,
+        tasks_per_node=args.tasks_per_node,
+        gpus_per_node=args.gpus_per_node,
+        hostfile=args.hostfile,
+        ssh_config=args.ssh_config,
+        partition=args.partition,
+        time=args.time,
+        debug=args.debug,
+        log_level=args.log_level,
+        overflow=args.overflow,
+        oom_retry=args.oom_retry,
+        preflight=None if args.no_preflight is None else not args.no_preflight,
+        wait=args.wait,
+        folder=args.folder,
+        mpirun=args.mpirun,
+        python=args.python,
+        hang_timeout=args.hang_timeout,
+        on_hang=args.on_hang,
+        trace=args.trace,
+        port=args.port,
+        config=args.config,
+    )
     return submit.main(opts)
 
 
@@ -138,31 +177,58 @@ def cmd_trace(args) -> int:
 def cmd_build_wheel(args) -> int:
     from clusterdoc import wheel
 
-    opts = wheel.WheelOptions(**_targets(args), arch_list=args.arch_list, source=args.source, ops=args.ops,
-                              aio=args.aio, jobs=args.jobs, out=args.out, cache=args.cache, install=args.install,
-                              dry_run=args.dry_run)
+    opts = wheel.WheelOptions(
+        **_targets(args),
+        arch_list=args.arch_list,
+        source=args.source,
+        ops=args.ops,
+        aio=args.aio,
+        jobs=args.jobs,
+        out=args.out,
+        cache=args.cache,
+        install=args.install,
+        dry_run=args.dry_run,
+    )
     return wheel.build_wheel(opts, echo=True).exit_code
 
 
 # --- parser ----------------------------------------------------------------------------------
 
+
 def _add_target_options(p: argparse.ArgumentParser, hostfile_positional: bool = True) -> None:
     """Options every command that talks to nodes shares (the pdsh/clush/ssh vocabulary)."""
     if hostfile_positional:
         p.add_argument("hostfile", nargs="?", help="hostfile (MPICH, Open MPI, plain or Slurm hostlist lines)")
-    p.add_argument("-w", "--nodelist", metavar="EXPR", action="append",
-                   help="Slurm hostlist expression instead of a hostfile, e.g. 'gpu[001-004],cpu7'")
-    p.add_argument("--ssh-config", metavar="FILE",
-                   help="OpenSSH client config to read (Host, HostName, Port, User, IdentityFile, UserKnownHostsFile)")
+    p.add_argument(
+        "-w",
+        "--nodelist",
+        metavar="EXPR",
+        action="append",
+        help="Slurm hostlist expression instead of a hostfile, e.g. 'gpu[001-004],cpu7'",
+    )
+    p.add_argument(
+        "--ssh-config",
+        metavar="FILE",
+        help="OpenSSH client config to read (Host, HostName, Port, User, IdentityFile, UserKnownHostsFile)",
+    )
     p.add_argument("-i", "--identity", metavar="KEY", action="append", help="private key file (repeatable)")
     p.add_argument("--user", "-l", metavar="USER", help="remote user (default: hostfile, ssh config, then $USER)")
-    p.add_argument("--timeout", type=float, default=30.0, metavar="SEC",
-                   help="per-node timeout for connecting and probing (default 30)")
-    p.add_argument("--fanout", "-f", type=int, default=32, metavar="N",
-                   help="nodes handled at once (default 32, like pdsh)")
-    p.add_argument("--accept-new-host-keys", action="store_true",
-                   help="accept host keys of nodes not yet in known_hosts (never a changed one), "
-                        "like StrictHostKeyChecking=accept-new")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SEC",
+        help="per-node timeout for connecting and probing (default 30)",
+    )
+    p.add_argument(
+        "--fanout", "-f", type=int, default=32, metavar="N", help="nodes handled at once (default 32, like pdsh)"
+    )
+    p.add_argument(
+        "--accept-new-host-keys",
+        action="store_true",
+        help="accept host keys of nodes not yet in known_hosts (never a changed one), "
+        "like StrictHostKeyChecking=accept-new",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -176,65 +242,111 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     # hosts
-    p = sub.add_parser("hosts", help="expand a hostfile or hostlist and print it in another form",
-                       description="Parse a hostfile (MPICH host[:slots], Open MPI 'host slots=N', plain, "
-                                   "Slurm hostlist expressions, user@host, # comments) and print the hosts.")
+    p = sub.add_parser(
+        "hosts",
+        help="expand a hostfile or hostlist and print it in another form",
+        description="Parse a hostfile (MPICH host[:slots], Open MPI 'host slots=N', plain, "
+        "Slurm hostlist expressions, user@host, # comments) and print the hosts.",
+    )
     p.add_argument("hostfile", nargs="?", help="hostfile to read ('-' for standard input)")
     p.add_argument("-w", "--nodelist", metavar="EXPR", action="append", help="Slurm hostlist expression (repeatable)")
-    p.add_argument("--to", choices=["plain", "mpich", "openmpi", "slurm", "json"], default="plain",
-                   help="output form (default plain: one host a line)")
-    p.add_argument("--duplicates", choices=["merge", "refuse"], default="merge",
-                   help="a host listed twice: add its slots (merge, default) or refuse the file")
+    p.add_argument(
+        "--to",
+        choices=["plain", "mpich", "openmpi", "slurm", "json"],
+        default="plain",
+        help="output form (default plain: one host a line)",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=["merge", "refuse"],
+        default="merge",
+        help="a host listed twice: add its slots (merge, default) or refuse the file",
+    )
     p.set_defaults(func=cmd_hosts)
 
     # check
-    p = sub.add_parser("check", help="check every node of a cluster for what breaks distributed training",
-                       description="Probe every node in parallel (one SSH round trip each) and judge the facts: "
-                                   "ssh, mpi, kernel, cuda, arch, consistency, and with --comm a real all_reduce. "
-                                   "With no hostfile, checks this machine only (--local).")
+    p = sub.add_parser(
+        "check",
+        help="check every node of a cluster for what breaks distributed training",
+        description="Probe every node in parallel (one SSH round trip each) and judge the facts: "
+        "ssh, mpi, kernel, cuda, arch, consistency, and with --comm a real all_reduce. "
+        "With no hostfile, checks this machine only (--local).",
+    )
     _add_target_options(p)
-    p.add_argument("--local", action="store_true",
-                   help="check this machine only, without SSH (default with no hostfile)")
-    p.add_argument("--facts", metavar="DIR",
-                   help="judge saved facts (DIR/NODE.json, see --save-facts) instead of probing")
-    p.add_argument("--slurm-health", action="store_true",
-                   help="with --local, as slurm.conf's HealthCheckProgram: drain this node on a failure "
-                        "(Reason='clusterdoc: ...'), resume it when healthy if clusterdoc drained it (NHC's contract)")
+    p.add_argument(
+        "--local", action="store_true", help="check this machine only, without SSH (default with no hostfile)"
+    )
+    p.add_argument(
+        "--facts", metavar="DIR", help="judge saved facts (DIR/NODE.json, see --save-facts) instead of probing"
+    )
+    p.add_argument(
+        "--slurm-health",
+        action="store_true",
+        help="with --local, as slurm.conf's HealthCheckProgram: drain this node on a failure "
+        "(Reason='clusterdoc: ...'), resume it when healthy if clusterdoc drained it (NHC's contract)",
+    )
     p.add_argument("--save-facts", metavar="DIR", help="also write each node's facts to DIR (what --facts reads back)")
     p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
-    p.add_argument("--checks", metavar="LIST", help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,"
-                   "cuda,arch,resources,clock,files,consistency,comm)")
+    p.add_argument(
+        "--checks",
+        metavar="LIST",
+        help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,"
+        "cuda,arch,resources,clock,files,consistency,comm)",
+    )
     p.add_argument("--skip", metavar="LIST", help="comma-separated checks to skip")
-    p.add_argument("--comm", action="store_true",
-                   help="also run a real torch.distributed all_reduce, one rank per node")
-    p.add_argument("--mesh", choices=["sample", "full", "off"], default="sample",
-                   help="node-to-node ssh: log in to --mesh-k sampled peers per node and judge every other pair "
-                        "from facts (sample, default), log in to every pair (full: N x N), or skip it (off)")
+    p.add_argument(
+        "--comm", action="store_true", help="also run a real torch.distributed all_reduce, one rank per node"
+    )
+    p.add_argument(
+        "--mesh",
+        choices=["sample", "full", "off"],
+        default="sample",
+        help="node-to-node ssh: log in to --mesh-k sampled peers per node and judge every other pair "
+        "from facts (sample, default), log in to every pair (full: N x N), or skip it (off)",
+    )
     p.add_argument("--mesh-k", type=int, default=3, metavar="K", help="peers each node logs in to with --mesh sample")
     p.add_argument("--no-mesh", action="store_true", help="skip the node-to-node SSH test (--mesh off)")
     p.add_argument("--arch-list", metavar="LIST", help="TORCH_CUDA_ARCH_LIST to judge instead of each node's")
     p.add_argument("--mpirun", metavar="CMD", help="mpirun to use (default: mpirun on PATH)")
-    p.add_argument("--port", type=int, default=29500, metavar="PORT",
-                   help="rendezvous port the first node listens on during the check (default 29500, torchrun's "
-                        "MASTER_PORT); PORT+1 carries the sampled node-to-node TCP test")
-    p.add_argument("--env", action="append", metavar="K=V",
-                   help="a variable the probe sees instead of the node's (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME); "
-                        "repeatable")
-    p.add_argument("--python", metavar="PATH", default=None,
-                   help="python the job's ranks run: the probe runs under it, so its torch and packages are judged "
-                        "(default: python3 on each node's PATH; with --local, this python)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=29500,
+        metavar="PORT",
+        help="rendezvous port the first node listens on during the check (default 29500, torchrun's "
+        "MASTER_PORT); PORT+1 carries the sampled node-to-node TCP test",
+    )
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="K=V",
+        help="a variable the probe sees instead of the node's (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME); repeatable",
+    )
+    p.add_argument(
+        "--python",
+        metavar="PATH",
+        default=None,
+        help="python the job's ranks run: the probe runs under it, so its torch and packages are judged "
+        "(default: python3 on each node's PATH; with --local, this python)",
+    )
     p.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     p.add_argument("-v", "--verbose", action="count", default=0, help="show ok findings and details")
     p.set_defaults(func=cmd_check)
 
     # submit
-    p = sub.add_parser("submit", help="run a training script through Slurm, mpirun or locally, after a preflight check",
-                       description="Run SCRIPT on N nodes with the clusterdoc shim switched on. Options go "
-                                   "before SCRIPT; what follows it is the script's. Every option can also come "
-                                   "from CLUSTERDOC_<OPTION> or a YAML config (flag > env > file > default).")
-    p.add_argument("--backend", choices=["auto", "local", "slurm", "mpirun"], default=None,
-                   help="where to run (default auto: Slurm if its commands answer, "
-                        "else mpirun with a hostfile, else local)")
+    p = sub.add_parser(
+        "submit",
+        help="run a training script through Slurm, mpirun or locally, after a preflight check",
+        description="Run SCRIPT on N nodes with the clusterdoc shim switched on. Options go "
+        "before SCRIPT; what follows it is the script's. Every option can also come "
+        "from CLUSTERDOC_<OPTION> or a YAML config (flag > env > file > default).",
+    )
+    p.add_argument(
+        "--backend",
+        choices=["auto", "local", "slurm", "mpirun"],
+        default=None,
+        help="where to run (default auto: Slurm if its commands answer, else mpirun with a hostfile, else local)",
+    )
     p.add_argument("--nodes", "-N", type=int, default=None, help="number of nodes (default 1)")
     p.add_argument("--tasks-per-node", type=int, default=None, help="ranks per node (default 1, or GPUs per node)")
     p.add_argument("--gpus-per-node", type=int, default=None, help="GPUs per node (default 0)")
@@ -244,32 +356,64 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time", type=int, default=None, metavar="MIN", help="time limit in minutes (Slurm, default 60)")
     p.add_argument("--debug", action="store_true", default=None, help="collective shape checking in every rank")
     p.add_argument("--log-level", metavar="LEVEL", default=None, help="shim log level (DEBUG, INFO, WARNING, ...)")
-    p.add_argument("--overflow", action="store_true", default=None,
-                   help="inf/nan detection on every module of every model")
-    p.add_argument("--oom-retry", metavar="ARG[:MIN]", default=None,
-                   help="on OOM, re-launch with the script's --ARG halved on every rank, down to MIN (default 1), "
-                        "e.g. batch-size:8")
+    p.add_argument(
+        "--overflow", action="store_true", default=None, help="inf/nan detection on every module of every model"
+    )
+    p.add_argument(
+        "--oom-retry",
+        metavar="ARG[:MIN]",
+        default=None,
+        help="on OOM, re-launch with the script's --ARG halved on every rank, down to MIN (default 1), "
+        "e.g. batch-size:8",
+    )
     p.add_argument("--no-preflight", action="store_true", default=None, help="do not run the doctor first")
-    p.add_argument("--hang-timeout", type=int, default=None, metavar="SECONDS",
-                   help="a rank in one collective this long makes every rank report where it is (default 300; 0: off)")
-    p.add_argument("--on-hang", choices=["abort", "wait"], default=None,
-                   help="after the hang report: stop every rank (abort, the default) or keep waiting")
-    p.add_argument("--trace", action="store_true", default=None,
-                   help="keep every rank's collectives for 'clusterdoc trace JOB'")
-    p.add_argument("--port", type=int, default=None, metavar="PORT",
-                   help="the rendezvous MASTER_PORT (default: derived from the job id; local: a free port); the "
-                        "mpirun preflight checks that the first node can listen on it and the others reach it")
-    p.add_argument("--config", metavar="FILE",
-                   help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)")
+    p.add_argument(
+        "--hang-timeout",
+        type=int,
+        default=None,
+        metavar="SECONDS",
+        help="a rank in one collective this long makes every rank report where it is (default 300; 0: off)",
+    )
+    p.add_argument(
+        "--on-hang",
+        choices=["abort", "wait"],
+        default=None,
+        help="after the hang report: stop every rank (abort, the default) or keep waiting",
+    )
+    p.add_argument(
+        "--trace", action="store_true", default=None, help="keep every rank's collectives for 'clusterdoc trace JOB'"
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="the rendezvous MASTER_PORT (default: derived from the job id; local: a free port); the "
+        "mpirun preflight checks that the first node can listen on it and the others reach it",
+    )
+    p.add_argument(
+        "--config",
+        metavar="FILE",
+        help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)",
+    )
     wait = p.add_mutually_exclusive_group()
-    wait.add_argument("--wait", dest="wait", action="store_true", default=None,
-                      help="stream output and wait (default for local)")
+    wait.add_argument(
+        "--wait", dest="wait", action="store_true", default=None, help="stream output and wait (default for local)"
+    )
     wait.add_argument("--no-wait", dest="wait", action="store_false", help="print the job id and return")
     p.add_argument("--folder", metavar="DIR", default=None, help="log folder (default ./clusterdoc-jobs)")
-    p.add_argument("--mpirun", metavar="CMD", default=None,
-                   help="mpirun for the mpirun backend (default: mpirun on PATH; e.g. mpirun.mpich, mpirun.openmpi)")
-    p.add_argument("--python", metavar="PATH", default=None,
-                   help="python the ranks run (default: this one, which must exist at the same path on the nodes)")
+    p.add_argument(
+        "--mpirun",
+        metavar="CMD",
+        default=None,
+        help="mpirun for the mpirun backend (default: mpirun on PATH; e.g. mpirun.mpich, mpirun.openmpi)",
+    )
+    p.add_argument(
+        "--python",
+        metavar="PATH",
+        default=None,
+        help="python the ranks run (default: this one, which must exist at the same path on the nodes)",
+    )
     p.add_argument("script", help="Python training script")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments for the script")
     p.set_defaults(func=cmd_submit)
@@ -303,12 +447,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_trace)
 
     # build-wheel
-    p = sub.add_parser("build-wheel", help="build a DeepSpeed wheel for exactly the cluster's GPUs, and install it",
-                       description="Build DeepSpeed ops ahead of time for the GPUs the cluster has.")
+    p = sub.add_parser(
+        "build-wheel",
+        help="build a DeepSpeed wheel for exactly the cluster's GPUs, and install it",
+        description="Build DeepSpeed ops ahead of time for the GPUs the cluster has.",
+    )
     _add_target_options(p, hostfile_positional=False)
     p.add_argument("--hostfile", metavar="FILE", help="nodes whose GPUs set the arch list (and to --install on)")
-    p.add_argument("--arch-list", metavar="LIST",
-                   help="TORCH_CUDA_ARCH_LIST instead of asking the nodes, e.g. '8.0;9.0'")
+    p.add_argument(
+        "--arch-list", metavar="LIST", help="TORCH_CUDA_ARCH_LIST instead of asking the nodes, e.g. '8.0;9.0'"
+    )
     p.add_argument("--source", metavar="DIR|SDIST|VERSION", help="DeepSpeed checkout, sdist, or version to fetch")
     p.add_argument("--ops", metavar="LIST", default="cpu_adam,utils", help="ops to build (default cpu_adam,utils)")
     p.add_argument("--aio", action="store_true", help="also build the async I/O op (needs libaio)")

@@ -25,35 +25,38 @@ ON_HANG = ("abort", "wait")
 
 @dataclass(frozen=True)
 class Setting:
-    key: str           # the attribute name argparse uses (dashes become underscores)
-    type: type         # bool, int or str
+    key: str  # the attribute name argparse uses (dashes become underscores)
+    type: type  # bool, int or str
     default: object
     choices: tuple = ()
 
 
-SETTINGS = {s.key: s for s in [
-    Setting("backend", str, "auto", BACKENDS),
-    Setting("nodes", int, 1),
-    Setting("tasks_per_node", int, None),
-    Setting("gpus_per_node", int, 0),
-    Setting("hostfile", str, None),
-    Setting("ssh_config", str, None),
-    Setting("partition", str, None),
-    Setting("time", int, 60),
-    Setting("debug", bool, False),
-    Setting("log_level", str, None, LOG_LEVELS),
-    Setting("overflow", bool, False),
-    Setting("oom_retry", str, None),
-    Setting("no_preflight", bool, False),
-    Setting("wait", bool, None),
-    Setting("folder", str, "clusterdoc-jobs"),
-    Setting("mpirun", str, None),
-    Setting("python", str, None),
-    Setting("hang_timeout", int, 300),
-    Setting("on_hang", str, "abort", ON_HANG),
-    Setting("trace", bool, False),
-    Setting("port", int, None),
-]}
+SETTINGS = {
+    s.key: s
+    for s in [
+        Setting("backend", str, "auto", BACKENDS),
+        Setting("nodes", int, 1),
+        Setting("tasks_per_node", int, None),
+        Setting("gpus_per_node", int, 0),
+        Setting("hostfile", str, None),
+        Setting("ssh_config", str, None),
+        Setting("partition", str, None),
+        Setting("time", int, 60),
+        Setting("debug", bool, False),
+        Setting("log_level", str, None, LOG_LEVELS),
+        Setting("overflow", bool, False),
+        Setting("oom_retry", str, None),
+        Setting("no_preflight", bool, False),
+        Setting("wait", bool, None),
+        Setting("folder", str, "clusterdoc-jobs"),
+        Setting("mpirun", str, None),
+        Setting("python", str, None),
+        Setting("hang_timeout", int, 300),
+        Setting("on_hang", str, "abort", ON_HANG),
+        Setting("trace", bool, False),
+        Setting("port", int, None),
+    ]
+}
 
 ZERO_ALLOWED = ("gpus_per_node", "hang_timeout")  # 0 GPUs; 0 s: no hang watch
 ENV_PREFIX = "CLUSTERDOC_"
@@ -113,24 +116,32 @@ def read_file(path: Path) -> dict[str, object]:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise UsageError(f"not valid YAML: {getattr(err, 'problem', None) or err}", where=where,
-                         hint="the file is a mapping of flag names to values, e.g. 'debug: true'") from None
+        raise UsageError(
+            f"not valid YAML: {getattr(err, 'problem', None) or err}",
+            where=where,
+            hint="the file is a mapping of flag names to values, e.g. 'debug: true'",
+        ) from None
     if root is None:
         return {}
     if not isinstance(root, yaml.MappingNode):
-        raise UsageError("expected a mapping of flag names to values, e.g. 'nodes: 4'",
-                         where=f"{path}:{root.start_mark.line + 1}")
+        raise UsageError(
+            "expected a mapping of flag names to values, e.g. 'nodes: 4'", where=f"{path}:{root.start_mark.line + 1}"
+        )
     out: dict[str, object] = {}
     for key_node, value_node in root.value:
         where = f"{path}:{key_node.start_mark.line + 1}"
         name = str(key_node.value)
         key = name.replace("-", "_")
         if key not in SETTINGS:
-            raise UsageError(f"unknown key '{name}'", where=where,
-                             hint="known keys: " + ", ".join(k.replace("_", "-") for k in SETTINGS))
+            raise UsageError(
+                f"unknown key '{name}'",
+                where=where,
+                hint="known keys: " + ", ".join(k.replace("_", "-") for k in SETTINGS),
+            )
         if not isinstance(value_node, yaml.ScalarNode):
-            raise UsageError(f"key '{name}' must be {_type_name(SETTINGS[key].type)}, not a list or mapping",
-                             where=where)
+            raise UsageError(
+                f"key '{name}' must be {_type_name(SETTINGS[key].type)}, not a list or mapping", where=where
+            )
         value = yaml.safe_load(yaml.serialize(value_node))
         out[key] = _convert(SETTINGS[key], value, where, f"key '{name}'")
     return out
@@ -160,8 +171,13 @@ def read_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
     return out
 
 
-def resolve(flags: dict[str, object], explicit_config: str | None = None, environ: dict[str, str] | None = None,
-            cwd: Path | None = None, home: Path | None = None) -> tuple[dict[str, object], dict[str, str]]:
+def resolve(
+    flags: dict[str, object],
+    explicit_config: str | None = None,
+    environ: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    home: Path | None = None,
+) -> tuple[dict[str, object], dict[str, str]]:
     """Merge the layers. Returns (settings, origin) where origin[key] says where each value came from.
 
     `flags` holds argparse values; None means "not given" (every submit flag defaults to None for this).

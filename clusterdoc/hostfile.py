@@ -85,6 +85,7 @@ class Host:
 
 # --- validation ------------------------------------------------------------------------------
 
+
 def is_valid_hostname(name: str) -> bool:
     """RFC 1123 host name, or an IPv4 / IPv6 address (an IPv6 zone id must be an interface name)."""
     if not name or len(name) > 253 or not name.isascii():
@@ -110,15 +111,18 @@ def _check_host(name: str, where: str, text: str) -> str:
             f"{excerpt(name)} is not a valid host name or address (in {excerpt(text)})",
             where=where,
             hint="host names are letters, digits and '-' in dot-separated labels (RFC 1123), "
-                 "or IPv4/IPv6 addresses (zone ids: interface names). " + EXPECTED_FORMS,
+            "or IPv4/IPv6 addresses (zone ids: interface names). " + EXPECTED_FORMS,
         )
     return name
 
 
 def _check_user(user: str, where: str, text: str) -> str:
     if not _USER.fullmatch(user):
-        raise UsageError(f"{excerpt(user)} is not a valid user name (in {excerpt(text)})", where=where,
-                         hint="user names are letters, digits, '_', '.' and '-', starting with a letter or '_'")
+        raise UsageError(
+            f"{excerpt(user)} is not a valid user name (in {excerpt(text)})",
+            where=where,
+            hint="user names are letters, digits, '_', '.' and '-', starting with a letter or '_'",
+        )
     return user
 
 
@@ -128,18 +132,26 @@ def _check_chars(text: str, where: str, allowed: str = "") -> None:
         return
     bad = next((c for c in text if not c.isprintable() and c not in allowed), None)
     if bad is not None:
-        raise UsageError(f"character U+{ord(bad):04X} at column {text.index(bad) + 1} of {excerpt(text)} "
-                         "is a control or non-printing character", where=where, hint=EXPECTED_FORMS)
+        raise UsageError(
+            f"character U+{ord(bad):04X} at column {text.index(bad) + 1} of {excerpt(text)} "
+            "is a control or non-printing character",
+            where=where,
+            hint=EXPECTED_FORMS,
+        )
 
 
 def _positive_int(value: str, key: str, where: str, text: str) -> int:
     if not _SLOTS.fullmatch(value) or int(value) < 1:
-        raise UsageError(f"{key} must be a whole number from 1 to 999999999, got {excerpt(value)} "
-                         f"(in {excerpt(text)})", where=where, hint=EXPECTED_FORMS)
+        raise UsageError(
+            f"{key} must be a whole number from 1 to 999999999, got {excerpt(value)} (in {excerpt(text)})",
+            where=where,
+            hint=EXPECTED_FORMS,
+        )
     return int(value)
 
 
 # --- Slurm hostlist expressions --------------------------------------------------------------
+
 
 def _split_top_level(expr: str, where: str) -> list[str]:
     """Split on commas outside brackets: 'a[1,2],b' -> ['a[1,2]', 'b']."""
@@ -168,12 +180,17 @@ def _parse_ranges(spec: str, expr: str, where: str) -> list[tuple[int, int, int]
     for item in spec.split(","):
         m = _RANGE.fullmatch(item)
         if not m:
-            raise UsageError(f"bad range {excerpt(item)} in hostlist {excerpt(expr)}", where=where,
-                             hint="ranges look like [1-4], [001-016] or [1,3,5-7] (ASCII digits)")
+            raise UsageError(
+                f"bad range {excerpt(item)} in hostlist {excerpt(expr)}",
+                where=where,
+                hint="ranges look like [1-4], [001-016] or [1,3,5-7] (ASCII digits)",
+            )
         lo_s, hi_s = m.group(1), m.group(2) or m.group(1)
         if max(len(lo_s), len(hi_s)) > MAX_DIGITS:
-            raise UsageError(f"range {excerpt(item)} in hostlist {excerpt(expr)}: numbers have at most "
-                             f"{MAX_DIGITS} digits", where=where)
+            raise UsageError(
+                f"range {excerpt(item)} in hostlist {excerpt(expr)}: numbers have at most {MAX_DIGITS} digits",
+                where=where,
+            )
         lo, hi = int(lo_s), int(hi_s)
         if hi < lo:
             raise UsageError(f"range {excerpt(item)} goes backwards in hostlist {excerpt(expr)}", where=where)
@@ -187,7 +204,7 @@ def _parse_pattern(pattern: str, expr: str, where: str) -> list:
         return [pattern]
     pieces, pos = [], 0
     for m in re.finditer(r"\[([^\]]*)\]", pattern):
-        pieces += [pattern[pos:m.start()], _parse_ranges(m.group(1), expr, where)]
+        pieces += [pattern[pos : m.start()], _parse_ranges(m.group(1), expr, where)]
         pos = m.end()
     return pieces + [pattern[pos:]]
 
@@ -218,26 +235,32 @@ def expand_hostlist(expr: str, where: str = "--nodelist", before: int = 0) -> li
         raise UsageError("empty hostlist", where=where, hint=EXPECTED_FORMS)
     if "[" not in expr and "]" not in expr and "," not in expr:
         if before >= MAX_HOSTS:
-            raise UsageError(f"more than {MAX_HOSTS} hosts (the limit for a whole hostfile or --nodelist)",
-                             where=where)
+            raise UsageError(f"more than {MAX_HOSTS} hosts (the limit for a whole hostfile or --nodelist)", where=where)
         return [expr]
     patterns = []
     for part in _split_top_level(expr, where):
         if not part:
-            raise UsageError(f"empty name between commas in hostlist {excerpt(expr)}", where=where,
-                             hint=EXPECTED_FORMS)
+            raise UsageError(f"empty name between commas in hostlist {excerpt(expr)}", where=where, hint=EXPECTED_FORMS)
         patterns.append(_parse_pattern(part, expr, where))
     total = sum(_count(p) for p in patterns)
     if before + total > MAX_HOSTS:
-        after = f"; with the {before} before it, more than {MAX_HOSTS} hosts" if before else \
-            f": more than {MAX_HOSTS} hosts"
-        raise UsageError(f"hostlist {excerpt(expr)} expands to {total} host(s){after} (the limit for a whole "
-                         "hostfile or --nodelist)", where=where, hint="check the ranges for a typo")
+        after = (
+            f"; with the {before} before it, more than {MAX_HOSTS} hosts"
+            if before
+            else f": more than {MAX_HOSTS} hosts"
+        )
+        raise UsageError(
+            f"hostlist {excerpt(expr)} expands to {total} host(s){after} (the limit for a whole "
+            "hostfile or --nodelist)",
+            where=where,
+            hint="check the ranges for a typo",
+        )
     names: list[str] = []
     for pieces in patterns:
         choices = [_values(p) if isinstance(p, list) else (p,) for p in pieces]
         names.extend("".join(t) for t in itertools.product(*choices))
     return names
+
 
 # --- folding: the inverse of expansion -------------------------------------------------------
 
@@ -334,6 +357,7 @@ def compress_hostlist(names) -> str:
 
 # --- hostfile lines --------------------------------------------------------------------------
 
+
 def _options(fields: list[str], text: str, where: str) -> dict[str, int]:
     """Open MPI's 'slots=N max_slots=M' (each key once, as Open MPI insists)."""
     found: dict[str, int] = {}
@@ -341,11 +365,15 @@ def _options(fields: list[str], text: str, where: str) -> dict[str, int]:
         key, sep, value = opt.partition("=")
         name = _KEYS.get(key.lower())
         if not sep or name is None:
-            raise UsageError(f"cannot read {excerpt(text)}: unexpected {excerpt(opt)}", where=where,
-                             hint=EXPECTED_FORMS)
+            raise UsageError(
+                f"cannot read {excerpt(text)}: unexpected {excerpt(opt)}", where=where, hint=EXPECTED_FORMS
+            )
         if name in found:
-            raise UsageError(f"cannot read {excerpt(text)}: {name} given twice", where=where,
-                             hint="give each of slots= and max_slots= at most once a line")
+            raise UsageError(
+                f"cannot read {excerpt(text)}: {name} given twice",
+                where=where,
+                hint="give each of slots= and max_slots= at most once a line",
+            )
         found[name] = _positive_int(value, name, where, text)
     return found
 
@@ -384,15 +412,18 @@ def _parse_line(text: str, where: str, before: int = 0) -> list[Host]:
     slots = opts.get("slots")
     if slot_text is not None:
         if slots is not None:
-            raise UsageError(f"cannot read {excerpt(text)}: slots given twice (':N' and 'slots=')",
-                             where=where, hint=EXPECTED_FORMS)
+            raise UsageError(
+                f"cannot read {excerpt(text)}: slots given twice (':N' and 'slots=')", where=where, hint=EXPECTED_FORMS
+            )
         slots = _positive_int(slot_text, "slots", where, text)
     max_slots = opts.get("max_slots")
     if slots is not None and max_slots is not None and max_slots < slots:
         raise UsageError(f"max_slots={max_slots} is below slots={slots} (in {excerpt(text)})", where=where)
     slots = slots or max_slots or 1  # Open MPI: max_slots alone gives that many slots
-    return [Host(_check_host(name, where, text), slots, user, max_slots)
-            for name in expand_hostlist(names_expr, where, before)]
+    return [
+        Host(_check_host(name, where, text), slots, user, max_slots)
+        for name in expand_hostlist(names_expr, where, before)
+    ]
 
 
 def _merge(entries: list[tuple[Host, str]], duplicates: str) -> list[Host]:
@@ -409,17 +440,25 @@ def _merge(entries: list[tuple[Host, str]], duplicates: str) -> list[Host]:
             merged.append(host)
             continue
         if duplicates == "refuse":
-            raise UsageError(f"host {host.target!r} is listed again (first at {first_where[key]})", where=where,
-                             hint="list each host once with its slots, or use --duplicates merge")
+            raise UsageError(
+                f"host {host.target!r} is listed again (first at {first_where[key]})",
+                where=where,
+                hint="list each host once with its slots, or use --duplicates merge",
+            )
         old = merged[seen[key]]
         total = old.slots + host.slots
-        max_slots = None if old.max_slots is None and host.max_slots is None else \
-            (old.max_slots or old.slots) + (host.max_slots or host.slots)
+        max_slots = (
+            None
+            if old.max_slots is None and host.max_slots is None
+            else (old.max_slots or old.slots) + (host.max_slots or host.slots)
+        )
         merged[seen[key]] = Host(old.host, total, old.user, max_slots)
         notes += 1
         if notes <= MAX_NOTES:
-            note(f"{where}: host {host.target!r} listed again (first at {first_where[key]}): "
-                 f"merged, slots {old.slots}+{host.slots}={total}")
+            note(
+                f"{where}: host {host.target!r} listed again (first at {first_where[key]}): "
+                f"merged, slots {old.slots}+{host.slots}={total}"
+            )
     if notes > MAX_NOTES:
         note(f"{notes - MAX_NOTES} more host(s) listed again, merged the same way")
     return merged
@@ -440,8 +479,11 @@ def _lines(stream, source: str):
             return
         total += len(raw)
         if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            raise UsageError(f"line longer than {MAX_LINE} bytes (starts {excerpt(raw.decode('utf-8', 'replace'))})",
-                             where=where, hint="is this a hostfile? " + EXPECTED_FORMS)
+            raise UsageError(
+                f"line longer than {MAX_LINE} bytes (starts {excerpt(raw.decode('utf-8', 'replace'))})",
+                where=where,
+                hint="is this a hostfile? " + EXPECTED_FORMS,
+            )
         if total > MAX_BYTES:
             raise UsageError(f"more than {MAX_BYTES >> 20} MiB: not a hostfile", where=where)
         if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -450,8 +492,11 @@ def _lines(stream, source: str):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise UsageError(f"not a text file: byte {raw[err.start]:#04x} at column {err.start + 1} is not UTF-8",
-                             where=where, hint=EXPECTED_FORMS)
+            raise UsageError(
+                f"not a text file: byte {raw[err.start]:#04x} at column {err.start + 1} is not UTF-8",
+                where=where,
+                hint=EXPECTED_FORMS,
+            )
         yield where, text.rstrip("\n").rstrip("\r")
 
 
@@ -482,8 +527,9 @@ def parse_file(path: str | Path, duplicates: str = "merge") -> list[Host]:
             with open(p, "rb") as stream:
                 hosts = parse_stream(stream, str(p), duplicates)
         except FileNotFoundError:
-            raise UsageError(f"hostfile {excerpt(str(p))} does not exist",
-                             hint="give the path of a hostfile, or use --nodelist EXPR")
+            raise UsageError(
+                f"hostfile {excerpt(str(p))} does not exist", hint="give the path of a hostfile, or use --nodelist EXPR"
+            )
         except IsADirectoryError:
             raise UsageError(f"{excerpt(str(p))} is a directory, not a hostfile")
         except OSError as err:
@@ -505,8 +551,9 @@ def parse_nodelist(expr: str, duplicates: str = "merge") -> list[Host]:
     return _merge(entries, duplicates)
 
 
-def load_targets(hostfile: str | None = None, nodelists: list[str] | None = None,
-                 duplicates: str = "merge") -> list[Host]:
+def load_targets(
+    hostfile: str | None = None, nodelists: list[str] | None = None, duplicates: str = "merge"
+) -> list[Host]:
     """What every command taking HOSTFILE / --nodelist uses."""
     hosts: list[Host] = []
     if hostfile:
@@ -522,8 +569,13 @@ def load_targets(hostfile: str | None = None, nodelists: list[str] | None = None
 
 # --- output ----------------------------------------------------------------------------------
 
-FIELDS_KEPT = {"plain": {"user", "slots", "max_slots"}, "mpich": {"slots"}, "openmpi": {"slots", "max_slots"},
-               "slurm": set(), "json": {"user", "slots", "max_slots"}}
+FIELDS_KEPT = {
+    "plain": {"user", "slots", "max_slots"},
+    "mpich": {"slots"},
+    "openmpi": {"slots", "max_slots"},
+    "slurm": set(),
+    "json": {"user", "slots", "max_slots"},
+}
 
 
 def format_hosts(hosts: list[Host], to: str = "plain") -> str:
@@ -536,7 +588,8 @@ def format_hosts(hosts: list[Host], to: str = "plain") -> str:
     if to == "openmpi":
         return "\n".join(
             f"{h.host} slots={h.slots}" + (f" max_slots={h.max_slots}" if h.max_slots is not None else "")
-            for h in hosts)
+            for h in hosts
+        )
     if to == "slurm":
         return compress_hostlist([h.host for h in hosts])
     raise ValueError(f"unknown output form {to!r}")
@@ -544,19 +597,25 @@ def format_hosts(hosts: list[Host], to: str = "plain") -> str:
 
 def dropped_fields(hosts: list[Host], to: str) -> list[str]:
     """One note per field the output form cannot carry, naming the hosts that lose it."""
-    lost = {"user": [h.host for h in hosts if h.user],
-            "slots": [h.host for h in hosts if h.slots != 1],
-            "max_slots": [h.host for h in hosts if h.max_slots is not None]}
-    return [f"the {to} form has no {field} field; dropped for {compress_hostlist(names)}"
-            for field, names in lost.items() if names and field not in FIELDS_KEPT[to]]
+    lost = {
+        "user": [h.host for h in hosts if h.user],
+        "slots": [h.host for h in hosts if h.slots != 1],
+        "max_slots": [h.host for h in hosts if h.max_slots is not None],
+    }
+    return [
+        f"the {to} form has no {field} field; dropped for {compress_hostlist(names)}"
+        for field, names in lost.items()
+        if names and field not in FIELDS_KEPT[to]
+    ]
 
 
 def main(hostfile: str | None, nodelist: list[str], to: str = "plain", duplicates: str = "merge") -> int:
     """`clusterdoc hosts FILE [--to FORM]` / `clusterdoc hosts --nodelist EXPR`."""
     if not hostfile and not nodelist:
-        raise UsageError("give a hostfile or --nodelist EXPR",
-                         hint="e.g. 'clusterdoc hosts hostfiles/mpich.txt --to json' or "
-                              "'clusterdoc hosts --nodelist gpu[001-004]'")
+        raise UsageError(
+            "give a hostfile or --nodelist EXPR",
+            hint="e.g. 'clusterdoc hosts hostfiles/mpich.txt --to json' or 'clusterdoc hosts --nodelist gpu[001-004]'",
+        )
     hosts = load_targets(hostfile, nodelist, duplicates)
     for message in dropped_fields(hosts, to):
         note(message)

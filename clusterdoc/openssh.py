@@ -24,13 +24,14 @@ GLOBAL_KNOWN_HOSTS = ("/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2")
 
 # --- known_hosts, as OpenSSH reads it ------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class KnownKey:
-    marker: str | None      # None or "@revoked" (@cert-authority lines are skipped: no host certificates here)
+    marker: str | None  # None or "@revoked" (@cert-authority lines are skipped: no host certificates here)
     patterns: str
     keytype: str
     blob: bytes
-    where: str              # file:line
+    where: str  # file:line
 
 
 def parse_known_hosts(text: str, where: str) -> list[KnownKey]:
@@ -131,20 +132,22 @@ class KnownHosts:
 
 # --- the OpenSSH client config -------------------------------------------------------------------
 
+
 @dataclass
 class Target:
     """How to reach one host, from the ssh config (and the hostfile / CLI)."""
-    name: str                   # as given (hostfile, ProxyJump)
+
+    name: str  # as given (hostfile, ProxyJump)
     hostname: str
     port: int
     user: str
     identities: list[str]
-    known_hosts: list[Path]     # user files (new keys go to the first), then global ones
-    user_files: int             # how many of known_hosts are user files
-    key_name: str               # the name its key is known under (HostKeyAlias, host or [host]:port)
+    known_hosts: list[Path]  # user files (new keys go to the first), then global ones
+    user_files: int  # how many of known_hosts are user files
+    key_name: str  # the name its key is known under (HostKeyAlias, host or [host]:port)
     hash_new: bool
     proxy_command: str | None
-    jumps: list[tuple]          # ProxyJump hops [(user, host, port)], first to last
+    jumps: list[tuple]  # ProxyJump hops [(user, host, port)], first to last
 
 
 def parse_jump(spec: str, host: str) -> list[tuple]:
@@ -153,12 +156,14 @@ def parse_jump(spec: str, host: str) -> list[tuple]:
     for part in spec.split(","):
         part = part.strip()
         if part.startswith("ssh://"):
-            part = part[len("ssh://"):].rstrip("/")
+            part = part[len("ssh://") :].rstrip("/")
         user, _, rest = part.rpartition("@")
         m = re.fullmatch(r"\[([0-9A-Fa-f:.%\w-]+)\](?::(\d{1,5}))?|([A-Za-z0-9_][A-Za-z0-9._-]*)(?::(\d{1,5}))?", rest)
         if not m or (user and not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", user)):
-            raise UsageError(f"ProxyJump {spec!r} for {host}: cannot read the jump host {part!r}",
-                             hint="write it as [user@]host[:port], several separated by commas")
+            raise UsageError(
+                f"ProxyJump {spec!r} for {host}: cannot read the jump host {part!r}",
+                hint="write it as [user@]host[:port], several separated by commas",
+            )
         port = m.group(2) or m.group(4)
         hops.append((user or None, m.group(1) or m.group(3), int(port) if port else None))
     return hops
@@ -189,9 +194,11 @@ def read_config(path: Path, system: bool = False, depth: int = 0) -> str:
             out.append(line)
             continue
         if in_block:
-            raise UsageError("Include inside a Host or Match block: clusterdoc cannot apply it the way ssh does",
-                             where=f"{path}:{i}", hint="move the Include before the first Host/Match line, or "
-                                                       "give --ssh-config a file without it")
+            raise UsageError(
+                "Include inside a Host or Match block: clusterdoc cannot apply it the way ssh does",
+                where=f"{path}:{i}",
+                hint="move the Include before the first Host/Match line, or give --ssh-config a file without it",
+            )
         base = SYSTEM_CONFIG.parent if system else Path.home() / ".ssh"
         for word in shlex.split(m.group(2)):
             pattern = os.path.expanduser(word)

@@ -4,6 +4,7 @@ A job folder holds what ranks printed and how they ended; other users of a share
 and a file swapped for a symlink (to /etc/shadow, to a FIFO, to another user's file) must not be followed by
 `clusterdoc logs` or `status`. Stdlib only: the ranks' shim writes through it too.
 """
+
 from __future__ import annotations
 
 import os

@@ -61,10 +61,23 @@ DEFAULT_TIMEOUT = 8.0
 NVIDIA_SMI_QUERY = "index,name,compute_cap,memory.total,driver_version"
 # Used only when the driver is too old to know compute_cap (added around driver 510).
 CAPABILITY_BY_NAME = [
-    ("H200", "9.0"), ("H100", "9.0"), ("GH200", "9.0"), ("B200", "10.0"), ("GB200", "10.0"),
-    ("L40", "8.9"), ("L4", "8.9"), ("4090", "8.9"), ("A100", "8.0"), ("A30", "8.0"),
-    ("A10", "8.6"), ("A40", "8.6"), ("3090", "8.6"), ("A6000", "8.6"), ("T4", "7.5"),
-    ("V100", "7.0"), ("P100", "6.0"),
+    ("H200", "9.0"),
+    ("H100", "9.0"),
+    ("GH200", "9.0"),
+    ("B200", "10.0"),
+    ("GB200", "10.0"),
+    ("L40", "8.9"),
+    ("L4", "8.9"),
+    ("4090", "8.9"),
+    ("A100", "8.0"),
+    ("A30", "8.0"),
+    ("A10", "8.6"),
+    ("A40", "8.6"),
+    ("3090", "8.6"),
+    ("A6000", "8.6"),
+    ("T4", "7.5"),
+    ("V100", "7.0"),
+    ("P100", "6.0"),
 ]
 
 
@@ -72,8 +85,9 @@ def run(argv, timeout, env=None, stdout=subprocess.PIPE):
     """Run argv; return (exit_code, stdout, stderr). Raises OSError (not found) or
     subprocess.TimeoutExpired after killing the whole process group (a hung child that
     forked must not keep our pipes open). stdout=subprocess.DEVNULL: not kept (stdout is "")."""
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout,
-                            stderr=subprocess.PIPE, env=env, start_new_session=True)
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE, env=env, start_new_session=True
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -123,14 +137,18 @@ def _ver_tuple(text):
 
 # --- individual probes: each returns its facts, raising on failure -------------------------
 
+
 def probe_kernel(timeout):
     rel = read("/proc/sys/kernel/osrelease")
     source = "/proc/sys/kernel/osrelease"
     if not rel:
         rel, source = os.uname()[2], "uname"
     rel = rel.strip()
-    container = (os.path.exists("/.dockerenv") or os.path.exists("/run/.containerenv")
-                 or bool(re.search(r"docker|kubepods|containerd|lxc", read("/proc/1/cgroup") or "")))
+    container = (
+        os.path.exists("/.dockerenv")
+        or os.path.exists("/run/.containerenv")
+        or bool(re.search(r"docker|kubepods|containerd|lxc", read("/proc/1/cgroup") or ""))
+    )
     # gVisor reports a fixed 4.4.0 kernel and has no real /proc/version build string.
     gvisor = rel.startswith("4.4.0") and "gVisor" in (read("/proc/version") or "gVisor")
     return {"release": rel, "source": source, "container": container, "gvisor": gvisor}
@@ -151,8 +169,15 @@ def parse_nvidia_smi(text, has_cap=True):
             mem = int(float(mem))
         except ValueError:
             mem = None
-        gpus.append({"index": int(idx), "name": name, "capability": cap if cap and cap != "[N/A]" else None,
-                     "memory_mib": mem, "driver": drv})
+        gpus.append(
+            {
+                "index": int(idx),
+                "name": name,
+                "capability": cap if cap and cap != "[N/A]" else None,
+                "memory_mib": mem,
+                "driver": drv,
+            }
+        )
     return gpus
 
 
@@ -162,8 +187,9 @@ def probe_gpus(timeout):
         return []  # no driver tools: a CPU node, not an error
     code, out, err = run([smi, "--query-gpu=" + NVIDIA_SMI_QUERY, "--format=csv,noheader,nounits"], timeout)
     if code != 0 and "compute_cap" in (out + err):
-        code, out, err = run([smi, "--query-gpu=index,name,memory.total,driver_version",
-                              "--format=csv,noheader,nounits"], timeout)
+        code, out, err = run(
+            [smi, "--query-gpu=index,name,memory.total,driver_version", "--format=csv,noheader,nounits"], timeout
+        )
         if code == 0:
             return parse_nvidia_smi(out, has_cap=False)
     if code != 0:
@@ -219,7 +245,7 @@ def parse_gcc_limit(text):
     lines = text.splitlines()
     for i, line in enumerate(lines):
         m = re.match(r"\s*#\s*if\s+__GNUC__\s*>\s*(\d+)", line)
-        if m and any("unsupported GNU version" in near for near in lines[i:i + 6]):
+        if m and any("unsupported GNU version" in near for near in lines[i : i + 6]):
             return int(m.group(1))
     return None
 
@@ -345,6 +371,7 @@ class Forked(object):
                 code = exc.code if isinstance(exc.code, int) else 0
             except BaseException:
                 import traceback
+
                 traceback.print_exc()
             try:
                 sys.stdout.flush()
@@ -359,6 +386,7 @@ class Forked(object):
     def result(self, deadline):
         """(exit code, stdout, stderr); raises subprocess.TimeoutExpired after killing the child."""
         import select
+
         bufs = {fd: [] for fd in self.fds}
         open_fds = list(self.fds)
         while open_fds:
@@ -431,23 +459,36 @@ def probe_deepspeed(timeout):
     pkg = _find_package_dir("deepspeed")
     if not pkg:
         return None
-    facts = {"version": None, "torch_version": None, "cuda_version": None,
-             "ops_installed": {}, "ops_compatible": {}, "path": pkg, "wheel_manifest": None}
+    facts = {
+        "version": None,
+        "torch_version": None,
+        "cuda_version": None,
+        "ops_installed": {},
+        "ops_compatible": {},
+        "path": pkg,
+        "wheel_manifest": None,
+    }
     info_path = os.path.join(pkg, "git_version_info_installed.py")
     if os.path.exists(info_path):
         ns = _load_data_module(info_path)
         torch_info = ns.get("torch_info") or {}
-        facts.update(version=ns.get("version"), torch_version=torch_info.get("version"),
-                     cuda_version=torch_info.get("cuda_version"),
-                     ops_installed=dict(ns.get("installed_ops") or {}),
-                     ops_compatible=dict(ns.get("compatible_ops") or {}))
+        facts.update(
+            version=ns.get("version"),
+            torch_version=torch_info.get("version"),
+            cuda_version=torch_info.get("cuda_version"),
+            ops_installed=dict(ns.get("installed_ops") or {}),
+            ops_compatible=dict(ns.get("compatible_ops") or {}),
+        )
     else:
         m = re.search(r"""version\s*=\s*['"]([^'"]+)""", read(os.path.join(pkg, "git_version_info.py")) or "")
         facts["version"] = m.group(1) if m else None
     # The manifest `clusterdoc build-wheel` writes: where, for which GPUs, the wheel was built.
     candidates = [os.path.join(pkg, "clusterdoc-wheel.json")]
-    candidates += [os.path.join(d, "clusterdoc-wheel.json") for d in listdir_prefix(os.path.dirname(pkg), "deepspeed-")
-                   if d.endswith(".dist-info")]
+    candidates += [
+        os.path.join(d, "clusterdoc-wheel.json")
+        for d in listdir_prefix(os.path.dirname(pkg), "deepspeed-")
+        if d.endswith(".dist-info")
+    ]
     for cand in candidates:
         text = read(cand)
         if text:
@@ -493,9 +534,18 @@ print(json.dumps({"version": mpi4py.__version__, "library": MPI.Get_library_vers
 """
 
 
-LIB_DIRS = ["/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib",
-            "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-            "/lib/aarch64-linux-gnu", "/usr/lib/powerpc64le-linux-gnu"]
+LIB_DIRS = [
+    "/lib",
+    "/lib64",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/local/lib",
+    "/usr/lib/x86_64-linux-gnu",
+    "/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/lib/aarch64-linux-gnu",
+    "/usr/lib/powerpc64le-linux-gnu",
+]
 
 
 def probe_libaio(timeout):
@@ -520,8 +570,17 @@ def probe_mesh(peers, timeout, deadline=None):
             entry = {"ok": None, "message": "not tested: the probe's time limit was reached"}
         else:
             limit = min(timeout + 1, left)
-            argv = [ssh, "-o", "BatchMode=yes", "-o", "ConnectTimeout=%d" % max(1, int(limit)),
-                    "-o", "NumberOfPasswordPrompts=0", peer, "true"]
+            argv = [
+                ssh,
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "ConnectTimeout=%d" % max(1, int(limit)),
+                "-o",
+                "NumberOfPasswordPrompts=0",
+                peer,
+                "true",
+            ]
             try:
                 # the peer's login may print without end: only stderr is kept
                 code, out, err = run(argv, limit, stdout=subprocess.DEVNULL)
@@ -548,6 +607,7 @@ def _key_fingerprint(b64):
     """SHA256:... of a base64 key blob, as `ssh-keygen -l` prints it."""
     import base64
     import hashlib
+
     try:
         blob = base64.b64decode(b64.encode(), validate=True)
     except Exception:
@@ -585,6 +645,7 @@ def _tokens(path, home, user, host=""):
 def _config_lines(path, depth=0):
     """(keyword, args) of an ssh/sshd config file, Include expanded (ssh's own rules, minus Match)."""
     import glob
+
     out = []
     for line in _read_lines(path):
         line = line.strip()
@@ -638,12 +699,18 @@ def ssh_client_settings(peer, lines, home, user):
             got[key] = arg
     host = got.get("hostname", peer).replace("%h", peer)
     ids = got["identityfile"] or ["~/.ssh/id_rsa", "~/.ssh/id_ecdsa", "~/.ssh/id_ed25519"]
-    return {"hostname": host, "port": int(got.get("port", "22")) if got.get("port", "22").isdigit() else 22,
-            "identities": [_tokens(i.strip('"'), home, user, host) for i in ids],
-            "known_files": [_tokens(f.strip('"'), home, user, host) for f in
-                            (got.get("userknownhostsfile") or "~/.ssh/known_hosts ~/.ssh/known_hosts2").split()] +
-                           [f for f in (got.get("globalknownhostsfile") or
-                                        "/etc/ssh/ssh_known_hosts /etc/ssh/ssh_known_hosts2").split()]}
+    return {
+        "hostname": host,
+        "port": int(got.get("port", "22")) if got.get("port", "22").isdigit() else 22,
+        "identities": [_tokens(i.strip('"'), home, user, host) for i in ids],
+        "known_files": [
+            _tokens(f.strip('"'), home, user, host)
+            for f in (got.get("userknownhostsfile") or "~/.ssh/known_hosts ~/.ssh/known_hosts2").split()
+        ]
+        + [
+            f for f in (got.get("globalknownhostsfile") or "/etc/ssh/ssh_known_hosts /etc/ssh/ssh_known_hosts2").split()
+        ],
+    }
 
 
 def _known_entries(path):
@@ -667,6 +734,7 @@ def _known_match(patterns, names):
     import base64
     import hashlib
     import hmac
+
     if patterns.startswith("|1|"):
         try:
             salt, want = [base64.b64decode(x) for x in patterns[3:].split("|")]
@@ -682,6 +750,7 @@ def probe_ssh_trust(peers, timeout):
     across nodes to judge every pair without N x N logins (checks/ssh.py)."""
     import getpass
     import socket
+
     home = os.path.expanduser("~")
     try:
         user = getpass.getuser()
@@ -724,11 +793,19 @@ def probe_ssh_trust(peers, timeout):
         path = _tokens(f, home, user, home)
         authorized += _keys_in(path if os.path.isabs(path) else os.path.join(home, path))
     host_keys = []
-    for f in first.get("hostkey") or ["/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key",
-                                      "/etc/ssh/ssh_host_ed25519_key"]:
+    for f in first.get("hostkey") or [
+        "/etc/ssh/ssh_host_rsa_key",
+        "/etc/ssh/ssh_host_ecdsa_key",
+        "/etc/ssh/ssh_host_ed25519_key",
+    ]:
         host_keys += _keys_in(f + ".pub")
-    return {"user": user, "identities": sorted(identities), "authorized": sorted(set(authorized)),
-            "host_keys": sorted(set(host_keys)), "known": known}
+    return {
+        "user": user,
+        "identities": sorted(identities),
+        "authorized": sorted(set(authorized)),
+        "host_keys": sorted(set(host_keys)),
+        "known": known,
+    }
 
 
 def _parallel(funcs, width=16):
@@ -776,6 +853,7 @@ def _bounded(funcs, limit):
 def resolve(name):
     """The addresses `name` resolves to here, in getaddrinfo's order (the first is what a rank connects to)."""
     import socket
+
     addrs = []
     for info in socket.getaddrinfo(name, None, 0, socket.SOCK_STREAM):
         if info[4][0] not in addrs:
@@ -792,6 +870,7 @@ def probe_interfaces():
     import fcntl
     import socket
     import struct
+
     out = []
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
@@ -806,23 +885,33 @@ def probe_interfaces():
                 addrs.append("%s/%d" % (addr, _prefix(mask)))
             except OSError:
                 pass  # no IPv4 address
-            out.append({"name": name, "up": bool(flags & 0x1), "running": bool(flags & 0x40),
-                        "loopback": bool(flags & 0x8), "mtu": mtu, "addrs": addrs})
+            out.append(
+                {
+                    "name": name,
+                    "up": bool(flags & 0x1),
+                    "running": bool(flags & 0x40),
+                    "loopback": bool(flags & 0x8),
+                    "mtu": mtu,
+                    "addrs": addrs,
+                }
+            )
     finally:
         s.close()
     by_name = dict((i["name"], i) for i in out)
     for line in (read("/proc/net/if_inet6") or "").splitlines():
         f = line.split()
         if len(f) == 6 and f[5] in by_name and f[3] == "00":  # global scope only
-            a = ":".join(f[0][i:i + 4] for i in range(0, 32, 4))
-            by_name[f[5]]["addrs"].append("%s/%d" % (socket.inet_ntop(socket.AF_INET6, socket.inet_pton(
-                socket.AF_INET6, a)), int(f[2], 16)))
+            a = ":".join(f[0][i : i + 4] for i in range(0, 32, 4))
+            by_name[f[5]]["addrs"].append(
+                "%s/%d" % (socket.inet_ntop(socket.AF_INET6, socket.inet_pton(socket.AF_INET6, a)), int(f[2], 16))
+            )
     return out
 
 
 def route_source(addr):
     """The local address the kernel picks to reach `addr` (a UDP connect sends nothing)."""
     import socket
+
     s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_DGRAM)
     try:
         s.connect((addr, 9))
@@ -838,9 +927,14 @@ def probe_ib():
     for dev in sorted(os.listdir(base) if os.path.isdir(base) else [])[:64]:
         for port in sorted(listdir_prefix(os.path.join(base, dev, "ports"), ""))[:16]:
             state = (read(os.path.join(port, "state")) or "").strip()
-            out.append({"device": dev, "port": os.path.basename(port),
-                        "state": state.split(":")[-1].strip() or None,
-                        "link_layer": (read(os.path.join(port, "link_layer")) or "").strip() or None})
+            out.append(
+                {
+                    "device": dev,
+                    "port": os.path.basename(port),
+                    "state": state.split(":")[-1].strip() or None,
+                    "link_layer": (read(os.path.join(port, "link_layer")) or "").strip() or None,
+                }
+            )
     return out
 
 
@@ -848,9 +942,19 @@ def probe_net(peers, env_over, limit):
     """Own name and peer names as this node resolves them, interfaces, the route to the first peer,
     NCCL/GLOO_SOCKET_IFNAME as a rank here would see them, InfiniBand ports."""
     import socket
+
     name = socket.gethostname()
-    net = {"hostname": name, "own": None, "own_error": None, "resolve": {}, "resolve_errors": {},
-           "ifaces": [], "route": None, "ifname_env": {}, "ib": []}
+    net = {
+        "hostname": name,
+        "own": None,
+        "own_error": None,
+        "resolve": {},
+        "resolve_errors": {},
+        "ifaces": [],
+        "route": None,
+        "ifname_env": {},
+        "ib": [],
+    }
     for k in IFNAME_VARS:
         net["ifname_env"][k] = env_over[k] if k in env_over else os.environ.get(k)
     lock = threading.Lock()
@@ -870,6 +974,7 @@ def probe_net(peers, env_over, limit):
                         net["resolve"][n] = addrs
                     else:
                         net["resolve_errors"][n] = err or "no address"
+
         return go
 
     left = _bounded([one(n) for n in names], limit)
@@ -901,6 +1006,7 @@ class Listener(object):
 
     def __init__(self, port, mode, expect, own_addr=None):
         import socket
+
         self.port, self.mode, self.expect, self.accepted = port, mode, expect, 0
         self.status, self.message, self.socks = "listening", None, []
         self.done = threading.Event()
@@ -908,8 +1014,7 @@ class Listener(object):
         if mode == "peer" and own_addr:
             binds.insert(0, (own_addr, socket.AF_INET6 if ":" in own_addr else socket.AF_INET))
         for addr, fam in binds:
-            if fam == socket.AF_INET and addr == "0.0.0.0" and any(
-                    s.family == socket.AF_INET6 for s in self.socks):
+            if fam == socket.AF_INET and addr == "0.0.0.0" and any(s.family == socket.AF_INET6 for s in self.socks):
                 continue  # the dual-stack socket has IPv4 too
             try:
                 s = socket.socket(fam, socket.SOCK_STREAM)
@@ -947,6 +1052,7 @@ class Listener(object):
 
     def _serve(self):
         import socket
+
         while not self.done.is_set() and self.accepted < self.expect:
             for s in self.socks:
                 try:
@@ -962,8 +1068,14 @@ class Listener(object):
     def wait(self, deadline):
         self.done.wait(max(0.0, deadline - time.time()))
         self.done.set()
-        return {"port": self.port, "mode": self.mode, "status": self.status, "message": self.message,
-                "expected": self.expect, "accepted": self.accepted}
+        return {
+            "port": self.port,
+            "mode": self.mode,
+            "status": self.status,
+            "message": self.message,
+            "expected": self.expect,
+            "accepted": self.accepted,
+        }
 
 
 def connect_one(target, window, per_try=1.5):
@@ -971,6 +1083,7 @@ def connect_one(target, window, per_try=1.5):
     little later): {target, ok, error None|refused|timeout|unreachable|unresolved, message, attempts, elapsed}."""
     import errno
     import socket
+
     host, _, port = target.rpartition(":")
     start = time.time()
     res = {"target": target, "ok": False, "error": None, "message": None, "attempts": 0, "elapsed": 0.0}
@@ -1004,11 +1117,13 @@ def connect_one(target, window, per_try=1.5):
 
 def probe_resources(space_paths):
     import resource
+
     out = {"shm": None, "memlock_kib": None, "nofile": None, "nofile_hard": None, "space": {}}
 
     def vfs(path):
         st = os.statvfs(path)
         return {"total_mib": st.f_blocks * st.f_frsize >> 20, "free_mib": st.f_bavail * st.f_frsize >> 20}
+
     if os.path.isdir("/dev/shm"):
         out["shm"] = vfs("/dev/shm")
     soft = resource.getrlimit(resource.RLIMIT_MEMLOCK)[0]
@@ -1027,6 +1142,7 @@ def probe_resources(space_paths):
 def probe_files(paths, limit=1 << 30):
     """{path: {sha256, size, realpath} | {error}}: is the job's python and script the same on every node."""
     import hashlib
+
     out = {}
     for p in paths:
         try:
@@ -1057,8 +1173,20 @@ def probe_date(timeout):
 
 # --- gather -----------------------------------------------------------------------------------
 
-def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, peers=None, env=None,
-           listen=None, connect=None, space=None, files=None, trust=False):
+
+def gather(
+    timeout=DEFAULT_TIMEOUT,
+    mesh=None,
+    budget=None,
+    head_mpirun=None,
+    peers=None,
+    env=None,
+    listen=None,
+    connect=None,
+    space=None,
+    files=None,
+    trust=False,
+):
     """All facts of this node, as a JSON-ready dict. Never raises for a failing probe.
     `timeout`: per command; `budget`: seconds the whole probe may take (bounds the mesh and the port test);
     `head_mpirun`: the head's mpirun path, looked for on this node too (mpi.head_mpirun);
@@ -1067,14 +1195,31 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, pe
     `connect`: ["HOST:PORT"]; `space`: folders whose free space counts; `files`: paths to hash."""
     start = time.time()
     facts = {
-        "schema": SCHEMA, "probe": "python", "hostname": os.uname()[1],
+        "schema": SCHEMA,
+        "probe": "python",
+        "hostname": os.uname()[1],
         "python": {"version": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable},
         "env": {k: os.environ.get(k) for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")},
         "cuda_home": os.environ.get("CUDA_HOME") or None,
-        "kernel": None, "torch": None, "nvcc": None, "toolkits": [], "libcudart_first": None, "gcc": None,
-        "gpus": [], "driver": None, "deepspeed": None, "mpi": {"mpirun": None, "mpi4py": None, "head_mpirun": None},
-        "libaio": False, "libaio_header": False, "mesh": None, "ssh_trust": None, "errors": [],
-        "net": None, "port": None, "resources": None, "files": None,
+        "kernel": None,
+        "torch": None,
+        "nvcc": None,
+        "toolkits": [],
+        "libcudart_first": None,
+        "gcc": None,
+        "gpus": [],
+        "driver": None,
+        "deepspeed": None,
+        "mpi": {"mpirun": None, "mpi4py": None, "head_mpirun": None},
+        "libaio": False,
+        "libaio_header": False,
+        "mesh": None,
+        "ssh_trust": None,
+        "errors": [],
+        "net": None,
+        "port": None,
+        "resources": None,
+        "files": None,
         "clock": {"start": start, "end": None, "date": None, "date_at": None},
     }
     errors = facts["errors"]
@@ -1090,11 +1235,17 @@ def gather(timeout=DEFAULT_TIMEOUT, mesh=None, budget=None, head_mpirun=None, pe
                     store(value)
             except subprocess.TimeoutExpired as exc:
                 with lock:
-                    errors.append({"probe": name, "message": "%s did not answer in %gs (killed)" % (
-                        os.path.basename(str(exc.cmd[0])) if exc.cmd else name, exc.timeout)})
+                    errors.append(
+                        {
+                            "probe": name,
+                            "message": "%s did not answer in %gs (killed)"
+                            % (os.path.basename(str(exc.cmd[0])) if exc.cmd else name, exc.timeout),
+                        }
+                    )
             except Exception as exc:  # one broken probe must not hide the others
                 with lock:
                     errors.append({"probe": name, "message": "%s: %s" % (type(exc).__name__, exc)})
+
         return go
 
     def put(key):
@@ -1244,18 +1395,41 @@ def parse_shell_output(text):
         k, _, v = line.partition("=")
         env[k] = v or None
     facts = {
-        "schema": SCHEMA, "probe": "shell",
+        "schema": SCHEMA,
+        "probe": "shell",
         "hostname": (sec.get("hostname") or [""])[0].strip() or None,
-        "kernel": {"release": (sec.get("kernel") or [""])[0].strip(), "source": "shell",
-                   "container": False, "gvisor": False},
-        "python": None, "torch": None, "deepspeed": None, "mpi": {"mpirun": None, "mpi4py": None},
-        "nvcc": None, "gcc": None, "gpus": [], "driver": None, "libcudart_first": None,
-        "libaio": None, "libaio_header": None, "mesh": None,
+        "kernel": {
+            "release": (sec.get("kernel") or [""])[0].strip(),
+            "source": "shell",
+            "container": False,
+            "gvisor": False,
+        },
+        "python": None,
+        "torch": None,
+        "deepspeed": None,
+        "mpi": {"mpirun": None, "mpi4py": None},
+        "nvcc": None,
+        "gcc": None,
+        "gpus": [],
+        "driver": None,
+        "libcudart_first": None,
+        "libaio": None,
+        "libaio_header": None,
+        "mesh": None,
         "env": {k: env.get(k) for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")},
         "cuda_home": env.get("CUDA_HOME"),
-        "toolkits": [{"path": p.strip(), "version": (re.search(r"cuda-(\d+\.\d+)$", p.strip()) or [None, None])[1],
-                      "version_source": "directory name", "nvcc": None, "libcudart": None, "gcc_max": None}
-                     for p in sec.get("toolkits", []) if p.strip()],
+        "toolkits": [
+            {
+                "path": p.strip(),
+                "version": (re.search(r"cuda-(\d+\.\d+)$", p.strip()) or [None, None])[1],
+                "version_source": "directory name",
+                "nvcc": None,
+                "libcudart": None,
+                "gcc_max": None,
+            }
+            for p in sec.get("toolkits", [])
+            if p.strip()
+        ],
         "errors": errors,
     }
     smi = sec.get("nvidia-smi", [])
@@ -1266,16 +1440,33 @@ def parse_shell_output(text):
         drivers = sorted(set(g["driver"] for g in facts["gpus"]))
         facts["driver"] = drivers[0] if drivers else None
     elif rc not in (None, "missing"):
-        errors.append({"probe": "gpus", "message": ("nvidia-smi timed out" if rc in ("124", "137") else
-                                                    "nvidia-smi exited %s: %s" % (rc, body.strip()[:200]))})
+        errors.append(
+            {
+                "probe": "gpus",
+                "message": (
+                    "nvidia-smi timed out"
+                    if rc in ("124", "137")
+                    else "nvidia-smi exited %s: %s" % (rc, body.strip()[:200])
+                ),
+            }
+        )
     nv = sec.get("nvcc", [])
     rc = _rc(nv)
     if rc == "0":
-        facts["nvcc"] = {"path": nv[0].strip(), "realpath": None, "home": None,
-                         "version": parse_nvcc_version("\n".join(nv)), "arch_list": None}
+        facts["nvcc"] = {
+            "path": nv[0].strip(),
+            "realpath": None,
+            "home": None,
+            "version": parse_nvcc_version("\n".join(nv)),
+            "arch_list": None,
+        }
     elif rc not in (None, "missing"):
-        errors.append({"probe": "nvcc",
-                       "message": "nvcc --version %s" % ("timed out" if rc in ("124", "137") else "exited " + rc)})
+        errors.append(
+            {
+                "probe": "nvcc",
+                "message": "nvcc --version %s" % ("timed out" if rc in ("124", "137") else "exited " + rc),
+            }
+        )
     g = sec.get("gcc", [])
     if _rc(g) == "0" and len(g) >= 2:
         facts["gcc"] = {"path": g[0].strip(), "version": g[1].strip()}

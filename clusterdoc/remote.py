@@ -50,8 +50,17 @@ from clusterdoc.untrusted import MAX_STREAM, decode, printable
 # paramiko logs every failed handshake at ERROR level; we report failures ourselves, once.
 logging.getLogger("paramiko").setLevel(logging.CRITICAL)
 
-STATUSES = ("ok", "refused", "timeout", "auth", "unknown_host_key", "changed_host_key", "unreachable",
-            "too_large", "error")
+STATUSES = (
+    "ok",
+    "refused",
+    "timeout",
+    "auth",
+    "unknown_host_key",
+    "changed_host_key",
+    "unreachable",
+    "too_large",
+    "error",
+)
 DEFAULT_KEYS = ("~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa")
 MAX_JUMPS = 8
 # known_hosts key type -> the host key algorithms that present it
@@ -60,24 +69,24 @@ KEY_ALGORITHMS = {"ssh-rsa": ("rsa-sha2-512", "rsa-sha2-256")}
 
 @dataclass
 class SSHOptions:
-    ssh_config: Path | None = None          # default: ~/.ssh/config when it exists
+    ssh_config: Path | None = None  # default: ~/.ssh/config when it exists
     identities: list[str] = field(default_factory=list)
     user: str | None = None
-    timeout: float = 20.0                   # per node: connect + command
+    timeout: float = 20.0  # per node: connect + command
     accept_new_host_keys: bool = False
-    known_hosts: list[Path] | None = None   # replaces the user files (UserKnownHostsFile); global ones still read
+    known_hosts: list[Path] | None = None  # replaces the user files (UserKnownHostsFile); global ones still read
 
 
 @dataclass
 class RunResult:
     host: str
-    status: str                 # one of STATUSES; "ok" means the command ran (see exit_code)
+    status: str  # one of STATUSES; "ok" means the command ran (see exit_code)
     exit_code: int | None = None
     stdout: str = ""
     stderr: str = ""
     elapsed: float = 0.0
-    message: str = ""           # one line for humans, set whenever status != "ok"
-    sent_at: float | None = None      # time.time() when the command was sent, and when its answer was complete
+    message: str = ""  # one line for humans, set whenever status != "ok"
+    sent_at: float | None = None  # time.time() when the command was sent, and when its answer was complete
     received_at: float | None = None  # (the clock check's round trip)
 
     @property
@@ -86,6 +95,7 @@ class RunResult:
 
 
 # --- failures ------------------------------------------------------------------------------------
+
 
 class _UnknownHostKey(Exception):
     def __init__(self, name: str, key: paramiko.PKey):
@@ -166,8 +176,9 @@ class SSHContext:
             out.append(Path(os.path.expanduser(w)))
         return out
 
-    def lookup(self, host: Host, port: int | None = None, jumps: list[tuple] | None = None,
-               jump: bool = False) -> Target:
+    def lookup(
+        self, host: Host, port: int | None = None, jumps: list[tuple] | None = None, jump: bool = False
+    ) -> Target:
         """`port`/`jumps` override the config (a ProxyJump hop's own spec); `jump`: a jump host, which
         takes its user from its spec or config only (as `ssh -J` does), not from --user."""
         c = self.config.lookup(host.host)
@@ -182,27 +193,48 @@ class SSHContext:
         if proxy_jump and proxy_jump.lower() == "none":
             proxy_jump = None
         if proxy_command and proxy_jump and jumps is None:
-            raise UsageError(f"both ProxyJump and ProxyCommand apply to {host.host}: ssh uses whichever comes "
-                             "first, clusterdoc refuses to guess", where=where,
-                             hint=f"keep one of them for {host.host} (or add `ProxyJump none` / `ProxyCommand none`)")
+            raise UsageError(
+                f"both ProxyJump and ProxyCommand apply to {host.host}: ssh uses whichever comes "
+                "first, clusterdoc refuses to guess",
+                where=where,
+                hint=f"keep one of them for {host.host} (or add `ProxyJump none` / `ProxyCommand none`)",
+            )
         if jumps is None:
             jumps = parse_jump(proxy_jump, host.host) if proxy_jump else []
         elif jumps:
             proxy_command = None  # an explicit chain replaces the hop's own proxy settings
         home = str(Path.home())
-        tokens = {"%%": "%", "%d": home, "%u": os.environ.get("USER") or "root", "%n": host.host, "%h": hostname,
-                  "%p": str(port), "%r": user}
+        tokens = {
+            "%%": "%",
+            "%d": home,
+            "%u": os.environ.get("USER") or "root",
+            "%n": host.host,
+            "%h": hostname,
+            "%p": str(port),
+            "%r": user,
+        }
         user_files = self.opts.known_hosts
         if user_files is None:
             user_files = self._files(c.get("userknownhostsfile"), USER_KNOWN_HOSTS, tokens)
         global_files = self._files(c.get("globalknownhostsfile"), GLOBAL_KNOWN_HOSTS, tokens)
-        identities = self.opts.identities or [os.path.expanduser(p) for p in c.get("identityfile", [])
-                                              if os.path.exists(os.path.expanduser(p))]
+        identities = self.opts.identities or [
+            os.path.expanduser(p) for p in c.get("identityfile", []) if os.path.exists(os.path.expanduser(p))
+        ]
         alias = c.get("hostkeyalias")
         key_name = alias or (hostname if port == 22 else f"[{hostname}]:{port}")
-        return Target(host.host, hostname, port, user, identities, list(user_files) + global_files,
-                      len(user_files), key_name, c.get("hashknownhosts", "no").lower() == "yes",
-                      proxy_command, jumps)
+        return Target(
+            host.host,
+            hostname,
+            port,
+            user,
+            identities,
+            list(user_files) + global_files,
+            len(user_files),
+            key_name,
+            c.get("hashknownhosts", "no").lower() == "yes",
+            proxy_command,
+            jumps,
+        )
 
     def auth_keys(self, t: Target) -> tuple[list, list]:
         """(keys to offer in order, things to close after login): the given identities; without any,
@@ -236,6 +268,7 @@ class SSHContext:
 
 
 # --- connecting ----------------------------------------------------------------------------------
+
 
 class Connection:
     """An authenticated connection to a host, and what it goes through (jump hosts, a ProxyCommand)."""
@@ -327,8 +360,12 @@ def _open_socket(context: SSHContext, t: Target, clock: _Deadline, depth: int):
         via = _connect(context, hop, clock, depth + 1)
         clock.closers.append(via)
         try:
-            chan = via.transport.open_channel("direct-tcpip", (t.hostname, t.port), ("127.0.0.1", 0),
-                                              timeout=clock.left(f"the ProxyJump through {hop.name}"))
+            chan = via.transport.open_channel(
+                "direct-tcpip",
+                (t.hostname, t.port),
+                ("127.0.0.1", 0),
+                timeout=clock.left(f"the ProxyJump through {hop.name}"),
+            )
         except BaseException as err:
             via.close()
             if isinstance(err, paramiko.ChannelException):
@@ -344,8 +381,10 @@ def _open_socket(context: SSHContext, t: Target, clock: _Deadline, depth: int):
 
 class _JumpRefused(Exception):
     def __init__(self, hop: str, t: Target, err):
-        super().__init__(f"jump host {hop} could not open a connection to {t.hostname}:{t.port} "
-                         f"({printable(getattr(err, 'text', err), 200)})")
+        super().__init__(
+            f"jump host {hop} could not open a connection to {t.hostname}:{t.port} "
+            f"({printable(getattr(err, 'text', err), 200)})"
+        )
 
 
 def _connect(context: SSHContext, t: Target, clock: _Deadline, depth: int = 0) -> Connection:
@@ -381,8 +420,9 @@ def _login(context: SSHContext, t: Target, transport: paramiko.Transport, clock:
     clock.closers += closers
     try:
         if not keys:
-            raise paramiko.AuthenticationException("no private key to offer (give one with -i, IdentityFile "
-                                                   "or ssh-agent)")
+            raise paramiko.AuthenticationException(
+                "no private key to offer (give one with -i, IdentityFile or ssh-agent)"
+            )
         last = None
         for key in keys:
             transport.auth_timeout = clock.left("the login") + 1
@@ -400,8 +440,9 @@ def _login(context: SSHContext, t: Target, transport: paramiko.Transport, clock:
         _close_all(closers)
 
 
-def connect(host: Host, opts: SSHOptions, context: SSHContext | None = None,
-            deadline: float | None = None) -> Connection:
+def connect(
+    host: Host, opts: SSHOptions, context: SSHContext | None = None, deadline: float | None = None
+) -> Connection:
     """Open one authenticated connection, all of it (jumps, TCP, banner, keys, login) before `deadline`
     (time.monotonic(); default: opts.timeout from now). Raises; run_one classifies what it raised."""
     context = context or SSHContext(opts)
@@ -425,17 +466,24 @@ def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple
     if isinstance(err, _Timeout):
         return "timeout", f"{at} did not get through {err.stage} within {timeout:g}s"
     if isinstance(err, _TooLarge):
-        return ("too_large", f"{host} sent more than {MAX_STREAM >> 20} MiB on {err.stream}: output too large, "
-                             "stopped reading")
+        return (
+            "too_large",
+            f"{host} sent more than {MAX_STREAM >> 20} MiB on {err.stream}: output too large, stopped reading",
+        )
     if isinstance(err, _UnknownHostKey):
-        return ("unknown_host_key", f"host key of {host} ({err.name}, {err.key.get_name()} "
-                                    f"{fingerprint(err.key.asbytes())}) is not in known_hosts; "
-                                    "refusing to trust it unseen")
+        return (
+            "unknown_host_key",
+            f"host key of {host} ({err.name}, {err.key.get_name()} "
+            f"{fingerprint(err.key.asbytes())}) is not in known_hosts; "
+            "refusing to trust it unseen",
+        )
     if isinstance(err, _ChangedHostKey):
         what = "IS REVOKED" if err.entry.marker == "@revoked" else "HAS CHANGED"
-        return ("changed_host_key",
-                f"HOST KEY OF {host} {what} ({err.key.get_name()} {fingerprint(err.key.asbytes())} is not the key "
-                f"recorded in {err.entry.where}): possible man-in-the-middle, refusing to connect")
+        return (
+            "changed_host_key",
+            f"HOST KEY OF {host} {what} ({err.key.get_name()} {fingerprint(err.key.asbytes())} is not the key "
+            f"recorded in {err.entry.where}): possible man-in-the-middle, refusing to connect",
+        )
     if isinstance(err, _JumpRefused):
         return "unreachable", f"{host}: {err}"
     if isinstance(err, _KeyFileError):
@@ -461,8 +509,14 @@ def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple
     return "error", f"{at}: {type(err).__name__}: {printable(err, 300)}"
 
 
-def run(client: Connection, command: str, stdin: bytes | None, deadline: float,
-        cap: int = MAX_STREAM, times: list | None = None) -> tuple[int | None, str, str]:
+def run(
+    client: Connection,
+    command: str,
+    stdin: bytes | None,
+    deadline: float,
+    cap: int = MAX_STREAM,
+    times: list | None = None,
+) -> tuple[int | None, str, str]:
     """Run one command on an open connection; returns (exit code or None on timeout, stdout, stderr).
     Raises _TooLarge, after closing the channel, when a stream passes `cap` bytes."""
     chan = client.get_transport().open_session(timeout=max(0.1, deadline - time.monotonic()))
@@ -506,8 +560,9 @@ def _failed(host: Host, err: BaseException, addr: str, opts: SSHOptions, start: 
     return RunResult(host.host, status, elapsed=time.monotonic() - start, message=message)
 
 
-def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = None,
-            context: SSHContext | None = None) -> RunResult:
+def run_one(
+    host: Host, command: str, opts: SSHOptions, stdin: bytes | None = None, context: SSHContext | None = None
+) -> RunResult:
     start = time.monotonic()
     deadline = start + opts.timeout
     context = context or SSHContext(opts)
@@ -525,16 +580,35 @@ def run_one(host: Host, command: str, opts: SSHOptions, stdin: bytes | None = No
         client.close()
     elapsed = time.monotonic() - start
     if code is None:
-        return RunResult(host.host, "timeout", None, out, err, elapsed,
-                         f"{host.host}: the command did not finish within {opts.timeout:g}s")
-    return RunResult(host.host, "ok", code, out, err, elapsed,
-                     "" if code == 0 else f"{host.host}: the command exited with {code}",
-                     *(times if len(times) == 2 else (None, None)))
+        return RunResult(
+            host.host,
+            "timeout",
+            None,
+            out,
+            err,
+            elapsed,
+            f"{host.host}: the command did not finish within {opts.timeout:g}s",
+        )
+    return RunResult(
+        host.host,
+        "ok",
+        code,
+        out,
+        err,
+        elapsed,
+        "" if code == 0 else f"{host.host}: the command exited with {code}",
+        *(times if len(times) == 2 else (None, None)),
+    )
 
 
-def run_many(hosts: list[Host], command: str | Callable[[Host], str], opts: SSHOptions,
-             stdin: bytes | None = None, fanout: int = 32,
-             on_done: Callable[[RunResult], None] | None = None) -> dict[str, RunResult]:
+def run_many(
+    hosts: list[Host],
+    command: str | Callable[[Host], str],
+    opts: SSHOptions,
+    stdin: bytes | None = None,
+    fanout: int = 32,
+    on_done: Callable[[RunResult], None] | None = None,
+) -> dict[str, RunResult]:
     """Run `command` (the same for all, or one per host from a callable) on every host, `fanout` at a
     time. Results keyed by host name, in input order. A config that cannot be followed for a host
     (ProxyJump unreadable, ...) is a UsageError before any connection."""

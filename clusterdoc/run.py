@@ -62,8 +62,9 @@ def torchrun_vars_from_mpi(environ) -> dict[str, str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m clusterdoc.run",
-                                description="Run SCRIPT as __main__ with the clusterdoc shim switched on.")
+    p = argparse.ArgumentParser(
+        prog="python -m clusterdoc.run", description="Run SCRIPT as __main__ with the clusterdoc shim switched on."
+    )
     p.add_argument("--log-dir", metavar="DIR", help="write this rank's stdout/stderr to DIR/rank<R>.out|.err")
     p.add_argument("--debug", action="store_true", default=None, help="collective shape checks (debug mode)")
     p.add_argument("--log-level", default=None, help="shim log level")
@@ -115,8 +116,9 @@ def is_oom(exc: BaseException) -> bool:
 def print_script_traceback(exc: BaseException) -> None:
     """The traceback from the script's first frame on: run.py and runpy frames are noise to the user."""
     tb = exc.__traceback__
-    while tb is not None and (tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__)
-                              or "runpy" in tb.tb_frame.f_code.co_filename):
+    while tb is not None and (
+        tb.tb_frame.f_code.co_filename in (__file__, runpy.__file__) or "runpy" in tb.tb_frame.f_code.co_filename
+    ):
         tb = tb.tb_next
     traceback.print_exception(type(exc), exc, tb or exc.__traceback__)
 
@@ -181,8 +183,9 @@ def main(argv: list[str] | None = None) -> int:
 
     code, oom = 0, False
     try:
-        settings, _ = config.resolve({"debug": ns.debug, "log_level": ns.log_level, "overflow": ns.overflow},
-                                     explicit_config=ns.config)
+        settings, _ = config.resolve(
+            {"debug": ns.debug, "log_level": ns.log_level, "overflow": ns.overflow}, explicit_config=ns.config
+        )
         _make_init_idempotent()
         apply_settings(settings)
         run_script(ns.script, ns.script_args)
@@ -203,8 +206,10 @@ def main(argv: list[str] | None = None) -> int:
         print_script_traceback(exc)
         oom = is_oom(exc)
         if oom:
-            print(f"{OOM_MARKER} on rank {rank}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-                  file=sys.stderr)
+            print(
+                f"{OOM_MARKER} on rank {rank}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                file=sys.stderr,
+            )
         code = OOM_EXIT_CODE if oom else 1
     sys.stdout.flush()
     sys.stderr.flush()

@@ -28,8 +28,8 @@ OFF_STATES = {"drain", "drng", "drained", "down", "fail", "failg", "maint"}
 
 @dataclass
 class Action:
-    argv: list[str] | None      # the scontrol command to run (None: leave the node as it is)
-    note: str                   # one line for the log: what was done and why
+    argv: list[str] | None  # the scontrol command to run (None: leave the node as it is)
+    note: str  # one line for the log: what was done and why
 
 
 def node_name(environ=os.environ) -> str:
@@ -43,7 +43,7 @@ def first_failure(report: Report) -> str | None:
         return None
     f = fails[0]
     text = " ".join(f"{f['check']}: {f['message']}".split())
-    return text if len(text) <= MAX_REASON else text[:MAX_REASON - 3] + "..."
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
 
 
 def _ours(reason: str) -> bool:
@@ -83,8 +83,9 @@ def decide(node: str, state: str, reason: str, failure: str | None) -> Action:
 def read_state(node: str, timeout: float = SCONTROL_TIMEOUT) -> tuple[str, str] | None:
     """(state, reason) of this node from sinfo, or None when Slurm does not answer."""
     try:
-        p = subprocess.run(["sinfo", "-h", "-N", "-n", node, "-o", "%t|%E"], capture_output=True, text=True,
-                           timeout=timeout)
+        p = subprocess.run(
+            ["sinfo", "-h", "-N", "-n", node, "-o", "%t|%E"], capture_output=True, text=True, timeout=timeout
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     line = next((ln for ln in p.stdout.splitlines() if "|" in ln), None)

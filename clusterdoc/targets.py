@@ -15,14 +15,14 @@ if TYPE_CHECKING:
 
 @dataclass
 class Targets:
-    hostfile: str | None = None                           # MPICH, Open MPI, plain or Slurm hostlist lines
-    nodelist: list[str] = field(default_factory=list)     # Slurm hostlist expressions, e.g. "gpu[001-004]"
-    ssh_config: str | None = None                         # OpenSSH client config (default ~/.ssh/config)
-    identity: list[str] = field(default_factory=list)     # private key files
-    user: str | None = None                               # default: hostfile, ssh config, then $USER
-    timeout: float = 30.0                                 # per node: connect + probe, seconds
-    fanout: int = 32                                      # nodes handled at once (pdsh's -f)
-    accept_new_host_keys: bool = False                    # StrictHostKeyChecking=accept-new, never a changed key
+    hostfile: str | None = None  # MPICH, Open MPI, plain or Slurm hostlist lines
+    nodelist: list[str] = field(default_factory=list)  # Slurm hostlist expressions, e.g. "gpu[001-004]"
+    ssh_config: str | None = None  # OpenSSH client config (default ~/.ssh/config)
+    identity: list[str] = field(default_factory=list)  # private key files
+    user: str | None = None  # default: hostfile, ssh config, then $USER
+    timeout: float = 30.0  # per node: connect + probe, seconds
+    fanout: int = 32  # nodes handled at once (pdsh's -f)
+    accept_new_host_keys: bool = False  # StrictHostKeyChecking=accept-new, never a changed key
 
     @property
     def given(self) -> bool:
@@ -41,8 +41,9 @@ class Targets:
         from clusterdoc.remote import SSHOptions
 
         if self.ssh_config and not Path(self.ssh_config).expanduser().is_file():
-            raise UsageError(f"ssh config {self.ssh_config!r} does not exist",
-                             hint="give the path of an OpenSSH client config file")
+            raise UsageError(
+                f"ssh config {self.ssh_config!r} does not exist", hint="give the path of an OpenSSH client config file"
+            )
         for key in self.identity:
             if not Path(key).expanduser().is_file():
                 raise UsageError(f"identity file {key!r} does not exist", hint="give the path of a private key")
@@ -50,6 +51,10 @@ class Targets:
             raise UsageError(f"--timeout must be above 0 seconds, got {self.timeout}")
         if self.fanout < 1:
             raise UsageError(f"--fanout must be at least 1, got {self.fanout}")
-        return SSHOptions(ssh_config=Path(self.ssh_config).expanduser() if self.ssh_config else None,
-                          identities=list(self.identity), user=self.user, timeout=self.timeout,
-                          accept_new_host_keys=self.accept_new_host_keys)
+        return SSHOptions(
+            ssh_config=Path(self.ssh_config).expanduser() if self.ssh_config else None,
+            identities=list(self.identity),
+            user=self.user,
+            timeout=self.timeout,
+            accept_new_host_keys=self.accept_new_host_keys,
+        )

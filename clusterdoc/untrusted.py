@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from typing import overload
 
-MAX_STREAM = 4 << 20      # bytes read from one stream (stdout, stderr) of one node
-MAX_TEXT = 2000           # characters kept of one free-text value (an error message, a stderr tail)
-MAX_VALUE = 4096          # a longer non-free-text string is malformed
+MAX_STREAM = 4 << 20  # bytes read from one stream (stdout, stderr) of one node
+MAX_TEXT = 2000  # characters kept of one free-text value (an error message, a stderr tail)
+MAX_VALUE = 4096  # a longer non-free-text string is malformed
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -48,11 +48,27 @@ def decode(data: bytes | bytearray) -> str:
 # --- expected forms of the facts (probe.py's schema) ------------------------------------------
 
 STR, TEXT, VERSION, DRIVER, CAP, HOST, BOOL, INT, NUM, ANY, FPRINT = (
-    "text", "free text", "version", "driver version", "compute capability", "host name", "bool", "integer",
-    "number", "any", "key fingerprint")
+    "text",
+    "free text",
+    "version",
+    "driver version",
+    "compute capability",
+    "host name",
+    "bool",
+    "integer",
+    "number",
+    "any",
+    "key fingerprint",
+)
 INT_STR = "port number"
-ADDR, CIDR, IFNAME, SHA256, WORD, TARGET = ("address", "address/prefix", "interface name", "sha256", "word",
-                                            "host:port")
+ADDR, CIDR, IFNAME, SHA256, WORD, TARGET = (
+    "address",
+    "address/prefix",
+    "interface name",
+    "sha256",
+    "word",
+    "host:port",
+)
 _IP = r"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f:]{2,39}(?:\.\d{1,3}(?:\.\d{1,3}){3})?(?:%[\w.-]{1,15})?)"
 FORMS = {
     INT_STR: re.compile(r"\d{1,5}"),
@@ -63,53 +79,109 @@ FORMS = {
     FPRINT: re.compile(r"SHA256:[A-Za-z0-9+/]{43}"),
     ADDR: re.compile(_IP),
     CIDR: re.compile(_IP + r"/\d{1,3}"),
-    IFNAME: re.compile(r"[^\s/:]{1,15}"),       # Linux: at most 15 bytes, no blank, '/' or ':'
+    IFNAME: re.compile(r"[^\s/:]{1,15}"),  # Linux: at most 15 bytes, no blank, '/' or ':'
     SHA256: re.compile(r"[0-9a-f]{64}"),
     WORD: re.compile(r"[A-Za-z_]{1,32}"),
     TARGET: re.compile(r"[^\s]{1,260}:\d{1,5}"),
 }
 _MPI = {"path": STR, "flavour": STR, "version": VERSION, "library": STR, "error": TEXT, "missing": BOOL}
 SCHEMA = {
-    "schema": INT, "probe": STR, "elapsed": NUM, "hostname": HOST,
+    "schema": INT,
+    "probe": STR,
+    "elapsed": NUM,
+    "hostname": HOST,
     "kernel": {"release": VERSION, "source": STR, "container": BOOL, "gvisor": BOOL},
     "python": {"version": VERSION, "executable": STR},
-    "torch": {"version": VERSION, "cuda": VERSION, "arch_list": [STR], "nccl": VERSION, "cuda_available": BOOL,
-              "path": STR},
+    "torch": {
+        "version": VERSION,
+        "cuda": VERSION,
+        "arch_list": [STR],
+        "nccl": VERSION,
+        "cuda_available": BOOL,
+        "path": STR,
+    },
     "nvcc": {"path": STR, "realpath": STR, "home": STR, "version": VERSION, "arch_list": [STR]},
     "cuda_home": STR,
-    "toolkits": [{"path": STR, "version": VERSION, "version_source": STR, "nvcc": BOOL, "libcudart": BOOL,
-                  "gcc_max": INT}],
+    "toolkits": [
+        {"path": STR, "version": VERSION, "version_source": STR, "nvcc": BOOL, "libcudart": BOOL, "gcc_max": INT}
+    ],
     "libcudart_first": {"path": STR, "dir": STR, "toolkit": STR},
     "gcc": {"path": STR, "version": VERSION},
     "gpus": [{"index": INT, "name": STR, "capability": CAP, "memory_mib": INT, "driver": DRIVER}],
     "driver": DRIVER,
     "env": {"*": STR},
-    "deepspeed": {"version": VERSION, "torch_version": VERSION, "cuda_version": VERSION,
-                  "ops_installed": {"*": BOOL}, "ops_compatible": {"*": BOOL}, "path": STR, "wheel_manifest": ANY},
+    "deepspeed": {
+        "version": VERSION,
+        "torch_version": VERSION,
+        "cuda_version": VERSION,
+        "ops_installed": {"*": BOOL},
+        "ops_compatible": {"*": BOOL},
+        "path": STR,
+        "wheel_manifest": ANY,
+    },
     "mpi": {"mpirun": _MPI, "mpi4py": _MPI, "head_mpirun": _MPI},
-    "libaio": BOOL, "libaio_header": BOOL,
+    "libaio": BOOL,
+    "libaio_header": BOOL,
     "mesh": {"*": {"ok": BOOL, "message": TEXT}},
-    "ssh_trust": {"user": STR, "identities": [FPRINT], "authorized": [FPRINT], "host_keys": [FPRINT],
-                  "known": {"*": [FPRINT]}},
+    "ssh_trust": {
+        "user": STR,
+        "identities": [FPRINT],
+        "authorized": [FPRINT],
+        "host_keys": [FPRINT],
+        "known": {"*": [FPRINT]},
+    },
     "errors": [{"probe": STR, "message": TEXT}],
-    "net": {"hostname": HOST, "own": [ADDR], "own_error": TEXT, "resolve": {"*": [ADDR]}, "resolve_errors": {"*": TEXT},
-            "ifaces": [{"name": IFNAME, "up": BOOL, "running": BOOL, "loopback": BOOL, "mtu": INT, "addrs": [CIDR]}],
-            "route": {"to": HOST, "addr": ADDR, "source": ADDR, "iface": IFNAME, "error": TEXT},
-            "ifname_env": {"*": STR}, "ib": [{"device": IFNAME, "port": INT_STR, "state": WORD, "link_layer": WORD}]},
-    "port": {"listen": [{"port": INT, "mode": WORD, "status": WORD, "message": TEXT, "expected": INT, "accepted": INT}],
-             "connect": [{"target": TARGET, "ok": BOOL, "error": WORD, "message": TEXT, "attempts": INT,
-                          "elapsed": NUM}]},
-    "resources": {"shm": {"total_mib": INT, "free_mib": INT}, "memlock_kib": INT, "nofile": INT, "nofile_hard": INT,
-                  "space": {"*": {"total_mib": INT, "free_mib": INT, "error": TEXT}}},
+    "net": {
+        "hostname": HOST,
+        "own": [ADDR],
+        "own_error": TEXT,
+        "resolve": {"*": [ADDR]},
+        "resolve_errors": {"*": TEXT},
+        "ifaces": [{"name": IFNAME, "up": BOOL, "running": BOOL, "loopback": BOOL, "mtu": INT, "addrs": [CIDR]}],
+        "route": {"to": HOST, "addr": ADDR, "source": ADDR, "iface": IFNAME, "error": TEXT},
+        "ifname_env": {"*": STR},
+        "ib": [{"device": IFNAME, "port": INT_STR, "state": WORD, "link_layer": WORD}],
+    },
+    "port": {
+        "listen": [{"port": INT, "mode": WORD, "status": WORD, "message": TEXT, "expected": INT, "accepted": INT}],
+        "connect": [{"target": TARGET, "ok": BOOL, "error": WORD, "message": TEXT, "attempts": INT, "elapsed": NUM}],
+    },
+    "resources": {
+        "shm": {"total_mib": INT, "free_mib": INT},
+        "memlock_kib": INT,
+        "nofile": INT,
+        "nofile_hard": INT,
+        "space": {"*": {"total_mib": INT, "free_mib": INT, "error": TEXT}},
+    },
     "clock": {"start": NUM, "end": NUM, "date": NUM, "date_at": NUM, "head_sent": NUM, "head_received": NUM},
     "files": {"*": {"sha256": SHA256, "size": INT, "realpath": STR, "error": TEXT}},
 }
 # Which check a malformed field belongs to (by its top-level key; default: ssh).
-FIELD_CHECK = {"kernel": "kernel", "python": "cuda", "torch": "cuda", "nvcc": "cuda", "cuda_home": "cuda",
-               "toolkits": "cuda", "libcudart_first": "cuda", "gcc": "cuda", "driver": "cuda", "env": "cuda",
-               "gpus": "arch", "deepspeed": "arch", "libaio": "arch", "libaio_header": "arch", "mpi": "mpi",
-               "mesh": "mesh", "ssh_trust": "mesh", "env.TORCH_CUDA_ARCH_LIST": "arch", "net": "net", "port": "port",
-               "resources": "resources", "clock": "clock", "files": "files"}
+FIELD_CHECK = {
+    "kernel": "kernel",
+    "python": "cuda",
+    "torch": "cuda",
+    "nvcc": "cuda",
+    "cuda_home": "cuda",
+    "toolkits": "cuda",
+    "libcudart_first": "cuda",
+    "gcc": "cuda",
+    "driver": "cuda",
+    "env": "cuda",
+    "gpus": "arch",
+    "deepspeed": "arch",
+    "libaio": "arch",
+    "libaio_header": "arch",
+    "mpi": "mpi",
+    "mesh": "mesh",
+    "ssh_trust": "mesh",
+    "env.TORCH_CUDA_ARCH_LIST": "arch",
+    "net": "net",
+    "port": "port",
+    "resources": "resources",
+    "clock": "clock",
+    "files": "files",
+}
 
 
 def check_of(field: str) -> str:
@@ -189,6 +261,7 @@ def clean_facts(facts: object) -> dict | None:
         return None
     bad: list = []
     out = _clean(facts, SCHEMA, "", bad)
-    out["malformed"] = [{"field": printable(path, 200), "check": check_of(path), "value": _describe(value)}
-                        for path, value in bad]
+    out["malformed"] = [
+        {"field": printable(path, 200), "check": check_of(path), "value": _describe(value)} for path, value in bad
+    ]
     return out

@@ -19,15 +19,39 @@ OK, WARN, FAIL = "ok", "warn", "fail"
 RANK = {OK: 0, WARN: 1, FAIL: 2}
 
 # Column order of the report; "mesh" (node-to-node ssh) lives in checks/ssh.py.
-ALL_CHECKS = ("ssh", "mesh", "net", "port", "mpi", "kernel", "cuda", "arch", "resources", "clock", "files",
-              "consistency", "comm")
+ALL_CHECKS = (
+    "ssh",
+    "mesh",
+    "net",
+    "port",
+    "mpi",
+    "kernel",
+    "cuda",
+    "arch",
+    "resources",
+    "clock",
+    "files",
+    "consistency",
+    "comm",
+)
 
 # Which check a probe error (facts["errors"][].probe) belongs to, and how bad it is.
 PROBE_ERROR_CHECK = {
-    "kernel": ("kernel", FAIL), "gpus": ("arch", FAIL), "nvcc": ("cuda", FAIL), "gcc": ("cuda", WARN),
-    "torch": ("cuda", FAIL), "deepspeed": ("arch", WARN), "mpirun": ("mpi", FAIL), "mpi4py": ("mpi", WARN),
-    "libaio": ("arch", WARN), "mesh": ("mesh", FAIL), "python3": ("ssh", WARN),
-    "net": ("net", WARN), "port": ("port", WARN), "resources": ("resources", WARN), "clock": ("clock", WARN),
+    "kernel": ("kernel", FAIL),
+    "gpus": ("arch", FAIL),
+    "nvcc": ("cuda", FAIL),
+    "gcc": ("cuda", WARN),
+    "torch": ("cuda", FAIL),
+    "deepspeed": ("arch", WARN),
+    "mpirun": ("mpi", FAIL),
+    "mpi4py": ("mpi", WARN),
+    "libaio": ("arch", WARN),
+    "mesh": ("mesh", FAIL),
+    "python3": ("ssh", WARN),
+    "net": ("net", WARN),
+    "port": ("port", WARN),
+    "resources": ("resources", WARN),
+    "clock": ("clock", WARN),
     "files": ("files", FAIL),
 }
 
@@ -35,13 +59,14 @@ PROBE_ERROR_CHECK = {
 class Finding(TypedDict):
     """One message of one check about one node (or, with `nodes`, about several: then `node` is their
     hostlist). The JSON report's "findings" are these, as they are."""
+
     node: str
     check: str
-    status: str                        # ok | warn | fail
+    status: str  # ok | warn | fail
     message: str
-    fix: str                           # what to do; "" for ok
+    fix: str  # what to do; "" for ok
     nodes: NotRequired[list[str]]
-    traceback: NotRequired[str]        # only when the check itself crashed
+    traceback: NotRequired[str]  # only when the check itself crashed
 
 
 def finding(node: str, check: str, status: str, message: str, fix: str = "", nodes=None) -> Finding:
@@ -63,14 +88,26 @@ def probe_errors(node: str, facts: dict, check: str) -> list[Finding]:
         name = err.get("probe", "")
         target, status = PROBE_ERROR_CHECK.get(name.split()[0], ("cuda", WARN))
         if target == check:
-            out.append(finding(node, check, status, f"probe {name}: {err.get('message')}",
-                               "run the command by hand on the node to see why it fails or hangs"))
+            out.append(
+                finding(
+                    node,
+                    check,
+                    status,
+                    f"probe {name}: {err.get('message')}",
+                    "run the command by hand on the node to see why it fails or hangs",
+                )
+            )
     return out
 
 
-MALFORMED_LABELS = {"driver": "driver version", "gpus[*].driver": "GPU driver version", "gpus[*].name": "GPU name",
-                    "gpus[*].capability": "GPU compute capability", "kernel.release": "kernel release",
-                    "hostname": "host name"}
+MALFORMED_LABELS = {
+    "driver": "driver version",
+    "gpus[*].driver": "GPU driver version",
+    "gpus[*].name": "GPU name",
+    "gpus[*].capability": "GPU compute capability",
+    "kernel.release": "kernel release",
+    "hostname": "host name",
+}
 
 
 def malformed(node: str, facts: dict, checks) -> list[Finding]:
@@ -83,8 +120,15 @@ def malformed(node: str, facts: dict, checks) -> list[Finding]:
         if (check, field, m["value"]) in seen:
             continue
         seen.add((check, field, m["value"]))
-        out.append(finding(node, check, FAIL, f"the node sent a malformed {MALFORMED_LABELS.get(field, field)}: "
-                                              f"{m['value']} (not trusted, not judged)",
-                           "look at what produces it on the node (for GPUs: nvidia-smi --query-gpu=name,"
-                           "driver_version --format=csv | cat -v): a broken install or a tampered tool"))
+        out.append(
+            finding(
+                node,
+                check,
+                FAIL,
+                f"the node sent a malformed {MALFORMED_LABELS.get(field, field)}: "
+                f"{m['value']} (not trusted, not judged)",
+                "look at what produces it on the node (for GPUs: nvidia-smi --query-gpu=name,"
+                "driver_version --format=csv | cat -v): a broken install or a tampered tool",
+            )
+        )
     return out

@@ -76,28 +76,58 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
 
     given = arch_list if arch_list else (facts.get("env") or {}).get("TORCH_CUDA_ARCH_LIST")
     label = "--arch-list" if arch_list else "TORCH_CUDA_ARCH_LIST"
-    fix_list = f'export TORCH_CUDA_ARCH_LIST="{cluster_list}" and rebuild the CUDA extensions (DeepSpeed ops)' \
-        if cluster_list else "set TORCH_CUDA_ARCH_LIST to the GPUs' capabilities"
+    fix_list = (
+        f'export TORCH_CUDA_ARCH_LIST="{cluster_list}" and rebuild the CUDA extensions (DeepSpeed ops)'
+        if cluster_list
+        else "set TORCH_CUDA_ARCH_LIST to the GPUs' capabilities"
+    )
     if given:
         entries, bad = parse_arch_entries(given)
         if bad:
-            out.append(finding(node, CHECK, FAIL, f"{label}={given!r}: entries {bad} are not X.Y or X.Y+PTX "
-                                                  "(DeepSpeed's parser crashes on them)", fix_list))
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    FAIL,
+                    f"{label}={given!r}: entries {bad} are not X.Y or X.Y+PTX (DeepSpeed's parser crashes on them)",
+                    fix_list,
+                )
+            )
         for cap in caps:
             how = covers(entries, cap)
             if how is None:
-                out.append(finding(node, CHECK, FAIL,
-                                   f"GPU capability {cap_str(cap)} is not in {label}={given}: kernels built with it "
-                                   f"fail here with {NO_KERNEL}", fix_list))
+                out.append(
+                    finding(
+                        node,
+                        CHECK,
+                        FAIL,
+                        f"GPU capability {cap_str(cap)} is not in {label}={given}: kernels built with it "
+                        f"fail here with {NO_KERNEL}",
+                        fix_list,
+                    )
+                )
             elif how == "ptx":
-                out.append(finding(node, CHECK, WARN,
-                                   f"GPU capability {cap_str(cap)} is covered by {label}={given} only "
-                                   "through PTX JIT (slow first start, lower speed)", fix_list))
+                out.append(
+                    finding(
+                        node,
+                        CHECK,
+                        WARN,
+                        f"GPU capability {cap_str(cap)} is covered by {label}={given} only "
+                        "through PTX JIT (slow first start, lower speed)",
+                        fix_list,
+                    )
+                )
         if any(c[0] <= 7 for c, _ in entries):
             low = ";".join(cap_str(c) for c, _ in entries if c[0] <= 7)
-            out.append(finding(node, CHECK, WARN,
-                               f"{label} has {low} (<= 7.x): DeepSpeed turns BF16 off for the whole build",
-                               "build separately for the old GPUs, or drop them from the list"))
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    WARN,
+                    f"{label} has {low} (<= 7.x): DeepSpeed turns BF16 off for the whole build",
+                    "build separately for the old GPUs, or drop them from the list",
+                )
+            )
         nvcc = facts.get("nvcc") or {}
         if nvcc.get("version"):
             offered = nvcc.get("arch_list")
@@ -108,42 +138,83 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
                 else:
                     ok = nvcc_can_build(nvcc["version"], cap)
                 if ok is False:
-                    out.append(finding(node, CHECK, FAIL,
-                                       f"nvcc {nvcc['version']} cannot build {cap_str(cap)} (in {label})",
-                                       f"use a CUDA toolkit that supports {cap_str(cap)}, or drop it from {label}"))
+                    out.append(
+                        finding(
+                            node,
+                            CHECK,
+                            FAIL,
+                            f"nvcc {nvcc['version']} cannot build {cap_str(cap)} (in {label})",
+                            f"use a CUDA toolkit that supports {cap_str(cap)}, or drop it from {label}",
+                        )
+                    )
 
     torch = facts.get("torch") or {}
     if torch.get("cuda"):
         archs = torch.get("arch_list") or []
         if not archs:
-            out.append(finding(node, CHECK, WARN, f"torch {torch.get('version')} cannot use the GPUs "
-                                                  "(torch.cuda.get_arch_list() is empty: is_available() is False)",
-                               "check the driver with nvidia-smi and that torch's CUDA is supported by it"))
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    WARN,
+                    f"torch {torch.get('version')} cannot use the GPUs "
+                    "(torch.cuda.get_arch_list() is empty: is_available() is False)",
+                    "check the driver with nvidia-smi and that torch's CUDA is supported by it",
+                )
+            )
         for cap in caps:
             if archs and not _torch_covers(archs, cap):
-                out.append(finding(node, CHECK, FAIL,
-                                   f"torch {torch.get('version')} has no kernels for {cap_str(cap)} (built for "
-                                   f"{' '.join(archs)})", "install a torch build that supports this GPU"))
+                out.append(
+                    finding(
+                        node,
+                        CHECK,
+                        FAIL,
+                        f"torch {torch.get('version')} has no kernels for {cap_str(cap)} (built for {' '.join(archs)})",
+                        "install a torch build that supports this GPU",
+                    )
+                )
 
     ds = facts.get("deepspeed")
     if ds:
         inst = sorted(op for op, v in (ds.get("ops_installed") or {}).items() if v)
         compat = sorted(op for op, v in (ds.get("ops_compatible") or {}).items() if v and op not in inst)
-        out.append(finding(node, CHECK, OK, f"DeepSpeed {ds.get('version')}: ops installed: {', '.join(inst) or 'none'}"
-                                            f"; compatible (JIT): {', '.join(compat) or 'none'}"))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                OK,
+                f"DeepSpeed {ds.get('version')}: ops installed: {', '.join(inst) or 'none'}"
+                f"; compatible (JIT): {', '.join(compat) or 'none'}",
+            )
+        )
         manifest = ds.get("wheel_manifest") or {}
         built = manifest.get("arch_list") or manifest.get("torch_cuda_arch_list")
         if built:
             entries, _ = parse_arch_entries(built)
             missing = [cap_str(c) for c in caps if covers(entries, c) is None]
             jit = [cap_str(c) for c in caps if covers(entries, c) == "ptx"]
-            rebuild = f"clusterdoc build-wheel --arch-list \"{cluster_list}\" --install"
+            rebuild = f'clusterdoc build-wheel --arch-list "{cluster_list}" --install'
             if missing:
-                out.append(finding(node, CHECK, FAIL, f"the installed DeepSpeed wheel was built for {built}, "
-                                                      f"not for this node's {', '.join(missing)}: its ops fail with "
-                                                      f"{NO_KERNEL}", rebuild))
+                out.append(
+                    finding(
+                        node,
+                        CHECK,
+                        FAIL,
+                        f"the installed DeepSpeed wheel was built for {built}, "
+                        f"not for this node's {', '.join(missing)}: its ops fail with "
+                        f"{NO_KERNEL}",
+                        rebuild,
+                    )
+                )
             elif jit:
-                out.append(finding(node, CHECK, WARN, f"the installed DeepSpeed wheel ({built}) reaches this node's "
-                                                      f"{', '.join(jit)} only through PTX JIT (slow first start)",
-                                   rebuild))
+                out.append(
+                    finding(
+                        node,
+                        CHECK,
+                        WARN,
+                        f"the installed DeepSpeed wheel ({built}) reaches this node's "
+                        f"{', '.join(jit)} only through PTX JIT (slow first start)",
+                        rebuild,
+                    )
+                )
     return out

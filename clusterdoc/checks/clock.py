@@ -38,14 +38,31 @@ def check(node: str, facts: dict) -> list[Finding]:
     low = abs(theta) - delta
     way = "ahead of" if theta > 0 else "behind"
     text = f"{node}'s clock is {abs(theta):.1f} s {way} the head's (±{delta:.2f} s)"
-    fix = (f"run NTP on every node (chronyc tracking / timedatectl on {node}; systemctl enable --now chrony), "
-           "then check with `clusterdoc check`")
+    fix = (
+        f"run NTP on every node (chronyc tracking / timedatectl on {node}; systemctl enable --now chrony), "
+        "then check with `clusterdoc check`"
+    )
     if low > FAIL_S:
-        out.append(finding(node, CHECK, FAIL, text + f": above {FAIL_S:g} s munge refuses its credentials (Slurm "
-                           "steps fail with \"Rewound credential\" / \"Expired credential\")", fix))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                text + f": above {FAIL_S:g} s munge refuses its credentials (Slurm "
+                'steps fail with "Rewound credential" / "Expired credential")',
+                fix,
+            )
+        )
     elif low > WARN_S:
-        out.append(finding(node, CHECK, WARN, text + f" (above {WARN_S:g} s: log and trace times disagree across "
-                           "ranks; TLS and Kerberos may refuse)", fix))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                text + f" (above {WARN_S:g} s: log and trace times disagree across ranks; TLS and Kerberos may refuse)",
+                fix,
+            )
+        )
     else:
         out.append(finding(node, CHECK, OK, f"clock within {max(abs(theta), delta):.2f} s of the head's"))
     return out

@@ -35,7 +35,7 @@ dist.destroy_process_group()
 def parse_rank_output(status: str, stdout: str, stderr: str, message: str = "") -> dict:
     for line in stdout.splitlines():
         if line.startswith("CLUSTERDOC-COMM "):
-            return dict(json.loads(line[len("CLUSTERDOC-COMM "):]), ok=True)
+            return dict(json.loads(line[len("CLUSTERDOC-COMM ") :]), ok=True)
     tail = (stderr.strip().splitlines() or [message or status])[-1]
     return {"ok": False, "message": tail[:300] if status == "ok" else (message or status)}
 
@@ -43,8 +43,10 @@ def parse_rank_output(status: str, stdout: str, stderr: str, message: str = "") 
 def check(result: dict, nodes: list[str]) -> list[Finding]:
     """`result`: {world, master, ranks: {node: {ok, rank, sum, backend} | {ok: False, message}}} or {error}."""
     if result.get("error"):
-        return [finding(n, CHECK, FAIL, f"comm test not run: {result['error']}",
-                        "install torch in the nodes' python3") for n in nodes]
+        return [
+            finding(n, CHECK, FAIL, f"comm test not run: {result['error']}", "install torch in the nodes' python3")
+            for n in nodes
+        ]
     world = result.get("world", 0)
     expected = world * (world + 1) / 2
     ranks = result.get("ranks", {})
@@ -54,18 +56,38 @@ def check(result: dict, nodes: list[str]) -> list[Finding]:
         if r.get("ok") and r.get("sum") == expected:
             out.append(finding(n, CHECK, OK, f"rank {r['rank']}/{world}: {r['backend']} all_reduce + barrier ok"))
         elif r.get("ok"):
-            out.append(finding(n, CHECK, FAIL, f"rank {r['rank']}: all_reduce gave {r.get('sum')}, expected {expected}",
-                               "rerun with NCCL_DEBUG=INFO (or TORCH_DISTRIBUTED_DEBUG=DETAIL) to see the transport"))
+            out.append(
+                finding(
+                    n,
+                    CHECK,
+                    FAIL,
+                    f"rank {r['rank']}: all_reduce gave {r.get('sum')}, expected {expected}",
+                    "rerun with NCCL_DEBUG=INFO (or TORCH_DISTRIBUTED_DEBUG=DETAIL) to see the transport",
+                )
+            )
         else:
-            out.append(finding(n, CHECK, FAIL,
-                               f"rank did not finish ({len(silent)} of {world} silent, master {result.get('master')}): "
-                               f"{r.get('message')}",
-                               "rerun with NCCL_DEBUG=INFO; check that every node reaches the master address and port "
-                               "(firewall, NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME)"))
+            out.append(
+                finding(
+                    n,
+                    CHECK,
+                    FAIL,
+                    f"rank did not finish ({len(silent)} of {world} silent, master {result.get('master')}): "
+                    f"{r.get('message')}",
+                    "rerun with NCCL_DEBUG=INFO; check that every node reaches the master address and port "
+                    "(firewall, NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME)",
+                )
+            )
     for n in nodes:
         if n not in ranks:
-            out.append(finding(n, CHECK, FAIL, "no torch on this node: it cannot take a rank",
-                               "install torch in the nodes' python3"))
+            out.append(
+                finding(
+                    n,
+                    CHECK,
+                    FAIL,
+                    "no torch on this node: it cannot take a rank",
+                    "install torch in the nodes' python3",
+                )
+            )
     return out
 
 
@@ -76,8 +98,15 @@ def run_local(facts: dict, timeout: float) -> dict:
 
     if not facts.get("torch"):
         return {"error": "torch is not installed here"}
-    argv = [sys.executable, "-c", RANK_SCRIPT, json.dumps({facts["hostname"]: 0}), "127.0.0.1", "29517",
-            str(max(5.0, timeout - 5))]
+    argv = [
+        sys.executable,
+        "-c",
+        RANK_SCRIPT,
+        json.dumps({facts["hostname"]: 0}),
+        "127.0.0.1",
+        "29517",
+        str(max(5.0, timeout - 5)),
+    ]
     try:
         p = subprocess.run(argv, capture_output=True, timeout=timeout)
         rank = parse_rank_output("ok", p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))

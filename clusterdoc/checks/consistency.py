@@ -60,12 +60,14 @@ def check(all_facts: dict, compress=_hostlist) -> list[Finding]:
         majority = len(ordered[0][1]) > len(ordered[1][1])
         odd = [n for _, ns in (ordered[1:] if majority else ordered) for n in ns]
         note = NOTES.get(label, "mixed versions across ranks can fail or hang at the first collective")
-        fix = f"make {label} the same on every node " + \
-            (f"(the majority has {ordered[0][0]})" if majority else "(no majority: choose one)")
+        fix = f"make {label} the same on every node " + (
+            f"(the majority has {ordered[0][0]})" if majority else "(no majority: choose one)"
+        )
         out.append(finding(compress(odd), CHECK, WARN, f"{label} differs: {desc} ({note})", fix, nodes=odd))
     warned = {n for f in out for n in f["nodes"]}
     for n in nodes:
         if n not in warned:
-            out.append(finding(n, CHECK, OK, "same software and GPUs as the other nodes" if len(nodes) > 1
-                               else "single node"))
+            out.append(
+                finding(n, CHECK, OK, "same software and GPUs as the other nodes" if len(nodes) > 1 else "single node")
+            )
     return out

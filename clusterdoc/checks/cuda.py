@@ -36,18 +36,25 @@ def _wanted_toolkit(facts) -> str | None:
 
 
 def export_lines(home: str) -> str:
-    return (f"export PATH={home}/bin:$PATH; export LD_LIBRARY_PATH={home}/lib64:$LD_LIBRARY_PATH; "
-            f"export CUDA_HOME={home}")
+    return (
+        f"export PATH={home}/bin:$PATH; export LD_LIBRARY_PATH={home}/lib64:$LD_LIBRARY_PATH; export CUDA_HOME={home}"
+    )
 
 
 def check(node: str, facts: dict) -> list[Finding]:
     out = probe_errors(node, facts, CHECK)
     if facts.get("probe") == "shell":
         nvcc = facts.get("nvcc")
-        out.append(finding(node, CHECK, WARN,
-                           "no python3: torch and toolkit details unknown" +
-                           (f"; nvcc {nvcc['version']} at {nvcc['path']}" if nvcc else "; no nvcc on PATH"),
-                           "install python3 on the node (the training needs it anyway)"))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                "no python3: torch and toolkit details unknown"
+                + (f"; nvcc {nvcc['version']} at {nvcc['path']}" if nvcc else "; no nvcc on PATH"),
+                "install python3 on the node (the training needs it anyway)",
+            )
+        )
         return out
     torch, nvcc, gpus = facts.get("torch"), facts.get("nvcc"), facts.get("gpus") or []
     torch_cuda = (torch or {}).get("cuda")
@@ -57,44 +64,92 @@ def check(node: str, facts: dict) -> list[Finding]:
     python = (facts.get("python") or {}).get("executable", "python3")
     if torch is None:
         if not any(e.get("probe") == "torch" for e in facts.get("errors") or []):
-            out.append(finding(node, CHECK, WARN, f"torch is not installed for {python}",
-                               f"install torch for {python}, or put the training environment's python3 first on PATH"))
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    WARN,
+                    f"torch is not installed for {python}",
+                    f"install torch for {python}, or put the training environment's python3 first on PATH",
+                )
+            )
     elif not torch_cuda:
         if gpus:
-            out.append(finding(node, CHECK, FAIL,
-                               f"torch {torch['version']} is a CPU-only build but the node has {len(gpus)} GPU(s)",
-                               "install a CUDA build of torch, e.g. pip install torch --index-url "
-                               "https://download.pytorch.org/whl/cu121"))
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    FAIL,
+                    f"torch {torch['version']} is a CPU-only build but the node has {len(gpus)} GPU(s)",
+                    "install a CUDA build of torch, e.g. pip install torch --index-url "
+                    "https://download.pytorch.org/whl/cu121",
+                )
+            )
         else:
             out.append(finding(node, CHECK, OK, f"torch {torch['version']} (CPU-only build; no GPU on this node)"))
     else:
-        out.append(finding(node, CHECK, OK, f"torch {torch['version']} built for CUDA {torch_cuda}"
-                           + (f", NCCL {torch['nccl']}" if torch.get("nccl") else "")))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                OK,
+                f"torch {torch['version']} built for CUDA {torch_cuda}"
+                + (f", NCCL {torch['nccl']}" if torch.get("nccl") else ""),
+            )
+        )
 
     # nvcc against torch
     if nvcc is None:
         if torch_cuda:
             fix = export_lines(wanted) if wanted else f"install the CUDA {torch_cuda} toolkit"
-            out.append(finding(node, CHECK, WARN, "no nvcc on PATH: CUDA extensions (DeepSpeed ops) cannot be built",
-                               fix))
+            out.append(
+                finding(node, CHECK, WARN, "no nvcc on PATH: CUDA extensions (DeepSpeed ops) cannot be built", fix)
+            )
     else:
-        where = f"nvcc {nvcc.get('version')} ({nvcc['path']}" + (
-            f" -> {nvcc['home']}" if nvcc.get("home") and not nvcc["path"].startswith(nvcc["home"]) else "") + ")"
+        where = (
+            f"nvcc {nvcc.get('version')} ({nvcc['path']}"
+            + (f" -> {nvcc['home']}" if nvcc.get("home") and not nvcc["path"].startswith(nvcc["home"]) else "")
+            + ")"
+        )
         if torch_cuda and nvcc.get("version"):
             if major_minor(nvcc["version"])[:1] != major_minor(torch_cuda)[:1]:
-                fix = export_lines(wanted) if wanted and _norm(wanted) != _norm(nvcc.get("home")) else \
-                    (f"install the CUDA {torch_cuda} toolkit and put its bin/ first on PATH, "
-                     f"or install torch built for CUDA {nvcc['version']}")
-                out.append(finding(node, CHECK, FAIL,
-                                   f"{where} does not match torch's CUDA {torch_cuda}: extensions built with it fail "
-                                   "(DeepSpeed refuses: major versions differ)", fix))
+                fix = (
+                    export_lines(wanted)
+                    if wanted and _norm(wanted) != _norm(nvcc.get("home"))
+                    else (
+                        f"install the CUDA {torch_cuda} toolkit and put its bin/ first on PATH, "
+                        f"or install torch built for CUDA {nvcc['version']}"
+                    )
+                )
+                out.append(
+                    finding(
+                        node,
+                        CHECK,
+                        FAIL,
+                        f"{where} does not match torch's CUDA {torch_cuda}: extensions built with it fail "
+                        "(DeepSpeed refuses: major versions differ)",
+                        fix,
+                    )
+                )
             elif not ds_tolerates(nvcc["version"], torch_cuda):
-                out.append(finding(node, CHECK, FAIL,
-                                   f"{where} vs torch's CUDA {torch_cuda}: DeepSpeed refuses this minor mismatch",
-                                   export_lines(wanted) if wanted else f"use the CUDA {torch_cuda} toolkit"))
+                out.append(
+                    finding(
+                        node,
+                        CHECK,
+                        FAIL,
+                        f"{where} vs torch's CUDA {torch_cuda}: DeepSpeed refuses this minor mismatch",
+                        export_lines(wanted) if wanted else f"use the CUDA {torch_cuda} toolkit",
+                    )
+                )
             elif major_minor(nvcc["version"]) != major_minor(torch_cuda):
-                out.append(finding(node, CHECK, OK, f"{where}; torch's CUDA {torch_cuda} differs only in the minor "
-                                   "(DeepSpeed tolerates it)"))
+                out.append(
+                    finding(
+                        node,
+                        CHECK,
+                        OK,
+                        f"{where}; torch's CUDA {torch_cuda} differs only in the minor (DeepSpeed tolerates it)",
+                    )
+                )
             else:
                 out.append(finding(node, CHECK, OK, f"{where} matches torch"))
         else:
@@ -112,24 +167,52 @@ def check(node: str, facts: dict) -> list[Finding]:
     homes = {_norm(h) for _, h in sources}
     if len(homes) > 1:
         detail = ", ".join(f"{name} -> {home}" for name, home in sources)
-        out.append(finding(node, CHECK, FAIL, f"toolkits disagree: {detail}: the code compiles against one CUDA "
-                                              "and loads another at run time",
-                           export_lines(wanted or sorted(homes)[-1])))
-    if facts.get("cuda_home") and not _toolkit(facts, facts["cuda_home"]) and \
-            not _norm(facts["cuda_home"]) == _norm((nvcc or {}).get("home")):
+        out.append(
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                f"toolkits disagree: {detail}: the code compiles against one CUDA and loads another at run time",
+                export_lines(wanted or sorted(homes)[-1]),
+            )
+        )
+    if (
+        facts.get("cuda_home")
+        and not _toolkit(facts, facts["cuda_home"])
+        and not _norm(facts["cuda_home"]) == _norm((nvcc or {}).get("home"))
+    ):
         found = ", ".join(t["path"] for t in facts.get("toolkits") or []) or "none"
-        out.append(finding(node, CHECK, WARN, f"CUDA_HOME={facts['cuda_home']} is not one of the toolkits found "
-                                              f"({found})",
-                           export_lines(wanted) if wanted else "unset CUDA_HOME or point it at a CUDA toolkit"))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                f"CUDA_HOME={facts['cuda_home']} is not one of the toolkits found ({found})",
+                export_lines(wanted) if wanted else "unset CUDA_HOME or point it at a CUDA toolkit",
+            )
+        )
 
     # the toolkit in use is complete
     in_use = _toolkit(facts, (nvcc or {}).get("home") or facts.get("cuda_home") or "")
     if in_use and in_use.get("libcudart") is False:
-        out.append(finding(node, CHECK, WARN, f"{in_use['path']}/lib64 has no libcudart.so (incomplete toolkit)",
-                           f"reinstall the CUDA {in_use.get('version')} toolkit (cuda-cudart-dev)"))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                f"{in_use['path']}/lib64 has no libcudart.so (incomplete toolkit)",
+                f"reinstall the CUDA {in_use.get('version')} toolkit (cuda-cudart-dev)",
+            )
+        )
     if facts.get("toolkits"):
-        out.append(finding(node, CHECK, OK, "toolkits: " + ", ".join(
-            f"{t['path']} ({t.get('version') or '?'})" for t in facts["toolkits"])))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                OK,
+                "toolkits: " + ", ".join(f"{t['path']} ({t.get('version') or '?'})" for t in facts["toolkits"]),
+            )
+        )
 
     # gcc against the nvcc's limit
     gcc = facts.get("gcc")
@@ -142,29 +225,48 @@ def check(node: str, facts: dict) -> list[Finding]:
             limit, source = gcc_max_for(nvcc["version"]), "CUDA release notes"
         gmaj = vtuple(gcc.get("version"), 1)
         if limit and gmaj and gmaj[0] > limit:
-            out.append(finding(node, CHECK, FAIL,
-                               f"gcc {gcc['version']} is too new for nvcc {nvcc['version']} "
-                               f"(newest it accepts: gcc {limit}, from {source}): "
-                               "every CUDA build stops with 'unsupported GNU version'",
-                               f"install gcc-{limit} g++-{limit} and use it: export CC=gcc-{limit} CXX=g++-{limit} "
-                               f"NVCC_PREPEND_FLAGS='-ccbin g++-{limit}' (last resort: -allow-unsupported-compiler)"))
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    FAIL,
+                    f"gcc {gcc['version']} is too new for nvcc {nvcc['version']} "
+                    f"(newest it accepts: gcc {limit}, from {source}): "
+                    "every CUDA build stops with 'unsupported GNU version'",
+                    f"install gcc-{limit} g++-{limit} and use it: export CC=gcc-{limit} CXX=g++-{limit} "
+                    f"NVCC_PREPEND_FLAGS='-ccbin g++-{limit}' (last resort: -allow-unsupported-compiler)",
+                )
+            )
         elif limit and gmaj:
-            out.append(finding(node, CHECK, OK,
-                               f"gcc {gcc['version']} (nvcc {nvcc['version']} accepts up to gcc {limit})"))
+            out.append(
+                finding(node, CHECK, OK, f"gcc {gcc['version']} (nvcc {nvcc['version']} accepts up to gcc {limit})")
+            )
 
     # driver against torch's CUDA
     driver = facts.get("driver")
     if driver and torch_cuda:
         exact, floor = driver_min_for(torch_cuda)
         if floor and vtuple(driver) < vtuple(floor):
-            out.append(finding(node, CHECK, FAIL,
-                               f"driver {driver} is too old for torch's CUDA {torch_cuda} (needs >= {exact or floor})",
-                               f"upgrade the NVIDIA driver to {exact or floor} or newer, "
-                               "or install torch built for an older CUDA"))
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    FAIL,
+                    f"driver {driver} is too old for torch's CUDA {torch_cuda} (needs >= {exact or floor})",
+                    f"upgrade the NVIDIA driver to {exact or floor} or newer, or install torch built for an older CUDA",
+                )
+            )
         elif exact and vtuple(driver) < vtuple(exact):
-            out.append(finding(node, CHECK, WARN,
-                               f"driver {driver} is below CUDA {torch_cuda}'s {exact}: runs only through minor-version "
-                               "compatibility (no PTX JIT)", f"upgrade the NVIDIA driver to {exact} or newer"))
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    WARN,
+                    f"driver {driver} is below CUDA {torch_cuda}'s {exact}: runs only through minor-version "
+                    "compatibility (no PTX JIT)",
+                    f"upgrade the NVIDIA driver to {exact} or newer",
+                )
+            )
         else:
             out.append(finding(node, CHECK, OK, f"driver {driver} supports CUDA {torch_cuda}"))
     return out

@@ -30,18 +30,35 @@ def check(all_facts: dict[str, dict | None], nodes: list[str]) -> list[Finding]:
                 missing.setdefault(e.get("error") or "unreadable", []).append(n)
         for err, who in sorted(missing.items()):
             bad.update(who)
-            out.append(finding(_hostlist(who), CHECK, FAIL, f"{path} is not usable on {_hostlist(who)}: {err}",
-                               f"copy it to {_hostlist(who)} at the same path (or put the job on a shared file "
-                               "system)", nodes=who))
+            out.append(
+                finding(
+                    _hostlist(who),
+                    CHECK,
+                    FAIL,
+                    f"{path} is not usable on {_hostlist(who)}: {err}",
+                    f"copy it to {_hostlist(who)} at the same path (or put the job on a shared file system)",
+                    nodes=who,
+                )
+            )
         if len(hashes) > 1:
             ordered = sorted(hashes.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-            odd = [n for _, ns in ordered[1:] for n in ns] if len(ordered[0][1]) > len(ordered[1][1]) else \
-                [n for _, ns in ordered for n in ns]
+            odd = (
+                [n for _, ns in ordered[1:] for n in ns]
+                if len(ordered[0][1]) > len(ordered[1][1])
+                else [n for _, ns in ordered for n in ns]
+            )
             bad.update(odd)
             desc = "; ".join(f"sha256 {h[:12]} on {_hostlist(ns)}" for h, ns in ordered)
-            out.append(finding(_hostlist(odd), CHECK, FAIL, f"{path} differs between nodes: {desc}",
-                               f"copy the same {path} to every node (rsync -a), or run from a shared file system",
-                               nodes=odd))
+            out.append(
+                finding(
+                    _hostlist(odd),
+                    CHECK,
+                    FAIL,
+                    f"{path} differs between nodes: {desc}",
+                    f"copy the same {path} to every node (rsync -a), or run from a shared file system",
+                    nodes=odd,
+                )
+            )
     for n in have:
         if n not in bad:
             out.append(finding(n, CHECK, OK, f"{len(paths)} file(s) the same as on the other nodes"))

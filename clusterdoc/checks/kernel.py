@@ -14,18 +14,35 @@ def check(node: str, facts: dict) -> list[Finding]:
     release = kernel.get("release") or ""
     version = vtuple(release, 2)
     if kernel.get("gvisor"):
-        return out + [finding(node, CHECK, WARN,
-                              f"kernel {release} is gVisor's emulated kernel: "
-                              "the host kernel cannot be judged from here",
-                              "check `uname -r` on the host that runs the sandbox")]
+        return out + [
+            finding(
+                node,
+                CHECK,
+                WARN,
+                f"kernel {release} is gVisor's emulated kernel: the host kernel cannot be judged from here",
+                "check `uname -r` on the host that runs the sandbox",
+            )
+        ]
     if len(version) < 2:
-        return out + [finding(node, CHECK, WARN, f"kernel release {release!r} cannot be read",
-                              "check /proc/sys/kernel/osrelease on the node")]
+        return out + [
+            finding(
+                node,
+                CHECK,
+                WARN,
+                f"kernel release {release!r} cannot be read",
+                "check /proc/sys/kernel/osrelease on the node",
+            )
+        ]
     where = " (in a container: this is the host's kernel)" if kernel.get("container") else ""
     if version < KERNEL_MIN:
-        return out + [finding(
-            node, CHECK, FAIL,
-            f"kernel {release} is older than 5.5: PyTorch distributed jobs are known to hang on it{where}",
-            "upgrade the node's kernel to 5.5 or newer "
-            "(e.g. Ubuntu 20.04: apt install linux-generic-hwe-20.04) and reboot")]
+        return out + [
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                f"kernel {release} is older than 5.5: PyTorch distributed jobs are known to hang on it{where}",
+                "upgrade the node's kernel to 5.5 or newer "
+                "(e.g. Ubuntu 20.04: apt install linux-generic-hwe-20.04) and reboot",
+            )
+        ]
     return out + [finding(node, CHECK, OK, f"kernel {release}{where}")]

@@ -24,30 +24,66 @@ def check(node: str, facts: dict, head: dict | None) -> list[Finding]:
     # What matters is the head's MPI on this node (its proxies run here); else the node's own mpirun.
     mine = mpi.get("head_mpirun") or mpi.get("mpirun")
     if mine and mine.get("missing"):
-        out.append(finding(node, CHECK, WARN, f"the head's mpirun {mine['path']} ({_label(head)}) is not on this node",
-                           "install the same MPI (flavour and version) on every node, at the same path"))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                f"the head's mpirun {mine['path']} ({_label(head)}) is not on this node",
+                "install the same MPI (flavour and version) on every node, at the same path",
+            )
+        )
     elif mine and head and (mine.get("flavour"), mine.get("version")) != (head.get("flavour"), head.get("version")):
-        out.append(finding(node, CHECK, WARN, f"mpirun here is {_label(mine)} ({mine.get('path')}), the head's is "
-                                              f"{_label(head)}: ranks may fail to start or talk",
-                           "install the same MPI (flavour and version) on every node"))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                f"mpirun here is {_label(mine)} ({mine.get('path')}), the head's is "
+                f"{_label(head)}: ranks may fail to start or talk",
+                "install the same MPI (flavour and version) on every node",
+            )
+        )
     elif mine:
         own = mpi.get("mpirun")
-        extra = (f"; first on PATH: {_label(own)} ({own.get('path')})"
-                 if own and own.get("path") != mine.get("path") else "")
+        extra = (
+            f"; first on PATH: {_label(own)} ({own.get('path')})" if own and own.get("path") != mine.get("path") else ""
+        )
         out.append(finding(node, CHECK, OK, f"{_label(mine)} ({mine.get('path')}){extra}"))
     m4 = mpi.get("mpi4py")
     if m4:
         lib = m4.get("library") or ""
         if m4.get("error"):
-            out.append(finding(node, CHECK, WARN,
-                               f"mpi4py {m4.get('version') or ''} cannot load its MPI: {m4['error']}",
-                               "install mpi4py against this node's MPI (pip install mpi4py mpich, or "
-                               "MPICC=mpicc pip install --no-binary mpi4py mpi4py)"))
-        elif head and head.get("flavour") == "mpich" and "MPICH" not in lib and "HYDRA" not in lib.upper() \
-                or head and head.get("flavour") == "openmpi" and "Open MPI" not in lib:
-            out.append(finding(node, CHECK, WARN, f"mpi4py {m4.get('version')} is bound to '{lib}' but mpirun is "
-                                                  f"{_label(head)}: ranks would fail in MPI_Init or each be "
-                                                  "'rank 0 of size 1'", _mpi4py_fix(lib)))
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    WARN,
+                    f"mpi4py {m4.get('version') or ''} cannot load its MPI: {m4['error']}",
+                    "install mpi4py against this node's MPI (pip install mpi4py mpich, or "
+                    "MPICC=mpicc pip install --no-binary mpi4py mpi4py)",
+                )
+            )
+        elif (
+            head
+            and head.get("flavour") == "mpich"
+            and "MPICH" not in lib
+            and "HYDRA" not in lib.upper()
+            or head
+            and head.get("flavour") == "openmpi"
+            and "Open MPI" not in lib
+        ):
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    WARN,
+                    f"mpi4py {m4.get('version')} is bound to '{lib}' but mpirun is "
+                    f"{_label(head)}: ranks would fail in MPI_Init or each be "
+                    "'rank 0 of size 1'",
+                    _mpi4py_fix(lib),
+                )
+            )
         else:
             out.append(finding(node, CHECK, OK, f"mpi4py {m4.get('version')} ({lib})"))
     return out
@@ -81,8 +117,10 @@ def check_run(hostnames: dict, run: dict | None) -> list[Finding]:
     if run is None:
         return []
     if run.get("error"):
-        return [finding(n, CHECK, FAIL, f"mpirun could not run: {run['error']}",
-                        "install MPI on the head or pass --mpirun") for n in hostnames]
+        return [
+            finding(n, CHECK, FAIL, f"mpirun could not run: {run['error']}", "install MPI on the head or pass --mpirun")
+            for n in hostnames
+        ]
     seen = list(run.get("names") or [])
     out = []
     cmd = run.get("user_command") or run.get("command", "mpirun")
@@ -93,12 +131,25 @@ def check_run(hostnames: dict, run: dict | None) -> list[Finding]:
             continue
         why = f"timed out after {run.get('timeout')}s" if run.get("timed_out") else f"exited {run.get('exit_code')}"
         reason = stderr_reason(run.get("stderr") or "")
-        out.append(finding(node, CHECK, FAIL, f"no rank started on {node} ({hostname}): mpirun {why}"
-                           + (f": {reason[:200]}" if reason else ""),
-                           f"run by hand: {cmd}; check passwordless ssh from the head to {node} and that the same "
-                           "MPI is installed there"))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                f"no rank started on {node} ({hostname}): mpirun {why}" + (f": {reason[:200]}" if reason else ""),
+                f"run by hand: {cmd}; check passwordless ssh from the head to {node} and that the same "
+                "MPI is installed there",
+            )
+        )
     if run.get("allreduce_ok") is False and not run.get("timed_out"):
-        out.append(finding(",".join(hostnames), CHECK, FAIL,
-                           f"mpi4py allreduce gave {run.get('sums')}, expected {run.get('allreduce')}",
-                           "check that mpi4py on the nodes uses the MPI of this mpirun", nodes=list(hostnames)))
+        out.append(
+            finding(
+                ",".join(hostnames),
+                CHECK,
+                FAIL,
+                f"mpi4py allreduce gave {run.get('sums')}, expected {run.get('allreduce')}",
+                "check that mpi4py on the nodes uses the MPI of this mpirun",
+                nodes=list(hostnames),
+            )
+        )
     return out

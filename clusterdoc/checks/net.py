@@ -19,7 +19,7 @@ from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 NET, PORT = "net", "port"
 DEBIAN_LOOPBACK = "127.0.1.1"
-SAMPLE_PEERS = 2        # node-to-node TCP connections per node (seeded sample, as the mesh would)
+SAMPLE_PEERS = 2  # node-to-node TCP connections per node (seeded sample, as the mesh would)
 
 
 def _hostlist(names) -> str:
@@ -48,6 +48,7 @@ def match_ifaces(spec: str, ifaces: list[dict], exact_only: bool = False) -> lis
 
     def hit(name):
         return any(name == x if exact else name.startswith(x) for x in names)
+
     if exclude:
         return [i for i in ifaces if not hit(i.get("name") or "") and not i.get("loopback")]
     return [i for i in ifaces if hit(i.get("name") or "")]
@@ -86,19 +87,38 @@ def check_node(node: str, facts: dict, peer_view: dict[str, str] | None, multi: 
     if multi:
         others = {a for a in (peer_view or {}).values() if a}
         if net.get("own_error") or not own:
-            out.append(finding(node, NET, FAIL, f"{node} cannot resolve its own name {name}: {net.get('own_error')} "
-                               "(gloo and torch's rendezvous look it up to pick the address they announce)",
-                               f"add {name} with its cluster address to /etc/hosts on {node} (or fix DNS)"))
+            out.append(
+                finding(
+                    node,
+                    NET,
+                    FAIL,
+                    f"{node} cannot resolve its own name {name}: {net.get('own_error')} "
+                    "(gloo and torch's rendezvous look it up to pick the address they announce)",
+                    f"add {name} with its cluster address to /etc/hosts on {node} (or fix DNS)",
+                )
+            )
         elif _loopback(own[0]) and (not others or others != {own[0]}):
             debian = " (Debian's default /etc/hosts line)" if own[0] == DEBIAN_LOOPBACK else ""
             seen = f" (the other nodes resolve it to {', '.join(sorted(others))})" if others else ""
-            out.append(finding(node, NET, FAIL, f"{node} resolves its own name {name} to {own[0]}{debian}{seen}: "
-                               "ranks on other nodes cannot reach the address it announces",
-                               f"map {name} to its cluster address in /etc/hosts on {node}, or remove the "
-                               f"{own[0]} {name} line"))
+            out.append(
+                finding(
+                    node,
+                    NET,
+                    FAIL,
+                    f"{node} resolves its own name {name} to {own[0]}{debian}{seen}: "
+                    "ranks on other nodes cannot reach the address it announces",
+                    f"map {name} to its cluster address in /etc/hosts on {node}, or remove the {own[0]} {name} line",
+                )
+            )
         elif _loopback(own[0]):
-            out.append(finding(node, NET, OK, f"own name {name} -> {own[0]}, as every node resolves it "
-                                              "(loopback: the nodes share one machine)"))
+            out.append(
+                finding(
+                    node,
+                    NET,
+                    OK,
+                    f"own name {name} -> {own[0]}, as every node resolves it (loopback: the nodes share one machine)",
+                )
+            )
         else:
             out.append(finding(node, NET, OK, f"own name {name} -> {own[0]}"))
     env = net.get("ifname_env") or {}
@@ -111,14 +131,28 @@ def check_node(node: str, facts: dict, peer_view: dict[str, str] | None, multi: 
         matched = match_ifaces(spec, ifaces, var.startswith("GLOO"))
         up = [i for i in matched if i.get("up") and i.get("running")]
         if not matched:
-            out.append(finding(node, NET, FAIL, f"{var}={spec} matches no interface on {node} (it has: {have})",
-                               f"set {var} to the cluster network's interface on every node (a prefix like eth, "
-                               f"or =name for one exact name), or unset it"))
+            out.append(
+                finding(
+                    node,
+                    NET,
+                    FAIL,
+                    f"{var}={spec} matches no interface on {node} (it has: {have})",
+                    f"set {var} to the cluster network's interface on every node (a prefix like eth, "
+                    f"or =name for one exact name), or unset it",
+                )
+            )
         elif not up:
             names = ", ".join(i["name"] for i in matched)
-            out.append(finding(node, NET, FAIL, f"{var}={spec}: {names} on {node} is down (no link)",
-                               f"bring it up on {node} (ip link set {matched[0]['name']} up; check the cable/port), "
-                               f"or name another interface in {var}"))
+            out.append(
+                finding(
+                    node,
+                    NET,
+                    FAIL,
+                    f"{var}={spec}: {names} on {node} is down (no link)",
+                    f"bring it up on {node} (ip link set {matched[0]['name']} up; check the cable/port), "
+                    f"or name another interface in {var}",
+                )
+            )
         else:
             out.append(finding(node, NET, OK, f"{var}={spec} -> {', '.join(i['name'] for i in up)} (up)"))
     ib = net.get("ib") or []
@@ -131,10 +165,17 @@ def check_node(node: str, facts: dict, peer_view: dict[str, str] | None, multi: 
             continue
         states = ", ".join(f"port {p.get('port')} {p.get('state') or 'unknown'}" for p in down)
         status = FAIL if len(down) == len(ports) else WARN
-        out.append(finding(node, NET, status, f"InfiniBand {dev} on {node}: {states}"
-                           + (" (no ACTIVE port: NCCL falls back to TCP or fails)" if status == FAIL else ""),
-                           f"check the cable and the subnet manager (ibstat {dev}; opensm running?), or leave the "
-                           "device out with NCCL_IB_HCA"))
+        out.append(
+            finding(
+                node,
+                NET,
+                status,
+                f"InfiniBand {dev} on {node}: {states}"
+                + (" (no ACTIVE port: NCCL falls back to TCP or fails)" if status == FAIL else ""),
+                f"check the cable and the subnet manager (ibstat {dev}; opensm running?), or leave the "
+                "device out with NCCL_IB_HCA",
+            )
+        )
     if ib and not any(f["status"] != OK for f in out if f["check"] == NET):
         out.append(finding(node, NET, OK, f"InfiniBand: {len(ib)} port(s) ACTIVE"))
     if not out:
@@ -174,18 +215,33 @@ def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[Finding]
             if name != node:
                 failing.setdefault((name, err), []).append(node)
     for (name, err), who in sorted(failing.items()):
-        out.append(finding(_hostlist(who), NET, FAIL, f"{_hostlist(who)} cannot resolve {name}: {err}",
-                           f"add {name} to /etc/hosts (or DNS) on {_hostlist(who)}, with the address the other "
-                           "nodes use", nodes=who))
+        out.append(
+            finding(
+                _hostlist(who),
+                NET,
+                FAIL,
+                f"{_hostlist(who)} cannot resolve {name}: {err}",
+                f"add {name} to /etc/hosts (or DNS) on {_hostlist(who)}, with the address the other nodes use",
+                nodes=who,
+            )
+        )
     for name, view in sorted(peer_views(facts).items()):
         groups: dict[str, list[str]] = {}
         for node, addr in view.items():
             groups.setdefault(addr, []).append(node)
         if len(groups) > 1:
             desc, odd = _split(groups)
-            out.append(finding(_hostlist(odd), NET, FAIL, f"{name} resolves to different addresses: {desc}",
-                               f"make {name} resolve to its one cluster address everywhere (/etc/hosts or DNS on "
-                               f"{_hostlist(odd)})", nodes=odd))
+            out.append(
+                finding(
+                    _hostlist(odd),
+                    NET,
+                    FAIL,
+                    f"{name} resolves to different addresses: {desc}",
+                    f"make {name} resolve to its one cluster address everywhere (/etc/hosts or DNS on "
+                    f"{_hostlist(odd)})",
+                    nodes=odd,
+                )
+            )
     # Named interfaces share the first node's subnet; one MTU on the interfaces in use.
     first = next((n for n in nodes if n in facts), None)
     used = {n: used_ifaces(f) for n, f in facts.items()}
@@ -199,17 +255,25 @@ def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[Finding]
                 except ValueError:
                     pass
         return got
+
     base = nets(used[first][1]) if first else set()
     off = [n for n, (var, ifs) in used.items() if var and ifs and base and n != first and not (nets(ifs) & base)]
     if off:
         var = used[off[0]][0]
-        desc = "; ".join(f"{n}: {', '.join(a for i in used[n][1] for a in i.get('addrs') or []) or 'no address'}"
-                         for n in off[:8])
-        out.append(finding(_hostlist(off), NET, FAIL,
-                           f"the {var} interfaces of {_hostlist(off)} share no subnet with {first}'s "
-                           f"({', '.join(sorted(map(str, base)))}): {desc}",
-                           f"name the interface of the cluster network in {var} (the same network on every node)",
-                           nodes=off))
+        desc = "; ".join(
+            f"{n}: {', '.join(a for i in used[n][1] for a in i.get('addrs') or []) or 'no address'}" for n in off[:8]
+        )
+        out.append(
+            finding(
+                _hostlist(off),
+                NET,
+                FAIL,
+                f"the {var} interfaces of {_hostlist(off)} share no subnet with {first}'s "
+                f"({', '.join(sorted(map(str, base)))}): {desc}",
+                f"name the interface of the cluster network in {var} (the same network on every node)",
+                nodes=off,
+            )
+        )
     mtus: dict[int, list[str]] = {}
     for n, (_var, ifs) in used.items():
         if ifs and ifs[0].get("mtu"):
@@ -217,24 +281,38 @@ def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[Finding]
     if len(mtus) > 1:
         desc, odd = _split(mtus)
         which = {v for v, _ in used.values() if v is not None}
-        what = f"the {'/'.join(sorted(which))} interfaces" if which else "the interface with the route to " + \
-            f"{first}"
-        out.append(finding(_hostlist(odd), NET, FAIL, f"MTU differs on {what}: {desc} (frames larger than the "
-                           "smallest MTU are dropped: collectives stall on large messages)",
-                           "set one MTU on the cluster network's interfaces of every node (ip link set DEV mtu N; "
-                           f"persist it in the network config), starting with {_hostlist(odd)}", nodes=odd))
+        what = f"the {'/'.join(sorted(which))} interfaces" if which else "the interface with the route to " + f"{first}"
+        out.append(
+            finding(
+                _hostlist(odd),
+                NET,
+                FAIL,
+                f"MTU differs on {what}: {desc} (frames larger than the "
+                "smallest MTU are dropped: collectives stall on large messages)",
+                "set one MTU on the cluster network's interfaces of every node (ip link set DEV mtu N; "
+                f"persist it in the network config), starting with {_hostlist(odd)}",
+                nodes=odd,
+            )
+        )
     with_ib = [n for n, f in facts.items() if _net(f).get("ib")]
     if with_ib and len(with_ib) < len(facts):
         without = [n for n in facts if n not in with_ib]
-        out.append(finding(_hostlist(without), NET, WARN,
-                           f"InfiniBand devices on {_hostlist(with_ib)} but none on {_hostlist(without)}: NCCL falls "
-                           "back to TCP sockets there, and every ring through those nodes runs at TCP speed",
-                           f"install/enable the HCA driver on {_hostlist(without)} (ibv_devinfo), or keep the job "
-                           "off those nodes", nodes=without))
+        out.append(
+            finding(
+                _hostlist(without),
+                NET,
+                WARN,
+                f"InfiniBand devices on {_hostlist(with_ib)} but none on {_hostlist(without)}: NCCL falls "
+                "back to TCP sockets there, and every ring through those nodes runs at TCP speed",
+                f"install/enable the HCA driver on {_hostlist(without)} (ibv_devinfo), or keep the job off those nodes",
+                nodes=without,
+            )
+        )
     return out
 
 
 # --- port -------------------------------------------------------------------------------------------------
+
 
 def sample_peers(nodes: list[str], k: int = SAMPLE_PEERS, block: int = 32) -> dict[str, list[str]]:
     """{node: the k peers it connects to}: seeded by the node list (the same nodes, the same sample), and taken
@@ -243,7 +321,7 @@ def sample_peers(nodes: list[str], k: int = SAMPLE_PEERS, block: int = 32) -> di
     out = {}
     for i, n in enumerate(nodes):
         lo = (i // block) * block
-        pool = [p for p in nodes[lo:lo + block] if p != n]
+        pool = [p for p in nodes[lo : lo + block] if p != n]
         out[n] = sorted(rng.sample(pool, min(k, len(pool))), key=nodes.index)
     return out
 
@@ -269,9 +347,12 @@ def plan(nodes: list[str], port: int, block: int = 32) -> dict[str, dict]:
 
 
 def _why(error: str | None) -> str:
-    return {"timeout": "timed out (nothing answered: a firewall drops it)",
-            "refused": "refused (nothing listening there, or a firewall rejects it)",
-            "unreachable": "no route to it", "unresolved": "the name does not resolve"}.get(error or "", error or "failed")
+    return {
+        "timeout": "timed out (nothing answered: a firewall drops it)",
+        "refused": "refused (nothing listening there, or a firewall rejects it)",
+        "unreachable": "no route to it",
+        "unresolved": "the name does not resolve",
+    }.get(error or "", error or "failed")
 
 
 def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -> list[Finding]:
@@ -283,13 +364,27 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
     store = next((x for (p, m), x in listens.items() if m == "store"), None)
     port = store.get("port") if store and store.get("port") else port
     if store and store.get("status") == "in_use":
-        out.append(finding(first, PORT, FAIL, f"port {port} is already in use on {first} (the first node: "
-                           "MASTER_ADDR): a leftover rank or another job holds the rendezvous port",
-                           f"find its owner on {first} with `ss -ltnp 'sport = :{port}'` and stop it, or use "
-                           f"another port (MASTER_PORT; check with --port)"))
+        out.append(
+            finding(
+                first,
+                PORT,
+                FAIL,
+                f"port {port} is already in use on {first} (the first node: "
+                "MASTER_ADDR): a leftover rank or another job holds the rendezvous port",
+                f"find its owner on {first} with `ss -ltnp 'sport = :{port}'` and stop it, or use "
+                f"another port (MASTER_PORT; check with --port)",
+            )
+        )
     elif store and store.get("status") != "listening":
-        out.append(finding(first, PORT, FAIL, f"{first} cannot listen on port {port}: {store.get('message')}",
-                           f"run `python3 -m http.server {port}` on {first} to see why"))
+        out.append(
+            finding(
+                first,
+                PORT,
+                FAIL,
+                f"{first} cannot listen on port {port}: {store.get('message')}",
+                f"run `python3 -m http.server {port}` on {first} to see why",
+            )
+        )
     failed: dict[tuple[str, str, str], list[str]] = {}
     tested: dict[str, int] = {}
 
@@ -298,6 +393,7 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
         could not listen is reported for that, not blamed for every connection to it."""
         got = ((all_facts.get(host) or {}).get("port") or {}).get("listen") or []
         return any(str(x.get("port")) == p and x.get("status") in ("listening", "in_use") for x in got)
+
     for n in nodes:
         for c in ((all_facts.get(n) or {}).get("port") or {}).get("connect") or []:
             target = c.get("target") or ""
@@ -311,13 +407,22 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
         rendezvous = host == first and p == str(port)
         if rendezvous and store and store.get("status") != "listening":
             continue  # said above
-        what = f"the rendezvous {host}:{p} (MASTER_ADDR:MASTER_PORT)" if rendezvous else \
-            f"{host} on TCP port {p} (node to node)"
-        fix = (f"open TCP port {p} on {host} (nft list ruleset / iptables -S on {host}: accept it from the cluster "
-               "network)" if error in ("timeout", "refused") else f"check the route and the name of {host} on "
-               f"{_hostlist(who)}") + (", or use a port the firewall allows (--port, MASTER_PORT)" if rendezvous else "")
-        out.append(finding(host, PORT, FAIL, f"{what} cannot be reached from {_hostlist(who)}: {_why(error)}",
-                           fix, nodes=[host]))
+        what = (
+            f"the rendezvous {host}:{p} (MASTER_ADDR:MASTER_PORT)"
+            if rendezvous
+            else f"{host} on TCP port {p} (node to node)"
+        )
+        fix = (
+            f"open TCP port {p} on {host} (nft list ruleset / iptables -S on {host}: accept it from the cluster "
+            "network)"
+            if error in ("timeout", "refused")
+            else f"check the route and the name of {host} on {_hostlist(who)}"
+        ) + (", or use a port the firewall allows (--port, MASTER_PORT)" if rendezvous else "")
+        out.append(
+            finding(
+                host, PORT, FAIL, f"{what} cannot be reached from {_hostlist(who)}: {_why(error)}", fix, nodes=[host]
+            )
+        )
     blamed = {f["node"] for f in out}
     for n in nodes:
         mine = all_facts.get(n)

@@ -11,14 +11,14 @@ FIXES = {
     "refused": "start sshd on the node, or fix Port/HostName for it in the ssh config",
     "timeout": "check that the node is up and reachable (firewall, sshd hung); raise --timeout if it is only slow",
     "auth": "install your public key on the node (ssh-copy-id -i ~/.ssh/id_ed25519.pub USER@NODE), "
-            "or pass the right key with -i",
+    "or pass the right key with -i",
     "unknown_host_key": "verify the node's fingerprint, then add it (ssh-keyscan NODE >> ~/.ssh/known_hosts), "
-                        "or rerun with --accept-new-host-keys",
+    "or rerun with --accept-new-host-keys",
     "changed_host_key": "if the node was reinstalled, drop the old key (ssh-keygen -R NODE) and verify the new one; "
-                        "otherwise treat it as an attack",
+    "otherwise treat it as an attack",
     "unreachable": "check the node's name or address in the hostfile / ssh config / DNS",
     "too_large": "find what prints on the node before or instead of the command (~/.bashrc, /etc/bash.bashrc, "
-                 "/etc/profile.d, a ForceCommand): measure with `ssh NODE true | wc -c`, which must print 0",
+    "/etc/profile.d, a ForceCommand): measure with `ssh NODE true | wc -c`, which must print 0",
     "error": "run ssh -v NODE by hand to see what fails",
 }
 
@@ -29,19 +29,47 @@ def check(node: str, conn: dict, facts: dict | None) -> list[Finding]:
     if status == "local":
         return [finding(node, CHECK, OK, "this machine (--local: no SSH)")]
     if status != "ok":
-        return [finding(node, CHECK, FAIL, conn.get("message") or status,
-                        FIXES.get(status, FIXES["error"]).replace("NODE", node))]
+        return [
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                conn.get("message") or status,
+                FIXES.get(status, FIXES["error"]).replace("NODE", node),
+            )
+        ]
     if facts is None:
-        return [finding(node, CHECK, FAIL, f"logged in, but the probe gave no facts: {conn.get('message')}",
-                        "run `python3 - < clusterdoc/probe.py` on the node to see the error")]
+        return [
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                f"logged in, but the probe gave no facts: {conn.get('message')}",
+                "run `python3 - < clusterdoc/probe.py` on the node to see the error",
+            )
+        ]
     out = [finding(node, CHECK, OK, f"key login ok ({conn.get('elapsed', 0):.1f}s)")]
     if facts.get("python_missing"):
-        out.append(finding(node, CHECK, FAIL, f"the job's python {facts['python_missing']} is not on the node: "
-                           "its ranks cannot start (only shell facts)",
-                           "install the training environment at the same path on every node, or give --python"))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                f"the job's python {facts['python_missing']} is not on the node: "
+                "its ranks cannot start (only shell facts)",
+                "install the training environment at the same path on every node, or give --python",
+            )
+        )
     elif facts.get("probe") == "shell":
-        out.append(finding(node, CHECK, WARN, "no python3 on the node: only shell facts (kernel, GPUs, nvcc, gcc)",
-                           "install python3 (and the training environment) on the node"))
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                "no python3 on the node: only shell facts (kernel, GPUs, nvcc, gcc)",
+                "install python3 (and the training environment) on the node",
+            )
+        )
     return out
 
 
@@ -58,11 +86,19 @@ def check_mesh(node: str, facts: dict | None) -> list[Finding]:
             failed.setdefault(res.get("message") or "failed", []).append(peer)
     out = []
     if untested:
-        out.append(finding(node, MESH, WARN, f"ssh to {_compact(untested)} not tested: the probe ran out of time",
-                           "raise --timeout (the mesh is N x N ssh logins), or skip it with --no-mesh"))
+        out.append(
+            finding(
+                node,
+                MESH,
+                WARN,
+                f"ssh to {_compact(untested)} not tested: the probe ran out of time",
+                "raise --timeout (the mesh is N x N ssh logins), or skip it with --no-mesh",
+            )
+        )
     if not failed and not untested:
-        return [finding(node, MESH, OK,
-                        f"ssh to {len(facts['mesh'])} other node(s) ok ({_compact(list(facts['mesh']))})")]
+        return [
+            finding(node, MESH, OK, f"ssh to {len(facts['mesh'])} other node(s) ok ({_compact(list(facts['mesh']))})")
+        ]
     for message, peers in failed.items():
         # No source name in the text: the report merges the same failure seen from many nodes
         # into one line (node[1-4,6-64]: ssh to node5 fails: ...).
@@ -82,8 +118,10 @@ def mesh_fix(peers: list[str], message: str) -> str:
     test = f"test with: ssh -o BatchMode=yes {peers[0]} true"
     low = message.lower()
     if "host key" in low:
-        return (f"on the node(s) named, record the host keys of {names} after checking their fingerprints "
-                f"(ssh-keyscan {names} >> ~/.ssh/known_hosts); {test}")
+        return (
+            f"on the node(s) named, record the host keys of {names} after checking their fingerprints "
+            f"(ssh-keyscan {names} >> ~/.ssh/known_hosts); {test}"
+        )
     if "permission denied" in low:
         return f"install the node's public key on {names} (ssh-copy-id), or share one key cluster-wide; {test}"
     if "could not resolve" in low or "name or service not known" in low:
@@ -94,15 +132,22 @@ def mesh_fix(peers: list[str], message: str) -> str:
 # --- every pair, judged from facts (--mesh sample) ------------------------------------------------
 
 TRUST_PROBLEMS = {
-    "unknown": ("{target}'s host key is not in their known_hosts: ssh stops at 'Host key verification failed'",
-                "on {sources}, record {target}'s host key after checking its fingerprint "
-                "(ssh-keyscan {target} >> ~/.ssh/known_hosts), or share one known_hosts cluster-wide"),
-    "changed": ("their known_hosts has another key for {target} than the ones {target} has: ssh refuses it as "
-                "a possible attack", "if {target} was reinstalled, drop the old key on {sources} (ssh-keygen -R "
-                "{target}) and record the new one after checking its fingerprint"),
-    "auth": ("{target} accepts none of the keys their ssh offers: ssh stops at 'Permission denied (publickey)'",
-             "add their public key to {target}'s authorized_keys (ssh-copy-id {target} from each), or share one "
-             "key cluster-wide"),
+    "unknown": (
+        "{target}'s host key is not in their known_hosts: ssh stops at 'Host key verification failed'",
+        "on {sources}, record {target}'s host key after checking its fingerprint "
+        "(ssh-keyscan {target} >> ~/.ssh/known_hosts), or share one known_hosts cluster-wide",
+    ),
+    "changed": (
+        "their known_hosts has another key for {target} than the ones {target} has: ssh refuses it as "
+        "a possible attack",
+        "if {target} was reinstalled, drop the old key on {sources} (ssh-keygen -R "
+        "{target}) and record the new one after checking its fingerprint",
+    ),
+    "auth": (
+        "{target} accepts none of the keys their ssh offers: ssh stops at 'Permission denied (publickey)'",
+        "add their public key to {target}'s authorized_keys (ssh-copy-id {target} from each), or share one "
+        "key cluster-wide",
+    ),
 }
 
 
@@ -129,8 +174,12 @@ def check_trust(facts: dict[str, dict]) -> list[Finding]:
     if len(trust) < 2:
         return []
     tried = {(a, b): res.get("ok") for a, f in facts.items() for b, res in (f.get("mesh") or {}).items()}
-    wrong = {kind for (a, b), ok in tried.items() if ok and a in trust and b in trust
-             for kind in trust_problems(trust[a], trust[b], b)}
+    wrong = {
+        kind
+        for (a, b), ok in tried.items()
+        if ok and a in trust and b in trust
+        for kind in trust_problems(trust[a], trust[b], b)
+    }
     failing: dict[tuple[str, str], list[str]] = {}
     judged = 0
     for a in trust:
@@ -143,8 +192,15 @@ def check_trust(facts: dict[str, dict]) -> list[Finding]:
                     failing.setdefault((kind, b), []).append(a)
     if not failing:
         names = _compact(list(trust))
-        return [finding(names, MESH, OK, f"{judged} more pair(s) judged from facts (keys, known_hosts): all ok",
-                        nodes=list(trust))]
+        return [
+            finding(
+                names,
+                MESH,
+                OK,
+                f"{judged} more pair(s) judged from facts (keys, known_hosts): all ok",
+                nodes=list(trust),
+            )
+        ]
     out = []
     # the same sources failing the same way towards several targets: one finding
     merged: dict[tuple[str, tuple[str, ...]], list[str]] = {}
@@ -153,7 +209,14 @@ def check_trust(facts: dict[str, dict]) -> list[Finding]:
     for (kind, group), targets in sorted(merged.items()):
         src, dst = _compact(list(group)), _compact(targets)
         message, fix = TRUST_PROBLEMS[kind]
-        out.append(finding(src, MESH, FAIL, f"ssh from {src} to {dst} (judged from facts, not tried): "
-                           + message.format(target=dst), fix.format(target=dst, sources=src),
-                           nodes=sorted(set(group) | set(targets))))
+        out.append(
+            finding(
+                src,
+                MESH,
+                FAIL,
+                f"ssh from {src} to {dst} (judged from facts, not tried): " + message.format(target=dst),
+                fix.format(target=dst, sources=src),
+                nodes=sorted(set(group) | set(targets)),
+            )
+        )
     return out

@@ -34,13 +34,14 @@ MAX_FACTS_FILE = 4 << 20
 @dataclass
 class Gathered:
     """What the doctor knows before judging: each node's facts and how reaching it went, plus the head's runs."""
-    nodes: list[str]                                   # in hostfile order
-    conns: dict[str, dict]                             # {node: {status, message, elapsed, exit_code}}
-    facts: dict[str, dict | None]                      # {node: probe facts, None when it gave none}
-    checks: list[str]                                  # the checks that apply (one node: nothing to compare)
-    head_mpirun: dict | None = None                    # the head's mpirun: path, flavour, version
-    mpirun: dict | None = None                         # the run across the nodes
-    comm: dict | None = None                           # the --comm all_reduce
+
+    nodes: list[str]  # in hostfile order
+    conns: dict[str, dict]  # {node: {status, message, elapsed, exit_code}}
+    facts: dict[str, dict | None]  # {node: probe facts, None when it gave none}
+    checks: list[str]  # the checks that apply (one node: nothing to compare)
+    head_mpirun: dict | None = None  # the head's mpirun: path, flavour, version
+    mpirun: dict | None = None  # the run across the nodes
+    comm: dict | None = None  # the --comm all_reduce
     started: float = field(default_factory=time.monotonic)
 
     def answered(self) -> dict[str, dict]:
@@ -64,6 +65,7 @@ def gather(opts: CheckOptions) -> Gathered:
 
 # --- this machine -----------------------------------------------------------------------------
 
+
 def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
     started = time.monotonic()
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
@@ -76,9 +78,14 @@ def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
 
 def probe_args(opts: CheckOptions, node_plan: dict | None, peers: list[str] | None = None) -> dict:
     """The probe's keyword arguments for the new checks: peer names, --env, listen/connect, space, files."""
-    return {"peers": peers or [], "env": dict(opts.env) if isinstance(opts.env, dict) else {}, "listen": (node_plan or {}).get("listen") or [],
-            "connect": (node_plan or {}).get("connect") or [],
-            "space": [opts.job_folder] if opts.job_folder else [], "files": list(opts.files or [])}
+    return {
+        "peers": peers or [],
+        "env": dict(opts.env) if isinstance(opts.env, dict) else {},
+        "listen": (node_plan or {}).get("listen") or [],
+        "connect": (node_plan or {}).get("connect") or [],
+        "space": [opts.job_folder] if opts.job_folder else [],
+        "files": list(opts.files or []),
+    }
 
 
 def gather_local(python: str | None, timeout: float, head_mpirun: str | None = None, more: dict | None = None) -> dict:
@@ -86,13 +93,17 @@ def gather_local(python: str | None, timeout: float, head_mpirun: str | None = N
     interpreter, else the probe runs under it, exactly as on a remote node. `head_mpirun`: the mpirun
     the check uses (here the head is the node)."""
     if not python or os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable):
-        return probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun,
-                            **(more or {}))
+        return probe.gather(
+            timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun, **(more or {})
+        )
     exe = shutil.which(python)
     if not exe:
         raise UsageError(f"--python {python!r} is not an executable here", hint="give the python the ranks run")
-    argv = [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"] + \
-        (["--head-mpirun", head_mpirun] if head_mpirun else []) + probe_argv(more or {})
+    argv = (
+        [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"]
+        + (["--head-mpirun", head_mpirun] if head_mpirun else [])
+        + probe_argv(more or {})
+    )
     try:
         r = subprocess.run(argv, input=PROBE_SOURCE, capture_output=True, timeout=timeout + 5)
     except subprocess.TimeoutExpired:
@@ -100,12 +111,14 @@ def gather_local(python: str | None, timeout: float, head_mpirun: str | None = N
     facts = parse_output(r.stdout.decode(errors="replace"))
     if not facts:
         tail = (r.stderr.decode(errors="replace").strip().splitlines() or [f"exit {r.returncode}"])[-1]
-        raise UsageError(f"the probe does not run under {python}: {tail[:200]}",
-                         hint="the ranks' python must be Python 3.6 or newer")
+        raise UsageError(
+            f"the probe does not run under {python}: {tail[:200]}", hint="the ranks' python must be Python 3.6 or newer"
+        )
     return facts
 
 
 # --- every node over SSH --------------------------------------------------------------------------
+
 
 def gather_nodes(opts: CheckOptions, checks: list[str]) -> Gathered:
     from clusterdoc.doctor.render import Progress
@@ -123,8 +136,10 @@ def gather_nodes(opts: CheckOptions, checks: list[str]) -> Gathered:
         manual = mpirun.HydraManual(hosts, head, opts.timeout)
         proxies = manual.proxies()
     elif "mpi" in checks:
+
         def run():
             box["r"] = mpirun.run_mpirun(opts, hosts, head, None, opts.timeout)
+
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
     try:
@@ -153,8 +168,9 @@ def gather_nodes(opts: CheckOptions, checks: list[str]) -> Gathered:
     return Gathered([h.host for h in hosts], conns, facts, checks, head, result, comm_result, started)
 
 
-def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=None,
-                head_path=None) -> tuple[dict, dict]:
+def probe_nodes(
+    opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=None, head_path=None
+) -> tuple[dict, dict]:
     """{node: conn}, {node: facts|None} from one SSH round trip per node. `proxies`: each host's MPI
     proxy command (HydraManual), started in the same round trip."""
     from clusterdoc import remote
@@ -172,16 +188,22 @@ def probe_nodes(opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=N
     def command_for(h) -> str:
         # The probe must answer before the node's timeout: the mesh stops at 75% of it.
         more = probe_argv(probe_args(opts, port_plan.get(h.host), net_peers))
-        command = remote_command(probe_timeout(ssh.timeout), tries[h.host], round(ssh.timeout * 0.75, 1),
-                                 head_path, opts.python, more, trust)
+        command = remote_command(
+            probe_timeout(ssh.timeout), tries[h.host], round(ssh.timeout * 0.75, 1), head_path, opts.python, more, trust
+        )
         return with_proxy(command, proxy_of.get(h.host))  # each node starts its own MPI proxy in the same trip
+
     on_done = (lambda r: progress.update(r.status != "ok")) if progress else None
     results = remote.run_many(hosts, command_for, ssh, stdin=PROBE_SOURCE, fanout=opts.fanout, on_done=on_done)
     conns, facts = {}, {}
     for h in hosts:
         r = results[h.host]
-        conns[h.host] = {"status": r.status, "message": printable(r.message, MAX_TEXT),
-                         "elapsed": round(r.elapsed, 3), "exit_code": r.exit_code}
+        conns[h.host] = {
+            "status": r.status,
+            "message": printable(r.message, MAX_TEXT),
+            "elapsed": round(r.elapsed, 3),
+            "exit_code": r.exit_code,
+        }
         f = parse_output(r.stdout) if r.status in ("ok", "timeout") else None
         if f is None and r.status == "ok":
             tail = (r.stderr.strip().splitlines() or [f"exit {r.exit_code}, no output"])[-1]
@@ -212,15 +234,27 @@ def comm_test(ssh, hosts, facts, timeout) -> dict:
     ranks = {facts[h.host]["hostname"]: i for i, h in enumerate(alive)}
     port = 29500 + (os.getpid() % 400)
     argv = ["python3", "-", json.dumps(ranks), alive[0].host, str(port), f"{max(5.0, timeout - 5):g}"]
-    res = remote.run_many(alive, " ".join(shlex.quote(a) for a in argv), replace(ssh, timeout=timeout),
-                          stdin=comm.RANK_SCRIPT.encode(), fanout=max(len(alive), 1))
-    return {"world": len(alive), "master": f"{alive[0].host}:{port}",
-            "ranks": {h.host: comm.parse_rank_output(res[h.host].status, res[h.host].stdout, res[h.host].stderr,
-                                                     res[h.host].message)
-                      for h in alive}}
+    res = remote.run_many(
+        alive,
+        " ".join(shlex.quote(a) for a in argv),
+        replace(ssh, timeout=timeout),
+        stdin=comm.RANK_SCRIPT.encode(),
+        fanout=max(len(alive), 1),
+    )
+    return {
+        "world": len(alive),
+        "master": f"{alive[0].host}:{port}",
+        "ranks": {
+            h.host: comm.parse_rank_output(
+                res[h.host].status, res[h.host].stdout, res[h.host].stderr, res[h.host].message
+            )
+            for h in alive
+        },
+    }
 
 
 # --- saved facts ------------------------------------------------------------------------------------
+
 
 def save_facts(g: Gathered, folder: Path) -> None:
     """<node>.json per node that answered (the probe's facts, as it prints them) and _run.json with the
@@ -229,8 +263,14 @@ def save_facts(g: Gathered, folder: Path) -> None:
     for node, f in g.facts.items():
         if f is not None:
             private.write(folder / f"{node}.json", json.dumps(f))
-    run = {"nodes": g.nodes, "conns": g.conns, "checks": g.checks, "head_mpirun": g.head_mpirun,
-           "mpirun": g.mpirun, "comm": g.comm}
+    run = {
+        "nodes": g.nodes,
+        "conns": g.conns,
+        "checks": g.checks,
+        "head_mpirun": g.head_mpirun,
+        "mpirun": g.mpirun,
+        "comm": g.comm,
+    }
     private.write(folder / RUN_FILE, json.dumps(run, indent=1))
 
 
@@ -250,26 +290,33 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
     for n in nodes:
         facts.setdefault(n, None)
     if not nodes:
-        raise UsageError(f"--facts {folder}: no NODE.json file in it",
-                         hint="save them with `clusterdoc check ... --save-facts DIR`")
+        raise UsageError(
+            f"--facts {folder}: no NODE.json file in it", hint="save them with `clusterdoc check ... --save-facts DIR`"
+        )
     ok = {"status": "ok", "message": "", "elapsed": 0.0, "exit_code": 0}
     saved_conns = run.get("conns")
     if not isinstance(saved_conns, dict):
         saved_conns = {}
     found = {n: _conn(saved_conns.get(n)) or (dict(ok) if facts[n] else None) for n in nodes}
-    conns = {n: c or {"status": "error", "message": "no facts saved for this node", "elapsed": 0.0,
-                      "exit_code": None} for n, c in found.items()}
+    conns = {
+        n: c or {"status": "error", "message": "no facts saved for this node", "elapsed": 0.0, "exit_code": None}
+        for n, c in found.items()
+    }
     if len(nodes) == 1 and conns[nodes[0]]["status"] == "local":
         checks = [c for c in checks if c not in NOT_LOCAL]
-    return Gathered(nodes, conns, facts, checks, _dict(run.get("head_mpirun")), _dict(run.get("mpirun")),
-                    _dict(run.get("comm")))
+    return Gathered(
+        nodes, conns, facts, checks, _dict(run.get("head_mpirun")), _dict(run.get("mpirun")), _dict(run.get("comm"))
+    )
 
 
 def _load(path: Path, node: str | None) -> dict:
     """One saved file; its contents are as untrusted as a node's output."""
     if node is not None and not _valid_name(node):
-        raise UsageError(f"{path.name}: {node!r} is not a host name", where=str(path),
-                         hint="name each file after its node: NODE.json")
+        raise UsageError(
+            f"{path.name}: {node!r} is not a host name",
+            where=str(path),
+            hint="name each file after its node: NODE.json",
+        )
     try:
         data = json.loads(private.read(path, MAX_FACTS_FILE).decode("utf-8", "replace"))
     except (OSError, ValueError) as err:
@@ -296,9 +343,12 @@ def _names(value, folder: Path) -> list[str]:
 def _conn(value) -> dict | None:
     if not isinstance(value, dict) or not isinstance(value.get("status"), str):
         return None
-    return {"status": value["status"], "message": printable(value.get("message") or "", MAX_TEXT),
-            "elapsed": value.get("elapsed") if isinstance(value.get("elapsed"), (int, float)) else 0.0,
-            "exit_code": value.get("exit_code") if isinstance(value.get("exit_code"), int) else None}
+    return {
+        "status": value["status"],
+        "message": printable(value.get("message") or "", MAX_TEXT),
+        "elapsed": value.get("elapsed") if isinstance(value.get("elapsed"), (int, float)) else 0.0,
+        "exit_code": value.get("exit_code") if isinstance(value.get("exit_code"), int) else None,
+    }
 
 
 def _dict(value) -> dict | None:

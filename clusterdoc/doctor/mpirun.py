@@ -21,9 +21,11 @@ from clusterdoc.targets import Targets
 from clusterdoc.untrusted import MAX_STREAM
 
 # One write per rank: print() with several arguments writes them in pieces, which interleave between ranks.
-MPI4PY_TEST = ("import sys; from mpi4py import MPI; c = MPI.COMM_WORLD; s = c.allreduce(1); "
-               "sys.stdout.write('CLUSTERDOC-MPI %d %d %s %d\\n' % (c.Get_rank(), c.Get_size(), "
-               "MPI.Get_processor_name(), s)); sys.stdout.flush()")
+MPI4PY_TEST = (
+    "import sys; from mpi4py import MPI; c = MPI.COMM_WORLD; s = c.allreduce(1); "
+    "sys.stdout.write('CLUSTERDOC-MPI %d %d %s %d\\n' % (c.Get_rank(), c.Get_size(), "
+    "MPI.Get_processor_name(), s)); sys.stdout.flush()"
+)
 
 
 def _ssh_wrapper(targets: Targets, tmp: str) -> str | None:
@@ -106,12 +108,24 @@ def run_mpirun(targets: Targets, hosts, head: dict | None, use_mpi4py: str | Non
         program = [use_mpi4py, "-c", MPI4PY_TEST] if use_mpi4py else ["hostname"]
         argv = mpirun_argv(head, hosts, hf, _ssh_wrapper(targets, tmp), program)
         env = dict(os.environ, HYDRA_LAUNCHER="ssh")
-        result: dict[str, Any] = {"command": " ".join(shlex.quote(a) for a in argv), "timeout": timeout,
-                                  "timed_out": False, "exit_code": None, "names": [], "stderr": "",
-                                  "mpi4py": bool(use_mpi4py)}
+        result: dict[str, Any] = {
+            "command": " ".join(shlex.quote(a) for a in argv),
+            "timeout": timeout,
+            "timed_out": False,
+            "exit_code": None,
+            "names": [],
+            "stderr": "",
+            "mpi4py": bool(use_mpi4py),
+        }
         try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    env=env, start_new_session=True)
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                start_new_session=True,
+            )
         except OSError as exc:
             return {"error": f"{argv[0]}: {exc.strerror}"}
         readers = CappedReader(proc.stdout), CappedReader(proc.stderr)
@@ -159,14 +173,20 @@ class HydraManual:
         self.error: str | None = None
         self.proc: subprocess.Popen[bytes] | None
         try:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, start_new_session=True)
+            self.proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         except OSError as exc:
             self.proc, self.error = None, f"{self.argv[0]}: {exc.strerror}"
             self.ready.set()
             return
         self.out_reader = CappedReader(self.proc.stdout, self._line)
         self.readers = [self.out_reader, CappedReader(self.proc.stderr)]
+
         def ready_at_end() -> None:  # mpirun printed all it will
             self.out_reader.join()
             self.ready.set()
@@ -175,7 +195,7 @@ class HydraManual:
 
     def _line(self, line: str):
         if line.startswith("HYDRA_LAUNCH: "):
-            self.launch.append(shlex.split(line[len("HYDRA_LAUNCH: "):]))
+            self.launch.append(shlex.split(line[len("HYDRA_LAUNCH: ") :]))
         elif line.startswith("HYDRA_LAUNCH_END"):
             self.ready.set()
         elif line.strip():
@@ -208,11 +228,17 @@ class HydraManual:
         for t in self.readers:
             t.join(2)
         self.tmp.cleanup()
-        return {"command": " ".join(shlex.quote(a) for a in self.argv), "timeout": self.timeout,
-                "timed_out": timed_out, "exit_code": None if timed_out else self.proc.returncode,
-                "names": list(self.names), "stderr": self.readers[1].text()[-2000:], "mpi4py": False,
-                "launcher": "manual (proxies started in each node's probe session)",
-                "user_command": f"mpirun -f HOSTFILE -n {len(self.hosts)} -ppn 1 hostname"}
+        return {
+            "command": " ".join(shlex.quote(a) for a in self.argv),
+            "timeout": self.timeout,
+            "timed_out": timed_out,
+            "exit_code": None if timed_out else self.proc.returncode,
+            "names": list(self.names),
+            "stderr": self.readers[1].text()[-2000:],
+            "mpi4py": False,
+            "launcher": "manual (proxies started in each node's probe session)",
+            "user_command": f"mpirun -f HOSTFILE -n {len(self.hosts)} -ppn 1 hostname",
+        }
 
 
 def head_mpirun(path: str | None) -> dict | None:

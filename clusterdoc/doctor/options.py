@@ -10,32 +10,32 @@ from clusterdoc.targets import Targets
 
 # With no --checks: everything but the ones that start processes on the nodes (comm).
 DEFAULT_OFF = ("comm", "files")
-DEFAULT_PORT = 29500   # torchrun's default MASTER_PORT (submit derives a port per job: its preflight passes that one)
+DEFAULT_PORT = 29500  # torchrun's default MASTER_PORT (submit derives a port per job: its preflight passes that one)
 # One machine: nothing to compare or to connect to; the net check judges only its interfaces and InfiniBand there.
 NOT_LOCAL = ("mesh", "consistency", "port", "clock")
 
 
 @dataclass
 class CheckOptions(Targets):
-    local: bool = False                        # this machine only, no SSH (also when no hostfile is given)
-    facts_dir: str | None = None               # judge saved facts (one JSON per node) instead of probing
-    save_facts: str | None = None              # write each node's facts there (what --facts reads back)
-    checks: list[str] | str | None = None      # names or "a,b"; None: all but comm
+    local: bool = False  # this machine only, no SSH (also when no hostfile is given)
+    facts_dir: str | None = None  # judge saved facts (one JSON per node) instead of probing
+    save_facts: str | None = None  # write each node's facts there (what --facts reads back)
+    checks: list[str] | str | None = None  # names or "a,b"; None: all but comm
     skip: list[str] | str | None = None
-    comm: bool = False                         # also a real torch.distributed all_reduce, one rank per node
-    mesh: str | bool = "sample"                # node-to-node ssh: sample (k peers each, the rest judged from
-    mesh_k: int = 3                            # facts), full (every pair), off; True/False: sample/off
+    comm: bool = False  # also a real torch.distributed all_reduce, one rank per node
+    mesh: str | bool = "sample"  # node-to-node ssh: sample (k peers each, the rest judged from
+    mesh_k: int = 3  # facts), full (every pair), off; True/False: sample/off
     mesh_seed: int = 0
-    arch_list: str | None = None               # TORCH_CUDA_ARCH_LIST to judge instead of each node's
-    mpirun: str | None = None                  # the head's mpirun (default: mpirun on PATH)
-    python: str | None = None                  # the python the job's ranks run: the probe runs under it
-    strict: bool = False                       # warnings fail too (exit 1)
-    verbose: int = 0                           # show ok findings, and tracebacks of crashed checks
-    progress: bool = True                      # 'n/N nodes answered' on a terminal's stderr
-    port: int = DEFAULT_PORT                   # the rendezvous port the first node listens on (port check)
+    arch_list: str | None = None  # TORCH_CUDA_ARCH_LIST to judge instead of each node's
+    mpirun: str | None = None  # the head's mpirun (default: mpirun on PATH)
+    python: str | None = None  # the python the job's ranks run: the probe runs under it
+    strict: bool = False  # warnings fail too (exit 1)
+    verbose: int = 0  # show ok findings, and tracebacks of crashed checks
+    progress: bool = True  # 'n/N nodes answered' on a terminal's stderr
+    port: int = DEFAULT_PORT  # the rendezvous port the first node listens on (port check)
     env: dict[str, str] | list[str] | None = None  # K=V the probe sees instead of the node's (NCCL_SOCKET_IFNAME...)
-    files: list[str] | None = None             # paths hashed on every node (the files check: submit's --python, script)
-    job_folder: str | None = None              # its free space counts (resources), besides the temp dir
+    files: list[str] | None = None  # paths hashed on every node (the files check: submit's --python, script)
+    job_folder: str | None = None  # its free space counts (resources), besides the temp dir
 
     def __post_init__(self):
         if isinstance(self.mesh, bool):
@@ -81,8 +81,10 @@ class CheckOptions(Targets):
         if self.arch_list:
             entries, bad = arch.parse_arch_entries(self.arch_list)
             if bad or not entries:
-                raise UsageError(f"--arch-list {self.arch_list!r}: {', '.join(bad) or 'empty'} is not X.Y or "
-                                 "X.Y+PTX", hint='give compute capabilities like "8.0;9.0"')
+                raise UsageError(
+                    f"--arch-list {self.arch_list!r}: {', '.join(bad) or 'empty'} is not X.Y or X.Y+PTX",
+                    hint='give compute capabilities like "8.0;9.0"',
+                )
         if self.timeout <= 0:
             raise UsageError(f"--timeout must be above 0 seconds, got {self.timeout}")
         if not 1 <= self.port <= 65534:

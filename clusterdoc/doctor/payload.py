@@ -18,12 +18,20 @@ def probe_payload() -> bytes:
     """probe.py as sent to every node: without docstrings and head-only parts. Compiling it is a good
     part of the probe's cost on each node, so the smaller source shows in the check's wall time."""
     tree = ast.parse(Path(probe.__file__).read_text())
-    tree.body = [n for n in tree.body if getattr(n, "name", None) not in HEAD_ONLY and not (
-        isinstance(n, ast.Assign) and any(getattr(t, "id", None) in HEAD_ONLY for t in n.targets))]
+    tree.body = [
+        n
+        for n in tree.body
+        if getattr(n, "name", None) not in HEAD_ONLY
+        and not (isinstance(n, ast.Assign) and any(getattr(t, "id", None) in HEAD_ONLY for t in n.targets))
+    ]
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and node.body and \
-                isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) and \
-                isinstance(node.body[0].value.value, str):
+        if (
+            isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+            and isinstance(node.body[0].value.value, str)
+        ):
             node.body = node.body[1:] or [ast.Pass()]
     return (ast.unparse(tree) + "\n").encode()
 
@@ -53,9 +61,15 @@ def probe_argv(more: dict) -> list[str]:
     return argv
 
 
-def remote_command(timeout: float, peers: list[str] | None, budget: float | None = None,
-                   head_mpirun: str | None = None, python: str | None = None, more: list[str] | None = None,
-                   trust: bool = False) -> str:
+def remote_command(
+    timeout: float,
+    peers: list[str] | None,
+    budget: float | None = None,
+    head_mpirun: str | None = None,
+    python: str | None = None,
+    more: list[str] | None = None,
+    trust: bool = False,
+) -> str:
     """`python` (the job's interpreter; default python3 on PATH) reads the probe from stdin, so its torch and
     packages are what is judged; without it the shell fallback runs (it ignores stdin). `peers`: the nodes it
     really logs in to; `more`: probe_argv's arguments; `trust`: report ssh trust towards the --peers nodes."""
@@ -71,8 +85,9 @@ def remote_command(timeout: float, peers: list[str] | None, budget: float | None
     if peers:
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)
-    return (f"if command -v {shlex.quote(python)} >/dev/null 2>&1; then exec {py}; else\n"
-            f"{probe.shell_probe(timeout)}\nfi")
+    return (
+        f"if command -v {shlex.quote(python)} >/dev/null 2>&1; then exec {py}; else\n{probe.shell_probe(timeout)}\nfi"
+    )
 
 
 def with_proxy(command: str, proxy: list[str] | None) -> str:

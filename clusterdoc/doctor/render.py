@@ -70,7 +70,9 @@ def summary(nodes, findings, checks, needed_arch_list, strict=False) -> dict:
     counts = {s: sum(1 for v in per_node.values() if v == s) for s in (OK, WARN, FAIL)}
     return {
         "nodes": len(nodes),
-        "nodes_ok": counts[OK], "nodes_warn": counts[WARN], "nodes_fail": counts[FAIL],
+        "nodes_ok": counts[OK],
+        "nodes_warn": counts[WARN],
+        "nodes_fail": counts[FAIL],
         "findings": {s: sum(1 for f in findings if f["status"] == s) for s in (OK, WARN, FAIL)},
         "problems": _counts(findings),  # identical findings on several nodes count once
         "checks": list(checks),
@@ -98,16 +100,18 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
     groups: dict[tuple, list[str]] = {}
     for n in nodes:
         groups.setdefault(tuple(status[n][c] for c in checks), []).append(n)
-    rows = sorted(groups.items(),
-                  key=lambda kv: (-max((RANK.get(s, -1) for s in kv[0]), default=-1), _natural(kv[1][0])))
+    rows = sorted(
+        groups.items(), key=lambda kv: (-max((RANK.get(s, -1) for s in kv[0]), default=-1), _natural(kv[1][0]))
+    )
     table = [[printable(hostlist(ns)), len(ns)] + [MARK[s] for s in key] for key, ns in rows]
     lines = [tabulate(table, headers=["nodes", "#"] + list(checks), tablefmt="simple")]
 
     # Problems, identical ones merged across nodes.
     merged = problems(findings, verbose)
-    order = sorted(merged.items(),
-                   key=lambda kv: (-RANK[kv[0][1]], checks.index(kv[0][0]) if kv[0][0] in checks else 99,
-                                   _natural(kv[1][0])))
+    order = sorted(
+        merged.items(),
+        key=lambda kv: (-RANK[kv[0][1]], checks.index(kv[0][0]) if kv[0][0] in checks else 99, _natural(kv[1][0])),
+    )
     if order:
         lines.append("")
         for (check, st, message, fix), ns in order:
@@ -124,11 +128,15 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
     elif crashed:
         lines += ["", "(a check crashed: -v shows its traceback)"]
     lines.append("")
-    lines.append(f"TORCH_CUDA_ARCH_LIST this cluster needs: {needed_arch_list}" if needed_arch_list
-                 else "TORCH_CUDA_ARCH_LIST this cluster needs: (no GPU found on any node)")
+    lines.append(
+        f"TORCH_CUDA_ARCH_LIST this cluster needs: {needed_arch_list}"
+        if needed_arch_list
+        else "TORCH_CUDA_ARCH_LIST this cluster needs: (no GPU found on any node)"
+    )
     took = f" in {elapsed:.1f}s" if elapsed is not None else ""
-    lines.append(f"{len(nodes)} node(s) checked{took}: {_tally(merged, FAIL, 'problem')}, "
-                 f"{_tally(merged, WARN, 'warning')}")
+    lines.append(
+        f"{len(nodes)} node(s) checked{took}: {_tally(merged, FAIL, 'problem')}, {_tally(merged, WARN, 'warning')}"
+    )
     return "\n".join(lines)
 
 

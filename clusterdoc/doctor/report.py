@@ -15,9 +15,9 @@ from clusterdoc.untrusted import escape_all
 @dataclass
 class NodeResult:
     name: str
-    ssh: dict                          # how reaching it went: status, message, elapsed, exit_code
-    status: dict[str, str | None]      # {check: its worst status on this node, None when not judged}
-    facts: dict | None                 # what its probe found (None: it gave none)
+    ssh: dict  # how reaching it went: status, message, elapsed, exit_code
+    status: dict[str, str | None]  # {check: its worst status on this node, None when not judged}
+    facts: dict | None  # what its probe found (None: it gave none)
 
     def to_json(self) -> dict:
         return {"node": self.name, "ssh": self.ssh, "status": self.status, "facts": self.facts}
@@ -28,8 +28,8 @@ class Report:
     nodes: list[NodeResult]
     findings: list[Finding]
     checks: list[str]
-    needed_arch_list: str | None       # the TORCH_CUDA_ARCH_LIST the nodes' GPUs need
-    strict: bool = False               # warnings count as problems
+    needed_arch_list: str | None  # the TORCH_CUDA_ARCH_LIST the nodes' GPUs need
+    strict: bool = False  # warnings count as problems
     elapsed: float | None = None
     head_mpirun: dict | None = None
     mpirun: dict | None = None
@@ -43,8 +43,17 @@ class Report:
     def build(cls, g: Gathered, findings: list[Finding], strict: bool = False, verbose: int = 0) -> Report:
         status = render.node_status(findings, g.nodes, g.checks)
         nodes = [NodeResult(n, g.conns[n], status[n], g.facts.get(n)) for n in g.nodes]
-        return cls(nodes, findings, list(g.checks), arch.needed_arch_list(g.answered()), strict,
-                   round(time.monotonic() - g.started, 3), g.head_mpirun, g.mpirun, verbose)
+        return cls(
+            nodes,
+            findings,
+            list(g.checks),
+            arch.needed_arch_list(g.answered()),
+            strict,
+            round(time.monotonic() - g.started, 3),
+            g.head_mpirun,
+            g.mpirun,
+            verbose,
+        )
 
     @property
     def exit_code(self) -> int:
@@ -78,8 +87,14 @@ class Report:
 
     def render(self, verbose: int | None = None) -> str:
         """The table the CLI prints."""
-        return render.render(self.names, self.findings, self.checks, self.needed_arch_list,
-                             self.verbose if verbose is None else verbose, self.elapsed)
+        return render.render(
+            self.names,
+            self.findings,
+            self.checks,
+            self.needed_arch_list,
+            self.verbose if verbose is None else verbose,
+            self.elapsed,
+        )
 
     def __str__(self) -> str:
         return self.render()

@@ -69,8 +69,9 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         run(everyone, "port", net.check_port, g.facts, g.nodes, opts.port)
     run(everyone, "files", files.check, g.facts, g.nodes)
     if g.mpirun is not None:
-        run(everyone, "mpi", mpi.check_run, {n: answered[n].get("hostname") for n in g.nodes if n in answered},
-            g.mpirun)
+        run(
+            everyone, "mpi", mpi.check_run, {n: answered[n].get("hostname") for n in g.nodes if n in answered}, g.mpirun
+        )
     if len(answered) > 1:
         run(everyone, "mesh", ssh.check_trust, answered)
         run(everyone, "consistency", consistency.check, answered, compress_hostlist)
@@ -85,8 +86,14 @@ def _guarded(node: str, check: str, rule: Callable[..., list], *args, nodes: lis
     try:
         return rule(*args)
     except Exception as err:  # noqa: BLE001 - a crashing check is a finding, never a lost report
-        f = finding(node, check, FAIL, f"check {check} crashed: {type(err).__name__}: {printable(err, 200)}",
-                    "a bug in clusterdoc, or facts of a form it did not expect: run with -v for the traceback "
-                    "and report it (with the node's facts: --save-facts DIR)", nodes=nodes)
+        f = finding(
+            node,
+            check,
+            FAIL,
+            f"check {check} crashed: {type(err).__name__}: {printable(err, 200)}",
+            "a bug in clusterdoc, or facts of a form it did not expect: run with -v for the traceback "
+            "and report it (with the node's facts: --save-facts DIR)",
+            nodes=nodes,
+        )
         f["traceback"] = "\n".join(printable(line) for line in "".join(traceback.format_exception(err)).splitlines())
         return [f]

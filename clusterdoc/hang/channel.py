@@ -16,6 +16,7 @@ thread, and a rank blocked in a collective still has its watchdog thread: so eve
 The OOM retry (shim/attempt.py, shim/settle.py) meets on the same store under `clusterdoc/oom/<n>/`, n the
 job's attempt number: status/<rank>, done (a counter), end, wake/<rank>, log/<rank>.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -35,8 +36,9 @@ def connect(addr: str, port: int, timeout: float = 5.0, prefix: str = PREFIX):
     # a plain connect first: torch's client logs a C++ backtrace for every refused attempt
     with socket.create_connection((addr, int(port)), timeout=timeout):
         pass
-    store = dist.TCPStore(addr, int(port), is_master=False, wait_for_workers=False,
-                          timeout=datetime.timedelta(seconds=timeout))
+    store = dist.TCPStore(
+        addr, int(port), is_master=False, wait_for_workers=False, timeout=datetime.timedelta(seconds=timeout)
+    )
     return dist.PrefixStore(prefix, store)
 
 

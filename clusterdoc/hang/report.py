@@ -10,6 +10,7 @@ diagnosis in words:
       rank 1       in barrier #118                     train.py:95 in main      <- differs
       ...
 """
+
 from __future__ import annotations
 
 import os
@@ -87,24 +88,39 @@ class RankView:
             if state:
                 seen = oldest(state)
                 failed = None if seen else (state.get("collectives") or {}).get("failed")
-                where = ("failed in " + collective_text(failed) if failed else
-                         "last seen in " + collective_text(seen) if seen else "last seen outside any collective")
+                where = (
+                    "failed in " + collective_text(failed)
+                    if failed
+                    else "last seen in " + collective_text(seen)
+                    if seen
+                    else "last seen outside any collective"
+                )
                 self.text += f" ({where}, at {site_text(_where(state, seen or failed))})"
             return
         if state is None:
             return
         if state.get("stale") is not None:  # no answer now: only an old heartbeat to show
             seen = oldest(state)
-            self.text = (f"did not answer (its last heartbeat, {state['stale']:.0f} s old: "
-                         f"{'in ' + collective_text(seen) if seen else 'in no collective'} at "
-                         f"{site_text(_where(state, seen))})")
+            self.text = (
+                f"did not answer (its last heartbeat, {state['stale']:.0f} s old: "
+                f"{'in ' + collective_text(seen) if seen else 'in no collective'} at "
+                f"{site_text(_where(state, seen))})"
+            )
             self.key = ("silent", self.text)
             return
         c = oldest(state)
         if c is not None:
             self.kind, self.collective = "in", c
-            self.key = ("in", c["op"], c["seq"], c.get("group"), c.get("dtype"), tuple(c.get("shape") or ()),
-                        tuple(c.get("site") or ()), c.get("note"))
+            self.key = (
+                "in",
+                c["op"],
+                c["seq"],
+                c.get("group"),
+                c.get("dtype"),
+                tuple(c.get("shape") or ()),
+                tuple(c.get("site") or ()),
+                c.get("note"),
+            )
             note = f" ({c['note']})" if c.get("note") else ""
             self.text = f"in {collective_text(c)}{note}   {site_text(c.get('site'))}"
         else:
@@ -128,8 +144,13 @@ def _where(state: dict, collective: dict | None):
     return (user["file"], user["line"], user["func"]) if user else None
 
 
-def build(states: Mapping[int, dict | None], world: int, exits: Mapping[int, int | None] | None = None,
-          stacks_hint: str | None = None, headline: str | None = None) -> str:
+def build(
+    states: Mapping[int, dict | None],
+    world: int,
+    exits: Mapping[int, int | None] | None = None,
+    stacks_hint: str | None = None,
+    headline: str | None = None,
+) -> str:
     """The grouped report. `exits`: rank -> exit code for the ranks that are gone (None: gone, code unknown)."""
     exits = exits or {}
     views = [RankView(r, states.get(r), exits.get(r), r in exits) for r in range(world)]
@@ -146,8 +167,9 @@ def build(states: Mapping[int, dict | None], world: int, exits: Mapping[int, int
     for g in ordered:
         mark = "" if g is ref or len(ordered) == 1 else "      <- differs"
         lines.append(f"  {_who([v.rank for v in g]):<{width}}  {g[0].text}{mark}")
-    lines += [textwrap.fill(d, width=110, initial_indent="  ", subsequent_indent="    ")
-              for d in diagnose(ordered, ref)]
+    lines += [
+        textwrap.fill(d, width=110, initial_indent="  ", subsequent_indent="    ") for d in diagnose(ordered, ref)
+    ]
     if stacks_hint:
         lines.append(f"  stacks: {stacks_hint}")
     return "\n".join(lines)
@@ -157,10 +179,16 @@ def _headline(views: list[RankView], longest: RankView | None) -> str:
     c = longest.collective if longest is not None else None
     if longest is None or c is None:
         return "clusterdoc: no rank is in a collective"
-    same = [v.rank for v in views if v.kind == "in" and v.collective is not None and v.collective["op"] == c["op"]
-            and v.collective["seq"] == c["seq"] and v.collective.get("group") == c.get("group")]
-    return (f"clusterdoc: job stalled: {c['op']} #{c['seq']} has waited {longest.waited:.0f} s on "
-            f"{_who(same)}")
+    same = [
+        v.rank
+        for v in views
+        if v.kind == "in"
+        and v.collective is not None
+        and v.collective["op"] == c["op"]
+        and v.collective["seq"] == c["seq"]
+        and v.collective.get("group") == c.get("group")
+    ]
+    return f"clusterdoc: job stalled: {c['op']} #{c['seq']} has waited {longest.waited:.0f} s on {_who(same)}"
 
 
 def diagnose(groups: list[list[RankView]], ref: list[RankView]) -> list[str]:
@@ -172,15 +200,21 @@ def diagnose(groups: list[list[RankView]], ref: list[RankView]) -> list[str]:
             continue
         v, who = g[0], _who([x.rank for x in g])
         if v.kind == "gone":
-            out.append(f"{who} {'is' if len(g) == 1 else 'are'} gone ({exit_text(_code(v))}): "
-                       "the others wait for it, or fail as soon as they need it.")
+            out.append(
+                f"{who} {'is' if len(g) == 1 else 'are'} gone ({exit_text(_code(v))}): "
+                "the others wait for it, or fail as soon as they need it."
+            )
         elif v.kind == "silent":
-            out.append(f"{who} did not answer: its process may be stuck in native code holding the GIL "
-                       "(py-spy dump --native --pid PID on its node shows where).")
+            out.append(
+                f"{who} did not answer: its process may be stuck in native code holding the GIL "
+                "(py-spy dump --native --pid PID on its node shows where)."
+            )
         elif v.kind == "idle":
-            out.append(f"{who} {'is' if len(g) == 1 else 'are'} in no collective while the others wait"
-                       f"{_top(v.state)} (a data loader, a lock, a loop, or a collective the others already "
-                       "passed: see its stacks).")
+            out.append(
+                f"{who} {'is' if len(g) == 1 else 'are'} in no collective while the others wait"
+                f"{_top(v.state)} (a data loader, a lock, a loop, or a collective the others already "
+                "passed: see its stacks)."
+            )
         elif r0.kind == "in":
             out.append(_compare(v, g, r0, ref))
     return out
@@ -195,14 +229,17 @@ def _code_line(site, state: dict, width: int = 48) -> str:
     for f in state.get("frames") or []:
         if site and (f["file"], f["line"]) == (site[0], site[1]) and f.get("code"):
             code = f["code"].split("  #")[0].strip()
-            return code if len(code) <= width else code[:width - 3] + "..."
+            return code if len(code) <= width else code[: width - 3] + "..."
     return ""
 
 
 def _top(state: dict | None) -> str:
     frames = ((state or {}).get("frames") or [])[:3]
-    return f"; its main thread: {' <- '.join(site_text((f['file'], f['line'], f['func'])) for f in frames)}" \
-        if frames else ""
+    return (
+        f"; its main thread: {' <- '.join(site_text((f['file'], f['line'], f['func'])) for f in frames)}"
+        if frames
+        else ""
+    )
 
 
 def _compare(v: RankView, g, r0: RankView, ref) -> str:
@@ -210,13 +247,19 @@ def _compare(v: RankView, g, r0: RankView, ref) -> str:
     assert a is not None and b is not None  # both are "in" a collective
     who, them = _who([x.rank for x in g]), _who([x.rank for x in ref])
     if a["op"] != b["op"]:
-        return (f"{who} {'is' if len(g) == 1 else 'are'} in {a['op']} #{a['seq']} ({site_text(a.get('site'))}) while "
-                f"{them} wait in {b['op']} #{b['seq']} ({site_text(b.get('site'))}): the ranks called different "
-                "collectives: a rank skipped a call or made them in another order.")
+        return (
+            f"{who} {'is' if len(g) == 1 else 'are'} in {a['op']} #{a['seq']} ({site_text(a.get('site'))}) while "
+            f"{them} wait in {b['op']} #{b['seq']} ({site_text(b.get('site'))}): the ranks called different "
+            "collectives: a rank skipped a call or made them in another order."
+        )
     if a["seq"] != b["seq"]:
-        return (f"the ranks' collective counts disagree: {who} at {a['op']} #{a['seq']}, {them} at #{b['seq']}: "
-                "a rank made an extra collective call earlier, or skipped one.")
+        return (
+            f"the ranks' collective counts disagree: {who} at {a['op']} #{a['seq']}, {them} at #{b['seq']}: "
+            "a rank made an extra collective call earlier, or skipped one."
+        )
     if (a.get("shape"), a.get("dtype")) != (b.get("shape"), b.get("dtype")):
-        return (f"{who} and {them} are in the same {a['op']} #{a['seq']} with different tensors "
-                f"({collective_text(a)} vs {collective_text(b)}): run with --debug to stop at the call.")
+        return (
+            f"{who} and {them} are in the same {a['op']} #{a['seq']} with different tensors "
+            f"({collective_text(a)} vs {collective_text(b)}): run with --debug to stop at the call."
+        )
     return f"{who} {'is' if len(g) == 1 else 'are'} in the same {a['op']} #{a['seq']} from another call site."

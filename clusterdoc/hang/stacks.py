@@ -1,4 +1,5 @@
 """Per-rank stack files: <folder>/stacks/rank<R>.txt, written from the ranks' answers (no shared FS needed)."""
+
 from __future__ import annotations
 
 from pathlib import Path

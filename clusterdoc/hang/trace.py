@@ -6,6 +6,7 @@ same call (the last rank to start it): a nested "waiting for rank K" slice. Unfi
 the trace's end with `"unfinished": true`: a stall is seen at a glance. Opens in ui.perfetto.dev or
 chrome://tracing.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,8 +51,13 @@ def build(records: dict[int, list[dict]], hosts: dict[int, str] | None = None) -
         events.append({"name": "process_sort_index", "ph": "M", "pid": rank, "tid": 0, "args": {"sort_index": rank}})
         for r in records[rank]:
             stop = r.get("end", end)
-            args = {"seq": r["seq"], "group": r.get("group"), "dtype": r.get("dtype"), "shape": r.get("shape"),
-                    "site": _site(r.get("site"))}
+            args = {
+                "seq": r["seq"],
+                "group": r.get("group"),
+                "dtype": r.get("dtype"),
+                "shape": r.get("shape"),
+                "site": _site(r.get("site")),
+            }
             if r.get("note"):
                 args["note"] = r["note"]
             if "end" not in r:
@@ -62,11 +68,31 @@ def build(records: dict[int, list[dict]], hosts: dict[int, str] | None = None) -
             wait = min(max(0.0, last_start - r["start"]), stop - r["start"])
             if wait > 0:
                 args["waited_for_slowest_ms"] = round(wait * 1e3, 3)
-            events.append({"name": f"{r['op']} #{r['seq']}", "cat": "collective", "ph": "X", "pid": rank, "tid": 0,
-                           "ts": _us(r["start"] - t0), "dur": _us(stop - r["start"]), "args": args})
+            events.append(
+                {
+                    "name": f"{r['op']} #{r['seq']}",
+                    "cat": "collective",
+                    "ph": "X",
+                    "pid": rank,
+                    "tid": 0,
+                    "ts": _us(r["start"] - t0),
+                    "dur": _us(stop - r["start"]),
+                    "args": args,
+                }
+            )
             if wait > 0 and last_rank != rank:
-                events.append({"name": f"waiting for rank {last_rank}", "cat": "wait", "ph": "X", "pid": rank,
-                               "tid": 0, "ts": _us(r["start"] - t0), "dur": _us(wait), "args": {}})
+                events.append(
+                    {
+                        "name": f"waiting for rank {last_rank}",
+                        "cat": "wait",
+                        "ph": "X",
+                        "pid": rank,
+                        "tid": 0,
+                        "ts": _us(r["start"] - t0),
+                        "dur": _us(wait),
+                        "args": {},
+                    }
+                )
     return {"traceEvents": events, "displayTimeUnit": "ms"}
 
 

@@ -6,6 +6,7 @@ heartbeats, and when a rank's watchdog raises the stall counter it collects ever
 the launcher knows (which ranks are gone, with their exit codes), prints one report, writes the stack files
 into the job folder, and tells submit whether to stop the job (--on-hang abort) or keep waiting.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,8 @@ from clusterdoc import private
 from clusterdoc.hang import channel, report, stacks
 from clusterdoc.launch.job import JobDir
 
-POLL = 1.0          # seconds between looks at the store
-COLLECT = 5.0       # how long the ranks have to answer a dump request
+POLL = 1.0  # seconds between looks at the store
+COLLECT = 5.0  # how long the ranks have to answer a dump request
 
 
 class HangWatch:
@@ -26,7 +27,7 @@ class HangWatch:
         self.store = None
         self.next_look = 0.0
         self.heartbeats: dict[int, dict] = {}
-        self.reported: str | None = None   # the report's headline, once printed
+        self.reported: str | None = None  # the report's headline, once printed
 
     def _connect(self):
         try:
@@ -79,8 +80,10 @@ class HangWatch:
         self.reported = text.splitlines()[0]
         print(text, file=self.err, flush=True)
         starts = [c["start"] for s in states.values() if s and (c := report.oldest(s))]
-        private.write(self.jd.path / "stacks" / "report.json", json.dumps(
-            {"printed": time.time(), "stall_started": min(starts) if starts else None}) + "\n")
+        private.write(
+            self.jd.path / "stacks" / "report.json",
+            json.dumps({"printed": time.time(), "stall_started": min(starts) if starts else None}) + "\n",
+        )
 
     def _stale(self, rank: int, now: float) -> dict | None:
         hb = self.heartbeats.get(rank)
@@ -110,8 +113,11 @@ class HangWatch:
             states[r] = {**(hb or {}), "collectives": col} if col else hb
         if not any(states.values()):
             return None
-        exits = {r: (codes.get(r) if codes.get(r) is not None else (self.jd.rank_exit(r) or {}).get("code"))
-                 for r in range(self.world)}
+        exits = {
+            r: (codes.get(r) if codes.get(r) is not None else (self.jd.rank_exit(r) or {}).get("code"))
+            for r in range(self.world)
+        }
         first = ", ".join(f"rank {r}" for r in failed) or "a rank"
-        return report.build(states, self.world, exits=exits,
-                            headline=f"clusterdoc: where the ranks were when {first} failed")
+        return report.build(
+            states, self.world, exits=exits, headline=f"clusterdoc: where the ranks were when {first} failed"
+        )

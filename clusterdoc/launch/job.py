@@ -34,9 +34,9 @@ OOM_MARKER = "clusterdoc.run: OUT OF MEMORY"
 
 @dataclass
 class JobSpec:
-    script: str                       # absolute path
+    script: str  # absolute path
     script_args: list[str]
-    backend: str                      # local | slurm | mpirun (auto already resolved)
+    backend: str  # local | slurm | mpirun (auto already resolved)
     nodes: int = 1
     tasks_per_node: int = 1
     gpus_per_node: int = 0
@@ -49,13 +49,13 @@ class JobSpec:
     overflow: bool = False
     oom_retry: str | None = None
     mpirun: str | None = None
-    preflight: bool = True            # slurm runs it inside the allocation, as the job's first step
+    preflight: bool = True  # slurm runs it inside the allocation, as the job's first step
     python: str = sys.executable
     cwd: str = field(default_factory=os.getcwd)
-    hang_timeout: int = 300           # seconds in one collective before the hang report (0: no watchdog)
-    on_hang: str = "abort"            # abort | wait
-    trace: bool = False               # keep every collective for `clusterdoc trace`
-    port: int | None = None           # MASTER_PORT (None: derived from the job id; local: a free port)
+    hang_timeout: int = 300  # seconds in one collective before the hang report (0: no watchdog)
+    on_hang: str = "abort"  # abort | wait
+    trace: bool = False  # keep every collective for `clusterdoc trace`
+    port: int | None = None  # MASTER_PORT (None: derived from the job id; local: a free port)
 
     @property
     def world_size(self) -> int:
@@ -63,14 +63,20 @@ class JobSpec:
 
     def shim_env(self) -> dict[str, str]:
         """The switches clusterdoc.run reads in every rank (same names as the config's env layer)."""
-        env = {"CLUSTERDOC_DEBUG": "1" if self.debug else "0",
-               "CLUSTERDOC_OVERFLOW": "1" if self.overflow else "0",
-               "PYTHONUNBUFFERED": "1"}  # rank logs appear as they are written, so --wait streams them live
+        env = {
+            "CLUSTERDOC_DEBUG": "1" if self.debug else "0",
+            "CLUSTERDOC_OVERFLOW": "1" if self.overflow else "0",
+            "PYTHONUNBUFFERED": "1",
+        }  # rank logs appear as they are written, so --wait streams them live
         if self.log_level:
             env["CLUSTERDOC_LOG_LEVEL"] = self.log_level
         # the hang watch: the launcher prints the report (it knows which ranks are gone)
-        env.update(CLUSTERDOC_HANG_TIMEOUT=str(self.hang_timeout), CLUSTERDOC_ON_HANG=self.on_hang,
-                   CLUSTERDOC_TRACE="1" if self.trace else "0", CLUSTERDOC_HANG_WATCHER="launcher")
+        env.update(
+            CLUSTERDOC_HANG_TIMEOUT=str(self.hang_timeout),
+            CLUSTERDOC_ON_HANG=self.on_hang,
+            CLUSTERDOC_TRACE="1" if self.trace else "0",
+            CLUSTERDOC_HANG_WATCHER="launcher",
+        )
         return env
 
     def rank_command(self, log_dir: Path, script_args: list[str] | None = None) -> list[str]:
@@ -78,12 +84,26 @@ class JobSpec:
         return [self.python, "-m", "clusterdoc.run", "--log-dir", str(log_dir), self.script, *args]
 
 
-def rank_env(rank: int, world_size: int, local_rank: int, local_world_size: int, node_rank: int,
-             master_addr: str, master_port: int) -> dict[str, str]:
+def rank_env(
+    rank: int,
+    world_size: int,
+    local_rank: int,
+    local_world_size: int,
+    node_rank: int,
+    master_addr: str,
+    master_port: int,
+) -> dict[str, str]:
     """torchrun's variable names: what shim.init() and plain torch.distributed scripts both read."""
-    return {"RANK": str(rank), "WORLD_SIZE": str(world_size), "LOCAL_RANK": str(local_rank),
-            "LOCAL_WORLD_SIZE": str(local_world_size), "NODE_RANK": str(node_rank), "GROUP_RANK": str(node_rank),
-            "MASTER_ADDR": master_addr, "MASTER_PORT": str(master_port)}
+    return {
+        "RANK": str(rank),
+        "WORLD_SIZE": str(world_size),
+        "LOCAL_RANK": str(local_rank),
+        "LOCAL_WORLD_SIZE": str(local_world_size),
+        "NODE_RANK": str(node_rank),
+        "GROUP_RANK": str(node_rank),
+        "MASTER_ADDR": master_addr,
+        "MASTER_PORT": str(master_port),
+    }
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -93,6 +113,7 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 # --- folder and records ----------------------------------------------------------------------
+
 
 def new_job_id(backend: str) -> str:
     return f"{backend}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
@@ -129,8 +150,10 @@ class JobDir:
         try:
             record = json.loads(private.read(self.record_path))
         except (OSError, ValueError):
-            raise UsageError(f"no readable job record in {self.path}",
-                             hint="give a job id printed by 'clusterdoc submit' or its log folder") from None
+            raise UsageError(
+                f"no readable job record in {self.path}",
+                hint="give a job id printed by 'clusterdoc submit' or its log folder",
+            ) from None
         check_record(record, self.record_path)
         return record
 
@@ -171,11 +194,15 @@ MAX_WORLD = 1 << 20  # what a job record may claim (a corrupt or hostile one mus
 def check_record(record, where) -> None:
     """A job.json is data from a file anyone with write access to the folder could have edited."""
     spec = record.get("spec") if isinstance(record, dict) else None
-    ok = isinstance(spec, dict) and all(isinstance(spec.get(k), int) and not isinstance(spec.get(k), bool)
-                                        and 1 <= spec[k] <= MAX_WORLD for k in ("nodes", "tasks_per_node"))
+    ok = isinstance(spec, dict) and all(
+        isinstance(spec.get(k), int) and not isinstance(spec.get(k), bool) and 1 <= spec[k] <= MAX_WORLD
+        for k in ("nodes", "tasks_per_node")
+    )
     if not ok or not isinstance(spec, dict) or spec["nodes"] * spec["tasks_per_node"] > MAX_WORLD:
-        raise UsageError(f"{where}: not a valid clusterdoc job record (spec.nodes and spec.tasks_per_node must be "
-                         f"integers with a world size of at most {MAX_WORLD})")
+        raise UsageError(
+            f"{where}: not a valid clusterdoc job record (spec.nodes and spec.tasks_per_node must be "
+            f"integers with a world size of at most {MAX_WORLD})"
+        )
 
 
 def create_job_dir(root: Path, spec: JobSpec, job_id: str | None = None) -> JobDir:
@@ -188,11 +215,21 @@ def create_job_dir(root: Path, spec: JobSpec, job_id: str | None = None) -> JobD
     except FileExistsError:
         raise UsageError(f"log folder already exists: {path}") from None
     except OSError as err:
-        raise UsageError(f"cannot create the log folder {path}: {err.strerror}",
-                         hint="choose a writable --folder (shared by all nodes for slurm and mpirun)") from None
+        raise UsageError(
+            f"cannot create the log folder {path}: {err.strerror}",
+            hint="choose a writable --folder (shared by all nodes for slurm and mpirun)",
+        ) from None
     jd = JobDir(path)
-    jd.write({"id": job_id, "spec": asdict(spec), "backend_id": None, "state": "PENDING",
-              "submitted": time.time(), "attempts": []})
+    jd.write(
+        {
+            "id": job_id,
+            "spec": asdict(spec),
+            "backend_id": None,
+            "state": "PENDING",
+            "submitted": time.time(),
+            "attempts": [],
+        }
+    )
     return jd
 
 
@@ -211,8 +248,10 @@ def find_job(job: str, folder: str | None) -> JobDir:
                     return JobDir(rec.parent)
             except (OSError, ValueError):
                 continue
-    raise UsageError(f"no job '{job}' in {root}",
-                     hint="give a job id printed by 'clusterdoc submit', its log folder, or --folder ROOT")
+    raise UsageError(
+        f"no job '{job}' in {root}",
+        hint="give a job id printed by 'clusterdoc submit', its log folder, or --folder ROOT",
+    )
 
 
 def format_command(argv: list[str]) -> str:
@@ -221,6 +260,7 @@ def format_command(argv: list[str]) -> str:
 
 # --- script arguments ---------------------------------------------------------------------------
 
+
 def get_arg(args: list[str], name: str) -> str | None:
     """Value of --name in a script's arguments (`--name V` or `--name=V`), else None."""
     flag = "--" + name
@@ -228,7 +268,7 @@ def get_arg(args: list[str], name: str) -> str | None:
         if a == flag and i + 1 < len(args):
             return args[i + 1]
         if a.startswith(flag + "="):
-            return a[len(flag) + 1:]
+            return a[len(flag) + 1 :]
     return None
 
 

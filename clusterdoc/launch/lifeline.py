@@ -5,6 +5,7 @@ dies, even by SIGKILL (Linux's PR_SET_PDEATHSIG). Local ranks get SIGTERM; mpiru
 Hydra / ORTE then stop the remote ranks themselves. `clusterdoc cancel` uses `ours()` before it signals a
 recorded pid: a pid can be reused, and only a process of this job may be stopped.
 """
+
 from __future__ import annotations
 
 import ctypes

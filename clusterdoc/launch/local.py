@@ -34,15 +34,27 @@ class LocalJob:
         slices = gpu_slices(spec.nodes, spec.gpus_per_node, os.environ)
         for rank in range(spec.world_size):
             node, local = divmod(rank, spec.tasks_per_node)
-            env = {**base, **rank_env(rank, spec.world_size, local, spec.tasks_per_node, node, "127.0.0.1", port),
-                   "CLUSTERDOC_LOCAL_NODE": str(node)}
+            env = {
+                **base,
+                **rank_env(rank, spec.world_size, local, spec.tasks_per_node, node, "127.0.0.1", port),
+                "CLUSTERDOC_LOCAL_NODE": str(node),
+            }
             if slices:
                 env["CUDA_VISIBLE_DEVICES"] = slices[node]
             # the launcher opens the files too: errors before clusterdoc.run redirects (bad python) still land
             with private.open_append(jd.out(rank), True) as out, private.open_append(jd.err(rank), True) as err:
-                self.procs.append(subprocess.Popen(cmd, env=env, cwd=spec.cwd, stdout=out, stderr=err,
-                                                   stdin=subprocess.DEVNULL, start_new_session=True,
-                                                   preexec_fn=die_with_parent(signal.SIGTERM)))
+                self.procs.append(
+                    subprocess.Popen(
+                        cmd,
+                        env=env,
+                        cwd=spec.cwd,
+                        stdout=out,
+                        stderr=err,
+                        stdin=subprocess.DEVNULL,
+                        start_new_session=True,
+                        preexec_fn=die_with_parent(signal.SIGTERM),
+                    )
+                )
         self.pids = [p.pid for p in self.procs]
 
     def poll(self) -> Outcome | None:
@@ -93,11 +105,14 @@ def gpu_slices(nodes: int, gpus_per_node: int, environ) -> list[str] | None:
     if gpus_per_node <= 0:
         return None
     visible = environ.get("CUDA_VISIBLE_DEVICES")
-    ids = [d.strip() for d in visible.split(",") if d.strip()] if visible is not None else \
-        [str(i) for i in range(_count_gpus())]
+    ids = (
+        [d.strip() for d in visible.split(",") if d.strip()]
+        if visible is not None
+        else [str(i) for i in range(_count_gpus())]
+    )
     if len(ids) < nodes * gpus_per_node:
         return None
-    return [",".join(ids[n * gpus_per_node:(n + 1) * gpus_per_node]) for n in range(nodes)]
+    return [",".join(ids[n * gpus_per_node : (n + 1) * gpus_per_node]) for n in range(nodes)]
 
 
 def _count_gpus() -> int:

@@ -39,8 +39,9 @@ def version_text(mpirun: str, timeout: float = 10.0) -> str:
     try:
         res = subprocess.run([mpirun, "--version"], capture_output=True, text=True, timeout=timeout)
     except FileNotFoundError:
-        raise UsageError(f"mpirun not found: {mpirun}",
-                         hint="install MPICH or Open MPI, or give --mpirun PATH") from None
+        raise UsageError(
+            f"mpirun not found: {mpirun}", hint="install MPICH or Open MPI, or give --mpirun PATH"
+        ) from None
     except subprocess.TimeoutExpired:
         raise UsageError(f"'{mpirun} --version' did not answer within {timeout:.0f} s") from None
     return res.stdout + res.stderr
@@ -49,8 +50,10 @@ def version_text(mpirun: str, timeout: float = 10.0) -> str:
 def flavour_from_version(text: str, mpirun: str = "mpirun") -> str:
     flavour, _ = parse_mpirun_version(text)
     if flavour == "other":
-        raise UsageError(f"cannot tell which MPI '{mpirun}' is from its --version output",
-                         hint="MPICH (Hydra) and Open MPI are supported; give --mpirun mpirun.mpich or mpirun.openmpi")
+        raise UsageError(
+            f"cannot tell which MPI '{mpirun}' is from its --version output",
+            hint="MPICH (Hydra) and Open MPI are supported; give --mpirun mpirun.mpich or mpirun.openmpi",
+        )
     return flavour
 
 
@@ -62,24 +65,35 @@ def openmpi_major(text: str) -> int:
 def ssh_wrapper(jd: JobDir, ssh_config: str) -> Path:
     """A one-line launcher script: both flavours take a program path for their ssh agent, not a command line."""
     path = jd.path / "ssh-launcher.sh"
-    private.write(path, "#!/bin/sh\nexec ssh -F " + shlex.quote(ssh_config) + " -o BatchMode=yes \"$@\"\n")
+    private.write(path, "#!/bin/sh\nexec ssh -F " + shlex.quote(ssh_config) + ' -o BatchMode=yes "$@"\n')
     path.chmod(0o700)
     return path
 
 
-def build_command(spec: JobSpec, jd: JobDir, script_args: list[str], flavour: str, mpirun: str,
-                  version_text: str = "", is_root: bool | None = None) -> tuple[list[str], dict[str, str]]:
+def build_command(
+    spec: JobSpec,
+    jd: JobDir,
+    script_args: list[str],
+    flavour: str,
+    mpirun: str,
+    version_text: str = "",
+    is_root: bool | None = None,
+) -> tuple[list[str], dict[str, str]]:
     """(argv, extra environment for mpirun itself)."""
     if spec.hostfile is None:
         raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
     hosts = hostfile.parse_file(spec.hostfile)
     if len(hosts) < spec.nodes:
         raise UsageError(f"--nodes {spec.nodes} but the hostfile lists {len(hosts)} host(s)", where=spec.hostfile)
-    hosts = [hostfile.Host(h.host, slots=spec.tasks_per_node, user=h.user) for h in hosts[:spec.nodes]]
+    hosts = [hostfile.Host(h.host, slots=spec.tasks_per_node, user=h.user) for h in hosts[: spec.nodes]]
     hf = jd.path / f"hostfile.{flavour}"
     private.write(hf, hostfile.format_hosts(hosts, to=flavour) + "\n")
-    env = {**spec.shim_env(), "MASTER_ADDR": hosts[0].host, "MASTER_PORT": str(spec.port or port_from_job_id(jd.id)),
-           "CLUSTERDOC_LAUNCHER": "mpirun"}  # clusterdoc.run: ranks from the MPI variables, no mpi4py needed
+    env = {
+        **spec.shim_env(),
+        "MASTER_ADDR": hosts[0].host,
+        "MASTER_PORT": str(spec.port or port_from_job_id(jd.id)),
+        "CLUSTERDOC_LAUNCHER": "mpirun",
+    }  # clusterdoc.run: ranks from the MPI variables, no mpi4py needed
     launcher_env: dict[str, str] = {}
     agent = ssh_wrapper(jd, spec.ssh_config) if spec.ssh_config else None
     w = str(spec.world_size)
@@ -90,8 +104,17 @@ def build_command(spec: JobSpec, jd: JobDir, script_args: list[str], flavour: st
         for k, v in env.items():
             argv += ["-genv", k, v]
     else:
-        argv = [mpirun, "--hostfile", str(hf), "-np", w, "--map-by", f"ppr:{spec.tasks_per_node}:node",
-                "--wdir", spec.cwd]
+        argv = [
+            mpirun,
+            "--hostfile",
+            str(hf),
+            "-np",
+            w,
+            "--map-by",
+            f"ppr:{spec.tasks_per_node}:node",
+            "--wdir",
+            spec.cwd,
+        ]
         if is_root if is_root is not None else os.geteuid() == 0:
             argv.append("--allow-run-as-root")
         if agent:
@@ -119,12 +142,21 @@ class MpiJob:
         self.flavour = flavour_from_version(version, mpirun)
         argv, launcher_env = build_command(spec, jd, script_args, self.flavour, mpirun, version)
         private.write(jd.path / "mpirun.cmd", " ".join(shlex.quote(a) for a in argv) + "\n")
-        with private.open_append(jd.path / "mpirun.out", True) as out, \
-                private.open_append(jd.path / "mpirun.err", True) as err:
+        with (
+            private.open_append(jd.path / "mpirun.out", True) as out,
+            private.open_append(jd.path / "mpirun.err", True) as err,
+        ):
             # SIGINT when we die, as cancel(): Hydra and ORTE stop the remote ranks
-            self.proc = subprocess.Popen(argv, env={**os.environ, **launcher_env}, cwd=spec.cwd, stdout=out,
-                                         stderr=err, stdin=subprocess.DEVNULL, start_new_session=True,
-                                         preexec_fn=die_with_parent(signal.SIGINT))
+            self.proc = subprocess.Popen(
+                argv,
+                env={**os.environ, **launcher_env},
+                cwd=spec.cwd,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=die_with_parent(signal.SIGINT),
+            )
         self.backend_id = str(self.proc.pid)
         self.pids = [self.proc.pid]
         self.failed_seen: float | None = None
@@ -146,9 +178,11 @@ class MpiJob:
 
     def cancel(self) -> None:
         """SIGINT to mpirun first: Hydra and ORTE then kill the remote ranks themselves (ssh would not)."""
-        steps = ((lambda: os.kill(self.proc.pid, signal.SIGINT), STOP_GRACE),
-                 (lambda: os.killpg(self.proc.pid, signal.SIGTERM), STOP_GRACE),
-                 (lambda: os.killpg(self.proc.pid, signal.SIGKILL), None))
+        steps = (
+            (lambda: os.kill(self.proc.pid, signal.SIGINT), STOP_GRACE),
+            (lambda: os.killpg(self.proc.pid, signal.SIGTERM), STOP_GRACE),
+            (lambda: os.killpg(self.proc.pid, signal.SIGKILL), None),
+        )
         for send, grace in steps:
             if self.proc.poll() is not None:
                 return

@@ -13,28 +13,28 @@ from dataclasses import dataclass, field
 class SubmitOptions:
     script: str
     script_args: list[str] = field(default_factory=list)
-    backend: str | None = None            # auto | local | slurm | mpirun
+    backend: str | None = None  # auto | local | slurm | mpirun
     nodes: int | None = None
     tasks_per_node: int | None = None
     gpus_per_node: int | None = None
-    hostfile: str | None = None           # the mpirun backend's nodes (and the preflight's)
+    hostfile: str | None = None  # the mpirun backend's nodes (and the preflight's)
     ssh_config: str | None = None
     partition: str | None = None
-    time: int | None = None               # minutes (Slurm)
-    debug: bool | None = None             # collective shape checking in every rank
+    time: int | None = None  # minutes (Slurm)
+    debug: bool | None = None  # collective shape checking in every rank
     log_level: str | None = None
     overflow: bool | None = None
-    oom_retry: str | None = None          # ARG[:MIN]: relaunch with the script's --ARG halved
-    preflight: bool | None = None         # the doctor first (default yes)
-    wait: bool | None = None              # CLI: stream and wait (default for local)
-    folder: str | None = None             # log folder root (default ./clusterdoc-jobs)
+    oom_retry: str | None = None  # ARG[:MIN]: relaunch with the script's --ARG halved
+    preflight: bool | None = None  # the doctor first (default yes)
+    wait: bool | None = None  # CLI: stream and wait (default for local)
+    folder: str | None = None  # log folder root (default ./clusterdoc-jobs)
     mpirun: str | None = None
-    python: str | None = None             # the ranks' interpreter (default this one)
-    hang_timeout: int | None = None       # seconds in one collective before the hang report (0: off)
-    on_hang: str | None = None            # abort | wait
-    trace: bool | None = None             # keep every collective for `clusterdoc trace`
-    port: int | None = None               # the rendezvous MASTER_PORT (default: derived from the job id)
-    config: str | None = None             # an explicit YAML config file
+    python: str | None = None  # the ranks' interpreter (default this one)
+    hang_timeout: int | None = None  # seconds in one collective before the hang report (0: off)
+    on_hang: str | None = None  # abort | wait
+    trace: bool | None = None  # keep every collective for `clusterdoc trace`
+    port: int | None = None  # the rendezvous MASTER_PORT (default: derived from the job id)
+    config: str | None = None  # an explicit YAML config file
 
     def flags(self) -> dict[str, object]:
         """The settings given here, by config.SETTINGS key (None: not given)."""

@@ -10,10 +10,10 @@ from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER, JobDir
 
 @dataclass
 class Outcome:
-    state: str                                   # COMPLETED, FAILED, CANCELLED, TIMEOUT, LOST
-    codes: dict[int, int | None] = field(default_factory=dict)   # rank -> exit code (None: unknown)
-    failed: list[int] = field(default_factory=list)              # the ranks that failed first
-    oom: bool = False                            # a failed rank died of out-of-memory
+    state: str  # COMPLETED, FAILED, CANCELLED, TIMEOUT, LOST
+    codes: dict[int, int | None] = field(default_factory=dict)  # rank -> exit code (None: unknown)
+    failed: list[int] = field(default_factory=list)  # the ranks that failed first
+    oom: bool = False  # a failed rank died of out-of-memory
     message: str = ""
 
     @property
@@ -30,14 +30,17 @@ class Outcome:
             return f"job completed: all {len(self.codes)} ranks exited 0"
         text = f"job {self.state.lower()}"
         if self.failed:
-            text += ": " + ", ".join(f"rank {r} {describe_code(self.codes.get(r))}"
-                                     + (" (out of memory)" if _rank_oom(self, r) else "") for r in self.failed)
+            text += ": " + ", ".join(
+                f"rank {r} {describe_code(self.codes.get(r))}" + (" (out of memory)" if _rank_oom(self, r) else "")
+                for r in self.failed
+            )
         later = [(r, c) for r, c in sorted(self.codes.items()) if r not in self.failed and c != 0]
         if self.failed and later:
             exited = [f"rank {r} {describe_code(c)}" for r, c in later if c is not None and c > 0]
             stopped = [r for r, c in later if c is None or c < 0]
             text += "; afterwards " + ", ".join(
-                exited + ([f"rank{'s' if len(stopped) > 1 else ''} {_ranges(stopped)} stopped"] if stopped else []))
+                exited + ([f"rank{'s' if len(stopped) > 1 else ''} {_ranges(stopped)} stopped"] if stopped else [])
+            )
         if self.message:
             text += f"{'; ' if self.failed else ': '}{self.message}"
         return text
@@ -87,8 +90,14 @@ def rank_died_of_oom(jd: JobDir, rank: int, code: int | None) -> bool:
     return False
 
 
-def outcome_from_codes(codes: dict[int, int | None], jd: JobDir, first_failed: list[int] | None = None,
-                       stopped: bool = False, state: str | None = None, message: str = "") -> Outcome:
+def outcome_from_codes(
+    codes: dict[int, int | None],
+    jd: JobDir,
+    first_failed: list[int] | None = None,
+    stopped: bool = False,
+    state: str | None = None,
+    message: str = "",
+) -> Outcome:
     failed = first_failed if first_failed is not None else [r for r, c in sorted(codes.items()) if c not in (0,)]
     oom = any(rank_died_of_oom(jd, r, codes.get(r)) for r in failed)
     if state is None:
@@ -96,8 +105,9 @@ def outcome_from_codes(codes: dict[int, int | None], jd: JobDir, first_failed: l
     return Outcome(state=state, codes=codes, failed=failed, oom=oom, message=message)
 
 
-def outcome_from_records(jd: JobDir, world_size: int, launcher_code: int | None, state: str | None = None,
-                         message: str = "") -> Outcome:
+def outcome_from_records(
+    jd: JobDir, world_size: int, launcher_code: int | None, state: str | None = None, message: str = ""
+) -> Outcome:
     """For launchers that see only their own exit (mpirun, srun): ranks' codes from their exit records.
 
     The first failure is the earliest non-zero record; ranks without a record were stopped (killed).
@@ -109,6 +119,9 @@ def outcome_from_records(jd: JobDir, world_size: int, launcher_code: int | None,
         return Outcome(state="COMPLETED", codes=codes)
     first = [bad[0][1]] if bad else []
     if not first and not message:
-        message = (f"no rank recorded a failure; the launcher exited with {launcher_code}"
-                   if launcher_code is not None else "no rank recorded a failure")
+        message = (
+            f"no rank recorded a failure; the launcher exited with {launcher_code}"
+            if launcher_code is not None
+            else "no rank recorded a failure"
+        )
     return outcome_from_codes(codes, jd, first_failed=first, state=state or "FAILED", message=message)

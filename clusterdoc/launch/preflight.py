@@ -44,19 +44,29 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
 
     if spec.hostfile is None:
         raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
-    hosts = hostfile.parse_file(spec.hostfile)[:spec.nodes]
+    hosts = hostfile.parse_file(spec.hostfile)[: spec.nodes]
     nodelist = [(f"{h.user}@" if h.user else "") + h.host for h in hosts]
     # files: the job's interpreter and script, the same bytes on every node (the ranks run them by path)
     files = [spec.python, spec.script]
     from clusterdoc.shim.env import port_from_job_id
 
     port = spec.port or port_from_job_id(job_id)  # the MASTER_PORT the mpirun backend gives the ranks
-    report = doctor.check(doctor.CheckOptions(nodelist=nodelist, python=spec.python, ssh_config=spec.ssh_config,
-                                              mpirun=spec.mpirun, files=files, port=port, progress=False))
+    report = doctor.check(
+        doctor.CheckOptions(
+            nodelist=nodelist,
+            python=spec.python,
+            ssh_config=spec.ssh_config,
+            mpirun=spec.mpirun,
+            files=files,
+            port=port,
+            progress=False,
+        )
+    )
     return report.ok, f"preflight ({len(hosts)} node(s) of {spec.hostfile}):\n" + report.render()
 
 
 # --- inside a Slurm allocation ---------------------------------------------------------------------
+
 
 def gather(job_dir: Path) -> int:
     from clusterdoc import probe
@@ -86,8 +96,11 @@ def judge(job_dir: Path, nodes: int) -> int:
     if len(g.nodes) < nodes:
         text += f"\nonly {len(g.nodes)} of {nodes} node(s) gave facts (see the job's submitit logs)"
         code = 1
-    verdict = ("ok: starting the ranks" if code == 0
-               else "FAILED: the job stops here (clusterdoc submit --no-preflight skips this)")
+    verdict = (
+        "ok: starting the ranks"
+        if code == 0
+        else "FAILED: the job stops here (clusterdoc submit --no-preflight skips this)"
+    )
     (job_dir / "preflight.txt").write_text(f"preflight on the allocation's nodes:\n{text}\npreflight {verdict}\n")
     print(text)
     return code

@@ -24,10 +24,21 @@ from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
-CMD_TIMEOUT = 15.0        # every squeue / scontrol / scancel call
-GONE_AFTER = 30.0         # a job neither squeue nor scontrol knows for this long is over
-TERMINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
-            "OUT_OF_MEMORY", "REVOKED", "SPECIAL_EXIT"}
+CMD_TIMEOUT = 15.0  # every squeue / scontrol / scancel call
+GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
+TERMINAL = {
+    "COMPLETED",
+    "FAILED",
+    "CANCELLED",
+    "TIMEOUT",
+    "NODE_FAIL",
+    "PREEMPTED",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "OUT_OF_MEMORY",
+    "REVOKED",
+    "SPECIAL_EXIT",
+}
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess | None:
@@ -38,11 +49,14 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess | None:
 
 
 # pending reasons that only a change of the request or of the cluster's config can resolve
-HOPELESS = {"PartitionNodeLimit": "the partition has fewer nodes than requested (--nodes)",
-            "PartitionConfig": "the request does not fit the partition's configuration",
-            "PartitionTimeLimit": "--time exceeds the partition's limit",
-            "BadConstraints": "no node satisfies the request (GPUs, memory or constraints)",
-            "InvalidAccount": "the account is not valid", "InvalidQOS": "the QOS is not valid"}
+HOPELESS = {
+    "PartitionNodeLimit": "the partition has fewer nodes than requested (--nodes)",
+    "PartitionConfig": "the request does not fit the partition's configuration",
+    "PartitionTimeLimit": "--time exceeds the partition's limit",
+    "BadConstraints": "no node satisfies the request (GPUs, memory or constraints)",
+    "InvalidAccount": "the account is not valid",
+    "InvalidQOS": "the QOS is not valid",
+}
 
 
 def squeue_state(job_id: str) -> str | None:
@@ -93,12 +107,18 @@ class RankTask:
     def environment(self, e) -> dict[str, str]:
         from clusterdoc.shim.env import port_from_job_id
 
-        return {**e, **self.env,
-                "RANK": e["SLURM_PROCID"], "WORLD_SIZE": e["SLURM_NTASKS"], "LOCAL_RANK": e["SLURM_LOCALID"],
-                "LOCAL_WORLD_SIZE": str(self.tasks_per_node), "NODE_RANK": e.get("SLURM_NODEID", "0"),
-                "MASTER_ADDR": e.get("MASTER_ADDR") or _master_addr(e),
-                "MASTER_PORT": e.get("MASTER_PORT") or str(port_from_job_id(e.get("SLURM_JOB_ID", "0"),
-                                                                          e.get("SLURM_STEP_ID", "0")))}
+        return {
+            **e,
+            **self.env,
+            "RANK": e["SLURM_PROCID"],
+            "WORLD_SIZE": e["SLURM_NTASKS"],
+            "LOCAL_RANK": e["SLURM_LOCALID"],
+            "LOCAL_WORLD_SIZE": str(self.tasks_per_node),
+            "NODE_RANK": e.get("SLURM_NODEID", "0"),
+            "MASTER_ADDR": e.get("MASTER_ADDR") or _master_addr(e),
+            "MASTER_PORT": e.get("MASTER_PORT")
+            or str(port_from_job_id(e.get("SLURM_JOB_ID", "0"), e.get("SLURM_STEP_ID", "0"))),
+        }
 
     def __call__(self):
         os.execve(self.argv[0], self.argv, self.environment(os.environ))
@@ -123,9 +143,14 @@ class SlurmJob:
 
         self.spec, self.jd = spec, jd
         ex = submitit.SlurmExecutor(folder=jd.path / "submitit", python=shlex.quote(spec.python))
-        params = dict(nodes=spec.nodes, ntasks_per_node=spec.tasks_per_node, time=spec.time,
-                      job_name=f"clusterdoc-{Path(spec.script).stem}", srun_args=["--kill-on-bad-exit=1"],
-                      signal_delay_s=90)
+        params = dict(
+            nodes=spec.nodes,
+            ntasks_per_node=spec.tasks_per_node,
+            time=spec.time,
+            job_name=f"clusterdoc-{Path(spec.script).stem}",
+            srun_args=["--kill-on-bad-exit=1"],
+            signal_delay_s=90,
+        )
         if spec.gpus_per_node:
             params["gpus_per_node"] = spec.gpus_per_node
         if spec.partition:
@@ -138,8 +163,10 @@ class SlurmJob:
         try:
             job = ex.submit(task)
         except Exception as exc:  # submitit raises its own errors wrapping sbatch's message
-            raise UsageError(f"sbatch refused the job: {str(exc).strip().splitlines()[-1]}",
-                             hint="check --partition, --nodes and --time against 'sinfo'") from None
+            raise UsageError(
+                f"sbatch refused the job: {str(exc).strip().splitlines()[-1]}",
+                hint="check --partition, --nodes and --time against 'sinfo'",
+            ) from None
         self.backend_id = str(job.job_id)
         self.unknown_since: float | None = None
         self.reason = "None"  # squeue's reason for a job that is just waiting its turn
@@ -149,8 +176,10 @@ class SlurmJob:
         state, reason = squeue_state_reason(self.backend_id)
         if state == "PENDING" and reason in HOPELESS:
             self.cancel()
-            return Outcome(state="FAILED", message=f"Slurm will never start job {self.backend_id}: {reason} "
-                                                   f"({HOPELESS[reason]}); cancelled it")
+            return Outcome(
+                state="FAILED",
+                message=f"Slurm will never start job {self.backend_id}: {reason} ({HOPELESS[reason]}); cancelled it",
+            )
         if state == "PENDING" and reason and reason != self.reason:
             self.reason = reason
             print(f"slurm job {self.backend_id} pending ({reason})", file=sys.stderr, flush=True)
@@ -175,8 +204,9 @@ class SlurmJob:
             message = f"the preflight step refused the allocation (see {self.jd.path / 'preflight.txt'})"
         elif state in ("TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "LOST"):
             message = f"Slurm says {state}"
-        outcome = outcome_from_records(self.jd, self.spec.world_size, code if state != "LOST" else None,
-                                       message=message)
+        outcome = outcome_from_records(
+            self.jd, self.spec.world_size, code if state != "LOST" else None, message=message
+        )
         if not outcome.ok and state == "CANCELLED" and not outcome.failed:
             outcome.state = "CANCELLED"
         return outcome
@@ -193,4 +223,3 @@ def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> SlurmJob:
 
 def extra_logs(jd: JobDir) -> dict[str, Path]:
     return {"preflight": jd.path / "preflight.txt"}
-

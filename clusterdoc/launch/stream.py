@@ -17,8 +17,14 @@ CHUNK = 8 * 1024 * 1024  # read per file per poll at most: a rank printing GBs c
 
 
 class LogStreamer:
-    def __init__(self, jd: JobDir, world_size: int, out: TextIO | None = None, err: TextIO | None = None,
-                 extra: dict[str, Path] | None = None):
+    def __init__(
+        self,
+        jd: JobDir,
+        world_size: int,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+        extra: dict[str, Path] | None = None,
+    ):
         self.files: list[tuple[str, Path, TextIO]] = []
         out, err = out or sys.stdout, err or sys.stderr
         for rank in range(world_size):

@@ -33,12 +33,13 @@ from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.outcome import Outcome, describe_code
 from clusterdoc.launch.stream import LogStreamer
 
-POLL = 0.1            # seconds between polls of a running job (local / mpirun: cheap)
-SLURM_POLL = 1.0      # squeue is a request to slurmctld: poll gently
+POLL = 0.1  # seconds between polls of a running job (local / mpirun: cheap)
+SLURM_POLL = 1.0  # squeue is a request to slurmctld: poll gently
 BATCH_ARGS = ("batch-size", "batch_size", "per-device-batch-size", "per_device_train_batch_size", "bs")
 
 
 # --- settings -> spec ----------------------------------------------------------------------------
+
 
 def resolve_settings(opts: SubmitOptions) -> tuple[dict, dict]:
     return config.resolve(opts.flags(), explicit_config=opts.config)
@@ -64,9 +65,10 @@ def parse_oom_retry(value: str | None, script_args: list[str]) -> tuple[str, int
         raise UsageError(f"--oom-retry {value!r}: the minimum after ':' must be an integer") from None
     current = get_arg(script_args, name)
     if current is None:
-        raise UsageError(f"--oom-retry {name}: the script's arguments have no --{name} to lower",
-                         hint=f"pass it after the script, "
-                              f"e.g. 'clusterdoc submit --oom-retry {name} train.py --{name} 64'")
+        raise UsageError(
+            f"--oom-retry {name}: the script's arguments have no --{name} to lower",
+            hint=f"pass it after the script, e.g. 'clusterdoc submit --oom-retry {name} train.py --{name} 64'",
+        )
     if not current.isdigit() or int(current) < max(low, 1):
         raise UsageError(f"--oom-retry {name}: --{name} {current!r} must be an integer of at least {max(low, 1)}")
     return name, max(low, 1)
@@ -107,17 +109,33 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
 
         count = len(hostfile.parse_file(settings["hostfile"]))
         if count < settings["nodes"]:
-            raise UsageError(f"--nodes {settings['nodes']} but the hostfile lists {count} host(s)",
-                             where=settings["hostfile"])
+            raise UsageError(
+                f"--nodes {settings['nodes']} but the hostfile lists {count} host(s)", where=settings["hostfile"]
+            )
     parse_oom_retry(settings["oom_retry"], script_args)
-    return JobSpec(script=str(path.absolute()), script_args=list(script_args), backend=backend,
-                   nodes=settings["nodes"], tasks_per_node=tasks, gpus_per_node=gpus,
-                   hostfile=_abs(settings["hostfile"]), ssh_config=_abs(settings["ssh_config"]),
-                   partition=settings["partition"], time=settings["time"], debug=settings["debug"],
-                   log_level=settings["log_level"], overflow=settings["overflow"], oom_retry=settings["oom_retry"],
-                   mpirun=settings["mpirun"], preflight=not settings["no_preflight"],
-                   python=settings["python"] or sys.executable, hang_timeout=settings["hang_timeout"],
-                   on_hang=settings["on_hang"], trace=settings["trace"], port=settings["port"])
+    return JobSpec(
+        script=str(path.absolute()),
+        script_args=list(script_args),
+        backend=backend,
+        nodes=settings["nodes"],
+        tasks_per_node=tasks,
+        gpus_per_node=gpus,
+        hostfile=_abs(settings["hostfile"]),
+        ssh_config=_abs(settings["ssh_config"]),
+        partition=settings["partition"],
+        time=settings["time"],
+        debug=settings["debug"],
+        log_level=settings["log_level"],
+        overflow=settings["overflow"],
+        oom_retry=settings["oom_retry"],
+        mpirun=settings["mpirun"],
+        preflight=not settings["no_preflight"],
+        python=settings["python"] or sys.executable,
+        hang_timeout=settings["hang_timeout"],
+        on_hang=settings["on_hang"],
+        trace=settings["trace"],
+        port=settings["port"],
+    )
 
 
 def _abs(p: str | None) -> str | None:
@@ -139,6 +157,7 @@ def backend_module(name: str):
 
 
 # --- effective batch note ------------------------------------------------------------------------
+
 
 def batch_note(spec: JobSpec, root: Path) -> str | None:
     """When this script last ran on another shape, say what happens to the effective batch."""
@@ -163,13 +182,18 @@ def batch_note(spec: JobSpec, root: Path) -> str | None:
     per_rank = next((get_arg(spec.script_args, n) for n in names if get_arg(spec.script_args, n)), None)
     if per_rank and per_rank.isdigit():
         b = int(per_rank)
-        return (f"note: {old_shape} -> {shape}: effective batch = per-GPU batch {b} x world size = "
-                f"{b * spec.world_size} (was {b * old_world}); scale the learning rate or the per-GPU batch")
-    return (f"note: {old_shape} -> {shape}: the effective batch is per-GPU batch x world size, "
-            f"so it changes by {spec.world_size}/{old_world}")
+        return (
+            f"note: {old_shape} -> {shape}: effective batch = per-GPU batch {b} x world size = "
+            f"{b * spec.world_size} (was {b * old_world}); scale the learning rate or the per-GPU batch"
+        )
+    return (
+        f"note: {old_shape} -> {shape}: the effective batch is per-GPU batch x world size, "
+        f"so it changes by {spec.world_size}/{old_world}"
+    )
 
 
 # --- preflight -----------------------------------------------------------------------------------
+
 
 def preflight(spec: JobSpec, job_id: str, out=sys.stderr) -> None:
     """The doctor on the job's nodes; raises PreflightFailed (with the report) when it finds problems."""
@@ -188,6 +212,7 @@ class PreflightFailed(Exception):
 
 # --- running attempts ----------------------------------------------------------------------------
 
+
 def lowered(value: int, minimum: int) -> int | None:
     new = max(value // 2, minimum)
     return new if new < value else None
@@ -198,8 +223,11 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
     mod = backend_module(spec.backend)
     script_args = list(spec.script_args)
     retry = parse_oom_retry(spec.oom_retry, script_args)
-    streamer = LogStreamer(jd, spec.world_size, out, err, extra=getattr(mod, "extra_logs", lambda jd: {})(jd)) \
-        if stream else None
+    streamer = (
+        LogStreamer(jd, spec.world_size, out, err, extra=getattr(mod, "extra_logs", lambda jd: {})(jd))
+        if stream
+        else None
+    )
     jd.update(supervisor_pid=os.getpid())  # `status` tells a dead supervisor (LOST) from a running job
     attempt = 1
     while True:
@@ -210,13 +238,17 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             _finish_attempt(jd, attempt, Outcome(state="FAILED", message=f"could not start: {exc}"))
             raise
         record = jd.read()
-        record["attempts"].append({"n": attempt, "script_args": script_args, "backend_id": handle.backend_id,
-                                   "started": time.time()})
-        jd.update(state="RUNNING", backend_id=handle.backend_id, attempts=record["attempts"],
-                  pids=getattr(handle, "pids", []))  # what `clusterdoc cancel` stops if we are gone
+        record["attempts"].append(
+            {"n": attempt, "script_args": script_args, "backend_id": handle.backend_id, "started": time.time()}
+        )
+        jd.update(
+            state="RUNNING", backend_id=handle.backend_id, attempts=record["attempts"], pids=getattr(handle, "pids", [])
+        )  # what `clusterdoc cancel` stops if we are gone
         if spec.backend != "local" and stream:
-            print(f"{spec.backend} job {handle.backend_id} {'submitted' if spec.backend == 'slurm' else 'started'}",
-                  file=err)
+            print(
+                f"{spec.backend} job {handle.backend_id} {'submitted' if spec.backend == 'slurm' else 'started'}",
+                file=err,
+            )
         watch = HangWatch(jd, spec.world_size, spec.on_hang, err) if spec.hang_timeout > 0 else None
         try:
             outcome = wait_for(handle, streamer, POLL if spec.backend != "slurm" else SLURM_POLL, watch)
@@ -264,9 +296,12 @@ def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangW
         outcome = handle.poll()
         if outcome is None and watch is not None and watch.poll(rank_codes(handle)):
             handle.cancel()
-            outcome = Outcome(state="FAILED", codes=rank_codes(handle),
-                              message=f"stalled ({(watch.reported or '').removeprefix('clusterdoc: job stalled: ')}); "
-                                      "every rank stopped (--on-hang abort)")
+            outcome = Outcome(
+                state="FAILED",
+                codes=rank_codes(handle),
+                message=f"stalled ({(watch.reported or '').removeprefix('clusterdoc: job stalled: ')}); "
+                "every rank stopped (--on-hang abort)",
+            )
         if streamer:
             streamer.pump(final=outcome is not None)
         if outcome is not None:
@@ -285,6 +320,7 @@ def rank_codes(handle) -> dict[int, int | None]:
 
 
 # --- commands -----------------------------------------------------------------------------------
+
 
 def start(opts: SubmitOptions) -> JobDir:
     """Preflight, then the job under a detached supervisor (what `clusterdoc.submit()` does): returns at once."""
@@ -311,12 +347,17 @@ def main(opts: SubmitOptions) -> int:
         try:
             preflight(spec, job_id)
         except PreflightFailed:
-            print("clusterdoc submit: preflight found problems; job not submitted "
-                  "(fix them, or pass --no-preflight to submit anyway)", file=sys.stderr)
+            print(
+                "clusterdoc submit: preflight found problems; job not submitted "
+                "(fix them, or pass --no-preflight to submit anyway)",
+                file=sys.stderr,
+            )
             return 1
     jd = create_job_dir(root, spec, job_id)
-    print(f"job {jd.id} ({backend}, {spec.nodes} node(s) x {spec.tasks_per_node} rank(s)); logs: {jd.path}",
-          file=sys.stderr)
+    print(
+        f"job {jd.id} ({backend}, {spec.nodes} node(s) x {spec.tasks_per_node} rank(s)); logs: {jd.path}",
+        file=sys.stderr,
+    )
     if not wait:
         return detach(spec, jd)
     _cancel_on_signals()
@@ -345,9 +386,14 @@ def _cancel_on_signals() -> None:
 def detach(spec: JobSpec, jd: JobDir, quiet: bool = False) -> int:
     """--no-wait: a supervisor in its own session runs the attempts (stops ranks on failure, OOM retries)."""
     log = private.open_append(jd.path / "supervisor.log", True)
-    proc = subprocess.Popen([sys.executable, "-m", "clusterdoc.launch.submit", "--supervise", str(jd.path)],
-                            stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
-                            cwd=spec.cwd)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clusterdoc.launch.submit", "--supervise", str(jd.path)],
+        stdout=log,
+        stderr=log,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        cwd=spec.cwd,
+    )
     log.close()
     jd.update(supervisor_pid=proc.pid)
     # Slurm's id is worth waiting a moment for: it is what users pass to squeue / scancel
@@ -385,6 +431,7 @@ def live_state(jd: JobDir, rec: dict) -> str:
     pid = rec.get("supervisor_pid")
     if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
         from clusterdoc.launch import slurm
+
         return slurm.query_state(rec["backend_id"]) or state
     if pid and not _alive(pid):
         return "LOST"
@@ -452,19 +499,32 @@ def status_main(job: str, folder: str | None) -> int:
     state = live_state(jd, rec)
     world = spec["nodes"] * spec["tasks_per_node"]
     print(f"job {rec['id']}: {state}")
-    print(f"  backend {spec['backend']}" + (f" (id {rec['backend_id']})" if rec.get("backend_id") else "")
-          + f", {spec['nodes']} node(s) x {spec['tasks_per_node']} rank(s)")
+    print(
+        f"  backend {spec['backend']}"
+        + (f" (id {rec['backend_id']})" if rec.get("backend_id") else "")
+        + f", {spec['nodes']} node(s) x {spec['tasks_per_node']} rank(s)"
+    )
     print(f"  script  {format_command([spec['script'], *spec['script_args']])}")
     print(f"  logs    {jd.path}")
     for a in rec.get("attempts", []):
         o = a.get("outcome")
-        print(f"  attempt {a['n']}: {format_command(a['script_args'])}: "
-              + (Outcome(**{**o, 'codes': {int(k): v for k, v in o['codes'].items()}}).describe() if o else "running"))
+        print(
+            f"  attempt {a['n']}: {format_command(a['script_args'])}: "
+            + (Outcome(**{**o, "codes": {int(k): v for k, v in o["codes"].items()}}).describe() if o else "running")
+        )
     ranks = []
     for r in range(world):
         e = jd.rank_exit(r)
-        ranks.append(f"rank {r}: " + ("running" if e is None and state == "RUNNING"
-                                      else "no exit record" if e is None else describe_code(e["code"])))
+        ranks.append(
+            f"rank {r}: "
+            + (
+                "running"
+                if e is None and state == "RUNNING"
+                else "no exit record"
+                if e is None
+                else describe_code(e["code"])
+            )
+        )
     print("  " + "\n  ".join(ranks))
     return 0 if state in ("COMPLETED", "RUNNING", "PENDING") else 1
 
@@ -496,8 +556,11 @@ def logs_main(job: str, folder: str | None, rank: int | None) -> int:
     sys.stdout.write(text)  # all on stdout: this is the command's output, for grep and less
     sys.stdout.flush()
     if refused:
-        print(f"clusterdoc logs: not following symlinks in {jd.path}: {', '.join(refused)} (a rank file must be "
-              "a file the rank wrote; someone replaced it)", file=sys.stderr)
+        print(
+            f"clusterdoc logs: not following symlinks in {jd.path}: {', '.join(refused)} (a rank file must be "
+            "a file the rank wrote; someone replaced it)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

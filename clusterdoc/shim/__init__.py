@@ -9,20 +9,39 @@ Importing this package changes nothing and imports nothing heavy: names load on 
 CLUSTERDOC_DEBUG=1 (or ACCELERATE_DEBUG_MODE=1) turns on the collective checks, CLUSTERDOC_OVERFLOW=1
 the inf/nan hooks on every module.
 """
+
 import importlib
 import os
 
 _EXPORTS = {
-    "init": "env", "rank_env": "env", "resolve": "env", "RankEnv": "env", "RankEnvironmentError": "env",
-    "enable_debug": "debug", "disable_debug": "debug", "debug_enabled": "debug",
+    "init": "env",
+    "rank_env": "env",
+    "resolve": "env",
+    "RankEnv": "env",
+    "RankEnvironmentError": "env",
+    "enable_debug": "debug",
+    "disable_debug": "debug",
+    "debug_enabled": "debug",
     "DistributedOperationException": "debug",
-    "get_logger": "logging", "MultiProcessAdapter": "logging",
-    "set_trigger": "trigger", "check_trigger": "trigger", "trigger_ranks": "trigger",
-    "find_executable_batch_size": "oom", "should_reduce_batch_size": "oom", "is_oom_error": "oom",
-    "release_memory": "oom", "BatchSizeSearchError": "oom", "AttemptAborted": "oom", "RetryUnsafe": "oom",
-    "DebugUnderflowOverflow": "overflow", "detect_overflow": "overflow", "OverflowDetected": "overflow",
-    "enable_overflow_detection": "overflow", "disable_overflow_detection": "overflow",
-    "enable_hang_watch": "watch", "hang_watch_enabled": "watch",
+    "get_logger": "logging",
+    "MultiProcessAdapter": "logging",
+    "set_trigger": "trigger",
+    "check_trigger": "trigger",
+    "trigger_ranks": "trigger",
+    "find_executable_batch_size": "oom",
+    "should_reduce_batch_size": "oom",
+    "is_oom_error": "oom",
+    "release_memory": "oom",
+    "BatchSizeSearchError": "oom",
+    "AttemptAborted": "oom",
+    "RetryUnsafe": "oom",
+    "DebugUnderflowOverflow": "overflow",
+    "detect_overflow": "overflow",
+    "OverflowDetected": "overflow",
+    "enable_overflow_detection": "overflow",
+    "disable_overflow_detection": "overflow",
+    "enable_hang_watch": "watch",
+    "hang_watch_enabled": "watch",
 }
 __all__ = sorted(_EXPORTS)
 

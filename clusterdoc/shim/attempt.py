@@ -12,6 +12,7 @@ Cost while nothing fails: a lock, two dict lookups and a tuple per collective.
 The Listener thread blocks on this rank's wake key in the job's store (settle.py): "fail <reason>" aborts the
 gate at once, even while the main thread waits in a collective, and publishes the gate's log for the drain.
 """
+
 from __future__ import annotations
 
 import collections
@@ -39,9 +40,9 @@ class Gate:
         self.world = world_group
         self.lock = threading.Lock()
         self.aborted: str | None = None  # why, once aborted
-        self.counts: dict = {}           # group key (None: the default group) -> collectives issued
-        self.tails: dict = {}            # group key -> deque of (index, op, shape, dtype, root, checked)
-        self.groups: dict = {}           # group key -> weakref to the group
+        self.counts: dict = {}  # group key (None: the default group) -> collectives issued
+        self.tails: dict = {}  # group key -> deque of (index, op, shape, dtype, root, checked)
+        self.groups: dict = {}  # group key -> weakref to the group
         self.published = False
 
     def _key(self, group):
@@ -69,8 +70,9 @@ class Gate:
         root = None
         if op in ROOTS:
             root = _root(op, args, kwargs)
-        elif op == "all_to_all_single" and (len(args) > 2 or kwargs.get("output_split_sizes") is not None
-                                            or kwargs.get("input_split_sizes") is not None):
+        elif op == "all_to_all_single" and (
+            len(args) > 2 or kwargs.get("output_split_sizes") is not None or kwargs.get("input_split_sizes") is not None
+        ):
             op = "all_to_all_single/splits"  # uneven splits: not replayable
         if tensor is None:
             shape = dtype = None
@@ -115,6 +117,7 @@ class Gate:
             if self.aborted is not None:
                 raise AttemptAborted(self.aborted)
             return value
+
         return fut.then(check)
 
     def abort(self, reason: str) -> None:
@@ -140,9 +143,21 @@ class Gate:
                     if group is None:
                         continue
                     name, members = group.group_name, dist.get_process_group_ranks(group)
-                out[name] = [count, [[n, op, list(shape) if shape is not None else None,
-                                      str(dtype) if dtype is not None else None, root, checked]
-                                     for n, op, shape, dtype, root, checked in self.tails[key]], members]
+                out[name] = [
+                    count,
+                    [
+                        [
+                            n,
+                            op,
+                            list(shape) if shape is not None else None,
+                            str(dtype) if dtype is not None else None,
+                            root,
+                            checked,
+                        ]
+                        for n, op, shape, dtype, root, checked in self.tails[key]
+                    ],
+                    members,
+                ]
             return out
 
 

@@ -12,6 +12,7 @@ rank alike), gradients are dropped (set to None: nothing of an aborted attempt i
 models that every rank had before the call get rank 0's parameters and buffers again, as DDP's constructor does
 (a rank may have stepped its optimizer where another ran out of memory).
 """
+
 from __future__ import annotations
 
 from . import track
@@ -79,7 +80,11 @@ def reset(resync) -> None:
             p.grad = None
     for number in resync:
         ddp = ddps[number]
-        _sync_module_states(module=ddp.module, process_group=ddp.process_group,
-                            broadcast_bucket_size=ddp.broadcast_bucket_size, src=0,
-                            params_and_buffers_to_ignore=ddp.parameters_to_ignore,
-                            broadcast_buffers=ddp.forward_sync_buffers)
+        _sync_module_states(
+            module=ddp.module,
+            process_group=ddp.process_group,
+            broadcast_bucket_size=ddp.broadcast_bucket_size,
+            src=0,
+            params_and_buffers_to_ignore=ddp.parameters_to_ignore,
+            broadcast_buffers=ddp.forward_sync_buffers,
+        )

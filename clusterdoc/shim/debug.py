@@ -26,6 +26,7 @@ rank agrees, each rank computes the result from the gathered payloads (in rank o
 gets the same bits) instead of running a second collective. Large tensors take the real op.
 Not covered: a rank that never calls the op at all still waits for the group timeout.
 """
+
 from __future__ import annotations
 
 import functools
@@ -44,12 +45,37 @@ ANY = -7  # wildcard dimension / field
 FUSE_BYTES = 4096  # small all_reduce / broadcast payloads ride in the check itself (gloo, world <= 8)
 
 OPS = [
-    "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
-    "reduce_scatter", "reduce_scatter_tensor", "all_to_all_single", "all_to_all", "barrier",
+    "all_reduce",
+    "reduce",
+    "broadcast",
+    "all_gather",
+    "all_gather_into_tensor",
+    "gather",
+    "scatter",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "all_to_all_single",
+    "all_to_all",
+    "barrier",
 ]
 _DTYPE_NAMES = [
-    "float32", "float64", "float16", "bfloat16", "uint8", "int8", "int16", "int32", "int64", "bool",
-    "complex64", "complex128", "float8_e4m3fn", "float8_e5m2", "uint16", "uint32", "uint64",
+    "float32",
+    "float64",
+    "float16",
+    "bfloat16",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "bool",
+    "complex64",
+    "complex128",
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "uint16",
+    "uint32",
+    "uint64",
 ]
 _DEVICES = ["cpu", "cuda", "mps", "xpu", "meta", "hpu", "npu"]
 _REDOPS = ["SUM", "PRODUCT", "MIN", "MAX", "BAND", "BOR", "BXOR", "AVG", "PREMUL_SUM"]
@@ -100,8 +126,7 @@ def _redop_code(op) -> int:
     return code
 
 
-def _describe(vec: list, op_name, tensor, root=-1, redop=None, problem=0, detail=0, wild_first=False,
-              dtype_only=False):
+def _describe(vec: list, op_name, tensor, root=-1, redop=None, problem=0, detail=0, wild_first=False, dtype_only=False):
     """Fill `vec` (a python list of WIDTH ints) for `tensor`."""
     vec[_OP] = _OP_CODES[op_name]
     vec[_ROOT] = root
@@ -120,12 +145,12 @@ def _describe(vec: list, op_name, tensor, root=-1, redop=None, problem=0, detail
     shape = tensor.shape
     ndim = vec[_NDIM] = len(shape)
     if ndim <= MAX_DIMS:
-        vec[_DIMS:_DIMS + ndim] = shape
+        vec[_DIMS : _DIMS + ndim] = shape
     else:  # fold the tail so a difference there still shows
         tail = 1
-        for d in shape[MAX_DIMS - 1:]:
+        for d in shape[MAX_DIMS - 1 :]:
             tail *= d
-        vec[_DIMS:_DIMS + MAX_DIMS] = [*shape[:MAX_DIMS - 1], tail]
+        vec[_DIMS : _DIMS + MAX_DIMS] = [*shape[: MAX_DIMS - 1], tail]
     if wild_first and ndim:
         vec[_DIMS] = ANY
     return vec
@@ -191,15 +216,15 @@ def _encode(op_name, args, kwargs, my_rank_in_group, world):
         if osplit is None and isplit is None:
             bad = not _same_meta(out, t)
             return _describe(vec, op_name, t, problem=3 if bad else 0)
-        bad = (isplit is not None and sum(isplit) != t.shape[0]) or (
-            osplit is not None and sum(osplit) != out.shape[0])
+        bad = (isplit is not None and sum(isplit) != t.shape[0]) or (osplit is not None and sum(osplit) != out.shape[0])
         return _describe(vec, op_name, t, problem=4 if bad else 0, wild_first=True)
     if op_name == "all_to_all":
         outs, ins = a(0, "output_tensor_list"), a(1, "input_tensor_list")
         bad_len = outs is None or ins is None or len(outs) != world or len(ins) != world
         first = ins[0] if ins else None
-        return _describe(vec, op_name, first, problem=1 if bad_len else 0,
-                         detail=0 if ins is None else len(ins), dtype_only=True)
+        return _describe(
+            vec, op_name, first, problem=1 if bad_len else 0, detail=0 if ins is None else len(ins), dtype_only=True
+        )
     if op_name == "barrier":
         return _describe(vec, op_name, None)
     raise KeyError(op_name)
@@ -215,6 +240,7 @@ def _root(value, kwargs):
     group = kwargs.get("group")
     if group is not None:
         import torch.distributed as dist
+
         try:
             return dist.get_group_rank(group, int(value))
         except Exception:
@@ -226,7 +252,7 @@ def _fmt_row(row) -> str:
     op = OPS[row[_OP]] if 0 <= row[_OP] < len(OPS) else f"op#{row[_OP]}"
     parts = [f"called {op}"] if True else []
     if row[_NDIM] >= 0:
-        dims = [("?" if d == ANY else str(d)) for d in row[_DIMS:_DIMS + min(row[_NDIM], MAX_DIMS)]]
+        dims = [("?" if d == ANY else str(d)) for d in row[_DIMS : _DIMS + min(row[_NDIM], MAX_DIMS)]]
         if row[_NDIM] > MAX_DIMS:
             dims[-1] = f"{dims[-1]}(product of dims {MAX_DIMS}..{row[_NDIM]})"
         parts.append(f"shape [{', '.join(dims)}]")
@@ -291,8 +317,12 @@ def _fusable(op_name, args, kwargs, room) -> bool:
         return False
     if op_name == "all_reduce" and _redop_code(_arg(args, kwargs, 1, "op", "SUM")) not in (0, 1, 2, 3):
         return False
-    return (t.device.type == "cpu" and t.is_contiguous() and t.element_size() <= 8
-            and t.dtype not in (torch.bool, torch.complex64, torch.complex128))
+    return (
+        t.device.type == "cpu"
+        and t.is_contiguous()
+        and t.element_size() <= 8
+        and t.dtype not in (torch.bool, torch.complex64, torch.complex128)
+    )
 
 
 def _finish_fused(op_name, args, kwargs, rows, table):
@@ -333,8 +363,7 @@ def _exchange(group) -> Exchange:
         import torch.distributed as dist
 
         words = WIDTH + _fuse_bytes(dist.get_world_size(group)) // 8
-        found = Exchange(group, words, track.ORIGINALS["all_to_all_single"],
-                         track.ORIGINALS["all_gather_into_tensor"])
+        found = Exchange(group, words, track.ORIGINALS["all_to_all_single"], track.ORIGINALS["all_gather_into_tensor"])
         for key in [key for key, ex in _exchanges.items() if ex.group() is None]:  # groups since destroyed
             del _exchanges[key]
         _exchanges[id(group)] = found
@@ -359,7 +388,7 @@ def _check(op_name, args, kwargs) -> bool:
         vec[_FUSE] = 1
         t = _arg(args, kwargs, 0, "tensor")
         payload = t.numel() * t.element_size()
-        ex.my_row[WIDTH:].view(t.dtype)[:t.numel()].copy_(t.reshape(-1))
+        ex.my_row[WIDTH:].view(t.dtype)[: t.numel()].copy_(t.reshape(-1))
     table = ex.swap(vec, payload)
     if not agree(table):
         message = verdict(op_name, table, _global_ranks(group, ex.world))

@@ -9,15 +9,28 @@ calling DDP itself. No rank ever enters a collective its peers are not in, so gl
 NCCL no mixed buffers, and the groups are clean for the retry. Every rank checks every rank's gap the same way,
 so where one cannot be drained (an op that cannot be replayed, a gap longer than KEEP) all raise RetryUnsafe.
 """
+
 from __future__ import annotations
 
 import time
 
 from . import track
 
-REPLAYABLE = {"all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter",
-              "reduce_scatter_tensor", "gather", "scatter", "barrier", "all_to_all_single", "ddp_rebuild",
-              "ddp_buffers"}
+REPLAYABLE = {
+    "all_reduce",
+    "broadcast",
+    "reduce",
+    "all_gather",
+    "all_gather_into_tensor",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "gather",
+    "scatter",
+    "barrier",
+    "all_to_all_single",
+    "ddp_rebuild",
+    "ddp_buffers",
+}
 ROOTED = {"broadcast", "reduce", "gather", "scatter"}
 
 
@@ -51,13 +64,16 @@ def plan(logs: dict, rank: int) -> list:
         group = _group(name) if rank in counts else False
         for r, count in counts.items():
             if count < target and (target - count > len(entries) or min(entries) > count):
-                raise RetryUnsafe(f"rank {r} is {target - count} collectives behind rank {leader} on group "
-                                  f"{name}, more than the {len(entries)} kept")
+                raise RetryUnsafe(
+                    f"rank {r} is {target - count} collectives behind rank {leader} on group "
+                    f"{name}, more than the {len(entries)} kept"
+                )
             for i in range(count, target):
                 op, root = entries[i][1], entries[i][4]
                 if op not in REPLAYABLE or (op in ROOTED and root is None):
-                    raise RetryUnsafe(f"rank {r} would have to match rank {leader}'s {op} on group {name} "
-                                      "(cannot be replayed)")
+                    raise RetryUnsafe(
+                        f"rank {r} would have to match rank {leader}'s {op} on group {name} (cannot be replayed)"
+                    )
         if group is not False and counts.get(rank, 0) < target:
             mine.append((group, [entries[i] for i in range(counts.get(rank, 0), target)]))
     return mine

@@ -3,6 +3,7 @@
 `resolve(environ)` is pure (facts in, RankEnv out) so every launcher's rules are testable from a dict;
 `init()` applies it: exports RANK/WORLD_SIZE/... and calls torch.distributed.init_process_group.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -49,9 +50,7 @@ def _int(environ: Mapping[str, str], name: str, launcher: str) -> int:
     try:
         return int(value or "")
     except (TypeError, ValueError):
-        raise RankEnvironmentError(
-            f"{launcher}: environment variable {name}={value!r} is not an integer"
-        ) from None
+        raise RankEnvironmentError(f"{launcher}: environment variable {name}={value!r} is not an integer") from None
 
 
 def port_from_job_id(job_id: str, step_id: str = "0") -> int:
@@ -78,7 +77,9 @@ def _slurm_master(environ: Mapping[str, str], resolve) -> str:
 
     nodelist = environ.get("SLURM_STEP_NODELIST") or environ.get("SLURM_JOB_NODELIST") or environ.get("SLURM_NODELIST")
     if not nodelist:
-        raise RankEnvironmentError("Slurm: SLURM_JOB_NODELIST is not set; cannot choose MASTER_ADDR (set MASTER_ADDR yourself)")
+        raise RankEnvironmentError(
+            "Slurm: SLURM_JOB_NODELIST is not set; cannot choose MASTER_ADDR (set MASTER_ADDR yourself)"
+        )
     hosts = expand_hostlist(nodelist)
     host = first_resolvable(hosts, resolve)
     if host is None:
@@ -105,37 +106,59 @@ def resolve(environ: Mapping[str, str] = os.environ, resolve_host=socket.gethost
 
     if "OMPI_COMM_WORLD_RANK" in e:
         return RankEnv(
-            "openmpi", _int(e, "OMPI_COMM_WORLD_RANK", "Open MPI"), _int(e, "OMPI_COMM_WORLD_SIZE", "Open MPI"),
-            _int(e, "OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI"), _int(e, "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"),
-            e.get("MASTER_ADDR"), int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None,
+            "openmpi",
+            _int(e, "OMPI_COMM_WORLD_RANK", "Open MPI"),
+            _int(e, "OMPI_COMM_WORLD_SIZE", "Open MPI"),
+            _int(e, "OMPI_COMM_WORLD_LOCAL_RANK", "Open MPI"),
+            _int(e, "OMPI_COMM_WORLD_LOCAL_SIZE", "Open MPI"),
+            e.get("MASTER_ADDR"),
+            int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None,
         )
     if "PMI_RANK" in e and "PMI_SIZE" in e:
         world = _int(e, "PMI_SIZE", "MPICH")
         local = _int(e, "MPI_LOCALRANKID", "MPICH") if "MPI_LOCALRANKID" in e else -1
         lws = _int(e, "MPI_LOCALNRANKS", "MPICH") if "MPI_LOCALNRANKS" in e else -1
-        return RankEnv("mpich", _int(e, "PMI_RANK", "MPICH"), world, local, lws,
-                       e.get("MASTER_ADDR"), int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None)
+        return RankEnv(
+            "mpich",
+            _int(e, "PMI_RANK", "MPICH"),
+            world,
+            local,
+            lws,
+            e.get("MASTER_ADDR"),
+            int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None,
+        )
     if "PMI_PORT" in e and "PMI_ID" in e:
         # Hydra with -pmi-port: only mpi4py knows the ranks; -1 marks "ask MPI".
-        return RankEnv("mpich", -1, -1, -1, -1, e.get("MASTER_ADDR"),
-                       int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None)
+        return RankEnv(
+            "mpich", -1, -1, -1, -1, e.get("MASTER_ADDR"), int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None
+        )
 
     if "SLURM_STEP_ID" in e and "SLURM_PROCID" in e:
         world = _int(e, "SLURM_NTASKS", "Slurm") if "SLURM_NTASKS" in e else _int(e, "SLURM_STEP_NUM_TASKS", "Slurm")
         tasks_here = e.get("SLURM_STEP_TASKS_PER_NODE") or e.get("SLURM_TASKS_PER_NODE") or ""
         lws = _local_tasks(tasks_here, _int(e, "SLURM_NODEID", "Slurm") if "SLURM_NODEID" in e else 0)
         addr = e.get("MASTER_ADDR") or (_slurm_master(e, resolve_host) if world > 1 else "127.0.0.1")
-        port = int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else port_from_job_id(
-            e.get("SLURM_JOB_ID", "0"), e.get("SLURM_STEP_ID", "0"))
-        return RankEnv("slurm", _int(e, "SLURM_PROCID", "Slurm"), world, _int(e, "SLURM_LOCALID", "Slurm"),
-                       lws or 1, addr, port)
+        port = (
+            int(e["MASTER_PORT"])
+            if e.get("MASTER_PORT")
+            else port_from_job_id(e.get("SLURM_JOB_ID", "0"), e.get("SLURM_STEP_ID", "0"))
+        )
+        return RankEnv(
+            "slurm", _int(e, "SLURM_PROCID", "Slurm"), world, _int(e, "SLURM_LOCALID", "Slurm"), lws or 1, addr, port
+        )
 
     if "SUBMITIT_LOCAL_GLOBALID" in e:
         world = _int(e, "SUBMITIT_LOCAL_NTASKS", "submitit local")
         port = int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else port_from_job_id(e.get("SUBMITIT_LOCAL_JOB_ID", "0"))
-        return RankEnv("submitit-local", _int(e, "SUBMITIT_LOCAL_GLOBALID", "submitit local"), world,
-                       _int(e, "SUBMITIT_LOCAL_LOCALID", "submitit local"), world,
-                       e.get("MASTER_ADDR", "127.0.0.1"), port)
+        return RankEnv(
+            "submitit-local",
+            _int(e, "SUBMITIT_LOCAL_GLOBALID", "submitit local"),
+            world,
+            _int(e, "SUBMITIT_LOCAL_LOCALID", "submitit local"),
+            world,
+            e.get("MASTER_ADDR", "127.0.0.1"),
+            port,
+        )
 
     ntasks = e.get("SLURM_NTASKS")
     if ntasks and ntasks.isdigit() and int(ntasks) > 1:
@@ -144,8 +167,9 @@ def resolve(environ: Mapping[str, str] = os.environ, resolve_host=socket.gethost
             f"(SLURM_NTASKS={ntasks} but no SLURM_STEP_ID), so it is one process, not {ntasks} ranks. "
             "Start the training with `srun python ...` inside the batch script (or use `clusterdoc submit`)."
         )
-    return RankEnv("single", 0, 1, 0, 1, e.get("MASTER_ADDR", "127.0.0.1"),
-                   int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None)
+    return RankEnv(
+        "single", 0, 1, 0, 1, e.get("MASTER_ADDR", "127.0.0.1"), int(e["MASTER_PORT"]) if e.get("MASTER_PORT") else None
+    )
 
 
 def _local_tasks(spec: str, node_id: int) -> int:
@@ -240,8 +264,12 @@ def _destroy():
         pass
 
 
-def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
-         timeout: Optional[float] = None, set_device: bool = True) -> RankEnv:
+def init(
+    backend: Optional[str] = None,
+    init_timeout: Optional[float] = None,
+    timeout: Optional[float] = None,
+    set_device: bool = True,
+) -> RankEnv:
     """Read the launcher's variables, export RANK/WORLD_SIZE/..., start the default process group.
 
     Idempotent: a second call (or a call after the script initialised torch.distributed) returns the
@@ -258,8 +286,9 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
     if env.launcher in ("openmpi", "mpich"):
         env = agree_over_mpi(env)
     if env.master_addr is None:
-        env = RankEnv(env.launcher, env.rank, env.world_size, env.local_rank, env.local_world_size,
-                      "127.0.0.1", env.master_port)
+        env = RankEnv(
+            env.launcher, env.rank, env.world_size, env.local_rank, env.local_world_size, "127.0.0.1", env.master_port
+        )
     if env.master_port is None:
         if env.world_size > 1:
             raise RankEnvironmentError(f"{env.launcher}: MASTER_PORT is not set and cannot be derived; export it")
@@ -279,8 +308,14 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
     rendezvous = _timeout(init_timeout, "CLUSTERDOC_INIT_TIMEOUT", 300)
     assert env.master_addr is not None and env.master_port is not None  # both set just above
     try:
-        store = dist.TCPStore(env.master_addr, env.master_port, env.world_size, is_master=env.rank == 0,
-                              timeout=rendezvous, wait_for_workers=True)
+        store = dist.TCPStore(
+            env.master_addr,
+            env.master_port,
+            env.world_size,
+            is_master=env.rank == 0,
+            timeout=rendezvous,
+            wait_for_workers=True,
+        )
     except Exception as exc:  # torch raises RuntimeError/DistStoreError/TimeoutError variously
         raise RankEnvironmentError(
             f"{env.launcher}: rank {env.rank} of {env.world_size} could not meet the other ranks at "
@@ -296,13 +331,13 @@ def init(backend: Optional[str] = None, init_timeout: Optional[float] = None,
     if group_timeout is None:
         dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size)
     else:
-        dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size,
-                                timeout=group_timeout)
+        dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size, timeout=group_timeout)
     # torch aborts at exit ("terminate called without an active exception") when its group's threads
     # are still up; the group we made is ours to take down.
     atexit.register(_destroy)
     _state["env"] = env
     from . import debug
+
     if debug.requested_by_env():
         debug.enable_debug()
     watch.enable_hang_watch()  # collective tracking always; the watchdog unless CLUSTERDOC_HANG_TIMEOUT=0

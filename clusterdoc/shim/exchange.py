@@ -15,6 +15,7 @@ the backend's alltoall of a fixed-size row, one round; other backends: all_gathe
 the choice is the same on every rank. A peer that is gone raises at once; one that never comes raises after
 the store's timeout (torch's collectives wait the group timeout, the same default).
 """
+
 from __future__ import annotations
 
 import json
@@ -26,9 +27,9 @@ import time
 import weakref
 from array import array
 
-CONNECT_SECONDS = 5.0   # per address tried; the channel is set up once per group
+CONNECT_SECONDS = 5.0  # per address tried; the channel is set up once per group
 _HEADER = struct.Struct("<q")  # bytes that follow (head words + payload)
-SIDE_CHANNEL = True     # False: always the collective (benchmarks compare; set it alike on every rank)
+SIDE_CHANNEL = True  # False: always the collective (benchmarks compare; set it alike on every rank)
 
 
 class Exchange:
@@ -64,8 +65,9 @@ class Exchange:
                 if s is not None:
                     poller.register(s, select.POLLIN)
                 self._pollers.append(poller)
-            self._timeout_ms = 0 if self.world == 1 else min(
-                int(_group_store(group).timeout.total_seconds() * 1000), 2**31 - 1)
+            self._timeout_ms = (
+                0 if self.world == 1 else min(int(_group_store(group).timeout.total_seconds() * 1000), 2**31 - 1)
+            )
         # socket: each row is [length][words]; alltoall: [words] (fixed size, the same on every rank)
         cap = max(self.words, 64)
         lead = 1 if self.mode == "socket" else 0
@@ -75,7 +77,7 @@ class Exchange:
         self._send_q, self._recv_q = memoryview(self._send).cast("q"), memoryview(self._recv).cast("q")
         self._send_b, self._recv_b = memoryview(self._send), memoryview(self._recv)
         send, recv = torch.frombuffer(self._send, dtype=torch.int64), torch.frombuffer(self._recv, dtype=torch.int64)
-        self.my_row = send[lead:lead + cap]  # payload bytes beyond the head are written here by the caller
+        self.my_row = send[lead : lead + cap]  # payload bytes beyond the head are written here by the caller
         self.rows = recv.view(self.world, cap + lead)[:, lead:]  # after swap(): row i came from group rank i
         self._send_t, self._recv_t = send, recv
         self._opts = dist.AllToAllOptions() if hasattr(group, "alltoall_base") else None
@@ -91,14 +93,14 @@ class Exchange:
         self._send_q[:n] = array("q", head)
         b, row, used = self._send_b, self._stride, n * 8 + payload_bytes
         for i in range(1, self.world):
-            b[i * row:i * row + used] = b[:used]
+            b[i * row : i * row + used] = b[:used]
         group = self.group()
         if self._opts is not None and group is not None:
             group.alltoall_base(self._recv_t, self._send_t, [], [], self._opts).wait()
         else:  # older torch: the (unwrapped) functional API
             self._a2a(self._recv_t, self._send_t, group=group)
         q, w = self._recv_q, row // 8
-        return [q[i * w:i * w + n].tolist() for i in range(self.world)]
+        return [q[i * w : i * w + n].tolist() for i in range(self.world)]
 
     def _swap_socket(self, head, payload_bytes):
         peers = self._peers
@@ -108,14 +110,14 @@ class Exchange:
         used = n * 8 + payload_bytes
         q = self._send_q
         q[0] = used
-        q[1:1 + n] = array("q", head)
-        out = self._send_b[:8 + used]
+        q[1 : 1 + n] = array("q", head)
+        out = self._send_b[: 8 + used]
         stride, me = self._stride, self.rank
         try:
             for s in peers:
                 if s is not None:
                     _send_all(s, out, self._timeout_ms)
-            self._recv_b[me * stride:me * stride + 8 + used] = out
+            self._recv_b[me * stride : me * stride + 8 + used] = out
             for i, s in enumerate(peers):
                 if s is not None:
                     self._read(s, i, n)
@@ -123,12 +125,12 @@ class Exchange:
             self._close()
             raise
         q, w = self._recv_q, stride // 8
-        return [q[i * w + 1:i * w + 1 + n].tolist() for i in range(self.world)]
+        return [q[i * w + 1 : i * w + 1 + n].tolist() for i in range(self.world)]
 
     def _read(self, s, i, n):
         """Exactly one message from group rank i (a peer done with a fused op may already have sent the next)."""
         stride = self._stride
-        view = self._recv_b[i * stride:(i + 1) * stride]
+        view = self._recv_b[i * stride : (i + 1) * stride]
         got, want = 0, 8 + n * 8  # the length word and the head: one recv for a message without payload
         header = False
         while got < want:
@@ -136,8 +138,9 @@ class Exchange:
                 k = s.recv_into(view[got:want])
             except BlockingIOError:  # not there yet: sleep until it is (poll releases the GIL)
                 if not self._pollers[i].poll(self._timeout_ms):
-                    raise RuntimeError(f"clusterdoc debug mode: group rank {i} did not reach this collective "
-                                       f"within the store timeout") from None
+                    raise RuntimeError(
+                        f"clusterdoc debug mode: group rank {i} did not reach this collective within the store timeout"
+                    ) from None
                 continue
             except OSError as exc:
                 raise RuntimeError(f"clusterdoc debug mode: lost group rank {i} ({exc})") from None
@@ -172,13 +175,14 @@ class Exchange:
 
 # --- the side channel ------------------------------------------------------------------------------
 
+
 def _send_all(s, data, timeout_ms):
     import select
 
     view = memoryview(data)
     while view:
         try:
-            view = view[s.send(view):]
+            view = view[s.send(view) :]
         except BlockingIOError:  # the peer's buffer is full (it is far behind): wait until it drains
             poller = select.poll()
             poller.register(s, select.POLLOUT)
@@ -257,8 +261,10 @@ def _open_channel(group, rank, world):
         listener.bind(("", 0))
         listener.listen(world)
         token = os.urandom(16)
-        store.set(prefix + f"addr/{rank}", json.dumps(
-            {"host": host, "ips": _my_addresses(), "port": listener.getsockname()[1], "token": token.hex()}))
+        store.set(
+            prefix + f"addr/{rank}",
+            json.dumps({"host": host, "ips": _my_addresses(), "port": listener.getsockname()[1], "token": token.hex()}),
+        )
         for j in range(rank):  # connect down, then accept from above: no cycle of waits
             peers[j] = _connect(json.loads(store.get(prefix + f"addr/{j}")), rank, host, timeout)
             if peers[j] is None:

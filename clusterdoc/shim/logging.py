@@ -6,6 +6,7 @@ its level lets the message through: the barrier decision depends only on the cal
 on the level, so ranks with different levels cannot deadlock (Accelerate's adapter skips the barriers
 on a rank whose level is off and hangs the others).
 """
+
 from __future__ import annotations
 
 import logging

@@ -10,6 +10,7 @@ Where that cannot be done safely every rank raises RetryUnsafe naming the rank t
 (no MASTER_ADDR/MASTER_PORT) the old agreement is used: one all_reduce(MAX) after the attempt, safe only when
 the OOM comes before the attempt's first collective.
 """
+
 from __future__ import annotations
 
 import functools
@@ -150,10 +151,20 @@ def _timeout() -> float:
         return 1800.0
 
 
-def find_executable_batch_size(function=None, starting_batch_size: int = 128, reduce_batch_size_fn=None, *,
-                               minimum_batch_size: int = 1, factor: float = 0.9, probe=None,
-                               gradient_accumulation: bool = False, search_tolerance: float = 0.02, group=None,
-                               timeout: float | None = None, logger=None):
+def find_executable_batch_size(
+    function=None,
+    starting_batch_size: int = 128,
+    reduce_batch_size_fn=None,
+    *,
+    minimum_batch_size: int = 1,
+    factor: float = 0.9,
+    probe=None,
+    gradient_accumulation: bool = False,
+    search_tolerance: float = 0.02,
+    group=None,
+    timeout: float | None = None,
+    logger=None,
+):
     """Run `function(batch_size, *args)` and retry with a smaller batch while any rank runs out of memory.
 
     - factor: geometric back-off (Accelerate uses 0.9); the first success is final.
@@ -171,15 +182,24 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, re
     """
     if function is None:
         return functools.partial(
-            find_executable_batch_size, starting_batch_size=starting_batch_size,
-            reduce_batch_size_fn=reduce_batch_size_fn, minimum_batch_size=minimum_batch_size, factor=factor,
-            probe=probe, gradient_accumulation=gradient_accumulation, search_tolerance=search_tolerance,
-            group=group, timeout=timeout, logger=logger)
+            find_executable_batch_size,
+            starting_batch_size=starting_batch_size,
+            reduce_batch_size_fn=reduce_batch_size_fn,
+            minimum_batch_size=minimum_batch_size,
+            factor=factor,
+            probe=probe,
+            gradient_accumulation=gradient_accumulation,
+            search_tolerance=search_tolerance,
+            group=group,
+            timeout=timeout,
+            logger=logger,
+        )
     if not 0 < factor < 1:
         raise ValueError(f"factor must be between 0 and 1, got {factor}")
     if minimum_batch_size < 1 or starting_batch_size < minimum_batch_size:
-        raise ValueError(f"need 1 <= minimum_batch_size ({minimum_batch_size}) <= starting_batch_size "
-                         f"({starting_batch_size})")
+        raise ValueError(
+            f"need 1 <= minimum_batch_size ({minimum_batch_size}) <= starting_batch_size ({starting_batch_size})"
+        )
     log = logger or get_logger("clusterdoc.shim.oom")
     state = {"size": starting_batch_size, "attempts": 0}
     n_fixed = 2 if gradient_accumulation else 1
@@ -201,8 +221,10 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, re
         if worst == FAILED:
             if error is not None:
                 raise error
-            raise RuntimeError(f"find_executable_batch_size: rank(s) {ranks} failed with an error other than "
-                               f"out of memory at batch_size={size}; see their logs")
+            raise RuntimeError(
+                f"find_executable_batch_size: rank(s) {ranks} failed with an error other than "
+                f"out of memory at batch_size={size}; see their logs"
+            )
         if worst == OOM:
             release_memory()
             state["last_error"] = note if status == OOM else state.get("last_error", "")
@@ -238,18 +260,22 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, re
         try:
             found = meeting.settle(status, note)
         except RetryUnsafe as exc:
-            raise RetryUnsafe(f"find_executable_batch_size cannot retry in-process at batch_size={size}"
-                              f"{' (' + gate.aborted + ')' if gate.aborted else ''}: {exc}. Use probe= (a step "
-                              "run before training, its OOM is caught before any collective) or "
-                              "`clusterdoc submit --oom-retry` (restarts every rank).") from None
+            raise RetryUnsafe(
+                f"find_executable_batch_size cannot retry in-process at batch_size={size}"
+                f"{' (' + gate.aborted + ')' if gate.aborted else ''}: {exc}. Use probe= (a step "
+                "run before training, its OOM is caught before any collective) or "
+                "`clusterdoc submit --oom-retry` (restarts every rank)."
+            ) from None
         finally:
             meeting.close()
         failed = [r for r, s in found.items() if s["status"] == settle.FAILED]
         if failed:
             if error is not None:
                 raise error
-            raise RuntimeError(f"find_executable_batch_size: rank(s) {failed} failed with an error other than "
-                               f"out of memory at batch_size={size} ({found[failed[0]]['note']}); see their logs")
+            raise RuntimeError(
+                f"find_executable_batch_size: rank(s) {failed} failed with an error other than "
+                f"out of memory at batch_size={size} ({found[failed[0]]['note']}); see their logs"
+            )
         ooms = [r for r, s in found.items() if s["status"] == settle.OOM]
         if not ooms and gate.aborted is None:
             return True, result
@@ -265,7 +291,8 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, re
         raise BatchSizeSearchError(
             f"No executable batch size found: out of memory on rank(s) {state['oom_ranks']} even at the "
             f"minimum batch size {size} (started at {starting_batch_size}; last error on this rank: "
-            f"{state.get('last_error') or 'none'}). Lower the model's memory use or minimum_batch_size.")
+            f"{state.get('last_error') or 'none'}). Lower the model's memory use or minimum_batch_size."
+        )
 
     def search(size):
         """Largest probe-passing size: halve, then bisect. Returns it."""
@@ -291,7 +318,9 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, re
         if len(params) < len(args) + n_fixed:
             raise TypeError(
                 f"Batch size was passed into `{function.__name__}` as an argument when called. "
-                f"Remove it: the decorator passes {'batch_size and accumulation_steps' if n_fixed == 2 else 'batch_size'}.")
+                "Remove it: the decorator passes "
+                + ("batch_size and accumulation_steps." if n_fixed == 2 else "batch_size.")
+            )
         release_memory()
         size = state["size"]
         if probe is not None:
@@ -309,8 +338,10 @@ def find_executable_batch_size(function=None, starting_batch_size: int = 128, re
             if size <= minimum_batch_size:
                 give_up(size)
             new = max(minimum_batch_size, min(size - 1, _next_size(reduce_batch_size_fn, size, factor)))
-            log.warning(f"out of memory at batch_size={size} on rank(s) {state['oom_ranks']} "
-                        f"({state.get('last_error') or 'another rank'}); retrying with batch_size={new}")
+            log.warning(
+                f"out of memory at batch_size={size} on rank(s) {state['oom_ranks']} "
+                f"({state.get('last_error') or 'another rank'}); retrying with batch_size={new}"
+            )
             size = new
 
     wrapper.attempts = lambda: state["attempts"]  # type: ignore[attr-defined]

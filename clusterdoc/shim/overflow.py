@@ -10,6 +10,7 @@ a rank tag, also appended to a per-rank file. transformers' version syncs 4 time
 Frames keep references (not copies) to each module's inputs and outputs until the end of the
 forward; outputs modified in place later in the forward are reported with their later values.
 """
+
 from __future__ import annotations
 
 import collections
@@ -95,8 +96,7 @@ def _finite(var) -> bool:
 class _Tracker:
     """Shared engine of DebugUnderflowOverflow and enable_overflow_detection()."""
 
-    def __init__(self, max_frames_to_save=21, trace_batch_nums=(), abort_after_batch_num=None,
-                 report_dir=None):
+    def __init__(self, max_frames_to_save=21, trace_batch_nums=(), abort_after_batch_num=None, report_dir=None):
         self.max_frames = max_frames_to_save
         self.trace_batch_nums = list(trace_batch_nums or [])
         self.abort_after_batch_num = abort_after_batch_num
@@ -153,7 +153,8 @@ class _Tracker:
         if self.abort_after_batch_num is not None and self.batch_number > self.abort_after_batch_num:
             raise OverflowDetected(
                 f"DebugUnderflowOverflow: aborting after {self.batch_number} batches due to "
-                f"`abort_after_batch_num={self.abort_after_batch_num}` arg")
+                f"`abort_after_batch_num={self.abort_after_batch_num}` arg"
+            )
 
     def _frame(self, module, inputs, output):
         lines = [f"{PREFIX} {self.names.get(module, '?')} {module.__class__.__name__}"]
@@ -164,25 +165,32 @@ class _Tracker:
         return "\n".join(lines)
 
     def _report_forward(self, records, batch):
-        bad = [i for i, (_module, _inputs, output) in enumerate(records)
-               if not all(_finite(t) for _, t in _tensors(output, "output"))]
+        bad = [
+            i
+            for i, (_module, _inputs, output) in enumerate(records)
+            if not all(_finite(t) for _, t in _tensors(output, "output"))
+        ]
         if not bad:
             return  # a float32 sum overflowed on finite values: nothing to report
         i = bad[0]
         self.detected_overflow = True
         self.frames.clear()
-        for rec in records[max(0, i - self.max_frames + 1): i + 1]:
+        for rec in records[max(0, i - self.max_frames + 1) : i + 1]:
             self.frames.append(self._frame(*rec))
         name = f"{self.names.get(records[i][0], '?')} {records[i][0].__class__.__name__}"
-        header = [f"\nDetected inf/nan during batch_number={batch}",
-                  f"first non-finite output in module: {name}",
-                  f"Last {len(self.frames)} forward frames:", f"{'abs min':8} {'abs max':8} metadata"]
+        header = [
+            f"\nDetected inf/nan during batch_number={batch}",
+            f"first non-finite output in module: {name}",
+            f"Last {len(self.frames)} forward frames:",
+            f"{'abs min':8} {'abs max':8} metadata",
+        ]
         self._print(header + list(self.frames) + ["\n"])
         self.frames.clear()
         raise OverflowDetected(
             f"DebugUnderflowOverflow: inf/nan detected in the output of {name} (batch_number={batch}), aborting "
             "as there is no point running further. Please scroll up above this traceback to see the activation "
-            "values prior to this event.")
+            "values prior to this event."
+        )
 
     # ---- backward
     def _grad_hook(self, name):
@@ -194,6 +202,7 @@ class _Tracker:
             if not self.grad_callback_queued:
                 self.grad_callback_queued = True
                 torch.autograd.Variable._execution_engine.queue_callback(self.end_of_backward)
+
         return hook
 
     def end_of_backward(self):
@@ -207,12 +216,15 @@ class _Tracker:
         if not bad:
             return
         self.detected_overflow = True
-        lines = [f"\nDetected inf/nan in gradients during the backward of batch_number={self.batch_number - 1}",
-                 f"{'abs min':8} {'abs max':8} metadata"]
+        lines = [
+            f"\nDetected inf/nan in gradients during the backward of batch_number={self.batch_number - 1}",
+            f"{'abs min':8} {'abs max':8} metadata",
+        ]
         lines += [_line(g, f"grad {n}") for n, g in bad[: self.max_frames]]
         self._print(lines + ["\n"])
-        raise OverflowDetected(f"DebugUnderflowOverflow: inf/nan in the gradient of {bad[0][0]} "
-                               f"({len(bad)} parameter(s) affected)")
+        raise OverflowDetected(
+            f"DebugUnderflowOverflow: inf/nan in the gradient of {bad[0][0]} ({len(bad)} parameter(s) affected)"
+        )
 
     # ---- output
     def _print(self, lines):
@@ -235,8 +247,15 @@ class DebugUnderflowOverflow:
     """transformers-compatible: DebugUnderflowOverflow(model, max_frames_to_save=21, trace_batch_nums=[],
     abort_after_batch_num=None), plus check_gradients=, report_dir= (per-rank file) and .remove()."""
 
-    def __init__(self, model, max_frames_to_save=21, trace_batch_nums=None, abort_after_batch_num=None,
-                 check_gradients=False, report_dir=None):
+    def __init__(
+        self,
+        model,
+        max_frames_to_save=21,
+        trace_batch_nums=None,
+        abort_after_batch_num=None,
+        check_gradients=False,
+        report_dir=None,
+    ):
         self.model = model
         self._t = _Tracker(max_frames_to_save, trace_batch_nums, abort_after_batch_num, report_dir)
         self._t.name_model(model)
@@ -315,14 +334,19 @@ class _GlobalDetection:
 _active: dict = {}
 
 
-def enable_overflow_detection(max_frames_to_save=21, check_gradients=False, report_dir=None,
-                              trace_batch_nums=None, abort_after_batch_num=None):
+def enable_overflow_detection(
+    max_frames_to_save=21, check_gradients=False, report_dir=None, trace_batch_nums=None, abort_after_batch_num=None
+):
     """Check every module of every model this process runs (no change to the script). Idempotent;
     returns the handle, whose .remove() switches it off."""
     if "global" not in _active:
         _active["global"] = _GlobalDetection(
-            check_gradients=check_gradients, max_frames_to_save=max_frames_to_save, report_dir=report_dir,
-            trace_batch_nums=trace_batch_nums, abort_after_batch_num=abort_after_batch_num)
+            check_gradients=check_gradients,
+            max_frames_to_save=max_frames_to_save,
+            report_dir=report_dir,
+            trace_batch_nums=trace_batch_nums,
+            abort_after_batch_num=abort_after_batch_num,
+        )
     return _active["global"]
 
 

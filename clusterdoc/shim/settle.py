@@ -16,6 +16,7 @@ at once (nothing more is issued) and publish the logs; then every rank drains (d
 All ranks then hold the same statuses and take the same decision. Every wait ends at the deadline: the ranks
 still missing are named (RetryUnsafe).
 """
+
 from __future__ import annotations
 
 import datetime
@@ -36,8 +37,13 @@ def available() -> bool:
     """A store to meet on: more than one rank and torchrun's MASTER_ADDR/MASTER_PORT (shim.init() sets them)."""
     import torch.distributed as dist
 
-    return (dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
-            and bool(os.environ.get("MASTER_ADDR")) and (os.environ.get("MASTER_PORT") or "").isdigit())
+    return (
+        dist.is_available()
+        and dist.is_initialized()
+        and dist.get_world_size() > 1
+        and bool(os.environ.get("MASTER_ADDR"))
+        and (os.environ.get("MASTER_PORT") or "").isdigit()
+    )
 
 
 def _client(role: str):
@@ -46,8 +52,9 @@ def _client(role: str):
     if store is None:
         from clusterdoc.hang import channel
 
-        store = _clients[role] = channel.connect(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]),
-                                                 timeout=30.0, prefix=channel.OOM_PREFIX)
+        store = _clients[role] = channel.connect(
+            os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), timeout=30.0, prefix=channel.OOM_PREFIX
+        )
     return store
 
 
@@ -62,8 +69,9 @@ class Meeting:
         self.rank, self.world = dist.get_rank(), dist.get_world_size()
         self.gate, self.timeout = gate, timeout
         self.store = _client("main")
-        self.listener = attempt_mod.Listener(_client("listener"), self.key("wake", self.rank), gate, timeout,
-                                             self.publish)
+        self.listener = attempt_mod.Listener(
+            _client("listener"), self.key("wake", self.rank), gate, timeout, self.publish
+        )
         self.listener.start()
         self.failed_by = None
 
@@ -85,7 +93,8 @@ class Meeting:
                 f"rank(s) {missing or 'unknown'} did not {what} within {self.timeout:.0f} s"
                 f"{' after ' + self.failed_by if self.failed_by else ''}: a rank may be inside a collective the "
                 "shim cannot see (torch.distributed's functional collectives, send/recv, a name bound before "
-                "shim.init()) or in a long step with no collective") from None
+                "shim.init()) or in a long step with no collective"
+            ) from None
 
     def statuses(self) -> dict:
         keys = [self.key("status", r) for r in range(self.world)]
@@ -117,8 +126,10 @@ class Meeting:
         self.failed_by = self.gate.aborted
         self.publish(self.store)
         self._wait([self.key("log", r) for r in range(self.world)], deadline, "publish its collectives")
-        logs = {r: json.loads(v) for r, v in
-                enumerate(self.store.multi_get([self.key("log", r) for r in range(self.world)]))}
+        logs = {
+            r: json.loads(v)
+            for r, v in enumerate(self.store.multi_get([self.key("log", r) for r in range(self.world)]))
+        }
         drain.run(logs, self.rank, deadline)
         self._wait([self.key("end")], deadline, "leave the attempt")
         return self.statuses()

@@ -15,6 +15,7 @@ per call; `bench/bench_tracking.py` measures it. Not seen: functional collective
 (torch.distributed._functional_collectives, used by DTensor/FSDP2) and collectives bound by name before
 install (`from torch.distributed import all_reduce` at import time, before shim.init()).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -27,32 +28,73 @@ import weakref
 from collections.abc import Callable
 
 OPS = (
-    "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
-    "reduce_scatter", "reduce_scatter_tensor", "all_to_all_single", "all_to_all", "barrier",
+    "all_reduce",
+    "reduce",
+    "broadcast",
+    "all_gather",
+    "all_gather_into_tensor",
+    "gather",
+    "scatter",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "all_to_all_single",
+    "all_to_all",
+    "barrier",
 )
 # where each op's representative tensor is: (position, keyword); a list argument means its first entry
 _TENSOR_ARG = {
-    "all_reduce": (0, "tensor"), "reduce": (0, "tensor"), "broadcast": (0, "tensor"),
-    "all_gather": (1, "tensor"), "all_gather_into_tensor": (1, "input_tensor"), "gather": (0, "tensor"),
-    "scatter": (0, "tensor"), "reduce_scatter": (0, "output"), "reduce_scatter_tensor": (1, "input"),
-    "all_to_all_single": (1, "input"), "all_to_all": (1, "input_tensor_list"), "barrier": (None, None),
+    "all_reduce": (0, "tensor"),
+    "reduce": (0, "tensor"),
+    "broadcast": (0, "tensor"),
+    "all_gather": (1, "tensor"),
+    "all_gather_into_tensor": (1, "input_tensor"),
+    "gather": (0, "tensor"),
+    "scatter": (0, "tensor"),
+    "reduce_scatter": (0, "output"),
+    "reduce_scatter_tensor": (1, "input"),
+    "all_to_all_single": (1, "input"),
+    "all_to_all": (1, "input_tensor_list"),
+    "barrier": (None, None),
 }
-GROUP_POS = {"all_reduce": 2, "reduce": 3, "broadcast": 2, "all_gather": 2, "gather": 3, "scatter": 3,
-              "reduce_scatter": 3, "all_to_all_single": 4, "all_to_all": 2, "barrier": 0,
-              "all_gather_into_tensor": 2, "reduce_scatter_tensor": 3}
-_ASYNC_POS = {"all_reduce": 3, "reduce": 4, "broadcast": 3, "all_gather": 3, "gather": 4, "scatter": 4,
-              "reduce_scatter": 4, "all_to_all_single": 5, "all_to_all": 3, "barrier": 1,
-              "all_gather_into_tensor": 3, "reduce_scatter_tensor": 4}
+GROUP_POS = {
+    "all_reduce": 2,
+    "reduce": 3,
+    "broadcast": 2,
+    "all_gather": 2,
+    "gather": 3,
+    "scatter": 3,
+    "reduce_scatter": 3,
+    "all_to_all_single": 4,
+    "all_to_all": 2,
+    "barrier": 0,
+    "all_gather_into_tensor": 2,
+    "reduce_scatter_tensor": 3,
+}
+_ASYNC_POS = {
+    "all_reduce": 3,
+    "reduce": 4,
+    "broadcast": 3,
+    "all_gather": 3,
+    "gather": 4,
+    "scatter": 4,
+    "reduce_scatter": 4,
+    "all_to_all_single": 5,
+    "all_to_all": 3,
+    "barrier": 1,
+    "all_gather_into_tensor": 3,
+    "reduce_scatter_tensor": 4,
+}
 
-ORIGINALS: dict = {}      # op name -> torch's own function (debug mode's exchange calls these directly)
+ORIGINALS: dict = {}  # op name -> torch's own function (debug mode's exchange calls these directly)
 CHECK: Callable[..., bool] | None = None  # debug mode's pre-op check, set by debug.enable_debug(); None when off
-GATE = None               # the OOM retry's gate while an attempt runs (shim/attempt.py); None otherwise
+GATE = None  # the OOM retry's gate while an attempt runs (shim/attempt.py); None otherwise
 DDPS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # creation number -> live DDP
 _ddp_numbers = itertools.count()
 
 
 class Record:
     """One collective call as seen by this rank."""
+
     __slots__ = ("op", "seq", "group", "dtype", "shape", "site", "start", "end", "note", "error")
 
     def __init__(self, op, seq, group, tensor, site, note=""):
@@ -64,10 +106,15 @@ class Record:
         self.error = None
 
     def to_dict(self, now: float | None = None) -> dict:
-        d = {"op": self.op, "seq": self.seq, "group": self.group, "start": self.start,
-             "dtype": str(self.dtype).replace("torch.", "") if self.dtype is not None else None,
-             "shape": list(self.shape) if self.shape is not None else None,
-             "site": list(self.site) if self.site else None}
+        d = {
+            "op": self.op,
+            "seq": self.seq,
+            "group": self.group,
+            "start": self.start,
+            "dtype": str(self.dtype).replace("torch.", "") if self.dtype is not None else None,
+            "shape": list(self.shape) if self.shape is not None else None,
+            "site": list(self.site) if self.site else None,
+        }
         if self.note:
             d["note"] = self.note
         if self.end is not None:
@@ -83,11 +130,11 @@ class Tracker:
     """This rank's collectives. Written by the threads that call collectives, read by the watchdog."""
 
     def __init__(self):
-        self.current = None           # the blocking collective the calling thread is in
-        self.pending = {}             # id -> Record: async ops (DDP buckets, async_op=True) not yet done
-        self.last = None              # the last completed collective
-        self.failed = None            # the collective that raised (a peer died, a timeout)
-        self.seq: dict = {}           # group key -> calls so far
+        self.current = None  # the blocking collective the calling thread is in
+        self.pending = {}  # id -> Record: async ops (DDP buckets, async_op=True) not yet done
+        self.last = None  # the last completed collective
+        self.failed = None  # the collective that raised (a peer died, a timeout)
+        self.seq: dict = {}  # group key -> calls so far
         self.trace: list | None = None  # every Record, with `submit --trace`
         self.lock = threading.Lock()  # only for pending/trace, which async completions touch
 
@@ -133,9 +180,12 @@ class Tracker:
         with self.lock:
             pending = [r.to_dict(now) for r in self.pending.values()]
         cur = self.current
-        return {"current": cur.to_dict(now) if cur is not None else None, "pending": pending,
-                "last": self.last.to_dict() if self.last is not None else None,
-                "failed": self.failed.to_dict() if self.failed is not None else None}
+        return {
+            "current": cur.to_dict(now) if cur is not None else None,
+            "pending": pending,
+            "last": self.last.to_dict() if self.last is not None else None,
+            "failed": self.failed.to_dict() if self.failed is not None else None,
+        }
 
     def take_trace(self) -> list:
         """Records finished since the last call (and keeps the unfinished ones for later)."""
@@ -172,6 +222,7 @@ def _group_name(group) -> str:
 
 # --- the user's call site ------------------------------------------------------------------------
 
+
 def _internal_dirs() -> tuple[str, ...]:
     dirs = [os.path.dirname(os.path.abspath(__file__)) + os.sep]
     torch_file = getattr(sys.modules.get("torch"), "__file__", None)
@@ -206,6 +257,7 @@ def call_site(frame=None) -> tuple[str, int, str] | None:
 
 
 # --- wrappers ------------------------------------------------------------------------------------
+
 
 def _tensor_of(op, args, kwargs):
     pos, name = _TENSOR_ARG[op]
@@ -325,8 +377,10 @@ def uninstall() -> None:
 
 # --- DDP -----------------------------------------------------------------------------------------
 
+
 class _HookState:
     """What our comm hook carries: the DDP's group and the user's own hook, if they register one."""
+
     __slots__ = ("group", "user_state", "user_hook")
 
     def __init__(self, group):
@@ -350,8 +404,11 @@ def _ddp_hook(state: _HookState, bucket):
             group = state.group if state.group is not None else dist.group.WORLD
             tensor = bucket.buffer()
             tensor.div_(group.size())  # type: ignore[union-attr]  # WORLD exists once DDP does
-            fut = ORIGINALS["all_reduce"](tensor, group=group, async_op=True).get_future().then(
-                (lambda f: f.value()[0]) if gate is None else gate.first_value)
+            fut = (
+                ORIGINALS["all_reduce"](tensor, group=group, async_op=True)
+                .get_future()
+                .then((lambda f: f.value()[0]) if gate is None else gate.first_value)
+            )
     except BaseException as exc:
         TRACKER.end(rec, exc)
         raise

@@ -4,6 +4,7 @@ set_trigger() only flips a local flag; check_trigger(), called by every rank at 
 does one small all_reduce of a one-hot vector (one slot per rank), so every rank gets the same
 answer at the same step and learns which ranks asked. The flag is cleared once seen.
 """
+
 from __future__ import annotations
 
 _state = {"set": False, "last": []}

@@ -12,6 +12,7 @@ tracking stays), CLUSTERDOC_ON_HANG (abort | wait), CLUSTERDOC_TRACE=1 (keep eve
 `clusterdoc trace`), CLUSTERDOC_LOG_DIR (where stacks/, trace/ and watch.json go), CLUSTERDOC_HANG_WATCHER=
 launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -29,7 +30,7 @@ from clusterdoc import private
 from . import track
 
 DEFAULT_TIMEOUT = 300.0
-LAUNCHER_GRACE = 15.0   # how long a rank leaves the report to the launcher before printing it itself
+LAUNCHER_GRACE = 15.0  # how long a rank leaves the report to the launcher before printing it itself
 _watchdog = None
 
 
@@ -39,8 +40,15 @@ def _frames(frame, limit: int = 40) -> list[dict]:
     while frame is not None and len(out) < limit:
         code = frame.f_code
         line = linecache.getline(code.co_filename, frame.f_lineno).strip()
-        out.append({"file": code.co_filename, "line": frame.f_lineno, "func": code.co_name, "code": line,
-                    "user": not track.internal(code)})
+        out.append(
+            {
+                "file": code.co_filename,
+                "line": frame.f_lineno,
+                "func": code.co_name,
+                "code": line,
+                "user": not track.internal(code),
+            }
+        )
         frame = frame.f_back
     return out
 
@@ -62,8 +70,14 @@ def rank_state(rank: int, full: bool = False) -> dict:
     the stacks of all threads but the watchdog's)."""
     main = threading.main_thread().ident
     frame = sys._current_frames().get(main) if main is not None else None
-    state = {"rank": rank, "host": socket.gethostname(), "pid": os.getpid(), "time": time.time(),
-             "collectives": track.TRACKER.snapshot(), "frames": _frames(frame)}
+    state = {
+        "rank": rank,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "time": time.time(),
+        "collectives": track.TRACKER.snapshot(),
+        "frames": _frames(frame),
+    }
     if full:
         state["stacks"] = _stacks(threading.get_ident())
     return state
@@ -81,16 +95,25 @@ def flight_recorder_env(backend: str, log_dir: str | None, environ=os.environ) -
 
 
 class Watchdog(threading.Thread):
-    def __init__(self, rank: int, world: int, addr: str, port: int, timeout: float, on_hang: str,
-                 log_dir: str | None, launcher: bool):
+    def __init__(
+        self,
+        rank: int,
+        world: int,
+        addr: str,
+        port: int,
+        timeout: float,
+        on_hang: str,
+        log_dir: str | None,
+        launcher: bool,
+    ):
         super().__init__(name="clusterdoc-watchdog", daemon=True)
         self.rank, self.world, self.addr, self.port = rank, world, addr, port
         self.timeout, self.on_hang, self.launcher = timeout, on_hang, launcher
         self.log_dir = Path(log_dir) if log_dir else None
         self.interval = min(1.0, max(0.05, timeout / 20))
-        self.answered = 0          # the last dump request answered
-        self.stalled = False       # this rank saw its own stall (once)
-        self.report_due = None     # (gen, time) when this rank must print the report if nobody has
+        self.answered = 0  # the last dump request answered
+        self.stalled = False  # this rank saw its own stall (once)
+        self.report_due = None  # (gen, time) when this rank must print the report if nobody has
         self.stop = threading.Event()
         self.store = None
 
@@ -98,8 +121,11 @@ class Watchdog(threading.Thread):
         try:
             self.store = _connect(self.addr, self.port)
         except Exception as exc:  # noqa: BLE001 - no channel: say so once, the job itself goes on
-            print(f"clusterdoc: rank {self.rank}: hang watch off, cannot reach the job's store at "
-                  f"{self.addr}:{self.port} ({exc})", file=sys.stderr)
+            print(
+                f"clusterdoc: rank {self.rank}: hang watch off, cannot reach the job's store at "
+                f"{self.addr}:{self.port} ({exc})",
+                file=sys.stderr,
+            )
             return
         if self.rank == 0 and self.log_dir is not None:
             self._write_watch_file()
@@ -126,9 +152,19 @@ class Watchdog(threading.Thread):
             addr = socket.gethostbyname(self.addr)
         except OSError:
             addr = self.addr
-        private.write(self.log_dir / "watch.json", json.dumps({
-            "addr": addr, "port": self.port, "world": self.world, "timeout": self.timeout,
-            "host": socket.gethostname()}) + "\n")
+        private.write(
+            self.log_dir / "watch.json",
+            json.dumps(
+                {
+                    "addr": addr,
+                    "port": self.port,
+                    "world": self.world,
+                    "timeout": self.timeout,
+                    "host": socket.gethostname(),
+                }
+            )
+            + "\n",
+        )
 
     def tick(self):
         from clusterdoc.hang import channel
@@ -190,8 +226,10 @@ class Watchdog(threading.Thread):
         """Every rank leaves at once, exit 1, its exit record written (a collective cannot be left)."""
         if self.log_dir is not None:
             try:
-                private.write(self.log_dir / f"rank{self.rank}.exit",
-                              json.dumps({"code": 1, "oom": False, "hang": True, "time": time.time()}) + "\n")
+                private.write(
+                    self.log_dir / f"rank{self.rank}.exit",
+                    json.dumps({"code": 1, "oom": False, "hang": True, "time": time.time()}) + "\n",
+                )
             except OSError:
                 pass
         print(f"clusterdoc: rank {self.rank} stopped by the hang watch", file=sys.stderr, flush=True)
@@ -235,6 +273,7 @@ def flush_trace(rank: int) -> None:
 
 # --- switching it on -----------------------------------------------------------------------------
 
+
 def _env_timeout(environ=os.environ) -> float:
     try:
         return float(environ.get("CLUSTERDOC_HANG_TIMEOUT") or DEFAULT_TIMEOUT)
@@ -242,8 +281,9 @@ def _env_timeout(environ=os.environ) -> float:
         return DEFAULT_TIMEOUT
 
 
-def enable_hang_watch(timeout: float | None = None, on_hang: str | None = None, log_dir: str | None = None,
-                      trace: bool | None = None) -> bool:
+def enable_hang_watch(
+    timeout: float | None = None, on_hang: str | None = None, log_dir: str | None = None, trace: bool | None = None
+) -> bool:
     """Track every collective and start this rank's watchdog (idempotent). Call after the process group is
     up (shim.init() calls it). True when the watchdog runs (it needs world size > 1 and a TCP store)."""
     global _watchdog
@@ -262,9 +302,16 @@ def enable_hang_watch(timeout: float | None = None, on_hang: str | None = None, 
     if not addr or not port or not port.isdigit():
         return False
     on_hang = on_hang or os.environ.get("CLUSTERDOC_ON_HANG") or "abort"
-    _watchdog = Watchdog(dist.get_rank(), dist.get_world_size(), addr, int(port), timeout, on_hang,
-                         log_dir or os.environ.get("CLUSTERDOC_LOG_DIR"),
-                         launcher=os.environ.get("CLUSTERDOC_HANG_WATCHER") == "launcher")
+    _watchdog = Watchdog(
+        dist.get_rank(),
+        dist.get_world_size(),
+        addr,
+        int(port),
+        timeout,
+        on_hang,
+        log_dir or os.environ.get("CLUSTERDOC_LOG_DIR"),
+        launcher=os.environ.get("CLUSTERDOC_HANG_WATCHER") == "launcher",
+    )
     _watchdog.start()
     atexit.register(_watchdog.shutdown)
     return True

@@ -19,8 +19,15 @@ _CAPABILITY = re.compile(r"^(\d+)\.(\d+)$")
 
 # Only to suggest a replacement in the error message (PyTorch's named arches); never used to build.
 _NAMED = {
-    "kepler": "3.5", "maxwell": "5.0;5.2", "pascal": "6.0;6.1", "volta": "7.0", "turing": "7.5",
-    "ampere": "8.0;8.6", "ada": "8.9", "hopper": "9.0", "blackwell": "10.0;12.0",
+    "kepler": "3.5",
+    "maxwell": "5.0;5.2",
+    "pascal": "6.0;6.1",
+    "volta": "7.0",
+    "turing": "7.5",
+    "ampere": "8.0;8.6",
+    "ada": "8.9",
+    "hopper": "9.0",
+    "blackwell": "10.0;12.0",
 }
 
 Arch = tuple  # (major, minor)
@@ -30,7 +37,7 @@ Arch = tuple  # (major, minor)
 class ArchCheck:
     """What the build host's nvcc makes of an arch list."""
 
-    refused: list[str] = field(default_factory=list)   # "7.0": nvcc cannot build it
+    refused: list[str] = field(default_factory=list)  # "7.0": nvcc cannot build it
     warnings: list[str] = field(default_factory=list)  # human sentences
 
 
@@ -43,16 +50,16 @@ def parse_arch_list(text: str, where: str = "--arch-list") -> list[Arch]:
     if bad:
         raise UsageError(f"{bad[0]!r} is not a compute capability", where=where, hint=_entry_hint(bad[0]))
     if not entries:
-        raise UsageError("the arch list is empty", where=where,
-                         hint='give compute capabilities like "8.0;9.0" (A100 8.0, H100 9.0)')
+        raise UsageError(
+            "the arch list is empty", where=where, hint='give compute capabilities like "8.0;9.0" (A100 8.0, H100 9.0)'
+        )
     return sorted({cap for cap, _ in entries})
 
 
 def _entry_hint(entry: str) -> str:
     base = entry.split("+")[0].lower()
     if base in _NAMED:
-        return (f'named arches crash DeepSpeed\'s parser; write the numbers instead, '
-                f'e.g. "{_NAMED[base]}" for {entry}')
+        return f'named arches crash DeepSpeed\'s parser; write the numbers instead, e.g. "{_NAMED[base]}" for {entry}'
     m = re.match(r"^(?:sm_|compute_)?(\d+)(\d)$", base)
     if m:
         return f'write it as major.minor: "{m.group(1)}.{m.group(2)}"'
@@ -79,9 +86,11 @@ def archs_from_facts(facts_by_host: dict[str, dict]) -> tuple[list[Arch], dict[s
             cap = str(gpu.get("capability", "")).strip()
             m = _CAPABILITY.match(cap)
             if not m:
-                raise UsageError(f"GPU {gpu.get('index', '?')} ({gpu.get('name', 'unknown')}) reports "
-                                 f"compute capability {cap!r}", where=host,
-                                 hint="pass the arch list yourself with --arch-list")
+                raise UsageError(
+                    f"GPU {gpu.get('index', '?')} ({gpu.get('name', 'unknown')}) reports compute capability {cap!r}",
+                    where=host,
+                    hint="pass the arch list yourself with --arch-list",
+                )
             archs.add((int(m.group(1)), int(m.group(2))))
             caps.append(cap)
         per_host[host] = caps
@@ -114,8 +123,10 @@ def check_against_nvcc(archs: list[Arch], nvcc: dict | None) -> ArchCheck:
         result.warnings.append("no nvcc on the build host: the arch list is not checked against a compiler")
     low = [f"{a}.{b}" for a, b in archs if a <= 7]
     if low:
-        result.warnings.append(f"arch {', '.join(low)} (major <= 7) turns BF16 off in DeepSpeed's kernels "
-                               f"for the whole build, also on newer GPUs")
+        result.warnings.append(
+            f"arch {', '.join(low)} (major <= 7) turns BF16 off in DeepSpeed's kernels "
+            f"for the whole build, also on newer GPUs"
+        )
     return result
 
 

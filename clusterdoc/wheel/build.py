@@ -26,14 +26,30 @@ DEFAULT_VERSION = "0.19.8"  # the release this builder was tried with (shared/re
 
 # DeepSpeed op NAME -> the suffix of its DS_BUILD_<...> switch (op_builder/*.py BUILD_VAR).
 OP_SWITCH = {
-    "cpu_adam": "CPU_ADAM", "cpu_adagrad": "CPU_ADAGRAD", "cpu_lion": "CPU_LION", "utils": "UTILS",
-    "async_io": "AIO", "gds": "GDS", "fused_adam": "FUSED_ADAM", "fused_lamb": "FUSED_LAMB",
-    "fused_lion": "FUSED_LION", "transformer": "TRANSFORMER", "transformer_inference": "TRANSFORMER_INFERENCE",
-    "quantizer": "QUANTIZER", "fp_quantizer": "FP_QUANTIZER", "inference_core_ops": "INFERENCE_CORE_OPS",
-    "ragged_ops": "RAGGED_OPS", "ragged_device_ops": "RAGGED_DEVICE_OPS", "sparse_attn": "SPARSE_ATTN",
-    "evoformer_attn": "EVOFORMER_ATTN", "cutlass_ops": "CUTLASS_OPS", "random_ltd": "RANDOM_LTD",
-    "stochastic_transformer": "STOCHASTIC_TRANSFORMER", "spatial_inference": "SPATIAL_INFERENCE",
-    "dc": "DEEP_COMPILE", "pin_memory": "PIN_MEMORY",
+    "cpu_adam": "CPU_ADAM",
+    "cpu_adagrad": "CPU_ADAGRAD",
+    "cpu_lion": "CPU_LION",
+    "utils": "UTILS",
+    "async_io": "AIO",
+    "gds": "GDS",
+    "fused_adam": "FUSED_ADAM",
+    "fused_lamb": "FUSED_LAMB",
+    "fused_lion": "FUSED_LION",
+    "transformer": "TRANSFORMER",
+    "transformer_inference": "TRANSFORMER_INFERENCE",
+    "quantizer": "QUANTIZER",
+    "fp_quantizer": "FP_QUANTIZER",
+    "inference_core_ops": "INFERENCE_CORE_OPS",
+    "ragged_ops": "RAGGED_OPS",
+    "ragged_device_ops": "RAGGED_DEVICE_OPS",
+    "sparse_attn": "SPARSE_ATTN",
+    "evoformer_attn": "EVOFORMER_ATTN",
+    "cutlass_ops": "CUTLASS_OPS",
+    "random_ltd": "RANDOM_LTD",
+    "stochastic_transformer": "STOCHASTIC_TRANSFORMER",
+    "spatial_inference": "SPATIAL_INFERENCE",
+    "dc": "DEEP_COMPILE",
+    "pin_memory": "PIN_MEMORY",
 }
 _BY_SWITCH = {v.lower(): k for k, v in OP_SWITCH.items()}
 
@@ -47,8 +63,9 @@ def parse_ops(text: str, aio: bool = False) -> list[str]:
         key = word.lower().removeprefix("ds_build_")
         op = key if key in OP_SWITCH else _BY_SWITCH.get(key)
         if op is None:
-            raise UsageError(f"unknown DeepSpeed op {word!r}", where="--ops",
-                             hint="known ops: " + ", ".join(sorted(OP_SWITCH)))
+            raise UsageError(
+                f"unknown DeepSpeed op {word!r}", where="--ops", hint="known ops: " + ", ".join(sorted(OP_SWITCH))
+            )
         if op not in ops:
             ops.append(op)
     if aio and "async_io" not in ops:
@@ -65,8 +82,9 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def build_env(arch_list: str, ops: list[str], jobs: int, accelerator: str,
-              base: Mapping[str, str] | None = None) -> dict[str, str]:
+def build_env(
+    arch_list: str, ops: list[str], jobs: int, accelerator: str, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The variables we set for setup.py (on top of the caller's environment).
 
     DS_ACCELERATOR=cuda: a build host without GPUs (a login node) would otherwise get DeepSpeed's CPU
@@ -93,10 +111,11 @@ def build_command(python: str, jobs: int, dist_dir: Path) -> list[str]:
 
 # --- where the source comes from ------------------------------------------------------------------
 
+
 @dataclass
 class Source:
-    kind: str            # "checkout" | "sdist" | "version"
-    path: Path           # the checkout or sdist (for "version": the cached sdist, maybe not there yet)
+    kind: str  # "checkout" | "sdist" | "version"
+    path: Path  # the checkout or sdist (for "version": the cached sdist, maybe not there yet)
     version: str | None
 
 
@@ -105,8 +124,11 @@ _VERSION = re.compile(r"^\d+(\.\d+)+([a-z0-9.+-]*)$", re.IGNORECASE)
 
 def cache_dir(arg: str | None) -> Path:
     """--cache, else $CLUSTERDOC_CACHE, else ~/.cache/clusterdoc; sdists go in its deepspeed/."""
-    root = arg or os.environ.get("CLUSTERDOC_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "clusterdoc")
+    root = (
+        arg
+        or os.environ.get("CLUSTERDOC_CACHE")
+        or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "clusterdoc")
+    )
     return Path(root) / "deepspeed"
 
 
@@ -115,8 +137,11 @@ def resolve_source(spec: str | None, cache: Path) -> Source:
     path = Path(spec).expanduser()
     if path.is_dir():
         if not (path / "setup.py").is_file() or not (path / "op_builder").is_dir():
-            raise UsageError(f"{spec} is not a DeepSpeed source tree (no setup.py and op_builder/)", where="--source",
-                             hint="give a DeepSpeed checkout, an sdist (.tar.gz), or a version like 0.19.8")
+            raise UsageError(
+                f"{spec} is not a DeepSpeed source tree (no setup.py and op_builder/)",
+                where="--source",
+                hint="give a DeepSpeed checkout, an sdist (.tar.gz), or a version like 0.19.8",
+            )
         return Source("checkout", path.resolve(), None)
     if path.is_file():
         if not (spec.endswith(".tar.gz") or spec.endswith(".zip")):
@@ -126,8 +151,11 @@ def resolve_source(spec: str | None, cache: Path) -> Source:
     if _VERSION.match(spec.removeprefix("deepspeed==")):
         version = spec.removeprefix("deepspeed==")
         return Source("version", cached_sdist(cache, version) or cache / f"deepspeed-{version}.tar.gz", version)
-    raise UsageError(f"{spec!r} is neither a directory, an sdist file nor a version", where="--source",
-                     hint="give a DeepSpeed checkout, an sdist (.tar.gz), or a version like 0.19.8")
+    raise UsageError(
+        f"{spec!r} is neither a directory, an sdist file nor a version",
+        where="--source",
+        hint="give a DeepSpeed checkout, an sdist (.tar.gz), or a version like 0.19.8",
+    )
 
 
 def cached_sdist(cache: Path, version: str) -> Path | None:
@@ -138,8 +166,18 @@ def cached_sdist(cache: Path, version: str) -> Path | None:
 
 
 def download_command(python: str, version: str, cache: Path) -> list[str]:
-    return [python, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", f"deepspeed=={version}",
-            "-d", str(cache)]
+    return [
+        python,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        f"deepspeed=={version}",
+        "-d",
+        str(cache),
+    ]
 
 
 def fetch(source: Source, python: str, log) -> Path:
@@ -157,8 +195,11 @@ def fetch(source: Source, python: str, log) -> Path:
     found = cached_sdist(source.path.parent, version)
     if out.returncode != 0 or not found:
         tail = "\n".join((out.stderr or out.stdout).strip().splitlines()[-5:])
-        raise UsageError(f"could not download the DeepSpeed {source.version} sdist:\n{tail}", where="--source",
-                         hint="check the version exists (pip index versions deepspeed) and that PyPI is reachable")
+        raise UsageError(
+            f"could not download the DeepSpeed {source.version} sdist:\n{tail}",
+            where="--source",
+            hint="check the version exists (pip index versions deepspeed) and that PyPI is reachable",
+        )
     return found
 
 
@@ -169,8 +210,12 @@ def prepare_tree(source: Source, sdist: Path | None, work: Path) -> Path:
     work.mkdir(parents=True)
     if source.kind == "checkout":
         tree = work / source.path.name
-        shutil.copytree(source.path, tree, symlinks=True,
-                        ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", "*.so"))
+        shutil.copytree(
+            source.path,
+            tree,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("build", "dist", "*.egg-info", "__pycache__", "*.so"),
+        )
         return tree
     assert sdist is not None, "an sdist or version source needs its sdist"
     if sdist.name.endswith(".zip"):
@@ -189,6 +234,7 @@ def prepare_tree(source: Source, sdist: Path | None, work: Path) -> Path:
 
 
 # --- running it -------------------------------------------------------------------------------------
+
 
 class Progress:
     """One status line on stderr, redrawn in place, only when stderr is a terminal."""
@@ -252,9 +298,19 @@ def run_logged(cmd: list[str], cwd: Path, env: dict, log_path: Path, label: str,
         with open(log_path, "a", encoding="utf-8", errors="replace") as log, Progress(label, stream) as progress:
             log.write("$ " + " ".join(cmd) + "\n")
             log.flush()
-            proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, text=True, errors="replace", bufsize=1,
-                                    start_new_session=True, preexec_fn=_die_with_parent)
+            proc = subprocess.Popen(
+                cmd,
+                cwd=cwd,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                errors="replace",
+                bufsize=1,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
             assert proc.stdout is not None  # stdout=PIPE
             try:
                 for text in proc.stdout:
@@ -275,20 +331,32 @@ def run_logged(cmd: list[str], cwd: Path, env: dict, log_path: Path, label: str,
 
 # log pattern -> what probably went wrong (first match wins; ordered from specific to general)
 CAUSES = [
-    (r"unsupported GNU version", "gcc is newer than nvcc accepts: use a supported gcc (CUDA_HOST_COMPILER=..., "
-                                 "or CC/CXX), or link one into the toolkit's bin/"),
-    (r"Unsupported gpu architecture '(compute_\d+\w*)'", "nvcc cannot build {0}: drop it from the arch list or use "
-                                                          "a newer CUDA toolkit"),
-    (r"Installed CUDA version .* does not match|CUDAMismatchException", "nvcc and torch's CUDA differ beyond what "
-     "DeepSpeed tolerates: point CUDA_HOME at the toolkit matching torch.version.cuda"),
+    (
+        r"unsupported GNU version",
+        "gcc is newer than nvcc accepts: use a supported gcc (CUDA_HOST_COMPILER=..., "
+        "or CC/CXX), or link one into the toolkit's bin/",
+    ),
+    (
+        r"Unsupported gpu architecture '(compute_\d+\w*)'",
+        "nvcc cannot build {0}: drop it from the arch list or use a newer CUDA toolkit",
+    ),
+    (
+        r"Installed CUDA version .* does not match|CUDAMismatchException",
+        "nvcc and torch's CUDA differ beyond what "
+        "DeepSpeed tolerates: point CUDA_HOME at the toolkit matching torch.version.cuda",
+    ),
     (r"libaio\.h: No such file|cannot find -laio", "libaio is missing: apt-get install libaio-dev (RPM: libaio-devel)"),
     (r"Python\.h: No such file", "the Python headers are missing: apt-get install python3-dev (RPM: python3-devel)"),
     (r"No module named '([\w.]+)'", "the build python lacks the module {0}: pip install it into the build environment"),
-    (r"internal compiler error: Killed|cc1plus: out of memory|Killed signal terminated|MemoryError",
-     "the compiler ran out of memory: lower --jobs"),
+    (
+        r"internal compiler error: Killed|cc1plus: out of memory|Killed signal terminated|MemoryError",
+        "the compiler ran out of memory: lower --jobs",
+    ),
     (r"No space left on device", "the disk is full: free space under --out and the temporary directory"),
-    (r"invalid literal for int\(\).*|ValueError:.*TORCH_CUDA_ARCH_LIST", "DeepSpeed could not parse "
-     "TORCH_CUDA_ARCH_LIST: use entries like 8.0 or 9.0+PTX"),
+    (
+        r"invalid literal for int\(\).*|ValueError:.*TORCH_CUDA_ARCH_LIST",
+        "DeepSpeed could not parse TORCH_CUDA_ARCH_LIST: use entries like 8.0 or 9.0+PTX",
+    ),
     (r"command '([^']*nvcc)' failed|nvcc fatal\s*:\s*(.*)", "nvcc failed: see the first error above in the log"),
     (r"error: command '([^']+)' failed", "the compiler {0} failed: the first 'error:' line in the log says why"),
 ]

@@ -70,6 +70,7 @@ def print_findings(title: str, findings: list[Finding]) -> None:
 
 # --- 1. arch list ------------------------------------------------------------------------------------
 
+
 def derive_arch_list(arch_list: str | None, facts: dict) -> tuple[list, str, dict, list[Finding]]:
     """(archs, where they came from, {node: [capability]}, findings about the nodes' coverage)."""
     findings = []
@@ -83,13 +84,20 @@ def derive_arch_list(arch_list: str | None, facts: dict) -> tuple[list, str, dic
                 for cap in sorted(set(caps)):
                     how = covers(entries, tuple(int(x) for x in cap.split(".")))
                     if how is None:
-                        findings.append(preflight.fail(
-                            f"{host} has a GPU of capability {cap}, which --arch-list {arch_list} does not cover: "
-                            "DeepSpeed's kernels would fail there with 'no kernel image is available'",
-                            f"add {cap} to --arch-list, or leave --arch-list out to take it from the nodes"))
+                        findings.append(
+                            preflight.fail(
+                                f"{host} has a GPU of capability {cap}, which --arch-list {arch_list} does not cover: "
+                                "DeepSpeed's kernels would fail there with 'no kernel image is available'",
+                                f"add {cap} to --arch-list, or leave --arch-list out to take it from the nodes",
+                            )
+                        )
                     elif how == "ptx":
-                        findings.append(preflight.warn(f"{host}'s {cap} is covered only through PTX JIT "
-                                                       "(slow first start)", f"add {cap} to --arch-list"))
+                        findings.append(
+                            preflight.warn(
+                                f"{host}'s {cap} is covered only through PTX JIT (slow first start)",
+                                f"add {cap} to --arch-list",
+                            )
+                        )
         return archs, "--arch-list", per_host, findings
     archs, per_host = archlist.archs_from_facts(facts)
     return archs, "nodes", per_host, findings
@@ -100,6 +108,7 @@ def describe_gpus(per_host: dict) -> str:
     for host, caps in per_host.items():
         key = ",".join(sorted(set(caps))) or "no GPU"
         groups.setdefault(key, []).append(host)
+
     def order(item):  # by capability as numbers ("10.0" after "9.0"); nodes without GPUs last
         return [tuple(map(int, c.split("."))) for c in item[0].split(",") if c[0].isdigit()] or [(999,)]
 
@@ -107,6 +116,7 @@ def describe_gpus(per_host: dict) -> str:
 
 
 # --- 2. preflight ------------------------------------------------------------------------------------
+
 
 def build_host_facts(timeout: float = 40.0) -> dict:
     """This machine's facts. Generous timeouts: a busy build host may take long to import torch, and
@@ -127,42 +137,62 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def run_preflight(host: dict, archs: list, ops: list[str], aio: bool, env: dict,
-                  per_host: dict | None = None) -> tuple[list[Finding], dict]:
+def run_preflight(
+    host: dict, archs: list, ops: list[str], aio: bool, env: dict, per_host: dict | None = None
+) -> tuple[list[Finding], dict]:
     """All build-host findings, and the facts the manifest records about the toolchain."""
     findings: list[Finding] = []
     nvcc = host.get("nvcc")
     checked = archlist.check_against_nvcc(archs, nvcc)
     if checked.refused and nvcc:  # (only an nvcc refuses)
         buildable = archlist.nvcc_buildable(nvcc) or []
-        whose = [f"{a} ({', '.join(h for h, caps in (per_host or {}).items() if a in caps)})"
-                 if any(a in caps for caps in (per_host or {}).values()) else a for a in checked.refused]
-        findings.append(preflight.fail(
-            f"nvcc {nvcc.get('version')} ({nvcc.get('home') or nvcc.get('path')}) cannot build "
-            f"{', '.join(whose)}" + (f"; it builds {archlist.describe_buildable(buildable)}" if buildable else ""),
-            f"build on a host with a CUDA toolkit that supports {', '.join(checked.refused)} (put its bin/ first on "
-            "PATH or set CUDA_HOME), or leave those GPUs out with --arch-list"))
-    findings += [preflight.warn(w, "build a separate wheel for the old GPUs if the others need BF16")
-                 for w in checked.warnings if "BF16" in w]
+        whose = [
+            f"{a} ({', '.join(h for h, caps in (per_host or {}).items() if a in caps)})"
+            if any(a in caps for caps in (per_host or {}).values())
+            else a
+            for a in checked.refused
+        ]
+        findings.append(
+            preflight.fail(
+                f"nvcc {nvcc.get('version')} ({nvcc.get('home') or nvcc.get('path')}) cannot build "
+                f"{', '.join(whose)}" + (f"; it builds {archlist.describe_buildable(buildable)}" if buildable else ""),
+                f"build on a host with a CUDA toolkit that supports {', '.join(checked.refused)} "
+                "(put its bin/ first on PATH or set CUDA_HOME), or leave those GPUs out with --arch-list",
+            )
+        )
+    findings += [
+        preflight.warn(w, "build a separate wheel for the old GPUs if the others need BF16")
+        for w in checked.warnings
+        if "BF16" in w
+    ]
     findings += [preflight.warn(w) for w in checked.warnings if "BF16" not in w]
     findings += preflight.torch_rules(host, ops)
     findings += preflight.cuda_rules(host, cuda_check.check("build host", host), ops)
     home = (nvcc or {}).get("home")
     compiler, how = preflight.nvcc_host_compiler(env, home)
     version = preflight.compiler_version(compiler) if compiler else None
-    findings += preflight.gcc_rule(nvcc, host.get("toolkits") or [], compiler, how, version,
-                                   [g for g in preflight.installed_gccs() if g != compiler])
+    findings += preflight.gcc_rule(
+        nvcc,
+        host.get("toolkits") or [],
+        compiler,
+        how,
+        version,
+        [g for g in preflight.installed_gccs() if g != compiler],
+    )
     if aio:
         links, detail = preflight.libaio_links(env.get("CC") or "gcc")
         findings += preflight.aio_rule(links, detail, preflight.package_hint())
-    toolchain = {"nvcc": {"version": (nvcc or {}).get("version"), "path": (nvcc or {}).get("path"), "home": home}
-                 if nvcc else None, "gcc": {"path": compiler, "version": version, "chosen_by": how}}
+    toolchain = {
+        "nvcc": {"version": (nvcc or {}).get("version"), "path": (nvcc or {}).get("path"), "home": home}
+        if nvcc
+        else None,
+        "gcc": {"path": compiler, "version": version, "chosen_by": how},
+    }
     return findings, toolchain
 
 
-
-
 # --- 3-4. build and verify ---------------------------------------------------------------------------
+
 
 def _run(args: WheelOptions, result: WheelResult) -> int:
     ops = build.parse_ops(args.ops, aio=args.aio)
@@ -173,8 +203,10 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
     if args.install and not hosts:
         raise UsageError("--install needs the nodes", hint="give --hostfile FILE or -w/--nodelist EXPR")
     if not args.arch_list and not hosts:
-        raise UsageError("no arch list and no nodes to take it from",
-                         hint='give --hostfile FILE (the GPUs of its nodes decide) or --arch-list "8.0;9.0"')
+        raise UsageError(
+            "no arch list and no nodes to take it from",
+            hint='give --hostfile FILE (the GPUs of its nodes decide) or --arch-list "8.0;9.0"',
+        )
     if args.arch_list:
         archlist.parse_arch_list(args.arch_list)  # bad input: exit 2 before touching any node
     cache = build.cache_dir(args.cache)
@@ -194,8 +226,11 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
         if problems:
             for host, why in problems.items():
                 out(f"  FAIL  {host}: {why}")
-            out("every node must answer to " + ("take the wheel" if args.arch_list else "know its GPUs") +
-                "; fix them (clusterdoc check shows why) or leave them out of the hostfile")
+            out(
+                "every node must answer to "
+                + ("take the wheel" if args.arch_list else "know its GPUs")
+                + "; fix them (clusterdoc check shows why) or leave them out of the hostfile"
+            )
             return EXIT_PROBLEMS
 
     archs, arch_source, per_host, node_findings = derive_arch_list(args.arch_list, facts)
@@ -205,8 +240,7 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
         return EXIT_PROBLEMS
     arch_list = format_arch_list(archs)
     result.arch_list, result.arch_source = arch_list, arch_source
-    out(f"arch list: {arch_list}  (from {arch_source}" +
-        (f"; GPUs: {describe_gpus(per_host)})" if per_host else ")"))
+    out(f"arch list: {arch_list}  (from {arch_source}" + (f"; GPUs: {describe_gpus(per_host)})" if per_host else ")"))
 
     host = build_host_facts()
     env = dict(os.environ)
@@ -246,8 +280,9 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
         _append(log_path, text)
 
     if missing_deps:
-        code = build.run_logged([python, "-m", "pip", "install", *missing_deps], out_dir, env, log_path,
-                                "installing build requirements")
+        code = build.run_logged(
+            [python, "-m", "pip", "install", *missing_deps], out_dir, env, log_path, "installing build requirements"
+        )
         if code != 0:
             out(f"installing the build requirements failed (exit {code}); log: {log_path}")
             out(build.log_tail(log_path, 10))
@@ -288,11 +323,25 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
 
     torch = host.get("torch") or {}
     record = manifest.make_manifest(
-        wheel=wheel, arch_list=arch_list, arch_source=arch_source, gpus=per_host, ops=ops, built=built, info=info,
-        build_host={"hostname": host.get("hostname"), "python": (host.get("python") or {}).get("version"),
-                    "torch_version": torch.get("version"), "torch_cuda": torch.get("cuda"),
-                    "nvcc": toolchain["nvcc"], "gcc": toolchain["gcc"], "cpu": cpu_model()},
-        jobs=jobs, source=str(sdist or source.path))
+        wheel=wheel,
+        arch_list=arch_list,
+        arch_source=arch_source,
+        gpus=per_host,
+        ops=ops,
+        built=built,
+        info=info,
+        build_host={
+            "hostname": host.get("hostname"),
+            "python": (host.get("python") or {}).get("version"),
+            "torch_version": torch.get("version"),
+            "torch_cuda": torch.get("cuda"),
+            "nvcc": toolchain["nvcc"],
+            "gcc": toolchain["gcc"],
+            "cpu": cpu_model(),
+        },
+        jobs=jobs,
+        source=str(sdist or source.path),
+    )
     digest = manifest.embed(wheel, record)
     beside = manifest.write_beside(wheel, record)
     out(f"manifest: {beside} (also inside the wheel as deepspeed/{manifest.MANIFEST_NAME})")
@@ -326,8 +375,9 @@ def plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_di
         out(f"mkdir -p {shlex.quote(str(work))} && tar -xzf {shlex.quote(str(sdist))} -C {shlex.quote(str(work))}")
         tree = work / f"deepspeed-{source.version}"
     elif source.kind == "sdist":
-        out(f"mkdir -p {shlex.quote(str(work))} "
-            f"&& tar -xzf {shlex.quote(str(source.path))} -C {shlex.quote(str(work))}")
+        out(
+            f"mkdir -p {shlex.quote(str(work))} && tar -xzf {shlex.quote(str(source.path))} -C {shlex.quote(str(work))}"
+        )
         tree = work / re.sub(r"\.(tar\.gz|zip)$", "", source.path.name)
     else:
         out(f"cp -a {shlex.quote(str(source.path))} {shlex.quote(str(work))}/")
@@ -339,6 +389,7 @@ def plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_di
 
 
 # --- 5. install --------------------------------------------------------------------------------------
+
 
 def install(hosts, wheel: Path, facts: dict, opts, record: dict, digest: str, fanout: int) -> int:
     from tabulate import tabulate
@@ -353,9 +404,17 @@ def install(hosts, wheel: Path, facts: dict, opts, record: dict, digest: str, fa
         notes = [r.message] if r.message else []
         notes += ["already there (shared filesystem): pip skipped"] if r.shared else []
         notes += runtime_notes(facts.get(r.host) or {}, record)
-        rows.append([r.host, r.python, "ok" if r.installed else "FAIL", "ok" if r.imported else
-                     ("-" if not r.installed else "FAIL"), r.ds_report, ",".join(r.ops or []) or "-",
-                     "; ".join(notes)])
+        rows.append(
+            [
+                r.host,
+                r.python,
+                "ok" if r.installed else "FAIL",
+                "ok" if r.imported else ("-" if not r.installed else "FAIL"),
+                r.ds_report,
+                ",".join(r.ops or []) or "-",
+                "; ".join(notes),
+            ]
+        )
     out(tabulate(rows, headers=["node", "python", "install", "import", "ds_report", "ops", "note"]))
     bad = [r.host for r in results if not r.ok]
     if bad:
@@ -369,7 +428,7 @@ def runtime_notes(node: dict, record: dict) -> list[str]:
     """What the node's own torch means for the prebuilt ops (DeepSpeed falls back to JIT when they don't fit)."""
     notes = []
     torch = node.get("torch") or {}
-    built = ((record.get("torch") or {}).get("version") or "")
+    built = (record.get("torch") or {}).get("version") or ""
     if torch.get("version") and built and torch["version"].split(".")[:2] != built.split(".")[:2]:
         notes.append(f"torch {torch['version']} here vs {built} at build: DeepSpeed will not load the prebuilt ops")
     if torch and not torch.get("cuda") and record.get("accelerator") == "cuda":

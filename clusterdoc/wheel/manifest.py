@@ -79,13 +79,26 @@ def skip_reason(op: str, log_text: str, accelerator: str | None) -> str:
         if op in line and ("Skip pre-compile" in line or "incompatible" in line or "requires" in line):
             return line.strip()[:300]
     if accelerator and accelerator != "cuda":
-        return (f"DeepSpeed used its {accelerator} accelerator, which has no {op} op "
-                "(set DS_ACCELERATOR=cuda; clusterdoc does this when the arch list is not empty)")
+        return (
+            f"DeepSpeed used its {accelerator} accelerator, which has no {op} op "
+            "(set DS_ACCELERATOR=cuda; clusterdoc does this when the arch list is not empty)"
+        )
     return "DeepSpeed did not build it and did not say why (search the log for the op's name)"
 
 
-def make_manifest(*, wheel: Path, arch_list: str, arch_source: str, gpus: dict, ops: list[str], built: dict,
-                  info: dict, build_host: dict, jobs: int, source: str) -> dict:
+def make_manifest(
+    *,
+    wheel: Path,
+    arch_list: str,
+    arch_source: str,
+    gpus: dict,
+    ops: list[str],
+    built: dict,
+    info: dict,
+    build_host: dict,
+    jobs: int,
+    source: str,
+) -> dict:
     torch_info = info.get("torch_info") or {}
     return {
         "schema": SCHEMA,
@@ -100,13 +113,20 @@ def make_manifest(*, wheel: Path, arch_list: str, arch_source: str, gpus: dict, 
         "ops_requested": ops,
         "extensions": built,
         "accelerator": info.get("accelerator_name"),
-        "torch": {"version": build_host.get("torch_version"), "cuda": build_host.get("torch_cuda"),
-                  "deepspeed_torch_info": torch_info},
+        "torch": {
+            "version": build_host.get("torch_version"),
+            "cuda": build_host.get("torch_cuda"),
+            "deepspeed_torch_info": torch_info,
+        },
         "nvcc": build_host.get("nvcc"),
         "gcc": build_host.get("gcc"),
         "bf16": not any(int(a.split(".")[0]) <= 7 for a in arch_list.replace("+PTX", "").split(";") if a),
-        "build_host": {"hostname": build_host.get("hostname"), "python": build_host.get("python"),
-                       "cpu": build_host.get("cpu"), "jobs": jobs},
+        "build_host": {
+            "hostname": build_host.get("hostname"),
+            "python": build_host.get("python"),
+            "cpu": build_host.get("cpu"),
+            "jobs": jobs,
+        },
         "source": source,
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
@@ -128,8 +148,11 @@ def embed(wheel: Path, manifest: dict, arcname: str = f"deepspeed/{MANIFEST_NAME
                 continue
             dst.writestr(item, src.read(item.filename))
         dst.writestr(arcname, data)
-        lines = [line for line in src.read(record_name).decode().splitlines()
-                 if line and not line.startswith(arcname + ",") and not line.startswith(record_name + ",")]
+        lines = [
+            line
+            for line in src.read(record_name).decode().splitlines()
+            if line and not line.startswith(arcname + ",") and not line.startswith(record_name + ",")
+        ]
         lines.append(f"{arcname},{_record_hash(data)},{len(data)}")
         lines.append(f"{record_name},,")
         dst.writestr(record_name, "\n".join(lines) + "\n")

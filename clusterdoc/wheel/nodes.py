@@ -79,9 +79,9 @@ class InstallResult:
     python: str = ""
     copied: bool = False
     installed: bool = False
-    shared: bool = False      # found this very build already there: pip was skipped
+    shared: bool = False  # found this very build already there: pip was skipped
     imported: bool = False
-    ds_report: str = "-"      # "ok" | "failed" | "missing" | "-"
+    ds_report: str = "-"  # "ok" | "failed" | "missing" | "-"
     version: str = ""
     ops: list | None = None
     manifest_ok: bool = False
@@ -145,8 +145,9 @@ def judge_install(host: str, python: str, text: str, expected: dict) -> InstallR
     return res
 
 
-def install_one(host: Host, wheel: Path, python: str, opts: remote.SSHOptions, expected: dict,
-                digest: str) -> InstallResult:
+def install_one(
+    host: Host, wheel: Path, python: str, opts: remote.SSHOptions, expected: dict, digest: str
+) -> InstallResult:
     res = InstallResult(host.host, python)
     mk = remote.run_one(host, "mktemp -d /tmp/clusterdoc-wheel.XXXXXX", opts)
     if not mk.ok or not mk.stdout.strip().startswith("/tmp/clusterdoc-wheel."):
@@ -168,8 +169,15 @@ def install_one(host: Host, wheel: Path, python: str, opts: remote.SSHOptions, e
     return judge_install(host.host, python, run.stdout, expected)
 
 
-def install_all(hosts: list[Host], wheel: Path, pythons: dict[str, str], opts: remote.SSHOptions, expected: dict,
-                digest: str, fanout: int = 32) -> list[InstallResult]:
+def install_all(
+    hosts: list[Host],
+    wheel: Path,
+    pythons: dict[str, str],
+    opts: remote.SSHOptions,
+    expected: dict,
+    digest: str,
+    fanout: int = 32,
+) -> list[InstallResult]:
     """Install everywhere: first one node per python path (in parallel), then all the others."""
     firsts, seen = [], set()
     for h in hosts:
@@ -181,7 +189,9 @@ def install_all(hosts: list[Host], wheel: Path, pythons: dict[str, str], opts: r
     results: dict[str, InstallResult] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(fanout, len(hosts)))) as pool:
         for batch in (firsts, rest):
-            futures = {h.host: pool.submit(install_one, h, wheel, pythons.get(h.host) or "python3", opts, expected,
-                                           digest) for h in batch}
+            futures = {
+                h.host: pool.submit(install_one, h, wheel, pythons.get(h.host) or "python3", opts, expected, digest)
+                for h in batch
+            }
             results.update({name: f.result() for name, f in futures.items()})
     return [results[h.host] for h in hosts]

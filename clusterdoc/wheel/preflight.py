@@ -25,15 +25,22 @@ HOST_OPS = {"cpu_adam", "cpu_adagrad", "cpu_lion", "utils", "async_io", "pin_mem
 
 # DeepSpeed's own requirements/requirements.txt (0.19.x), importable names: pip names.
 BUILD_DEPS = {
-    "numpy": "numpy", "packaging": "packaging", "psutil": "psutil", "cpuinfo": "py-cpuinfo",
-    "pydantic": "pydantic", "hjson": "hjson", "ninja": "ninja", "tqdm": "tqdm", "msgpack": "msgpack",
+    "numpy": "numpy",
+    "packaging": "packaging",
+    "psutil": "psutil",
+    "cpuinfo": "py-cpuinfo",
+    "pydantic": "pydantic",
+    "hjson": "hjson",
+    "ninja": "ninja",
+    "tqdm": "tqdm",
+    "msgpack": "msgpack",
     "einops": "einops",
 }
 
 
 @dataclass
 class Finding:
-    status: str   # "fail" | "warn" | "ok"
+    status: str  # "fail" | "warn" | "ok"
     message: str
     fix: str = ""
 
@@ -52,10 +59,12 @@ def ok(message):
 
 # --- facts only a build needs --------------------------------------------------------------------
 
+
 def compiler_version(path: str, timeout: float = 20.0) -> str | None:
     try:
-        out = subprocess.run([path, "-dumpfullversion", "-dumpversion"], capture_output=True, text=True,
-                             timeout=timeout)
+        out = subprocess.run(
+            [path, "-dumpfullversion", "-dumpversion"], capture_output=True, text=True, timeout=timeout
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = out.stdout.strip()
@@ -102,8 +111,9 @@ def libaio_links(cc: str = "gcc", timeout: float = 60.0) -> tuple[bool, str]:
         with open(src, "w") as f:
             f.write(AIO_PROGRAM)
         try:
-            out = subprocess.run([cc, src, "-laio", "-o", os.path.join(tmp, "aio")], capture_output=True,
-                                 text=True, timeout=timeout)
+            out = subprocess.run(
+                [cc, src, "-laio", "-o", os.path.join(tmp, "aio")], capture_output=True, text=True, timeout=timeout
+            )
         except (OSError, subprocess.TimeoutExpired) as err:
             return False, str(err)
     lines = (out.stderr or out.stdout).strip().splitlines()
@@ -113,8 +123,10 @@ def libaio_links(cc: str = "gcc", timeout: float = 60.0) -> tuple[bool, str]:
 
 def missing_build_deps(python: str, timeout: float = 60.0) -> list[str]:
     """pip names of DeepSpeed's build requirements the build python cannot import."""
-    code = ("import importlib.util,sys\n"
-            f"print(' '.join(m for m in {sorted(BUILD_DEPS)!r} if importlib.util.find_spec(m) is None))")
+    code = (
+        "import importlib.util,sys\n"
+        f"print(' '.join(m for m in {sorted(BUILD_DEPS)!r} if importlib.util.find_spec(m) is None))"
+    )
     out = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=timeout)
     if out.returncode != 0:
         return [BUILD_DEPS[m] for m in sorted(BUILD_DEPS)]
@@ -141,23 +153,35 @@ def package_hint() -> tuple[str, str]:
 
 # --- rules (pure: facts in, findings out) --------------------------------------------------------
 
+
 def torch_rules(facts: dict, ops: list[str]) -> list[Finding]:
     torch = facts.get("torch")
     python = (facts.get("python") or {}).get("executable", "python")
     if not torch:
         if any(e.get("probe") == "torch" for e in facts.get("errors") or []):
             return []  # the probe's own error says why (reported through the doctor's cuda check)
-        return [fail(f"torch is not importable by {python}: DeepSpeed needs it to build any op",
-                     f"{python} -m pip install torch")]
+        return [
+            fail(
+                f"torch is not importable by {python}: DeepSpeed needs it to build any op",
+                f"{python} -m pip install torch",
+            )
+        ]
     if not torch.get("cuda"):
-        out = [ok(f"torch {torch['version']} is CPU-only: CUDA ops cannot be built here; host-side ops "
-                  f"({', '.join(sorted(HOST_OPS))}) still build, without nvcc")]
+        out = [
+            ok(
+                f"torch {torch['version']} is CPU-only: CUDA ops cannot be built here; host-side ops "
+                f"({', '.join(sorted(HOST_OPS))}) still build, without nvcc"
+            )
+        ]
         cuda_ops = [op for op in ops if op not in HOST_OPS]
         if cuda_ops:
-            out.append(fail(f"{', '.join(cuda_ops)} need{'s' if len(cuda_ops) == 1 else ''} nvcc and a CUDA build "
-                            f"of torch; torch {torch['version']} on this build host is CPU-only",
-                            "build on a host whose torch has CUDA (e.g. a GPU node's environment), or drop them "
-                            "from --ops"))
+            out.append(
+                fail(
+                    f"{', '.join(cuda_ops)} need{'s' if len(cuda_ops) == 1 else ''} nvcc and a CUDA build "
+                    f"of torch; torch {torch['version']} on this build host is CPU-only",
+                    "build on a host whose torch has CUDA (e.g. a GPU node's environment), or drop them from --ops",
+                )
+            )
         return out
     return [ok(f"torch {torch['version']} built for CUDA {torch['cuda']}")]
 
@@ -175,20 +199,28 @@ def cuda_rules(facts: dict, doctor_findings: list[DoctorFinding], ops: list[str]
     torch_cuda = (facts.get("torch") or {}).get("cuda")
     cuda_ops = [op for op in ops if op not in HOST_OPS]
     if not facts.get("nvcc") and torch_cuda and cuda_ops:
-        out.append(fail(f"no nvcc on PATH: {', '.join(cuda_ops)} cannot be compiled",
-                        f"install the CUDA {torch_cuda} toolkit and put its bin/ first on PATH "
-                        f"(or set CUDA_HOME to it)"))
+        out.append(
+            fail(
+                f"no nvcc on PATH: {', '.join(cuda_ops)} cannot be compiled",
+                f"install the CUDA {torch_cuda} toolkit and put its bin/ first on PATH (or set CUDA_HOME to it)",
+            )
+        )
     return out
 
 
-def gcc_rule(nvcc: dict | None, toolkits: list[dict], compiler: str | None, how: str,
-             version: str | None, installed: list[str]) -> list[Finding]:
+def gcc_rule(
+    nvcc: dict | None, toolkits: list[dict], compiler: str | None, how: str, version: str | None, installed: list[str]
+) -> list[Finding]:
     """The host compiler nvcc will call must not be newer than its host_config.h allows."""
     if not nvcc or not nvcc.get("version"):
         return []
     if not compiler or not version:
-        return [fail(f"no C/C++ compiler found for nvcc {nvcc['version']} ({how})",
-                     "install gcc and g++ (apt-get install build-essential)")]
+        return [
+            fail(
+                f"no C/C++ compiler found for nvcc {nvcc['version']} ({how})",
+                "install gcc and g++ (apt-get install build-essential)",
+            )
+        ]
     home = nvcc.get("home")
     tk = next((t for t in toolkits if home and t.get("path", "").rstrip("/") == home.rstrip("/")), None)
     if tk and tk.get("gcc_max"):
@@ -204,25 +236,41 @@ def gcc_rule(nvcc: dict | None, toolkits: list[dict], compiler: str | None, how:
     good = installed[0] if installed else f"/usr/bin/gcc-{limit}"
     gxx = good.replace("gcc", "g++")
     bin_dir = f"{home}/bin" if home else "<toolkit>/bin"
-    fix = (f"use a gcc <= {limit}" + ("" if installed else f" (apt-get install gcc-{limit} g++-{limit})") +
-           f": export CUDA_HOST_COMPILER={good} (clusterdoc passes it to nvcc as NVCC_CCBIN), "
-           f"or export CC={good} CXX={gxx}, "
-           f"or link it into the toolkit: ln -s {good} {bin_dir}/gcc && ln -s {gxx} {bin_dir}/g++")
-    return [fail(f"{compiler} is gcc {version} ({how}), newer than nvcc {nvcc['version']} accepts "
-                 f"(gcc <= {limit}, from {source}): CUDA compiles stop with 'unsupported GNU version'", fix)]
+    fix = (
+        f"use a gcc <= {limit}"
+        + ("" if installed else f" (apt-get install gcc-{limit} g++-{limit})")
+        + f": export CUDA_HOST_COMPILER={good} (clusterdoc passes it to nvcc as NVCC_CCBIN), "
+        f"or export CC={good} CXX={gxx}, "
+        f"or link it into the toolkit: ln -s {good} {bin_dir}/gcc && ln -s {gxx} {bin_dir}/g++"
+    )
+    return [
+        fail(
+            f"{compiler} is gcc {version} ({how}), newer than nvcc {nvcc['version']} accepts "
+            f"(gcc <= {limit}, from {source}): CUDA compiles stop with 'unsupported GNU version'",
+            fix,
+        )
+    ]
 
 
 def aio_rule(links: bool, detail: str, hint: tuple[str, str]) -> list[Finding]:
     command, package = hint
     if links:
         return [ok("libaio links (async_io can be built)")]
-    return [fail("--aio: libaio is missing: a test program calling io_submit does not compile/link with -laio"
-                 + (f" ({detail})" if detail else ""),
-                 f"{command} (Debian/Ubuntu: libaio-dev; RHEL/Rocky/Fedora/SUSE: libaio-devel)")]
+    return [
+        fail(
+            "--aio: libaio is missing: a test program calling io_submit does not compile/link with -laio"
+            + (f" ({detail})" if detail else ""),
+            f"{command} (Debian/Ubuntu: libaio-dev; RHEL/Rocky/Fedora/SUSE: libaio-devel)",
+        )
+    ]
 
 
 def ninja_rule(ninja: str | None, python: str) -> list[Finding]:
     if ninja:
         return [ok(f"ninja: {ninja}")]
-    return [fail("ninja is not on PATH nor in the build environment", f"{python} -m pip install ninja "
-                 "(or apt-get install ninja-build)")]
+    return [
+        fail(
+            "ninja is not on PATH nor in the build environment",
+            f"{python} -m pip install ninja (or apt-get install ninja-build)",
+        )
+    ]
