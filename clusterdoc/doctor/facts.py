@@ -24,6 +24,7 @@ from clusterdoc.doctor import mesh, mpirun
 from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
 from clusterdoc.doctor.payload import PROBE_SOURCE, parse_output, probe_argv, probe_timeout, remote_command, with_proxy
 from clusterdoc.errors import UsageError
+from clusterdoc.hostfile import natural_key
 from clusterdoc.untrusted import MAX_TEXT, clean_facts, printable
 
 LOCAL = "localhost"
@@ -286,7 +287,7 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
         node = path.stem
         facts[node] = _load(path, node)
     run = _load(folder / RUN_FILE, None) if (folder / RUN_FILE).is_file() else {}
-    nodes = _names(run.get("nodes"), folder) or sorted(facts, key=_natural)
+    nodes = _names(run.get("nodes"), folder) or sorted(facts, key=natural_key)
     for n in nodes:
         facts.setdefault(n, None)
     if not nodes:
@@ -353,9 +354,3 @@ def _conn(value) -> dict | None:
 
 def _dict(value) -> dict | None:
     return value if isinstance(value, dict) else None
-
-
-def _natural(name: str):
-    from clusterdoc.hostfile import natural_key
-
-    return natural_key(name)

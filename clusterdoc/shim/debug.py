@@ -44,20 +44,7 @@ WIDTH = _FUSE + 1
 ANY = -7  # wildcard dimension / field
 FUSE_BYTES = 4096  # small all_reduce / broadcast payloads ride in the check itself (gloo, world <= 8)
 
-OPS = [
-    "all_reduce",
-    "reduce",
-    "broadcast",
-    "all_gather",
-    "all_gather_into_tensor",
-    "gather",
-    "scatter",
-    "reduce_scatter",
-    "reduce_scatter_tensor",
-    "all_to_all_single",
-    "all_to_all",
-    "barrier",
-]
+OPS = track.OPS  # the op code is the index in the one list of wrapped collectives
 _DTYPE_NAMES = [
     "float32",
     "float64",
