@@ -5,6 +5,7 @@ clusterdoc/remote.py connects with what these say."""
 from __future__ import annotations
 
 import base64
+import functools
 import glob
 import hashlib
 import hmac
@@ -51,9 +52,15 @@ def parse_known_hosts(text: str, where: str) -> list[KnownKey]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _glob_rx(pattern: str) -> re.Pattern:
+    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern), re.DOTALL)
+
+
 def _glob(name: str, pattern: str) -> bool:
-    rx = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
-    return re.fullmatch(rx, name, re.DOTALL) is not None
+    if "*" not in pattern and "?" not in pattern:  # most entries name one host: no regex for them
+        return name == pattern
+    return _glob_rx(pattern).fullmatch(name) is not None
 
 
 def host_matches(name: str, patterns: str) -> bool:

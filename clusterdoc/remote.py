@@ -18,6 +18,7 @@ What a node sends back is read up to untrusted.MAX_STREAM bytes per stream (then
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import re
@@ -147,6 +148,7 @@ class SSHContext:
         self.known = KnownHosts()
         self._lock = threading.Lock()
         self._keys: dict[str, paramiko.PKey | Exception] = {}
+        self._targets: dict[tuple, Target] = {}
 
     def private_key(self, path: str) -> paramiko.PKey:
         with self._lock:
@@ -180,7 +182,20 @@ class SSHContext:
         self, host: Host, port: int | None = None, jumps: list[tuple] | None = None, jump: bool = False
     ) -> Target:
         """`port`/`jumps` override the config (a ProxyJump hop's own spec); `jump`: a jump host, which
-        takes its user from its spec or config only (as `ssh -J` does), not from --user."""
+        takes its user from its spec or config only (as `ssh -J` does), not from --user. Memoized: a
+        config's lookup walks every Host block, and each node is looked up several times per run."""
+        key = (host.host, host.user, port, None if jumps is None else tuple(jumps), jump)
+        with self._lock:
+            known = self._targets.get(key)
+        if known is None:
+            known = self._lookup(host, port, jumps, jump)
+            with self._lock:
+                self._targets[key] = known
+        return dataclasses.replace(
+            known, identities=list(known.identities), known_hosts=list(known.known_hosts), jumps=list(known.jumps)
+        )
+
+    def _lookup(self, host: Host, port: int | None, jumps: list[tuple] | None, jump: bool) -> Target:
         c = self.config.lookup(host.host)
         where = self.where
         hostname = c.get("hostname", host.host)
