@@ -678,10 +678,17 @@ def _config_lines(path, depth=0):
     return out
 
 
+_GLOB_RX = {}
+
+
 def _glob(pattern, name):
-    """ssh's patterns: only * and ? are wildcards ('[host]:port' is literal)."""
-    rx = re.escape(pattern).replace(r"\*", ".*").replace(r"\?", ".")
-    return re.match("(?:%s)\\Z" % rx, name, re.I) is not None
+    """ssh's patterns: only * and ? are wildcards ('[host]:port' is literal); case-insensitive."""
+    if "*" not in pattern and "?" not in pattern:  # most patterns name one host: no regex (N peers x N lines)
+        return pattern.lower() == name.lower()
+    rx = _GLOB_RX.get(pattern)
+    if rx is None:
+        rx = _GLOB_RX[pattern] = re.compile(re.escape(pattern).replace(r"\*", ".*").replace(r"\?", ".") + "\\Z", re.I)
+    return rx.match(name) is not None
 
 
 def _host_matches(patterns, name):
@@ -695,18 +702,49 @@ def _host_matches(patterns, name):
     return hit
 
 
-def ssh_client_settings(peer, lines, home, user):
-    """The settings ssh would use for `peer`: the first value of each keyword wins, identity files add up.
-    None when a Match block is met (then only `ssh -G` can tell)."""
-    got, active = {"identityfile": []}, True
-    for key, arg in lines:
-        if key == "host":
-            active = _host_matches(arg, peer)
-            continue
-        if key == "match":
+class ClientConfig(object):
+    """An ssh client config's lines in blocks, indexed: a cluster's config often has a Host block per node,
+    and every node asks about every peer, so blocks that name plain hosts are found by name."""
+
+    def __init__(self, lines):
+        self.has_match = any(key == "match" for key, _ in lines)
+        self.blocks = [(None, [])]  # (Host patterns, lines); the first: before any Host line, always active
+        for key, arg in lines:
+            if key == "host":
+                self.blocks.append((arg, []))
+            else:
+                self.blocks[-1][1].append((key, arg))
+        self.by_name, self.other = {}, []
+        for i, (patterns, _) in enumerate(self.blocks):
+            if patterns is None:
+                continue
+            if any(c in patterns for c in "*?!"):
+                self.other.append(i)
+            else:
+                for name in patterns.split():
+                    self.by_name.setdefault(name.lower(), []).append(i)
+
+    def lines_for(self, peer):
+        """The lines that apply to `peer`, in file order (None: a Match block, then only `ssh -G` can tell)."""
+        if self.has_match:
             return None
-        if not active:
-            continue
+        hit = set(self.by_name.get(peer.lower(), ()))
+        hit.update(i for i in self.other if _host_matches(self.blocks[i][0], peer))
+        out = list(self.blocks[0][1])
+        for i in sorted(hit):
+            out.extend(self.blocks[i][1])
+        return out
+
+
+def ssh_client_settings(peer, lines, home, user):
+    """The settings ssh would use for `peer` (lines: _config_lines' list or a ClientConfig): the first value
+    of each keyword wins, identity files add up. None when the config has a Match block."""
+    config = lines if isinstance(lines, ClientConfig) else ClientConfig(lines)
+    mine = config.lines_for(peer)
+    if mine is None:
+        return None
+    got = {"identityfile": []}
+    for key, arg in mine:
         if key == "identityfile":
             got["identityfile"].append(arg)
         elif key not in got:
@@ -758,6 +796,28 @@ def _known_match(patterns, names):
     return any(_host_matches(patterns.replace(",", " "), n) for n in names)
 
 
+class _KnownIndex(object):
+    """One known_hosts file's entries: those naming plain hosts by name (most of a cluster's file), the
+    rest (hashed, wildcards, negations) in file order, matched one by one."""
+
+    def __init__(self, entries):
+        self.by_name, self.other = {}, []
+        for pats, fp in entries:
+            names = pats.split(",")
+            if pats.startswith("|") or any(c in pats for c in "*?!"):
+                self.other.append((pats, fp))
+            else:
+                for n in names:
+                    self.by_name.setdefault(n.lower(), set()).add(fp)
+
+    def fingerprints(self, names):
+        out = set()
+        for n in names:
+            out.update(self.by_name.get(n.lower(), ()))
+        out.update(fp for pats, fp in self.other if _known_match(pats, names))
+        return out
+
+
 def probe_ssh_trust(peers, timeout):
     """For every peer: which host keys this node's ssh would accept for it; and this node's own side: the
     keys its ssh offers, the keys its sshd accepts for this user, its host keys. The head compares these
@@ -770,15 +830,17 @@ def probe_ssh_trust(peers, timeout):
         user = getpass.getuser()
     except Exception:
         user = str(os.getuid())
-    lines = _config_lines(os.path.join(home, ".ssh", "config")) + _config_lines("/etc/ssh/ssh_config")
-    known, identities, files_cache = {}, set(), {}
+    lines = ClientConfig(_config_lines(os.path.join(home, ".ssh", "config")) + _config_lines("/etc/ssh/ssh_config"))
+    known, identities, files_cache, idents_seen = {}, set(), {}, set()
     for peer in peers:
         cfg = ssh_client_settings(peer, lines, home, user)
         if cfg is None:
             known[peer] = None  # a Match block: not judged from facts
             continue
         for ident in cfg["identities"]:
-            identities.update(_keys_in(ident + ".pub"))
+            if ident not in idents_seen:
+                idents_seen.add(ident)
+                identities.update(_keys_in(ident + ".pub"))
         names = [cfg["hostname"], peer]
         try:
             names.append(socket.gethostbyname(cfg["hostname"]))
@@ -789,8 +851,8 @@ def probe_ssh_trust(peers, timeout):
         fps = set()
         for path in cfg["known_files"]:
             if path not in files_cache:
-                files_cache[path] = _known_entries(path)
-            fps.update(fp for pats, fp in files_cache[path] if _known_match(pats, names))
+                files_cache[path] = _KnownIndex(_known_entries(path))
+            fps.update(files_cache[path].fingerprints(names))
         known[peer] = sorted(fps)
     sshd = _config_lines("/etc/ssh/sshd_config")
     first = {}

@@ -93,6 +93,15 @@ def test_probe_reads_known_hosts_as_ssh_does(tmp_path):
     assert [fp for pats, fp in entries if probe._known_match(pats, ["node2"])] == []
     assert [fp for pats, fp in entries if probe._known_match(pats, ["node3"])] == []       # revoked: never
     assert [fp for pats, fp in entries if probe._known_match(pats, ["node5"])] == [fb]     # hashed
+    # the index the probe builds (plain names by name, the rest scanned) answers the same, for any case
+    more = tmp_path / "more"
+    more.write_text(f"NODE6,node7 ssh-ed25519 {KEY_A}\nnode*,!node7 ssh-ed25519 {KEY_B}\n")
+    entries += probe._known_entries(str(more))
+    index = probe._KnownIndex(entries)
+    for names in (["node1"], ["10.0.0.1"], ["[node2]:2222"], ["node2"], ["node3"], ["node5"], ["Node6"], ["node7"],
+                  ["node8", "10.0.0.1"], ["other"]):
+        assert index.fingerprints(names) == {fp for pats, fp in entries if probe._known_match(pats, names)}, names
+    assert index.fingerprints(["node7"]) == {fa} and index.fingerprints(["node6"]) == {fa, fb}
     out = subprocess.run(["ssh-keygen", "-lf", "/dev/stdin"], input=f"ssh-ed25519 {KEY_A}\n", text=True,
                          capture_output=True).stdout
     assert fa in out  # the same fingerprint ssh-keygen prints
