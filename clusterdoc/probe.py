@@ -678,7 +678,7 @@ def _config_lines(path, depth=0):
     return out
 
 
-_GLOB_RX = {}
+_GLOB_RX = {}  # type: dict
 
 
 def _glob(pattern, name):
