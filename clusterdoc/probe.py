@@ -34,8 +34,9 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   net {hostname, own [addr] | null, own_error, resolve {peer: [addr]}, resolve_errors {peer: message},
        ifaces [{name, up, running, loopback, mtu, addrs ["addr/len"]}], route {to, addr, source, iface} | null,
        ifname_env {NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME}, ib [{device, port, state, link_layer}]}
-  port {listen [{port, mode, status listening|in_use|error, message, expected, accepted}],
-        connect [{target, ok, error, message, attempts, elapsed}]} | null   (only with --listen/--connect)
+  port {listen [{port, mode, status listening|in_use|error, message, expected, accepted, closed}],
+        connect [{target, ok, error, message, attempts, elapsed, at}]} | null   (only with --listen/--connect;
+        closed: when the listener stopped, at: the last attempt's start, both time.time() of the node)
   resources {shm {total_mib, free_mib} | null, memlock_kib (-1: unlimited), nofile, nofile_hard,
              space {path: {total_mib, free_mib}}}
   clock {start, end (time.time() at the probe's start and end), date (what `date` shows), date_at}
@@ -1083,7 +1084,7 @@ class Listener(object):
     def __init__(self, port, mode, expect, own_addr=None):
         import socket
 
-        self.port, self.mode, self.expect, self.accepted = port, mode, expect, 0
+        self.port, self.mode, self.expect, self.accepted, self.closed = port, mode, expect, 0, None
         self.status, self.message, self.socks = "listening", None, []
         self.done = threading.Event()
         binds = [("::", socket.AF_INET6), ("0.0.0.0", socket.AF_INET)]
@@ -1139,11 +1140,13 @@ class Listener(object):
                     pass
         for s in self.socks:
             s.close()
+        self.closed = time.time()
         self.done.set()
 
     def wait(self, deadline):
         self.done.wait(max(0.0, deadline - time.time()))
         self.done.set()
+        closed = self.closed or time.time()  # the server thread closes within 0.1 s
         return {
             "port": self.port,
             "mode": self.mode,
@@ -1151,6 +1154,7 @@ class Listener(object):
             "message": self.message,
             "expected": self.expect,
             "accepted": self.accepted,
+            "closed": round(closed, 3),
         }
 
 
@@ -1162,7 +1166,7 @@ def connect_one(target, window, per_try=1.5):
 
     host, _, port = target.rpartition(":")
     start = time.time()
-    res = {"target": target, "ok": False, "error": None, "message": None, "attempts": 0, "elapsed": 0.0}
+    res = {"target": target, "ok": False, "error": None, "message": None, "attempts": 0, "elapsed": 0.0, "at": None}
     try:
         addr = resolve(host.strip("[]"))[0]
     except Exception as exc:
@@ -1170,6 +1174,7 @@ def connect_one(target, window, per_try=1.5):
         return res
     while True:
         res["attempts"] += 1
+        res["at"] = round(time.time(), 3)  # the last attempt's start: the head compares it with the listener's
         left = start + window - time.time()
         s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET, socket.SOCK_STREAM)
         s.settimeout(max(0.2, min(per_try, left)))
@@ -1349,6 +1354,8 @@ def gather(
     # The port test: listeners open now and stay open while the rest runs; connects retry for `window`.
     window = min(5.0, budget * 0.3) if budget else 5.0
     hold_until = start + (min(budget * 0.6, window + 6.0) if budget else window + 6.0)
+    # the rendezvous listener waits for every other node (the head starts this node first), within the budget
+    hold_store = start + budget * 0.9 if budget else hold_until
     listeners = []
     for port, mode, expect in listen or []:
         own = None
@@ -1409,7 +1416,7 @@ def gather(
     drivers = sorted(set(g["driver"] for g in facts["gpus"] if g.get("driver")))
     facts["driver"] = drivers[0] if drivers else None
     for lst in listeners:
-        facts["port"]["listen"].append(lst.wait(hold_until))
+        facts["port"]["listen"].append(lst.wait(hold_store if lst.mode == "store" else hold_until))
     if facts["port"]:
         facts["port"]["connect"].sort(key=lambda c: c["target"])
     facts["errors"] = sorted(errors, key=lambda e: e["probe"])

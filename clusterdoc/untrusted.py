@@ -143,8 +143,20 @@ SCHEMA = {
         "ib": [{"device": IFNAME, "port": INT_STR, "state": WORD, "link_layer": WORD}],
     },
     "port": {
-        "listen": [{"port": INT, "mode": WORD, "status": WORD, "message": TEXT, "expected": INT, "accepted": INT}],
-        "connect": [{"target": TARGET, "ok": BOOL, "error": WORD, "message": TEXT, "attempts": INT, "elapsed": NUM}],
+        "listen": [
+            {
+                "port": INT,
+                "mode": WORD,
+                "status": WORD,
+                "message": TEXT,
+                "expected": INT,
+                "accepted": INT,
+                "closed": NUM,
+            }
+        ],
+        "connect": [
+            {"target": TARGET, "ok": BOOL, "error": WORD, "message": TEXT, "attempts": INT, "elapsed": NUM, "at": NUM}
+        ],
     },
     "resources": {
         "shm": {"total_mib": INT, "free_mib": INT},

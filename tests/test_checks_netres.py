@@ -208,11 +208,16 @@ def test_sampled_peer_refused():
     assert "refused" in next(f["message"] for f in findings if f["status"] == FAIL)
 
 
-def test_sample_is_seeded_and_bounded():
+def test_sample_is_seeded_and_follows_the_order_the_head_starts_the_nodes_in():
     names = [f"n{i}" for i in range(100)]
-    a, b = net.sample_peers(names, 3, 32), net.sample_peers(names, 3, 32)
+    order = net.schedule(names)
+    assert order == net.schedule(list(names)) and order[0] == "n0" and sorted(order) == sorted(names)
+    assert order[1:] != names[1:]  # shuffled: neighbours in it are not neighbours in the hostfile (racks)
+    a, b = net.sample_peers(names, 3), net.sample_peers(names, 3)
     assert a == b and all(len(v) == 3 and n not in v for n, v in a.items())
-    assert all(names.index(p) // 32 == names.index(n) // 32 for n, v in a.items() for p in v)
+    # each node connects to the k nodes started just before it (already listening), the first to the next k
+    assert all(0 < order.index(n) - order.index(p) <= 3 for n, v in a.items() if order.index(n) >= 3 for p in v)
+    assert all(set(a[n]) == set(order[:4]) - {n} for n in order[:3])
     p = net.plan(names[:4], 29500)
     assert p["n0"]["listen"][0] == (29500, "store", 3) and p["n1"]["connect"][0] == "n0:29500"
     assert sum(p[n]["listen"][-1][2] for n in p) == sum(len(p[n]["connect"]) for n in p) - 3
@@ -320,3 +325,30 @@ def test_connections_to_a_node_without_facts_are_not_blamed_on_it():
     g = Gathered(NODES, {n: {"status": "ok" if facts[n] else "refused", "message": "", "elapsed": 0.1,
                              "exit_code": 0} for n in NODES}, facts, ["port"])
     assert [f for f in judge(g, CheckOptions(port=29400)) if f["status"] != OK and f["check"] == "port"] == []
+
+
+def _late(facts, node, target, at, closed):
+    """`node`'s connect to target refused at `at`; the target's listener closed at `closed` (head clock: the
+    facts' clocks agree with the head's)."""
+    host, _, p = target.rpartition(":")
+    for c in facts[node]["port"]["connect"]:
+        if c["target"] == target:
+            c.update(ok=False, error="refused", message="refused", at=at)
+    for x in facts[host]["port"]["listen"]:
+        if str(x["port"]) == p:
+            x["closed"] = closed
+
+
+def test_a_connection_refused_after_the_listener_stopped_is_not_tested_not_failed():
+    facts = cluster()
+    for n in ("node2", "node3"):  # the check outlasted node1's hold: they came after it stopped listening
+        _late(facts, n, "node1:29400", at=1010.0, closed=1005.0)
+    findings = run(facts)
+    assert problems(findings) == [("port", WARN, "node1")]
+    f = next(x for x in findings if x["status"] == WARN)
+    assert "the rendezvous node1:29400 not tested from node[2-3]" in f["message"] and "--timeout" in f["fix"]
+    facts = cluster()
+    _late(facts, "node2", "node1:29400", at=1003.0, closed=1005.0)  # refused while it listened: a firewall
+    findings = run(facts)
+    assert problems(findings) == [("port", FAIL, "node1")]
+    assert "cannot be reached from node2: refused" in next(x["message"] for x in findings if x["status"] == FAIL)

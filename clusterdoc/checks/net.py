@@ -314,25 +314,33 @@ def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[Finding]
 # --- port -------------------------------------------------------------------------------------------------
 
 
-def sample_peers(nodes: list[str], k: int = SAMPLE_PEERS, block: int = 32) -> dict[str, list[str]]:
-    """{node: the k peers it connects to}: seeded by the node list (the same nodes, the same sample), and taken
-    inside the node's block of `block` consecutive nodes (the fan-out: nodes probed at the same time)."""
-    rng = random.Random(",".join(nodes))
+def schedule(nodes: list[str]) -> list[str]:
+    """The order the head starts the nodes' probes in: the first node (the rendezvous) first, the others in a
+    seeded shuffle (the same nodes, the same order), so that neighbours in it are spread over the racks."""
+    rest = list(nodes[1:])
+    random.Random(",".join(nodes)).shuffle(rest)
+    return nodes[:1] + rest
+
+
+def sample_peers(nodes: list[str], k: int = SAMPLE_PEERS) -> dict[str, list[str]]:
+    """{node: the peers it connects to}: its k predecessors in `schedule` order (the first k nodes: the others
+    among the first k + 1). The head starts the probes in that order, `fanout` at a time, so a node's targets started
+    just before it and are listening when it connects, however many nodes there are."""
+    order = schedule(nodes)
     out = {}
-    for i, n in enumerate(nodes):
-        lo = (i // block) * block
-        pool = [p for p in nodes[lo : lo + block] if p != n]
-        out[n] = sorted(rng.sample(pool, min(k, len(pool))), key=nodes.index)
+    for i, n in enumerate(order):
+        peers = order[max(0, i - k) : i] if i >= k else order[:i] + order[i + 1 : k + 1]
+        out[n] = sorted(peers, key=nodes.index)
     return out
 
 
-def plan(nodes: list[str], port: int, block: int = 32) -> dict[str, dict]:
+def plan(nodes: list[str], port: int) -> dict[str, dict]:
     """What each node's probe is asked to do: {node: {"listen": [(port, mode, expected)], "connect": [targets]}}.
     The first node listens on `port` as torch's TCPStore would (MASTER_ADDR:MASTER_PORT); every node listens on
     port + 1 for the sampled node-to-node connections."""
     if len(nodes) < 2:
         return {}
-    sample = sample_peers(nodes, block=block)
+    sample = sample_peers(nodes)
     incoming = {n: sum(n in ps for ps in sample.values()) for n in nodes}
     out = {}
     for n in nodes:
@@ -353,6 +361,29 @@ def _why(error: str | None) -> str:
         "unreachable": "no route to it",
         "unresolved": "the name does not resolve",
     }.get(error or "", error or "failed")
+
+
+def _python_clock_offset(facts: dict) -> tuple[float, float] | None:
+    """(the node's time.time() minus the head's, uncertainty) from its probe's start/end and when the head
+    sent and received the round trip (as NTP does)."""
+    c = facts.get("clock") or {}
+    start, end, sent, received = (c.get(k) for k in ("start", "end", "head_sent", "head_received"))
+    if start is None or end is None or sent is None or received is None:
+        return None
+    return ((start - sent) + (end - received)) / 2, max(0.0, ((received - sent) - (end - start)) / 2)
+
+
+def _after_close(all_facts: Mapping[str, Any], node: str, c: dict, host: str, p: str) -> bool:
+    """Whether `node`'s last attempt at host:p was made after host's listener had stopped (head's clock)."""
+    mine, theirs = all_facts.get(node) or {}, all_facts.get(host) or {}
+    listener = next(
+        (x for x in (theirs.get("port") or {}).get("listen") or [] if str(x.get("port")) == p and x.get("closed")),
+        None,
+    )
+    a, b = _python_clock_offset(mine), _python_clock_offset(theirs)
+    if listener is None or c.get("at") is None or a is None or b is None:
+        return False
+    return c["at"] - a[0] + a[1] + b[1] >= listener["closed"] - b[0]
 
 
 def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -> list[Finding]:
@@ -394,15 +425,32 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
         got = ((all_facts.get(host) or {}).get("port") or {}).get("listen") or []
         return any(str(x.get("port")) == p and x.get("status") in ("listening", "in_use") for x in got)
 
+    late: dict[tuple[str, str], list[str]] = {}
     for n in nodes:
         for c in ((all_facts.get(n) or {}).get("port") or {}).get("connect") or []:
             target = c.get("target") or ""
             host, _, p = target.rpartition(":")
             if not listened(host, p):
                 continue
+            if not c.get("ok") and c.get("error") == "refused" and _after_close(all_facts, n, c, host, p):
+                late.setdefault((host, p), []).append(n)  # nothing to tell: the listener had already stopped
+                continue
             tested[n] = tested.get(n, 0) + 1
             if not c.get("ok"):
                 failed.setdefault((host, p, c.get("error") or ""), []).append(n)
+    for (host, p), who in sorted(late.items()):
+        rendezvous = host == first and p == str(port)
+        out.append(
+            finding(
+                host,
+                PORT,
+                WARN if rendezvous else OK,
+                f"{'the rendezvous ' if rendezvous else ''}{host}:{p} not tested from {_hostlist(who)}: they "
+                f"connected after its listener had stopped (the check outlasted {host}'s hold)",
+                "raise --timeout (the listener holds for most of it) or --fanout, or check fewer nodes at once",
+                nodes=[host],
+            )
+        )
     for (host, p, error), who in sorted(failed.items()):
         rendezvous = host == first and p == str(port)
         if rendezvous and store and store.get("status") != "listening":
@@ -423,7 +471,7 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
                 host, PORT, FAIL, f"{what} cannot be reached from {_hostlist(who)}: {_why(error)}", fix, nodes=[host]
             )
         )
-    blamed = {f["node"] for f in out}
+    blamed = {f["node"] for f in out if f["status"] != OK}
     for n in nodes:
         mine = all_facts.get(n)
         if n in blamed or not mine or not mine.get("port"):

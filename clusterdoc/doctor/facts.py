@@ -181,7 +181,7 @@ def probe_nodes(
     assert isinstance(opts.mesh, str)  # CheckOptions.__post_init__ turned True/False into sample/off
     tries = mesh.targets(names, opts.mesh if "mesh" in checks else "off", opts.mesh_k, opts.mesh_seed)
     trust = "mesh" in checks and opts.mesh == "sample" and len(names) > 1
-    port_plan = net.plan(names, opts.port, opts.fanout) if "port" in checks else {}
+    port_plan = net.plan(names, opts.port) if "port" in checks else {}
     # every node resolves (net) and judges ssh trust towards (mesh) all the others: one --peers list
     net_peers = names if len(names) > 1 and ("net" in checks or trust) else []
     proxy_of = {h.host: proxies[i] for i, h in enumerate(hosts)} if proxies else {}
@@ -195,7 +195,12 @@ def probe_nodes(
         return with_proxy(command, proxy_of.get(h.host))  # each node starts its own MPI proxy in the same trip
 
     on_done = (lambda r: progress.update(r.status != "ok")) if progress else None
-    results = remote.run_many(hosts, command_for, ssh, stdin=PROBE_SOURCE, fanout=opts.fanout, on_done=on_done)
+    # In the port plan's order: each node connects to nodes started just before it. The first node holds the
+    # rendezvous listener until every other node has connected: it gets a connection beside the fan-out.
+    order = {n: i for i, n in enumerate(net.schedule(names))}
+    started = sorted(hosts, key=lambda h: order[h.host])
+    fanout = opts.fanout + 1 if port_plan else opts.fanout
+    results = remote.run_many(started, command_for, ssh, stdin=PROBE_SOURCE, fanout=fanout, on_done=on_done)
     conns, facts = {}, {}
     for h in hosts:
         r = results[h.host]
