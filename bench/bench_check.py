@@ -76,8 +76,10 @@ def main() -> int:
         for n in sizes:
             nodes = f"node[1-{n}]"
             # --mpirun: the cluster's MPICH (this machine's `mpirun` may be Open MPI's when both are installed)
+            # --timeout: the first node holds the rendezvous listener for most of its own timeout, and on this one
+            # machine a 256-node check runs for about a minute: every node must connect within the hold
             check_cmd = [PY, "-m", "clusterdoc", "check", "-w", nodes, "--ssh-config", str(cfg), "--json",
-                         "--mpirun", MPIRUN, "--timeout", "60"]
+                         "--mpirun", MPIRUN, "--timeout", str(max(60, round(n * 0.45)))]
             pdsh_cmd = ["pdsh", "-R", "ssh", "-w", nodes, "uname", "-r"]
             # one warm-up of each (page cache, sshd forks), then interleaved runs
             timed(check_cmd)

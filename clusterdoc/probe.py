@@ -824,7 +824,6 @@ def probe_ssh_trust(peers, timeout):
     keys its ssh offers, the keys its sshd accepts for this user, its host keys. The head compares these
     across nodes to judge every pair without N x N logins (checks/ssh.py)."""
     import getpass
-    import socket
 
     home = os.path.expanduser("~")
     try:
@@ -843,8 +842,8 @@ def probe_ssh_trust(peers, timeout):
                 idents_seen.add(ident)
                 identities.update(_keys_in(ident + ".pub"))
         names = [cfg["hostname"], peer]
-        try:
-            names.append(socket.gethostbyname(cfg["hostname"]))
+        try:  # as gethostbyname: the first IPv4 address
+            names += [a for a in resolve(cfg["hostname"]) if ":" not in a][:1]
         except (OSError, UnicodeError):
             pass
         if cfg["port"] != 22:
@@ -912,29 +911,56 @@ IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
 SIOCGIFFLAGS, SIOCGIFADDR, SIOCGIFNETMASK, SIOCGIFMTU = 0x8913, 0x8915, 0x891B, 0x8921
 
 
-def _bounded(funcs, limit):
-    """Run callables in daemon threads; wait at most `limit` seconds in all (a resolver that hangs on
-    DNS must not hold the probe). Returns the number still running at the end."""
+def _bounded(funcs, limit, width=8):
+    """Run callables in `width` daemon worker threads; wait at most `limit` seconds in all (a resolver that
+    hangs on DNS must not hold the probe). Returns the number not finished by then. (A thread per callable
+    cost a node more than its lookups when it resolves every peer of a large cluster.)"""
+    import collections
+
+    todo = collections.deque(funcs)
+    total, done = len(todo), [0]
+    lock = threading.Lock()
+
+    def worker():
+        while True:
+            with lock:
+                if not todo:
+                    return
+                f = todo.popleft()
+            try:
+                f()
+            finally:
+                with lock:
+                    done[0] += 1
+
     threads = []
-    for f in funcs:
-        t = threading.Thread(target=f)
+    for _ in range(min(width, total)):
+        t = threading.Thread(target=worker)
         t.daemon = True
         t.start()
         threads.append(t)
     end = time.time() + limit
     for t in threads:
         t.join(max(0.0, end - time.time()))
-    return sum(1 for t in threads if t.is_alive())
+    with lock:
+        return total - done[0]
+
+
+_RESOLVED = {}  # type: dict
 
 
 def resolve(name):
-    """The addresses `name` resolves to here, in getaddrinfo's order (the first is what a rank connects to)."""
+    """The addresses `name` resolves to here, in getaddrinfo's order (the first is what a rank connects to).
+    Remembered for the probe's life: net and the ssh trust facts ask for the same peers."""
     import socket
 
+    if name in _RESOLVED:
+        return list(_RESOLVED[name])
     addrs = []
     for info in socket.getaddrinfo(name, None, 0, socket.SOCK_STREAM):
         if info[4][0] not in addrs:
             addrs.append(info[4][0])
+    _RESOLVED[name] = addrs[:8]
     return addrs[:8]
 
 
