@@ -59,10 +59,10 @@ class Gate:
             raise AttemptAborted(self.aborted)
         n = self.counts.get(key, 0)
         self.counts[key] = n + 1
-        tail = self.tails.get(key)
-        if tail is None:
-            tail = self.tails[key] = collections.deque(maxlen=KEEP)
-        tail.append((n, op, shape, dtype, root, checked))
+        try:
+            self.tails[key].append((n, op, shape, dtype, root, checked))
+        except KeyError:
+            self.tails[key] = collections.deque([(n, op, shape, dtype, root, checked)], maxlen=KEEP)
 
     def enter(self, op, group, tensor, args, kwargs, checked):
         """track's wrapper, before issuing `op`. `checked`: debug mode's check runs first (and is replayed)."""
@@ -93,6 +93,10 @@ class Gate:
 
     def enter_ddp(self, group, number: int, kinds):
         """DDP's forward, before it runs: the collectives it will issue from C++ (ddpstate.py)."""
+        if not kinds:  # most steps: nothing to count, only the abort to see
+            if self.aborted is not None:
+                raise AttemptAborted(self.aborted)
+            return
         key = self._key(group)
         with self.lock:
             if self.aborted is not None:

@@ -19,11 +19,14 @@ from . import track
 
 
 def _forward_collectives(ddp) -> tuple:
-    """What DDP._pre_forward is about to issue from C++, by the tests it makes itself."""
-    import torch
-
+    """What DDP._pre_forward is about to issue from C++, by the tests it makes itself (on every training step:
+    the usual case, buckets rebuilt and no buffers, is answered first)."""
+    if ddp._has_rebuilt_buckets and not getattr(ddp, "modules_buffers", True):
+        return ()
     if ddp._use_python_reducer or ddp._delay_all_reduce_all_params:
         return ()
+    import torch
+
     kinds: tuple[str, ...] = ()
     if torch.is_grad_enabled() and not ddp._has_rebuilt_buckets:
         kinds += ("ddp_rebuild",)  # issues its broadcasts only if a backward ran since the reset: alike on every rank

@@ -389,12 +389,13 @@ class _HookState:
 
 def _ddp_hook(state: _HookState, bucket):
     gate = GATE
+    buffer = bucket.buffer()
     if gate is not None:  # an OOM-retry attempt: counts the bucket's all_reduce, or raises AttemptAborted
-        gate.enter_bucket(state.group, bucket.buffer(), state.user_hook is None)
+        gate.enter_bucket(state.group, buffer, state.user_hook is None)
     site = call_site(sys._getframe(1))  # on CPU the autograd engine runs on the thread that called backward()
     code = linecache.getline(site[0], site[1]).strip() if site else ""
     note = f"DDP gradient all_reduce, bucket {bucket.index()}" + (f", from {code}" if code else "")
-    rec = TRACKER.begin("all_reduce", state.group, bucket.buffer(), site, note=note, is_async=True)
+    rec = TRACKER.begin("all_reduce", state.group, buffer, site, note=note, is_async=True)
     try:
         if state.user_hook is not None:
             fut = state.user_hook(state.user_state, bucket)
@@ -402,7 +403,7 @@ def _ddp_hook(state: _HookState, bucket):
             import torch.distributed as dist
 
             group = state.group if state.group is not None else dist.group.WORLD
-            tensor = bucket.buffer()
+            tensor = buffer
             tensor.div_(group.size())  # type: ignore[union-attr]  # WORLD exists once DDP does
             fut = (
                 ORIGINALS["all_reduce"](tensor, group=group, async_op=True)
