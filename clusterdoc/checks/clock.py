@@ -16,14 +16,23 @@ CHECK = "clock"
 WARN_S, FAIL_S = 1.0, 60.0
 
 
-def offset(facts: dict) -> tuple[float, float] | None:
-    """(offset of the node's clock from the head's in seconds, its uncertainty), or None."""
+def probe_offset(facts: dict) -> tuple[float, float] | None:
+    """(offset of the probe's time.time() from the head's clock in seconds, its uncertainty), or None: what
+    converts the times a probe reports (a listener's `closed`, a connection's `at`) to the head's clock."""
     c = facts.get("clock") or {}
     start, end, sent, received = (c.get(k) for k in ("start", "end", "head_sent", "head_received"))
     if start is None or end is None or sent is None or received is None:
         return None
-    theta = ((start - sent) + (end - received)) / 2
-    delta = max(0.0, ((received - sent) - (end - start)) / 2)
+    return ((start - sent) + (end - received)) / 2, max(0.0, ((received - sent) - (end - start)) / 2)
+
+
+def offset(facts: dict) -> tuple[float, float] | None:
+    """(offset of the node's clock, as its `date` shows it, from the head's in seconds, its uncertainty), or None."""
+    got = probe_offset(facts)
+    if got is None:
+        return None
+    theta, delta = got
+    c = facts["clock"]
     if c.get("date") is not None and c.get("date_at") is not None:
         theta += c["date"] - c["date_at"]
     return theta, delta

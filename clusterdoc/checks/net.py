@@ -15,7 +15,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks import FAIL, OK, WARN, Finding, clock, finding, probe_errors
 
 NET, PORT = "net", "port"
 DEBIAN_LOOPBACK = "127.0.1.1"
@@ -363,16 +363,6 @@ def _why(error: str | None) -> str:
     }.get(error or "", error or "failed")
 
 
-def _python_clock_offset(facts: dict) -> tuple[float, float] | None:
-    """(the node's time.time() minus the head's, uncertainty) from its probe's start/end and when the head
-    sent and received the round trip (as NTP does)."""
-    c = facts.get("clock") or {}
-    start, end, sent, received = (c.get(k) for k in ("start", "end", "head_sent", "head_received"))
-    if start is None or end is None or sent is None or received is None:
-        return None
-    return ((start - sent) + (end - received)) / 2, max(0.0, ((received - sent) - (end - start)) / 2)
-
-
 def _after_close(all_facts: Mapping[str, Any], node: str, c: dict, host: str, p: str) -> bool:
     """Whether `node`'s last attempt at host:p was made after host's listener had stopped (head's clock)."""
     mine, theirs = all_facts.get(node) or {}, all_facts.get(host) or {}
@@ -380,7 +370,7 @@ def _after_close(all_facts: Mapping[str, Any], node: str, c: dict, host: str, p:
         (x for x in (theirs.get("port") or {}).get("listen") or [] if str(x.get("port")) == p and x.get("closed")),
         None,
     )
-    a, b = _python_clock_offset(mine), _python_clock_offset(theirs)
+    a, b = clock.probe_offset(mine), clock.probe_offset(theirs)
     if listener is None or c.get("at") is None or a is None or b is None:
         return False
     return c["at"] - a[0] + a[1] + b[1] >= listener["closed"] - b[0]
