@@ -7,7 +7,11 @@ group, keeping the last KEEP calls' op, shape, dtype and root, so that a rank th
 the same ones (drain.py). Once the attempt is aborted nothing more is issued: the next collective raises
 AttemptAborted, and so do a blocking collective that returns afterwards and a DDP bucket whose all_reduce
 completes afterwards (their result may be a drain's zeros, so backward fails instead of stepping with it).
-Cost while nothing fails: a lock, two dict lookups and a tuple per collective.
+Cost while nothing fails: two flag writes, two dict lookups and a tuple per collective. No lock (a `with lock`
+costs more than the rest together): the thread that counts raises its own flag around its check and count, and
+abort() waits for every flag to drop, so that what the snapshot holds is exactly what was issued (under the GIL
+a check-then-count is not atomic, but a flag written before the check is seen by abort, and abort's write by
+the check after it).
 
 The Listener thread blocks on this rank's wake key in the job's store (settle.py): "fail <reason>" aborts the
 gate at once, even while the main thread waits in a collective, and publishes the gate's log for the drain.
@@ -18,7 +22,9 @@ from __future__ import annotations
 import collections
 import datetime
 import threading
+import time
 import weakref
+from threading import get_ident
 
 KEEP = 256  # collectives kept per group: how far behind its peers a rank can be and still drain
 ROOTS = {"broadcast": ("src", 1), "reduce": ("dst", 1), "gather": ("dst", 2), "scatter": ("src", 2)}
@@ -28,17 +34,27 @@ class AttemptAborted(RuntimeError):
     """Another rank's attempt failed: this rank leaves the attempt (raised by its next collective)."""
 
 
-def _root(op, args, kwargs):
-    name, pos = ROOTS[op]
-    if name in kwargs:
-        return kwargs[name]
-    return args[pos] if len(args) > pos else None  # None (group_src= / group_dst=): not replayable
+DESCRIBED = frozenset(ROOTS) | {"all_to_all_single"}  # ops whose count needs describe()
+
+
+def describe(op, args, kwargs) -> tuple:
+    """(op, root) as the drain replays a call of `op`: the root rank of a rooted op (None: given as group_src=
+    or group_dst=, not replayable), all_to_all_single with uneven splits renamed (not replayable)."""
+    if op in ROOTS:
+        name, pos = ROOTS[op]
+        if name in kwargs:
+            return op, kwargs[name]
+        return op, (args[pos] if len(args) > pos else None)
+    if len(args) > 2 or kwargs.get("output_split_sizes") is not None or kwargs.get("input_split_sizes") is not None:
+        return "all_to_all_single/splits", None
+    return op, None
 
 
 class Gate:
     def __init__(self, world_group):
         self.world = world_group
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # abort and snapshot only: counting takes none (see above)
+        self.busy: dict = {}  # thread id -> True while that thread is between its abort check and its count
         self.aborted: str | None = None  # why, once aborted
         self.counts: dict = {}  # group key (None: the default group) -> collectives issued
         self.tails: dict = {}  # group key -> deque of (index, op, shape, dtype, root, checked)
@@ -53,60 +69,29 @@ class Gate:
             self.groups[key] = weakref.ref(group)
         return key
 
-    def _add(self, key, op, shape, dtype, root, checked):
-        """Count one collective (caller holds the lock), or raise if the attempt is aborted."""
-        if self.aborted is not None:
-            raise AttemptAborted(self.aborted)
-        n = self.counts.get(key, 0)
-        self.counts[key] = n + 1
+    def count(self, group, op, shape, dtype, root=None, checked=False):
+        """Count one collective about to be issued on `group` (a tensor of `shape`, `dtype`; None: no tensor),
+        or raise if the attempt is aborted. `root`: see describe(); `checked`: debug mode's check runs first
+        (and is replayed). One call, nothing nested: this runs on every collective of every step."""
+        thread = get_ident()
+        self.busy[thread] = True
         try:
-            self.tails[key].append((n, op, shape, dtype, root, checked))
-        except KeyError:
-            self.tails[key] = collections.deque([(n, op, shape, dtype, root, checked)], maxlen=KEEP)
-
-    def enter(self, op, group, tensor, args, kwargs, checked):
-        """track's wrapper, before issuing `op`. `checked`: debug mode's check runs first (and is replayed)."""
-        key = None if group is None or group is self.world else self._key(group)
-        root = None
-        if op in ROOTS:
-            root = _root(op, args, kwargs)
-        elif op == "all_to_all_single" and (
-            len(args) > 2 or kwargs.get("output_split_sizes") is not None or kwargs.get("input_split_sizes") is not None
-        ):
-            op = "all_to_all_single/splits"  # uneven splits: not replayable
-        if tensor is None:
-            shape = dtype = None
-        else:
-            shape, dtype = tensor.shape, tensor.dtype
-        with self.lock:
-            self._add(key, op, shape, dtype, root, checked)
-
-    def enter_bucket(self, group, buffer, issues: bool):
-        """DDP's comm hook; `issues`: ours does the all_reduce (a user's hook goes through the wrappers)."""
-        key = None if group is None or group is self.world else self._key(group)
-        with self.lock:
-            if not issues:
-                if self.aborted is not None:
-                    raise AttemptAborted(self.aborted)
-                return
-            self._add(key, "all_reduce", buffer.shape, buffer.dtype, None, False)
+            if self.aborted is not None:
+                raise AttemptAborted(self.aborted)
+            key = None if group is None or group is self.world else self._key(group)
+            n = self.counts.get(key, 0)
+            self.counts[key] = n + 1
+            tail = self.tails.get(key)
+            if tail is None:
+                tail = self.tails[key] = collections.deque(maxlen=KEEP)
+            tail.append((n, op, shape, dtype, root, checked))
+        finally:
+            self.busy[thread] = False
 
     def enter_ddp(self, group, number: int, kinds):
         """DDP's forward, before it runs: the collectives it will issue from C++ (ddpstate.py)."""
-        if not kinds:  # most steps: nothing to count, only the abort to see
-            if self.aborted is not None:
-                raise AttemptAborted(self.aborted)
-            return
-        key = self._key(group)
-        with self.lock:
-            if self.aborted is not None:
-                raise AttemptAborted(self.aborted)
-            for kind in kinds:
-                self._add(key, kind, None, None, number, False)
-
-    def leave(self):
-        if self.aborted is not None:
-            raise AttemptAborted(self.aborted)
+        for kind in kinds:
+            self.count(group, kind, None, None, number)
 
     def first_value(self, fut):
         """The DDP hook's own completion callback: the bucket, unless the attempt was aborted meanwhile."""
@@ -125,9 +110,13 @@ class Gate:
         return fut.then(check)
 
     def abort(self, reason: str) -> None:
+        """From now on nothing is counted or issued; returns once a count under way has finished."""
         with self.lock:
             if self.aborted is None:
                 self.aborted = reason
+        deadline = time.monotonic() + 1.0  # a few bytecodes; bounded all the same
+        while any(list(self.busy.values())) and time.monotonic() < deadline:
+            time.sleep(0.0001)
 
     def snapshot(self) -> dict | None:
         """{group name: [count, entries, member ranks or None for all]} once (None afterwards); call after

@@ -16,13 +16,12 @@ models that every rank had before the call get rank 0's parameters and buffers a
 from __future__ import annotations
 
 from . import track
+from .attempt import AttemptAborted
 
 
 def _forward_collectives(ddp) -> tuple:
-    """What DDP._pre_forward is about to issue from C++, by the tests it makes itself (on every training step:
-    the usual case, buckets rebuilt and no buffers, is answered first)."""
-    if ddp._has_rebuilt_buckets and not getattr(ddp, "modules_buffers", True):
-        return ()
+    """What DDP._pre_forward is about to issue from C++, by the tests it makes itself (nothing in the usual
+    case, buckets rebuilt and no buffers, which _pre_forward tells apart before calling this)."""
     if ddp._use_python_reducer or ddp._delay_all_reduce_all_params:
         return ()
     import torch
@@ -46,7 +45,10 @@ def install() -> None:
     def _pre_forward(self, *inputs, **kwargs):
         gate = track.GATE
         if gate is not None and hasattr(self, "_clusterdoc_number"):
-            gate.enter_ddp(self.process_group, self._clusterdoc_number, _forward_collectives(self))
+            if gate.aborted is not None:  # the start of a forward is a clean point to leave
+                raise AttemptAborted(gate.aborted)
+            if not (self._has_rebuilt_buckets and not getattr(self, "modules_buffers", True)):  # most steps
+                gate.enter_ddp(self.process_group, self._clusterdoc_number, _forward_collectives(self))
         return original(self, *inputs, **kwargs)
 
     _pre_forward.__clusterdoc_original__ = original  # type: ignore[attr-defined]

@@ -27,6 +27,8 @@ import time
 import weakref
 from collections.abc import Callable
 
+from .attempt import DESCRIBED, AttemptAborted, describe
+
 OPS = (
     "all_reduce",
     "reduce",
@@ -97,10 +99,9 @@ class Record:
 
     __slots__ = ("op", "seq", "group", "dtype", "shape", "site", "start", "end", "note", "error")
 
-    def __init__(self, op, seq, group, tensor, site, note=""):
+    def __init__(self, op, seq, group, shape, dtype, site, note=""):
         self.op, self.seq, self.group, self.site, self.note = op, seq, group, site, note
-        self.dtype = tensor.dtype if tensor is not None else None
-        self.shape = tensor.shape if tensor is not None else None
+        self.shape, self.dtype = shape, dtype
         self.start = time.time()
         self.end = None
         self.error = None
@@ -138,11 +139,11 @@ class Tracker:
         self.trace: list | None = None  # every Record, with `submit --trace`
         self.lock = threading.Lock()  # only for pending/trace, which async completions touch
 
-    def begin(self, op, group, tensor, site, note="", is_async=False) -> Record:
+    def begin(self, op, group, shape, dtype, site, note="", is_async=False) -> Record:
         key = id(group) if group is not None else None
         seq = self.seq.get(key, 0) + 1
         self.seq[key] = seq
-        rec = Record(op, seq, _group_name(group), tensor, site, note)
+        rec = Record(op, seq, _group_name(group), shape, dtype, site, note)
         if is_async:
             with self.lock:
                 self.pending[id(rec)] = rec
@@ -288,14 +289,17 @@ def _wrap(op, fn, public: bool):
     """The wrapper installed over torch.distributed.<op>. `public`: the torch.distributed attribute (debug
     mode checks there); torch's own module-level calls (all_gather_object -> all_gather) are only tracked."""
     tracker = TRACKER
+    described = op in DESCRIBED
 
     def collective(*args, **kwargs):
         is_async = _is_async(op, args, kwargs)
         group, tensor = _group_of(op, args, kwargs), _tensor_of(op, args, kwargs)
+        shape, dtype = (None, None) if tensor is None else (tensor.shape, tensor.dtype)
         gate = GATE
         if gate is not None:  # an OOM-retry attempt: counts the call, or raises AttemptAborted
-            gate.enter(op, group, tensor, args, kwargs, public and CHECK is not None)
-        rec = tracker.begin(op, group, tensor, call_site(), is_async=is_async)
+            name, root = describe(op, args, kwargs) if described else (op, None)
+            gate.count(group, name, shape, dtype, root, public and CHECK is not None)
+        rec = tracker.begin(op, group, shape, dtype, call_site(), is_async=is_async)
         try:
             if public and CHECK is not None and CHECK(op, args, kwargs):
                 result = None  # debug mode did the op itself (small gloo payloads ride in its check)
@@ -305,8 +309,8 @@ def _wrap(op, fn, public: bool):
         except BaseException as exc:
             tracker.end(rec, exc)
             raise
-        if gate is not None and not is_async:
-            gate.leave()  # the attempt was aborted while we waited: the result may be a drain's zeros
+        if gate is not None and gate.aborted is not None and not is_async:
+            raise AttemptAborted(gate.aborted)  # aborted while we waited: the result may be a drain's zeros
         if is_async and result is not None:
             _end_when_done(rec, result)
         else:
@@ -390,12 +394,16 @@ class _HookState:
 def _ddp_hook(state: _HookState, bucket):
     gate = GATE
     buffer = bucket.buffer()
+    shape, dtype = buffer.shape, buffer.dtype
     if gate is not None:  # an OOM-retry attempt: counts the bucket's all_reduce, or raises AttemptAborted
-        gate.enter_bucket(state.group, buffer, state.user_hook is None)
+        if state.user_hook is None:
+            gate.count(state.group, "all_reduce", shape, dtype)
+        elif gate.aborted is not None:  # (a user's hook issues through the wrappers, which count)
+            raise AttemptAborted(gate.aborted)
     site = call_site(sys._getframe(1))  # on CPU the autograd engine runs on the thread that called backward()
     code = linecache.getline(site[0], site[1]).strip() if site else ""
     note = f"DDP gradient all_reduce, bucket {bucket.index()}" + (f", from {code}" if code else "")
-    rec = TRACKER.begin("all_reduce", state.group, buffer, site, note=note, is_async=True)
+    rec = TRACKER.begin("all_reduce", state.group, shape, dtype, site, note=note, is_async=True)
     try:
         if state.user_hook is not None:
             fut = state.user_hook(state.user_state, bucket)
@@ -403,10 +411,9 @@ def _ddp_hook(state: _HookState, bucket):
             import torch.distributed as dist
 
             group = state.group if state.group is not None else dist.group.WORLD
-            tensor = buffer
-            tensor.div_(group.size())  # type: ignore[union-attr]  # WORLD exists once DDP does
+            buffer.div_(group.size())  # type: ignore[union-attr]  # WORLD exists once DDP does
             fut = (
-                ORIGINALS["all_reduce"](tensor, group=group, async_op=True)
+                ORIGINALS["all_reduce"](buffer, group=group, async_op=True)
                 .get_future()
                 .then((lambda f: f.value()[0]) if gate is None else gate.first_value)
             )
