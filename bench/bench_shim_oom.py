@@ -4,12 +4,15 @@
    memory above `limit`. Anchor: Accelerate's find_executable_batch_size (0.9 back-off), run in the same
    process. Targets: with a probe, >= 98% of the largest batch that fits in at most half of Accelerate's
    mean attempts; without a probe at factor 0.9, the same attempts as Accelerate on every pair.
-2. Step: the added time per training step of jobs/train_ddp.py's loop (DDP, batch 32, SGD, check_trigger)
-   inside a decorated function when nothing fails. Inside one attempt, neighbouring steps run with the gate
-   on and off (ABBA order, so drift cancels), each rank bound to one core; the figure is the trimmed mean
+2. Step: the added time per training step of jobs/train_ddp.py's inner loop (its DataLoader, DDP, batch 32, SGD,
+   check_trigger; as run with --target-loss 0) inside a decorated function when nothing fails. Inside one
+   attempt, neighbouring steps run with the gate on and off (ABBA order, so drift cancels), each rank bound to
+   one core; the figure is the trimmed mean
    (middle 80 %) of the paired differences, as a share of the anchor: the median step without the gate,
    measured in the same run. Each rank count runs `--repeat` times; min/median/max over runs, in wall time
-   and in the process's CPU time. Target: <= 1 % in every run. Also printed: the gate's own cost per
+   and in the process's CPU time. Target: <= 1 % in every run. Beside it, an A/A control: half as many pairs
+   more, both steps without the gate, through the same arithmetic: what the method reads when there is
+   nothing to find (its spread is the measurement's resolution at that rank count). Also printed: the gate's own cost per
    collective (around a function that does nothing) and the meeting of one successful attempt (the
    listener thread and the store round trips, once per call).
 3. Retry: from the OOM to the last rank starting the next attempt (tests/shim_jobs/job.py oom_ddp, rank 1 in
@@ -18,6 +21,7 @@ Usage: python bench/bench_shim_oom.py [--part search,step,retry] [--pairs 3000] 
 (1 rank: the gate's own cost per step, with no other rank's noise in the step)
 """
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -76,6 +80,7 @@ def step_worker(pairs, warmup=50):
     import torch.distributed as dist
     from torch import nn
     from torch.nn.parallel import DistributedDataParallel as DDP
+    from torch.utils.data import DataLoader, DistributedSampler
 
     from clusterdoc import shim
     from clusterdoc.shim import settle, track
@@ -87,36 +92,52 @@ def step_worker(pairs, warmup=50):
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[env.rank % len(os.sched_getaffinity(0))]})
     torch.set_num_threads(1)
     torch.manual_seed(0)
-    ddp = DDP(nn.Sequential(nn.Linear(16, 64), nn.Tanh(), nn.Linear(64, 1)))  # train_ddp.py's model
+    train_ddp = _load_job("train_ddp")
+    ddp = DDP(nn.Sequential(nn.Linear(16, 64), nn.Tanh(), nn.Linear(64, 1)))  # train_ddp.py's model and data
     opt = torch.optim.SGD(ddp.parameters(), lr=0.05)
-    g = torch.Generator().manual_seed(env.rank)
-    data = [(torch.randn(32, 16, generator=g), torch.randn(32, 1, generator=g)) for _ in range(64)]
+    data = train_ddp.make_data(2048, 0)
+    sampler = DistributedSampler(data, num_replicas=env.world_size, rank=env.rank, shuffle=True, seed=0)
+    loader = DataLoader(data, batch_size=32, sampler=sampler, drop_last=True)
+    device = torch.device("cpu")
 
-    def step(x, y):  # train_ddp.py's step, timed alone
+    def batches():
+        for epoch in itertools.count():
+            sampler.set_epoch(epoch)
+            yield from loader
+
+    it = batches()
+
+    def step():  # one pass of train_ddp.py's inner loop (--target-loss 0: its loss check costs nothing)
         start, cpu = time.perf_counter(), time.process_time()
+        x, y = next(it)
+        x, y = x.to(device), y.to(device)
         opt.zero_grad()
         loss = nn.functional.mse_loss(ddp(x), y)
         loss.backward()
         opt.step()
-        loss.item()
         shim.check_trigger()
         return time.perf_counter() - start, time.process_time() - cpu
 
     @shim.find_executable_batch_size(starting_batch_size=32)
     def measure(batch_size):
         gate = track.GATE or Gate(dist.group.WORLD)  # 1 rank: no meeting, the gate alone (no cross-rank noise)
-        for i in range(warmup):
-            step(*data[i % len(data)])
+        for _ in range(warmup):
+            step()
         on, off = [], []
         dist.barrier()
         for i in range(pairs):  # neighbouring steps, gate on and off, in ABBA order (drift cancels)
             for gated in ((True, False) if i % 2 else (False, True)):
                 track.GATE = gate if gated else None
-                (on if gated else off).append(step(*data[(2 * i + gated) % len(data)]))
+                (on if gated else off).append(step())
+        control = []  # the same pairing with the gate off in both steps: what noise alone looks like
+        for i in range(pairs // 2):
+            track.GATE = None
+            a, b = step(), step()
+            control.append((a, b) if i % 2 else (b, a))
         track.GATE = gate
-        return on, off
+        return on, off, control
 
-    on, off = measure()
+    on, off, control = measure()
     fixed = []
     for _ in range(7):  # the meeting of one successful attempt: listener thread, store round trips, join
         dist.barrier()
@@ -126,8 +147,19 @@ def step_worker(pairs, warmup=50):
         meeting.close()
         fixed.append(time.perf_counter() - start)
     if env.rank == 0:
-        print("RESULT " + json.dumps({"on": on, "off": off, "gate_us": gate_cost(), "fixed": fixed}), flush=True)
+        print("RESULT " + json.dumps({"on": on, "off": off, "control": control, "gate_us": gate_cost(),
+                                      "fixed": fixed}), flush=True)
     dist.barrier()
+
+
+def _load_job(name):
+    """jobs/<name>.py as a module (jobs/ is not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent.parent / "jobs" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def trimmed_mean(values, cut=0.1):
@@ -135,6 +167,13 @@ def trimmed_mean(values, cut=0.1):
     v = sorted(values)
     k = int(len(v) * cut)
     return statistics.fmean(v[k:len(v) - k])
+
+
+def paired_ratios(runs, clock, first, second):
+    """Per run: the trimmed mean of the paired differences first - second on `clock` (0 wall, 1 CPU), as a
+    share of the run's median step without the gate; sorted."""
+    return sorted(trimmed_mean([a[clock] - b[clock] for a, b in zip(first(r), second(r))])
+                  / statistics.median(o[clock] for o in r["off"]) for r in runs)
 
 
 def gate_cost(calls=20000) -> float:
@@ -180,15 +219,17 @@ def step_part(ranks, pairs, repeat):
             runs.append(json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:]))
         for i, clock in ((0, "wall"), (1, "cpu")):
             base = statistics.median(statistics.median(o[i] for o in r["off"]) for r in runs)
-            ratios = sorted(trimmed_mean([a[i] - b[i] for a, b in zip(r["on"], r["off"])])
-                            / statistics.median(o[i] for o in r["off"]) for r in runs)
+            ratios = paired_ratios(runs, i, lambda r: r["on"], lambda r: r["off"])
+            floor = paired_ratios(runs, i, lambda r: [a for a, _ in r["control"]], lambda r: [b for _, b in r["control"]])
             met = ratios[-1] <= 0.01
             if clock == "wall":
                 ok &= met
             print(f"{n:>5} {clock:>5} {base * 1e6:6.0f}us  "
                   + " / ".join(f"{r * 100:+.2f}%" for r in (ratios[0], statistics.median(ratios), ratios[-1]))
                   + f"  ({ratios[0] * base * 1e6:+.1f} .. {ratios[-1] * base * 1e6:+.1f} us)"
-                  + ("" if clock == "cpu" else f"  {'met' if met else 'MISSED'}"))
+                  + ("" if clock == "cpu" else f"  {'met' if met else 'MISSED'}")
+                  + "  A/A control " + " / ".join(f"{r * 100:+.2f}%" for r in (floor[0], statistics.median(floor),
+                                                                              floor[-1])))
         gate = statistics.median(r["gate_us"] for r in runs)
         meet = statistics.median(statistics.median(r["fixed"]) for r in runs)
         print(f"{n:>5}  the gate alone {gate:.2f} us per collective (3 per step: forward, bucket, check_trigger, "
