@@ -6,15 +6,16 @@
    mean attempts; without a probe at factor 0.9, the same attempts as Accelerate on every pair.
 2. Step: the added time per training step of jobs/train_ddp.py's inner loop (its DataLoader, DDP, batch 32, SGD,
    check_trigger; as run with --target-loss 0) inside a decorated function when nothing fails. Inside one
-   attempt, neighbouring steps run with the gate on and off (ABBA order, so drift cancels), each rank bound to
-   one core; the figure is the trimmed mean
-   (middle 80 %) of the paired differences, as a share of the anchor: the median step without the gate,
-   measured in the same run. Each rank count runs `--repeat` times; min/median/max over runs, in wall time
-   and in the process's CPU time. Target: <= 1 % in every run. Beside it, an A/A control: half as many pairs
-   more, both steps without the gate, through the same arithmetic: what the method reads when there is
-   nothing to find (its spread is the measurement's resolution at that rank count). Also printed: the gate's own cost per
-   collective (around a function that does nothing) and the meeting of one successful attempt (the
-   listener thread and the store round trips, once per call).
+   attempt, neighbouring steps run with the gate on and off, which first drawn at random for each pair (seeded,
+   the same on every rank: a fixed ABBA order can line up with something periodic in the loop and read it as
+   the gate's cost; the A/A control read +0.3 to +0.7 % at 1 rank that way), each rank bound to one core. The
+   figure is the trimmed mean (middle 80 %) of the paired differences, as a share of the anchor: the median
+   step without the gate, measured in the same run. Each rank count runs `--repeat` times; min/median/max over
+   runs, in wall time and in the process's CPU time. Target: <= 1 % in every run. Beside it, an A/A control:
+   half as many pairs more, both steps without the gate, through the same arithmetic: what the method reads
+   when there is nothing to find (its spread is the measurement's resolution at that rank count). Also
+   printed: the gate's own cost per collective (around a function that does nothing) and the meeting of one
+   successful attempt (the listener thread and the store round trips, once per call).
 3. Retry: from the OOM to the last rank starting the next attempt (tests/shim_jobs/job.py oom_ddp, rank 1 in
    its forward while the others are in DDP's all_reduce), 4 ranks. Target: <= 2 s.
 Usage: python bench/bench_shim_oom.py [--part search,step,retry] [--pairs 3000] [--repeat 3] [--ranks 1,2,4] [--retry-runs 3]
@@ -24,6 +25,7 @@ import argparse
 import itertools
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -125,15 +127,16 @@ def step_worker(pairs, warmup=50):
             step()
         on, off = [], []
         dist.barrier()
-        for i in range(pairs):  # neighbouring steps, gate on and off, in ABBA order (drift cancels)
-            for gated in ((True, False) if i % 2 else (False, True)):
+        order = random.Random(20261123)  # the same draws on every rank: they switch the gate together
+        for _ in range(pairs):  # neighbouring steps, gate on and off, which first at random
+            for gated in (True, False) if order.random() < 0.5 else (False, True):
                 track.GATE = gate if gated else None
                 (on if gated else off).append(step())
         control = []  # the same pairing with the gate off in both steps: what noise alone looks like
-        for i in range(pairs // 2):
+        for _ in range(pairs // 2):
             track.GATE = None
             a, b = step(), step()
-            control.append((a, b) if i % 2 else (b, a))
+            control.append((a, b) if order.random() < 0.5 else (b, a))
         track.GATE = gate
         return on, off, control
 
