@@ -159,7 +159,7 @@ def _load_job(name):
     """jobs/<name>.py as a module (jobs/ is not a package)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parent.parent / "jobs" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "jobs" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
