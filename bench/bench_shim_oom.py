@@ -122,7 +122,7 @@ def step_worker(pairs, warmup=50):
 
     @shim.find_executable_batch_size(starting_batch_size=32)
     def measure(batch_size):
-        gate = track.GATE or Gate(dist.group.WORLD)  # 1 rank: no meeting, the gate alone (no cross-rank noise)
+        gate = track.GATE or Gate()  # 1 rank: no meeting, the gate alone (no cross-rank noise)
         for _ in range(warmup):
             step()
         on, off = [], []
@@ -145,7 +145,7 @@ def step_worker(pairs, warmup=50):
     for _ in range(7):  # the meeting of one successful attempt: listener thread, store round trips, join
         dist.barrier()
         start = time.perf_counter()
-        meeting = settle.Meeting(Gate(dist.group.WORLD), 60.0)
+        meeting = settle.Meeting(Gate(), 60.0)
         meeting.settle(settle.OK, "")
         meeting.close()
         fixed.append(time.perf_counter() - start)
@@ -198,7 +198,7 @@ def gate_cost(calls=20000) -> float:
         for _ in range(calls):
             wrapped(t)
         mid = time.perf_counter()
-        track.GATE = Gate(dist.group.WORLD)
+        track.GATE = Gate()
         for _ in range(calls):
             wrapped(t)
         end = time.perf_counter()

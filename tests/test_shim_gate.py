@@ -1,27 +1,40 @@
-"""The OOM retry's gate (shim/attempt.py) on its own: what it counts, what abort() guarantees the snapshot."""
+"""The OOM retry's gate (shim/attempt.py) as the tracker fills it (shim/track.py): what an attempt's log holds,
+what abort() guarantees the snapshot. A one-rank gloo group gives a real default group and a real subgroup."""
 
 import threading
 import time
 
 import pytest
 import torch
+import torch.distributed as dist
 
+from clusterdoc.shim import track
 from clusterdoc.shim.attempt import AttemptAborted, Gate, describe
 
-WORLD = object()  # stands for dist.group.WORLD: the gate only compares it by identity
+
+@pytest.fixture
+def world():
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    track._group_names.clear()  # ids of an earlier test's groups may be reused
+    yield dist.group.WORLD
+    dist.destroy_process_group()
+    track._group_names.clear()
 
 
-def test_counts_per_group_and_keeps_what_the_drain_replays():
-    gate = Gate(WORLD)
-    t = torch.zeros(3, 2)
-    gate.count(None, "all_reduce", t.shape, t.dtype)
-    gate.count(WORLD, "broadcast", t.shape, t.dtype, root=1, checked=True)  # WORLD counts as the default group
-    gate.enter_ddp(None, 7, ("ddp_rebuild",))
-    assert gate.counts == {None: 3}
-    assert [e[:2] for e in gate.tails[None]] == [(0, "all_reduce"), (1, "broadcast"), (2, "ddp_rebuild")]
+def test_log_per_group_numbered_from_the_attempt_as_the_drain_replays_it(world):
+    tracker, gate, t = track.Tracker(), Gate(), torch.zeros(3, 2)
+    tracker.begin("all_reduce", None, t.shape, t.dtype, None)  # before the attempt: in the sequence, not the log
+    sub = dist.new_group([0])
+    tracker.begin("all_reduce", None, t.shape, t.dtype, None, gate=gate)
+    # the default group named or passed as None: one sequence (and one group for the drain)
+    tracker.begin("broadcast", world, t.shape, t.dtype, None, "", False, gate, ("broadcast", 1), True)
+    forward = tracker.begin("ddp_rebuild", world, None, None, None, "DDP forward", None, gate, ("ddp_rebuild", 7))
+    tracker.begin("all_gather_into_tensor", sub, t.shape, t.dtype, None, "", True, gate)
+    assert tracker.seq == {None: 4, id(sub): 1}
+    assert gate.counts() == {None: 3, id(sub): 1}
+    assert tracker.current.op == "broadcast" and forward not in tracker.pending.values()  # C++'s: never shown
     gate.abort("rank 1 ran out of memory")
-    snap = gate.snapshot()
-    assert snap == {
+    assert gate.snapshot() == {
         "world": [
             3,
             [
@@ -30,29 +43,40 @@ def test_counts_per_group_and_keeps_what_the_drain_replays():
                 [2, "ddp_rebuild", None, None, 7, False],
             ],
             None,
-        ]
+        ],
+        sub.group_name: [1, [[0, "all_gather_into_tensor", [3, 2], "torch.float32", None, False]], [0]],
     }
     assert gate.snapshot() is None  # published once
 
 
-def test_after_abort_nothing_is_counted():
-    gate = Gate(WORLD)
-    gate.count(None, "all_reduce", None, None)
+def test_the_log_keeps_the_last_keep_with_their_numbers(world, monkeypatch):
+    monkeypatch.setattr("clusterdoc.shim.attempt.KEEP", 4)
+    tracker, gate = track.Tracker(), Gate()
+    for _ in range(10):
+        tracker.begin("barrier", None, None, None, None, gate=gate)
+    gate.abort("x")
+    count, entries, _ = gate.snapshot()["world"]
+    assert count == 10 and [e[0] for e in entries] == [6, 7, 8, 9]
+
+
+def test_after_abort_nothing_is_recorded(world):
+    tracker, gate = track.Tracker(), Gate()
+    tracker.begin("all_reduce", None, None, None, None, gate=gate)
     gate.abort("rank 1 ran out of memory")
     with pytest.raises(AttemptAborted, match="rank 1 ran out of memory"):
-        gate.count(None, "all_reduce", None, None)
+        tracker.begin("all_reduce", None, None, None, None, gate=gate)
     with pytest.raises(AttemptAborted):
-        gate.enter_ddp(None, 0, ("ddp_buffers",))
-    assert gate.counts == {None: 1} and not any(gate.busy.values())
+        tracker.begin("ddp_buffers", world, None, None, None, "DDP forward", None, gate, ("ddp_buffers", 0))
+    assert gate.counts() == {None: 1} and tracker.seq == {None: 1} and not any(gate.busy.values())
     gate.abort("a second reason")  # the first one stays
     assert gate.aborted == "rank 1 ran out of memory"
 
 
-def test_abort_waits_for_a_count_under_way():
-    """No lock on the counting path: a thread between its abort check and its count holds `busy`, and abort()
-    returns only once that count is in, so the snapshot taken after it holds everything that was issued."""
-    gate = Gate(WORLD)
-    gate.busy[12345] = True  # as a thread that has passed its check and not yet counted
+def test_abort_waits_for_a_record_under_way():
+    """No lock on the recording path: a thread between its abort check and its append holds `busy`, and abort()
+    returns only once that record is in, so the snapshot taken after it holds everything that was issued."""
+    gate = Gate()
+    gate.busy[12345] = True  # as a thread that has passed its check and not yet appended
     returned = threading.Event()
     aborter = threading.Thread(target=lambda: (gate.abort("x"), returned.set()))
     aborter.start()
@@ -63,21 +87,21 @@ def test_abort_waits_for_a_count_under_way():
     aborter.join()
 
 
-class Group:  # a process group as far as the gate cares: something with an identity, weakly referenced
+class Group:  # a process group as far as the log cares: something with an identity, weakly referenced
     pass
 
 
-def test_counts_racing_one_abort_leave_a_consistent_snapshot():
-    """Two threads, each issuing on its own group, while another aborts: what is counted right after abort()
-    returns is every call that went out, and nothing is counted afterwards."""
-    gate, groups = Gate(WORLD), [Group(), Group()]
+def test_records_racing_one_abort_leave_a_consistent_log():
+    """Two threads, each issuing on its own group, while another aborts: what the log holds right after abort()
+    returns is every call that went out, and nothing is recorded afterwards."""
+    tracker, gate, groups = track.Tracker(), Gate(), [Group(), Group()]
     issued = [0, 0]
 
     def issuer(i):
         try:
             while True:
-                gate.count(groups[i], "all_reduce", None, None)
-                issued[i] += 1  # what a thread "issues": only after a successful count
+                tracker.begin("all_reduce", groups[i], None, None, None, gate=gate)
+                issued[i] += 1  # what a thread "issues": only after its record is in
         except AttemptAborted:
             pass
 
@@ -86,7 +110,7 @@ def test_counts_racing_one_abort_leave_a_consistent_snapshot():
         w.start()
     time.sleep(0.05)
     gate.abort("stop")
-    counted = [gate.counts.get(id(g), 0) for g in groups]
+    counted = [gate.counts().get(id(g), 0) for g in groups]
     for w in workers:
         w.join(5)
     assert counted == issued and min(issued) > 0

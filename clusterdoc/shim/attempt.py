@@ -1,17 +1,20 @@
 """One attempt of the OOM retry on this rank: the gate every collective passes, and the thread that hears
 when another rank's attempt failed.
 
-While an attempt runs, track.GATE is its Gate. Each collective this rank issues (track's wrappers, DDP's bucket
-hook, and DDP's forward: its bucket rebuild and buffer broadcast, see ddpstate.py) is counted per process
-group, keeping the last KEEP calls' op, shape, dtype and root, so that a rank that stopped earlier can issue
-the same ones (drain.py). Once the attempt is aborted nothing more is issued: the next collective raises
+While an attempt runs, track.GATE is its Gate. The tracker (track.py) passes every collective this rank issues
+through it as it records the call (its wrappers, DDP's bucket hook, and DDP's forward: its bucket rebuild and
+buffer broadcast, see ddpstate.py): the tracker's own record of the call, which already holds the op, the
+group's sequence number, shape and dtype, is kept in the gate's log, the last KEEP per process group, so that a
+rank that stopped earlier can issue the same ones (drain.py); how many each group saw in the attempt comes from
+those sequence numbers. Once the attempt is aborted nothing more is issued: the next collective raises
 AttemptAborted, and so do a blocking collective that returns afterwards and a DDP bucket whose all_reduce
 completes afterwards (their result may be a drain's zeros, so backward fails instead of stepping with it).
-Cost while nothing fails: two flag writes, two dict lookups and a tuple per collective. No lock (a `with lock`
-costs more than the rest together): the thread that counts raises its own flag around its check and count, and
-abort() waits for every flag to drop, so that what the snapshot holds is exactly what was issued (under the GIL
-a check-then-count is not atomic, but a flag written before the check is seen by abort, and abort's write by
-the check after it).
+Cost while nothing fails, on top of the tracking: two flag writes, a lookup and an append per collective (a
+separate count with its own tuple per call cost three times that inside a training step). No lock (a `with
+lock` costs more than the rest together): the thread that records raises its own flag around its abort check
+and its append, and abort() waits for every flag to drop, so that what the snapshot holds is exactly what was
+issued (under the GIL a check-then-append is not atomic, but a flag written before the check is seen by abort,
+and abort's write by the check after it).
 
 The Listener thread blocks on this rank's wake key in the job's store (settle.py): "fail <reason>" aborts the
 gate at once, even while the main thread waits in a collective, and publishes the gate's log for the drain.
@@ -24,7 +27,6 @@ import datetime
 import threading
 import time
 import weakref
-from threading import get_ident
 
 KEEP = 256  # collectives kept per group: how far behind its peers a rank can be and still drain
 ROOTS = {"broadcast": ("src", 1), "reduce": ("dst", 1), "gather": ("dst", 2), "scatter": ("src", 2)}
@@ -34,12 +36,13 @@ class AttemptAborted(RuntimeError):
     """Another rank's attempt failed: this rank leaves the attempt (raised by its next collective)."""
 
 
-DESCRIBED = frozenset(ROOTS) | {"all_to_all_single"}  # ops whose count needs describe()
+DESCRIBED = frozenset(ROOTS) | {"all_to_all_single"}  # ops whose log entry needs describe()
 
 
 def describe(op, args, kwargs) -> tuple:
-    """(op, root) as the drain replays a call of `op`: the root rank of a rooted op (None: given as group_src=
-    or group_dst=, not replayable), all_to_all_single with uneven splits renamed (not replayable)."""
+    """(op, root) as the drain replays a call of `op` (the Record's `replay`): the root rank of a rooted op
+    (None: given as group_src= or group_dst=, not replayable), all_to_all_single with uneven splits renamed (not
+    replayable)."""
     if op in ROOTS:
         name, pos = ROOTS[op]
         if name in kwargs:
@@ -51,47 +54,26 @@ def describe(op, args, kwargs) -> tuple:
 
 
 class Gate:
-    def __init__(self, world_group):
-        self.world = world_group
-        self.lock = threading.Lock()  # abort and snapshot only: counting takes none (see above)
-        self.busy: dict = {}  # thread id -> True while that thread is between its abort check and its count
+    def __init__(self):
+        self.lock = threading.Lock()  # abort and snapshot only: recording takes none (see above)
+        self.busy: dict = {}  # thread id -> True while that thread is between its abort check and its append
         self.aborted: str | None = None  # why, once aborted
-        self.counts: dict = {}  # group key (None: the default group) -> collectives issued
-        self.tails: dict = {}  # group key -> deque of (index, op, shape, dtype, root, checked)
+        self.tails: dict = {}  # group key (track.py: None for the default group) -> deque of the tracker's Records
+        self.base: dict = {}  # group key -> the group's sequence number before the attempt's first collective
         self.groups: dict = {}  # group key -> weakref to the group
         self.published = False
 
-    def _key(self, group):
-        if group is None or group is self.world:
-            return None
-        key = id(group)
-        if key not in self.groups:
+    def tail(self, key, group, seq: int) -> collections.deque:
+        """The log of group `key`, begun by its collective number `seq` (the group's first in this attempt)."""
+        self.base[key] = seq - 1
+        if key is not None:
             self.groups[key] = weakref.ref(group)
-        return key
+        tail = self.tails[key] = collections.deque(maxlen=KEEP)
+        return tail
 
-    def count(self, group, op, shape, dtype, root=None, checked=False):
-        """Count one collective about to be issued on `group` (a tensor of `shape`, `dtype`; None: no tensor),
-        or raise if the attempt is aborted. `root`: see describe(); `checked`: debug mode's check runs first
-        (and is replayed). One call, nothing nested: this runs on every collective of every step."""
-        thread = get_ident()
-        self.busy[thread] = True
-        try:
-            if self.aborted is not None:
-                raise AttemptAborted(self.aborted)
-            key = None if group is None or group is self.world else self._key(group)
-            n = self.counts.get(key, 0)
-            self.counts[key] = n + 1
-            tail = self.tails.get(key)
-            if tail is None:
-                tail = self.tails[key] = collections.deque(maxlen=KEEP)
-            tail.append((n, op, shape, dtype, root, checked))
-        finally:
-            self.busy[thread] = False
-
-    def enter_ddp(self, group, number: int, kinds):
-        """DDP's forward, before it runs: the collectives it will issue from C++ (ddpstate.py)."""
-        for kind in kinds:
-            self.count(group, kind, None, None, number)
+    def counts(self) -> dict:
+        """Group key -> collectives issued in this attempt."""
+        return {key: tail[-1].seq - self.base[key] for key, tail in self.tails.items()}
 
     def first_value(self, fut):
         """The DDP hook's own completion callback: the bucket, unless the attempt was aborted meanwhile."""
@@ -110,7 +92,7 @@ class Gate:
         return fut.then(check)
 
     def abort(self, reason: str) -> None:
-        """From now on nothing is counted or issued; returns once a count under way has finished."""
+        """From now on nothing is recorded or issued; returns once a record under way is in the log."""
         with self.lock:
             if self.aborted is None:
                 self.aborted = reason
@@ -119,8 +101,8 @@ class Gate:
             time.sleep(0.0001)
 
     def snapshot(self) -> dict | None:
-        """{group name: [count, entries, member ranks or None for all]} once (None afterwards); call after
-        abort()."""
+        """{group name: [count, entries, member ranks or None for all]} once (None afterwards), an entry being
+        [index in the attempt, op, shape, dtype, root, checked] as drain.py replays it; call after abort()."""
         import torch.distributed as dist
 
         with self.lock:
@@ -128,7 +110,7 @@ class Gate:
                 return None
             self.published = True
             out = {}
-            for key, count in self.counts.items():
+            for key, tail in self.tails.items():
                 if key is None:
                     name, members = "world", None
                 else:
@@ -136,22 +118,21 @@ class Gate:
                     if group is None:
                         continue
                     name, members = group.group_name, dist.get_process_group_ranks(group)
-                out[name] = [
-                    count,
-                    [
-                        [
-                            n,
-                            op,
-                            list(shape) if shape is not None else None,
-                            str(dtype) if dtype is not None else None,
-                            root,
-                            checked,
-                        ]
-                        for n, op, shape, dtype, root, checked in self.tails[key]
-                    ],
-                    members,
-                ]
+                base = self.base[key]
+                out[name] = [tail[-1].seq - base, [_entry(rec, base) for rec in tail], members]
             return out
+
+
+def _entry(rec, base: int) -> list:
+    op, root = getattr(rec, "replay", None) or (rec.op, None)
+    return [
+        rec.seq - base - 1,
+        op,
+        list(rec.shape) if rec.shape is not None else None,
+        str(rec.dtype) if rec.dtype is not None else None,
+        root,
+        getattr(rec, "checked", False),
+    ]
 
 
 class Listener(threading.Thread):

@@ -2,9 +2,9 @@
 
 DDP's forward issues collectives from C++ that no Python wrapper sees: the one-time bucket rebuild after the
 first backward (broadcasts of the bucket order from rank 0) and, for a module with buffers, the buffer
-broadcast. While an attempt runs, DDP._pre_forward first tells the gate which of them this forward will issue
-(or raises AttemptAborted: the start of a forward is a clean point to leave); a rank that has to match them
-calls the same DDP functions (replay()).
+broadcast. While an attempt runs, DDP._pre_forward first records which of them this forward will issue, in the
+group's sequence and the gate's log (or raises AttemptAborted: the start of a forward is a clean point to
+leave); a rank that has to match them calls the same DDP functions (replay()).
 
 Before a retry, reset(): every live DDP's reducer forgets the aborted iteration (torch's own
 _update_process_group path: reducer._reset_state(); the buckets are rebuilt after the next backward, on every
@@ -48,7 +48,9 @@ def install() -> None:
             if gate.aborted is not None:  # the start of a forward is a clean point to leave
                 raise AttemptAborted(gate.aborted)
             if not (self._has_rebuilt_buckets and not getattr(self, "modules_buffers", True)):  # most steps
-                gate.enter_ddp(self.process_group, self._clusterdoc_number, _forward_collectives(self))
+                for kind in _forward_collectives(self):  # in the group's sequence and the gate's log
+                    replay = (kind, self._clusterdoc_number)
+                    track.TRACKER.begin(kind, self.process_group, None, None, None, "DDP forward", None, gate, replay)
         return original(self, *inputs, **kwargs)
 
     _pre_forward.__clusterdoc_original__ = original  # type: ignore[attr-defined]

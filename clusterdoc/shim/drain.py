@@ -135,6 +135,7 @@ def run(logs: dict, rank: int, deadline: float) -> int:
             issued += 1
             if work is not None:
                 works.append(work)
+        track.TRACKER.advance(group, len(entries))
     for work in works:
         work.wait(datetime.timedelta(seconds=max(0.1, deadline - time.monotonic())))
     while track.TRACKER.pending and time.monotonic() < deadline:

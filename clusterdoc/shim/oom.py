@@ -234,14 +234,12 @@ def find_executable_batch_size(
 
     def guarded(call, size):
         """The attempt under the gate, the outcome met on the store (see the module's docstring)."""
-        import torch.distributed as dist
-
         from . import ddpstate, track
 
         track.install()
         ddpstate.install()
         before = sorted(ddpstate.live())  # the models every rank had before: re-synced before a retry
-        gate = Gate(dist.group.WORLD)
+        gate = Gate()
         meeting = settle.Meeting(gate, timeout if timeout is not None else _timeout())
         result, status, error, note = None, settle.OK, None, ""
         track.GATE = gate

@@ -7,8 +7,9 @@ async op's future completes) moves it to `last`. DDP's gradient all_reduce is is
 autograd hooks, where no Python wrapper sees it: every DistributedDataParallel gets a comm hook that records
 each bucket's all_reduce ("DDP gradient all_reduce, bucket k") and then does what DDP's default does (or
 runs the user's own hook, registered through us). The watchdog (watch.py) reads this state from its thread.
-While an OOM-retry attempt runs, the same two places pass each call through GATE (shim/attempt.py), and DDPS
-keeps the live DDP models weakly (shim/ddpstate.py resets them before a retry).
+While an OOM-retry attempt runs, each call's record also goes into GATE's log (shim/attempt.py) or the call
+raises AttemptAborted, and DDPS keeps the live DDP models weakly (shim/ddpstate.py resets them before a retry).
+The default group has one sequence whether a call names it or passes group=None.
 
 Cost: a dict lookup, one frame walk (cached per code object), two clock reads and a few attribute writes
 per call; `bench/bench_tracking.py` measures it. Not seen: functional collectives
@@ -26,6 +27,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from threading import get_ident
 
 from .attempt import DESCRIBED, AttemptAborted, describe
 
@@ -97,7 +99,8 @@ _ddp_numbers = itertools.count()
 class Record:
     """One collective call as seen by this rank."""
 
-    __slots__ = ("op", "seq", "group", "dtype", "shape", "site", "start", "end", "note", "error")
+    # replay, checked: set only in an OOM-retry attempt, when they differ from (op, None) and False (attempt.py)
+    __slots__ = ("op", "seq", "group", "dtype", "shape", "site", "start", "end", "note", "error", "replay", "checked")
 
     def __init__(self, op, seq, group, shape, dtype, site, note=""):
         self.op, self.seq, self.group, self.site, self.note = op, seq, group, site, note
@@ -139,20 +142,49 @@ class Tracker:
         self.trace: list | None = None  # every Record, with `submit --trace`
         self.lock = threading.Lock()  # only for pending/trace, which async completions touch
 
-    def begin(self, op, group, shape, dtype, site, note="", is_async=False) -> Record:
-        key = id(group) if group is not None else None
+    def begin(self, op, group, shape, dtype, site, note="", is_async=False, gate=None, replay=None, checked=False):
+        """Record a collective about to be issued. is_async None: one that C++ issues out of our sight (DDP's
+        forward), counted in its group's sequence but never shown as under way. In an OOM-retry attempt (`gate`,
+        with `replay` and `checked` as attempt.py keeps them) the record goes into the gate's log, or the call
+        raises AttemptAborted: inline, since this runs on every collective of every step."""
+        name = _group_name(group)
+        key = None if name == "world" else id(group)
+        if gate is not None:  # abort() waits for this flag to drop (attempt.py)
+            busy, thread = gate.busy, get_ident()
+            busy[thread] = True
+            if gate.aborted is not None:
+                busy[thread] = False
+                raise AttemptAborted(gate.aborted)
         seq = self.seq.get(key, 0) + 1
         self.seq[key] = seq
-        rec = Record(op, seq, _group_name(group), shape, dtype, site, note)
+        rec = Record(op, seq, name, shape, dtype, site, note)
+        if gate is not None:
+            if replay is not None:
+                rec.replay = replay
+            if checked:
+                rec.checked = True
+            tail = gate.tails.get(key)
+            if tail is None:
+                tail = gate.tail(key, group, seq)
+            tail.append(rec)
+            busy[thread] = False
         if is_async:
             with self.lock:
                 self.pending[id(rec)] = rec
+        elif is_async is None:
+            return rec
         else:
             self.current = rec
         if self.trace is not None:
             with self.lock:
                 self.trace.append(rec)
         return rec
+
+    def advance(self, group, n: int) -> None:
+        """n collectives issued on `group` out of the wrappers' sight (the OOM retry's drain): counted in its
+        sequence all the same, so that every rank's numbers agree afterwards (hang reports compare them)."""
+        key = None if _group_name(group) == "world" else id(group)
+        self.seq[key] = self.seq.get(key, 0) + n
 
     def end(self, rec: Record, error: BaseException | None = None) -> None:
         rec.end = time.time()
@@ -296,10 +328,12 @@ def _wrap(op, fn, public: bool):
         group, tensor = _group_of(op, args, kwargs), _tensor_of(op, args, kwargs)
         shape, dtype = (None, None) if tensor is None else (tensor.shape, tensor.dtype)
         gate = GATE
-        if gate is not None:  # an OOM-retry attempt: counts the call, or raises AttemptAborted
-            name, root = describe(op, args, kwargs) if described else (op, None)
-            gate.count(group, name, shape, dtype, root, public and CHECK is not None)
-        rec = tracker.begin(op, group, shape, dtype, call_site(), is_async=is_async)
+        if gate is None:
+            rec = tracker.begin(op, group, shape, dtype, call_site(), is_async=is_async)
+        else:  # an OOM-retry attempt: the record goes into the gate's log, or AttemptAborted
+            replay = describe(op, args, kwargs) if described else None
+            checked = public and CHECK is not None
+            rec = tracker.begin(op, group, shape, dtype, call_site(), "", is_async, gate, replay, checked)
         try:
             if public and CHECK is not None and CHECK(op, args, kwargs):
                 result = None  # debug mode did the op itself (small gloo payloads ride in its check)
@@ -393,17 +427,15 @@ class _HookState:
 
 def _ddp_hook(state: _HookState, bucket):
     gate = GATE
+    if gate is not None and state.user_hook is not None and gate.aborted is not None:
+        raise AttemptAborted(gate.aborted)  # (a user's hook issues through the wrappers, which log its calls)
     buffer = bucket.buffer()
-    shape, dtype = buffer.shape, buffer.dtype
-    if gate is not None:  # an OOM-retry attempt: counts the bucket's all_reduce, or raises AttemptAborted
-        if state.user_hook is None:
-            gate.count(state.group, "all_reduce", shape, dtype)
-        elif gate.aborted is not None:  # (a user's hook issues through the wrappers, which count)
-            raise AttemptAborted(gate.aborted)
     site = call_site(sys._getframe(1))  # on CPU the autograd engine runs on the thread that called backward()
     code = linecache.getline(site[0], site[1]).strip() if site else ""
     note = f"DDP gradient all_reduce, bucket {bucket.index()}" + (f", from {code}" if code else "")
-    rec = TRACKER.begin("all_reduce", state.group, shape, dtype, site, note=note, is_async=True)
+    # in an attempt: into the gate's log (ours), or AttemptAborted
+    logged = gate if state.user_hook is None else None
+    rec = TRACKER.begin("all_reduce", state.group, buffer.shape, buffer.dtype, site, note, True, logged)
     try:
         if state.user_hook is not None:
             fut = state.user_hook(state.user_state, bucket)

@@ -339,7 +339,8 @@ def scenario_oom_ddp(where, spec, steps="3"):
     "R:L[,R:L]"): forward (its peers go on into backward's all_reduce), backward (after some buckets), step
     (after its optimizer step: peers in the next forward, where DDP rebuilds its buckets), plain (between the
     step and the plain all_reduce/broadcast/subgroup calls its peers are in), unsafe (peers in an uneven
-    all_to_all_single, which cannot be replayed). Reports the sizes run, a parameter checksum, threads, and when the OOMs and attempts were."""
+    all_to_all_single, which cannot be replayed). Reports the sizes run, a parameter checksum, threads, when the
+    OOMs and attempts were, and how many collectives the tracker counted on the default group."""
     from clusterdoc import shim
     import threading
     import torch
@@ -431,8 +432,11 @@ def scenario_oom_ddp(where, spec, steps="3"):
     nn.functional.mse_loss(ddp(x, 1, 99), torch.zeros(4, 1)).backward()
     checksum = [float(p.detach().double().sum()) for p in ddp.parameters()]
     grads = [float(p.grad.double().sum()) for p in ddp.parameters()]
+    from clusterdoc.shim import track
+
     out(rank=r, used=used, error=error, attempts=train.attempts(), checksum=checksum, grads=grads,
-        sum=t.item(), times=times, threads=sorted(t.name for t in threading.enumerate()))
+        sum=t.item(), times=times, threads=sorted(t.name for t in threading.enumerate()),
+        seq=track.TRACKER.seq.get(None))
 
 
 if __name__ == "__main__":
