@@ -6,19 +6,21 @@
    mean attempts; without a probe at factor 0.9, the same attempts as Accelerate on every pair.
 2. Step: the added time per training step of jobs/train_ddp.py's inner loop (its DataLoader, DDP, batch 32, SGD,
    check_trigger; as run with --target-loss 0) inside a decorated function when nothing fails. Inside one
-   attempt, neighbouring steps run with the gate on and off, which first drawn at random for each pair (seeded,
-   the same on every rank: a fixed ABBA order can line up with something periodic in the loop and read it as
-   the gate's cost; the A/A control read +0.3 to +0.7 % at 1 rank that way), each rank bound to one core. The
-   figure is the trimmed mean (middle 80 %) of the paired differences, as a share of the anchor: the median
-   step without the gate, measured in the same run. Each rank count runs `--repeat` times; min/median/max over
-   runs, in wall time and in the process's CPU time. Target: <= 1 % in every run. Beside it, an A/A control:
-   half as many pairs more, both steps without the gate, through the same arithmetic: what the method reads
-   when there is nothing to find (its spread is the measurement's resolution at that rank count). Also
-   printed: the gate's own cost per collective (around a function that does nothing) and the meeting of one
-   successful attempt (the listener thread and the store round trips, once per call).
+   attempt, neighbouring steps run with the gate on and off, which first drawn at random for each pair (the
+   same draws on every rank, from a seed drawn afresh for each run and printed: a fixed order can line up with
+   something periodic in the loop, an epoch's first step or a collection, and read it as the gate's cost in
+   every run alike), the main thread of each rank bound to one core. The figure is the median of the paired
+   differences (a shift estimate that a step hit by a timer interrupt or by the other rank's scheduling does not
+   move; the 80 % trimmed mean it replaced read the A/A control below with twice the spread at 2 ranks), as a
+   share of the anchor: the median step without the gate, measured in the same run. Each rank count runs
+   `--repeat` times; min/median/max over runs, in wall time and in the process's CPU time. Target: <= 1 % in
+   every run. Beside it, an A/A control: half as many pairs more, both steps without the gate, through the same
+   arithmetic: what the method reads when there is nothing to find (its spread is the measurement's resolution
+   at that rank count). Also printed: the gate's own cost per collective (around a function that does nothing)
+   and the meeting of one successful attempt (the listener thread and the store round trips, once per call).
 3. Retry: from the OOM to the last rank starting the next attempt (tests/shim_jobs/job.py oom_ddp, rank 1 in
    its forward while the others are in DDP's all_reduce), 4 ranks. Target: <= 2 s.
-Usage: python bench/bench_shim_oom.py [--part search,step,retry] [--pairs 3000] [--repeat 3] [--ranks 1,2,4] [--retry-runs 3]
+Usage: python bench/bench_shim_oom.py [--part search,step,retry] [--pairs 5000] [--repeat 3] [--ranks 1,2,4] [--retry-runs 3]
 (1 rank: the gate's own cost per step, with no other rank's noise in the step)
 """
 import argparse
@@ -77,7 +79,7 @@ def worker():
     print("RESULT " + json.dumps(rows), flush=True)
 
 
-def step_worker(pairs, warmup=50):
+def step_worker(pairs, seed, warmup=50):
     import torch
     import torch.distributed as dist
     from torch import nn
@@ -90,7 +92,8 @@ def step_worker(pairs, warmup=50):
 
     os.environ["CLUSTERDOC_HANG_TIMEOUT"] = "0"
     env = shim.init()
-    # one core per rank, as srun --cpu-bind / mpirun --bind-to core: no migrations between the paired steps
+    # the main thread on one core per rank: no migrations between the paired steps (gloo's threads, made by
+    # init, stay free: bound to the same core they cost the step 2.5x and its noise with it)
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[env.rank % len(os.sched_getaffinity(0))]})
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -127,7 +130,7 @@ def step_worker(pairs, warmup=50):
             step()
         on, off = [], []
         dist.barrier()
-        order = random.Random(20261123)  # the same draws on every rank: they switch the gate together
+        order = random.Random(seed)  # the same draws on every rank (the seed is in argv): they switch the gate together
         for _ in range(pairs):  # neighbouring steps, gate on and off, which first at random
             for gated in (True, False) if order.random() < 0.5 else (False, True):
                 track.GATE = gate if gated else None
@@ -165,17 +168,10 @@ def _load_job(name):
     return module
 
 
-def trimmed_mean(values, cut=0.1):
-    """Mean of the middle 80 %: a step that a timer interrupt or another process hit is not the gate's cost."""
-    v = sorted(values)
-    k = int(len(v) * cut)
-    return statistics.fmean(v[k:len(v) - k])
-
-
 def paired_ratios(runs, clock, first, second):
-    """Per run: the trimmed mean of the paired differences first - second on `clock` (0 wall, 1 CPU), as a
-    share of the run's median step without the gate; sorted."""
-    return sorted(trimmed_mean([a[clock] - b[clock] for a, b in zip(first(r), second(r))])
+    """Per run: the median of the paired differences first - second on `clock` (0 wall, 1 CPU), as a share of
+    the run's median step without the gate; sorted."""
+    return sorted(statistics.median(a[clock] - b[clock] for a, b in zip(first(r), second(r)))
                   / statistics.median(o[clock] for o in r["off"]) for r in runs)
 
 
@@ -183,7 +179,6 @@ def gate_cost(calls=20000) -> float:
     """The gate's own work per collective (median of 7 runs): the wrapper with and without an active gate,
     around a function that does nothing."""
     import torch
-    import torch.distributed as dist
 
     from clusterdoc.shim import track
     from clusterdoc.shim.attempt import Gate
@@ -212,13 +207,14 @@ def step_part(ranks, pairs, repeat):
 
     ok = True
     print(f"training steps of jobs/train_ddp.py, gate on and off in neighbouring steps, {pairs} pairs per run, "
-          f"{repeat} runs; added per step = trimmed mean (middle 80 %) of the paired differences, as a share of "
+          f"{repeat} runs; added per step = median of the paired differences, as a share of "
           "the median step without the gate (the anchor, same run). Target <= 1 % in every run (wall time).")
     print(f"{'ranks':>5} {'clock':>5} {'step':>8}  {'added per step, min/median/max over runs':>44}")
     for n in ranks:
-        runs = []
+        runs, seeds = [], []
         for _ in range(repeat):
-            out = run_ranks(sys.executable, [__file__, "--step-worker", str(pairs)], n)
+            seeds.append(random.SystemRandom().randrange(2**32))  # a fresh order each run: see the docstring
+            out = run_ranks(sys.executable, [__file__, "--step-worker", str(pairs), str(seeds[-1])], n)
             runs.append(json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:]))
         for i, clock in ((0, "wall"), (1, "cpu")):
             base = statistics.median(statistics.median(o[i] for o in r["off"]) for r in runs)
@@ -235,8 +231,9 @@ def step_part(ranks, pairs, repeat):
                                                                               floor[-1])))
         gate = statistics.median(r["gate_us"] for r in runs)
         meet = statistics.median(statistics.median(r["fixed"]) for r in runs)
-        print(f"{n:>5}  the gate alone {gate:.2f} us per collective (3 per step: forward, bucket, check_trigger, "
-              f"plus a future per bucket); the meeting of a successful attempt {meet * 1e3:.1f} ms (once per call)")
+        print(f"{n:>5}  the gate alone {gate:.2f} us per collective (2 per step: the bucket and check_trigger's "
+              f"all_reduce); the meeting of a successful attempt {meet * 1e3:.1f} ms (once per call); "
+              f"seeds {' '.join(map(str, seeds))}")
     return ok
 
 
@@ -262,7 +259,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--part", default="search,step,retry")
-    ap.add_argument("--pairs", type=int, default=3000, help="pairs of neighbouring steps per run")
+    ap.add_argument("--pairs", type=int, default=5000, help="pairs of neighbouring steps per run")
     ap.add_argument("--repeat", type=int, default=3, help="runs per rank count")
     ap.add_argument("--ranks", default="1,2,4")
     ap.add_argument("--retry-runs", type=int, default=3)
@@ -303,6 +300,6 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker()
     elif len(sys.argv) > 1 and sys.argv[1] == "--step-worker":
-        step_worker(int(sys.argv[2]))
+        step_worker(int(sys.argv[2]), int(sys.argv[3]))
     else:
         main()
