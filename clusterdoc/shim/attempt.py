@@ -9,12 +9,12 @@ rank that stopped earlier can issue the same ones (drain.py); how many each grou
 those sequence numbers. Once the attempt is aborted nothing more is issued: the next collective raises
 AttemptAborted, and so do a blocking collective that returns afterwards and a DDP bucket whose all_reduce
 completes afterwards (their result may be a drain's zeros, so backward fails instead of stepping with it).
-Cost while nothing fails, on top of the tracking: two flag writes, a lookup and an append per collective (a
-separate count with its own tuple per call cost three times that inside a training step). No lock (a `with
-lock` costs more than the rest together): the thread that records raises its own flag around its abort check
-and its append, and abort() waits for every flag to drop, so that what the snapshot holds is exactly what was
-issued (under the GIL a check-then-append is not atomic, but a flag written before the check is seen by abort,
-and abort's write by the check after it).
+Cost while nothing fails, on top of the tracking: two flag writes, a lookup and an append per collective
+(bench/bench_shim_oom.py: 0.3 us in a tight loop, against 0.5 us for the separate count with its own tuple per
+call this replaced). No lock (a `with lock` costs more than the rest together): the thread that records raises
+its own flag around its abort check and its append, and abort() waits for every flag to drop, so that what the
+snapshot holds is exactly what was issued (under the GIL a check-then-append is not atomic, but a flag written
+before the check is seen by abort, and abort's write by the check after it).
 
 The Listener thread blocks on this rank's wake key in the job's store (settle.py): "fail <reason>" aborts the
 gate at once, even while the main thread waits in a collective, and publishes the gate's log for the drain.
