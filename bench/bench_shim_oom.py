@@ -12,11 +12,14 @@
    every run alike), the main thread of each rank bound to one core. The figure is the median of the paired
    differences (a shift estimate that a step hit by a timer interrupt or by the other rank's scheduling does not
    move; the 80 % trimmed mean it replaced read the A/A control below with twice the spread at 2 ranks), as a
-   share of the anchor: the median step without the gate, measured in the same run. Each rank count runs
-   `--repeat` times; min/median/max over runs, in wall time and in the process's CPU time. Target: <= 1 % in
-   every run. Beside it, an A/A control: half as many pairs more, both steps without the gate, through the same
+   share of the anchor: the median wall step without the gate, measured in the same run. Each rank count runs
+   `--repeat` times; min/median/max over runs, in wall time, the process's CPU time and the main thread's CPU
+   time. Beside each, an A/A control: half as many pairs more, both steps without the gate, through the same
    arithmetic: what the method reads when there is nothing to find (its spread is the measurement's resolution
-   at that rank count). Also printed: the gate's own cost per collective (around a function that does nothing)
+   at that rank count). Target: <= 1 % in every run, judged in wall time where its control stays within half
+   the target; where it does not (4 ranks on 2 cores: the wall step is the scheduler's, its control reads up to
+   1.7 % with nothing to find), in the main thread's CPU time, where the gate's work runs (it never waits: what
+   it adds to the thread's CPU is what it adds to the step), still as a share of the wall step. Also printed: the gate's own cost per collective (around a function that does nothing)
    and the meeting of one successful attempt (the listener thread and the store round trips, once per call).
 3. Retry: from the OOM to the last rank starting the next attempt (tests/shim_jobs/job.py oom_ddp, rank 1 in
    its forward while the others are in DDP's all_reduce), 4 ranks. Target: <= 2 s.
@@ -113,7 +116,7 @@ def step_worker(pairs, seed, warmup=50):
     it = batches()
 
     def step():  # one pass of train_ddp.py's inner loop (--target-loss 0: its loss check costs nothing)
-        start, cpu = time.perf_counter(), time.process_time()
+        start, cpu, main = time.perf_counter(), time.process_time(), time.thread_time()
         x, y = next(it)
         x, y = x.to(device), y.to(device)
         opt.zero_grad()
@@ -121,7 +124,7 @@ def step_worker(pairs, seed, warmup=50):
         loss.backward()
         opt.step()
         shim.check_trigger()
-        return time.perf_counter() - start, time.process_time() - cpu
+        return time.perf_counter() - start, time.process_time() - cpu, time.thread_time() - main
 
     @shim.find_executable_batch_size(starting_batch_size=32)
     def measure(batch_size):
@@ -169,10 +172,10 @@ def _load_job(name):
 
 
 def paired_ratios(runs, clock, first, second):
-    """Per run: the median of the paired differences first - second on `clock` (0 wall, 1 CPU), as a share of
-    the run's median step without the gate; sorted."""
+    """Per run: the median of the paired differences first - second on `clock` (0 wall, 1 process CPU, 2 the
+    main thread's CPU), as a share of the run's median wall step without the gate; sorted."""
     return sorted(statistics.median(a[clock] - b[clock] for a, b in zip(first(r), second(r)))
-                  / statistics.median(o[clock] for o in r["off"]) for r in runs)
+                  / statistics.median(o[0] for o in r["off"]) for r in runs)
 
 
 def gate_cost(calls=20000) -> float:
@@ -207,8 +210,10 @@ def step_part(ranks, pairs, repeat):
 
     ok = True
     print(f"training steps of jobs/train_ddp.py, gate on and off in neighbouring steps, {pairs} pairs per run, "
-          f"{repeat} runs; added per step = median of the paired differences, as a share of "
-          "the median step without the gate (the anchor, same run). Target <= 1 % in every run (wall time).")
+          f"{repeat} runs; added per step = median of the paired differences on each clock (wall, process CPU, "
+          "the main thread's CPU), as a share of the median wall step without the gate (the anchor, same run). "
+          "Target <= 1 % in every run, in wall time where its A/A control stays within 0.5 %, else in the main "
+          "thread's CPU time.")
     print(f"{'ranks':>5} {'clock':>5} {'step':>8}  {'added per step, min/median/max over runs':>44}")
     for n in ranks:
         runs, seeds = [], []
@@ -216,17 +221,23 @@ def step_part(ranks, pairs, repeat):
             seeds.append(random.SystemRandom().randrange(2**32))  # a fresh order each run: see the docstring
             out = run_ranks(sys.executable, [__file__, "--step-worker", str(pairs), str(seeds[-1])], n)
             runs.append(json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:]))
-        for i, clock in ((0, "wall"), (1, "cpu")):
+        judged, met = None, False
+        wall = statistics.median(statistics.median(o[0] for o in r["off"]) for r in runs)
+        for i, clock in ((0, "wall"), (1, "cpu"), (2, "main")):
             base = statistics.median(statistics.median(o[i] for o in r["off"]) for r in runs)
             ratios = paired_ratios(runs, i, lambda r: r["on"], lambda r: r["off"])
             floor = paired_ratios(runs, i, lambda r: [a for a, _ in r["control"]], lambda r: [b for _, b in r["control"]])
-            met = ratios[-1] <= 0.01
-            if clock == "wall":
+            # the clock that decides: wall time, unless its A/A control strays past half the target (then the
+            # wall can tell nothing of 1 %: 4 ranks on 2 cores); then the main thread's CPU time, where the
+            # wrapper's work runs (it never waits), as a share of the wall step
+            if judged is None and (clock == "main" or clock == "wall" and max(map(abs, floor)) <= TARGET / 2):
+                judged = clock
+                met = ratios[-1] <= TARGET
                 ok &= met
             print(f"{n:>5} {clock:>5} {base * 1e6:6.0f}us  "
                   + " / ".join(f"{r * 100:+.2f}%" for r in (ratios[0], statistics.median(ratios), ratios[-1]))
-                  + f"  ({ratios[0] * base * 1e6:+.1f} .. {ratios[-1] * base * 1e6:+.1f} us)"
-                  + ("" if clock == "cpu" else f"  {'met' if met else 'MISSED'}")
+                  + f"  ({ratios[0] * wall * 1e6:+.1f} .. {ratios[-1] * wall * 1e6:+.1f} us)"
+                  + (f"  {'met' if met else 'MISSED'}" if judged == clock else "")
                   + "  A/A control " + " / ".join(f"{r * 100:+.2f}%" for r in (floor[0], statistics.median(floor),
                                                                               floor[-1])))
         gate = statistics.median(r["gate_us"] for r in runs)
@@ -254,6 +265,7 @@ def retry_part(runs):
 
 
 ROOT = Path(__file__).resolve().parent.parent
+TARGET = 0.01  # the gate's added time per step, as a share of the step
 
 
 def main():
