@@ -91,6 +91,8 @@ def test_auto_picks_slurm_and_no_wait_returns_ids_that_status_and_logs_accept(cp
     script.write_text("import os, socket\nprint('hello from rank', os.environ['RANK'], 'on', socket.gethostname())\n")
     res = submit(cpu_cluster, tmp_path, "--nodes", 2, "--no-preflight", "--no-wait", script)
     assert res.returncode == 0, res.stderr
+    # the environment chose Slurm: the first line says so, and how to run here instead
+    assert res.stderr.splitlines()[0] == "backend: slurm (SLURM_CONF is set; --backend local to run here)", res.stderr
     job_id = res.stdout.strip()
     assert job_id.startswith("slurm-"), res.stderr
     slurm_id = re.search(r"slurm job (\d+)", res.stderr).group(1)
@@ -116,3 +118,21 @@ def test_a_slurm_job_that_can_never_start_fails_instead_of_pending_forever(cpu_c
                  JOBS / "train_ddp.py", timeout=120)
     assert res.returncode == 1
     assert re.search(r"Slurm will never start job \d+: Partition\w+ \(.*\); cancelled it", res.stderr), res.stderr
+
+
+def test_a_slurm_job_sbatch_refuses_is_not_reported_as_submitted(cluster, tmp_path):
+    script = tmp_path / "hello.py"
+    script.write_text("print('hello')\n")
+    res = submit(cluster, tmp_path, "--backend", "slurm", "--partition", "nosuch", "--no-preflight", "--no-wait",
+                 script, timeout=120)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert res.stdout == ""  # no job id: nothing was submitted
+    assert "was not submitted: could not start: sbatch refused the job" in res.stderr, res.stderr
+    (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
+    env = {**os.environ, **cluster.env(), "HOME": str(tmp_path)}
+    st = subprocess.run([sys.executable, "-m", "clusterdoc", "status", jd.name], cwd=tmp_path, env=env,
+                        capture_output=True, text=True, timeout=60)
+    assert st.returncode == 1
+    (reason,) = [line for line in st.stdout.splitlines() if line.strip().startswith("reason")]
+    assert "Invalid partition name" in reason and "(fix: check --partition" in reason, st.stdout
+    assert "no exit record" not in st.stdout

@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -203,3 +204,42 @@ def test_local_preflight_checks_this_machine_first(tmp_path):
     assert "preflight (this machine):" in err and "localhost" in err and "0 problem(s)" in err
     assert err.index("preflight (this machine):") < err.index("job local-")  # before anything starts
     assert "[rank 0] hello" in res.stdout
+
+
+def _no_slurm_env(tmp_path, **extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_"))}
+    return {**env, "HOME": str(tmp_path), **extra}
+
+
+@pytest.mark.skipif(os.path.exists("/etc/slurm/slurm.conf") or not shutil.which("sbatch"),
+                    reason="needs Slurm's commands installed and no slurm.conf configured on this machine")
+def test_slurm_submit_without_slurm_conf_fails_at_once_saying_so(tmp_path):
+    (tmp_path / "t.py").write_text("print('hi')\n")
+    res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "slurm", "t.py"], cwd=tmp_path,
+                         env=_no_slurm_env(tmp_path), capture_output=True, text=True, timeout=60)
+    assert res.returncode != 0 and res.stdout == "", res.stdout + res.stderr  # no job id printed
+    assert "slurm.conf not found (SLURM_CONF is not set and /etc/slurm/slurm.conf does not exist)" in res.stderr
+    assert "export SLURM_CONF=" in res.stderr
+    assert not (tmp_path / "clusterdoc-jobs").exists()  # nothing submitted, nothing left running
+
+
+def test_slurm_submit_with_a_missing_slurm_conf_names_it(tmp_path):
+    (tmp_path / "t.py").write_text("print('hi')\n")
+    env = _no_slurm_env(tmp_path, SLURM_CONF=str(tmp_path / "nope.conf"))
+    res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "slurm", "t.py"], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert res.returncode != 0 and res.stdout == "", res.stdout + res.stderr
+    if shutil.which("sbatch"):
+        assert f"slurm.conf not found (SLURM_CONF={tmp_path / 'nope.conf'} does not exist)" in res.stderr
+    else:
+        assert "sbatch is not on PATH" in res.stderr
+
+
+def test_the_first_line_of_a_submit_names_the_backend_and_why(tmp_path):
+    (tmp_path / "t.py").write_text("print('hi')\n")
+    res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--nodes", "2", "--no-preflight", "t.py"], cwd=tmp_path,
+                         env=_no_slurm_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.splitlines()[0] == (
+        "backend: local (no Slurm answers here and no --hostfile; --backend slurm or --hostfile to run on a cluster)"
+    )

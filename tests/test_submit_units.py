@@ -93,6 +93,26 @@ def test_auto_backend_without_slurm(monkeypatch, tmp_path):
     assert choose_backend({"backend": "slurm", "hostfile": None}) == "slurm"
 
 
+def test_the_backend_comes_with_why(monkeypatch, tmp_path):
+    from clusterdoc.launch import submit
+
+    auto = {"backend": "auto", "hostfile": None}
+    monkeypatch.setattr(submit, "slurm_answers", lambda: True)
+    assert submit.backend_and_why(auto, {}, {"SLURM_CONF": "/x/slurm.conf"}) == (
+        "slurm", "SLURM_CONF is set; --backend local to run here")
+    assert submit.backend_and_why(auto, {}, {})[1].startswith("a Slurm controller answers here")
+    monkeypatch.setattr(submit, "slurm_answers", lambda: False)
+    assert submit.backend_and_why({**auto, "hostfile": "h"}, {}, {}) == (
+        "mpirun", "--hostfile given and no Slurm here; --backend local to run here")
+    assert submit.backend_and_why(auto, {}, {})[0] == "local"
+    assert submit.backend_and_why({"backend": "slurm", "hostfile": None}, {"backend": "flag"}, {}) == (
+        "slurm", "--backend slurm")
+    assert submit.backend_and_why({"backend": "local", "hostfile": None}, {"backend": "CLUSTERDOC_BACKEND"}, {}) == (
+        "local", "CLUSTERDOC_BACKEND=local")
+    assert submit.backend_and_why({"backend": "slurm", "hostfile": None}, {"backend": "/p/clusterdoc.yaml"}, {}) == (
+        "slurm", "backend: slurm in /p/clusterdoc.yaml")
+
+
 def test_local_pretend_nodes_get_their_own_gpus():
     from clusterdoc.launch.local import gpu_slices
 

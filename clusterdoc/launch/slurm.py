@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -41,11 +42,62 @@ TERMINAL = {
 }
 
 
-def _run(argv: list[str]) -> subprocess.CompletedProcess | None:
+def _run(argv: list[str], timeout: float = CMD_TIMEOUT) -> subprocess.CompletedProcess | None:
     try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=CMD_TIMEOUT)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return None
+
+
+PING_TIMEOUT = 8.0
+NO_CONF = "Could not establish a configuration source"  # what every Slurm command says without slurm.conf
+DEFAULT_CONF = "/etc/slurm/slurm.conf"
+CONF_HINT = (
+    "point SLURM_CONF to the cluster's slurm.conf (export SLURM_CONF=/path/to/slurm.conf), or submit from a "
+    "machine where Slurm is set up; --backend local runs the job here"
+)
+
+
+def no_conf_error(environ=os.environ) -> UsageError:
+    conf = environ.get("SLURM_CONF")
+    where = f"SLURM_CONF={conf} does not exist" if conf else f"SLURM_CONF is not set and {DEFAULT_CONF} does not exist"
+    return UsageError(f"Slurm is not configured here: slurm.conf not found ({where})", hint=CONF_HINT)
+
+
+def check_ready(environ=os.environ) -> None:
+    """What sbatch needs, checked before anything is submitted (seconds at most): sbatch on PATH, a
+    slurm.conf, a controller that answers. Raises UsageError saying which and what to do."""
+    if not shutil.which("sbatch"):
+        raise UsageError(
+            "sbatch is not on PATH: this machine cannot submit Slurm jobs",
+            hint="submit from the cluster's login node, or use --backend local / --hostfile HOSTS",
+        )
+    conf = environ.get("SLURM_CONF")
+    if conf and not Path(conf).is_file():
+        raise no_conf_error(environ)  # Slurm itself would retry reading it for 60 s
+    res = _run(["scontrol", "ping"], PING_TIMEOUT)
+    if res is None:
+        raise UsageError(
+            f"the Slurm controller did not answer within {PING_TIMEOUT:g}s (scontrol ping)",
+            hint="check that slurmctld is up (scontrol ping), or retry when it is less busy",
+        )
+    text = f"{res.stdout}\n{res.stderr}"
+    if NO_CONF in text:
+        raise no_conf_error(environ)
+    if res.returncode != 0 or " is DOWN" in res.stdout:
+        said = next((line.strip() for line in text.splitlines() if line.strip()), f"exit {res.returncode}")
+        raise UsageError(
+            f"the Slurm controller does not answer: {said}",
+            hint="start slurmctld, or check SlurmctldHost in slurm.conf; test with: scontrol ping",
+        )
+
+
+def sbatch_refused(message: str) -> UsageError:
+    """sbatch's refusal, with the fix for what it says."""
+    last = message.strip().splitlines()[-1] if message.strip() else "no message"
+    if NO_CONF in message:
+        return UsageError(f"sbatch refused the job: {last}: slurm.conf not found", hint=CONF_HINT)
+    return UsageError(f"sbatch refused the job: {last}", hint="check --partition, --nodes and --time against 'sinfo'")
 
 
 # pending reasons that only a change of the request or of the cluster's config can resolve
@@ -163,10 +215,7 @@ class SlurmJob:
         try:
             job = ex.submit(task)
         except Exception as exc:  # submitit raises its own errors wrapping sbatch's message
-            raise UsageError(
-                f"sbatch refused the job: {str(exc).strip().splitlines()[-1]}",
-                hint="check --partition, --nodes and --time against 'sinfo'",
-            ) from None
+            raise sbatch_refused(str(exc)) from None
         self.backend_id = str(job.job_id)
         self.unknown_since: float | None = None
         self.reason = "None"  # squeue's reason for a job that is just waiting its turn

@@ -45,11 +45,11 @@ def resolve_settings(opts: SubmitOptions) -> tuple[dict, dict]:
     return config.resolve(opts.flags(), explicit_config=opts.config)
 
 
-def resolve(opts: SubmitOptions) -> tuple[JobSpec, dict]:
-    """(the job every backend runs, the resolved settings): flag > env > config file > default."""
-    settings, _origin = resolve_settings(opts)
-    backend = choose_backend(settings)
-    return build_spec(settings, opts.script, list(opts.script_args), backend), settings
+def resolve(opts: SubmitOptions) -> tuple[JobSpec, dict, str]:
+    """(the job every backend runs, the resolved settings, why that backend): flag > env > config file > default."""
+    settings, origin = resolve_settings(opts)
+    backend, why = backend_and_why(settings, origin)
+    return build_spec(settings, opts.script, list(opts.script_args), backend), settings, why
 
 
 def parse_oom_retry(value: str | None, script_args: list[str]) -> tuple[str, int] | None:
@@ -84,13 +84,28 @@ def slurm_answers(timeout: float = 5.0) -> bool:
 
 
 def choose_backend(settings: dict) -> str:
-    if settings["backend"] != "auto":
-        return settings["backend"]
+    return backend_and_why(settings, {})[0]
+
+
+def backend_and_why(settings: dict, origin: dict, environ=os.environ) -> tuple[str, str]:
+    """The backend and why, in words for the first line of every submit: the choice changes with the
+    environment (an exported SLURM_CONF sends the next job to Slurm), so the user must see it."""
+    chosen = settings["backend"]
+    if chosen != "auto":
+        where = origin.get("backend", "flag")
+        return chosen, (
+            f"--backend {chosen}"
+            if where in ("flag", "default")
+            else f"{where}={chosen}"
+            if where.startswith(config.ENV_PREFIX)
+            else f"backend: {chosen} in {where}"
+        )
     if slurm_answers():
-        return "slurm"
+        because = "SLURM_CONF is set" if environ.get("SLURM_CONF") else "a Slurm controller answers here (squeue)"
+        return "slurm", f"{because}; --backend local to run here"
     if settings["hostfile"]:
-        return "mpirun"
-    return "local"
+        return "mpirun", "--hostfile given and no Slurm here; --backend local to run here"
+    return "local", "no Slurm answers here and no --hostfile; --backend slurm or --hostfile to run on a cluster"
 
 
 def build_spec(settings: dict, script: str, script_args: list[str], backend: str) -> JobSpec:
@@ -140,6 +155,13 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
 
 def _abs(p: str | None) -> str | None:
     return str(Path(p).expanduser().absolute()) if p else None
+
+
+def check_ready(spec: JobSpec) -> None:
+    """What the backend can know before anything starts (Slurm: sbatch, slurm.conf, the controller)."""
+    ready = getattr(backend_module(spec.backend), "check_ready", None)
+    if ready:
+        ready()
 
 
 def backend_module(name: str):
@@ -235,7 +257,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         try:
             handle = mod.start(spec, jd, script_args)
         except Exception as exc:  # sbatch refused, mpirun missing, ...: on record, then reported by the CLI
-            _finish_attempt(jd, attempt, Outcome(state="FAILED", message=f"could not start: {exc}"))
+            _finish_attempt(jd, attempt, Outcome(state="FAILED", message=f"could not start: {one_line(exc)}"))
             raise
         record = jd.read()
         record["attempts"].append(
@@ -282,6 +304,13 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         return outcome
 
 
+def one_line(exc: BaseException) -> str:
+    """An error and its fix on one line (for `status` and the attempts log)."""
+    if isinstance(exc, UsageError):
+        return exc.message + (f" (fix: {exc.hint})" if exc.hint else "")
+    return " ".join(str(exc).split())
+
+
 def _finish_attempt(jd: JobDir, attempt: int, outcome: Outcome) -> None:
     record = jd.read()
     for a in record["attempts"]:
@@ -324,7 +353,8 @@ def rank_codes(handle) -> dict[int, int | None]:
 
 def start(opts: SubmitOptions) -> JobDir:
     """Preflight, then the job under a detached supervisor (what `clusterdoc.submit()` does): returns at once."""
-    spec, settings = resolve(opts)
+    spec, settings, _why = resolve(opts)
+    check_ready(spec)
     job_id = new_job_id(spec.backend)
     if spec.preflight:
         preflight(spec, job_id, out=None)
@@ -335,8 +365,10 @@ def start(opts: SubmitOptions) -> JobDir:
 
 def main(opts: SubmitOptions) -> int:
     """`clusterdoc submit`: with --wait (the default for local) streams the ranks' output until the end."""
-    spec, settings = resolve(opts)
+    spec, settings, why = resolve(opts)
     backend = spec.backend
+    print(f"backend: {backend} ({why})", file=sys.stderr, flush=True)
+    check_ready(spec)
     root = default_root(settings["folder"])
     wait = settings["wait"] if settings["wait"] is not None else backend == "local"
     note = batch_note(spec, root) if root.is_dir() else None
@@ -401,7 +433,14 @@ def detach(spec: JobSpec, jd: JobDir, quiet: bool = False) -> int:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None and not jd.read().get("backend_id"):
             time.sleep(0.2)
-        bid = jd.read().get("backend_id")
+        rec = jd.read()
+        bid = rec.get("backend_id")
+        if not bid and proc.poll() is not None:  # sbatch refused it: say why instead of an id
+            why = (rec.get("outcome") or {}).get("message") or f"see {jd.path / 'supervisor.log'}"
+            if quiet:
+                raise UsageError(f"job {jd.id} was not submitted: {why}")
+            print(f"clusterdoc submit: job {jd.id} was not submitted: {why}", file=sys.stderr)
+            return 1
         if bid and not quiet:
             print(f"slurm job {bid}", file=sys.stderr)
     if not quiet:
@@ -418,6 +457,9 @@ def supervise(path: str) -> int:
         outcome = run_attempts(spec, jd, stream=False)
     except KeyboardInterrupt:
         return 130
+    except UsageError as exc:  # could not start (sbatch refused it): on record already, for `status`
+        print(f"clusterdoc: {exc}", file=sys.stderr)
+        return 1
     except Exception as exc:  # noqa: BLE001 - recorded for `clusterdoc status`
         jd.update(state="FAILED", outcome=Outcome(state="FAILED", message=f"supervisor error: {exc}").to_json())
         raise
@@ -506,6 +548,9 @@ def status_main(job: str, folder: str | None) -> int:
     )
     print(f"  script  {format_command([spec['script'], *spec['script_args']])}")
     print(f"  logs    {jd.path}")
+    if not rec.get("attempts") and (rec.get("outcome") or {}).get("message"):
+        print(f"  reason  {rec['outcome']['message']}")  # it never started: no rank has anything to say
+        return 0 if state in ("RUNNING", "PENDING") else 1
     for a in rec.get("attempts", []):
         o = a.get("outcome")
         print(
