@@ -19,6 +19,7 @@ What a node sends back is read up to untrusted.MAX_STREAM bytes per stream (then
 from __future__ import annotations
 
 import dataclasses
+import errno
 import logging
 import os
 import re
@@ -58,7 +59,8 @@ STATUSES = (
     "auth",
     "unknown_host_key",
     "changed_host_key",
-    "unreachable",
+    "unreachable",  # the name does not resolve (or a jump host cannot reach it)
+    "no_route",
     "too_large",
     "error",
 )
@@ -149,6 +151,16 @@ class SSHContext:
         self._lock = threading.Lock()
         self._keys: dict[str, paramiko.PKey | Exception] = {}
         self._targets: dict[tuple, Target] = {}
+        self._sockets: dict[tuple[str, int], socket.socket] = {}  # reach()'s connections, for the logins
+
+    def take_socket(self, t: Target) -> socket.socket | None:
+        with self._lock:
+            return self._sockets.pop((t.hostname, t.port), None)
+
+    def drop_sockets(self) -> None:
+        with self._lock:
+            left, self._sockets = list(self._sockets.values()), {}
+        _close_all(left)
 
     def private_key(self, path: str) -> paramiko.PKey:
         with self._lock:
@@ -390,6 +402,9 @@ def _open_socket(context: SSHContext, t: Target, clock: _Deadline, depth: int):
     if t.proxy_command:
         proxy = paramiko.ProxyCommand(t.proxy_command)
         return proxy, [proxy]
+    sock = context.take_socket(t)  # reach() connected it already
+    if sock is not None:
+        return sock, [sock]
     sock = socket.create_connection((t.hostname, t.port), timeout=clock.left("the TCP connect"))
     return sock, [sock]
 
@@ -519,6 +534,8 @@ def _describe(err: BaseException, host: str, addr: str, timeout: float) -> tuple
         return "timeout", f"{at} accepted the connection but sent no SSH banner within {timeout:g}s"
     if isinstance(err, paramiko.ProxyCommandFailure):
         return "error", f"{host}: ProxyCommand failed: {printable(err, 300)}"
+    if isinstance(err, OSError) and err.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+        return "no_route", f"{at}: {os.strerror(err.errno)} (nothing answers at this address)"
     if isinstance(err, OSError) and err.errno is not None:
         return "unreachable", f"{at}: {os.strerror(err.errno)}"
     return "error", f"{at}: {type(err).__name__}: {printable(err, 300)}"
@@ -616,6 +633,37 @@ def run_one(
     )
 
 
+def reach(hosts: list[Host], opts: SSHOptions, context: SSHContext, window: float = 1.0) -> dict[str, RunResult]:
+    """TCP-connect to every host's sshd at once, for at most `window` seconds: a name that does not resolve,
+    a refused connection or no route is known in milliseconds, before anything else starts. Returns those
+    hosts' failures; the connections made are kept in `context` for the logins (no second connection).
+    A host that has not answered in the window is left to the login's own timeout; hosts behind a
+    ProxyJump or ProxyCommand are left to the login (their names are the jump host's to resolve)."""
+    targets = {h.host: context.lookup(h) for h in hosts}
+    direct = [h for h in hosts if not targets[h.host].jumps and not targets[h.host].proxy_command]
+    failed: dict[str, RunResult] = {}
+
+    def try_one(h: Host) -> None:
+        t, start = targets[h.host], time.monotonic()
+        try:
+            sock = socket.create_connection((t.hostname, t.port), timeout=window)
+        except (TimeoutError, socket.timeout):
+            return
+        except OSError as err:
+            failed[h.host] = _failed(h, err, t.hostname, opts, start)
+            return
+        with context._lock:
+            if (t.hostname, t.port) in context._sockets:  # the same sshd twice in the list: one is enough
+                sock.close()
+            else:
+                context._sockets[(t.hostname, t.port)] = sock
+
+    if direct:
+        with ThreadPoolExecutor(max_workers=min(len(direct), 128)) as pool:
+            list(pool.map(try_one, direct))
+    return {h.host: failed[h.host] for h in hosts if h.host in failed}
+
+
 def run_many(
     hosts: list[Host],
     command: str | Callable[[Host], str],
@@ -623,13 +671,14 @@ def run_many(
     stdin: bytes | None = None,
     fanout: int = 32,
     on_done: Callable[[RunResult], None] | None = None,
+    context: SSHContext | None = None,
 ) -> dict[str, RunResult]:
     """Run `command` (the same for all, or one per host from a callable) on every host, `fanout` at a
     time. Results keyed by host name, in input order. A config that cannot be followed for a host
     (ProxyJump unreadable, ...) is a UsageError before any connection."""
     if fanout < 1:
         raise UsageError(f"--fanout must be at least 1, got {fanout}")
-    context = SSHContext(opts)
+    context = context or SSHContext(opts)
     for h in hosts:
         context.lookup(h)
     command_for = command if callable(command) else (lambda _h: command)

@@ -197,3 +197,22 @@ def test_a_closed_pipe_keeps_the_exit_code():
     p.stdout.close()  # like `| head -1`
     assert p.wait(timeout=60) == 1
     assert b"Traceback" not in p.stderr.read()
+
+
+def test_a_node_the_head_cannot_reach_is_one_finding_and_nothing_else():
+    from clusterdoc.checks import ALL_CHECKS
+    from clusterdoc.doctor import Gathered, judge
+
+    nodes = ["nosuchhost", "node1", "node2"]
+    ok = {"status": "ok", "message": "", "elapsed": 0.1, "exit_code": 0}
+    conns = {"node1": ok, "node2": ok, "nosuchhost": {
+        "status": "unreachable", "message": "nosuchhost: name does not resolve (Name or service not known)",
+        "elapsed": 0.0, "exit_code": None}}
+    facts = {"nosuchhost": None, **cluster(2)}
+    checks = [c for c in ALL_CHECKS if c != "comm"]
+    findings = judge(Gathered(nodes, conns, facts, checks))
+    bad = [f for f in findings if f["status"] != OK]
+    assert [(f["node"], f["check"]) for f in bad] == [("nosuchhost", "ssh")], bad
+    assert bad[0]["message"].startswith("nosuchhost: name does not resolve")
+    assert bad[0]["message"].endswith("; not tested because of this: " + ", ".join(c for c in checks if c != "ssh"))
+    assert "DNS" in bad[0]["fix"]

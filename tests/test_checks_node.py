@@ -128,10 +128,12 @@ def test_mpi4py_mismatch_fix_names_the_matching_mpirun():
 
 
 def test_unreachable_node_gives_one_ssh_failure_with_fix():
-    for status in ("refused", "timeout", "auth", "unknown_host_key", "changed_host_key", "unreachable"):
+    for status in ("refused", "timeout", "auth", "unknown_host_key", "changed_host_key", "unreachable", "no_route"):
         out = ssh.check("n7", {"status": status, "message": f"n7: {status}"}, None)
         assert [(f["check"], f["status"]) for f in out] == [("ssh", FAIL)]
         assert out[0]["fix"] and "NODE" not in out[0]["fix"]
+        if status in ("timeout", "no_route"):  # an address where nothing answers: not a name to look up
+            assert "DNS" not in out[0]["fix"]
 
 
 def test_local_machine_facts_tell_the_truth():

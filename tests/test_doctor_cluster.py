@@ -164,6 +164,30 @@ def test_faults_each_reported_on_its_own_node_within_the_timeout(cluster, tmp_pa
                           "changedkey": "changed_host_key", "down": "refused", "silent": "timeout"}
 
 
+def test_a_name_that_does_not_resolve_is_one_finding_and_left_out_of_every_test(cluster):
+    code, doc = check("-w", names(cluster) + ",nosuchhost", "--ssh-config", cluster.ssh_config, "--timeout", 20,
+                      "--mpirun", cluster.mpirun)
+    assert code == 1
+    assert problems(doc) == {("nosuchhost", "ssh")}, [f for f in doc["findings"] if f["status"] != "ok"]
+    (f,) = [f for f in doc["findings"] if f["status"] != "ok"]
+    assert "nosuchhost: name does not resolve" in f["message"]
+    assert "not tested because of this: mesh, net, port, mpi" in f["message"]
+    # no node was sent towards it (mesh, net, port), and the mpirun test ran over the four others only
+    assert not any("nosuchhost" in json.dumps(n["facts"]) for n in doc["nodes"] if n["node"] != "nosuchhost")
+    run = doc["summary"]["mpirun"]
+    assert " -n 4 " in run["command"] and not run["timed_out"], run
+    assert sorted(run["names"]) == [n.name for n in cluster.nodes]
+
+
+def test_an_address_where_nothing_answers_is_not_called_a_dns_problem(cluster):
+    unused = cluster.nodes[0].addr.rsplit(".", 1)[0] + ".250"  # on the cluster's bridge, no node has it
+    code, doc = check("-w", f"{cluster.nodes[0].name},{unused}", "--ssh-config", cluster.ssh_config,
+                      "--timeout", 5, "--checks", "ssh")
+    (f,) = [f for f in doc["findings"] if f["status"] != "ok"]
+    assert f["node"] == unused and f["check"] == "ssh"
+    assert "resolve" not in f["message"] and "DNS" not in f["fix"], f
+
+
 @pytest.mark.slow
 def test_hanging_mpirun_costs_one_timeout(cluster, tmp_path):
     fake = tmp_path / "mpirun"

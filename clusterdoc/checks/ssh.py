@@ -17,14 +17,21 @@ FIXES = {
     "changed_host_key": "if the node was reinstalled, drop the old key (ssh-keygen -R NODE) and verify the new one; "
     "otherwise treat it as an attack",
     "unreachable": "check the node's name or address in the hostfile / ssh config / DNS",
+    "no_route": "check that the node is up and that its address in the hostfile / ssh config is right "
+    "(nothing answers at it from here)",
     "too_large": "find what prints on the node before or instead of the command (~/.bashrc, /etc/bash.bashrc, "
     "/etc/profile.d, a ForceCommand): measure with `ssh NODE true | wc -c`, which must print 0",
     "error": "run ssh -v NODE by hand to see what fails",
 }
 
 
-def check(node: str, conn: dict, facts: dict | None) -> list[Finding]:
-    """`conn`: how reaching the node went ({status, message, elapsed, exit_code, stderr}, see doctor)."""
+# the head could not even connect: nothing of the node was tested, and no other node was sent to it
+UNREACHABLE = ("unreachable", "refused", "no_route")
+
+
+def check(node: str, conn: dict, facts: dict | None, untested: list[str] | tuple = ()) -> list[Finding]:
+    """`conn`: how reaching the node went ({status, message, elapsed, exit_code, stderr}, see doctor).
+    `untested`: the other checks, which a node that cannot be reached leaves untested (one cause, one finding)."""
     status: str = conn["status"]  # always there (doctor/facts.py); the doctor reads it the same way
     if status == "local":
         return [finding(node, CHECK, OK, "this machine (--local: no SSH)")]
@@ -34,7 +41,8 @@ def check(node: str, conn: dict, facts: dict | None) -> list[Finding]:
                 node,
                 CHECK,
                 FAIL,
-                conn.get("message") or status,
+                (conn.get("message") or status)
+                + (f"; not tested because of this: {', '.join(untested)}" if untested else ""),
                 FIXES.get(status, FIXES["error"]).replace("NODE", node),
             )
         ]

@@ -121,22 +121,49 @@ def gather_local(python: str | None, timeout: float, head_mpirun: str | None = N
 # --- every node over SSH --------------------------------------------------------------------------
 
 
+REACH_WINDOW = 1.0  # seconds: how long the head waits for every node's TCP connect before starting
+
+
 def gather_nodes(opts: CheckOptions, checks: list[str]) -> Gathered:
+    from clusterdoc import remote
     from clusterdoc.doctor.render import Progress
 
     started = time.monotonic()
     ssh = opts.ssh_options()
-    hosts = opts.hosts()
-    progress = Progress(len(hosts) if opts.progress else 0)
+    everyone = opts.hosts()
+    progress = Progress(len(everyone) if opts.progress else 0)
+    context = remote.SSHContext(ssh)
+    try:
+        # A name that does not resolve, a refused connection, no route: known in milliseconds. Such a
+        # node is reported now and left out of the rest (no mpirun, mesh or port test towards it).
+        dead = remote.reach(everyone, ssh, context, min(REACH_WINDOW, ssh.timeout / 4))
+        for _ in dead:
+            progress.update(True)
+        hosts = [h for h in everyone if h.host not in dead]
+        g = _gather_reachable(opts, checks, ssh, hosts, context, progress)
+    finally:
+        context.drop_sockets()
+        progress.close()
+    for name, r in dead.items():
+        message = printable(r.message, MAX_TEXT)
+        g.conns[name] = {"status": r.status, "message": message, "elapsed": round(r.elapsed, 3), "exit_code": None}
+        g.facts[name] = None
+    g.nodes, g.started = [h.host for h in everyone], started
+    return g
+
+
+def _gather_reachable(opts: CheckOptions, checks: list[str], ssh, hosts, context, progress) -> Gathered:
+    """gather_nodes for the nodes not known to be unreachable."""
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
+    test_mpi = "mpi" in checks and bool(hosts)
     # The head's mpirun runs while the probes run. MPICH: its proxies start inside the probes' round
     # trips (HydraManual); other flavours: mpirun's own ssh launcher, in a thread.
     box: dict = {}
     thread = manual = proxies = None
-    if "mpi" in checks and head and head.get("flavour") == "mpich":
+    if test_mpi and head and head.get("flavour") == "mpich":
         manual = mpirun.HydraManual(hosts, head, opts.timeout)
         proxies = manual.proxies()
-    elif "mpi" in checks:
+    elif test_mpi:
 
         def run():
             box["r"] = mpirun.run_mpirun(opts, hosts, head, None, opts.timeout)
@@ -144,16 +171,21 @@ def gather_nodes(opts: CheckOptions, checks: list[str]) -> Gathered:
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
     try:
-        conns, facts = probe_nodes(opts, ssh, hosts, checks, progress, proxies, (head or {}).get("path"))
+        conns, facts = probe_nodes(opts, ssh, hosts, checks, progress, proxies, (head or {}).get("path"), context)
     except BaseException:
         if manual:  # Ctrl-C or a bad ssh config: the waiting mpirun must not outlive the check
             manual.stop()
         raise
-    finally:
-        progress.close()
     reachable = [h for h in hosts if facts.get(h.host)]
+    if test_mpi:
+        progress.note("waiting for the mpirun test")
     result = None
-    if manual:
+    if manual and len(reachable) < len(hosts):
+        # a node that did not run its probe never started its proxy: mpirun would wait for it until the
+        # timeout. Stop it now and judge the others by a run without that node.
+        manual.stop()
+        result = mpirun.run_mpirun(opts, reachable, head, None, opts.timeout) if reachable else None
+    elif manual:
         result = manual.finish()
     if thread:
         thread.join(opts.timeout + 5)
@@ -165,12 +197,14 @@ def gather_nodes(opts: CheckOptions, checks: list[str]) -> Gathered:
         python = mpirun.mpi4py_python(facts, head)
         if python and not result.get("error"):
             result = mpirun.run_mpirun(opts, reachable, head, python, opts.timeout)
+    if "comm" in checks:
+        progress.note("running the all_reduce test (--comm)")
     comm_result = comm_test(ssh, hosts, facts, max(opts.timeout, 30.0)) if "comm" in checks else None
-    return Gathered([h.host for h in hosts], conns, facts, checks, head, result, comm_result, started)
+    return Gathered([h.host for h in hosts], conns, facts, checks, head, result, comm_result)
 
 
 def probe_nodes(
-    opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=None, head_path=None
+    opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=None, head_path=None, context=None
 ) -> tuple[dict, dict]:
     """{node: conn}, {node: facts|None} from one SSH round trip per node. `proxies`: each host's MPI
     proxy command (HydraManual), started in the same round trip."""
@@ -200,7 +234,9 @@ def probe_nodes(
     order = {n: i for i, n in enumerate(net.schedule(names))}
     started = sorted(hosts, key=lambda h: order[h.host])
     fanout = opts.fanout + 1 if port_plan else opts.fanout
-    results = remote.run_many(started, command_for, ssh, stdin=PROBE_SOURCE, fanout=fanout, on_done=on_done)
+    results = remote.run_many(
+        started, command_for, ssh, stdin=PROBE_SOURCE, fanout=fanout, on_done=on_done, context=context
+    )
     conns, facts = {}, {}
     for h in hosts:
         r = results[h.host]

@@ -158,12 +158,17 @@ class Progress:
     def update(self, failed: bool = False):
         self.done += 1
         self.failed += bool(failed)
+        self.note()
+
+    def note(self, doing: str = ""):
+        """The count, and what the check is doing after the probes (so a wait does not look like a hang)."""
         if self.enabled:
             extra = f" ({self.failed} unreachable)" if self.failed else ""
-            self.stream.write(f"\rclusterdoc check: {self.done}/{self.total} nodes answered{extra}  ")
+            doing = f"; {doing}" if doing else ""
+            self.stream.write(f"\r\033[Kclusterdoc check: {self.done}/{self.total} nodes answered{extra}{doing}  ")
             self.stream.flush()
 
     def close(self):
         if self.enabled:
-            self.stream.write("\r" + " " * 60 + "\r")
+            self.stream.write("\r\033[K")
             self.stream.flush()

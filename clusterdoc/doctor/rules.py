@@ -50,7 +50,8 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
 
     for n in g.nodes:
         f = g.facts.get(n)
-        run(n, "ssh", ssh.check, n, g.conns[n], f)
+        untested = [c for c in checks if c != "ssh"] if not f and g.conns[n]["status"] != "ok" else []
+        run(n, "ssh", ssh.check, n, g.conns[n], f, untested)
         if not f:
             continue
         findings.extend(_guarded(n, "ssh", malformed, n, f, checks))
@@ -66,7 +67,9 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
             run(n, "clock", clock.check, n, f)
     if multi:
         run(everyone, "net", net.check_cluster, answered, g.nodes)
-        run(everyone, "port", net.check_port, g.facts, g.nodes, opts.port)
+        # the port plan's nodes: those the head could connect to (the others were left out of it)
+        planned = [n for n in g.nodes if g.conns[n]["status"] not in ssh.UNREACHABLE]
+        run(everyone, "port", net.check_port, g.facts, planned or g.nodes, opts.port)
     run(everyone, "files", files.check, g.facts, g.nodes)
     if g.mpirun is not None:
         run(
