@@ -22,7 +22,7 @@ from clusterdoc import private, probe
 from clusterdoc.checks import comm
 from clusterdoc.doctor import mesh, mpirun
 from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
-from clusterdoc.doctor.payload import PROBE_SOURCE, parse_output, probe_argv, probe_timeout, remote_command, with_proxy
+from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
 from clusterdoc.errors import UsageError
 from clusterdoc.hostfile import natural_key
 from clusterdoc.untrusted import MAX_TEXT, clean_facts, printable
@@ -106,7 +106,7 @@ def gather_local(python: str | None, timeout: float, head_mpirun: str | None = N
         + probe_argv(more or {})
     )
     try:
-        r = subprocess.run(argv, input=PROBE_SOURCE, capture_output=True, timeout=timeout + 5)
+        r = subprocess.run(argv, input=probe_source(), capture_output=True, timeout=timeout + 5)
     except subprocess.TimeoutExpired:
         raise UsageError(f"the probe under {python} did not answer in {timeout:g}s") from None
     facts = parse_output(r.stdout.decode(errors="replace"))
@@ -235,7 +235,7 @@ def probe_nodes(
     started = sorted(hosts, key=lambda h: order[h.host])
     fanout = opts.fanout + 1 if port_plan else opts.fanout
     results = remote.run_many(
-        started, command_for, ssh, stdin=PROBE_SOURCE, fanout=fanout, on_done=on_done, context=context
+        started, command_for, ssh, stdin=probe_source(), fanout=fanout, on_done=on_done, context=context
     )
     conns, facts = {}, {}
     for h in hosts:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import shlex
 from pathlib import Path
@@ -36,7 +37,17 @@ def probe_payload() -> bytes:
     return (ast.unparse(tree) + "\n").encode()
 
 
-PROBE_SOURCE = probe_payload()
+@functools.cache
+def probe_source() -> bytes:
+    """probe_payload(), made once, when a probe is first sent (not at import: a check that reaches no
+    node, or a --local one, does not pay for it)."""
+    return probe_payload()
+
+
+def __getattr__(name: str):
+    if name == "PROBE_SOURCE":  # the name other modules use
+        return probe_source()
+    raise AttributeError(name)
 
 
 def probe_timeout(node_timeout: float) -> float:
