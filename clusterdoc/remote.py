@@ -66,6 +66,7 @@ STATUSES = (
 )
 DEFAULT_KEYS = ("~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_rsa")
 MAX_JUMPS = 8
+REUSE_FOR = 60.0  # seconds a connection made by reach() waits for its login, at most
 # known_hosts key type -> the host key algorithms that present it
 KEY_ALGORITHMS = {"ssh-rsa": ("rsa-sha2-512", "rsa-sha2-256")}
 
@@ -151,15 +152,29 @@ class SSHContext:
         self._lock = threading.Lock()
         self._keys: dict[str, paramiko.PKey | Exception] = {}
         self._targets: dict[tuple, Target] = {}
-        self._sockets: dict[tuple[str, int], socket.socket] = {}  # reach()'s connections, for the logins
+        # reach()'s connections, for the logins: {(address, port): (socket, when it connected)}
+        self._sockets: dict[tuple[str, int], tuple[socket.socket, float]] = {}
+
+    def keep_socket(self, t: Target, sock: socket.socket) -> None:
+        with self._lock:
+            if (t.hostname, t.port) in self._sockets:  # the same sshd twice in the list: one is enough
+                sock.close()
+            else:
+                self._sockets[(t.hostname, t.port)] = (sock, time.monotonic())
 
     def take_socket(self, t: Target) -> socket.socket | None:
+        """reach()'s connection to t, while sshd still waits for the login on it (LoginGraceTime, 120 s by
+        default: a connection kept longer than REUSE_FOR is closed, and the login makes its own)."""
         with self._lock:
-            return self._sockets.pop((t.hostname, t.port), None)
+            sock, since = self._sockets.pop((t.hostname, t.port), (None, 0.0))
+        if sock is not None and time.monotonic() - since > REUSE_FOR:
+            sock.close()
+            return None
+        return sock
 
     def drop_sockets(self) -> None:
         with self._lock:
-            left, self._sockets = list(self._sockets.values()), {}
+            left, self._sockets = [s for s, _ in self._sockets.values()], {}
         _close_all(left)
 
     def private_key(self, path: str) -> paramiko.PKey:
@@ -652,11 +667,7 @@ def reach(hosts: list[Host], opts: SSHOptions, context: SSHContext, window: floa
         except OSError as err:
             failed[h.host] = _failed(h, err, t.hostname, opts, start)
             return
-        with context._lock:
-            if (t.hostname, t.port) in context._sockets:  # the same sshd twice in the list: one is enough
-                sock.close()
-            else:
-                context._sockets[(t.hostname, t.port)] = sock
+        context.keep_socket(t, sock)
 
     if direct:
         with ThreadPoolExecutor(max_workers=min(len(direct), 128)) as pool:

@@ -132,3 +132,29 @@ def test_sftp_put(cluster, tmp_path):
     res = run_one(node, f"md5sum {dest} && rm -f {dest}", opts_for(cluster))
 
     assert res.stdout.split()[0] == hashlib.md5(src.read_bytes()).hexdigest()
+
+
+def test_reach_tells_dead_nodes_at_once_and_the_logins_reuse_its_connections(cluster, tmp_path):
+    from clusterdoc.remote import SSHContext, reach
+
+    n1 = cluster.nodes[0]
+    cfg = tmp_path / "ssh_config"
+    cfg.write_text(f"Host closed\n  HostName 127.0.0.1\n  Port {_free_port()}\n" + cluster.ssh_config.read_text())
+    opts = SSHOptions(ssh_config=cfg, timeout=10.0)
+    context = SSHContext(opts)
+    hosts = [Host(n1.name), Host("nosuchhost"), Host("closed")]
+    dead = reach(hosts, opts, context)
+    assert {h: r.status for h, r in dead.items()} == {"nosuchhost": "unreachable", "closed": "refused"}
+    assert "name does not resolve" in dead["nosuchhost"].message
+    # the live node's connection is kept for its login: the login makes no second TCP connection
+    target = context.lookup(Host(n1.name))
+    kept = context._sockets[(target.hostname, target.port)][0]
+    res = run_many([Host(n1.name)], "hostname", opts, context=context)
+    assert (res[n1.name].status, res[n1.name].stdout.strip()) == ("ok", n1.name)
+    assert kept.fileno() == -1 and not context._sockets  # used by the login, and closed with it
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
