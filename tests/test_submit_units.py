@@ -110,7 +110,7 @@ def test_the_backend_comes_with_why(monkeypatch, tmp_path):
     assert submit.backend_and_why({"backend": "local", "hostfile": None}, {"backend": "CLUSTERDOC_BACKEND"}, {}) == (
         "local", "CLUSTERDOC_BACKEND=local")
     assert submit.backend_and_why({"backend": "slurm", "hostfile": None}, {"backend": "/p/clusterdoc.yaml"}, {}) == (
-        "slurm", "backend: slurm in /p/clusterdoc.yaml")
+        "slurm", "set in /p/clusterdoc.yaml; --backend local to run here")
 
 
 def test_local_pretend_nodes_get_their_own_gpus():

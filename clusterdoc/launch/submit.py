@@ -93,13 +93,10 @@ def backend_and_why(settings: dict, origin: dict, environ=os.environ) -> tuple[s
     chosen = settings["backend"]
     if chosen != "auto":
         where = origin.get("backend", "flag")
-        return chosen, (
-            f"--backend {chosen}"
-            if where in ("flag", "default")
-            else f"{where}={chosen}"
-            if where.startswith(config.ENV_PREFIX)
-            else f"backend: {chosen} in {where}"
-        )
+        if where in ("flag", "default"):
+            return chosen, f"--backend {chosen}"
+        elsewhere = "" if chosen == "local" else "; --backend local to run here"
+        return chosen, (f"{where}={chosen}" if where.startswith(config.ENV_PREFIX) else f"set in {where}") + elsewhere
     if slurm_answers():
         because = "SLURM_CONF is set" if environ.get("SLURM_CONF") else "a Slurm controller answers here (squeue)"
         return "slurm", f"{because}; --backend local to run here"
