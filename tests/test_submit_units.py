@@ -120,3 +120,25 @@ def test_local_pretend_nodes_get_their_own_gpus():
     assert gpu_slices(2, 1, {"CUDA_VISIBLE_DEVICES": "3,5,7"}) == ["3", "5"]
     assert gpu_slices(4, 2, {"CUDA_VISIBLE_DEVICES": "0,1"}) is None  # too few: leave them shared
     assert gpu_slices(4, 0, {}) is None
+
+
+def test_status_says_why_a_job_never_ran_or_was_lost(tmp_path, capsys):
+    import subprocess
+
+    from clusterdoc.launch.job import JobSpec, create_job_dir
+    from clusterdoc.launch.outcome import Outcome
+    from clusterdoc.launch.submit import status_main
+
+    spec = JobSpec(script=str(tmp_path / "t.py"), script_args=[], backend="local", nodes=1)
+    refused = create_job_dir(tmp_path, spec)
+    refused.update(state="FAILED", outcome=Outcome("FAILED", message="could not start: X (fix: Y)").to_json())
+    assert status_main(refused.id, str(tmp_path)) == 1
+    out = capsys.readouterr().out
+    assert "  reason  could not start: X (fix: Y)\n" in out and "no exit record" not in out
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid that is no longer alive: its supervisor died without recording anything
+    lost = create_job_dir(tmp_path, spec, "local-lost")
+    lost.update(state="RUNNING", supervisor_pid=gone.pid)
+    status_main(lost.id, str(tmp_path))
+    out = capsys.readouterr().out
+    assert "local-lost: LOST" in out and f"reason  its supervisor (pid {gone.pid}) ended without a word" in out

@@ -545,9 +545,13 @@ def status_main(job: str, folder: str | None) -> int:
     )
     print(f"  script  {format_command([spec['script'], *spec['script_args']])}")
     print(f"  logs    {jd.path}")
-    if not rec.get("attempts") and (rec.get("outcome") or {}).get("message"):
-        print(f"  reason  {rec['outcome']['message']}")  # it never started: no rank has anything to say
-        return 0 if state in ("RUNNING", "PENDING") else 1
+    reason = (rec.get("outcome") or {}).get("message") or ""
+    if state == "LOST" and not reason:
+        reason = f"its supervisor (pid {rec.get('supervisor_pid')}) ended without a word: see {jd.path}/supervisor.log"
+    if reason and not any((a.get("outcome") or {}).get("message") == reason for a in rec.get("attempts", [])):
+        print(f"  reason  {reason}")  # what no attempt line says: it never started, or its supervisor failed
+    if not rec.get("attempts") and reason:
+        return 0 if state in ("RUNNING", "PENDING") else 1  # it never started: no rank has anything to say
     for a in rec.get("attempts", []):
         o = a.get("outcome")
         print(
