@@ -72,7 +72,7 @@ make_venv() {
         $PIP install ${TORCH_INDEX_URL:+--extra-index-url "$TORCH_INDEX_URL"} "$TORCH_SPEC"
     fi
     if [ "$MODE" = venv ]; then
-        $PIP install -e .
+        $PIP install -e . numpy  # numpy: torch warns on every import without it
     else
         $PIP install -e ".[test]"
     fi
