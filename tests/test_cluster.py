@@ -469,8 +469,8 @@ def test_address_plan_fits_thousands_of_nodes_per_cluster_and_32_clusters():
         assert all(ipaddress.ip_address(net.addr_of(b, i)) in block for i in (0, 1, net.MAX_NODES))
     with pytest.raises(ValueError):
         net.addr_of(0, net.MAX_NODES + 1)
-    prefix = net.prefix_for(Path("/work/main/.cluster"))
-    assert prefix != net.prefix_for(Path("/work/ci/.cluster")) and len(prefix) == 8
+    prefix = net.prefix_for(Path("/home/alice/clusterdoc/.cluster"))
+    assert prefix != net.prefix_for(Path("/srv/ci/clusterdoc/.cluster")) and len(prefix) == 8
     assert max(len(net.bridge_name(prefix)), len(net.host_veth(prefix, net.MAX_NODES))) <= 15  # IFNAMSIZ - 1
 
 

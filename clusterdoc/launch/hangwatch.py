@@ -10,6 +10,7 @@ into the job folder, and tells submit whether to stop the job (--on-hang abort) 
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import time
 
@@ -25,6 +26,7 @@ class HangWatch:
     def __init__(self, jd: JobDir, world: int, on_hang: str = "abort", err=sys.stderr):
         self.jd, self.world, self.on_hang, self.err = jd, world, on_hang, err
         self.store = None
+        self.addr: tuple[str, int] | None = None  # the store's, from watch.json
         self.next_look = 0.0
         self.heartbeats: dict[int, dict] = {}
         self.reported: str | None = None  # the report's headline, once printed
@@ -35,9 +37,22 @@ class HangWatch:
         except (OSError, ValueError):
             return None
         try:
-            return channel.connect(info["addr"], info["port"], timeout=3.0)
+            store = channel.connect(info["addr"], info["port"], timeout=3.0)
+            self.addr = (info["addr"], int(info["port"]))
+            return store
         except Exception:  # noqa: BLE001 - not up yet, or already gone: try again later
             return None
+
+    def _store_listens(self) -> bool:
+        """A plain connect first: torch's client logs a C++ backtrace for every call to a store that went away
+        (rank 0 closes it well before its process ends), which would end every good job's output."""
+        if self.addr is None:
+            return True
+        try:
+            with socket.create_connection(self.addr, timeout=1.0):
+                return True
+        except OSError:
+            return False
 
     def poll(self, codes: dict[int, int | None]) -> bool:
         """Look at the store (at most once a second). True when the job must be stopped now."""
@@ -45,6 +60,9 @@ class HangWatch:
         if now < self.next_look or self.reported:
             return False
         self.next_look = now + POLL
+        if codes.get(0) is not None or not self._store_listens():
+            self.store = self.addr = None  # rank 0's store is gone: nothing to ask (a next attempt writes a new one)
+            return False
         if self.store is None:
             self.store = self._connect()
             if self.store is None:

@@ -1,6 +1,6 @@
 """The one-machine test cluster: N SSH nodes in their own namespaces and network, plus a real Slurm.
 
-    c = Cluster("/work/main/.cluster", nodes=4)
+    c = Cluster(".cluster", nodes=4)
     c.up()            # starts, or notices it is already running
     c.nodes           # [Node(name="node1", addr="198.18.0.2"), ...]; c.head_addr: "198.18.0.1"
     with c.planted({"node2": {"kernel": "5.4.0-150-generic"}}): ...

@@ -1,4 +1,4 @@
-"""CUDA facts the fakes need to answer like the real tools (values from /work/shared/reference.md §1-3)."""
+"""CUDA facts the fakes need to answer like the real tools (values from the CUDA release notes)."""
 from __future__ import annotations
 
 # Full nvcc versions of common releases ("release 12.1, V12.1.105"); others get ".0".
