@@ -531,7 +531,9 @@ import json
 import mpi4py
 mpi4py.rc.threads = False
 from mpi4py import MPI
-print(json.dumps({"version": mpi4py.__version__, "library": MPI.Get_library_version().strip().splitlines()[0]}))
+# a C string: Open MPI's ends in its NUL byte, which str.strip() keeps
+library = MPI.Get_library_version().split("\0")[0].strip()
+print(json.dumps({"version": mpi4py.__version__, "library": (library.splitlines() or [""])[0]}))
 """
 
 

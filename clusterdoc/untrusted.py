@@ -61,6 +61,7 @@ STR, TEXT, VERSION, DRIVER, CAP, HOST, BOOL, INT, NUM, ANY, FPRINT = (
     "key fingerprint",
 )
 INT_STR = "port number"
+CSTR = "C string"  # text a C library filled in: its terminating NUL (Open MPI's MPI_Get_library_version) is no part of it
 ADDR, CIDR, IFNAME, SHA256, WORD, TARGET = (
     "address",
     "address/prefix",
@@ -84,7 +85,7 @@ FORMS = {
     WORD: re.compile(r"[A-Za-z_]{1,32}"),
     TARGET: re.compile(r"[^\s]{1,260}:\d{1,5}"),
 }
-_MPI = {"path": STR, "flavour": STR, "version": VERSION, "library": STR, "error": TEXT, "missing": BOOL}
+_MPI = {"path": STR, "flavour": STR, "version": VERSION, "library": CSTR, "error": TEXT, "missing": BOOL}
 SCHEMA = {
     "schema": INT,
     "probe": STR,
@@ -255,6 +256,8 @@ def _clean(value, form, path: str, bad: list):
                 continue
             out[key] = _clean(v, form.get(key, form.get("*", ANY)), sub, bad)
         return out
+    if form == CSTR and isinstance(value, str):
+        value = value.strip(" \t\r\n\0")  # what the format allows around it; a NUL inside stays malformed
     if _bad_scalar(value, form):
         bad.append((path, value))
         return None

@@ -169,3 +169,14 @@ def test_capped_reader_keeps_the_first_bytes_and_says_it_dropped_the_rest():
     p.wait()
     text = reader.text()
     assert lines[0] == "name" and len(text) == MAX_STREAM + len(TOO_LARGE) and text.endswith(TOO_LARGE)
+
+
+def test_mpi_library_is_a_c_string_and_its_malformed_values_are_filed_under_mpi():
+    lib = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022"
+    sent = {"mpi": {"mpi4py": {"version": "4.1.2", "library": lib + "\0"}}}
+    facts = clean_facts(sent)
+    assert facts["mpi"]["mpi4py"]["library"] == lib and facts["malformed"] == []
+    facts = clean_facts({"mpi": {"mpi4py": {"version": "4.1.2", "library": "Open MPI\0\x1b[2J"}}})
+    assert facts["mpi"]["mpi4py"]["library"] is None
+    assert [f["check"] for f in malformed("n1", facts, ["ssh", "mpi"])] == ["mpi"]
+    assert malformed("n1", facts, ["ssh"]) == []  # --skip mpi: not judged, not filed under ssh
