@@ -61,7 +61,8 @@ STR, TEXT, VERSION, DRIVER, CAP, HOST, BOOL, INT, NUM, ANY, FPRINT = (
     "key fingerprint",
 )
 INT_STR = "port number"
-CSTR = "C string"  # text a C library filled in: its terminating NUL (Open MPI's MPI_Get_library_version) is no part of it
+# text a C library filled in: its terminating NUL (Open MPI's MPI_Get_library_version) is no part of it
+CSTR = "C string"
 ADDR, CIDR, IFNAME, SHA256, WORD, TARGET = (
     "address",
     "address/prefix",

@@ -10,7 +10,7 @@ from clusterdoc.doctor import render as report
 from clusterdoc.checks import arch, cuda, malformed
 from clusterdoc.doctor.payload import parse_output
 from clusterdoc.errors import UsageError
-from clusterdoc.openssh import host_matches, judge_host_key, parse_jump, parse_known_hosts
+from clusterdoc.openssh import host_matches, judge_host_key, parse_jump, parse_known_hosts, proxy_command_argv
 from clusterdoc.untrusted import clean_facts, printable
 
 ESC = "\x1b"
@@ -180,3 +180,12 @@ def test_mpi_library_is_a_c_string_and_its_malformed_values_are_filed_under_mpi(
     assert facts["mpi"]["mpi4py"]["library"] is None
     assert [f["check"] for f in malformed("n1", facts, ["ssh", "mpi"])] == ["mpi"]
     assert malformed("n1", facts, ["ssh"]) == []  # --skip mpi: not judged, not filed under ssh
+
+
+def test_proxycommand_is_expanded_and_run_as_ssh_does(monkeypatch):
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    tokens = {"%h": "10.0.0.2", "%n": "node2", "%p": "22", "%r": "o'brien"}
+    argv = proxy_command_argv("nc %h %p 2>/dev/null # %n %r 100%%", tokens, "node2")
+    assert argv == ["/bin/sh", "-c", "exec nc 10.0.0.2 22 2>/dev/null # node2 'o'\"'\"'brien' 100%"]
+    with pytest.raises(UsageError, match="unknown token %d"):
+        proxy_command_argv("nc %h %d", tokens, "node2")

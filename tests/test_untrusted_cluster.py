@@ -175,6 +175,34 @@ def test_proxyjump_is_honoured_with_the_same_host_key_rules(cluster, tmp_path):
     assert "both ProxyJump and ProxyCommand apply to both" in p.stderr
 
 
+# nc as the openbsd one takes it (not installed here): `nc HOST PORT`, any other word is refused
+NETCAT = f"""#!{sys.executable}
+import os, socket, sys, threading
+if len(sys.argv) != 3:
+    sys.exit("nc: port range not valid")
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+def up():
+    while data := os.read(0, 65536):
+        s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+threading.Thread(target=up, daemon=True).start()
+while data := s.recv(65536):
+    os.write(1, data)
+"""
+
+
+def test_proxycommand_runs_through_the_shell_as_ssh_runs_it(cluster, tmp_path):
+    # without the shell, nc would get '2>/dev/null' as a third word, refuse it, and the node would be a
+    # 30 s banner timeout
+    nc = tmp_path / "nc"
+    nc.write_text(NETCAT)
+    nc.chmod(0o755)
+    node = cluster.nodes[1]
+    cfg = cfg_with(cluster, tmp_path, f"Host viaredirect\n  HostName {node.addr}\n  ProxyCommand {nc} %h %p 2>/dev/null\n")
+    res = run_one(Host("viaredirect"), "hostname", SSHOptions(ssh_config=cfg, timeout=10.0))
+    assert (res.status, res.stdout.strip()) == ("ok", node.name), res
+
+
 @pytest.fixture
 def stalling_sshd(cluster, tmp_path):
     """A real sshd whose login stalls: AuthorizedKeysCommand sleeps before answering."""
