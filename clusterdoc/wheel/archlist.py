@@ -81,7 +81,9 @@ def archs_from_facts(facts_by_host: dict[str, dict]) -> tuple[list[Arch], dict[s
     dropped them) or whose GPU has no known capability is only in the third part: silently building without
     it would give a wheel that node cannot run, so the caller refuses to build.
     """
-    archs, per_host, unknown = set(), {}, {}
+    archs: set[Arch] = set()
+    per_host: dict[str, list[str]] = {}
+    unknown: dict[str, str] = {}
     for host, facts in sorted(facts_by_host.items()):
         facts = facts or {}
         bad = [m for m in facts.get("malformed") or [] if m.get("field", "").startswith("gpus")]
