@@ -5,8 +5,11 @@ lines of the report), a flood of bytes, or values of the wrong type or form. Eve
 passes through here before it is judged or printed:
   - MAX_STREAM bounds what the head reads of one stream of one node (remote.py stops reading there);
   - `clean_facts` replaces a value that is not of its expected form (a driver version with escape
-    codes, a GPU name with control characters, a list where a string belongs) with None, so no rule
-    judges it, and lists it in facts["malformed"]; free text (error messages) is escaped instead;
+    codes, a GPU name with control characters, a list where a string belongs, a number beyond 2**63,
+    NaN) with None, so no rule judges it, and lists it in facts["malformed"]; a list or map of objects
+    with a hole in it (`{"gpus": [null]}`) or an object without a key the rules need (`Required`) is
+    dropped whole; free text (error messages) is escaped instead. So the rules only ever see values
+    of their expected types: one node's garbage is a `malformed` finding of that node, never a crash;
   - `printable` escapes non-printable characters; the report passes every line it prints through it.
 Pure functions only.
 """

@@ -124,7 +124,7 @@ def test_a_node_answering_gpus_null_is_a_failure_of_its_own():
     sent = dict(SOURCES["cluster/node1"], gpus=[None])
     findings, report, text = doctor(json.dumps(sent))
     mine = [f for f in findings if f["node"] == "node1" and f["status"] == "fail"]
-    assert [f["message"] for f in mine] == ["the node sent a malformed gpus[*]: null (not trusted, not judged)"]
+    assert [f["message"] for f in mine] == ["the node sent a malformed GPU entry: null (not trusted, not judged)"]
     assert own(findings, "node2") == BASELINE["cluster/node1"]
     assert strict_json(text)["summary"]["needed_arch_list"] == "8.0+PTX"  # from node2's GPUs
     _, _, _, wheel = derive_arch_list(None, {"node1": report.nodes[0].facts, "node2": report.nodes[1].facts})

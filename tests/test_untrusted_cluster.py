@@ -131,11 +131,11 @@ def test_a_node_answering_gpus_null_fails_alone_and_the_others_are_reported(clus
     assert status["node2"]["arch"] == "fail" and doc["nodes"][1]["facts"]["gpus"] is None
     bad = [f for f in doc["findings"] if f["status"] != "ok"]
     assert [(f["node"], f["check"], f["message"]) for f in bad] == [
-        ("node2", "arch", "the node sent a malformed gpus[*]: null (not trusted, not judged)")], bad
+        ("node2", "arch", "the node sent a malformed GPU entry: null (not trusted, not judged)")], bad
     for n in ("node1", "node3", "node4"):  # their full report, every check judged
         assert None not in status[n].values() and set(status[n].values()) == {"ok"}, status[n]
     assert doc["summary"]["needed_arch_list"] == "8.0+PTX"  # from the other nodes' A100s
-    assert "[FAIL] arch node2: the node sent a malformed gpus[*]: null" in text and "crashed" not in text
+    assert "[FAIL] arch node2: the node sent a malformed GPU entry: null" in text and "crashed" not in text
     # build-wheel: node2 named, the others' GPUs still decide, nothing built
     assert "Traceback" not in wheel.stderr and wheel.returncode == 1, wheel.stdout + wheel.stderr
     assert "node2: the node sent malformed GPU facts (gpus[0]: null): not trusted" in wheel.stdout

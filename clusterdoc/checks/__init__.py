@@ -102,6 +102,8 @@ def probe_errors(node: str, facts: dict, check: str) -> list[Finding]:
 
 MALFORMED_LABELS = {
     "driver": "driver version",
+    "gpus": "GPU list",
+    "gpus[*]": "GPU entry",
     "gpus[*].driver": "GPU driver version",
     "gpus[*].name": "GPU name",
     "gpus[*].capability": "GPU compute capability",
