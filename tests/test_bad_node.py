@@ -163,3 +163,18 @@ def test_the_report_names_the_clone_and_comm_ranks_are_given_not_looked_up():
     clone = [f for f in findings if f["check"] == "ssh" and f["status"] == "fail"]
     assert [f["message"].split(":")[0] for f in clone] == ["node1 and node2 both call themselves node2"]
     assert "socket.gethostname" not in comm.RANK_SCRIPT  # each node is given its rank on the command line
+
+
+def test_what_several_checks_share_is_guarded_too(monkeypatch):
+    """Belt and braces behind the schema: the arch list the cluster needs (outside any check until now) crashing
+    is a finding, and the report is still built."""
+    from clusterdoc.checks import arch
+
+    def crash(_):
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(arch, "needed_arch_list", crash)
+    findings, report, text = doctor(json.dumps(SOURCES["cluster/node1"]))
+    crashed = [f for f in findings if "crashed" in f["message"]]
+    assert [(f["check"], f["status"], f["nodes"]) for f in crashed] == [("arch", "fail", ["node1", "node2"])]
+    assert strict_json(text)["summary"]["needed_arch_list"] is None

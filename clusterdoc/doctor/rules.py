@@ -46,16 +46,21 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         if check in checks:
             findings.extend(_guarded(node, check, rule, *args, nodes=g.nodes if node == everyone else None))
 
-    def value(check: str, compute: Callable, default):
-        """What several checks share, computed under the same guard (its crash: a finding, and `default`)."""
-        box = [default]
-        run(everyone, check, lambda: box.__setitem__(0, compute()) or [])
-        return box[0]
+    def shared(check: str, compute: Callable, default):
+        """What several checks use, computed under the same guard: a crash is a finding, and `default` is used."""
+        computed = []
+
+        def rule() -> list:
+            computed.append(compute())
+            return []
+
+        run(everyone, check, rule)
+        return computed[0] if computed else default
 
     everyone = compress_hostlist(g.nodes)
     multi = len(g.nodes) > 1
-    needed = value("arch", lambda: arch.needed_arch_list(answered), "")
-    views = value("net", lambda: net.peer_views(answered), {}) if multi else {}
+    needed = shared("arch", lambda: arch.needed_arch_list(answered), "")
+    views = shared("net", lambda: net.peer_views(answered), {}) if multi else {}
 
     for n in g.nodes:
         f = g.facts.get(n)
