@@ -215,6 +215,36 @@ def read_config(path: Path, system: bool = False, depth: int = 0) -> str:
     return "\n".join(out) + "\n"
 
 
+class _SSHConfig(paramiko.SSHConfig):
+    """paramiko's reader, with ProxyCommand's %-tokens left for `proxy_command_argv` (paramiko would expand
+    them with the config's user for %r, not --user's, and knows no %%)."""
+
+    TOKENS_BY_CONFIG_KEY = {**paramiko.SSHConfig.TOKENS_BY_CONFIG_KEY, "proxycommand": []}
+
+
+PROXY_TOKENS = ("%%", "%h", "%n", "%p", "%r")  # what ssh_config(5) allows in ProxyCommand
+
+
+def proxy_command_argv(command: str, tokens: dict[str, str], host: str) -> list[str]:
+    """ProxyCommand run as ssh runs it: %-tokens expanded, then `$SHELL -c "exec COMMAND"`, so a redirection
+    (`nc %h %p 2>/dev/null`), a pipe or quotes mean what they mean to ssh. Each value is shell-quoted, which
+    leaves a plain host name, port or user as ssh writes it and keeps shell syntax out of the command."""
+
+    def expand(m: re.Match) -> str:
+        token = m.group(0)
+        if token == "%%":
+            return "%"
+        if token not in PROXY_TOKENS:
+            raise UsageError(
+                f"ProxyCommand for {host}: unknown token {token}",
+                hint=f"ssh allows {', '.join(PROXY_TOKENS)} in ProxyCommand (write %% for a literal %)",
+            )
+        return shlex.quote(tokens[token])
+
+    shell = os.environ.get("SHELL") or "/bin/sh"  # as ssh (sshconnect.c): the user's shell, else /bin/sh
+    return [shell, "-c", "exec " + re.sub(r"%.?", expand, command)]
+
+
 def load_config(path: Path | None) -> tuple[paramiko.SSHConfig, str]:
     """(config, where) as ssh reads it: `path` alone when given (ssh -F); else ~/.ssh/config, then
     /etc/ssh/ssh_config (first value wins, so the user's file comes first)."""
@@ -227,6 +257,6 @@ def load_config(path: Path | None) -> tuple[paramiko.SSHConfig, str]:
             texts += ["Match all\n" + read_config(SYSTEM_CONFIG, system=True)]
         where = " + ".join(str(p) for p in (user, SYSTEM_CONFIG) if p.is_file()) or "ssh config"
     try:
-        return paramiko.SSHConfig.from_text("".join(texts)), where
+        return _SSHConfig.from_text("".join(texts)), where
     except Exception as err:  # paramiko raises several kinds for a malformed file
         raise UsageError(f"cannot read ssh config: {err}", where=where)

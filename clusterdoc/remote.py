@@ -8,8 +8,8 @@ It follows OpenSSH (StrictHostKeyChecking=yes) wherever security depends on it:
   with no entry is refused, or with accept_new_host_keys recorded in the first user file (hashed with
   HashKnownHosts yes), like `accept-new`. The key types already known are asked for first, as ssh does.
 - ProxyJump is honoured: each jump host is reached (its own config, the same host key rules) and the
-  next hop is a direct-tcpip channel through it. ProxyCommand runs without a shell. Both for one host
-  is refused.
+  next hop is a direct-tcpip channel through it. ProxyCommand runs through the shell, as ssh runs it.
+  Both for one host is refused.
 - One deadline per node covers TCP connect, banner, key exchange, login and the command: a stall
   anywhere is `timeout`, never a key or login problem.
 - Only key authentication: no password and no keyboard-interactive prompt, ever.
@@ -46,6 +46,7 @@ from clusterdoc.openssh import (
     judge_host_key,
     load_config,
     parse_jump,
+    proxy_command_argv,
 )
 from clusterdoc.untrusted import MAX_STREAM, decode, printable
 
@@ -255,6 +256,8 @@ class SSHContext:
             "%p": str(port),
             "%r": user,
         }
+        if proxy_command:
+            proxy_command = shlex.join(proxy_command_argv(proxy_command, tokens, host.host))
         user_files = self.opts.known_hosts
         if user_files is None:
             user_files = self._files(c.get("userknownhostsfile"), USER_KNOWN_HOSTS, tokens)
@@ -414,7 +417,7 @@ def _open_socket(context: SSHContext, t: Target, clock: _Deadline, depth: int):
                 raise _JumpRefused(hop.name, t, err) from None
             raise
         return chan, [via]
-    if t.proxy_command:
+    if t.proxy_command:  # already `$SHELL -c "exec ..."` (proxy_command_argv): paramiko shlex-splits it back
         proxy = paramiko.ProxyCommand(t.proxy_command)
         return proxy, [proxy]
     sock = context.take_socket(t)  # reach() connected it already

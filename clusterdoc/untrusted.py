@@ -5,20 +5,26 @@ lines of the report), a flood of bytes, or values of the wrong type or form. Eve
 passes through here before it is judged or printed:
   - MAX_STREAM bounds what the head reads of one stream of one node (remote.py stops reading there);
   - `clean_facts` replaces a value that is not of its expected form (a driver version with escape
-    codes, a GPU name with control characters, a list where a string belongs) with None, so no rule
-    judges it, and lists it in facts["malformed"]; free text (error messages) is escaped instead;
+    codes, a GPU name with control characters, a list where a string belongs, a number beyond 2**63,
+    NaN) with None, so no rule judges it, and lists it in facts["malformed"]; a list or map of objects
+    with a hole in it (`{"gpus": [null]}`) or an object without a key the rules need (`Required`) is
+    dropped whole; free text (error messages) is escaped instead. So the rules only ever see values
+    of their expected types: one node's garbage is a `malformed` finding of that node, never a crash;
   - `printable` escapes non-printable characters; the report passes every line it prints through it.
 Pure functions only.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 from typing import overload
 
 MAX_STREAM = 4 << 20  # bytes read from one stream (stdout, stderr) of one node
 MAX_TEXT = 2000  # characters kept of one free-text value (an error message, a stderr tail)
 MAX_VALUE = 4096  # a longer non-free-text string is malformed
+MAX_NUMBER = 2**63  # a larger (or non-finite) number is malformed
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -61,6 +67,8 @@ STR, TEXT, VERSION, DRIVER, CAP, HOST, BOOL, INT, NUM, ANY, FPRINT = (
     "key fingerprint",
 )
 INT_STR = "port number"
+# text a C library filled in: its terminating NUL (Open MPI's MPI_Get_library_version) is no part of it
+CSTR = "C string"
 ADDR, CIDR, IFNAME, SHA256, WORD, TARGET = (
     "address",
     "address/prefix",
@@ -84,7 +92,17 @@ FORMS = {
     WORD: re.compile(r"[A-Za-z_]{1,32}"),
     TARGET: re.compile(r"[^\s]{1,260}:\d{1,5}"),
 }
-_MPI = {"path": STR, "flavour": STR, "version": VERSION, "library": STR, "error": TEXT, "missing": BOOL}
+
+
+@dataclass(frozen=True)
+class Required:
+    """A key the rules cannot judge its object without: when it is missing, None, "" or malformed, the whole
+    object is malformed (dropped), as a wrong type is."""
+
+    form: object
+
+
+_MPI = {"path": STR, "flavour": STR, "version": VERSION, "library": CSTR, "error": TEXT, "missing": BOOL}
 SCHEMA = {
     "schema": INT,
     "probe": STR,
@@ -93,17 +111,24 @@ SCHEMA = {
     "kernel": {"release": VERSION, "source": STR, "container": BOOL, "gvisor": BOOL},
     "python": {"version": VERSION, "executable": STR},
     "torch": {
-        "version": VERSION,
+        "version": Required(VERSION),
         "cuda": VERSION,
         "arch_list": [STR],
         "nccl": VERSION,
         "cuda_available": BOOL,
         "path": STR,
     },
-    "nvcc": {"path": STR, "realpath": STR, "home": STR, "version": VERSION, "arch_list": [STR]},
+    "nvcc": {"path": Required(STR), "realpath": STR, "home": STR, "version": VERSION, "arch_list": [STR]},
     "cuda_home": STR,
     "toolkits": [
-        {"path": STR, "version": VERSION, "version_source": STR, "nvcc": BOOL, "libcudart": BOOL, "gcc_max": INT}
+        {
+            "path": Required(STR),
+            "version": VERSION,
+            "version_source": STR,
+            "nvcc": BOOL,
+            "libcudart": BOOL,
+            "gcc_max": INT,
+        }
     ],
     "libcudart_first": {"path": STR, "dir": STR, "toolkit": STR},
     "gcc": {"path": STR, "version": VERSION},
@@ -130,7 +155,7 @@ SCHEMA = {
         "host_keys": [FPRINT],
         "known": {"*": [FPRINT]},
     },
-    "errors": [{"probe": STR, "message": TEXT}],
+    "errors": [{"probe": Required(STR), "message": TEXT}],
     "net": {
         "hostname": HOST,
         "own": [ADDR],
@@ -201,17 +226,20 @@ def check_of(field: str) -> str:
 
 
 def _describe(value) -> str:
-    return f"'{printable(value, 120)}'" if isinstance(value, str) else f"a {type(value).__name__}"
+    if isinstance(value, str):
+        return f"'{printable(value, 120)}'"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return printable(repr(value), 40)  # 1e999 and nan say why
+    return {type(None): "null", bool: "a boolean", list: "a list", dict: "an object"}.get(type(value), "a value")
 
 
 def _bad_scalar(value, form: str) -> bool:
     """True when `value` (not None) is not of `form`."""
     if form == BOOL:
         return not isinstance(value, bool)
-    if form == INT:
-        return not isinstance(value, int) or isinstance(value, bool)
-    if form == NUM:
-        return not isinstance(value, (int, float)) or isinstance(value, bool)
+    if form in (INT, NUM):  # bounded: no count, size or time of a node needs more; NaN and Infinity are not numbers
+        number = (int,) if form == INT else (int, float)
+        return not isinstance(value, number) or isinstance(value, bool) or not abs(value) < MAX_NUMBER
     if not isinstance(value, str):
         return True
     if value == "":
@@ -223,26 +251,37 @@ def _bad_scalar(value, form: str) -> bool:
 
 
 def escape_all(value):
-    """Unknown or free-form structures: every string escaped, every key too."""
+    """Unknown or free-form structures: every string escaped, every key too; a float that JSON cannot carry
+    (NaN, Infinity) is None, so the report stays valid JSON."""
     if isinstance(value, str):
         return printable(value, MAX_TEXT)
     if isinstance(value, list):
         return [escape_all(v) for v in value]
     if isinstance(value, dict):
         return {printable(k, 200): escape_all(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
 
 
 def _clean(value, form, path: str, bad: list):
+    if isinstance(form, Required):
+        form = form.form
     if value is None or form == ANY:
         return escape_all(value)
     if form == TEXT:
-        return printable(value, MAX_TEXT) if isinstance(value, str) else escape_all(value)
+        if isinstance(value, str):
+            return printable(value, MAX_TEXT)
+        bad.append((path, value))
+        return None
     if isinstance(form, list):
-        if not isinstance(value, list):
-            bad.append((path, value))
+        items = (
+            [_clean(v, form[0], f"{path}[{i}]", bad) for i, v in enumerate(value)] if isinstance(value, list) else []
+        )
+        if not isinstance(value, list) or None in items:  # a hole in a list: no rule can judge the rest
+            bad.append((path, value) if not isinstance(value, list) else (f"{path}[{items.index(None)}]", None))
             return None
-        return [_clean(v, form[0], f"{path}[{i}]", bad) for i, v in enumerate(value)]
+        return items
     if isinstance(form, dict):
         if not isinstance(value, dict):
             bad.append((path, value))
@@ -253,8 +292,21 @@ def _clean(value, form, path: str, bad: list):
             if not isinstance(key, str) or not key.isprintable() or len(key) > 200:
                 bad.append((f"{path}.<key>" if path else "<key>", key))
                 continue
-            out[key] = _clean(v, form.get(key, form.get("*", ANY)), sub, bad)
+            sub_form = form.get(key, form.get("*", ANY))
+            out[key] = _clean(v, sub_form, sub, bad)
+            if out[key] is None and key not in form and isinstance(sub_form, (list, dict)):
+                if v is None:  # (a malformed value is listed already)
+                    bad.append((sub, v))
+                return None  # {"node2": null} in a map of objects: a hole, as in a list
+        missing = [k for k, f in form.items() if isinstance(f, Required) and out.get(k) in (None, "")]
+        if missing:
+            if value.get(missing[0]) not in (None, ""):  # malformed: already listed
+                return None
+            bad.append((f"{path}.{missing[0]}" if path else missing[0], value.get(missing[0])))
+            return None
         return out
+    if form == CSTR and isinstance(value, str):
+        value = value.strip(" \t\r\n\0")  # what the format allows around it; a NUL inside stays malformed
     if _bad_scalar(value, form):
         bad.append((path, value))
         return None

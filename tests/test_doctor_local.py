@@ -1,5 +1,6 @@
 """`clusterdoc check --local` tells the truth about this machine; bad input exits 2 without a traceback."""
 
+import ast
 import json
 import os
 import re
@@ -74,3 +75,30 @@ def test_usage_errors_exit_2_without_traceback(args, words):
     p = run(*args, timeout=60)
     assert p.returncode == 2, (p.stdout, p.stderr)
     assert words in p.stderr and "Traceback" not in p.stderr
+
+
+OPENMPI_LIB = "/usr/lib/x86_64-linux-gnu/libmpi.so.40"  # Debian's Open MPI (openmpi-bin)
+
+
+@pytest.mark.skipif(not (os.path.exists(OPENMPI_LIB) and shutil.which("mpirun.openmpi")),
+                    reason="Debian's Open MPI is not installed: apt-get install openmpi-bin")
+def test_a_healthy_open_mpi_node_passes():
+    """The venv's real mpi4py (its wheel loads whichever libmpi it is told) on Debian's Open MPI: its library
+    version string ends in a NUL byte, which is the C string's end, not a malformed value."""
+    env = dict(os.environ, MPI4PY_LIBMPI=OPENMPI_LIB)
+    raw = subprocess.run([sys.executable, "-c", "from mpi4py import MPI; print(ascii(MPI.Get_library_version()))"],
+                         env=env, capture_output=True, text=True, timeout=60).stdout.strip()
+    assert raw.startswith("'Open MPI v") and raw.endswith("\\x00'"), raw  # what the node really says
+    library = ast.literal_eval(raw).rstrip("\0")
+    docs = []
+    for args in (["--mpirun", "mpirun.openmpi"], ["--skip", "mpi"]):  # mpi judged; mpi skipped (submit's preflight)
+        p = subprocess.run([sys.executable, "-m", "clusterdoc", "check", "--local", "--json", "--checks", "ssh,mpi",
+                            *args], env=env, capture_output=True, text=True, timeout=120)
+        doc = json.loads(p.stdout)
+        docs.append(doc)
+        facts = doc["nodes"][0]["facts"]
+        assert facts["malformed"] == [] and facts["mpi"]["mpi4py"]["library"] == library
+        assert [f for f in doc["findings"] if f["status"] != "ok"] == [] and p.returncode == 0, (args, doc["findings"])
+    mpi = [f["message"] for f in docs[0]["findings"] if f["check"] == "mpi"]
+    assert f"mpi4py {facts['mpi']['mpi4py']['version']} ({library})" in mpi, mpi
+    assert {f["check"] for f in docs[1]["findings"]} == {"ssh"}

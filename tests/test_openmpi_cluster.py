@@ -76,6 +76,23 @@ def test_check_reports_open_mpi_and_every_node_answering(cluster, tmp_path):
     assert p.returncode == 0, p.stderr
 
 
+def test_nodes_with_mpi4py_on_open_mpi_pass(cpu_cluster, tmp_path):
+    """The nodes' real mpi4py (the venv's) bound to Debian's Open MPI: its library version string ends in a NUL
+    byte. Every node passes, and the check's mpi4py allreduce runs across them under mpirun.openmpi."""
+    libmpi = {"env": {"MPI4PY_LIBMPI": "/usr/lib/x86_64-linux-gnu/libmpi.so.40"}}
+    with cpu_cluster.planted({n.name: libmpi for n in cpu_cluster.nodes}):
+        p = subprocess.run([sys.executable, "-m", "clusterdoc", "check", "--json",
+                            str(cpu_cluster.hostfile("openmpi")), "--ssh-config", str(cpu_cluster.ssh_config),
+                            "--mpirun", OPENMPI, "--checks", "ssh,mpi", "--timeout", "30"],
+                           env=clean_env(cpu_cluster, tmp_path), capture_output=True, text=True, timeout=180)
+    doc = json.loads(p.stdout)
+    assert [f for f in doc["findings"] if f["status"] != "ok"] == [] and p.returncode == 0, doc["findings"]
+    for node in doc["nodes"]:
+        assert node["facts"]["malformed"] == []
+        assert node["facts"]["mpi"]["mpi4py"]["library"].startswith("Open MPI v")
+    assert doc["summary"]["mpirun"]["mpi4py"] and doc["summary"]["mpirun"]["allreduce_ok"]
+
+
 def test_submit_runs_to_completion_with_rank_tagged_logs_from_every_node(cpu_cluster, tmp_path):
     res = submit_openmpi(cpu_cluster, tmp_path, JOBS / "train_ddp.py", "--epochs", 1, timeout=420)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]

@@ -10,7 +10,7 @@ from clusterdoc.doctor import render as report
 from clusterdoc.checks import arch, cuda, malformed
 from clusterdoc.doctor.payload import parse_output
 from clusterdoc.errors import UsageError
-from clusterdoc.openssh import host_matches, judge_host_key, parse_jump, parse_known_hosts
+from clusterdoc.openssh import host_matches, judge_host_key, parse_jump, parse_known_hosts, proxy_command_argv
 from clusterdoc.untrusted import clean_facts, printable
 
 ESC = "\x1b"
@@ -169,3 +169,23 @@ def test_capped_reader_keeps_the_first_bytes_and_says_it_dropped_the_rest():
     p.wait()
     text = reader.text()
     assert lines[0] == "name" and len(text) == MAX_STREAM + len(TOO_LARGE) and text.endswith(TOO_LARGE)
+
+
+def test_mpi_library_is_a_c_string_and_its_malformed_values_are_filed_under_mpi():
+    lib = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022"
+    sent = {"mpi": {"mpi4py": {"version": "4.1.2", "library": lib + "\0"}}}
+    facts = clean_facts(sent)
+    assert facts["mpi"]["mpi4py"]["library"] == lib and facts["malformed"] == []
+    facts = clean_facts({"mpi": {"mpi4py": {"version": "4.1.2", "library": "Open MPI\0\x1b[2J"}}})
+    assert facts["mpi"]["mpi4py"]["library"] is None
+    assert [f["check"] for f in malformed("n1", facts, ["ssh", "mpi"])] == ["mpi"]
+    assert malformed("n1", facts, ["ssh"]) == []  # --skip mpi: not judged, not filed under ssh
+
+
+def test_proxycommand_is_expanded_and_run_as_ssh_does(monkeypatch):
+    monkeypatch.setenv("SHELL", "/bin/sh")
+    tokens = {"%h": "10.0.0.2", "%n": "node2", "%p": "22", "%r": "o'brien"}
+    argv = proxy_command_argv("nc %h %p 2>/dev/null # %n %r 100%%", tokens, "node2")
+    assert argv == ["/bin/sh", "-c", "exec nc 10.0.0.2 22 2>/dev/null # node2 'o'\"'\"'brien' 100%"]
+    with pytest.raises(UsageError, match="unknown token %d"):
+        proxy_command_argv("nc %h %d", tokens, "node2")

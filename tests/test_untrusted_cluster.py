@@ -99,6 +99,50 @@ def test_must_show_full_check_with_both_bad_nodes(cluster):
     assert "[FAIL] ssh node3: node3 sent more than 4 MiB on stdout: output too large" in text
 
 
+# node2's python answers the probe with {"gpus": [null]}: the real probe runs, its answer is edited on the way out.
+# Named python3.11 so the node's packages (the torch stub) stay where its python looks.
+GPUS_NULL = """#!/bin/sh
+/usr/bin/python3 "$@" | /usr/bin/python3 -c '
+import json, sys
+for line in sys.stdin:
+    if line.startswith("{"):
+        facts = json.loads(line)
+        facts["gpus"] = [None]
+        line = json.dumps(facts) + "\\n"
+    sys.stdout.write(line)'
+"""
+
+
+def test_a_node_answering_gpus_null_fails_alone_and_the_others_are_reported(cluster, tmp_path):
+    hostile = tmp_path / "bin" / "python3.11"
+    hostile.parent.mkdir()
+    hostile.write_text(GPUS_NULL)
+    hostile.chmod(0o755)
+    nodes = ["-w", names(cluster), "--ssh-config", cluster.ssh_config]
+    with cluster.planted({"node2": {"python": str(hostile)}}):
+        code, js, _, _ = run_check(*nodes, "--no-mesh", "--mpirun", cluster.mpirun, "--json")
+        code_t, text, _, _ = run_check(*nodes, "--no-mesh", "--mpirun", cluster.mpirun)
+        wheel = subprocess.run([sys.executable, "-m", "clusterdoc", "build-wheel", *map(str, nodes), "--dry-run",
+                                "--out", tmp_path / "dist", "--cache", tmp_path], capture_output=True, text=True,
+                               timeout=180)
+    assert code == code_t == 1
+    doc = json.loads(js, parse_constant=lambda c: pytest.fail(f"invalid JSON: {c}"))
+    status = {n["node"]: n["status"] for n in doc["nodes"]}
+    assert status["node2"]["arch"] == "fail" and doc["nodes"][1]["facts"]["gpus"] is None
+    bad = [f for f in doc["findings"] if f["status"] != "ok"]
+    assert [(f["node"], f["check"], f["message"]) for f in bad] == [
+        ("node2", "arch", "the node sent a malformed GPU entry: null (not trusted, not judged)")], bad
+    for n in ("node1", "node3", "node4"):  # their full report, every check judged
+        assert None not in status[n].values() and set(status[n].values()) == {"ok"}, status[n]
+    assert doc["summary"]["needed_arch_list"] == "8.0+PTX"  # from the other nodes' A100s
+    assert "[FAIL] arch node2: the node sent a malformed GPU entry: null" in text and "crashed" not in text
+    # build-wheel: node2 named, the others' GPUs still decide, nothing built
+    assert "Traceback" not in wheel.stderr and wheel.returncode == 1, wheel.stdout + wheel.stderr
+    assert "node2: the node sent malformed GPU facts (gpus[0]: null): not trusted" in wheel.stdout
+    assert "arch list: 8.0+PTX  (from nodes; GPUs: node1, node3, node4: 8.0)" in wheel.stdout
+    assert not (tmp_path / "dist").exists()
+
+
 # --- SSH as OpenSSH does it ---------------------------------------------------------------------
 
 def node_key_line(cluster, node, names_field):
@@ -173,6 +217,34 @@ def test_proxyjump_is_honoured_with_the_same_host_key_rules(cluster, tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert "both ProxyJump and ProxyCommand apply to both" in p.stderr
+
+
+# nc as the openbsd one takes it (not installed here): `nc HOST PORT`, any other word is refused
+NETCAT = f"""#!{sys.executable}
+import os, socket, sys, threading
+if len(sys.argv) != 3:
+    sys.exit("nc: port range not valid")
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+def up():
+    while data := os.read(0, 65536):
+        s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+threading.Thread(target=up, daemon=True).start()
+while data := s.recv(65536):
+    os.write(1, data)
+"""
+
+
+def test_proxycommand_runs_through_the_shell_as_ssh_runs_it(cluster, tmp_path):
+    # without the shell, nc would get '2>/dev/null' as a third word, refuse it, and the node would be a
+    # 30 s banner timeout
+    nc = tmp_path / "nc"
+    nc.write_text(NETCAT)
+    nc.chmod(0o755)
+    node = cluster.nodes[1]
+    cfg = cfg_with(cluster, tmp_path, f"Host viaredirect\n  HostName {node.addr}\n  ProxyCommand {nc} %h %p 2>/dev/null\n")
+    res = run_one(Host("viaredirect"), "hostname", SSHOptions(ssh_config=cfg, timeout=10.0))
+    assert (res.status, res.stdout.strip()) == ("ok", node.name), res
 
 
 @pytest.fixture

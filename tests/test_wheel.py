@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from clusterdoc.errors import UsageError
+from clusterdoc.untrusted import clean_facts
 from clusterdoc.wheel import archlist, build, manifest, preflight
 from clusterdoc.wheel.command import derive_arch_list, runtime_notes, shell_value
 from clusterdoc.wheel.nodes import judge_install, parse_sections
@@ -60,15 +61,20 @@ def test_empty_arch_list_is_refused():
 def test_arch_list_from_every_nodes_gpus():
     facts = {"node1": facts_with("8.0", "8.0"), "node2": facts_with("9.0"), "node3": {"gpus": []},
              "node4": facts_with("8.6", "8.0")}
-    archs, per_host = archlist.archs_from_facts(facts)
-    assert archs == [(8, 0), (8, 6), (9, 0)]
+    archs, per_host, unknown = archlist.archs_from_facts(facts)
+    assert archs == [(8, 0), (8, 6), (9, 0)] and unknown == {}
     assert per_host == {"node1": ["8.0", "8.0"], "node2": ["9.0"], "node3": [], "node4": ["8.6", "8.0"]}
 
 
-def test_a_malformed_capability_names_the_node():
-    with pytest.raises(UsageError) as err:
-        archlist.archs_from_facts({"node7": facts_with("8.0", "unknown")})
-    assert str(err.value).startswith("node7:") and "--arch-list" in str(err.value)
+def test_a_node_with_unknown_gpus_is_a_failure_naming_it_and_the_others_still_count():
+    facts = {"node7": facts_with("8.0", "unknown"), "node8": facts_with("9.0"),
+             "node9": clean_facts({"gpus": [None]})}  # what the edge makes of a node answering {"gpus": [null]}
+    for given in (None, "9.0"):
+        archs, _, per_host, findings = derive_arch_list(given, facts)
+        assert archs == [(9, 0)] and per_host == {"node8": ["9.0"]}
+        assert [(f.status, f.message.split(":")[0]) for f in findings] == [("fail", "node7"), ("fail", "node9")]
+    assert "compute capability 'unknown'" in findings[0].message
+    assert "malformed GPU facts (gpus[0]: null)" in findings[1].message
 
 
 NVCC13 = {"version": "13.0", "home": "/usr/local/cuda-13.0", "arch_list": [

@@ -102,6 +102,8 @@ def probe_errors(node: str, facts: dict, check: str) -> list[Finding]:
 
 MALFORMED_LABELS = {
     "driver": "driver version",
+    "gpus": "GPU list",
+    "gpus[*]": "GPU entry",
     "gpus[*].driver": "GPU driver version",
     "gpus[*].name": "GPU name",
     "gpus[*].capability": "GPU compute capability",
@@ -112,10 +114,13 @@ MALFORMED_LABELS = {
 
 def malformed(node: str, facts: dict, checks) -> list[Finding]:
     """A FAIL per value the node sent in a form it cannot have (see clusterdoc/untrusted.py): the value
-    was dropped before judging, so the check it belongs to cannot be ok."""
+    was dropped before judging, so the check it belongs to cannot be ok. Filed under that check only: a
+    check the run skips (--skip mpi) judges nothing of the node, so its malformed values are not reported."""
     out, seen = [], set()
     for m in facts.get("malformed") or []:
-        check = m["check"] if m["check"] in checks else "ssh"
+        check = m["check"]
+        if check not in checks:
+            continue
         field = re.sub(r"\[\d+\]", "[*]", m["field"])  # gpus[0].name .. gpus[7].name: one finding
         if (check, field, m["value"]) in seen:
             continue

@@ -11,11 +11,12 @@ from clusterdoc.checks import FAIL, OK, Finding, finding
 
 CHECK = "comm"
 
-# argv: ranks-json {hostname: rank}, master address, port, timeout seconds.
+# argv: rank, world size, master address, port, timeout seconds. Each node is given its rank (not found by
+# its host name: two nodes of a cloned image may both call themselves node1).
 RANK_SCRIPT = r"""
-import datetime, json, os, socket, sys
-ranks, master, port, timeout = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-rank, world = ranks[socket.gethostname()], len(ranks)
+import datetime, json, os, sys
+rank, world, port, timeout = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[4]), float(sys.argv[5])
+master = sys.argv[3]
 import torch
 import torch.distributed as dist
 backend = "nccl" if torch.cuda.is_available() else "gloo"
@@ -102,7 +103,8 @@ def run_local(facts: dict, timeout: float) -> dict:
         sys.executable,
         "-c",
         RANK_SCRIPT,
-        json.dumps({facts["hostname"]: 0}),
+        "0",
+        "1",
         "127.0.0.1",
         "29517",
         str(max(5.0, timeout - 5)),

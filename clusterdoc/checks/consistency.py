@@ -17,18 +17,24 @@ def _mpirun(facts):
     return f"{m.get('flavour')} {m.get('version')}" if m else "none"
 
 
-FIELDS = [  # (label, how to read it from facts)
-    ("torch", lambda f: (f.get("torch") or {}).get("version") or "none"),
-    ("torch CUDA", lambda f: (f.get("torch") or {}).get("cuda") or "none"),
-    ("NCCL", lambda f: (f.get("torch") or {}).get("nccl") or "none"),
-    ("Python", lambda f: (f.get("python") or {}).get("version") or "none"),
-    ("DeepSpeed", lambda f: (f.get("deepspeed") or {}).get("version") or "none"),
-    ("GPU model", lambda f: _gpu(f, "name")),
-    ("GPU count", lambda f: str(len(f.get("gpus") or []))),
-    ("GPU memory MiB", lambda f: _gpu(f, "memory_mib")),
-    ("driver", lambda f: f.get("driver") or "none"),
-    ("mpirun on PATH", lambda f: _mpirun(f)),
+FIELDS = [  # (label, the facts field it comes from, how to read it from facts)
+    ("torch", "torch", lambda f: (f.get("torch") or {}).get("version") or "none"),
+    ("torch CUDA", "torch", lambda f: (f.get("torch") or {}).get("cuda") or "none"),
+    ("NCCL", "torch", lambda f: (f.get("torch") or {}).get("nccl") or "none"),
+    ("Python", "python", lambda f: (f.get("python") or {}).get("version") or "none"),
+    ("DeepSpeed", "deepspeed", lambda f: (f.get("deepspeed") or {}).get("version") or "none"),
+    ("GPU model", "gpus", lambda f: _gpu(f, "name")),
+    ("GPU count", "gpus", lambda f: str(len(f.get("gpus") or []))),
+    ("GPU memory MiB", "gpus", lambda f: _gpu(f, "memory_mib")),
+    ("driver", "driver", lambda f: f.get("driver") or "none"),
+    ("mpirun on PATH", "mpi.mpirun", lambda f: _mpirun(f)),
 ]
+
+
+def _malformed(facts: dict, field: str) -> bool:
+    """The node sent `field` (or part of it) malformed: it was dropped, so it is unknown, not "none"."""
+    return any(m.get("field", "").startswith(field) for m in facts.get("malformed") or [])
+
 
 NOTES = {
     "GPU model": "the slowest GPU sets the pace of every synchronous step",
@@ -49,10 +55,11 @@ def check(all_facts: dict, compress=_hostlist) -> list[Finding]:
     largest (two nodes that disagree have no majority). `compress` turns names into a hostlist."""
     nodes = [n for n, f in all_facts.items() if f and f.get("probe") == "python"]
     out = []
-    for label, read in FIELDS:
+    for label, field, read in FIELDS:
         groups: dict[str, list[str]] = {}
         for n in nodes:
-            groups.setdefault(read(all_facts[n]), []).append(n)
+            if not _malformed(all_facts[n], field):  # (that node's own `malformed` finding says it)
+                groups.setdefault(read(all_facts[n]), []).append(n)
         if len(groups) < 2:
             continue
         ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))

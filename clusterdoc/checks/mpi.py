@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 CHECK = "mpi"
@@ -124,23 +126,25 @@ def check_run(hostnames: dict, run: dict | None) -> list[Finding]:
     seen = list(run.get("names") or [])
     out = []
     cmd = run.get("user_command") or run.get("command", "mpirun")
+    claims = Counter(hostnames.values())
     for node, hostname in hostnames.items():
-        if hostname in seen or node in seen:
+        if hostname and claims[hostname] > 1 and seen.count(hostname) < claims[hostname]:
+            # nodes sharing a host name (ssh.check_names says so): some answered, which ones cannot be told
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    FAIL,
+                    f"{seen.count(hostname)} rank(s) answered mpirun as {hostname}, which {claims[hostname]} nodes "
+                    f"call themselves: whether one started on {node} cannot be told",
+                    "give each node its own host name, then check again",
+                )
+            )
+        elif hostname in seen or node in seen:
             msg = "answered mpirun" + (" (mpi4py allreduce ok)" if run.get("allreduce_ok") else "")
             out.append(finding(node, CHECK, OK, msg))
-            continue
-        why = f"timed out after {run.get('timeout')}s" if run.get("timed_out") else f"exited {run.get('exit_code')}"
-        reason = stderr_reason(run.get("stderr") or "")
-        out.append(
-            finding(
-                node,
-                CHECK,
-                FAIL,
-                f"no rank started on {node} ({hostname}): mpirun {why}" + (f": {reason[:200]}" if reason else ""),
-                f"run by hand: {cmd}; check passwordless ssh from the head to {node} and that the same "
-                "MPI is installed there",
-            )
-        )
+        else:
+            out.append(_no_rank(node, hostname, run, cmd))
     if run.get("allreduce_ok") is False and not run.get("timed_out"):
         out.append(
             finding(
@@ -153,3 +157,15 @@ def check_run(hostnames: dict, run: dict | None) -> list[Finding]:
             )
         )
     return out
+
+
+def _no_rank(node: str, hostname: str | None, run: dict, cmd: str) -> Finding:
+    why = f"timed out after {run.get('timeout')}s" if run.get("timed_out") else f"exited {run.get('exit_code')}"
+    reason = stderr_reason(run.get("stderr") or "")
+    return finding(
+        node,
+        CHECK,
+        FAIL,
+        f"no rank started on {node} ({hostname}): mpirun {why}" + (f": {reason[:200]}" if reason else ""),
+        f"run by hand: {cmd}; check passwordless ssh from the head to {node} and that the same MPI is installed there",
+    )

@@ -228,3 +228,29 @@ def check_trust(facts: dict[str, dict]) -> list[Finding]:
             )
         )
     return out
+
+
+def check_names(facts: dict[str, dict], compress) -> list[Finding]:
+    """Nodes that call themselves by the same host name (a cloned image, or one machine listed twice): MPI
+    launchers, torch's rendezvous and the check itself tell ranks apart by it. One FAIL per shared name,
+    listing the nodes; `facts`: {node: facts} of the nodes that answered."""
+    claims: dict[str, list[str]] = {}
+    for node, f in facts.items():
+        if f.get("hostname"):
+            claims.setdefault(f["hostname"], []).append(node)
+    out = []
+    for name, nodes in claims.items():
+        if len(nodes) > 1:
+            who = f"{', '.join(nodes[:-1])} and {nodes[-1]} both" if len(nodes) == 2 else f"{compress(nodes)} all"
+            out.append(
+                finding(
+                    compress(nodes),
+                    CHECK,
+                    FAIL,
+                    f"{who} call themselves {name}: MPI ranks and their failures cannot be told apart",
+                    "give each node its own host name (hostnamectl set-hostname on a cloned image), "
+                    "or list each machine once in the hostfile",
+                    nodes=nodes,
+                )
+            )
+    return out

@@ -273,12 +273,16 @@ def comm_test(ssh, hosts, facts, timeout) -> dict:
     alive = [h for h in hosts if facts.get(h.host) and (facts[h.host].get("torch") or None)]
     if len(alive) < 1:
         return {"error": "no node has torch"}
-    ranks = {facts[h.host]["hostname"]: i for i, h in enumerate(alive)}
     port = 29500 + (os.getpid() % 400)
-    argv = ["python3", "-", json.dumps(ranks), alive[0].host, str(port), f"{max(5.0, timeout - 5):g}"]
+    rank = {h.host: i for i, h in enumerate(alive)}
+
+    def command_for(h) -> str:
+        argv = ["python3", "-", str(rank[h.host]), str(len(alive)), alive[0].host, str(port)]
+        return shlex.join(argv + [f"{max(5.0, timeout - 5):g}"])
+
     res = remote.run_many(
         alive,
-        " ".join(shlex.quote(a) for a in argv),
+        command_for,
         replace(ssh, timeout=timeout),
         stdin=comm.RANK_SCRIPT.encode(),
         fanout=max(len(alive), 1),

@@ -47,7 +47,7 @@ class Report:
             nodes,
             findings,
             list(g.checks),
-            arch.needed_arch_list(g.answered()),
+            _needed_arch_list(g),
             strict,
             round(time.monotonic() - g.started, 3),
             g.head_mpirun,
@@ -98,3 +98,10 @@ class Report:
 
     def __str__(self) -> str:
         return self.render()
+
+
+def _needed_arch_list(g: Gathered) -> str | None:
+    try:
+        return arch.needed_arch_list(g.answered())
+    except Exception:  # noqa: BLE001 - judge() reported the same crash as a finding; the report goes on
+        return None

@@ -1,8 +1,11 @@
 """Step 2 of the doctor (judge): facts in, findings out. Pure: no probe, no I/O (a test feeds it a facts file).
 
-Each check of checks/* is called through `_guarded`: a check that raises becomes one `fail` finding for that
-node and check ("check cuda crashed: ..."), as flutter doctor turns a crashing validator into a result;
-the report is never lost. The traceback is kept in the finding, shown with -v.
+Each check of checks/* is called through `_guarded`, and so is what several checks share (the arch list the
+cluster needs, the nodes' views of each other): a check that raises becomes one `fail` finding for that node
+and check ("check cuda crashed: ..."), as flutter doctor turns a crashing validator into a result; the report
+is never lost. The traceback is kept in the finding, shown with -v. The facts were checked against their
+schema at the edge (untrusted.clean_facts): a node's value of the wrong type or form is a `malformed` finding
+of that node, so one bad node does not reach the rules that compare nodes.
 """
 
 from __future__ import annotations
@@ -37,16 +40,27 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
     opts = opts or CheckOptions()
     checks = g.checks
     answered = g.answered()
-    needed = arch.needed_arch_list(answered)
     findings: list[Finding] = []
 
     def run(node: str, check: str, rule: Callable[..., list], *args) -> None:
         if check in checks:
             findings.extend(_guarded(node, check, rule, *args, nodes=g.nodes if node == everyone else None))
 
+    def shared(check: str, compute: Callable, default):
+        """What several checks use, computed under the same guard: a crash is a finding, and `default` is used."""
+        computed = []
+
+        def rule() -> list:
+            computed.append(compute())
+            return []
+
+        run(everyone, check, rule)
+        return computed[0] if computed else default
+
     everyone = compress_hostlist(g.nodes)
     multi = len(g.nodes) > 1
-    views = net.peer_views(answered) if multi else {}
+    needed = shared("arch", lambda: arch.needed_arch_list(answered), "")
+    views = shared("net", lambda: net.peer_views(answered), {}) if multi else {}
 
     for n in g.nodes:
         f = g.facts.get(n)
@@ -76,6 +90,7 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
             everyone, "mpi", mpi.check_run, {n: answered[n].get("hostname") for n in g.nodes if n in answered}, g.mpirun
         )
     if len(answered) > 1:
+        run(everyone, "ssh", ssh.check_names, answered, compress_hostlist)
         run(everyone, "mesh", ssh.check_trust, answered)
         run(everyone, "consistency", consistency.check, answered, compress_hostlist)
     if g.comm is not None:

@@ -73,28 +73,40 @@ def normalise_arch_list(text: str, where: str = "--arch-list") -> str:
     return format_arch_list(parse_arch_list(text, where))
 
 
-def archs_from_facts(facts_by_host: dict[str, dict]) -> tuple[list[Arch], dict[str, list[str]]]:
-    """Every GPU's `capability` over all nodes -> (sorted unique archs, {host: [capability, ...]}).
+def archs_from_facts(facts_by_host: dict[str, dict]) -> tuple[list[Arch], dict[str, list[str]], dict[str, str]]:
+    """Every GPU's `capability` over all nodes -> (sorted unique archs, {host: [capability, ...]},
+    {host: why its GPUs are unknown}).
 
-    A node without GPUs contributes nothing; a malformed capability is a probe problem and is refused
-    naming the node, since silently dropping it would build a wheel that node cannot run.
+    A node without GPUs contributes nothing. A node whose GPU facts came malformed (untrusted.clean_facts
+    dropped them) or whose GPU has no known capability is only in the third part: silently building without
+    it would give a wheel that node cannot run, so the caller refuses to build.
     """
-    archs, per_host = set(), {}
+    archs: set[Arch] = set()
+    per_host: dict[str, list[str]] = {}
+    unknown: dict[str, str] = {}
     for host, facts in sorted(facts_by_host.items()):
+        facts = facts or {}
+        bad = [m for m in facts.get("malformed") or [] if m.get("field", "").startswith("gpus")]
         caps = []
-        for gpu in (facts or {}).get("gpus") or []:
-            cap = str(gpu.get("capability", "")).strip()
+        for gpu in facts.get("gpus") or []:
+            cap = str(gpu.get("capability") or "").strip()
             m = _CAPABILITY.match(cap)
             if not m:
-                raise UsageError(
-                    f"GPU {gpu.get('index', '?')} ({gpu.get('name', 'unknown')}) reports compute capability {cap!r}",
-                    where=host,
-                    hint="pass the arch list yourself with --arch-list",
-                )
-            archs.add((int(m.group(1)), int(m.group(2))))
+                name = gpu.get("name") or "unknown"
+                unknown[host] = f"GPU {gpu.get('index', '?')} ({name}) reports compute capability {cap!r}"
+                break
             caps.append(cap)
-        per_host[host] = caps
-    return sorted(archs), per_host
+        if bad:
+            unknown[host] = f"the node sent malformed GPU facts ({bad[0]['field']}: {bad[0]['value']}): not trusted"
+        if host not in unknown:
+            archs.update(_arch(c) for c in caps)
+            per_host[host] = caps
+    return sorted(archs), per_host, unknown
+
+
+def _arch(cap: str) -> Arch:
+    major, minor = cap.split(".")
+    return int(major), int(minor)
 
 
 def nvcc_buildable(nvcc: dict | None) -> list[Arch] | None:

@@ -72,35 +72,36 @@ def print_findings(title: str, findings: list[Finding]) -> None:
 
 
 def derive_arch_list(arch_list: str | None, facts: dict) -> tuple[list, str, dict, list[Finding]]:
-    """(archs, where they came from, {node: [capability]}, findings about the nodes' coverage)."""
-    findings = []
-    if arch_list:
-        archs = archlist.parse_arch_list(arch_list)
-        per_host: dict[str, list[str]] = {}
-        if facts:
-            _, per_host = archlist.archs_from_facts(facts)
-            entries, _ = parse_arch_entries(format_arch_list(archs))
-            for host, caps in per_host.items():
-                for cap in sorted(set(caps)):
-                    how = covers(entries, tuple(int(x) for x in cap.split(".")))
-                    if how is None:
-                        findings.append(
-                            preflight.fail(
-                                f"{host} has a GPU of capability {cap}, which --arch-list {arch_list} does not cover: "
-                                "DeepSpeed's kernels would fail there with 'no kernel image is available'",
-                                f"add {cap} to --arch-list, or leave --arch-list out to take it from the nodes",
-                            )
-                        )
-                    elif how == "ptx":
-                        findings.append(
-                            preflight.warn(
-                                f"{host}'s {cap} is covered only through PTX JIT (slow first start)",
-                                f"add {cap} to --arch-list",
-                            )
-                        )
-        return archs, "--arch-list", per_host, findings
-    archs, per_host = archlist.archs_from_facts(facts)
-    return archs, "nodes", per_host, findings
+    """(archs, where they came from, {node: [capability]}, findings about the nodes: a node whose GPUs are
+    unknown (malformed facts) is a fail, the others' GPUs still decide or are checked)."""
+    found, per_host, unknown = archlist.archs_from_facts(facts)
+    findings = [
+        preflight.fail(f"{host}: {why}", "fix the node (clusterdoc check shows it), or leave it out of the hostfile")
+        for host, why in unknown.items()
+    ]
+    if not arch_list:
+        return found, "nodes", per_host, findings
+    archs = archlist.parse_arch_list(arch_list)
+    entries, _ = parse_arch_entries(format_arch_list(archs))
+    for host, caps in per_host.items():
+        for cap in sorted(set(caps)):
+            how = covers(entries, tuple(int(x) for x in cap.split(".")))
+            if how is None:
+                findings.append(
+                    preflight.fail(
+                        f"{host} has a GPU of capability {cap}, which --arch-list {arch_list} does not cover: "
+                        "DeepSpeed's kernels would fail there with 'no kernel image is available'",
+                        f"add {cap} to --arch-list, or leave --arch-list out to take it from the nodes",
+                    )
+                )
+            elif how == "ptx":
+                findings.append(
+                    preflight.warn(
+                        f"{host}'s {cap} is covered only through PTX JIT (slow first start)",
+                        f"add {cap} to --arch-list",
+                    )
+                )
+    return archs, "--arch-list", per_host, findings
 
 
 def describe_gpus(per_host: dict) -> str:
@@ -235,6 +236,8 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
 
     archs, arch_source, per_host, node_findings = derive_arch_list(args.arch_list, facts)
     if not archs:
+        if node_findings:
+            print_findings("the nodes:", node_findings)
         out(f"no GPU on any node ({describe_gpus(per_host)}): there is nothing to build CUDA code for")
         out('  fix: check nvidia-smi on the nodes (clusterdoc check), or give --arch-list "8.0;9.0" to build anyway')
         return EXIT_PROBLEMS
@@ -269,7 +272,7 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
         out("\n".join(result.commands))
         return EXIT_PROBLEMS if failed else EXIT_OK
     if failed:
-        out(f"{len(failed)} problem(s) on the build host: nothing was built")
+        out(f"{len(failed)} problem(s) found: nothing was built")
         return EXIT_PROBLEMS
 
     out_dir.mkdir(parents=True, exist_ok=True)
