@@ -99,6 +99,7 @@ def cmd_check(args) -> int:
         verbose=args.verbose,
         port=args.port,
         env=args.env or None,
+        gpus_per_node=args.gpus_per_node,
     )
     if args.slurm_health and not opts.is_local:
         raise UsageError("--slurm-health judges this node: use it with --local (as slurm.conf's HealthCheckProgram)")
@@ -291,7 +292,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--checks",
         metavar="LIST",
         help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,"
-        "cuda,arch,resources,clock,files,consistency,comm)",
+        "cuda,arch,gpu,fabric,resources,clock,files,consistency,comm)",
+    )
+    p.add_argument(
+        "--gpus-per-node",
+        type=int,
+        metavar="N",
+        help="GPUs every node must show (gpu check; default: the count most nodes show)",
     )
     p.add_argument("--skip", metavar="LIST", help="comma-separated checks to skip")
     p.add_argument(

@@ -18,8 +18,10 @@ from clusterdoc.checks import (
     comm,
     consistency,
     cuda,
+    fabric,
     files,
     finding,
+    gpuhealth,
     kernel,
     malformed,
     mpi,
@@ -47,6 +49,7 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
     everyone = compress_hostlist(g.nodes)
     multi = len(g.nodes) > 1
     views = net.peer_views(answered) if multi else {}
+    gpus_expected, gpus_from = gpuhealth.expected_counts(answered, opts.gpus_per_node)
 
     for n in g.nodes:
         f = g.facts.get(n)
@@ -61,12 +64,15 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         run(n, "kernel", kernel.check, n, f)
         run(n, "cuda", cuda.check, n, f)
         run(n, "arch", arch.check, n, f, opts.arch_list, needed)
+        run(n, "gpu", gpuhealth.check, n, f, gpus_expected.get(n), gpus_from)
+        run(n, "fabric", fabric.check_node, n, f)
         run(n, "resources", resources.check, n, f)
         if g.conns[n]["status"] != "local":
             run(n, "clock", clock.check, n, f)
     if multi:
         run(everyone, "net", net.check_cluster, answered, g.nodes)
         run(everyone, "port", net.check_port, g.facts, g.nodes, opts.port)
+        run(everyone, "fabric", fabric.check_cluster, answered, compress_hostlist)
     run(everyone, "files", files.check, g.facts, g.nodes)
     if g.mpirun is not None:
         run(

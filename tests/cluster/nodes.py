@@ -11,6 +11,9 @@ Mounts inside the node (all private to its mount namespace, gone when its last p
   /etc  (read-only overlay)     <- nodes/NAME/etc on top   (hosts, ssh/ssh_config, ld.so.preload,
                                                            ld.so.cache of the node's libraries)
   /proc/sys/kernel/osrelease    <- nodes/NAME/osrelease
+  /dev/kmsg                     <- nodes/NAME/kmsg        (XIDs in the kernel log)
+  /sys/module (read-only overlay) <- nodes/NAME/sysmodule on top (nvidia, nvidia_peermem loaded)
+  /sys/bus/pci/devices          <- nodes/NAME/pci/bus/devices (the GPUs, their switch ports' ACS, IOMMU groups)
   /root/.bashrc, /root/.profile <- nodes/NAME/home/...     (the host's shell setup must not leak in)
   /dev/shm (only if shm_mib)    <- a tmpfs of that size
   /sys/class/net, /sys/devices/virtual/net <- from a sysfs mounted inside the node's netns (its interfaces)
@@ -197,7 +200,8 @@ ip -batch {d}/net.batch
   umount {d}/sysfs
 else
   # Undo an earlier round (re-planting), innermost first; each loop ends when the path is no mountpoint.
-  for m in /root/.ssh /root/.profile /root/.bashrc /proc/sys/kernel/osrelease /etc /usr/bin/uname /usr/bin /usr/local; do
+  for m in /root/.ssh /root/.profile /root/.bashrc /proc/sys/kernel/osrelease /etc /usr/bin/uname /usr/bin /usr/local \
+           /dev/kmsg /sys/module /sys/bus/pci/devices; do
     while mountpoint -q "$m" 2>/dev/null; do umount -l "$m"; done
   done
   while grep -q '^[^ ]* [^ ]* [^ ]* [^ ]* /dev/shm .* - tmpfs clusterdoc-shm ' /proc/self/mountinfo; do
@@ -210,6 +214,9 @@ fi
 ldconfig -X -C {d}/etc/ld.so.cache 2>/dev/null || true
 mount -t overlay clusterdoc-etc -o ro,lowerdir={d}/etc:/etc /etc
 mount --bind {d}/osrelease /proc/sys/kernel/osrelease
+mount --bind {d}/kmsg /dev/kmsg
+mount -t overlay clusterdoc-sysmodule -o ro,lowerdir={d}/sysmodule:/sys/module /sys/module
+mount --bind {d}/pci/bus/devices /sys/bus/pci/devices
 if [ -f /root/.bashrc ]; then mount --bind {d}/home/.bashrc /root/.bashrc; fi
 if [ -f /root/.profile ]; then mount --bind {d}/home/.profile /root/.profile; fi
 if [ -d /root/.ssh ]; then mount --bind {d}/home/.ssh /root/.ssh; fi

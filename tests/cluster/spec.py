@@ -19,6 +19,9 @@ KEYS = {
     "torch", "deepspeed", "libaio", "env", "mesh_broken_to", "hang", "fail", "login_output",
     # the node's network and limits, planted at the real edge (nodes.py and net.py say where)
     "hosts", "mtu", "ifname", "firewall", "shm_mib", "memlock_kib", "clock_offset_s", "link_down",
+    # GPU and fabric health, planted in nvidia-smi -q -x, /dev/kmsg, systemctl, /sys/bus/pci, /sys/module
+    "xid", "gpus_visible", "row_remap_pending", "ecc_uncorrectable", "throttle", "persistence", "pcie_width",
+    "fabricmanager", "acs", "iommu", "peermem", "mig", "compute_mode",
 }
 # What a node looks like when neither the spec file nor a plant says anything.
 BASE = {
@@ -34,6 +37,19 @@ BASE = {
     "memlock_kib": None,  # RLIMIT_MEMLOCK of sshd and slurmd, so of ssh sessions (None: the head's)
     "clock_offset_s": 0,  # the node's `date` runs this many seconds ahead (negative: behind)
     "link_down": False,   # the node's interface is down
+    "xid": [],            # XID numbers in the node's kernel log (NVRM: Xid lines)
+    "gpus_visible": None,  # GPUs the driver still reaches (the rest fell off the bus); None: all
+    "row_remap_pending": 0,  # rows remapped for uncorrectable errors, waiting for a GPU reset
+    "ecc_uncorrectable": 0,  # volatile and aggregate uncorrectable DRAM ECC errors per GPU
+    "throttle": [],       # active clock event reasons (hw_slowdown, hw_thermal_slowdown, ...)
+    "persistence": True,  # persistence mode
+    "pcie_width": None,   # current PCIe link width (max 16)
+    "fabricmanager": "active",  # `systemctl is-active nvidia-fabricmanager`
+    "acs": False,         # ACS Source Validation on the PCIe switch ports above the GPUs
+    "iommu": "passthrough",  # or "translated" (the GPUs' IOMMU groups have type DMA-FQ)
+    "peermem": True,      # /sys/module/nvidia_peermem
+    "mig": False,         # MIG mode on
+    "compute_mode": "Default",
 }
 
 
