@@ -90,13 +90,14 @@ def wait_state(cluster, name, pred, timeout=90):
 
 
 @contextmanager
-def health_check(cluster, tmp_path):
-    """slurm.conf gets HealthCheckProgram (our CLI) and a 5 s interval for the with-block."""
+def health_check(cluster, tmp_path, checks="kernel"):
+    """slurm.conf gets HealthCheckProgram (our CLI) and a 5 s interval for the with-block. PATH has the nodes'
+    /usr/local/bin, where the test cluster's fake nvidia-smi lives (a real node's is in /usr/bin)."""
     log = tmp_path / "health.log"
     prog = tmp_path / "clusterdoc-health"
-    prog.write_text(f"#!/bin/sh\nexport SLURM_CONF={cluster.slurm.conf} PATH=/usr/sbin:/usr/bin:/sbin:/bin "
+    prog.write_text(f"#!/bin/sh\nexport SLURM_CONF={cluster.slurm.conf} PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "
                     f"PYTHONPATH={ROOT}\nexec {sys.executable} -m clusterdoc check --local --slurm-health "
-                    f"--checks kernel >>{log} 2>&1\n")
+                    f"--checks {checks} >>{log} 2>&1\n")
     prog.chmod(0o755)
     conf = Path(cluster.slurm.conf)
     original = conf.read_text()
