@@ -541,7 +541,9 @@ import json
 import mpi4py
 mpi4py.rc.threads = False
 from mpi4py import MPI
-print(json.dumps({"version": mpi4py.__version__, "library": MPI.Get_library_version().strip().splitlines()[0]}))
+# Open MPI's version string ends in a NUL byte (C's terminator, kept by mpi4py): not part of the text
+library = MPI.Get_library_version().replace("\x00", "").strip().splitlines()
+print(json.dumps({"version": mpi4py.__version__, "library": library[0] if library else ""}))
 """
 
 
