@@ -1304,9 +1304,9 @@ MAX_KMSG = 8 << 20  # bytes of kernel log read
 MAX_XIDS = 64  # XID events kept (the newest)
 XID_LINE = re.compile(r"NVRM: Xid \(PCI:([0-9A-Fa-f:.]+)\): (\d+),?\s*(.*)")
 # nvidia-smi's words for a GPU the driver knows but cannot reach (NVML_ERROR_GPU_IS_LOST, exit code 15)
+PCI_ID = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
 LOST_LINE = re.compile(
-    r"(Unable to determine the device handle for (?:GPU\s*)?([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]).*|.*GPU is lost.*|"
-    r".*fallen off the bus.*)"
+    r"(Unable to determine the device handle for (?:GPU\s*)?(" + PCI_ID + r").*|.*GPU is lost.*|.*fallen off the bus.*)"
 )
 SYSTEMD_STATES = ("active", "inactive", "failed", "activating", "deactivating", "reloading", "unknown")
 NCCL_VARS = ("NCCL_IB_HCA", "NCCL_P2P_DISABLE", "NCCL_IB_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL")

@@ -233,7 +233,7 @@ def _state(node: str, gpus: list[dict]) -> list[Finding]:
                 "`nvidia-smi -mig 0` (then a GPU reset) if the job expects whole GPUs",
             )
         )
-    for mode in sorted({g.get("compute_mode") for g in gpus if g.get("compute_mode") not in (None, "Default")}):
+    for mode in sorted({str(g["compute_mode"]) for g in gpus if g.get("compute_mode") not in (None, "Default")}):
         gs = [g for g in gpus if g.get("compute_mode") == mode]
         status = FAIL if mode == "Prohibited" else WARN
         out.append(
