@@ -103,6 +103,10 @@ def cmd_check(args) -> int:
     )
     if args.slurm_health and not opts.is_local:
         raise UsageError("--slurm-health judges this node: use it with --local (as slurm.conf's HealthCheckProgram)")
+    if args.slurm_health and opts.gpus_per_node is None:
+        from clusterdoc import slurm_health
+
+        opts.gpus_per_node = slurm_health.gres_gpus(slurm_health.node_name())  # the GPUs Slurm schedules here
     report = doctor.check(opts)
     print(report.to_json() if args.json else report.render(), flush=True)
     if args.slurm_health:

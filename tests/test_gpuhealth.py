@@ -43,13 +43,18 @@ def test_a_healthy_gpu_node_is_ok_in_every_new_check_and_lists_its_uuids():
 
 @pytest.mark.parametrize("facts", [{}, {"gpu_health": None}, {"gpus": [], "gpu_health": None, "errors": []}])
 def test_a_cpu_only_node_is_not_applicable_never_a_failure(facts):
-    findings = judge(facts)
+    findings = judge(facts, expected=None)
     assert problems(findings) == []
     assert all("not applicable" in f["message"] for f in findings)
 
 
 def test_the_recorded_local_machine_without_gpus_is_not_applicable():
-    assert problems(judge(load("local_machine"))) == []
+    assert problems(judge(load("local_machine"), expected=None)) == []
+
+
+def test_a_node_expected_to_have_gpus_without_nvidia_smi_fails():
+    findings = gpuhealth.check("n1", {"gpu_health": None}, 8, "the node's Slurm gres")
+    assert problems(findings) == [("gpu", FAIL)] and "expected 8 (the node's Slurm gres)" in findings[0]["message"]
 
 
 def test_node2_lost_gpu_short_count_and_xid_79_fail_with_fixes():

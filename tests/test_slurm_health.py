@@ -3,7 +3,7 @@
 import pytest
 
 from clusterdoc.doctor import Report
-from clusterdoc.slurm_health import decide, first_failure
+from clusterdoc.slurm_health import decide, first_failure, parse_gres_gpus
 
 FAIL = "kernel: kernel 5.4.0-150-generic is older than 5.5"
 DRAIN = ["scontrol", "update", "NodeName=node2", "State=DRAIN", f"Reason=clusterdoc: {FAIL}"]
@@ -52,6 +52,12 @@ def test_the_reason_is_the_first_failure_on_one_line_and_bounded():
     reason = first_failure(Report([], findings, ["ssh", "kernel", "cuda"], None))
     assert reason.startswith("kernel: kernel 5.4 is old x") and "\n" not in reason and len(reason) <= 200
     assert first_failure(Report([], findings[:1], ["ssh"], None)) is None
+
+
+def test_the_gpus_slurm_schedules_come_from_the_gres():
+    assert parse_gres_gpus("gpu:8") == 8
+    assert parse_gres_gpus("gpu:a100:4(S:0-1),gpu:h100:4(S:1)") == 8
+    assert parse_gres_gpus("(null)") is None and parse_gres_gpus("shard:8") is None
 
 
 # --- the real thing: slurmd runs `clusterdoc check --local --slurm-health` as its HealthCheckProgram ---------

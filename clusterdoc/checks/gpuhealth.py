@@ -66,7 +66,17 @@ def check(node: str, facts: dict, expected: int | None = None, expected_from: st
     h = facts.get("gpu_health") or {}
     smi, lost = h.get("smi"), h.get("lost") or []
     if not smi and not lost:
-        if not out:
+        if expected and not out:
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    FAIL,
+                    f"no NVIDIA GPU visible (no nvidia-smi), expected {expected} ({expected_from})",
+                    "install or repair the NVIDIA driver (its nvidia-smi), or leave this node out of GPU jobs",
+                )
+            )
+        elif not out:
             out.append(finding(node, CHECK, OK, "not applicable: no NVIDIA GPU (no nvidia-smi) on this node"))
         return out
     gpus = (smi or {}).get("gpus") or []
@@ -250,10 +260,10 @@ def _state(node: str, gpus: list[dict]) -> list[Finding]:
 
 
 def expected_counts(all_facts: dict[str, dict], gpus_per_node: int | None) -> tuple[dict[str, int], str]:
-    """{node: GPUs expected} and where that number comes from: --gpus-per-node, else the count most nodes with
-    GPUs show (a strict majority; none when the nodes are split evenly)."""
+    """{node: GPUs expected} and where that number comes from: --gpus-per-node (with --slurm-health: the node's Slurm
+    gres, cli.py), else the count most nodes with GPUs show (a strict majority; none when the nodes split evenly)."""
     if gpus_per_node:
-        return {n: gpus_per_node for n in all_facts}, "--gpus-per-node"
+        return {n: gpus_per_node for n in all_facts}, "--gpus-per-node, or with --slurm-health the node's Slurm gres"
     counts = {}
     for n, f in all_facts.items():
         h = (f or {}).get("gpu_health") or {}
