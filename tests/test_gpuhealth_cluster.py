@@ -14,6 +14,12 @@ PLANTED = {
     # TORCH_CUDA_ARCH_LIST with 9.0: the arch check has nothing to say about the H100
     "node4": {"gpus": H100_SXM, "fabricmanager": "inactive", "acs": True, "env": {"TORCH_CUDA_ARCH_LIST": "8.0;9.0"}},
 }
+IB_PLANTED = {
+    "node1": {"ib_rate_gbps": 400},
+    "node2": {"ib_rate_gbps": 400, "ib_link_downed": 5, "iommu": "translated"},
+    "node3": {"ib_rate_gbps": 100},
+    "node4": {"ib_rate_gbps": 400, "peermem": False},
+}
 
 
 @pytest.mark.cluster
@@ -51,3 +57,14 @@ def test_gpu_and_fabric_failures_are_named_with_fixes_and_drain_in_slurm_health_
     finally:
         if before:
             cluster.put_back(before)
+
+    # the fabric plants: InfiniBand rates and counters in /sys/class/infiniband, IOMMU groups, nvidia_peermem
+    with cluster.planted(IB_PLANTED):
+        _, doc = check("-w", names(cluster), "--ssh-config", cluster.ssh_config, "--timeout", 20, "--checks", "fabric")
+    found: dict = {}
+    for f in doc["findings"]:
+        if f["status"] != "ok":
+            found[f["node"]] = found.get(f["node"], "") + f["message"] + "\n"
+    assert sorted(found) == ["node2", "node3", "node4"], doc["findings"]
+    assert "link_downed 5" in found["node2"] and "the IOMMU translates DMA for all 8 GPUs" in found["node2"]
+    assert "100 Gb/s, below the 400 Gb/s" in found["node3"] and "nvidia_peermem" in found["node4"]

@@ -74,14 +74,16 @@ def _p2p(node: str, h: dict) -> list[Finding]:
                 f"{fix}; {P2P_STOPGAP}",
             )
         )
-    translated = sorted(bus for bus, t in (h.get("iommu") or {}).items() if str(t).startswith("DMA"))
+    iommu = h.get("iommu") or {}
+    translated = sorted(bus for bus, t in iommu.items() if str(t).startswith("DMA"))
     if translated:
+        which = f"all {len(iommu)} GPUs" if len(translated) == len(iommu) > 1 else ", ".join(translated)
         out.append(
             finding(
                 node,
                 CHECK,
                 WARN,
-                f"the IOMMU translates DMA for GPU(s) {', '.join(translated)}: GPU peer-to-peer traffic can fail or "
+                f"the IOMMU translates DMA for {which}: GPU peer-to-peer traffic can fail or "
                 "hang (nccl-tests P2P hangs)",
                 f"boot with `iommu=pt` (passthrough) on the kernel command line; {P2P_STOPGAP}",
             )

@@ -404,6 +404,23 @@ exec /usr/bin/systemctl "$@"
 """
 
 
+def ib_ports(node_dir: Path, spec: dict) -> None:
+    """nodes/NAME/sysclass/infiniband: one HCA port at `ib_rate_gbps` with `ib_link_downed` link downs."""
+    root = node_dir / "sysclass"
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir()
+    rate = spec.get("ib_rate_gbps")
+    if not rate:
+        return
+    port = root / "infiniband" / "mlx5_0" / "ports" / "1"
+    speed = {100: "4X EDR", 200: "4X HDR", 400: "4X NDR"}.get(int(rate), "4X")
+    for name, text in [("state", "4: ACTIVE"), ("phys_state", "5: LinkUp"), ("rate", f"{int(rate)} Gb/sec ({speed})"),
+                       ("link_layer", "InfiniBand"), ("counters/link_downed", str(int(spec.get("ib_link_downed") or 0))),
+                       ("counters/symbol_error", "0"), ("counters/link_error_recovery", "0")]:
+        write(port / name, text + "\n")
+
+
 def pci_tree(node_dir: Path, spec: dict, gpus: list[dict]) -> None:
     """The node's /sys/bus/pci/devices: one PCIe switch port above each pair of GPUs, its config space with an
     ACS extended capability (Source Validation on when `acs`), each GPU's IOMMU group type."""
@@ -781,6 +798,7 @@ def realise(node_dir: Path, name: str, spec: dict, shared: Path, libs: "StubLibs
     for m in (["nvidia", "nvidia_uvm"] + (["nvidia_peermem"] if spec.get("peermem", True) else [])) if gpus else []:
         write(modules / m / "initstate", "live\n")
     pci_tree(node_dir, spec, gpus)
+    ib_ports(node_dir, spec)
 
     if spec.get("clock_offset_s"):
         script(bin_dir / "date", date_ahead(int(spec["clock_offset_s"])))

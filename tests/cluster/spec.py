@@ -21,7 +21,7 @@ KEYS = {
     "hosts", "mtu", "ifname", "firewall", "shm_mib", "memlock_kib", "clock_offset_s", "link_down",
     # GPU and fabric health, planted in nvidia-smi -q -x, /dev/kmsg, systemctl, /sys/bus/pci, /sys/module
     "xid", "gpus_visible", "row_remap_pending", "ecc_uncorrectable", "throttle", "persistence", "pcie_width",
-    "fabricmanager", "acs", "iommu", "peermem", "mig", "compute_mode",
+    "fabricmanager", "acs", "iommu", "peermem", "mig", "compute_mode", "ib_rate_gbps", "ib_link_downed",
 }
 # What a node looks like when neither the spec file nor a plant says anything.
 BASE = {
@@ -50,6 +50,8 @@ BASE = {
     "peermem": True,      # /sys/module/nvidia_peermem
     "mig": False,         # MIG mode on
     "compute_mode": "Default",
+    "ib_rate_gbps": None,  # an InfiniBand port (mlx5_0/1) at this rate in /sys/class/infiniband; None: no IB
+    "ib_link_downed": 0,  # its link_downed counter
 }
 
 
