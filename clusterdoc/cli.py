@@ -274,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="check every node of a cluster for what breaks distributed training",
         description="Probe every node in parallel (one SSH round trip each) and judge the facts: "
-        "ssh, mpi, kernel, cuda, arch, consistency, and with --comm a real all_reduce. "
+        "ssh, mpi, kernel, cuda, arch, gpu and fabric health, consistency, and with --comm a real all_reduce. "
         "With no hostfile, checks this machine only (--local).",
     )
     _add_target_options(p)
