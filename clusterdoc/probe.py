@@ -1453,8 +1453,9 @@ def parse_xids(text):
 
 
 def xid_state(events, path):
-    """How many of this boot's XID events are new since the last clusterdoc run on this node (a small
-    JSON file per host name: a home shared by many nodes keeps one each); the file is updated."""
+    """How many of this boot's XID events are new since the last clusterdoc run on this node, and when that run
+    was: a small JSON file ($XDG_CACHE_HOME or ~/.cache, clusterdoc/gpu-HOST.json: a home shared by many nodes
+    keeps one per node), rewritten with this run's count."""
     boot = (read("/proc/sys/kernel/random/boot_id") or "").strip()
     try:
         with open(path) as f:
@@ -1584,7 +1585,8 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
     source, log = read_kernel_log()
     if source:
         events = parse_xids(log)
-        path = os.path.join(state_dir or os.path.expanduser("~/.cache/clusterdoc"), "gpu-%s.json" % os.uname()[1])
+        cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+        path = os.path.join(state_dir or os.path.join(cache, "clusterdoc"), "gpu-%s.json" % os.uname()[1])
         new, since = xid_state(events, path)
         out["xid"] = {"source": source, "events": events[-MAX_XIDS:], "total": len(events), "new": new, "since": since}
     out["acs"] = acs_bridges(buses)

@@ -819,6 +819,8 @@ def realise(node_dir: Path, name: str, spec: dict, shared: Path, libs: "StubLibs
     script(node_dir / "uname", uname_body)
 
     env = node_env(spec)
+    # the node's own ~/.cache (the probe keeps the XIDs it saw there): /root is the machine's, shared by every node
+    env.setdefault("XDG_CACHE_HOME", str(node_dir / "cache"))
     write(node_dir / "spec.json", json.dumps(spec, indent=1, sort_keys=True) + "\n")
     write(node_dir / "env.json", json.dumps(env, indent=1, sort_keys=True) + "\n")
     return env
