@@ -27,7 +27,9 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
               xid {source, events [{bus, xid, text}], total, new, since} | null, fabricmanager (systemd state
               | null: not an NVSwitch system), acs [{bridge, gpus}] | null (config space not readable),
               iommu {bus: type}, peermem (bool), ib [{device, port, rate_gbps, link_downed, symbol_error,
-              link_error_recovery}], ib_changed ["dev/port counter"], nccl_env {K: V}, hypervisor (bool)}
+              link_error_recovery}], ib_changed ["dev/port counter"], nccl_env {K: V}, hypervisor (bool),
+              nvlink {gpu index: {active, inactive [link]}} | null, nvlink_errors {gpu index: {"link counter": n}}
+              (non-zero ones), nvlink_rising ["GPUi link counter"], p2p {gpus, bad [[i, j, code]]} | null}
              | null (no nvidia-smi and no InfiniBand)
   env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST}
   deepspeed {version, torch_version, cuda_version, ops_installed {op: bool}, ops_compatible {op: bool},
@@ -1540,6 +1542,62 @@ def read_ib_counters():
     return out
 
 
+NVLINK_GPU = re.compile(r"GPU (\d+): ")
+NVLINK_STATE = re.compile(r"\s*Link (\d+): (?:<(inactive)>|([\d.]+) GB/s)")
+NVLINK_COUNTER = re.compile(r"\s*Link (\d+): ([A-Za-z][\w ]{0,40}?): (\d+)\s*$")
+P2P_CODES = ("OK", "NS", "CNS", "GNS", "TNS", "U")
+
+
+def parse_nvlink(text, counters=False):
+    """`nvidia-smi nvlink -s` ("GPU 0: NAME (UUID: ...)" then "Link 0: 26.562 GB/s" or "Link 1: <inactive>") ->
+    {gpu index: {"active": n, "inactive": [link]}}; with counters, `nvidia-smi nvlink -e` ("Link 0: Replay
+    Errors: 0") -> {gpu index: {"link counter name": n}}. GPUs without NVLink print no Link line (left out)."""
+    out, gpu = {}, None
+    for line in text.splitlines()[:4096]:
+        m = NVLINK_GPU.match(line)
+        if m:
+            gpu = m.group(1)
+            continue
+        if gpu is None or len(out) > 64:
+            continue
+        if counters:
+            m = NVLINK_COUNTER.match(line)
+            if m:
+                out.setdefault(gpu, {})["%s %s" % (m.group(1), m.group(2)[:40])] = int(m.group(3))
+            continue
+        m = NVLINK_STATE.match(line)
+        if m:
+            links = out.setdefault(gpu, {"active": 0, "inactive": []})
+            if m.group(2):
+                links["inactive"].append(int(m.group(1)))
+            else:
+                links["active"] += 1
+    return out
+
+
+def parse_p2p(text):
+    """`nvidia-smi topo -p2p r` (a matrix: a header row "GPU0 GPU1 ...", a row per GPU of OK/NS/CNS/GNS/TNS/U,
+    X on the diagonal) -> {"gpus": n, "bad": [[i, j, code]]} (i < j, at most 64); None without a matrix."""
+    header, rows = None, {}
+    for line in text.splitlines()[:512]:
+        cells = line.split()
+        if header is None:
+            if cells and all(re.match(r"GPU\d+$", c) for c in cells):
+                header = [int(c[3:]) for c in cells][:64]
+            continue
+        if not cells or not re.match(r"GPU\d+$", cells[0]):
+            break
+        rows[int(cells[0][3:])] = cells[1 : len(header) + 1]
+    if not header:
+        return None
+    bad = []
+    for i, codes in sorted(rows.items()):
+        for j, code in zip(header, codes):
+            if i < j and code != "X" and code != "OK" and len(bad) < 64:
+                bad.append([i, j, code if code in P2P_CODES else "U"])
+    return {"gpus": len(header), "bad": bad}
+
+
 def probe_gpu_health(timeout, env_over=None, state_dir=None):
     """GPU, NVSwitch, PCIe and InfiniBand health: `nvidia-smi -q -x`, the kernel log's XIDs, fabric manager,
     ACS and IOMMU under the GPUs, IB rates and error counters read twice, NCCL's variables. None: no GPU tools."""
@@ -1563,7 +1621,33 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
     if not smi:
         out["ib_changed"] = []
         return out if ib_first else None
-    code, text, err = run([smi, "-q", "-x"], timeout)
+    # nvidia-smi's NVLink and P2P answers have no XML form: their short, stable text, read beside -q -x
+    # (the error counters again at the end, to see them rising while the probe ran)
+    answers = {}
+
+    def ask(key, argv):
+        def go():
+            try:
+                answers[key] = run([smi] + argv, timeout)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                answers[key] = exc
+
+        return go
+
+    _parallel(
+        [
+            ask("xml", ["-q", "-x"]),
+            ask("links", ["nvlink", "-s"]),
+            ask("errors", ["nvlink", "-e"]),
+            ask("p2p", ["topo", "-p2p", "r"]),
+        ]
+    )
+    for key, answer in answers.items():
+        if isinstance(answer, Exception):
+            if key == "xml":
+                raise answer
+            answers[key] = (-1, "", "")
+    code, text, err = answers["xml"]
     for line in (err + "\n" + (text if not text.lstrip().startswith("<") else "")).splitlines():
         m = LOST_LINE.match(line.strip())
         if m and len(out["lost"]) < 16:
@@ -1591,6 +1675,18 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
         out["xid"] = {"source": source, "events": events[-MAX_XIDS:], "total": len(events), "new": new, "since": since}
     out["acs"] = acs_bridges(buses)
     out["iommu"] = iommu_types(buses)
+    out["nvlink"] = parse_nvlink(answers["links"][1]) if answers["links"][0] == 0 else None
+    out["p2p"] = parse_p2p(answers["p2p"][1]) if answers["p2p"][0] == 0 and buses else None
+    errors = parse_nvlink(answers["errors"][1], counters=True) if answers["errors"][0] == 0 else {}
+    out["nvlink_errors"], out["nvlink_rising"] = {}, []
+    if any(errors.values()):
+        code, again, _ = run([smi, "nvlink", "-e"], timeout)
+        again = parse_nvlink(again, counters=True) if code == 0 else {}
+        out["nvlink_errors"] = dict((g, dict((k, v) for k, v in c.items() if v)) for g, c in again.items())
+        out["nvlink_errors"] = dict((g, c) for g, c in out["nvlink_errors"].items() if c)
+        out["nvlink_rising"] = [
+            "GPU%s link %s" % (g, k) for g, c in again.items() for k, v in c.items() if v > errors.get(g, {}).get(k, v)
+        ]
     ib_second = read_ib_counters()
     out["ib"] = ib_second
     first = dict(((p["device"], p["port"]), p) for p in ib_first)

@@ -250,3 +250,81 @@ def test_the_probe_finds_xids_and_remembers_what_it_saw(tmp_path):
 def test_a_lost_gpu_line_is_recognised():
     line = "Unable to determine the device handle for GPU0000:3B:00.0: GPU is lost.  Reboot the system to recover"
     assert probe.LOST_LINE.match(line).group(2) == "0000:3B:00.0"
+
+
+# --- NVLink and P2P: nvidia-smi's text answers (no XML form), parsed and judged ------------------------------
+
+NVLINK_S = """GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaa)
+\t Link 0: 26.562 GB/s
+\t Link 1: <inactive>
+\t Link 2: <inactive>
+GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-bbb)
+\t Link 0: 26.562 GB/s
+\t Link 1: 26.562 GB/s
+\t Link 2: 26.562 GB/s
+"""
+NVLINK_E = """GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-aaa)
+\t Link 0: Replay Errors: 0
+\t Link 0: Recovery Errors: 1
+\t Link 0: CRC Errors: {crc}
+GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-bbb)
+\t Link 0: Replay Errors: 0
+"""
+P2P = """ \tGPU0\tGPU1\tGPU2\t
+ GPU0\tX\tOK\tCNS\t
+ GPU1\tOK\tX\tGNS\t
+ GPU2\tCNS\tGNS\tX\t
+
+Legend:
+
+  X    = Self
+  OK   = Status Ok
+  CNS  = Chipset not supported
+"""
+
+
+def test_the_probe_reads_nvlink_state_counters_and_the_p2p_matrix():
+    assert probe.parse_nvlink(NVLINK_S) == {"0": {"active": 1, "inactive": [1, 2]}, "1": {"active": 3, "inactive": []}}
+    assert probe.parse_nvlink(NVLINK_E.format(crc=4), counters=True) == {
+        "0": {"0 Replay Errors": 0, "0 Recovery Errors": 1, "0 CRC Errors": 4}, "1": {"0 Replay Errors": 0}}
+    assert probe.parse_nvlink("GPU 0: Tesla T4 (UUID: GPU-x)\n") == {}  # a PCIe board: no NVLink
+    assert probe.parse_p2p(P2P) == {"gpus": 3, "bad": [[0, 2, "CNS"], [1, 2, "GNS"]]}
+    assert probe.parse_p2p("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.") is None
+
+
+def _nvlink_node(**over):
+    facts = load("gpu_healthy")
+    h = facts["gpu_health"]
+    h.update({"nvlink": {"0": {"active": 12, "inactive": []}, "1": {"active": 12, "inactive": []}},
+              "nvlink_errors": {}, "nvlink_rising": [], "p2p": {"gpus": 8, "bad": []}})
+    h.update(over)
+    return facts
+
+
+def test_nvlink_links_down_and_error_counters_warn():
+    assert problems(fabric.check_node("n1", _nvlink_node())) == []
+    down = fabric.check_node("n1", _nvlink_node(nvlink={"0": {"active": 10, "inactive": [10, 11]},
+                                                        "1": {"active": 12, "inactive": []}}))
+    assert problems(down) == [("fabric", WARN)] and "GPU0: 10 of 12 up (link 10, 11 inactive)" in down[0]["message"]
+    # a board that wires fewer links leaves the same ones inactive on every GPU: not a link down
+    same = {"0": {"active": 4, "inactive": [4, 5]}, "1": {"active": 4, "inactive": [4, 5]}}
+    assert problems(fabric.check_node("n1", _nvlink_node(nvlink=same))) == []
+    errs = fabric.check_node("n1", _nvlink_node(nvlink_errors={"0": {"0 CRC Errors": 4}}))
+    assert problems(errs) == [("fabric", WARN)] and "GPU0 link 0 CRC Errors 4 since the driver loaded" in errs[0]["message"]
+    rising = fabric.check_node("n1", _nvlink_node(nvlink_errors={"0": {"0 CRC Errors": 5}},
+                                                  nvlink_rising=["GPU0 link 0 CRC Errors"]))
+    assert "rising while the probe ran: GPU0 link 0 CRC Errors" in rising[0]["message"]
+
+
+def test_p2p_unsupported_confirms_the_acs_trap_and_is_named_alone_otherwise():
+    acs = [{"bridge": "0000:00:01.0", "gpus": ["00000000:07:00.0"]}]
+    cns = {"gpus": 8, "bad": [[0, 1, "CNS"], [0, 2, "CNS"]]}
+    trap = fabric.check_node("n1", _nvlink_node(acs=acs, p2p=cns))
+    assert problems(trap) == [("fabric", WARN)]  # one finding naming both facts
+    assert "PCIe ACS (SrcValid+)" in trap[0]["message"] and "confirmed: `nvidia-smi topo -p2p r` reports P2P CNS " \
+        "(chipset not supported) between 2 GPU pair(s): GPU0-GPU1, GPU0-GPU2" in trap[0]["message"]
+    assert "still reports P2P OK" in fabric.check_node("n1", _nvlink_node(acs=acs))[0]["message"]
+    alone = fabric.check_node("n1", _nvlink_node(p2p=cns))
+    assert problems(alone) == [("fabric", WARN)] and "NCCL_P2P_DISABLE=1 is a stop-gap" in alone[0]["fix"]
+    geforce = {"gpus": 2, "bad": [[0, 1, "GNS"]]}  # a GPU without P2P by design: nothing to fix
+    assert problems(fabric.check_node("n1", _nvlink_node(p2p=geforce))) == []

@@ -12,12 +12,13 @@ PLANTED = {
     "node2": {"xid": [79], "gpus_visible": 7},
     "node3": {"row_remap_pending": 2, "throttle": ["hw_slowdown"]},
     # TORCH_CUDA_ARCH_LIST with 9.0: the arch check has nothing to say about the H100
-    "node4": {"gpus": H100_SXM, "fabricmanager": "inactive", "acs": True, "env": {"TORCH_CUDA_ARCH_LIST": "8.0;9.0"}},
+    "node4": {"gpus": H100_SXM, "fabricmanager": "inactive", "acs": True, "p2p": "CNS",
+              "env": {"TORCH_CUDA_ARCH_LIST": "8.0;9.0"}},
 }
 IB_PLANTED = {
     "node1": {"ib_rate_gbps": 400},
     "node2": {"ib_rate_gbps": 400, "ib_link_downed": 5, "iommu": "translated"},
-    "node3": {"ib_rate_gbps": 100},
+    "node3": {"ib_rate_gbps": 100, "nvlink_down": 2, "nvlink_errors": 3},
     "node4": {"ib_rate_gbps": 400, "peermem": False},
 }
 
@@ -37,7 +38,7 @@ def test_gpu_and_fabric_failures_are_named_with_fixes_and_drain_in_slurm_health_
         assert all(bad.values())
         for words in ("XID 79 (GPU has fallen off the bus)", "7 GPU(s) visible, expected 8",
                       "row remapping pending (2 row(s)", "HW slowdown active", "nvidia-fabricmanager is inactive",
-                      "PCIe ACS (SrcValid+)"):
+                      "PCIe ACS (SrcValid+)", "confirmed: `nvidia-smi topo -p2p r` reports P2P CNS"):
             assert any(words in m for m in bad), words
         facts = {n["node"]: n["facts"] for n in doc["nodes"]}
         assert len({g["uuid"] for g in facts["node1"]["gpu_health"]["smi"]["gpus"]}) == 8
@@ -68,3 +69,5 @@ def test_gpu_and_fabric_failures_are_named_with_fixes_and_drain_in_slurm_health_
     assert sorted(found) == ["node2", "node3", "node4"], doc["findings"]
     assert "link_downed 5" in found["node2"] and "the IOMMU translates DMA for all 8 GPUs" in found["node2"]
     assert "100 Gb/s, below the 400 Gb/s" in found["node3"] and "nvidia_peermem" in found["node4"]
+    assert "GPU0: 10 of 12 up (link 10, 11 inactive)" in found["node3"]
+    assert "GPU0 link 0 CRC Errors 3 since the driver loaded" in found["node3"]

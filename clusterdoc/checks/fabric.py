@@ -43,6 +43,7 @@ def check_node(node: str, facts: dict) -> list[Finding]:
                 "`journalctl -u nvidia-fabricmanager` says why it stopped",
             )
         )
+    out += _nvlink(node, h)
     out += _p2p(node, h)
     out += _ib(node, h)
     out += _nccl_env(node, h)
@@ -50,14 +51,93 @@ def check_node(node: str, facts: dict) -> list[Finding]:
         parts = ["fabric manager active"] if fm == "active" else []
         parts += [f"{len(h.get('ib') or [])} InfiniBand port(s) clean"] if h.get("ib") else []
         parts += ["no ACS/IOMMU P2P trap"] if _has_gpus(h) and h.get("acs") is not None else []
+        parts += [f"{len(h['nvlink'])} GPU(s) with all NVLinks up"] if h.get("nvlink") else []
         out.append(finding(node, CHECK, OK, "; ".join(parts) or "nothing to judge"))
     return out
+
+
+P2P_MEANING = {
+    "NS": "not supported",
+    "CNS": "chipset not supported",
+    "GNS": "GPU not supported",
+    "TNS": "topology not supported",
+    "U": "unknown",
+}
+
+
+def _nvlink(node: str, h: dict) -> list[Finding]:
+    """Links down: a GPU with fewer active NVLinks than the node's best GPU (boards that wire fewer links leave
+    the same ones inactive on every GPU); error counters non-zero since the driver loaded, or rising."""
+    out = []
+    links = h.get("nvlink") or {}
+    most = max((v.get("active") or 0 for v in links.values()), default=0)
+    short = {g: v for g, v in links.items() if (v.get("active") or 0) < most}
+    if short:
+        where = "; ".join(
+            f"GPU{g}: {v.get('active') or 0} of {most} up (link {', '.join(map(str, (v.get('inactive') or [])[:18]))}"
+            " inactive)"
+            for g, v in sorted(short.items())[:8]
+        )
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                f"NVLink links down ({where}): GPU<->GPU traffic on those GPUs runs slower or through PCIe",
+                "reset the GPUs (`nvidia-smi -r` with nothing running) or reboot; if the link stays down, "
+                "check the NVLink bridge/baseboard (`nvidia-smi nvlink -s`) and RMA",
+            )
+        )
+    errors = h.get("nvlink_errors") or {}
+    rising = h.get("nvlink_rising") or []
+    if errors or rising:
+        counts = "; ".join(
+            f"GPU{g} " + ", ".join(f"link {k} {v}" for k, v in sorted(c.items())[:4])
+            for g, c in sorted(errors.items())[:8]
+        )
+        now = f" (rising while the probe ran: {', '.join(rising[:8])})" if rising else " since the driver loaded"
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                f"NVLink error counters non-zero: {counts}{now}",
+                "watch them (`nvidia-smi nvlink -e`); rising CRC/replay/recovery errors mean a bad link: "
+                "reset the GPUs, then check the bridge/baseboard and RMA; XID 74 in the kernel log confirms it",
+            )
+        )
+    return out
+
+
+def _p2p_confirmed(h: dict) -> str:
+    """What `nvidia-smi topo -p2p r` adds to an ACS/IOMMU finding: pairs without P2P confirm the trap."""
+    p2p = h.get("p2p")
+    if not p2p:
+        return ""
+    bad = p2p.get("bad") or []
+    if not bad:
+        return "; `nvidia-smi topo -p2p r` still reports P2P OK between every pair"
+    return f"; confirmed: `nvidia-smi topo -p2p r` reports P2P {_pairs(bad)}"
+
+
+def _pairs(bad: list) -> str:
+    """ "CNS (chipset not supported) between 28 GPU pair(s): GPU0-GPU1, GPU0-GPU2, ..." per code."""
+    by_code: dict[str, list[str]] = {}
+    for i, j, code in bad:
+        by_code.setdefault(code, []).append(f"GPU{i}-GPU{j}")
+    return "; ".join(
+        f"{code} ({P2P_MEANING.get(code, code)}) between {len(pairs)} GPU pair(s): "
+        + ", ".join(pairs[:4])
+        + (", ..." if len(pairs) > 4 else "")
+        for code, pairs in sorted(by_code.items())
+    )
 
 
 def _p2p(node: str, h: dict) -> list[Finding]:
     if not _has_gpus(h):
         return []
     out = []
+    confirmed = _p2p_confirmed(h)
     fix = "on bare metal, disable ACS on the PCIe switches in the BIOS (or `setpci -s BRIDGE ECAP_ACS+0x6.w=0000`)"
     if h.get("hypervisor"):
         fix += "; this node runs under a hypervisor, which needs ACS for passthrough: ask the provider for a P2P shape"
@@ -70,7 +150,7 @@ def _p2p(node: str, h: dict) -> list[Finding]:
                 CHECK,
                 WARN,
                 f"PCIe ACS (SrcValid+) is on at {len(acs)} bridge(s) above GPUs ({where}): P2P traffic is forced "
-                "through the root complex (slow, and NCCL P2P hangs on many boards)",
+                f"through the root complex (slow, and NCCL P2P hangs on many boards){confirmed}",
                 f"{fix}; {P2P_STOPGAP}",
             )
         )
@@ -84,8 +164,22 @@ def _p2p(node: str, h: dict) -> list[Finding]:
                 CHECK,
                 WARN,
                 f"the IOMMU translates DMA for {which}: GPU peer-to-peer traffic can fail or "
-                "hang (nccl-tests P2P hangs)",
+                f"hang (nccl-tests P2P hangs){confirmed}",
                 f"boot with `iommu=pt` (passthrough) on the kernel command line; {P2P_STOPGAP}",
+            )
+        )
+    # P2P refused with no ACS/IOMMU cause found (GNS, a GPU without P2P such as a GeForce, is by design)
+    unexplained = [b for b in (h.get("p2p") or {}).get("bad") or [] if b[2] != "GNS"]
+    if unexplained and not acs and not translated:
+        out.append(
+            finding(
+                node,
+                CHECK,
+                WARN,
+                f"`nvidia-smi topo -p2p r` reports P2P {_pairs(unexplained)}: NCCL routes that traffic through "
+                "host memory",
+                "check the BIOS's PCIe settings (ACS, IOMMU/VT-d, Above 4G decoding) and the PCIe topology "
+                f"(`nvidia-smi topo -m`); {P2P_STOPGAP} if the job hangs in P2P",
             )
         )
     if h.get("ib") and not h.get("peermem"):

@@ -181,6 +181,14 @@ field() {{
   [ "$NOUNITS" = 1 ] && V=${{V% MiB}} && V=${{V% %}} && V=${{V% W}} && V=${{V% MHz}}
   return 0
 }}
+case "$1 $2 $3" in
+  "nvlink -s "|"nvlink --status ")
+{heredoc(nvlink_status(spec, gpus))}    lost; exit 0;;
+  "nvlink -e "|"nvlink --errorcounters ")
+{heredoc(nvlink_errors(spec, gpus))}    lost; exit 0;;
+  "topo -p2p r")
+{heredoc(p2p_matrix(spec, gpus))}    lost; exit 0;;
+esac
 QUERY=; FORMAT=; ONLY=; LIST=0; DETAIL=0; XML=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -369,6 +377,45 @@ def smi_xml(spec: dict, gpus: list[dict]) -> str:
 		</temperature>
 	</gpu>""")
     return "\n".join(parts + ["</nvidia_smi_log>", ""])
+
+
+def nvlinks(gpu: dict) -> int:
+    """NVLinks per GPU: 18 on an H100/H200 SXM, 12 on an A100 SXM, none on a PCIe board."""
+    return 18 if re.search(r"HBM3|H100 SXM|H200", gpu["name"]) else 12 if "SXM" in gpu["name"] else 0
+
+
+def nvlink_status(spec: dict, gpus: list[dict]) -> str:
+    """`nvidia-smi nvlink -s`: the last `nvlink_down` links of GPU 0 inactive."""
+    lines = []
+    for g in gpus:
+        lines.append(f"GPU {g['index']}: {g['name']} (UUID: {g['uuid']})")
+        n = nvlinks(g)
+        down = int(spec.get("nvlink_down") or 0) if g["index"] == 0 else 0
+        lines += [f"\t Link {i}: " + ("<inactive>" if i >= n - down else "26.562 GB/s") for i in range(n)]
+    return "\n".join(lines)
+
+
+def nvlink_errors(spec: dict, gpus: list[dict]) -> str:
+    """`nvidia-smi nvlink -e`: GPU 0's link 0 with `nvlink_errors` CRC errors."""
+    lines = []
+    for g in gpus:
+        lines.append(f"GPU {g['index']}: {g['name']} (UUID: {g['uuid']})")
+        crc = int(spec.get("nvlink_errors") or 0) if g["index"] == 0 else 0
+        for i in range(nvlinks(g)):
+            lines += [f"\t Link {i}: Replay Errors: 0", f"\t Link {i}: Recovery Errors: 0",
+                      f"\t Link {i}: CRC Errors: {crc if i == 0 else 0}"]
+    return "\n".join(lines)
+
+
+def p2p_matrix(spec: dict, gpus: list[dict]) -> str:
+    """`nvidia-smi topo -p2p r`: `p2p` (OK, NS, CNS, TNS, GNS) between every pair of GPUs, and its legend."""
+    code = str(spec.get("p2p") or "OK")
+    head = " \t" + "".join(f"GPU{g['index']}\t" for g in gpus)
+    rows = [f" GPU{a['index']}\t" + "".join(("X" if a is b else code) + "\t" for b in gpus) for a in gpus]
+    legend = ["", "Legend:", "", "  X    = Self", "  OK   = Status Ok", "  CNS  = Chipset not supported",
+              "  GNS  = GPU not supported", "  TNS  = Topology not supported", "  NS   = Not supported",
+              "  U    = Unknown"]
+    return "\n".join([head, *rows, *legend])
 
 
 def lost_lines(spec: dict, gpus: list[dict]) -> str:
