@@ -57,8 +57,14 @@ def test_a_node_expected_to_have_gpus_without_nvidia_smi_fails():
     assert problems(findings) == [("gpu", FAIL)] and "expected 8 (the node's Slurm gres)" in findings[0]["message"]
 
 
+def _first_run(facts):
+    """The XID state as a first clusterdoc run on the node sees it: every XID of this boot is new."""
+    facts["gpu_health"]["xid"].update(new=len(facts["gpu_health"]["xid"]["events"]), since=None)
+    return facts
+
+
 def test_node2_lost_gpu_short_count_and_xid_79_fail_with_fixes():
-    findings = [f for f in judge(load("gpu_xid79_lost")) if f["status"] != OK]
+    findings = [f for f in judge(_first_run(load("gpu_xid79_lost"))) if f["status"] != OK]
     text = {f["message"]: f["fix"] for f in findings}
     assert problems(findings) == [("gpu", FAIL)] * 3
     lost = next(m for m in text if "fell off the bus" in m)
@@ -136,7 +142,7 @@ def test_idle_and_power_cap_throttling_is_not_a_problem():
 )
 def test_xids_are_named_with_what_to_do(xid, status, words):
     facts = load("gpu_healthy")
-    facts["gpu_health"]["xid"]["events"] = [{"bus": "0000:07:00", "xid": xid, "text": "..."}]
+    facts["gpu_health"]["xid"].update(events=[{"bus": "0000:07:00", "xid": xid, "text": "..."}], new=1)
     bad = [f for f in judge(facts) if f["status"] != OK]
     assert len(bad) == 1 and bad[0]["status"] == status and words in bad[0]["message"] + bad[0]["fix"]
 
@@ -328,3 +334,21 @@ def test_p2p_unsupported_confirms_the_acs_trap_and_is_named_alone_otherwise():
     assert problems(alone) == [("fabric", WARN)] and "NCCL_P2P_DISABLE=1 is a stop-gap" in alone[0]["fix"]
     geforce = {"gpus": 2, "bad": [[0, 1, "GNS"]]}  # a GPU without P2P by design: nothing to fix
     assert problems(fabric.check_node("n1", _nvlink_node(p2p=geforce))) == []
+
+
+def test_only_xids_new_since_the_last_run_fail_so_a_reset_gpu_is_resumed():
+    """Issue 24 item 2: XIDs since the last clusterdoc run (the node's state file), or since boot without one."""
+    def xid_findings(new, since):
+        facts = load("gpu_healthy")
+        events = [{"bus": "0000:07:00", "xid": 79, "text": "GPU has fallen off the bus."},
+                  {"bus": "0000:17:00", "xid": 13, "text": "Graphics Exception"}]
+        facts["gpu_health"]["xid"].update(events=events, total=2, new=new, since=since)
+        return [(f["status"], f["message"].split(" (from")[0]) for f in gpuhealth.check("n1", facts, 8, "x")]
+
+    assert (FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI 0000:07:00 since boot (no earlier clusterdoc run)") \
+        in xid_findings(0, None)  # no state file: the whole boot counts
+    assert [s for s, m in xid_findings(2, 1.0e9) if m.startswith("XID")] == [WARN, FAIL]  # both new (13, 79)
+    later = xid_findings(0, 1.0e9)  # a later run, nothing new: the node is not failed (slurm-health resumes it)
+    assert [s for s, _ in later] == [OK, WARN] and "seen by an earlier clusterdoc run (not new)" in later[1][1]
+    only13 = xid_findings(1, 1.0e9)  # the 13 came after the last run, the 79 before it
+    assert [(s, m.split(" (")[0]) for s, m in only13] == [(WARN, "XID 13"), (WARN, "XID 79")]

@@ -3,7 +3,8 @@
 From facts["gpu_health"] (clusterdoc/probe.py: `nvidia-smi -q -x`, the kernel log's XIDs): GPUs the driver sees
 vs the count expected, GPUs off the bus, XIDs, uncorrectable ECC, row remaps, retired pages, persistence mode,
 clock throttling, PCIe width, MIG and compute mode. FAIL is what `--slurm-health` drains for (a lost GPU, a
-short count, an XID that needs a reset, uncorrectable ECC since the driver loaded); the rest warns.
+short count, an XID that needs a reset new since the last clusterdoc run on the node, uncorrectable ECC since the
+driver loaded); the rest warns.
 """
 
 from __future__ import annotations
@@ -101,28 +102,39 @@ def check(node: str, facts: dict, expected: int | None = None, expected_from: st
 
 
 def _xids(node: str, xid: dict | None) -> list[Finding]:
+    """XIDs new since the last clusterdoc run on the node (its state file), or since boot on a first run, judged
+    by the catalog; older ones of this boot are shown as seen before, never failed: a GPU reset without a reboot
+    must not keep the node drained (a GPU still lost or short fails on its own)."""
     if not xid:
         return [finding(node, CHECK, OK, "kernel log not readable (dmesg_restrict): XIDs not checked")]
     events = xid.get("events") or []
-    by_xid: dict[int, list[dict]] = {}
-    for e in events:
-        by_xid.setdefault(e.get("xid"), []).append(e)
+    first_run = xid.get("since") is None
+    new = len(events) if first_run else min(max(xid.get("new") or 0, 0), len(events))
     out = []
-    new = xid.get("new") or 0
-    since = "" if xid.get("since") is None else f"; {new} new since the last clusterdoc run"
-    for num, hits in sorted(by_xid.items()):
-        meaning, status, fix = XIDS.get(num, ("see NVIDIA's XID catalog", WARN, "look it up in NVIDIA's XID catalog"))
-        buses = sorted({str(e.get("bus")) for e in hits})
-        out.append(
-            finding(
-                node,
-                CHECK,
-                status,
-                f"XID {num} ({meaning}) x{len(hits)} on PCI {', '.join(buses)} since boot{since} "
-                f"(from {xid.get('source')}: {hits[-1].get('text')})",
-                fix,
+    for fresh, group in ((True, events[len(events) - new :]), (False, events[: len(events) - new])):
+        by_xid: dict[int, list[dict]] = {}
+        for e in group:
+            by_xid.setdefault(e.get("xid"), []).append(e)
+        for num, hits in sorted(by_xid.items()):
+            meaning, status, fix = XIDS.get(
+                num, ("see NVIDIA's XID catalog", WARN, "look it up in NVIDIA's XID catalog")
             )
-        )
+            buses = ", ".join(sorted({str(e.get("bus")) for e in hits}))
+            when = "since boot (no earlier clusterdoc run)" if first_run else "new since the last clusterdoc run"
+            if not fresh:
+                when = "this boot, seen by an earlier clusterdoc run (not new)"
+                status = WARN if status == FAIL else OK
+                fix = f"if the GPU was reset since, nothing to do; else: {fix}"
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    status,
+                    f"XID {num} ({meaning}) x{len(hits)} on PCI {buses} {when} "
+                    f"(from {xid.get('source')}: {hits[-1].get('text')})",
+                    fix,
+                )
+            )
     return out
 
 
