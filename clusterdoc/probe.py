@@ -29,7 +29,8 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
               iommu {bus: type}, peermem (bool), ib [{device, port, rate_gbps, link_downed, symbol_error,
               link_error_recovery}], ib_changed ["dev/port counter"], nccl_env {K: V}, hypervisor (bool),
               nvlink {gpu index: {active, inactive [link]}} | null, nvlink_errors {gpu index: {"link counter": n}}
-              (non-zero ones), nvlink_rising ["GPUi link counter"], p2p {gpus, bad [[i, j, code]]} | null}
+              (non-zero ones), nvlink_rising ["GPUi link counter"], p2p {gpus, bad [[i, j, code]]} | null,
+              dmabuf {kernel (release), open_module (bool | null)}}
              | null (no nvidia-smi and no InfiniBand)
   env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST}
   deepspeed {version, torch_version, cuda_version, ops_installed {op: bool}, ops_compatible {op: bool},
@@ -1598,6 +1599,17 @@ def parse_p2p(text):
     return {"gpus": len(header), "bad": bad}
 
 
+def nvidia_module_open():
+    """Whether the loaded nvidia kernel module is NVIDIA's open one (needed for DMA-BUF): the proprietary one
+    taints the kernel with P (/sys/module/nvidia/taint), the open one (MIT/GPL) does not; else what
+    /proc/driver/nvidia/version says ("Open Kernel Module"). None: no nvidia module seen."""
+    taint = read("/sys/module/nvidia/taint")
+    if taint is not None:
+        return "P" not in taint.strip()
+    version = read("/proc/driver/nvidia/version", 4096)
+    return None if version is None else "Open Kernel Module" in version
+
+
 def probe_gpu_health(timeout, env_over=None, state_dir=None):
     """GPU, NVSwitch, PCIe and InfiniBand health: `nvidia-smi -q -x`, the kernel log's XIDs, fabric manager,
     ACS and IOMMU under the GPUs, IB rates and error counters read twice, NCCL's variables. None: no GPU tools."""
@@ -1675,6 +1687,10 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
         out["xid"] = {"source": source, "events": events[-MAX_XIDS:], "total": len(events), "new": new, "since": since}
     out["acs"] = acs_bridges(buses)
     out["iommu"] = iommu_types(buses)
+    out["dmabuf"] = {
+        "kernel": (read("/proc/sys/kernel/osrelease") or "").strip()[:64] or None,
+        "open_module": nvidia_module_open(),
+    }
     out["nvlink"] = parse_nvlink(answers["links"][1]) if answers["links"][0] == 0 else None
     out["p2p"] = parse_p2p(answers["p2p"][1]) if answers["p2p"][0] == 0 and buses else None
     errors = parse_nvlink(answers["errors"][1], counters=True) if answers["errors"][0] == 0 else {}

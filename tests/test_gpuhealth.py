@@ -352,3 +352,38 @@ def test_only_xids_new_since_the_last_run_fail_so_a_reset_gpu_is_resumed():
     assert [s for s, _ in later] == [OK, WARN] and "seen by an earlier clusterdoc run (not new)" in later[1][1]
     only13 = xid_findings(1, 1.0e9)  # the 13 came after the last run, the 79 before it
     assert [(s, m.split(" (")[0]) for s, m in only13] == [(WARN, "XID 13"), (WARN, "XID 79")]
+
+
+@pytest.mark.parametrize(
+    "dmabuf, driver, words",
+    [
+        ({"kernel": "5.15.0-105-generic", "open_module": True}, "550.54.14", None),  # DMA-BUF: no peermem needed
+        ({"kernel": "5.4.0-150-generic", "open_module": True}, "550.54.14", "kernel 5.4.0-150-generic, needs >= 5.12"),
+        ({"kernel": "5.15.0", "open_module": False}, "550.54.14", "the proprietary one"),
+        ({"kernel": "5.15.0", "open_module": None}, "550.54.14", "flavour is unknown"),
+        ({"kernel": "6.8.0", "open_module": True}, "470.82.01", "driver 470.82.01, needs >= 515"),
+        (None, "550.54.14", "not checked"),  # facts from an older probe
+    ],
+)
+def test_gpudirect_rdma_through_nvidia_peermem_or_dma_buf(dmabuf, driver, words):
+    facts = _ib_node(peermem=False, dmabuf=dmabuf)
+    facts["gpu_health"]["smi"]["driver"] = driver
+    out = fabric.check_node("n1", facts)
+    if words is None:
+        assert problems(out) == [] and "GPUDirect RDMA through DMA-BUF" in out[0]["message"]
+    else:
+        assert problems(out) == [("fabric", WARN)] and "nvidia_peermem is not loaded" in out[0]["message"]
+        assert words in out[0]["message"]
+    assert problems(fabric.check_node("n1", _ib_node(peermem=True, dmabuf=dmabuf))) == []
+
+
+def test_the_probe_tells_the_open_nvidia_module_from_the_proprietary_one(monkeypatch):
+    files = {"/sys/module/nvidia/taint": "POE\n"}
+    monkeypatch.setattr(probe, "read", lambda path, limit=1 << 20: files.get(path))
+    assert probe.nvidia_module_open() is False
+    files["/sys/module/nvidia/taint"] = "OE\n"
+    assert probe.nvidia_module_open() is True
+    del files["/sys/module/nvidia/taint"]
+    assert probe.nvidia_module_open() is None
+    files["/proc/driver/nvidia/version"] = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05\n"
+    assert probe.nvidia_module_open() is True

@@ -16,7 +16,7 @@ PLANTED = {
               "env": {"TORCH_CUDA_ARCH_LIST": "8.0;9.0"}},
 }
 IB_PLANTED = {
-    "node1": {"ib_rate_gbps": 400},
+    "node1": {"ib_rate_gbps": 400, "peermem": False, "nvidia_open": True},  # GPUDirect RDMA through DMA-BUF
     "node2": {"ib_rate_gbps": 400, "ib_link_downed": 5, "iommu": "translated"},
     "node3": {"ib_rate_gbps": 100, "nvlink_down": 2, "nvlink_errors": 3},
     "node4": {"ib_rate_gbps": 400, "peermem": False},
@@ -69,5 +69,6 @@ def test_gpu_and_fabric_failures_are_named_with_fixes_and_drain_in_slurm_health_
     assert sorted(found) == ["node2", "node3", "node4"], doc["findings"]
     assert "link_downed 5" in found["node2"] and "the IOMMU translates DMA for all 8 GPUs" in found["node2"]
     assert "100 Gb/s, below the 400 Gb/s" in found["node3"] and "nvidia_peermem" in found["node4"]
+    assert "the NVIDIA kernel module is the proprietary one" in found["node4"]
     assert "GPU0: 10 of 12 up (link 10, 11 inactive)" in found["node3"]
     assert "GPU0 link 0 CRC Errors 3 since the driver loaded" in found["node3"]

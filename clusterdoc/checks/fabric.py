@@ -8,6 +8,8 @@ IB links; no GPUDirect RDMA; NCCL_*_DISABLE set). The NCCL library version acros
 
 from __future__ import annotations
 
+import re
+
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding
 
 CHECK = "fabric"
@@ -52,6 +54,8 @@ def check_node(node: str, facts: dict) -> list[Finding]:
         parts += [f"{len(h.get('ib') or [])} InfiniBand port(s) clean"] if h.get("ib") else []
         parts += ["no ACS/IOMMU P2P trap"] if _has_gpus(h) and h.get("acs") is not None else []
         parts += [f"{len(h['nvlink'])} GPU(s) with all NVLinks up"] if h.get("nvlink") else []
+        if h.get("ib") and _has_gpus(h):
+            parts += ["GPUDirect RDMA through " + ("nvidia_peermem" if h.get("peermem") else "DMA-BUF")]
         out.append(finding(node, CHECK, OK, "; ".join(parts) or "nothing to judge"))
     return out
 
@@ -182,19 +186,48 @@ def _p2p(node: str, h: dict) -> list[Finding]:
                 f"(`nvidia-smi topo -m`); {P2P_STOPGAP} if the job hangs in P2P",
             )
         )
-    if h.get("ib") and not h.get("peermem"):
+    missing = _dmabuf_missing(h)
+    if h.get("ib") and not h.get("peermem") and missing:
         out.append(
             finding(
                 node,
                 CHECK,
                 WARN,
-                "GPUs and InfiniBand HCAs but nvidia_peermem is not loaded: no GPUDirect RDMA, every inter-node "
-                "message is staged through host memory",
-                "`modprobe nvidia_peermem` (and add it to /etc/modules-load.d), or use DMA-BUF (kernel >= 5.12, "
-                "NVIDIA open kernel modules, NCCL >= 2.19)",
+                "GPUs and InfiniBand HCAs but nvidia_peermem is not loaded and DMA-BUF is not usable "
+                f"({'; '.join(missing)}): no GPUDirect RDMA, every inter-node message is staged through host memory",
+                "`modprobe nvidia_peermem` (and add it to /etc/modules-load.d), or use DMA-BUF (kernel >= 5.12 "
+                f"and NVIDIA's open kernel modules, driver >= {DMABUF_DRIVER})",
             )
         )
     return out
+
+
+DMABUF_KERNEL = (5, 12)  # RDMA memory registration from a DMA-BUF (ib_umem_dmabuf) came in Linux 5.12
+DMABUF_DRIVER = 515  # the first driver branch whose open kernel modules export GPU memory as DMA-BUF
+
+
+def _version(text: str | None) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", text or "")[:2])
+
+
+def _dmabuf_missing(h: dict) -> list[str]:
+    """Why GPUDirect RDMA through DMA-BUF (no nvidia_peermem needed) is not available: [] when it is."""
+    d = h.get("dmabuf")
+    if not d:
+        return ["not checked"]
+    missing = []
+    if _version(d.get("kernel")) < DMABUF_KERNEL:
+        missing.append(f"kernel {d.get('kernel')}, needs >= 5.12")
+    if d.get("open_module") is not True:
+        missing.append(
+            "the NVIDIA kernel module is the proprietary one, DMA-BUF needs the open one"
+            if d.get("open_module") is False
+            else "the NVIDIA kernel module's flavour is unknown"
+        )
+    driver = (h.get("smi") or {}).get("driver")
+    if driver and _version(driver)[:1] < (DMABUF_DRIVER,):
+        missing.append(f"driver {driver}, needs >= {DMABUF_DRIVER}")
+    return missing
 
 
 def _ib(node: str, h: dict) -> list[Finding]:

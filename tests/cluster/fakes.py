@@ -844,6 +844,8 @@ def realise(node_dir: Path, name: str, spec: dict, shared: Path, libs: "StubLibs
     modules.mkdir()
     for m in (["nvidia", "nvidia_uvm"] + (["nvidia_peermem"] if spec.get("peermem", True) else [])) if gpus else []:
         write(modules / m / "initstate", "live\n")
+    if gpus:  # the proprietary module taints the kernel with P, the open one (nvidia_open) does not
+        write(modules / "nvidia" / "taint", "OE\n" if spec.get("nvidia_open") else "POE\n")
     pci_tree(node_dir, spec, gpus)
     ib_ports(node_dir, spec)
 

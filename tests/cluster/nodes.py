@@ -12,7 +12,7 @@ Mounts inside the node (all private to its mount namespace, gone when its last p
                                                            ld.so.cache of the node's libraries)
   /proc/sys/kernel/osrelease    <- nodes/NAME/osrelease
   /dev/kmsg                     <- nodes/NAME/kmsg        (XIDs in the kernel log)
-  /sys/module (read-only overlay) <- nodes/NAME/sysmodule on top (nvidia, nvidia_peermem loaded)
+  /sys/module (read-only overlay) <- nodes/NAME/sysmodule on top (nvidia, nvidia_peermem loaded, nvidia/taint)
   /sys/bus/pci/devices          <- nodes/NAME/pci/bus/devices (the GPUs, their switch ports' ACS, IOMMU groups)
   /sys/class (only if ib_rate_gbps) <- read-only overlay: nodes/NAME/sysclass (infiniband) on the netns's sysfs
   /root/.bashrc, /root/.profile <- nodes/NAME/home/...     (the host's shell setup must not leak in)

@@ -22,7 +22,7 @@ KEYS = {
     # GPU and fabric health, planted in nvidia-smi -q -x, /dev/kmsg, systemctl, /sys/bus/pci, /sys/module
     "xid", "gpus_visible", "row_remap_pending", "ecc_uncorrectable", "throttle", "persistence", "pcie_width",
     "fabricmanager", "acs", "iommu", "peermem", "mig", "compute_mode", "ib_rate_gbps", "ib_link_downed",
-    "nvlink_down", "nvlink_errors", "p2p",
+    "nvlink_down", "nvlink_errors", "p2p", "nvidia_open",
 }
 # What a node looks like when neither the spec file nor a plant says anything.
 BASE = {
@@ -56,6 +56,7 @@ BASE = {
     "nvlink_down": 0,     # NVLinks of GPU 0 inactive in `nvidia-smi nvlink -s` (SXM boards have 12 or 18)
     "nvlink_errors": 0,   # CRC errors on GPU 0's link 0 in `nvidia-smi nvlink -e`
     "p2p": "OK",          # `nvidia-smi topo -p2p r` between every pair of GPUs (OK, NS, CNS, TNS, GNS)
+    "nvidia_open": False,  # NVIDIA's open kernel module (no P in /sys/module/nvidia/taint): DMA-BUF RDMA
 }
 
 
