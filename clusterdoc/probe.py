@@ -29,7 +29,7 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
               iommu {bus: type}, peermem (bool), ib [{device, port, rate_gbps, link_downed, symbol_error,
               link_error_recovery}], ib_changed ["dev/port counter"], nccl_env {K: V}, hypervisor (bool),
               nvlink {gpu index: {active, inactive [link]}} | null, nvlink_errors {gpu index: {"link counter": n}}
-              (non-zero ones), nvlink_rising ["GPUi link counter"], p2p {gpus, bad [[i, j, code]]} | null,
+              (non-zero ones), nvlink_rising ["GPUi link counter"], p2p {gpus, bad [{a, b, code}]} | null,
               dmabuf {kernel (release), open_module (bool | null)}}
              | null (no nvidia-smi and no InfiniBand)
   env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST}
@@ -1578,7 +1578,7 @@ def parse_nvlink(text, counters=False):
 
 def parse_p2p(text):
     """`nvidia-smi topo -p2p r` (a matrix: a header row "GPU0 GPU1 ...", a row per GPU of OK/NS/CNS/GNS/TNS/U,
-    X on the diagonal) -> {"gpus": n, "bad": [[i, j, code]]} (i < j, at most 64); None without a matrix."""
+    X on the diagonal) -> {"gpus": n, "bad": [{a, b, code}]} (GPU a < GPU b, at most 64); None: no matrix."""
     header, rows = None, {}
     for line in text.splitlines()[:512]:
         cells = line.split()
@@ -1595,7 +1595,7 @@ def parse_p2p(text):
     for i, codes in sorted(rows.items()):
         for j, code in zip(header, codes):
             if i < j and code != "X" and code != "OK" and len(bad) < 64:
-                bad.append([i, j, code if code in P2P_CODES else "U"])
+                bad.append({"a": i, "b": j, "code": code if code in P2P_CODES else "U"})
     return {"gpus": len(header), "bad": bad}
 
 

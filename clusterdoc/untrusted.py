@@ -213,6 +213,11 @@ SCHEMA = {
         "ib_changed": [STR],
         "nccl_env": {"*": STR},
         "hypervisor": BOOL,
+        "nvlink": {"*": {"active": INT, "inactive": [INT]}},
+        "nvlink_errors": {"*": {"*": INT}},
+        "nvlink_rising": [STR],
+        "p2p": {"gpus": INT, "bad": [{"a": INT, "b": INT, "code": WORD}]},
+        "dmabuf": {"kernel": VERSION, "open_module": BOOL},
     },
 }
 # Which check a malformed field belongs to (by its top-level key; default: ssh).

@@ -294,7 +294,7 @@ def test_the_probe_reads_nvlink_state_counters_and_the_p2p_matrix():
     assert probe.parse_nvlink(NVLINK_E.format(crc=4), counters=True) == {
         "0": {"0 Replay Errors": 0, "0 Recovery Errors": 1, "0 CRC Errors": 4}, "1": {"0 Replay Errors": 0}}
     assert probe.parse_nvlink("GPU 0: Tesla T4 (UUID: GPU-x)\n") == {}  # a PCIe board: no NVLink
-    assert probe.parse_p2p(P2P) == {"gpus": 3, "bad": [[0, 2, "CNS"], [1, 2, "GNS"]]}
+    assert probe.parse_p2p(P2P) == {"gpus": 3, "bad": [{"a": 0, "b": 2, "code": "CNS"}, {"a": 1, "b": 2, "code": "GNS"}]}
     assert probe.parse_p2p("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.") is None
 
 
@@ -324,7 +324,7 @@ def test_nvlink_links_down_and_error_counters_warn():
 
 def test_p2p_unsupported_confirms_the_acs_trap_and_is_named_alone_otherwise():
     acs = [{"bridge": "0000:00:01.0", "gpus": ["00000000:07:00.0"]}]
-    cns = {"gpus": 8, "bad": [[0, 1, "CNS"], [0, 2, "CNS"]]}
+    cns = {"gpus": 8, "bad": [{"a": 0, "b": 1, "code": "CNS"}, {"a": 0, "b": 2, "code": "CNS"}]}
     trap = fabric.check_node("n1", _nvlink_node(acs=acs, p2p=cns))
     assert problems(trap) == [("fabric", WARN)]  # one finding naming both facts
     assert "PCIe ACS (SrcValid+)" in trap[0]["message"] and "confirmed: `nvidia-smi topo -p2p r` reports P2P CNS " \
@@ -332,7 +332,7 @@ def test_p2p_unsupported_confirms_the_acs_trap_and_is_named_alone_otherwise():
     assert "still reports P2P OK" in fabric.check_node("n1", _nvlink_node(acs=acs))[0]["message"]
     alone = fabric.check_node("n1", _nvlink_node(p2p=cns))
     assert problems(alone) == [("fabric", WARN)] and "NCCL_P2P_DISABLE=1 is a stop-gap" in alone[0]["fix"]
-    geforce = {"gpus": 2, "bad": [[0, 1, "GNS"]]}  # a GPU without P2P by design: nothing to fix
+    geforce = {"gpus": 2, "bad": [{"a": 0, "b": 1, "code": "GNS"}]}  # a GPU without P2P by design: nothing to fix
     assert problems(fabric.check_node("n1", _nvlink_node(p2p=geforce))) == []
 
 
@@ -387,3 +387,14 @@ def test_the_probe_tells_the_open_nvidia_module_from_the_proprietary_one(monkeyp
     assert probe.nvidia_module_open() is None
     files["/proc/driver/nvidia/version"] = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05\n"
     assert probe.nvidia_module_open() is True
+
+
+def test_malformed_nvlink_and_p2p_facts_are_listed_not_a_crash():
+    facts = _nvlink_node(nvlink={"0": "x", "1": {"active": "12"}}, nvlink_errors={"0": 5}, nvlink_rising=[3],
+                         p2p={"gpus": 2, "bad": ["x", {"a": 0, "b": 1, "code": "$(rm -rf /)"}]},
+                         dmabuf={"kernel": 5, "open_module": "yes"})
+    clean = clean_facts(json.loads(json.dumps(facts)))
+    fields = {m["field"] for m in clean["malformed"]}
+    assert {"gpu_health.nvlink.0", "gpu_health.nvlink_errors.0", "gpu_health.p2p.bad[0]",
+            "gpu_health.p2p.bad[1].code", "gpu_health.dmabuf.open_module"} <= fields, fields
+    assert all(f["check"] == "fabric" for f in fabric.check_node("n1", clean))

@@ -73,7 +73,7 @@ def _nvlink(node: str, h: dict) -> list[Finding]:
     """Links down: a GPU with fewer active NVLinks than the node's best GPU (boards that wire fewer links leave
     the same ones inactive on every GPU); error counters non-zero since the driver loaded, or rising."""
     out = []
-    links = h.get("nvlink") or {}
+    links = {g: v for g, v in (h.get("nvlink") or {}).items() if v}  # a malformed entry is None
     most = max((v.get("active") or 0 for v in links.values()), default=0)
     short = {g: v for g, v in links.items() if (v.get("active") or 0) < most}
     if short:
@@ -92,8 +92,8 @@ def _nvlink(node: str, h: dict) -> list[Finding]:
                 "check the NVLink bridge/baseboard (`nvidia-smi nvlink -s`) and RMA",
             )
         )
-    errors = h.get("nvlink_errors") or {}
-    rising = h.get("nvlink_rising") or []
+    errors = {g: c for g, c in (h.get("nvlink_errors") or {}).items() if c}
+    rising = [r for r in h.get("nvlink_rising") or [] if r]
     if errors or rising:
         counts = "; ".join(
             f"GPU{g} " + ", ".join(f"link {k} {v}" for k, v in sorted(c.items())[:4])
@@ -118,7 +118,7 @@ def _p2p_confirmed(h: dict) -> str:
     p2p = h.get("p2p")
     if not p2p:
         return ""
-    bad = p2p.get("bad") or []
+    bad = [b for b in p2p.get("bad") or [] if b]
     if not bad:
         return "; `nvidia-smi topo -p2p r` still reports P2P OK between every pair"
     return f"; confirmed: `nvidia-smi topo -p2p r` reports P2P {_pairs(bad)}"
@@ -127,8 +127,8 @@ def _p2p_confirmed(h: dict) -> str:
 def _pairs(bad: list) -> str:
     """ "CNS (chipset not supported) between 28 GPU pair(s): GPU0-GPU1, GPU0-GPU2, ..." per code."""
     by_code: dict[str, list[str]] = {}
-    for i, j, code in bad:
-        by_code.setdefault(code, []).append(f"GPU{i}-GPU{j}")
+    for pair in bad:
+        by_code.setdefault(str(pair.get("code")), []).append(f"GPU{pair.get('a')}-GPU{pair.get('b')}")
     return "; ".join(
         f"{code} ({P2P_MEANING.get(code, code)}) between {len(pairs)} GPU pair(s): "
         + ", ".join(pairs[:4])
@@ -173,7 +173,7 @@ def _p2p(node: str, h: dict) -> list[Finding]:
             )
         )
     # P2P refused with no ACS/IOMMU cause found (GNS, a GPU without P2P such as a GeForce, is by design)
-    unexplained = [b for b in (h.get("p2p") or {}).get("bad") or [] if b[2] != "GNS"]
+    unexplained = [b for b in (h.get("p2p") or {}).get("bad") or [] if b and b.get("code") != "GNS"]
     if unexplained and not acs and not translated:
         out.append(
             finding(
