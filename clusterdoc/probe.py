@@ -1576,6 +1576,16 @@ def parse_nvlink(text, counters=False):
     return out
 
 
+def nvlink_counters(first, second):
+    """({gpu: {counter: n}} of the non-zero counters of the second read, ["GPUi link counter"] that rose from the
+    first read to the second)."""
+    nonzero = dict((g, dict((k, v) for k, v in c.items() if v)) for g, c in second.items())
+    rising = [
+        "GPU%s link %s" % (g, k) for g, c in second.items() for k, v in c.items() if v > first.get(g, {}).get(k, v)
+    ]
+    return dict((g, c) for g, c in nonzero.items() if c), rising
+
+
 def parse_p2p(text):
     """`nvidia-smi topo -p2p r` (a matrix: a header row "GPU0 GPU1 ...", a row per GPU of OK/NS/CNS/GNS/TNS/U,
     X on the diagonal) -> {"gpus": n, "bad": [{a, b, code}]} (GPU a < GPU b, at most 64); None: no matrix."""
@@ -1694,15 +1704,14 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
     out["nvlink"] = parse_nvlink(answers["links"][1]) if answers["links"][0] == 0 else None
     out["p2p"] = parse_p2p(answers["p2p"][1]) if answers["p2p"][0] == 0 and buses else None
     errors = parse_nvlink(answers["errors"][1], counters=True) if answers["errors"][0] == 0 else {}
-    out["nvlink_errors"], out["nvlink_rising"] = {}, []
-    if any(errors.values()):
-        code, again, _ = run([smi, "nvlink", "-e"], timeout)
-        again = parse_nvlink(again, counters=True) if code == 0 else {}
-        out["nvlink_errors"] = dict((g, dict((k, v) for k, v in c.items() if v)) for g, c in again.items())
-        out["nvlink_errors"] = dict((g, c) for g, c in out["nvlink_errors"].items() if c)
-        out["nvlink_rising"] = [
-            "GPU%s link %s" % (g, k) for g, c in again.items() for k, v in c.items() if v > errors.get(g, {}).get(k, v)
-        ]
+    again = {}
+    if any(errors.values()):  # NVLinks with counters: read them again, to see them rise
+        try:
+            code, text, _ = run([smi, "nvlink", "-e"], timeout)
+            again = parse_nvlink(text, counters=True) if code == 0 else {}
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    out["nvlink_errors"], out["nvlink_rising"] = nvlink_counters(errors, again or errors)
     ib_second = read_ib_counters()
     out["ib"] = ib_second
     first = dict(((p["device"], p["port"]), p) for p in ib_first)

@@ -294,6 +294,10 @@ def test_the_probe_reads_nvlink_state_counters_and_the_p2p_matrix():
     assert probe.parse_nvlink(NVLINK_E.format(crc=4), counters=True) == {
         "0": {"0 Replay Errors": 0, "0 Recovery Errors": 1, "0 CRC Errors": 4}, "1": {"0 Replay Errors": 0}}
     assert probe.parse_nvlink("GPU 0: Tesla T4 (UUID: GPU-x)\n") == {}  # a PCIe board: no NVLink
+    first, second = (probe.parse_nvlink(NVLINK_E.format(crc=n), counters=True) for n in (4, 6))
+    assert probe.nvlink_counters(first, second) == ({"0": {"0 Recovery Errors": 1, "0 CRC Errors": 6}},
+                                                    ["GPU0 link 0 CRC Errors"])
+    assert probe.nvlink_counters(first, first)[1] == []
     assert probe.parse_p2p(P2P) == {"gpus": 3, "bad": [{"a": 0, "b": 2, "code": "CNS"}, {"a": 1, "b": 2, "code": "GNS"}]}
     assert probe.parse_p2p("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.") is None
 
