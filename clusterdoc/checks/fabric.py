@@ -2,8 +2,10 @@
 
 From facts["gpu_health"] (clusterdoc/probe.py). FAIL: an NVSwitch system without a running fabric manager (CUDA
 error 802), NCCL_IB_HCA naming no HCA of the node. The rest warns: the job runs, slower or at risk of hangs
-(ACS on the switches above the GPUs or a translated IOMMU, the usual cause of NCCL P2P hangs; slow or flapping
-IB links; no GPUDirect RDMA; NCCL_*_DISABLE set). The NCCL library version across nodes is the consistency check's.
+(NVLinks down or with error counters; ACS on the switches above the GPUs or a translated IOMMU, the usual cause
+of NCCL P2P hangs, confirmed when `nvidia-smi topo -p2p r` refuses P2P; P2P refused with no such cause; slow or
+flapping IB links; no GPUDirect RDMA, neither nvidia_peermem nor DMA-BUF; NCCL_*_DISABLE set). The NCCL library
+version across nodes is the consistency check's.
 """
 
 from __future__ import annotations
