@@ -99,9 +99,14 @@ def cmd_check(args) -> int:
         verbose=args.verbose,
         port=args.port,
         env=args.env or None,
+        gpus_per_node=args.gpus_per_node,
     )
     if args.slurm_health and not opts.is_local:
         raise UsageError("--slurm-health judges this node: use it with --local (as slurm.conf's HealthCheckProgram)")
+    if args.slurm_health and opts.gpus_per_node is None:
+        from clusterdoc import slurm_health
+
+        opts.gpus_per_node = slurm_health.gres_gpus(slurm_health.node_name())  # the GPUs Slurm schedules here
     report = doctor.check(opts)
     print(report.to_json() if args.json else report.render(), flush=True)
     if args.slurm_health:
@@ -269,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="check every node of a cluster for what breaks distributed training",
         description="Probe every node in parallel (one SSH round trip each) and judge the facts: "
-        "ssh, mpi, kernel, cuda, arch, consistency, and with --comm a real all_reduce. "
+        "ssh, mpi, kernel, cuda, arch, gpu and fabric health, consistency, and with --comm a real all_reduce. "
         "With no hostfile, checks this machine only (--local).",
     )
     _add_target_options(p)
@@ -291,7 +296,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--checks",
         metavar="LIST",
         help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,"
-        "cuda,arch,resources,clock,files,consistency,comm)",
+        "cuda,arch,gpu,fabric,resources,clock,files,consistency,comm)",
+    )
+    p.add_argument(
+        "--gpus-per-node",
+        type=int,
+        metavar="N",
+        help="GPUs every node must show (gpu check; default: the count most nodes show)",
     )
     p.add_argument("--skip", metavar="LIST", help="comma-separated checks to skip")
     p.add_argument(

@@ -7,11 +7,17 @@
 - All healthy: resume the node only when clusterdoc drained it (the reason's first word is `clusterdoc:`);
   an admin's drain is never undone.
 The decision (`decide`) is pure, tested like the checks; `apply` reads sinfo and runs scontrol, each with a timeout.
+
+What fails is the checks' FAIL status: for GPUs (checks/gpuhealth.py, checks/fabric.py) a GPU off the bus, fewer GPUs
+than the node's Slurm gres (`gres_gpus`, unless --gpus-per-node says), an XID that calls for a reset or reboot,
+uncorrectable ECC errors since the driver loaded, a failed row remap, an NVSwitch system without its fabric manager.
+Warnings (throttling, a pending row remap, PCIe width, ACS) never drain unless --strict.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 from dataclasses import dataclass
@@ -78,6 +84,23 @@ def decide(node: str, state: str, reason: str, failure: str | None) -> Action:
             return Action(None, f"{node} is {state} for a non-clusterdoc reason ({reason}): not resumed")
         return Action(scontrol + ["State=RESUME"], f"{node} healthy again: resumed (was {reason!r})")
     return Action(None, f"{node} is healthy ({state})")
+
+
+def parse_gres_gpus(gres: str) -> int | None:
+    """GPUs in sinfo's %G: "gpu:8", "gpu:a100:4(S:0-1),gpu:h100:4" -> 8; None when it names no GPU."""
+    counts = [int(m.group(1)) for m in re.finditer(r"\bgpu(?::[\w.-]+)?:(\d+)", gres or "")]
+    return sum(counts) if counts else None
+
+
+def gres_gpus(node: str, timeout: float = SCONTROL_TIMEOUT) -> int | None:
+    """The GPUs Slurm believes this node has (its gres), or None (no GPU gres, or Slurm does not answer)."""
+    try:
+        p = subprocess.run(
+            ["sinfo", "-h", "-N", "-n", node, "-o", "%G"], capture_output=True, text=True, timeout=timeout
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return parse_gres_gpus(p.stdout) if p.returncode == 0 else None
 
 
 def read_state(node: str, timeout: float = SCONTROL_TIMEOUT) -> tuple[str, str] | None:

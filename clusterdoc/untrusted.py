@@ -192,6 +192,58 @@ SCHEMA = {
     },
     "clock": {"start": NUM, "end": NUM, "date": NUM, "date_at": NUM, "head_sent": NUM, "head_received": NUM},
     "files": {"*": {"sha256": SHA256, "size": INT, "realpath": STR, "error": TEXT}},
+    "gpu_health": {
+        "smi": {
+            "driver": DRIVER,
+            "cuda": VERSION,
+            "attached": INT,
+            "gpus": [
+                {
+                    "bus": STR,
+                    "uuid": STR,
+                    "name": STR,
+                    "persistence": WORD,
+                    "mig": WORD,
+                    "compute_mode": WORD,
+                    "pcie": {"*": INT},
+                    "throttle": [WORD],
+                    "ecc": {"*": INT},
+                    "retired": {"single_bit": INT, "double_bit": INT, "pending": BOOL},
+                    "remap": {"correctable": INT, "uncorrectable": INT, "pending": BOOL, "failure": BOOL},
+                }
+            ],
+        },
+        "lost": [{"bus": STR, "message": TEXT}],
+        "xid": {
+            "source": STR,
+            "events": [{"bus": STR, "xid": INT, "text": TEXT}],
+            "total": INT,
+            "new": INT,
+            "since": NUM,
+        },
+        "fabricmanager": WORD,
+        "acs": [{"bridge": STR, "gpus": [STR]}],
+        "iommu": {"*": STR},
+        "peermem": BOOL,
+        "ib": [
+            {
+                "device": IFNAME,
+                "port": INT_STR,
+                "rate_gbps": NUM,
+                "link_downed": INT,
+                "symbol_error": INT,
+                "link_error_recovery": INT,
+            }
+        ],
+        "ib_changed": [STR],
+        "nccl_env": {"*": STR},
+        "hypervisor": BOOL,
+        "nvlink": {"*": {"active": INT, "inactive": [INT]}},
+        "nvlink_errors": {"*": {"*": INT}},
+        "nvlink_rising": [STR],
+        "p2p": {"gpus": INT, "bad": [{"a": INT, "b": INT, "code": WORD}]},
+        "dmabuf": {"kernel": VERSION, "open_module": BOOL},
+    },
 }
 # Which check a malformed field belongs to (by its top-level key; default: ssh).
 FIELD_CHECK = {
@@ -218,6 +270,7 @@ FIELD_CHECK = {
     "resources": "resources",
     "clock": "clock",
     "files": "files",
+    "gpu_health": "gpu",
 }
 
 

@@ -51,3 +51,18 @@ SYSTEM_PY = "/usr/bin/python3"
 def test_local_check_probes_the_given_interpreter():
     facts = gather.gather_local(SYSTEM_PY, 20.0)
     assert facts["probe"] == "python" and facts["python"]["executable"] == SYSTEM_PY
+
+
+def test_the_allocation_preflight_stops_a_job_on_a_node_that_lost_a_gpu(tmp_path):
+    """Issue 24: the gpu and fabric checks run on the allocation's facts; a lost GPU fails the preflight."""
+    from pathlib import Path
+
+    facts = Path(__file__).parent / "facts"
+    (tmp_path / "preflight").mkdir()
+    for node, name in (("node1", "gpu_healthy"), ("node2", "gpu_healthy")):
+        (tmp_path / "preflight" / f"{node}.json").write_text((facts / f"{name}.json").read_text())
+    assert preflight.judge(tmp_path, 2) == 0
+    (tmp_path / "preflight" / "node2.json").write_text((facts / "gpu_xid79_lost.json").read_text())
+    assert preflight.judge(tmp_path, 2) == 1
+    report = (tmp_path / "preflight.txt").read_text()
+    assert "fell off the bus" in report and "FAILED: the job stops here" in report

@@ -3,7 +3,7 @@
 import pytest
 
 from clusterdoc.doctor import Report
-from clusterdoc.slurm_health import decide, first_failure
+from clusterdoc.slurm_health import decide, first_failure, parse_gres_gpus
 
 FAIL = "kernel: kernel 5.4.0-150-generic is older than 5.5"
 DRAIN = ["scontrol", "update", "NodeName=node2", "State=DRAIN", f"Reason=clusterdoc: {FAIL}"]
@@ -54,6 +54,12 @@ def test_the_reason_is_the_first_failure_on_one_line_and_bounded():
     assert first_failure(Report([], findings[:1], ["ssh"], None)) is None
 
 
+def test_the_gpus_slurm_schedules_come_from_the_gres():
+    assert parse_gres_gpus("gpu:8") == 8
+    assert parse_gres_gpus("gpu:a100:4(S:0-1),gpu:h100:4(S:1)") == 8
+    assert parse_gres_gpus("(null)") is None and parse_gres_gpus("shard:8") is None
+
+
 # --- the real thing: slurmd runs `clusterdoc check --local --slurm-health` as its HealthCheckProgram ---------
 
 import os  # noqa: E402
@@ -90,13 +96,14 @@ def wait_state(cluster, name, pred, timeout=90):
 
 
 @contextmanager
-def health_check(cluster, tmp_path):
-    """slurm.conf gets HealthCheckProgram (our CLI) and a 5 s interval for the with-block."""
+def health_check(cluster, tmp_path, checks="kernel"):
+    """slurm.conf gets HealthCheckProgram (our CLI) and a 5 s interval for the with-block. PATH has the nodes'
+    /usr/local/bin, where the test cluster's fake nvidia-smi lives (a real node's is in /usr/bin)."""
     log = tmp_path / "health.log"
     prog = tmp_path / "clusterdoc-health"
-    prog.write_text(f"#!/bin/sh\nexport SLURM_CONF={cluster.slurm.conf} PATH=/usr/sbin:/usr/bin:/sbin:/bin "
+    prog.write_text(f"#!/bin/sh\nexport SLURM_CONF={cluster.slurm.conf} PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "
                     f"PYTHONPATH={ROOT}\nexec {sys.executable} -m clusterdoc check --local --slurm-health "
-                    f"--checks kernel >>{log} 2>&1\n")
+                    f"--checks {checks} >>{log} 2>&1\n")
     prog.chmod(0o755)
     conf = Path(cluster.slurm.conf)
     original = conf.read_text()

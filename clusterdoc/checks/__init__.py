@@ -28,6 +28,8 @@ ALL_CHECKS = (
     "kernel",
     "cuda",
     "arch",
+    "gpu",
+    "fabric",
     "resources",
     "clock",
     "files",
@@ -39,6 +41,7 @@ ALL_CHECKS = (
 PROBE_ERROR_CHECK = {
     "kernel": ("kernel", FAIL),
     "gpus": ("arch", FAIL),
+    "gpuhealth": ("gpu", FAIL),
     "nvcc": ("cuda", FAIL),
     "gcc": ("cuda", WARN),
     "torch": ("cuda", FAIL),

@@ -36,6 +36,7 @@ class CheckOptions(Targets):
     env: dict[str, str] | list[str] | None = None  # K=V the probe sees instead of the node's (NCCL_SOCKET_IFNAME...)
     files: list[str] | None = None  # paths hashed on every node (the files check: submit's --python, script)
     job_folder: str | None = None  # its free space counts (resources), besides the temp dir
+    gpus_per_node: int | None = None  # GPUs each node must show (gpu check; default: the most common count)
 
     def __post_init__(self):
         if isinstance(self.mesh, bool):
@@ -93,6 +94,8 @@ class CheckOptions(Targets):
             raise UsageError(f"--fanout must be at least 1, got {self.fanout}")
         if self.mesh not in ("sample", "full", "off"):
             raise UsageError(f"--mesh {self.mesh!r}: choose sample, full or off")
+        if self.gpus_per_node is not None and self.gpus_per_node < 0:
+            raise UsageError(f"--gpus-per-node must be 0 or more, got {self.gpus_per_node}")
         if self.mesh_k < 1:
             raise UsageError(f"--mesh-k must be at least 1, got {self.mesh_k}")
         self.is_local  # noqa: B018 - raises on contradicting sources

@@ -21,8 +21,10 @@ from clusterdoc.checks import (
     comm,
     consistency,
     cuda,
+    fabric,
     files,
     finding,
+    gpuhealth,
     kernel,
     malformed,
     mpi,
@@ -61,6 +63,7 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
     multi = len(g.nodes) > 1
     needed = shared("arch", lambda: arch.needed_arch_list(answered), "")
     views = shared("net", lambda: net.peer_views(answered), {}) if multi else {}
+    gpus_expected, gpus_from = shared("gpu", lambda: gpuhealth.expected_counts(answered, opts.gpus_per_node), ({}, ""))
 
     for n in g.nodes:
         f = g.facts.get(n)
@@ -76,6 +79,8 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         run(n, "kernel", kernel.check, n, f)
         run(n, "cuda", cuda.check, n, f)
         run(n, "arch", arch.check, n, f, opts.arch_list, needed)
+        run(n, "gpu", gpuhealth.check, n, f, gpus_expected.get(n), gpus_from)
+        run(n, "fabric", fabric.check_node, n, f)
         run(n, "resources", resources.check, n, f)
         if g.conns[n]["status"] != "local":
             run(n, "clock", clock.check, n, f)
@@ -84,6 +89,7 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         # the port plan's nodes: those the head could connect to (the others were left out of it)
         planned = [n for n in g.nodes if g.conns[n]["status"] not in ssh.UNREACHABLE]
         run(everyone, "port", net.check_port, g.facts, planned or g.nodes, opts.port)
+        run(everyone, "fabric", fabric.check_cluster, answered, compress_hostlist)
     run(everyone, "files", files.check, g.facts, g.nodes)
     if g.mpirun is not None:
         run(

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from clusterdoc.launch.job import JobSpec
 
-ALLOCATION_CHECKS = ["kernel", "cuda", "arch", "consistency"]  # judged from facts alone
+ALLOCATION_CHECKS = ["kernel", "cuda", "arch", "consistency", "gpu", "fabric"]  # judged from facts alone
 GATHER_WAIT = 60.0
 # per probe command inside the allocation: every rank is about to import torch anyway, and on a busy
 # node that import alone can take longer than the doctor's interactive 8 s

@@ -100,6 +100,8 @@ def nvidia_smi(spec: dict, gpus: list[dict]) -> str:
     driver = str(spec.get("driver") or "550.54.14")
     cuda = cf.driver_cuda(driver)
     has_cap = cf.vtuple(driver)[0] >= 510  # compute_cap is not a query field on older drivers
+    lost = lost_lines(spec, gpus)  # the GPUs past gpus_visible: named on stderr, exit 15 (NVML: GPU is lost)
+    gpus_all, gpus = gpus, visible_gpus(spec, gpus)
     # One sh `case` per GPU sets the values; `value` maps a field name to text (units stripped on nounits).
     per_gpu = []
     for g in gpus:
@@ -139,7 +141,9 @@ def nvidia_smi(spec: dict, gpus: list[dict]) -> str:
     ])
     listing = "\n".join(f"GPU {g['index']}: {g['name']} (UUID: {g['uuid']})" for g in gpus)
     return f'''
-# Fake nvidia-smi of the clusterdoc test cluster: answers like driver {driver} with {len(gpus)} GPU(s).
+# Fake nvidia-smi of the clusterdoc test cluster: answers like driver {driver} with {len(gpus)} GPU(s)
+# ({len(gpus_all) - len(gpus)} more off the bus).
+lost() {{ {f"printf %s {shlex.quote(lost)} >&2; exit 15" if lost else ":"}; }}
 DRIVER={shlex.quote(driver)}; CUDA={cuda}; COUNT={len(gpus)}; HAS_CAP={1 if has_cap else 0}
 gpu() {{
   case "$1" in
@@ -177,7 +181,15 @@ field() {{
   [ "$NOUNITS" = 1 ] && V=${{V% MiB}} && V=${{V% %}} && V=${{V% W}} && V=${{V% MHz}}
   return 0
 }}
-QUERY=; FORMAT=; ONLY=; LIST=0; DETAIL=0
+case "$1 $2 $3" in
+  "nvlink -s "|"nvlink --status ")
+{heredoc(nvlink_status(spec, gpus))}    lost; exit 0;;
+  "nvlink -e "|"nvlink --errorcounters ")
+{heredoc(nvlink_errors(spec, gpus))}    lost; exit 0;;
+  "topo -p2p r")
+{heredoc(p2p_matrix(spec, gpus))}    lost; exit 0;;
+esac
+QUERY=; FORMAT=; ONLY=; LIST=0; DETAIL=0; XML=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --query-gpu=*) QUERY=${{1#--query-gpu=}};;
@@ -188,6 +200,8 @@ while [ $# -gt 0 ]; do
     --id=*) ONLY=${{1#--id=}};;
     -L|--list-gpus) LIST=1;;
     -q|--query) DETAIL=1;;
+    -x|--xml-format) XML=1;;
+    -qx|-xq) DETAIL=1; XML=1;;
     -h|--help) echo "NVIDIA System Management Interface -- v$DRIVER"; exit 0;;
     *) echo "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help."; exit 2;;
   esac
@@ -227,7 +241,10 @@ if [ -n "$QUERY" ]; then
     for f in $FIELDS; do field "$f"; line="${{line:+$line, }}$V"; done
     echo "$line"
   done
-  exit 0
+  lost; exit 0
+fi
+if [ "$XML" = 1 ] && [ "$DETAIL" = 1 ]; then
+{heredoc(smi_xml(spec, gpus_all))}  lost; exit 0
 fi
 if [ "$DETAIL" = 1 ]; then
   echo; echo "==============NVSMI LOG=============="; echo
@@ -246,6 +263,239 @@ if [ "$DETAIL" = 1 ]; then
 fi
 date '+%a %b %e %H:%M:%S %Y'
 {heredoc(banner)}'''
+
+
+# ---------------------------------------------------------------- GPU health plants
+# `nvidia-smi -q -x`, written from the shape of NVIDIA's nvsmi_device_v12.dtd as remembered (no copy of the DTD
+# here, no internet): element names and nesting as the real tool prints them, fewer fields than it has.
+THROTTLE_REASONS = ("gpu_idle", "applications_clocks_setting", "sw_power_cap", "hw_slowdown", "hw_thermal_slowdown",
+                    "hw_power_brake_slowdown", "sync_boost", "sw_thermal_slowdown", "display_clocks_setting")
+
+
+def visible_gpus(spec: dict, gpus: list[dict]) -> list[dict]:
+    """The GPUs the driver still reaches: the first `gpus_visible` (the others fell off the bus)."""
+    n = spec.get("gpus_visible")
+    return gpus if n is None else gpus[: int(n)]
+
+
+def smi_xml(spec: dict, gpus: list[dict]) -> str:
+    from xml.sax.saxutils import escape
+
+    driver = str(spec.get("driver") or "550.54.14")
+    active = set(as_list(spec.get("throttle")))
+    width = int(spec.get("pcie_width") or 16)
+    ecc_planted = int(spec.get("ecc_uncorrectable") or 0)  # errors and remaps on the first GPU only
+    remap_planted = int(spec.get("row_remap_pending") or 0)
+    gen = 5 if any(g["cap"].startswith(("9", "10")) for g in gpus) else 4
+
+    def flag(yes: bool) -> str:
+        return "Yes" if yes else "No"
+
+    parts = ['<?xml version="1.0" ?>', '<!DOCTYPE nvidia_smi_log SYSTEM "nvsmi_device_v12.dtd">', "<nvidia_smi_log>",
+             "\t<timestamp>Tue Nov 24 12:00:00 2026</timestamp>", f"\t<driver_version>{driver}</driver_version>",
+             f"\t<cuda_version>{cf.driver_cuda(driver)}</cuda_version>",
+             f"\t<attached_gpus>{len(gpus)}</attached_gpus>"]
+    for g in visible_gpus(spec, gpus):
+        reasons = "".join(f"\t\t\t<clocks_event_reason_{r}>{'Active' if r in active else 'Not Active'}"
+                          f"</clocks_event_reason_{r}>\n" for r in THROTTLE_REASONS)
+        bus = g["bus"]
+        ecc, remap = (ecc_planted, remap_planted) if g["index"] == 0 else (0, 0)
+        parts.append(f"""	<gpu id="{bus}">
+		<product_name>{escape(g['name'])}</product_name>
+		<product_brand>NVIDIA</product_brand>
+		<persistence_mode>{'Enabled' if spec.get('persistence', True) else 'Disabled'}</persistence_mode>
+		<mig_mode>
+			<current_mig>{'Enabled' if spec.get('mig') else 'Disabled'}</current_mig>
+			<pending_mig>{'Enabled' if spec.get('mig') else 'Disabled'}</pending_mig>
+		</mig_mode>
+		<uuid>{g['uuid']}</uuid>
+		<minor_number>{g['index']}</minor_number>
+		<pci>
+			<pci_bus>{bus[9:11]}</pci_bus>
+			<pci_device>00</pci_device>
+			<pci_domain>0000</pci_domain>
+			<pci_bus_id>{bus}</pci_bus_id>
+			<pci_gpu_link_info>
+				<pcie_gen>
+					<max_link_gen>{gen}</max_link_gen>
+					<current_link_gen>{gen}</current_link_gen>
+				</pcie_gen>
+				<link_widths>
+					<max_link_width>16x</max_link_width>
+					<current_link_width>{width}x</current_link_width>
+				</link_widths>
+			</pci_gpu_link_info>
+			<replay_counter>0</replay_counter>
+		</pci>
+		<performance_state>P0</performance_state>
+		<clocks_event_reasons>
+{reasons}		</clocks_event_reasons>
+		<fb_memory_usage>
+			<total>{g['mem']} MiB</total>
+			<used>0 MiB</used>
+			<free>{g['mem']} MiB</free>
+		</fb_memory_usage>
+		<compute_mode>{escape(str(spec.get('compute_mode') or 'Default'))}</compute_mode>
+		<ecc_mode>
+			<current_ecc>Enabled</current_ecc>
+			<pending_ecc>Enabled</pending_ecc>
+		</ecc_mode>
+		<ecc_errors>
+			<volatile>
+				<sram_correctable>0</sram_correctable>
+				<sram_uncorrectable>0</sram_uncorrectable>
+				<dram_correctable>0</dram_correctable>
+				<dram_uncorrectable>{ecc}</dram_uncorrectable>
+			</volatile>
+			<aggregate>
+				<sram_correctable>0</sram_correctable>
+				<sram_uncorrectable>0</sram_uncorrectable>
+				<dram_correctable>0</dram_correctable>
+				<dram_uncorrectable>{ecc}</dram_uncorrectable>
+			</aggregate>
+		</ecc_errors>
+		<retired_pages>
+			<multiple_single_bit_retirement>
+				<retired_count>N/A</retired_count>
+				<retired_pagelist>N/A</retired_pagelist>
+			</multiple_single_bit_retirement>
+			<double_bit_retirement>
+				<retired_count>N/A</retired_count>
+				<retired_pagelist>N/A</retired_pagelist>
+			</double_bit_retirement>
+			<pending_blacklist>N/A</pending_blacklist>
+			<pending_retirement>N/A</pending_retirement>
+		</retired_pages>
+		<remapped_rows>
+			<remapped_row_corr>0</remapped_row_corr>
+			<remapped_row_unc>{remap}</remapped_row_unc>
+			<remapped_row_pending>{flag(remap > 0)}</remapped_row_pending>
+			<remapped_row_failure>No</remapped_row_failure>
+		</remapped_rows>
+		<temperature>
+			<gpu_temp>30 C</gpu_temp>
+		</temperature>
+	</gpu>""")
+    return "\n".join(parts + ["</nvidia_smi_log>", ""])
+
+
+def nvlinks(gpu: dict) -> int:
+    """NVLinks per GPU: 18 on an H100/H200 SXM, 12 on an A100 SXM, none on a PCIe board."""
+    return 18 if re.search(r"HBM3|H100 SXM|H200", gpu["name"]) else 12 if "SXM" in gpu["name"] else 0
+
+
+def nvlink_status(spec: dict, gpus: list[dict]) -> str:
+    """`nvidia-smi nvlink -s`: the last `nvlink_down` links of GPU 0 inactive."""
+    lines = []
+    for g in gpus:
+        lines.append(f"GPU {g['index']}: {g['name']} (UUID: {g['uuid']})")
+        n = nvlinks(g)
+        down = int(spec.get("nvlink_down") or 0) if g["index"] == 0 else 0
+        lines += [f"\t Link {i}: " + ("<inactive>" if i >= n - down else "26.562 GB/s") for i in range(n)]
+    return "\n".join(lines)
+
+
+def nvlink_errors(spec: dict, gpus: list[dict]) -> str:
+    """`nvidia-smi nvlink -e`: GPU 0's link 0 with `nvlink_errors` CRC errors."""
+    lines = []
+    for g in gpus:
+        lines.append(f"GPU {g['index']}: {g['name']} (UUID: {g['uuid']})")
+        crc = int(spec.get("nvlink_errors") or 0) if g["index"] == 0 else 0
+        for i in range(nvlinks(g)):
+            lines += [f"\t Link {i}: Replay Errors: 0", f"\t Link {i}: Recovery Errors: 0",
+                      f"\t Link {i}: CRC Errors: {crc if i == 0 else 0}"]
+    return "\n".join(lines)
+
+
+def p2p_matrix(spec: dict, gpus: list[dict]) -> str:
+    """`nvidia-smi topo -p2p r`: `p2p` (OK, NS, CNS, TNS, GNS) between every pair of GPUs, and its legend."""
+    code = str(spec.get("p2p") or "OK")
+    head = " \t" + "".join(f"GPU{g['index']}\t" for g in gpus)
+    rows = [f" GPU{a['index']}\t" + "".join(("X" if a is b else code) + "\t" for b in gpus) for a in gpus]
+    legend = ["", "Legend:", "", "  X    = Self", "  OK   = Status Ok", "  CNS  = Chipset not supported",
+              "  GNS  = GPU not supported", "  TNS  = Topology not supported", "  NS   = Not supported",
+              "  U    = Unknown"]
+    return "\n".join([head, *rows, *legend])
+
+
+def lost_lines(spec: dict, gpus: list[dict]) -> str:
+    """What nvidia-smi prints (stderr) for each GPU that fell off the bus."""
+    gone = gpus[len(visible_gpus(spec, gpus)):]
+    return "".join(f"Unable to determine the device handle for GPU{g['bus']}: GPU is lost.  Reboot the system to "
+                   "recover this GPU\n" for g in gone)
+
+
+def kmsg(spec: dict, gpus: list[dict]) -> str:
+    """The node's /dev/kmsg records (prio,seq,usec,flags;text): a boot banner and the planted XIDs."""
+    text = {13: "Graphics Exception", 31: "MMU Fault", 43: "Ch 00000010, engmask 00000101",
+            48: "An uncorrectable double bit error (DBE) has been detected on GPU", 63: "Row remapping event",
+            64: "Row remapping failure", 74: "NVLink: fatal error detected on link 4",
+            79: "GPU has fallen off the bus.", 92: "High single-bit ECC error rate",
+            94: "Contained ECC error", 95: "Uncontained ECC error", 119: "Timeout after 6s of waiting for RPC "
+            "response from GPU0 GSP!", 120: "GSP task error"}
+    lines = ["5,0,0,-;Linux version 5.15.0-105-generic (buildd@lcy02-amd64-007) #115-Ubuntu SMP"]
+    for i, xid in enumerate(as_list(spec.get("xid"))):
+        bus = (gpus[-1] if gpus else {"bus": "00000000:07:00.0"})["bus"][4:14].lower()
+        lines.append(f"4,{1000 + i},{(120 + i) * 10**6},-;NVRM: Xid (PCI:{bus}): {int(xid)}, pid=2411, "
+                     f"name=python3, {text.get(int(xid), 'error')}")
+    return "\n".join(lines) + "\n"
+
+
+def systemctl(spec: dict) -> str:
+    state = str(spec.get("fabricmanager") or "active")
+    return f"""# Fake systemctl of the clusterdoc test cluster: nvidia-fabricmanager is {state}; the rest is the real one.
+if [ "$1" = is-active ] && [ "$2" = nvidia-fabricmanager ]; then
+  echo {shlex.quote(state)}; [ {shlex.quote(state)} = active ]; exit $?
+fi
+exec /usr/bin/systemctl "$@"
+"""
+
+
+def ib_ports(node_dir: Path, spec: dict) -> None:
+    """nodes/NAME/sysclass/infiniband: one HCA port at `ib_rate_gbps` with `ib_link_downed` link downs."""
+    root = node_dir / "sysclass"
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir()
+    rate = spec.get("ib_rate_gbps")
+    if not rate:
+        return
+    port = root / "infiniband" / "mlx5_0" / "ports" / "1"
+    speed = {100: "4X EDR", 200: "4X HDR", 400: "4X NDR"}.get(int(rate), "4X")
+    for name, text in [("state", "4: ACTIVE"), ("phys_state", "5: LinkUp"), ("rate", f"{int(rate)} Gb/sec ({speed})"),
+                       ("link_layer", "InfiniBand"), ("counters/link_downed", str(int(spec.get("ib_link_downed") or 0))),
+                       ("counters/symbol_error", "0"), ("counters/link_error_recovery", "0")]:
+        write(port / name, text + "\n")
+
+
+def pci_tree(node_dir: Path, spec: dict, gpus: list[dict]) -> None:
+    """The node's /sys/bus/pci/devices: one PCIe switch port above each pair of GPUs, its config space with an
+    ACS extended capability (Source Validation on when `acs`), each GPU's IOMMU group type."""
+    import struct
+
+    root = node_dir / "pci"
+    if root.exists():
+        shutil.rmtree(root)
+    devices = root / "bus" / "devices"
+    devices.mkdir(parents=True)
+    acs_ctl = 0x001D if spec.get("acs") else 0  # SrcValid+ ReqRedir+ CmpltRedir+ UpstreamFwd+
+    config = bytearray(4096)
+    config[0:4] = struct.pack("<HH", 0x10B5, 0x8747)  # a PLX PEX 8747 switch
+    config[0x100:0x108] = struct.pack("<IHH", 0x000D | (1 << 16), 0x005F, acs_ctl)
+    domain_type = "DMA-FQ" if spec.get("iommu") == "translated" else "identity"
+    for g in visible_gpus(spec, gpus):
+        addr = g["bus"][4:].lower()
+        bridge = root / "devices" / "pci0000:00" / f"0000:00:{1 + g['index'] // 2:02x}.0"
+        bridge.mkdir(parents=True, exist_ok=True)
+        (bridge / "config").write_bytes(bytes(config))
+        dev = bridge / addr
+        dev.mkdir()
+        write(dev / "vendor", "0x10de\n")
+        write(dev / "class", "0x030200\n")
+        group = root / "iommu_groups" / str(g["index"])
+        write(group / "type", domain_type + "\n")
+        (dev / "iommu_group").symlink_to(group)
+        (devices / addr).symlink_to(dev)
 
 
 # ---------------------------------------------------------------- nvcc and toolkits
@@ -578,11 +828,26 @@ def realise(node_dir: Path, name: str, spec: dict, shared: Path, libs: "StubLibs
     site = local / "lib" / f"python{python_minor(None if python_none else python)}" / "dist-packages"
     site.mkdir(parents=True)
     if isinstance(torch, dict):
-        for rel, text in torch_stub(torch, gpus, spec.get("driver")).items():
+        for rel, text in torch_stub(torch, visible_gpus(spec, gpus), spec.get("driver")).items():
             write(site / "torch" / rel, text)
     if isinstance(spec.get("deepspeed"), dict):
         for rel, text in deepspeed_stub(spec["deepspeed"], torch).items():
             write(site / "deepspeed" / rel, text)
+
+    if gpus:
+        script(bin_dir / "systemctl", systemctl(spec))
+    # bound over the node's /dev/kmsg, /sys/module and /sys/bus/pci/devices (nodes.py)
+    write(node_dir / "kmsg", kmsg(spec, gpus))
+    modules = node_dir / "sysmodule"
+    if modules.exists():
+        shutil.rmtree(modules)
+    modules.mkdir()
+    for m in (["nvidia", "nvidia_uvm"] + (["nvidia_peermem"] if spec.get("peermem", True) else [])) if gpus else []:
+        write(modules / m / "initstate", "live\n")
+    if gpus:  # the proprietary module taints the kernel with P, the open one (nvidia_open) does not
+        write(modules / "nvidia" / "taint", "OE\n" if spec.get("nvidia_open") else "POE\n")
+    pci_tree(node_dir, spec, gpus)
+    ib_ports(node_dir, spec)
 
     if spec.get("clock_offset_s"):
         script(bin_dir / "date", date_ahead(int(spec["clock_offset_s"])))
@@ -603,6 +868,8 @@ def realise(node_dir: Path, name: str, spec: dict, shared: Path, libs: "StubLibs
     script(node_dir / "uname", uname_body)
 
     env = node_env(spec)
+    # the node's own ~/.cache (the probe keeps the XIDs it saw there): /root is the machine's, shared by every node
+    env.setdefault("XDG_CACHE_HOME", str(node_dir / "cache"))
     write(node_dir / "spec.json", json.dumps(spec, indent=1, sort_keys=True) + "\n")
     write(node_dir / "env.json", json.dumps(env, indent=1, sort_keys=True) + "\n")
     return env

@@ -11,6 +11,10 @@ Mounts inside the node (all private to its mount namespace, gone when its last p
   /etc  (read-only overlay)     <- nodes/NAME/etc on top   (hosts, ssh/ssh_config, ld.so.preload,
                                                            ld.so.cache of the node's libraries)
   /proc/sys/kernel/osrelease    <- nodes/NAME/osrelease
+  /dev/kmsg                     <- nodes/NAME/kmsg        (XIDs in the kernel log)
+  /sys/module (read-only overlay) <- nodes/NAME/sysmodule on top (nvidia, nvidia_peermem loaded, nvidia/taint)
+  /sys/bus/pci/devices          <- nodes/NAME/pci/bus/devices (the GPUs, their switch ports' ACS, IOMMU groups)
+  /sys/class (only if ib_rate_gbps) <- read-only overlay: nodes/NAME/sysclass (infiniband) on the netns's sysfs
   /root/.bashrc, /root/.profile <- nodes/NAME/home/...     (the host's shell setup must not leak in)
   /dev/shm (only if shm_mib)    <- a tmpfs of that size
   /sys/class/net, /sys/devices/virtual/net <- from a sysfs mounted inside the node's netns (its interfaces)
@@ -173,6 +177,10 @@ def mount_script(node_dir: Path, node: Node, hide_in_usr_bin: bool, spec: dict, 
     shm = (f"mount -t tmpfs -o size={int(spec['shm_mib'])}m,mode=1777,nosuid,nodev clusterdoc-shm /dev/shm\n"
            if spec.get("shm_mib") else "")
     nft = f"nft -f {d}/nft.conf\n" if firewall else ""
+    # InfiniBand ports (ib_rate_gbps): /sys/class is the node netns's own, with nodes/NAME/sysclass on top
+    ib = (f"mkdir -p {d}/sysfs\nmount -t sysfs clusterdoc-sysfs {d}/sysfs\n"
+          f"mount -t overlay clusterdoc-sysclass -o ro,lowerdir={d}/sysclass:{d}/sysfs/class /sys/class\n"
+          f"umount -l {d}/sysfs\n") if spec.get("ib_rate_gbps") else ""
     host_mnt, host_net = os.readlink("/proc/self/ns/mnt"), os.readlink("/proc/self/ns/net")  # the head's
     return f"""#!/bin/sh
 # Inside {node.name}'s namespaces: set its hostname, its network, and (re)make its private mounts.
@@ -197,7 +205,8 @@ ip -batch {d}/net.batch
   umount {d}/sysfs
 else
   # Undo an earlier round (re-planting), innermost first; each loop ends when the path is no mountpoint.
-  for m in /root/.ssh /root/.profile /root/.bashrc /proc/sys/kernel/osrelease /etc /usr/bin/uname /usr/bin /usr/local; do
+  for m in /sys/class /root/.ssh /root/.profile /root/.bashrc /proc/sys/kernel/osrelease /etc /usr/bin/uname /usr/bin /usr/local \
+           /dev/kmsg /sys/module /sys/bus/pci/devices; do
     while mountpoint -q "$m" 2>/dev/null; do umount -l "$m"; done
   done
   while grep -q '^[^ ]* [^ ]* [^ ]* [^ ]* /dev/shm .* - tmpfs clusterdoc-shm ' /proc/self/mountinfo; do
@@ -210,7 +219,10 @@ fi
 ldconfig -X -C {d}/etc/ld.so.cache 2>/dev/null || true
 mount -t overlay clusterdoc-etc -o ro,lowerdir={d}/etc:/etc /etc
 mount --bind {d}/osrelease /proc/sys/kernel/osrelease
-if [ -f /root/.bashrc ]; then mount --bind {d}/home/.bashrc /root/.bashrc; fi
+mount --bind {d}/kmsg /dev/kmsg
+mount -t overlay clusterdoc-sysmodule -o ro,lowerdir={d}/sysmodule:/sys/module /sys/module
+mount --bind {d}/pci/bus/devices /sys/bus/pci/devices
+{ib}if [ -f /root/.bashrc ]; then mount --bind {d}/home/.bashrc /root/.bashrc; fi
 if [ -f /root/.profile ]; then mount --bind {d}/home/.profile /root/.profile; fi
 if [ -d /root/.ssh ]; then mount --bind {d}/home/.ssh /root/.ssh; fi
 if [ "$1" = exec-sshd ]; then

@@ -19,6 +19,10 @@ KEYS = {
     "torch", "deepspeed", "libaio", "env", "mesh_broken_to", "hang", "fail", "login_output",
     # the node's network and limits, planted at the real edge (nodes.py and net.py say where)
     "hosts", "mtu", "ifname", "firewall", "shm_mib", "memlock_kib", "clock_offset_s", "link_down",
+    # GPU and fabric health, planted in nvidia-smi -q -x, /dev/kmsg, systemctl, /sys/bus/pci, /sys/module
+    "xid", "gpus_visible", "row_remap_pending", "ecc_uncorrectable", "throttle", "persistence", "pcie_width",
+    "fabricmanager", "acs", "iommu", "peermem", "mig", "compute_mode", "ib_rate_gbps", "ib_link_downed",
+    "nvlink_down", "nvlink_errors", "p2p", "nvidia_open",
 }
 # What a node looks like when neither the spec file nor a plant says anything.
 BASE = {
@@ -34,6 +38,25 @@ BASE = {
     "memlock_kib": None,  # RLIMIT_MEMLOCK of sshd and slurmd, so of ssh sessions (None: the head's)
     "clock_offset_s": 0,  # the node's `date` runs this many seconds ahead (negative: behind)
     "link_down": False,   # the node's interface is down
+    "xid": [],            # XID numbers in the node's kernel log (NVRM: Xid lines)
+    "gpus_visible": None,  # GPUs the driver still reaches (the rest fell off the bus); None: all
+    "row_remap_pending": 0,  # rows remapped for uncorrectable errors, waiting for a GPU reset
+    "ecc_uncorrectable": 0,  # volatile and aggregate uncorrectable DRAM ECC errors per GPU
+    "throttle": [],       # active clock event reasons (hw_slowdown, hw_thermal_slowdown, ...)
+    "persistence": True,  # persistence mode
+    "pcie_width": None,   # current PCIe link width (max 16)
+    "fabricmanager": "active",  # `systemctl is-active nvidia-fabricmanager`
+    "acs": False,         # ACS Source Validation on the PCIe switch ports above the GPUs
+    "iommu": "passthrough",  # or "translated" (the GPUs' IOMMU groups have type DMA-FQ)
+    "peermem": True,      # /sys/module/nvidia_peermem
+    "mig": False,         # MIG mode on
+    "compute_mode": "Default",
+    "ib_rate_gbps": None,  # an InfiniBand port (mlx5_0/1) at this rate in /sys/class/infiniband; None: no IB
+    "ib_link_downed": 0,  # its link_downed counter
+    "nvlink_down": 0,     # NVLinks of GPU 0 inactive in `nvidia-smi nvlink -s` (SXM boards have 12 or 18)
+    "nvlink_errors": 0,   # CRC errors on GPU 0's link 0 in `nvidia-smi nvlink -e`
+    "p2p": "OK",          # `nvidia-smi topo -p2p r` between every pair of GPUs (OK, NS, CNS, TNS, GNS)
+    "nvidia_open": False,  # NVIDIA's open kernel module (no P in /sys/module/nvidia/taint): DMA-BUF RDMA
 }
 
 
