@@ -26,6 +26,7 @@ from typing import cast
 
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
+from clusterdoc.hang import seal
 from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER
 
 # Where each launcher puts the global rank (reference.md §5). A Slurm batch shell has SLURM_PROCID too,
@@ -175,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     if log_dir is not None:
         _redirect(log_dir, rank)
         os.environ["CLUSTERDOC_LOG_DIR"] = str(log_dir.absolute())  # stacks/, trace/, watch.json go here
+        secret = seal.read_secret(log_dir)  # the job's store seal (hang/seal.py): from the folder, never argv
+        if secret:
+            os.environ[seal.ENV] = secret
         # per-rank overflow reports next to the logs; set before the shim is first imported, since
         # importing it with CLUSTERDOC_OVERFLOW=1 already switches detection on
         os.environ.setdefault("CLUSTERDOC_OVERFLOW_DIR", str(log_dir))

@@ -24,8 +24,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from clusterdoc import private
+from clusterdoc.untrusted import printable_lines
 
 from . import track
 
@@ -115,11 +117,21 @@ class Watchdog(threading.Thread):
         self.stalled = False  # this rank saw its own stall (once)
         self.report_due = None  # (gen, time) when this rank must print the report if nobody has
         self.stop = threading.Event()
-        self.store = None
+        self.store: Any = None  # the job store's channel (hang/channel.py), once connected
+        self.left = False  # this rank let go of the store (shutdown order, see shutdown())
 
     def run(self):
+        from clusterdoc.hang import channel
+
         try:
             self.store = _connect(self.addr, self.port)
+        except channel.NoSecret as exc:  # no secret, no side channel: tracking goes on (seal.py)
+            print(
+                f"clusterdoc: rank {self.rank}: hang watch off, {exc}: set it to the same random value in every "
+                "rank to have it (clusterdoc submit does)",
+                file=sys.stderr,
+            )
+            return
         except Exception as exc:  # noqa: BLE001 - no channel: say so once, the job itself goes on
             print(
                 f"clusterdoc: rank {self.rank}: hang watch off, cannot reach the job's store at "
@@ -130,7 +142,7 @@ class Watchdog(threading.Thread):
         if self.rank == 0 and self.log_dir is not None:
             self._write_watch_file()
         errors = 0
-        while True:
+        while not self.left:
             try:
                 self.tick()
                 errors = 0
@@ -143,9 +155,27 @@ class Watchdog(threading.Thread):
         flush_trace(self.rank)
 
     def shutdown(self):
+        """At exit, in order: this thread stops; then rank 0 tells the other clients its store is going and waits
+        until they let go, and every other rank lets go (a client of a store that is gone logs a C++ backtrace)."""
+        from clusterdoc.hang import channel
+
         self.stop.set()
         if self.is_alive() and threading.current_thread() is not self:
             self.join(timeout=2 * self.interval + 1)
+        store, self.store = self.store, None
+        if store is None or self.left:
+            return
+        self.left = True
+        try:
+            if self.rank == 0:
+                clients = [f"rank{r}" for r in range(1, self.world)]
+                if channel.get(store, "hello/launcher") is True:
+                    clients.append("launcher")
+                channel.close(store, clients, wait=2 * self.interval + 1.5)
+            else:
+                channel.bye(store, f"rank{self.rank}")
+        except Exception:  # noqa: BLE001, S110 - rank 0 is gone already: nothing to let go of
+            pass
 
     def _write_watch_file(self):
         try:
@@ -170,6 +200,10 @@ class Watchdog(threading.Thread):
         from clusterdoc.hang import channel
 
         store = self.store
+        if self.rank != 0 and channel.closing(store):  # rank 0 is leaving: let go of its store first
+            channel.bye(store, f"rank{self.rank}")
+            self.left = True
+            return
         channel.put(store, f"hb/{self.rank}", rank_state(self.rank))
         gen, abort = channel.control(store)
         if abort:
@@ -180,15 +214,14 @@ class Watchdog(threading.Thread):
         rec = track.TRACKER.oldest()
         if not self.stalled and rec is not None and time.time() - rec.start >= self.timeout:
             self.stalled = True
-            if store.add("stall", 1) == 1:  # the first rank to see it asks everyone
-                gen = channel.request_dump(store)
-                channel.put(store, "stall/info", {"rank": self.rank, "gen": gen})
+            held = channel.claim_stall(store, self.rank, lambda: channel.request_dump(store))
+            if held.get("rank") == self.rank:  # the first rank to see it asked everyone
+                gen = held["gen"]
                 self.answer(gen)
                 self.report_due = (gen, time.monotonic() + (LAUNCHER_GRACE if self.launcher else 0.0))
         if self.report_due and time.monotonic() >= self.report_due[1]:
             gen, self.report_due = self.report_due[0], None
-            if not store.check(["handled"]):
-                store.set("handled", f"rank {self.rank}")
+            if store.claim("handled", f"rank {self.rank}") == f"rank {self.rank}":
                 self.report(gen)
 
     def answer(self, gen: int):
@@ -211,7 +244,7 @@ class Watchdog(threading.Thread):
         dumps = channel.collect(self.store, self.world, gen, wait=3.0)
         hint = f"{self.log_dir}/stacks/rank{{0..{self.world - 1}}}.txt" if self.log_dir else None
         text = report.build(dumps, self.world, stacks_hint=hint)
-        print(text, file=sys.stderr, flush=True)
+        print(printable_lines(text), file=sys.stderr, flush=True)
         if self.log_dir is not None:
             try:
                 private.write(private.mkdir(self.log_dir / "stacks") / "report.txt", text + "\n")
@@ -245,6 +278,8 @@ def _connect(addr: str, port: int):
     while True:
         try:
             return channel.connect(addr, port, timeout=10.0)
+        except channel.NoSecret:
+            raise
         except Exception:  # noqa: BLE001 - rank 0's store may still be starting
             if time.monotonic() > deadline:
                 raise
