@@ -226,7 +226,10 @@ def main(argv: list[str] | None = None) -> int:
 def _shutdown() -> None:
     """Tear the process group down after a clean run (torch warns when a script forgets)."""
     mod = sys.modules.get("torch.distributed")
+    watch = sys.modules.get("clusterdoc.shim.watch")
     try:
+        if watch is not None:
+            watch.stop_hang_watch()  # first: rank 0's store goes with the group, its clients must let go before
         if mod is not None and mod.is_available() and mod.is_initialized():
             mod.destroy_process_group()
     except Exception:  # noqa: BLE001 - the script's work is done; never turn success into failure here

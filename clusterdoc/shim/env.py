@@ -280,6 +280,9 @@ def _destroy():
     try:
         import torch.distributed as dist
 
+        from . import watch
+
+        watch.stop_hang_watch()  # the store's clients let go before rank 0's store goes with the group
         if dist.is_initialized():
             dist.destroy_process_group()
     except Exception:  # noqa: BLE001 - best effort at exit

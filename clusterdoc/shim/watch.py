@@ -349,7 +349,32 @@ def enable_hang_watch(
     )
     _watchdog.start()
     atexit.register(_watchdog.shutdown)
+    _stop_before_destroy(dist)
     return True
+
+
+def _stop_before_destroy(dist) -> None:
+    """A script's own destroy_process_group() (torchrun examples end with it) takes rank 0's store down: the
+    watchdog lets go of it first."""
+    original = dist.destroy_process_group
+    if getattr(original, "_clusterdoc_wrapped", False):
+        return
+
+    def destroy_process_group(group=None):
+        if group is None:
+            stop_hang_watch()
+        return original(group)
+
+    destroy_process_group._clusterdoc_wrapped = True  # type: ignore[attr-defined]
+    destroy_process_group.__wrapped__ = original  # type: ignore[attr-defined]
+    dist.destroy_process_group = destroy_process_group
+
+
+def stop_hang_watch() -> None:
+    """Stop this rank's watchdog and let go of the job's store, in order (before the process group and its
+    store go: clusterdoc.run and shim.init()'s exit hook call it first)."""
+    if _watchdog is not None:
+        _watchdog.shutdown()
 
 
 def hang_watch_enabled() -> bool:
