@@ -11,6 +11,7 @@ thread, and a rank blocked in a collective still has its watchdog thread: so eve
     stall                {n: 1, rank, gen}: claimed by the first rank whose collective waited --hang-timeout
     stall/info           {rank, gen}: who saw the stall first, and the dump request it made
     handled              claimed by whoever prints the report (the launcher; else the rank that saw it)
+    hello/launcher       the launcher is a client (rank 0 then waits for its bye too)
     closing, bye/<who>   rank 0 is leaving (its store goes with it); each client says it let go (shutdown order)
 
 Trust: anyone who reaches the port can read and write the store. Every value clusterdoc writes is sealed

@@ -5,7 +5,9 @@ small, goes caller -> the group's worker thread -> gloo's socket loop thread -> 
 hand-offs per rank, each a wake-up that on busy cores costs 0.1-0.2 ms (measured here: a 4 KiB alltoall
 alone ~0.3-0.5 ms at 2 ranks, right after a 4 MiB all_reduce more). So the row goes over a side channel of
 our own: one TCP connection per pair of group members, opened once per group through the group's store
-(the rendezvous torch already made), written and read by the calling thread itself (blocking sockets, the
+(the rendezvous torch already made; the records there sealed and each connection proven with tokens derived
+from the job's secret, so without CLUSTERDOC_JOB_SECRET every member takes the collective; a loopback
+MASTER_ADDR keeps the listeners on loopback), written and read by the calling thread itself (blocking sockets, the
 GIL released while waiting, so the hang watchdog still runs). Alone: ~0.02 ms. Messages carry their length,
 so the non-fused row is ~130 bytes and a mismatch in size is a verdict, never a stream error.
 
