@@ -133,3 +133,24 @@ def test_no_secret_no_channel(store, monkeypatch):
 
 def test_printed_text_is_escaped_line_by_line():
     assert printable_lines("a\x1b]0;x\x07\nb\tc") == "a\\x1b]0;x\\x07\nb\\tc"
+
+
+def test_oom_listener_is_not_woken_by_a_strangers_fail(store):
+    """The OOM retry's wake key: a forged "fail" would abort every rank's attempt; only the genuine value acts."""
+    import time
+
+    from clusterdoc.shim.attempt import Gate, Listener
+
+    server, raw = store
+    ch = channel.connect("127.0.0.1", server.port, timeout=5.0, prefix=channel.OOM_PREFIX, secret=SECRET)
+    gate = Gate()
+    listener = Listener(ch, "1/wake/0", gate, 5.0, lambda store: None)
+    listener.start()
+    raw.set("clusterdoc/oom//1/wake/0", "fail rank 1 ran out of memory (forged)")
+    time.sleep(0.3)
+    assert not listener.woken.is_set() and gate.aborted is None
+    _channel(server).set("x", 1)  # another prefix: nothing to do with it
+    channel.connect("127.0.0.1", server.port, prefix=channel.OOM_PREFIX, secret=SECRET).set("1/wake/0", "end")
+    listener.join(5)
+    assert listener.woken.is_set() and listener.value == "end" and gate.aborted is None
+    assert ch.rejected == 1

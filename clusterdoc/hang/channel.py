@@ -165,19 +165,25 @@ def _ctl(value) -> tuple[int, bool]:
 def control(store: Channel) -> tuple[int, bool]:
     """(the latest dump request, abort asked), never lower than what this client saw before (a stranger who
     puts back an older genuine value changes nothing)."""
-    gen, abort = _ctl(store.get("ctl"))
+    return _seen(store, store.get("ctl"))
+
+
+def _seen(store: Channel, value) -> tuple[int, bool]:
+    gen, abort = _ctl(value)
     seen = store._ctl
     store._ctl = (max(gen, seen[0]), abort or seen[1])
     return store._ctl
 
 
 def request_dump(store: Channel) -> int:
-    new = store.update("ctl", lambda old: {"gen": _ctl(old)[0] + 1, "abort": _ctl(old)[1]})
-    return new["gen"]
+    seen = store._ctl
+    new = store.update("ctl", lambda old: {"gen": max(_ctl(old)[0], seen[0]) + 1, "abort": _ctl(old)[1] or seen[1]})
+    return _seen(store, new)[0]
 
 
 def request_abort(store: Channel) -> None:
-    store.update("ctl", lambda old: {"gen": _ctl(old)[0], "abort": True})
+    seen = store._ctl
+    _seen(store, store.update("ctl", lambda old: {"gen": max(_ctl(old)[0], seen[0]), "abort": True}))
 
 
 def claim_stall(store: Channel, rank: int, gen_of) -> dict:
