@@ -78,6 +78,7 @@ def test_another_user_cannot_read_stop_or_steer_a_job_through_its_store(tmp_path
         readable = json.dumps([seen["hb"], seen["dumps"]])
         assert not re.search(r"hang\.py|MainThread|frames|collectives|\"pid", readable), readable
         assert any(seen["hb"]), seen  # there was something there: sealed, not readable
+        assert re.search(r"rank \d: ignored \d+ value\(s\) on the job's store", text), text  # counted, said
     else:  # the launcher read the forged values, ignored them and says so
         assert re.search(r"ignored \d+ value\(s\) on the job's store that failed authentication", text), text
 
