@@ -10,7 +10,9 @@ report itself and, with on_hang=abort, every rank exits 1.
 Switches (what `clusterdoc submit` sets): CLUSTERDOC_HANG_TIMEOUT (seconds, default 300; 0: no watchdog,
 tracking stays), CLUSTERDOC_ON_HANG (abort | wait), CLUSTERDOC_TRACE=1 (keep every collective for
 `clusterdoc trace`), CLUSTERDOC_LOG_DIR (where stacks/, trace/ and watch.json go), CLUSTERDOC_HANG_WATCHER=
-launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period).
+launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period),
+CLUSTERDOC_JOB_SECRET (every store value is sealed under it, hang/seal.py; clusterdoc.run reads it from the job
+folder; unset: the watchdog stays off, tracking stays). At exit the store's clients let go in order (shutdown()).
 """
 
 from __future__ import annotations
