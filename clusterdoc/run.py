@@ -26,6 +26,7 @@ from typing import cast
 
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
+from clusterdoc.hang import seal
 from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER
 
 # Where each launcher puts the global rank (reference.md §5). A Slurm batch shell has SLURM_PROCID too,
@@ -175,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     if log_dir is not None:
         _redirect(log_dir, rank)
         os.environ["CLUSTERDOC_LOG_DIR"] = str(log_dir.absolute())  # stacks/, trace/, watch.json go here
+        secret = seal.read_secret(log_dir)  # the job's store seal (hang/seal.py): from the folder, never argv
+        if secret:
+            os.environ[seal.ENV] = secret
         # per-rank overflow reports next to the logs; set before the shim is first imported, since
         # importing it with CLUSTERDOC_OVERFLOW=1 already switches detection on
         os.environ.setdefault("CLUSTERDOC_OVERFLOW_DIR", str(log_dir))
@@ -222,7 +226,10 @@ def main(argv: list[str] | None = None) -> int:
 def _shutdown() -> None:
     """Tear the process group down after a clean run (torch warns when a script forgets)."""
     mod = sys.modules.get("torch.distributed")
+    watch = sys.modules.get("clusterdoc.shim.watch")
     try:
+        if watch is not None:
+            watch.stop_hang_watch()  # first: rank 0's store goes with the group, its clients must let go before
         if mod is not None and mod.is_available() and mod.is_initialized():
             mod.destroy_process_group()
     except Exception:  # noqa: BLE001 - the script's work is done; never turn success into failure here

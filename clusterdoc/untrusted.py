@@ -47,6 +47,11 @@ def printable(text, limit: int | None = None) -> str:
     return "".join(c if c.isprintable() else _escape(c) for c in s)
 
 
+def printable_lines(text) -> str:
+    """Multi-line text (a report) with each line escaped as by printable(): its line breaks kept."""
+    return "\n".join(printable(line) for line in str(text).split("\n"))
+
+
 def decode(data: bytes | bytearray) -> str:
     return data.decode("utf-8", "replace")
 

@@ -23,13 +23,14 @@ def run_ranks(*argv, n=2, env=None, timeout=240, shared=None):
     then each rank's text is the whole file.
     """
     port = free_port()
+    secret = os.urandom(16).hex()  # the job's store seal, as clusterdoc submit gives each job (hang/seal.py)
     procs = []
     sink = open(shared, "a") if shared else None
     for rank in range(n):
         e = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "PMI_", "OMPI_", "CLUSTERDOC_"))}
         e.update(RANK=str(rank), WORLD_SIZE=str(n), LOCAL_RANK=str(rank), LOCAL_WORLD_SIZE=str(n),
                  MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), CLUSTERDOC_INIT_TIMEOUT="30",
-                 PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1")
+                 PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1", OMP_NUM_THREADS="1", CLUSTERDOC_JOB_SECRET=secret)
         e.update(env or {})
         procs.append(subprocess.Popen([sys.executable, str(JOB), *map(str, argv)], env=e,
                                       stdout=sink or subprocess.PIPE, stderr=subprocess.STDOUT, text=True))

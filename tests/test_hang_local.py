@@ -146,6 +146,7 @@ def test_without_a_launcher_the_rank_that_saw_the_stall_reports_and_all_stop(tmp
     procs = [subprocess.Popen([sys.executable, str(HANG), "--scenario", "skip"], cwd=tmp_path,
                               env=clean_env(RANK=str(r), WORLD_SIZE="4", LOCAL_RANK=str(r), MASTER_ADDR="127.0.0.1",
                                             MASTER_PORT=str(port), CLUSTERDOC_HANG_TIMEOUT="3",
+                                            CLUSTERDOC_JOB_SECRET="s3cret-shared-by-the-ranks",
                                             PYTHONPATH=str(ROOT)),
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in range(4)]
     outs = [p.communicate(timeout=120)[0] for p in procs]

@@ -102,6 +102,12 @@ def test_mismatch_kinds_on_the_collective_fallback():
 def test_side_channel_many_small_ops_in_a_row():
     for r in results(run_ranks("channel", "fused", n=3)):
         assert r["mode"] == "socket" and r["sums_ok"] and r["large"] == [3.0] and r["raised"]
+        assert not r["readable"]  # its address record in the store is sealed, and holds no token
+
+
+def test_side_channel_without_a_job_secret_every_rank_takes_the_collective():
+    for r in results(run_ranks("channel", "fused", n=2, env={"CLUSTERDOC_JOB_SECRET": ""})):
+        assert r["mode"] == "alltoall" and r["sums_ok"] and r["large"] == [1.0] and r["raised"]
 
 
 def test_side_channel_unreachable_peer_all_ranks_fall_back():

@@ -33,6 +33,14 @@ def test_must_show_trigger_on_rank_1_stops_both_at_the_same_step():
     assert [(r["step"], r["who"], r["next"]) for r in found] == [(3, [1], False)] * 2
 
 
+def test_without_a_job_secret_the_hang_watch_is_off_and_says_so_once():
+    """Plain torchrun ranks with no CLUSTERDOC_JOB_SECRET: nothing goes through the store; the job runs."""
+    outs = run_ranks("trigger", 1, 3, n=2, env={"CLUSTERDOC_JOB_SECRET": ""})
+    assert [(r["step"], r["who"]) for r in results(outs)] == [(3, [1])] * 2
+    said = [text.count("hang watch off, no job secret (CLUSTERDOC_JOB_SECRET unset") for _, _, text in outs]
+    assert said == [1, 0], [text[-1500:] for _, _, text in outs]
+
+
 @pytest.mark.parametrize("kind", ["torch", "cuda_error", "nccl"])
 def test_must_show_only_rank_1_oom_both_end_on_the_same_batch(kind):
     found = results(run_ranks("oom", "plain", 100, n=2, env={"OOM_KIND": kind}))

@@ -2,21 +2,24 @@
 
 While `clusterdoc submit` waits, it is a client of the job's store (address in watch.json, written by rank 0's
 watchdog; the state itself travels through the store, not the file system). It keeps the ranks' latest
-heartbeats, and when a rank's watchdog raises the stall counter it collects every rank's dump, adds what only
+heartbeats, and when a rank's watchdog claims the stall it collects every rank's dump, adds what only
 the launcher knows (which ranks are gone, with their exit codes), prints one report, writes the stack files
 into the job folder, and tells submit whether to stop the job (--on-hang abort) or keep waiting.
+
+Every value read there opens under the job's secret (hang/seal.py, from the job folder) or is ignored and
+counted (`rejected`, which submit reports); what is printed is escaped like node output.
 """
 
 from __future__ import annotations
 
 import json
-import socket
 import sys
 import time
 
 from clusterdoc import private
-from clusterdoc.hang import channel, report, stacks
+from clusterdoc.hang import channel, report, seal, stacks
 from clusterdoc.launch.job import JobDir
+from clusterdoc.untrusted import printable, printable_lines
 
 POLL = 1.0  # seconds between looks at the store
 COLLECT = 5.0  # how long the ranks have to answer a dump request
@@ -25,79 +28,103 @@ COLLECT = 5.0  # how long the ranks have to answer a dump request
 class HangWatch:
     def __init__(self, jd: JobDir, world: int, on_hang: str = "abort", err=sys.stderr):
         self.jd, self.world, self.on_hang, self.err = jd, world, on_hang, err
-        self.store = None
-        self.addr: tuple[str, int] | None = None  # the store's, from watch.json
+        self.store: channel.Channel | None = None
+        self.secret = seal.read_secret(jd.path)
+        self.left = False  # rank 0 said its store is going: we let go of it for good
+        self.rejected_before = 0  # forged values seen through earlier connections
         self.next_look = 0.0
         self.heartbeats: dict[int, dict] = {}
         self.reported: str | None = None  # the report's headline, once printed
 
-    def _connect(self):
-        try:
-            info = json.loads((self.jd.path / "watch.json").read_text())
-        except (OSError, ValueError):
-            return None
-        try:
-            store = channel.connect(info["addr"], info["port"], timeout=3.0)
-            self.addr = (info["addr"], int(info["port"]))
-            return store
-        except Exception:  # noqa: BLE001 - not up yet, or already gone: try again later
-            return None
+    @property
+    def rejected(self) -> int:
+        """Values on the job's store that failed authentication (ignored): someone else wrote there."""
+        return self.rejected_before + (self.store.rejected if self.store is not None else 0)
 
-    def _store_listens(self) -> bool:
-        """A plain connect first: torch's client logs a C++ backtrace for every call to a store that went away
-        (rank 0 closes it well before its process ends), which would end every good job's output."""
-        if self.addr is None:
-            return True
+    def _connect(self):
+        if self.secret is None:
+            return None
         try:
-            with socket.create_connection(self.addr, timeout=1.0):
-                return True
-        except OSError:
-            return False
+            info = json.loads(private.read(self.jd.path / "watch.json", limit=1 << 16))
+            store = channel.connect(info["addr"], info["port"], timeout=3.0, secret=self.secret)
+        except Exception:  # noqa: BLE001 - not up yet, already gone, or an unreadable file: try again later
+            return None
+        try:
+            channel.put(store, "hello/launcher", True)  # rank 0 waits for our bye before its store goes
+        except Exception:  # noqa: BLE001
+            return None
+        return store
+
+    def _drop(self):
+        if self.store is not None:
+            self.rejected_before += self.store.rejected
+        self.store = None
 
     def poll(self, codes: dict[int, int | None]) -> bool:
         """Look at the store (at most once a second). True when the job must be stopped now."""
         now = time.monotonic()
-        if now < self.next_look or self.reported:
+        if now < self.next_look or self.reported or self.left:
             return False
         self.next_look = now + POLL
-        if codes.get(0) is not None or not self._store_listens():
-            self.store = self.addr = None  # rank 0's store is gone: nothing to ask (a next attempt writes a new one)
+        if codes.get(0) is not None:  # rank 0 ended and its store with it: never talk to a store that is gone
+            self.left = True
+            self._drop()
             return False
         if self.store is None:
             self.store = self._connect()
             if self.store is None:
                 return False
+        store = self.store
         try:
-            self.heartbeats.update(channel.heartbeats(self.store, self.world))
-            if channel.counter(self.store, "stall") == 0:
+            if channel.closing(store):  # rank 0 is leaving: let go first (shutdown order)
+                channel.bye(store, "launcher")
+                self.left = True
+                self._drop()
                 return False
-            info = channel.get(self.store, "stall/info")
-            if info is None:
+            self.heartbeats.update(channel.heartbeats(store, self.world))
+            if channel.counter(store, "stall") == 0:
                 return False
-            if self.store.check(["handled"]):  # a rank printed it already (we were late)
+            info = channel.get(store, "stall/info")
+            gen = info.get("gen") if isinstance(info, dict) else None
+            if not isinstance(gen, int) or isinstance(gen, bool) or gen < 1:
+                return False
+            if store.claim("handled", "launcher") != "launcher":  # a rank printed it already (we were late)
                 self.reported = "reported by a rank"
                 return self.on_hang == "abort"
-            self.store.set("handled", "launcher")
-            dumps = channel.collect(self.store, self.world, info["gen"], COLLECT)
+            dumps = channel.collect(store, self.world, gen, COLLECT)
         except Exception:  # noqa: BLE001 - rank 0 (the store) ended: the job's own outcome says why
-            self.store = None
+            self._drop()
             return False
         self.print_report(dumps, codes)
+        try:  # done with the store: rank 0 need not wait for us when it leaves
+            channel.bye(store, "launcher")
+        except Exception:  # noqa: BLE001, S110 - gone already
+            pass
+        self._drop()
         return self.on_hang == "abort"
 
     def print_report(self, dumps: dict[int, dict], codes: dict[int, int | None]) -> None:
         gone = self._gone(codes, dumps)
         now = time.time()
         states = {r: dumps.get(r) or self._stale(r, now) for r in range(self.world)}
-        hint = stacks.write(self.jd.path, dumps, self.world) if dumps else None
-        text = report.build(states, self.world, exits=gone, stacks_hint=hint)
+        try:
+            hint = stacks.write(self.jd.path, dumps, self.world) if dumps else None
+            text = report.build(states, self.world, exits=gone, stacks_hint=hint)
+        except Exception as exc:  # noqa: BLE001 - a rank's state of an unexpected form: a finding, not a crash
+            text = (
+                "clusterdoc: job stalled; the ranks' states could not be read "
+                f"({type(exc).__name__}: {printable(exc, 200)}); stacks: {self.jd.path / 'stacks'}"
+            )
         recorder = sorted(self.jd.path.glob("nccl_trace_rank_*"))
         if recorder:
             text += f"\n  NCCL flight recorder: {self.jd.path}/nccl_trace_rank_* ({len(recorder)} files)"
         private.write(private.mkdir(self.jd.path / "stacks") / "report.txt", text + "\n")
         self.reported = text.splitlines()[0]
-        print(text, file=self.err, flush=True)
-        starts = [c["start"] for s in states.values() if s and (c := report.oldest(s))]
+        print(printable_lines(text), file=self.err, flush=True)
+        try:
+            starts = [c["start"] for s in states.values() if s and (c := report.oldest(s))]
+        except Exception:  # noqa: BLE001 - see above
+            starts = []
         private.write(
             self.jd.path / "stacks" / "report.json",
             json.dumps({"printed": time.time(), "stall_started": min(starts) if starts else None}) + "\n",
@@ -105,7 +132,8 @@ class HangWatch:
 
     def _stale(self, rank: int, now: float) -> dict | None:
         hb = self.heartbeats.get(rank)
-        return {**hb, "stale": max(0.0, now - hb.get("time", now))} if hb else None
+        when = hb.get("time") if hb else None
+        return {**hb, "stale": max(0.0, now - when) if isinstance(when, (int, float)) else 0.0} if hb else None
 
     def _gone(self, codes: dict[int, int | None], dumps: dict[int, dict]) -> dict[int, int | None]:
         """Ranks that ended, with their codes: the backend's own view, else the ranks' exit records."""
@@ -136,6 +164,10 @@ class HangWatch:
             for r in range(self.world)
         }
         first = ", ".join(f"rank {r}" for r in failed) or "a rank"
-        return report.build(
-            states, self.world, exits=exits, headline=f"clusterdoc: where the ranks were when {first} failed"
-        )
+        try:
+            text = report.build(
+                states, self.world, exits=exits, headline=f"clusterdoc: where the ranks were when {first} failed"
+            )
+        except Exception:  # noqa: BLE001 - a heartbeat of an unexpected form: no post-mortem rather than a crash
+            return None
+        return printable_lines(text)

@@ -6,9 +6,11 @@ import json
 import sys
 from pathlib import Path
 
+from clusterdoc import private
 from clusterdoc.errors import UsageError
-from clusterdoc.hang import channel, report, stacks, trace
+from clusterdoc.hang import channel, report, seal, stacks, trace
 from clusterdoc.launch.job import find_job
+from clusterdoc.untrusted import printable, printable_lines
 
 WAIT = 5.0  # seconds the ranks have to answer
 
@@ -17,38 +19,55 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
     """Ask every rank of a running job for its state through the job's store; print the grouped view."""
     jd = find_job(job, folder)
     try:
-        info = json.loads((jd.path / "watch.json").read_text())
-    except (OSError, ValueError):
+        info = json.loads(private.read(jd.path / "watch.json", limit=1 << 16))
+        world, addr, port = int(info["world"]), str(info["addr"]), int(info["port"])
+        if not 1 <= world <= (1 << 20):
+            raise ValueError(world)
+    except (OSError, ValueError, TypeError, KeyError):
         raise UsageError(
-            f"job {jd.id} has no hang watch address yet ({jd.path / 'watch.json'})",
+            f"job {jd.id} has no readable hang watch address yet ({jd.path / 'watch.json'})",
             hint="the job must be running under clusterdoc submit (or shim.init()) with "
             "--hang-timeout above 0; rank 0 writes it once its process group is up",
         ) from None
-    world = int(info["world"])
+    secret = seal.read_secret(jd.path)
+    if secret is None:
+        raise UsageError(
+            f"job {jd.id} has no readable store secret ({jd.path / seal.FILE})",
+            hint="only the job's owner can look inside it; jobs started without clusterdoc submit have none",
+        )
     try:
-        store = channel.connect(info["addr"], info["port"], timeout=5.0)
+        store = channel.connect(addr, port, timeout=5.0, secret=secret)
         gen = channel.request_dump(store)
         dumps = channel.collect(store, world, gen, WAIT)
     except Exception as exc:  # noqa: BLE001 - the job ended, or its rank 0 cannot be reached from here
         print(
-            f"clusterdoc stacks: job {jd.id} does not answer at {info['addr']}:{info['port']} ({exc}); "
+            f"clusterdoc stacks: job {jd.id} does not answer at {printable(addr)}:{port} ({printable(exc, 300)}); "
             "has it ended? ('clusterdoc status')",
             file=sys.stderr,
         )
         return 1
-    hint = stacks.write(jd.path, dumps, world) if dumps else None
     exits = {r: rec["code"] for r in range(world) if r not in dumps and (rec := jd.rank_exit(r))}
-    text = report.build(
-        dumps,
-        world,
-        exits=exits,
-        stacks_hint=hint,
-        headline=f"clusterdoc: job {jd.id}: {len(dumps)} of {world} ranks answered",
-    )
-    print(text, file=out)
+    try:
+        hint = stacks.write(jd.path, dumps, world) if dumps else None
+        text = report.build(
+            dumps,
+            world,
+            exits=exits,
+            stacks_hint=hint,
+            headline=f"clusterdoc: job {jd.id}: {len(dumps)} of {world} ranks answered",
+        )
+    except Exception as exc:  # noqa: BLE001 - a rank's state of an unexpected form: a finding, not a crash
+        print(f"clusterdoc stacks: the ranks' states could not be read ({printable(exc, 200)})", file=sys.stderr)
+        return 1
+    print(printable_lines(text), file=out)
     if full:
         for rank in sorted(dumps):
-            print("\n" + stacks.text(dumps[rank]), file=out)
+            print("\n" + printable_lines(stacks.text(dumps[rank])), file=out)
+    if store.rejected:
+        print(
+            f"clusterdoc stacks: ignored {store.rejected} value(s) on the job's store that failed authentication",
+            file=sys.stderr,
+        )
     return 0 if len(dumps) == world else 1
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
+from clusterdoc.hang import seal
 from clusterdoc.launch.hangwatch import HangWatch
 from clusterdoc.launch.job import (
     JobDir,
@@ -252,6 +253,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
     while True:
         jd.log_attempt(f"attempt {attempt} started: {format_command([spec.script, *script_args])}")
         try:
+            seal.write_secret(jd.path)  # a fresh one per attempt: the ranks read it from the job folder
             handle = mod.start(spec, jd, script_args)
         except Exception as exc:  # sbatch refused, mpirun missing, ...: on record, then reported by the CLI
             _finish_attempt(jd, attempt, Outcome(state="FAILED", message=f"could not start: {one_line(exc)}"))
@@ -335,6 +337,13 @@ def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangW
                 text = watch.postmortem(outcome.codes, outcome.failed)
                 if text:
                     print(text, file=watch.err, flush=True)
+            if watch is not None and watch.rejected:
+                print(
+                    f"clusterdoc: ignored {watch.rejected} value(s) on the job's store that failed authentication: "
+                    "someone else can reach its port and wrote there",
+                    file=watch.err,
+                    flush=True,
+                )
             return outcome
         time.sleep(interval)
 

@@ -23,7 +23,6 @@ gate at once, even while the main thread waits in a collective, and publishes th
 from __future__ import annotations
 
 import collections
-import datetime
 import threading
 import time
 import weakref
@@ -145,9 +144,9 @@ class Listener(threading.Thread):
         self.woken = threading.Event()
 
     def run(self):
-        try:
-            self.store.wait([self.key], datetime.timedelta(seconds=self.timeout))
-            self.value = self.store.get(self.key).decode()
+        try:  # a genuine value only (the store is a sealed channel: a stranger's "fail" is no wake-up)
+            value = self.store.wait([self.key], time.monotonic() + self.timeout)[self.key]
+            self.value = value if isinstance(value, str) else ""
         except Exception:  # noqa: BLE001 - the store is gone or the wait timed out: the main thread decides
             self.value = ""
         if self.value.startswith("fail "):

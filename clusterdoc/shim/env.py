@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import datetime
+import ipaddress
 import os
 import socket
 import zlib
@@ -190,6 +191,27 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def is_loopback(addr: str | None) -> bool:
+    """MASTER_ADDR names this machine's loopback (the local backend, torchrun --standalone)."""
+    try:
+        return bool(addr) and ipaddress.ip_address(socket.gethostbyname(str(addr))).is_loopback
+    except (OSError, ValueError):
+        return False
+
+
+def _loopback_listener(port: int) -> socket.socket:
+    """The store server's socket bound to 127.0.0.1 only (torch's own binds every interface)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind(("127.0.0.1", port))
+        s.listen(1024)
+    except OSError:
+        s.close()
+        raise
+    return s
+
+
 def _my_address() -> str:
     """An address peers can use for this host: its name when it resolves, else loopback (single host)."""
     name = socket.gethostname()
@@ -233,7 +255,7 @@ def agree_over_mpi(env: RankEnv) -> RankEnv:
     return RankEnv(env.launcher, rank, world, local, lws, addr, port)
 
 
-_state: dict[str, RankEnv | None] = {"env": None}
+_state: dict = {"env": None}  # the rank environment; "listener": the store socket bound to loopback
 
 
 def rank_env() -> RankEnv:
@@ -258,6 +280,9 @@ def _destroy():
     try:
         import torch.distributed as dist
 
+        from . import watch
+
+        watch.stop_hang_watch()  # the store's clients let go before rank 0's store goes with the group
         if dist.is_initialized():
             dist.destroy_process_group()
     except Exception:  # noqa: BLE001 - best effort at exit
@@ -308,6 +333,10 @@ def init(
     rendezvous = _timeout(init_timeout, "CLUSTERDOC_INIT_TIMEOUT", 300)
     assert env.master_addr is not None and env.master_port is not None  # both set just above
     try:
+        listen = {}
+        if env.rank == 0 and is_loopback(env.master_addr):  # one machine: nothing else need reach the store
+            _state["listener"] = _loopback_listener(env.master_port)
+            listen = {"master_listen_fd": _state["listener"].fileno()}
         store = dist.TCPStore(
             env.master_addr,
             env.master_port,
@@ -315,6 +344,7 @@ def init(
             is_master=env.rank == 0,
             timeout=rendezvous,
             wait_for_workers=True,
+            **listen,
         )
     except Exception as exc:  # torch raises RuntimeError/DistStoreError/TimeoutError variously
         raise RankEnvironmentError(

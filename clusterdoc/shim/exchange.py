@@ -5,7 +5,9 @@ small, goes caller -> the group's worker thread -> gloo's socket loop thread -> 
 hand-offs per rank, each a wake-up that on busy cores costs 0.1-0.2 ms (measured here: a 4 KiB alltoall
 alone ~0.3-0.5 ms at 2 ranks, right after a 4 MiB all_reduce more). So the row goes over a side channel of
 our own: one TCP connection per pair of group members, opened once per group through the group's store
-(the rendezvous torch already made), written and read by the calling thread itself (blocking sockets, the
+(the rendezvous torch already made; the records there sealed and each connection proven with tokens derived
+from the job's secret, so without CLUSTERDOC_JOB_SECRET every member takes the collective; a loopback
+MASTER_ADDR keeps the listeners on loopback), written and read by the calling thread itself (blocking sockets, the
 GIL released while waiting, so the hang watchdog still runs). Alone: ~0.02 ms. Messages carry their length,
 so the non-fused row is ~130 bytes and a mismatch in size is a verdict, never a stream error.
 
@@ -18,7 +20,7 @@ the store's timeout (torch's collectives wait the group timeout, the same defaul
 
 from __future__ import annotations
 
-import json
+import hmac
 import os
 import socket
 import struct
@@ -224,8 +226,8 @@ def _recv_exact(s, n):
     return data
 
 
-def _connect(info, rank, host, timeout):
-    """Connect to a peer's listener and prove it is that peer (its token) and we are `rank`."""
+def _connect(info, rank, host, timeout, hello: bytes, ack: bytes):
+    """Connect to a peer's listener and prove it is that peer (its ack) and we are `rank` (our hello)."""
     addresses = list(info["ips"])
     if info["host"] == host:
         addresses.insert(0, "127.0.0.1")
@@ -234,8 +236,8 @@ def _connect(info, rank, host, timeout):
         try:
             s = socket.create_connection((address, info["port"]), timeout=CONNECT_SECONDS)
             s.settimeout(timeout)  # the peer acks once it is done connecting to ranks below it
-            s.sendall(_HEADER.pack(rank) + bytes.fromhex(info["token"]))
-            if _recv_exact(s, 8) == bytes.fromhex(info["token"])[:8]:
+            s.sendall(_HEADER.pack(rank) + hello)
+            if hmac.compare_digest(_recv_exact(s, len(ack)), ack):
                 return s
         except OSError:
             pass
@@ -244,33 +246,64 @@ def _connect(info, rank, host, timeout):
     return None
 
 
+_setups: dict = {}  # group name -> channel setups of that group by this process (the same count on every member)
+
+
+def _addr_record(value) -> dict | None:
+    ok = (
+        isinstance(value, dict)
+        and isinstance(value.get("host"), str)
+        and isinstance(value.get("ips"), list)
+        and all(isinstance(ip, str) for ip in value["ips"])
+        and isinstance(value.get("port"), int)
+    )
+    return value if ok else None
+
+
 def _open_channel(group, rank, world):
-    """One socket per peer (None for ourselves), or None if some member could not reach some peer."""
+    """One socket per peer (None for ourselves), or None if some member could not reach some peer.
+
+    The members meet through the group's store with sealed values (hang/seal.py: nothing there is readable or
+    forgeable without the job's secret); each connection is proven with tokens derived from the secret, which
+    never travel through the store. Without a secret every member falls back to the collective alike."""
+    from clusterdoc.hang import channel, seal
+    from clusterdoc.shim.env import is_loopback
+
+    sealer = seal.from_env()
     try:
         store = _group_store(group)
         timeout = store.timeout.total_seconds()
-        gen = store.add(f"clusterdoc-debug/gen/{rank}", 1)  # the n-th setup of this group, on every member
     except Exception:  # noqa: BLE001 - no store to meet through (old torch): every member falls back alike
         return None
+    if sealer is None:
+        return None
+    name = getattr(group, "group_name", "") or str(id(group))
+    gen = _setups[name] = _setups.get(name, 0) + 1  # the n-th setup of this group, on every member
+    ch = channel.Channel(store, sealer, f"debug:{name}:")
     prefix = f"clusterdoc-debug/{gen}/"
+
+    def hello(listener: int, peer: int) -> bytes:
+        return sealer.token("hello", name, gen, listener, peer)
+
+    def ack(listener: int, peer: int) -> bytes:
+        return sealer.token("ack", name, gen, listener, peer)[:8]
+
     host = socket.gethostname()
     peers: list = [None] * world
     ok = False
+    deadline = time.monotonic() + timeout
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        listener.bind(("", 0))
+        listener.bind(("127.0.0.1" if is_loopback(os.environ.get("MASTER_ADDR")) else "", 0))
         listener.listen(world)
-        token = os.urandom(16)
-        store.set(
-            prefix + f"addr/{rank}",
-            json.dumps({"host": host, "ips": _my_addresses(), "port": listener.getsockname()[1], "token": token.hex()}),
-        )
+        ch.set(prefix + f"addr/{rank}", {"host": host, "ips": _my_addresses(), "port": listener.getsockname()[1]})
         for j in range(rank):  # connect down, then accept from above: no cycle of waits
-            peers[j] = _connect(json.loads(store.get(prefix + f"addr/{j}")), rank, host, timeout)
+            info = _addr_record(ch.wait([prefix + f"addr/{j}"], deadline)[prefix + f"addr/{j}"])
+            peers[j] = _connect(info, rank, host, timeout, hello(j, rank), ack(j, rank)) if info else None
             if peers[j] is None:
                 raise OSError(f"cannot reach group rank {j}")
-        for j in range(rank + 1, world):  # wait until every higher rank is in its setup
-            store.get(prefix + f"addr/{j}")
+        # wait until every higher rank is in its setup
+        ch.wait([prefix + f"addr/{j}" for j in range(rank + 1, world)], deadline)
         listener.settimeout(CONNECT_SECONDS * 4)
         left = set(range(rank + 1, world))
         deadline = time.monotonic() + CONNECT_SECONDS * 4 * max(1, len(left))
@@ -278,24 +311,28 @@ def _open_channel(group, rank, world):
             s, _ = listener.accept()
             s.settimeout(CONNECT_SECONDS)
             try:
-                hello = _recv_exact(s, 8 + len(token))
+                got = _recv_exact(s, 8 + 16)
             except OSError:
                 s.close()
                 continue
-            peer = _HEADER.unpack_from(hello)[0]
-            if hello[8:] != token or peer not in left:
+            peer = _HEADER.unpack_from(got)[0]
+            if peer not in left or not hmac.compare_digest(got[8:], hello(rank, peer)):
                 s.close()
                 continue
-            s.sendall(token[:8])
+            s.sendall(ack(rank, peer))
             peers[peer] = s
             left.discard(peer)
         ok = not left
-    except OSError:
+    except (OSError, TimeoutError):
         ok = False
     finally:
         listener.close()
-    store.set(prefix + f"ok/{rank}", "1" if ok else "0")
-    agreed = all(store.get(prefix + f"ok/{j}") == b"1" for j in range(world))
+    ch.set(prefix + f"ok/{rank}", ok)
+    try:
+        oks = ch.wait([prefix + f"ok/{j}" for j in range(world)], time.monotonic() + timeout)
+        agreed = all(v is True for v in oks.values())
+    except TimeoutError:
+        agreed = False
     if not agreed:
         for s in peers:
             if s is not None:

@@ -10,7 +10,9 @@ report itself and, with on_hang=abort, every rank exits 1.
 Switches (what `clusterdoc submit` sets): CLUSTERDOC_HANG_TIMEOUT (seconds, default 300; 0: no watchdog,
 tracking stays), CLUSTERDOC_ON_HANG (abort | wait), CLUSTERDOC_TRACE=1 (keep every collective for
 `clusterdoc trace`), CLUSTERDOC_LOG_DIR (where stacks/, trace/ and watch.json go), CLUSTERDOC_HANG_WATCHER=
-launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period).
+launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period),
+CLUSTERDOC_JOB_SECRET (every store value is sealed under it, hang/seal.py; clusterdoc.run reads it from the job
+folder; unset: the watchdog stays off, tracking stays). At exit the store's clients let go in order (shutdown()).
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from clusterdoc import private
+from clusterdoc.untrusted import printable_lines
 
 from . import track
 
@@ -115,11 +119,23 @@ class Watchdog(threading.Thread):
         self.stalled = False  # this rank saw its own stall (once)
         self.report_due = None  # (gen, time) when this rank must print the report if nobody has
         self.stop = threading.Event()
-        self.store = None
+        self.store: Any = None  # the job store's channel (hang/channel.py), once connected
+        self.left = False  # this rank let go of the store (shutdown order, see shutdown())
 
     def run(self):
+        from clusterdoc.hang import channel
+
         try:
             self.store = _connect(self.addr, self.port)
+        except channel.NoSecret as exc:  # no secret, no side channel: tracking goes on (seal.py)
+            if self.rank != 0:  # said once, by rank 0
+                return
+            print(
+                f"clusterdoc: hang watch off, {exc}: set it to the same random value (16 characters or more) in "
+                "every rank to have it (clusterdoc submit does)",
+                file=sys.stderr,
+            )
+            return
         except Exception as exc:  # noqa: BLE001 - no channel: say so once, the job itself goes on
             print(
                 f"clusterdoc: rank {self.rank}: hang watch off, cannot reach the job's store at "
@@ -130,7 +146,7 @@ class Watchdog(threading.Thread):
         if self.rank == 0 and self.log_dir is not None:
             self._write_watch_file()
         errors = 0
-        while True:
+        while not self.left:
             try:
                 self.tick()
                 errors = 0
@@ -143,9 +159,34 @@ class Watchdog(threading.Thread):
         flush_trace(self.rank)
 
     def shutdown(self):
+        """At exit, in order: this thread stops; then rank 0 tells the other clients its store is going and waits
+        until they let go, and every other rank lets go (a client of a store that is gone logs a C++ backtrace)."""
+        from clusterdoc.hang import channel
+
         self.stop.set()
         if self.is_alive() and threading.current_thread() is not self:
             self.join(timeout=2 * self.interval + 1)
+        store, self.store = self.store, None
+        if store is not None and store.rejected:
+            print(
+                f"clusterdoc: rank {self.rank}: ignored {store.rejected} value(s) on the job's store that failed "
+                "authentication: someone else can reach its port and wrote there",
+                file=sys.stderr,
+                flush=True,
+            )
+        if store is None or self.left:
+            return
+        self.left = True
+        try:
+            if self.rank == 0:
+                clients = [f"rank{r}" for r in range(1, self.world)]
+                if channel.get(store, "hello/launcher") is True:
+                    clients.append("launcher")
+                channel.close(store, clients, wait=2 * self.interval + 1.5)
+            else:
+                channel.bye(store, f"rank{self.rank}")
+        except Exception:  # noqa: BLE001, S110 - rank 0 is gone already: nothing to let go of
+            pass
 
     def _write_watch_file(self):
         try:
@@ -170,6 +211,10 @@ class Watchdog(threading.Thread):
         from clusterdoc.hang import channel
 
         store = self.store
+        if self.rank != 0 and channel.closing(store):  # rank 0 is leaving: let go of its store first
+            channel.bye(store, f"rank{self.rank}")
+            self.left = True
+            return
         channel.put(store, f"hb/{self.rank}", rank_state(self.rank))
         gen, abort = channel.control(store)
         if abort:
@@ -180,15 +225,14 @@ class Watchdog(threading.Thread):
         rec = track.TRACKER.oldest()
         if not self.stalled and rec is not None and time.time() - rec.start >= self.timeout:
             self.stalled = True
-            if store.add("stall", 1) == 1:  # the first rank to see it asks everyone
-                gen = channel.request_dump(store)
-                channel.put(store, "stall/info", {"rank": self.rank, "gen": gen})
+            held = channel.claim_stall(store, self.rank, lambda: channel.request_dump(store))
+            if held.get("rank") == self.rank:  # the first rank to see it asked everyone
+                gen = held["gen"]
                 self.answer(gen)
                 self.report_due = (gen, time.monotonic() + (LAUNCHER_GRACE if self.launcher else 0.0))
         if self.report_due and time.monotonic() >= self.report_due[1]:
             gen, self.report_due = self.report_due[0], None
-            if not store.check(["handled"]):
-                store.set("handled", f"rank {self.rank}")
+            if store.claim("handled", f"rank {self.rank}") == f"rank {self.rank}":
                 self.report(gen)
 
     def answer(self, gen: int):
@@ -211,7 +255,7 @@ class Watchdog(threading.Thread):
         dumps = channel.collect(self.store, self.world, gen, wait=3.0)
         hint = f"{self.log_dir}/stacks/rank{{0..{self.world - 1}}}.txt" if self.log_dir else None
         text = report.build(dumps, self.world, stacks_hint=hint)
-        print(text, file=sys.stderr, flush=True)
+        print(printable_lines(text), file=sys.stderr, flush=True)
         if self.log_dir is not None:
             try:
                 private.write(private.mkdir(self.log_dir / "stacks") / "report.txt", text + "\n")
@@ -245,6 +289,8 @@ def _connect(addr: str, port: int):
     while True:
         try:
             return channel.connect(addr, port, timeout=10.0)
+        except channel.NoSecret:
+            raise
         except Exception:  # noqa: BLE001 - rank 0's store may still be starting
             if time.monotonic() > deadline:
                 raise
@@ -314,7 +360,32 @@ def enable_hang_watch(
     )
     _watchdog.start()
     atexit.register(_watchdog.shutdown)
+    _stop_before_destroy(dist)
     return True
+
+
+def _stop_before_destroy(dist) -> None:
+    """A script's own destroy_process_group() (torchrun examples end with it) takes rank 0's store down: the
+    watchdog lets go of it first."""
+    original = dist.destroy_process_group
+    if getattr(original, "_clusterdoc_wrapped", False):
+        return
+
+    def destroy_process_group(group=None):
+        if group is None:
+            stop_hang_watch()
+        return original(group)
+
+    destroy_process_group._clusterdoc_wrapped = True  # type: ignore[attr-defined]
+    destroy_process_group.__wrapped__ = original  # type: ignore[attr-defined]
+    dist.destroy_process_group = destroy_process_group
+
+
+def stop_hang_watch() -> None:
+    """Stop this rank's watchdog and let go of the job's store, in order (before the process group and its
+    store go: clusterdoc.run and shim.init()'s exit hook call it first)."""
+    if _watchdog is not None:
+        _watchdog.shutdown()
 
 
 def hang_watch_enabled() -> bool:
