@@ -31,7 +31,7 @@ class HangWatch:
 
     def _connect(self):
         try:
-            info = json.loads((self.jd.path / "watch.json").read_text())
+            info = private.read_json(self.jd.path / "watch.json")
         except (OSError, ValueError):
             return None
         try:

@@ -6,9 +6,11 @@ import json
 import sys
 from pathlib import Path
 
+from clusterdoc import private
 from clusterdoc.errors import UsageError
 from clusterdoc.hang import channel, report, stacks, trace
 from clusterdoc.launch.job import find_job
+from clusterdoc.untrusted import printable
 
 WAIT = 5.0  # seconds the ranks have to answer
 
@@ -17,14 +19,14 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
     """Ask every rank of a running job for its state through the job's store; print the grouped view."""
     jd = find_job(job, folder)
     try:
-        info = json.loads((jd.path / "watch.json").read_text())
-    except (OSError, ValueError):
+        info = private.read_json(jd.path / "watch.json")
+        world = int(info["world"])
+    except (OSError, ValueError, TypeError, KeyError):
         raise UsageError(
             f"job {jd.id} has no hang watch address yet ({jd.path / 'watch.json'})",
             hint="the job must be running under clusterdoc submit (or shim.init()) with "
             "--hang-timeout above 0; rank 0 writes it once its process group is up",
         ) from None
-    world = int(info["world"])
     try:
         store = channel.connect(info["addr"], info["port"], timeout=5.0)
         gen = channel.request_dump(store)
@@ -55,7 +57,10 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
 def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout) -> int:
     """Write the job's Chrome/Perfetto trace (from `submit --trace`)."""
     jd = find_job(job, folder)
-    records = trace.read_records(jd.path / "trace")
+    try:
+        records = trace.read_records(jd.path / "trace")
+    except OSError as err:
+        raise UsageError(f"cannot read the job's trace: {err.strerror or err}", where=printable(err.filename)) from None
     if not records:
         raise UsageError(
             f"job {jd.id} has no collective trace ({jd.path / 'trace'} is empty)",
@@ -63,7 +68,10 @@ def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout)
         )
     doc = trace.build(records)
     path = Path(output) if output else jd.path / "trace.json"
-    path.write_text(json.dumps(doc))
+    try:  # never through a symlink: whoever runs this (an admin too) writes this file and no other
+        private.write(path, json.dumps(doc, allow_nan=False))
+    except OSError as err:
+        raise UsageError(f"cannot write the trace: {err.strerror or err}", where=printable(path)) from None
     n = sum(len(r) for r in records.values())
     print(
         f"{path}: {n} collectives on {len(records)} ranks; open it in https://ui.perfetto.dev or chrome://tracing",
