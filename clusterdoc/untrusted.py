@@ -13,6 +13,8 @@ Pure functions only.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from typing import overload
 
@@ -39,6 +41,24 @@ def printable(text, limit: int | None = None) -> str:
     if s.isprintable():
         return s
     return "".join(c if c.isprintable() else _escape(c) for c in s)
+
+
+def json_text(value, **options) -> str:
+    """JSON every parser reads: a NaN or infinity (which Python would write as NaN, not JSON) becomes null."""
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except ValueError:
+        return json.dumps(_finite(value), allow_nan=False, **options)
+
+
+def _finite(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
 
 
 def decode(data: bytes | bytearray) -> str:
@@ -211,7 +231,7 @@ def _bad_scalar(value, form: str) -> bool:
     if form == INT:
         return not isinstance(value, int) or isinstance(value, bool)
     if form == NUM:
-        return not isinstance(value, (int, float)) or isinstance(value, bool)
+        return not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value)
     if not isinstance(value, str):
         return True
     if value == "":

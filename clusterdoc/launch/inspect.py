@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -10,7 +9,7 @@ from clusterdoc import private
 from clusterdoc.errors import UsageError
 from clusterdoc.hang import channel, report, stacks, trace
 from clusterdoc.launch.job import find_job
-from clusterdoc.untrusted import printable
+from clusterdoc.untrusted import json_text, printable
 
 WAIT = 5.0  # seconds the ranks have to answer
 
@@ -69,7 +68,7 @@ def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout)
     doc = trace.build(records)
     path = Path(output) if output else jd.path / "trace.json"
     try:  # never through a symlink: whoever runs this (an admin too) writes this file and no other
-        private.write(path, json.dumps(doc, allow_nan=False))
+        private.write(path, json_text(doc))
     except OSError as err:
         raise UsageError(f"cannot write the trace: {err.strerror or err}", where=printable(path)) from None
     n = sum(len(r) for r in records.values())

@@ -298,12 +298,26 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
 
 
 def _finish_attempt(jd: JobDir, attempt: int, outcome: Outcome) -> None:
+    if not outcome.ok and (note := disk_full_note(jd)):
+        outcome.message = f"{outcome.message}; {note}" if outcome.message else note
     record = jd.read()
     for a in record["attempts"]:
         if a["n"] == attempt:
             a.update(ended=time.time(), outcome=outcome.to_json())
     jd.update(state=outcome.state, attempts=record["attempts"], outcome=outcome.to_json(), ended=time.time())
     jd.log_attempt(f"attempt {attempt} ended: {outcome.describe()}")
+
+
+def disk_full_note(jd: JobDir) -> str | None:
+    """Why a job may have failed that its ranks could not say (their logs are on the same file system)."""
+    try:
+        st = os.statvfs(jd.path)
+    except OSError:
+        return None
+    free = st.f_bavail * st.f_frsize
+    if free >= 1 << 20:
+        return None
+    return f"the job folder's file system is full ({free // 1024} KiB free): ranks could not write their logs"
 
 
 def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangWatch | None = None) -> Outcome:
