@@ -510,7 +510,7 @@ def cancel_main(job: str, folder: str | None, grace: float = 30.0, quiet: bool =
 
         slurm.scancel(slurm.checked_id(rec["backend_id"], jd.record_path))
     pid, started = rec.get("supervisor_pid"), rec.get("supervisor_start")
-    if lifeline.same_process(pid, started):
+    if isinstance(pid, int) and lifeline.same_process(pid, started):
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + grace
         while lifeline.same_process(pid, started) and time.monotonic() < deadline:
