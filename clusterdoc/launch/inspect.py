@@ -37,7 +37,11 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
             file=sys.stderr,
         )
         return 1
-    hint = stacks.write(jd.path, dumps, world) if dumps else None
+    try:
+        hint = stacks.write(jd.path, dumps, world) if dumps else None
+    except OSError as err:  # another user's folder, a full disk, a symlink in place of stacks/: print them only
+        print(f"clusterdoc stacks: not saved in {printable(jd.path)}: {err.strerror or err}", file=sys.stderr)
+        hint = None
     exits = {r: rec["code"] for r in range(world) if r not in dumps and (rec := jd.rank_exit(r))}
     text = report.build(
         dumps,

@@ -294,6 +294,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
                 streamer.reset()
             attempt += 1
             continue
+        private.release(jd.reserve_path)  # its last record is written: the space set aside is free again
         return outcome
 
 
