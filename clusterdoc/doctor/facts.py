@@ -338,7 +338,7 @@ def _load(path: Path, node: str | None) -> dict:
     except OSError as err:
         raise UsageError(f"cannot read saved facts: {err.strerror or err}", where=where) from None
     except ValueError as err:
-        raise UsageError(f"not valid JSON: {printable(err, 200)}", where=where) from None
+        raise UsageError(f"cannot read saved facts: not valid JSON: {printable(err, 200)}", where=where) from None
     if not isinstance(data, dict):
         raise UsageError("expected a JSON object (the probe's facts)", where=where)
     return clean_facts(data) if node is not None else data
