@@ -226,6 +226,7 @@ def leftovers(folder: Path) -> list[str]:
                                                                               and p.suffix in (".json", ".exit"))]
 
 
+@pytest.mark.slow
 @needs_root
 def test_a_job_that_fills_its_disk_ends_on_record(tmp_path, small_disk):
     (tmp_path / "fill.py").write_text(FILLER)
