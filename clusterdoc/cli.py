@@ -491,6 +491,15 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as err:
         print(f"clusterdoc {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
+    except PermissionError as err:  # another user's job folder or file: theirs to look at, not a crash
+        from clusterdoc.untrusted import printable
+
+        print(
+            f"clusterdoc {args.command}: error: {printable(err.filename or '')}: {err.strerror or err}"
+            "\n  (it belongs to another user, or is not open to you: run the command as its owner)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("clusterdoc: interrupted", file=sys.stderr)
         return 130

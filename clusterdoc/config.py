@@ -5,11 +5,20 @@ too). They are layered, later ones winning: ~/.config/clusterdoc/config.yaml, th
 the file given with --config. Each setting also has an environment variable, CLUSTERDOC_<KEY>
 (CLUSTERDOC_DEBUG=1, CLUSTERDOC_LOG_LEVEL=INFO, ...). An unknown key or a value of the wrong type is a
 UsageError naming the key and the file:line, so a typo never silently does nothing.
+
+A config file can name the Python that runs the ranks and switch the preflight off, and the files found by
+themselves (the user's and ./clusterdoc.yaml) are found, not chosen: they are used only when they belong to
+the user running clusterdoc (or to root) and nobody else can write them; a working directory shared with
+others cannot hand its `clusterdoc.yaml` to whoever runs clusterdoc there (root included). Every file is read
+bounded (MAX_CONFIG bytes, no YAML aliases, MAX_DEPTH levels), so no file can take memory or time without
+end, and what it says is escaped in messages.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +26,7 @@ from pathlib import Path
 import yaml
 
 from clusterdoc.errors import UsageError
+from clusterdoc.untrusted import printable
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 BACKENDS = ("auto", "local", "slurm", "mpirun")
@@ -63,6 +73,10 @@ ENV_PREFIX = "CLUSTERDOC_"
 USER_CONFIG = Path("~/.config/clusterdoc/config.yaml")
 CWD_CONFIG = Path("clusterdoc.yaml")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+MAX_CONFIG = 64 * 1024  # bytes: a config file is a few lines
+MAX_DEPTH = 16  # nesting levels (a config is one flat mapping; deeper is refused before Python's recursion limit)
+MAX_INT = 2**31 - 1  # no setting needs more (node counts, minutes, seconds)
+MAX_PORT = 65535
 
 
 def env_name(key: str) -> str:
@@ -70,16 +84,94 @@ def env_name(key: str) -> str:
     return ENV_PREFIX + key.upper()
 
 
-def config_files(explicit: str | None = None, cwd: Path | None = None, home: Path | None = None) -> list[Path]:
-    """The files to read, lowest precedence first. An explicit --config file must exist."""
+def config_files(
+    explicit: str | None = None, cwd: Path | None = None, home: Path | None = None
+) -> list[tuple[Path, bool]]:
+    """The files to read, lowest precedence first, each with whether it was chosen (--config) rather than
+    found. An explicit --config file must exist."""
     user = Path(home, ".config/clusterdoc/config.yaml") if home else USER_CONFIG.expanduser()
-    files = [p for p in (user, Path(cwd or ".") / CWD_CONFIG) if p.is_file()]
+    files = [(p, False) for p in (user, Path(cwd or ".") / CWD_CONFIG) if p.exists()]
     if explicit:
         path = Path(explicit).expanduser()
         if not path.is_file():
-            raise UsageError(f"config file not found: {explicit}", hint="give an existing YAML file to --config")
-        files.append(path)
+            raise UsageError(
+                f"config file not found: {printable(explicit)}", hint="give an existing YAML file to --config"
+            )
+        files.append((path, True))
     return files
+
+
+def read_text(path: Path, trusted: bool = True) -> str:
+    """A config file's text: a regular file (a FIFO or a device is refused, never waited on) of at most
+    MAX_CONFIG bytes. A file clusterdoc found by itself (`trusted` False) must belong to this user or root and be
+    writable by nobody else; that is checked on the file as opened, so swapping it afterwards does not help."""
+    where = printable(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise OSError(errno.EINVAL, "not a regular file (a FIFO, a device or a folder)")
+            if not trusted:
+                _check_owner(st, where)
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read(MAX_CONFIG + 1)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise UsageError(f"cannot read config file: {err.strerror or err}", where=where) from None
+    if len(data) > MAX_CONFIG:
+        raise UsageError(f"config file larger than {MAX_CONFIG // 1024} KiB, the most clusterdoc reads", where=where)
+    return data.decode("utf-8", "replace")
+
+
+def _check_owner(st: os.stat_result, where: str) -> None:
+    me = os.geteuid()
+    if st.st_uid not in (me, 0):
+        raise UsageError(
+            f"refusing this config file: it belongs to {_user(st.st_uid)}, not to you ({_user(me)})",
+            where=where,
+            hint="clusterdoc uses a config file it finds by itself only when it is yours (or root's): "
+            "remove it, or pass it with --config FILE if you trust what it says",
+        )
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise UsageError(
+            f"refusing this config file: others can write it (mode {stat.filemode(st.st_mode)})",
+            where=where,
+            hint=f"make it yours alone: chmod go-w {where}",
+        )
+
+
+def _user(uid: int) -> str:
+    try:
+        import pwd
+
+        return f"user {pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader's composer with bounds: no aliases (a few hundred bytes of nested aliases expand to
+    gigabytes; a config never needs them) and at most MAX_DEPTH levels of nesting."""
+
+    depth = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed in a config file", event.start_mark
+            )
+        self.depth += 1
+        try:
+            if self.depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
 
 def _convert(setting: Setting, value, where: str, what: str):
@@ -91,14 +183,21 @@ def _convert(setting: Setting, value, where: str, what: str):
     if t is str and isinstance(value, (int, float)) and not isinstance(value, bool):
         value, ok = str(value), True  # `partition: 123` is a fine name
     if not ok:
-        raise UsageError(f"{what} must be {_type_name(t)}, not {type(value).__name__} ({value!r})", where=where)
+        raise UsageError(
+            f"{what} must be {_type_name(t)}, not {type(value).__name__} ({printable(repr(value), 80)})", where=where
+        )
     if setting.key == "log_level":
         value = value.upper()
     if setting.choices and value not in setting.choices:
-        raise UsageError(f"{what} must be one of {', '.join(setting.choices)}, not {value!r}", where=where)
+        raise UsageError(
+            f"{what} must be one of {', '.join(setting.choices)}, not {printable(repr(value), 80)}", where=where
+        )
     low = 0 if setting.key in ZERO_ALLOWED else 1
+    high = MAX_PORT if setting.key == "port" else MAX_INT
     if t is int and value < low:
-        raise UsageError(f"{what} must be at least {low}, not {value}", where=where)
+        raise UsageError(f"{what} must be at least {low}, not {printable(value, 40)}", where=where)
+    if t is int and value > high:
+        raise UsageError(f"{what} must be at most {high}, not {printable(value, 40)}", where=where)
     return value
 
 
@@ -106,32 +205,35 @@ def _type_name(t: type) -> str:
     return {bool: "true or false", int: "an integer", str: "a string"}[t]
 
 
-def read_file(path: Path) -> dict[str, object]:
+def read_file(path: Path, trusted: bool = True) -> dict[str, object]:
     """One YAML file -> {key: value}, checked. Errors carry file:line."""
+    text = read_text(path, trusted)
+    shown = printable(path)
+    loader = _Loader(text)
     try:
-        text = path.read_text()
-        root = yaml.compose(text)
-    except OSError as err:
-        raise UsageError(f"cannot read config file: {err.strerror}", where=str(path)) from None
+        root = loader.get_single_node()
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
         raise UsageError(
-            f"not valid YAML: {getattr(err, 'problem', None) or err}",
-            where=where,
+            f"not valid YAML: {printable(getattr(err, 'problem', None) or err, 200)}",
+            where=f"{shown}:{mark.line + 1}" if mark else shown,
             hint="the file is a mapping of flag names to values, e.g. 'debug: true'",
         ) from None
+    finally:
+        loader.dispose()
     if root is None:
         return {}
     if not isinstance(root, yaml.MappingNode):
         raise UsageError(
-            "expected a mapping of flag names to values, e.g. 'nodes: 4'", where=f"{path}:{root.start_mark.line + 1}"
+            "expected a mapping of flag names to values, e.g. 'nodes: 4'", where=f"{shown}:{root.start_mark.line + 1}"
         )
     out: dict[str, object] = {}
     for key_node, value_node in root.value:
-        where = f"{path}:{key_node.start_mark.line + 1}"
-        name = str(key_node.value)
-        key = name.replace("-", "_")
+        where = f"{shown}:{key_node.start_mark.line + 1}"
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise UsageError("a key must be a flag name, not a list or mapping", where=where)
+        name = printable(key_node.value, 80)
+        key = key_node.value.replace("-", "_")
         if key not in SETTINGS:
             raise UsageError(
                 f"unknown key '{name}'",
@@ -142,7 +244,10 @@ def read_file(path: Path) -> dict[str, object]:
             raise UsageError(
                 f"key '{name}' must be {_type_name(SETTINGS[key].type)}, not a list or mapping", where=where
             )
-        value = yaml.safe_load(yaml.serialize(value_node))
+        try:
+            value = _Loader(yaml.serialize(value_node)).get_single_data()
+        except (ValueError, yaml.YAMLError) as err:  # an integer of 5000 digits, a date out of range...
+            raise UsageError(f"key '{name}': not a value clusterdoc can read ({printable(err, 120)})", where=where)
         out[key] = _convert(SETTINGS[key], value, where, f"key '{name}'")
     return out
 
@@ -158,13 +263,18 @@ def read_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
         value: object
         if setting.type is bool:
             if raw.lower() not in _TRUE + _FALSE:
-                raise UsageError(f"{name} must be 1/true/yes/on or 0/false/no/off, not {raw!r}", where="environment")
+                raise UsageError(
+                    f"{name} must be 1/true/yes/on or 0/false/no/off, not {printable(repr(raw), 80)}",
+                    where="environment",
+                )
             value = raw.lower() in _TRUE
         elif setting.type is int:
             try:
                 value = int(raw)
             except ValueError:
-                raise UsageError(f"{name} must be an integer, not {raw!r}", where="environment") from None
+                raise UsageError(
+                    f"{name} must be an integer, not {printable(repr(raw), 80)}", where="environment"
+                ) from None
         else:
             value = raw or None
         out[key] = _convert(setting, value, "environment", name)
@@ -184,8 +294,8 @@ def resolve(
     """
     settings = {k: s.default for k, s in SETTINGS.items()}
     origin = {k: "default" for k in SETTINGS}
-    for path in config_files(explicit_config, cwd, home):
-        for key, value in read_file(path).items():
+    for path, chosen in config_files(explicit_config, cwd, home):
+        for key, value in read_file(path, trusted=chosen).items():
             settings[key], origin[key] = value, str(path)
     for key, value in read_env(environ).items():
         settings[key], origin[key] = value, env_name(key)

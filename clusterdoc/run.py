@@ -76,8 +76,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _reserve_path(log_dir: Path, rank: int) -> Path:
+    return log_dir / f".rank{rank}.reserve"
+
+
 def _redirect(log_dir: Path, rank: int) -> None:
     private.mkdir(log_dir, parents=True)
+    private.reserve(_reserve_path(log_dir, rank), 16 * 1024)  # room for the exit record on a full disk
     sys.stdout.flush()
     sys.stderr.flush()
     for fd, name in ((1, f"rank{rank}.out"), (2, f"rank{rank}.err")):
@@ -91,9 +96,23 @@ def _redirect(log_dir: Path, rank: int) -> None:
 
 
 def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
-    if log_dir is not None:
-        record = {"code": code, "oom": oom, "time": time.time(), **_collectives()}
-        private.write(log_dir / f"rank{rank}.exit", json.dumps(record) + "\n")
+    """The rank's exit record: what the launcher judges the job by, so it is written first (before the shim's
+    optional files), through the rank's reserve on a full disk, and without the collectives if even then
+    the whole record does not fit."""
+    if log_dir is None:
+        return
+    path, reserve = log_dir / f"rank{rank}.exit", _reserve_path(log_dir, rank)
+    record = {"code": code, "oom": oom, "time": time.time()}
+    try:
+        try:
+            private.write(path, json.dumps({**record, **_collectives()}) + "\n", reserve=reserve)
+        except OSError as err:
+            if err.errno not in private.FULL:
+                raise
+            private.write(path, json.dumps(record) + "\n")
+    except OSError as err:
+        print(f"clusterdoc.run: rank {rank}: cannot write {path}: {err.strerror or err}", file=sys.stderr)
+    private.release(reserve)
 
 
 def _collectives() -> dict:
@@ -207,20 +226,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"clusterdoc.run: rank {rank} interrupted", file=sys.stderr)
         code = 130
     except BaseException as exc:  # noqa: BLE001 - every way a rank can die must be recorded
-        print_script_traceback(exc)
         oom = is_oom(exc)
-        if oom:
-            print(
-                f"{OOM_MARKER} on rank {rank}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-                file=sys.stderr,
-            )
         code = OOM_EXIT_CODE if oom else 1
-    sys.stdout.flush()
-    sys.stderr.flush()
+        try:  # stderr's file system may be the full one: the exit record still comes
+            print_script_traceback(exc)
+            if oom:
+                print(
+                    f"{OOM_MARKER} on rank {rank}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                    file=sys.stderr,
+                )
+        except OSError:
+            pass
+    _flush()
     _write_exit(log_dir, rank, code, oom)
     if code == 0:
         _shutdown()
     return code
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:  # a full disk: what could not be written is lost, the exit record must not be
+            pass
 
 
 def _shutdown() -> None:

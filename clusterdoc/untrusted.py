@@ -16,6 +16,7 @@ Pure functions only.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -50,6 +51,24 @@ def printable(text, limit: int | None = None) -> str:
 def printable_lines(text) -> str:
     """Multi-line text (a report) with each line escaped as by printable(): its line breaks kept."""
     return "\n".join(printable(line) for line in str(text).split("\n"))
+
+
+def json_text(value, **options) -> str:
+    """JSON every parser reads: a NaN or infinity (which Python would write as NaN, not JSON) becomes null."""
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except ValueError:
+        return json.dumps(_finite(value), allow_nan=False, **options)
+
+
+def _finite(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
 
 
 def decode(data: bytes | bytearray) -> str:

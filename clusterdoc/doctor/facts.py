@@ -25,7 +25,7 @@ from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
 from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
 from clusterdoc.errors import UsageError
 from clusterdoc.hostfile import natural_key
-from clusterdoc.untrusted import MAX_TEXT, clean_facts, printable
+from clusterdoc.untrusted import MAX_TEXT, clean_facts, escape_all, printable
 
 LOCAL = "localhost"
 RUN_FILE = "_run.json"  # beside the node files (an underscore is never in a host name): the head's side
@@ -60,7 +60,13 @@ def gather(opts: CheckOptions) -> Gathered:
     else:
         g = gather_nodes(opts, checks)
     if opts.save_facts:
-        save_facts(g, Path(opts.save_facts))
+        try:
+            save_facts(g, Path(opts.save_facts))
+        except OSError as err:
+            raise UsageError(
+                f"--save-facts: cannot write {printable(err.filename or opts.save_facts)}: {err.strerror or err}",
+                hint="give a folder you can write to (it is created if missing)",
+            ) from None
     return g
 
 
@@ -324,7 +330,9 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
     """Facts saved by `--save-facts`, or collected by hand (`python3 - < probe.py > NODE.json` on each node:
     then every node counts as reached, and what only the head saw, mpirun and comm, is not judged)."""
     if not folder.is_dir():
-        raise UsageError(f"--facts {folder}: not a folder", hint="give the folder of NODE.json files (--save-facts)")
+        raise UsageError(
+            f"--facts {printable(folder)}: not a folder", hint="give the folder of NODE.json files (--save-facts)"
+        )
     facts: dict[str, dict | None] = {}
     for path in sorted(folder.glob("*.json")):
         if path.name == RUN_FILE or path.name.startswith("."):
@@ -337,7 +345,8 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
         facts.setdefault(n, None)
     if not nodes:
         raise UsageError(
-            f"--facts {folder}: no NODE.json file in it", hint="save them with `clusterdoc check ... --save-facts DIR`"
+            f"--facts {printable(folder)}: no NODE.json file in it",
+            hint="save them with `clusterdoc check ... --save-facts DIR`",
         )
     ok = {"status": "ok", "message": "", "elapsed": 0.0, "exit_code": 0}
     saved_conns = run.get("conns")
@@ -357,18 +366,21 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
 
 def _load(path: Path, node: str | None) -> dict:
     """One saved file; its contents are as untrusted as a node's output."""
+    where = printable(path)
     if node is not None and not _valid_name(node):
         raise UsageError(
-            f"{path.name}: {node!r} is not a host name",
-            where=str(path),
+            f"{printable(path.name)}: '{printable(node, 80)}' is not a host name",
+            where=where,
             hint="name each file after its node: NODE.json",
         )
     try:
-        data = json.loads(private.read(path, MAX_FACTS_FILE).decode("utf-8", "replace"))
-    except (OSError, ValueError) as err:
-        raise UsageError(f"cannot read saved facts: {err}", where=str(path)) from None
+        data = private.read_json(path, MAX_FACTS_FILE)  # bounded, no NaN / Infinity, no RecursionError
+    except OSError as err:
+        raise UsageError(f"cannot read saved facts: {err.strerror or err}", where=where) from None
+    except ValueError as err:
+        raise UsageError(f"cannot read saved facts: not valid JSON: {printable(err, 200)}", where=where) from None
     if not isinstance(data, dict):
-        raise UsageError("expected a JSON object (the probe's facts)", where=str(path))
+        raise UsageError("expected a JSON object (the probe's facts)", where=where)
     return clean_facts(data) if node is not None else data
 
 
@@ -398,4 +410,4 @@ def _conn(value) -> dict | None:
 
 
 def _dict(value) -> dict | None:
-    return value if isinstance(value, dict) else None
+    return escape_all(value) if isinstance(value, dict) else None

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import ast
 import functools
-import json
 import shlex
 from pathlib import Path
 
-from clusterdoc import probe
+from clusterdoc import private, probe
 from clusterdoc.untrusted import clean_facts
 
 # Parts of probe.py only the head uses (the shell fallback's text and parser), left out of what is sent.
@@ -116,7 +115,7 @@ def parse_output(stdout: str) -> dict | None:
     for line in reversed(stdout.splitlines()):
         if line.startswith("{"):
             try:
-                return clean_facts(json.loads(line))
+                return clean_facts(private.loads(line))  # NaN / Infinity: not JSON, not facts
             except (ValueError, RecursionError):
                 return None
     return None

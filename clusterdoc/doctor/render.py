@@ -3,12 +3,11 @@ their fixes, the TORCH_CUDA_ARCH_LIST the cluster needs; or the same as JSON. Al
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 
 from clusterdoc.checks import FAIL, OK, RANK, WARN, Finding, worst
-from clusterdoc.untrusted import printable
+from clusterdoc.untrusted import json_text, printable
 
 MARK = {OK: "ok", WARN: "WARN", FAIL: "FAIL", None: "-"}
 NODE = "\0NODE\0"  # stands for the node's name in a merged finding
@@ -89,7 +88,7 @@ def exit_code(findings, strict=False) -> int:
 
 
 def to_json(nodes_json, findings, summ) -> str:
-    return json.dumps({"nodes": nodes_json, "findings": findings, "summary": summ}, indent=2, sort_keys=False)
+    return json_text({"nodes": nodes_json, "findings": findings, "summary": summ}, indent=2, sort_keys=False)
 
 
 def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -> str:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 
 from clusterdoc.checks import FAIL, WARN, Finding, arch
 from clusterdoc.doctor import render
 from clusterdoc.doctor.facts import Gathered
-from clusterdoc.untrusted import escape_all
+from clusterdoc.untrusted import escape_all, json_text
 
 
 @dataclass
@@ -83,7 +82,7 @@ class Report:
 
     def to_json(self) -> str:
         """The `clusterdoc check --json` document (schema in README)."""
-        return json.dumps(self.to_dict(), indent=2)
+        return json_text(self.to_dict(), indent=2)
 
     def render(self, verbose: int | None = None) -> str:
         """The table the CLI prints."""

@@ -45,7 +45,7 @@ class HangWatch:
         if self.secret is None:
             return None
         try:
-            info = json.loads(private.read(self.jd.path / "watch.json", limit=1 << 16))
+            info = private.read_json(self.jd.path / "watch.json")
             store = channel.connect(info["addr"], info["port"], timeout=3.0, secret=self.secret)
         except Exception:  # noqa: BLE001 - not up yet, already gone, or an unreadable file: try again later
             return None

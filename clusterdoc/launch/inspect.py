@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -10,7 +9,7 @@ from clusterdoc import private
 from clusterdoc.errors import UsageError
 from clusterdoc.hang import channel, report, seal, stacks, trace
 from clusterdoc.launch.job import find_job
-from clusterdoc.untrusted import printable, printable_lines
+from clusterdoc.untrusted import json_text, printable, printable_lines
 
 WAIT = 5.0  # seconds the ranks have to answer
 
@@ -19,7 +18,7 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
     """Ask every rank of a running job for its state through the job's store; print the grouped view."""
     jd = find_job(job, folder)
     try:
-        info = json.loads(private.read(jd.path / "watch.json", limit=1 << 16))
+        info = private.read_json(jd.path / "watch.json")
         world, addr, port = int(info["world"]), str(info["addr"]), int(info["port"])
         if not 1 <= world <= (1 << 20):
             raise ValueError(world)
@@ -49,6 +48,10 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
     exits = {r: rec["code"] for r in range(world) if r not in dumps and (rec := jd.rank_exit(r))}
     try:
         hint = stacks.write(jd.path, dumps, world) if dumps else None
+    except OSError as err:  # another user's folder, a full disk, a symlink in place of stacks/: print them only
+        print(f"clusterdoc stacks: not saved in {printable(jd.path)}: {err.strerror or err}", file=sys.stderr)
+        hint = None
+    try:
         text = report.build(
             dumps,
             world,
@@ -74,7 +77,10 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
 def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout) -> int:
     """Write the job's Chrome/Perfetto trace (from `submit --trace`)."""
     jd = find_job(job, folder)
-    records = trace.read_records(jd.path / "trace")
+    try:
+        records = trace.read_records(jd.path / "trace")
+    except OSError as err:
+        raise UsageError(f"cannot read the job's trace: {err.strerror or err}", where=printable(err.filename)) from None
     if not records:
         raise UsageError(
             f"job {jd.id} has no collective trace ({jd.path / 'trace'} is empty)",
@@ -82,7 +88,10 @@ def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout)
         )
     doc = trace.build(records)
     path = Path(output) if output else jd.path / "trace.json"
-    path.write_text(json.dumps(doc))
+    try:  # never through a symlink: whoever runs this (an admin too) writes this file and no other
+        private.write(path, json_text(doc))
+    except OSError as err:
+        raise UsageError(f"cannot write the trace: {err.strerror or err}", where=printable(path)) from None
     n = sum(len(r) for r in records.values())
     print(
         f"{path}: {n} collectives on {len(records)} ranks; open it in https://ui.perfetto.dev or chrome://tracing",

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.errors import UsageError
+from clusterdoc.untrusted import printable
 
 OOM_EXIT_CODE = 75  # EX_TEMPFAIL: "try again", which is what --oom-retry does
 OOM_MARKER = "clusterdoc.run: OUT OF MEMORY"
@@ -116,7 +117,7 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def new_job_id(backend: str) -> str:
-    return f"{backend}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+    return f"{backend}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}"
 
 
 def default_root(folder: str | None) -> Path:
@@ -146,19 +147,29 @@ class JobDir:
     def record_path(self) -> Path:
         return self.path / "job.json"
 
+    @property
+    def reserve_path(self) -> Path:
+        return self.path / ".reserve"
+
     def read(self) -> dict:
         try:
-            record = json.loads(private.read(self.record_path))
-        except (OSError, ValueError):
+            record = private.read_json(self.record_path)
+        except (OSError, ValueError) as err:
             raise UsageError(
-                f"no readable job record in {self.path}",
+                f"no readable job record in {printable(self.path)} ({printable(_reason(err))})",
                 hint="give a job id printed by 'clusterdoc submit' or its log folder",
             ) from None
         check_record(record, self.record_path)
         return record
 
     def write(self, record: dict) -> None:
-        private.write(self.record_path, json.dumps(record, indent=2) + "\n")  # whole: status never sees half
+        """Whole (status never sees half), and on a full file system through the job's reserve: how the job
+        ended is on record whatever its ranks wrote. An error that is no fault of clusterdoc's (no permission,
+        no space) is a UsageError naming the file."""
+        try:
+            private.write(self.record_path, json.dumps(record, indent=2) + "\n", reserve=self.reserve_path)
+        except OSError as err:
+            raise UsageError(f"cannot write {printable(self.record_path)}: {_reason(err)}") from None
 
     def update(self, **changes) -> dict:
         record = self.read()
@@ -167,13 +178,18 @@ class JobDir:
         return record
 
     def log_attempt(self, line: str) -> None:
-        with private.open_append(self.path / "attempts.log") as f:
-            f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+        """attempts.log is for people; job.json is the record: a full disk must not stop the job here."""
+        try:
+            with private.open_append(self.path / "attempts.log") as f:
+                f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
+        except OSError as err:
+            if err.errno not in private.FULL:
+                raise
 
     def rank_exit(self, rank: int) -> dict | None:
         """{"code": N, "oom": bool} if the rank finished through clusterdoc.run, else None."""
         try:
-            rec = json.loads(private.read(self.exit_file(rank), limit=1 << 20))
+            rec = private.read_json(self.exit_file(rank), limit=1 << 20)
         except (OSError, ValueError):
             return None
         return rec if isinstance(rec, dict) and isinstance(rec.get("code"), (int, type(None))) else None
@@ -205,51 +221,86 @@ def check_record(record, where) -> None:
         )
 
 
-def create_job_dir(root: Path, spec: JobSpec, job_id: str | None = None) -> JobDir:
-    job_id = job_id or new_job_id(spec.backend)
-    path = root / job_id
+def reserve_job_dir(root: Path, backend: str, job_id: str | None = None) -> JobDir:
+    """A new, empty, private folder for one job. mkdir is the lock: submits started in the same second (on any
+    node of a shared file system) each get their own id; a given `job_id` that exists is an error."""
+    for _ in range(100):
+        path = root / (job_id or new_job_id(backend))
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            path.mkdir(mode=0o700)
+            path.chmod(0o700)  # whatever the umask: a job's logs are its owner's
+            return JobDir(path)
+        except FileExistsError:
+            if job_id:
+                raise UsageError(f"log folder already exists: {path}") from None
+        except OSError as err:
+            raise UsageError(
+                f"cannot create the log folder {printable(path)}: {_reason(err)}",
+                hint="choose a writable --folder (shared by all nodes for slurm and mpirun)",
+            ) from None
+    raise UsageError(f"no free job id in {printable(root)} after 100 tries")
+
+
+def init_job_dir(jd: JobDir, spec: JobSpec) -> JobDir:
+    """The first record of a reserved folder, and space set aside for its last one. A folder that cannot take
+    them (full disk) is removed again: no half-made job is left behind."""
+    private.reserve(jd.reserve_path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.mkdir(mode=0o700)
-        path.chmod(0o700)  # whatever the umask: a job's logs are its owner's
-    except FileExistsError:
-        raise UsageError(f"log folder already exists: {path}") from None
-    except OSError as err:
-        raise UsageError(
-            f"cannot create the log folder {path}: {err.strerror}",
-            hint="choose a writable --folder (shared by all nodes for slurm and mpirun)",
-        ) from None
-    jd = JobDir(path)
-    jd.write(
-        {
-            "id": job_id,
-            "spec": asdict(spec),
-            "backend_id": None,
-            "state": "PENDING",
-            "submitted": time.time(),
-            "attempts": [],
-        }
-    )
+        jd.write(
+            {
+                "id": jd.id,
+                "spec": asdict(spec),
+                "backend_id": None,
+                "state": "PENDING",
+                "submitted": time.time(),
+                "attempts": [],
+            }
+        )
+    except UsageError:
+        discard(jd)
+        raise
     return jd
+
+
+def discard(jd: JobDir) -> None:
+    """Remove a job folder that never ran (what reserve_job_dir / init_job_dir put there, nothing else)."""
+    for p in (jd.record_path, jd.reserve_path):
+        private.release(p)
+    try:
+        jd.path.rmdir()
+    except OSError:
+        pass
+
+
+def create_job_dir(root: Path, spec: JobSpec, job_id: str | None = None) -> JobDir:
+    return init_job_dir(reserve_job_dir(root, spec.backend, job_id), spec)
+
+
+def _reason(err: BaseException) -> str:
+    if isinstance(err, OSError):
+        return err.strerror or str(err)
+    return str(err)
 
 
 def find_job(job: str, folder: str | None) -> JobDir:
     """A job given as its log folder, its clusterdoc id, or its Slurm job id."""
     p = Path(job).expanduser()
-    if (p / "job.json").is_file():
+    if (p / "job.json").exists():
         return JobDir(p.absolute())
     root = default_root(folder)
-    if (root / job / "job.json").is_file():
+    if (root / job / "job.json").exists():
         return JobDir(root / job)
     if re.fullmatch(r"\d+", job) and root.is_dir():
         for rec in sorted(root.glob("*/job.json")):
             try:
-                if str(json.loads(rec.read_text()).get("backend_id")) == job:
-                    return JobDir(rec.parent)
+                found = private.read_json(rec)
             except (OSError, ValueError):
                 continue
+            if isinstance(found, dict) and str(found.get("backend_id")) == job:
+                return JobDir(rec.parent)
     raise UsageError(
-        f"no job '{job}' in {root}",
+        f"no job '{printable(job)}' in {printable(root)}",
         hint="give a job id printed by 'clusterdoc submit', its log folder, or --folder ROOT",
     )
 

@@ -2,8 +2,10 @@
 
 `die_with_parent(sig)` is a Popen preexec_fn: the child gets `sig` the moment the process that started it
 dies, even by SIGKILL (Linux's PR_SET_PDEATHSIG). Local ranks get SIGTERM; mpirun gets SIGTERM too, and
-Hydra / ORTE then stop the remote ranks themselves. `clusterdoc cancel` uses `ours()` before it signals a
-recorded pid: a pid can be reused, and only a process of this job may be stopped.
+Hydra / ORTE then stop the remote ranks themselves. A job records each process it starts as its pid and its
+start time (`start_time`); `clusterdoc cancel` signals a recorded pid only when `same_process` says the process
+with that pid now is the one recorded: a pid can be reused (by anything, another clusterdoc job included), and
+only a process of this job may be stopped.
 """
 
 from __future__ import annotations
@@ -31,10 +33,22 @@ def die_with_parent(sig: int = signal.SIGTERM):
     return preexec
 
 
-def ours(pid: int, marker: str) -> bool:
-    """Is `pid` alive and one of this job's processes (its command line names the job folder)?"""
+def start_time(pid: int) -> int | None:
+    """When `pid` started, in clock ticks since boot (/proc/PID/stat field 22); None when there is no such
+    process (or only its zombie). Together with the pid, it names one process for as long as the machine runs."""
     try:
-        with open(f"/proc/{int(pid)}/cmdline", "rb") as f:
-            return marker.encode() in f.read()
-    except OSError:
+        with open(f"/proc/{int(pid)}/stat", "rb") as f:
+            stat = f.read(4096)
+        # field 2 (the command name, in parentheses) may hold spaces and ')': count from the last ')'
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        return None if fields[0] == b"Z" else int(fields[19])  # a zombie has ended: nothing left to stop
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def same_process(pid, started) -> bool:
+    """Is `pid` alive and the very process recorded with start time `started`? (Values from a job record:
+    anything that is not a positive int is no process of ours.)"""
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (pid, started)):
         return False
+    return start_time(pid) == started

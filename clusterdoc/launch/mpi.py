@@ -65,8 +65,7 @@ def openmpi_major(text: str) -> int:
 def ssh_wrapper(jd: JobDir, ssh_config: str) -> Path:
     """A one-line launcher script: both flavours take a program path for their ssh agent, not a command line."""
     path = jd.path / "ssh-launcher.sh"
-    private.write(path, "#!/bin/sh\nexec ssh -F " + shlex.quote(ssh_config) + ' -o BatchMode=yes "$@"\n')
-    path.chmod(0o700)
+    private.write(path, "#!/bin/sh\nexec ssh -F " + shlex.quote(ssh_config) + ' -o BatchMode=yes "$@"\n', mode=0o700)
     return path
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 from dataclasses import asdict, dataclass, field
 
+from clusterdoc import private
 from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER, JobDir
 
 
@@ -81,7 +82,7 @@ def rank_died_of_oom(jd: JobDir, rank: int, code: int | None) -> bool:
         return True
     if code == OOM_EXIT_CODE:
         try:
-            with open(jd.err(rank), "rb") as f:
+            with private.open_read(jd.err(rank)) as f:
                 f.seek(0, 2)
                 f.seek(max(0, f.tell() - 65536))
                 return OOM_MARKER.encode() in f.read()

@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from clusterdoc import private
 from clusterdoc.launch.job import JobSpec
 
 ALLOCATION_CHECKS = ["kernel", "cuda", "arch", "consistency", "gpu", "fabric"]  # judged from facts alone
@@ -72,12 +73,9 @@ def gather(job_dir: Path) -> int:
     from clusterdoc import probe
 
     name = os.environ.get("SLURMD_NODENAME") or socket.gethostname()
-    out = job_dir / "preflight"
-    out.mkdir(exist_ok=True)
+    out = private.mkdir(job_dir / "preflight")
     facts = probe.gather(timeout=GATHER_PROBE_TIMEOUT)
-    tmp = out / f".{name}.json"
-    tmp.write_text(json.dumps(facts))
-    tmp.replace(out / f"{name}.json")
+    private.write(out / f"{name}.json", json.dumps(facts))  # under a hidden name until whole: judge skips those
     return 0
 
 
@@ -101,7 +99,7 @@ def judge(job_dir: Path, nodes: int) -> int:
         if code == 0
         else "FAILED: the job stops here (clusterdoc submit --no-preflight skips this)"
     )
-    (job_dir / "preflight.txt").write_text(f"preflight on the allocation's nodes:\n{text}\npreflight {verdict}\n")
+    private.write(job_dir / "preflight.txt", f"preflight on the allocation's nodes:\n{text}\npreflight {verdict}\n")
     print(text)
     return code
 

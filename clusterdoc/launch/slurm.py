@@ -111,6 +111,26 @@ HOPELESS = {
 }
 
 
+_JOB_ID = re.compile(r"\d{1,12}(_\d{1,9})?")  # a job, or an array task (submitit's 123_4)
+
+
+def checked_id(value, where) -> str:
+    """A Slurm job id from a job record: digits, never something scancel / squeue would take as an option."""
+    text = str(value)
+    if not _JOB_ID.fullmatch(text):
+        from clusterdoc.untrusted import printable
+
+        raise UsageError(
+            f"{printable(where)}: backend_id {printable(text, 80)!r} is not a Slurm job id; not passing it to Slurm",
+            hint="a job record's owner can edit it: look the job up with squeue yourself",
+        )
+    return text
+
+
+def scancel(job_id: str) -> None:
+    _run(["scancel", "--", job_id])
+
+
 def squeue_state(job_id: str) -> str | None:
     return squeue_state_reason(job_id)[0]
 
@@ -262,7 +282,7 @@ class SlurmJob:
 
     def cancel(self) -> None:
         if not self.cancelled:
-            _run(["scancel", self.backend_id])
+            scancel(self.backend_id)
             self.cancelled = True
 
 

@@ -6,7 +6,6 @@ sees about a job's life is decided here, the same for all of them.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -18,16 +17,18 @@ from pathlib import Path
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
 from clusterdoc.hang import seal
+from clusterdoc.launch import lifeline
 from clusterdoc.launch.hangwatch import HangWatch
 from clusterdoc.launch.job import (
     JobDir,
     JobSpec,
-    create_job_dir,
     default_root,
+    discard,
     find_job,
     format_command,
     get_arg,
-    new_job_id,
+    init_job_dir,
+    reserve_job_dir,
     set_arg,
 )
 from clusterdoc.launch.options import SubmitOptions
@@ -182,15 +183,16 @@ def backend_module(name: str):
 def batch_note(spec: JobSpec, root: Path) -> str | None:
     """When this script last ran on another shape, say what happens to the effective batch."""
     prev = None
-    for rec_path in sorted(root.glob("*/job.json"), key=lambda p: p.stat().st_mtime, reverse=True):
+    for rec_path in sorted(root.glob("*/job.json"), key=_mtime, reverse=True):
         try:
-            rec = json.loads(rec_path.read_text())
+            rec = private.read_json(rec_path)
         except (OSError, ValueError):
             continue
-        if rec.get("spec", {}).get("script") == spec.script:
-            prev = rec["spec"]
+        found = rec.get("spec") if isinstance(rec, dict) else None
+        if isinstance(found, dict) and found.get("script") == spec.script:
+            prev = found
             break
-    if prev is None:
+    if prev is None or not all(isinstance(prev.get(k), (int, type(None))) for k in ("nodes", "tasks_per_node")):
         return None
     old = (prev.get("nodes"), prev.get("tasks_per_node"), prev.get("gpus_per_node"))
     if old == (spec.nodes, spec.tasks_per_node, spec.gpus_per_node):
@@ -210,6 +212,13 @@ def batch_note(spec: JobSpec, root: Path) -> str | None:
         f"note: {old_shape} -> {shape}: the effective batch is per-GPU batch x world size, "
         f"so it changes by {spec.world_size}/{old_world}"
     )
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return 0.0
 
 
 # --- preflight -----------------------------------------------------------------------------------
@@ -248,7 +257,8 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         if stream
         else None
     )
-    jd.update(supervisor_pid=os.getpid())  # `status` tells a dead supervisor (LOST) from a running job
+    # `status` tells a dead supervisor (LOST) from a running job; `cancel` signals only this very process
+    jd.update(supervisor_pid=os.getpid(), supervisor_start=lifeline.start_time(os.getpid()))
     attempt = 1
     while True:
         jd.log_attempt(f"attempt {attempt} started: {format_command([spec.script, *script_args])}")
@@ -262,9 +272,14 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         record["attempts"].append(
             {"n": attempt, "script_args": script_args, "backend_id": handle.backend_id, "started": time.time()}
         )
+        pids = getattr(handle, "pids", [])
         jd.update(
-            state="RUNNING", backend_id=handle.backend_id, attempts=record["attempts"], pids=getattr(handle, "pids", [])
-        )  # what `clusterdoc cancel` stops if we are gone
+            state="RUNNING",
+            backend_id=handle.backend_id,
+            attempts=record["attempts"],
+            pids=pids,
+            pid_starts=[lifeline.start_time(p) for p in pids],
+        )  # what `clusterdoc cancel` stops if we are gone (these very processes, not whatever has their pid later)
         if spec.backend != "local" and stream:
             print(
                 f"{spec.backend} job {handle.backend_id} {'submitted' if spec.backend == 'slurm' else 'started'}",
@@ -300,6 +315,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
                 streamer.reset()
             attempt += 1
             continue
+        private.release(jd.reserve_path)  # its last record is written: the space set aside is free again
         return outcome
 
 
@@ -311,12 +327,26 @@ def one_line(exc: BaseException) -> str:
 
 
 def _finish_attempt(jd: JobDir, attempt: int, outcome: Outcome) -> None:
+    if not outcome.ok and (note := disk_full_note(jd)):
+        outcome.message = f"{outcome.message}; {note}" if outcome.message else note
     record = jd.read()
     for a in record["attempts"]:
         if a["n"] == attempt:
             a.update(ended=time.time(), outcome=outcome.to_json())
     jd.update(state=outcome.state, attempts=record["attempts"], outcome=outcome.to_json(), ended=time.time())
     jd.log_attempt(f"attempt {attempt} ended: {outcome.describe()}")
+
+
+def disk_full_note(jd: JobDir) -> str | None:
+    """Why a job may have failed that its ranks could not say (their logs are on the same file system)."""
+    try:
+        st = os.statvfs(jd.path)
+    except OSError:
+        return None
+    free = st.f_bavail * st.f_frsize
+    if free >= 1 << 20:
+        return None
+    return f"the job folder's file system is full ({free // 1024} KiB free): ranks could not write their logs"
 
 
 def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangWatch | None = None) -> Outcome:
@@ -361,10 +391,14 @@ def start(opts: SubmitOptions) -> JobDir:
     """Preflight, then the job under a detached supervisor (what `clusterdoc.submit()` does): returns at once."""
     spec, settings, _why = resolve(opts)
     check_ready(spec)
-    job_id = new_job_id(spec.backend)
-    if spec.preflight:
-        preflight(spec, job_id, out=None)
-    jd = create_job_dir(default_root(settings["folder"]), spec, job_id)
+    jd = reserve_job_dir(default_root(settings["folder"]), spec.backend)  # its id: the rendezvous port's seed
+    try:
+        if spec.preflight:
+            preflight(spec, jd.id, out=None)
+        init_job_dir(jd, spec)
+    except BaseException:
+        discard(jd)
+        raise
     detach(spec, jd, quiet=True)
     return jd
 
@@ -380,18 +414,22 @@ def main(opts: SubmitOptions) -> int:
     note = batch_note(spec, root) if root.is_dir() else None
     if note:
         print(note, file=sys.stderr)
-    job_id = new_job_id(backend)  # known before the preflight: the job's rendezvous port derives from it
-    if not settings["no_preflight"]:
-        try:
-            preflight(spec, job_id)
-        except PreflightFailed:
-            print(
-                "clusterdoc submit: preflight found problems; job not submitted "
-                "(fix them, or pass --no-preflight to submit anyway)",
-                file=sys.stderr,
-            )
-            return 1
-    jd = create_job_dir(root, spec, job_id)
+    jd = reserve_job_dir(root, backend)  # its id is known before the preflight: the rendezvous port derives from it
+    try:
+        if not settings["no_preflight"]:
+            preflight(spec, jd.id)
+        init_job_dir(jd, spec)
+    except PreflightFailed:
+        discard(jd)
+        print(
+            "clusterdoc submit: preflight found problems; job not submitted "
+            "(fix them, or pass --no-preflight to submit anyway)",
+            file=sys.stderr,
+        )
+        return 1
+    except BaseException:
+        discard(jd)
+        raise
     print(
         f"job {jd.id} ({backend}, {spec.nodes} node(s) x {spec.tasks_per_node} rank(s)); logs: {jd.path}",
         file=sys.stderr,
@@ -433,7 +471,7 @@ def detach(spec: JobSpec, jd: JobDir, quiet: bool = False) -> int:
         cwd=spec.cwd,
     )
     log.close()
-    jd.update(supervisor_pid=proc.pid)
+    jd.update(supervisor_pid=proc.pid, supervisor_start=lifeline.start_time(proc.pid))
     # Slurm's id is worth waiting a moment for: it is what users pass to squeue / scancel
     if spec.backend == "slurm":
         deadline = time.monotonic() + 60
@@ -476,14 +514,22 @@ def live_state(jd: JobDir, rec: dict) -> str:
     state = rec.get("state", "UNKNOWN")
     if state not in ("PENDING", "RUNNING"):
         return state
-    pid = rec.get("supervisor_pid")
     if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
         from clusterdoc.launch import slurm
 
-        return slurm.query_state(rec["backend_id"]) or state
-    if pid and not _alive(pid):
+        return slurm.query_state(slurm.checked_id(rec["backend_id"], jd.record_path)) or state
+    if rec.get("supervisor_pid") and not supervisor_alive(rec):
         return "LOST"
     return state
+
+
+def supervisor_alive(rec: dict) -> bool:
+    """The job's launcher still runs: its pid is alive and is the process recorded (a record from before start
+    times were kept: the pid is alive)."""
+    pid = rec.get("supervisor_pid")
+    if "supervisor_start" in rec:
+        return lifeline.same_process(pid, rec["supervisor_start"])
+    return isinstance(pid, int) and pid > 0 and _alive(pid)
 
 
 def _alive(pid: int) -> bool:
@@ -498,9 +544,9 @@ def _alive(pid: int) -> bool:
 
 def cancel_main(job: str, folder: str | None, grace: float = 30.0, quiet: bool = False) -> int:
     """Stop a job's live ranks, on every backend: through its launcher if it is alive (it stops the ranks
-    its own way and records CANCELLED), scancel for Slurm, and the recorded processes if nothing else is left."""
-    from clusterdoc.launch import lifeline
-
+    its own way and records CANCELLED), scancel for Slurm, and the recorded processes if nothing else is left.
+    What job.json says is data (its owner may have edited it): a Slurm id must look like one, and a recorded
+    process is signalled only while it is the very process recorded (pid and start time)."""
     jd = find_job(job, folder)
     rec = jd.read()
     state = live_state(jd, rec)
@@ -509,29 +555,30 @@ def cancel_main(job: str, folder: str | None, grace: float = 30.0, quiet: bool =
             print(f"job {jd.id} has already ended ({state})")
         return 0
     if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
-        subprocess.run(["scancel", str(rec["backend_id"])], capture_output=True, timeout=60)
-    pid = rec.get("supervisor_pid")
-    if pid and _alive(pid) and lifeline.ours(pid, "clusterdoc"):
+        from clusterdoc.launch import slurm
+
+        slurm.scancel(slurm.checked_id(rec["backend_id"], jd.record_path))
+    pid, started = rec.get("supervisor_pid"), rec.get("supervisor_start")
+    if isinstance(pid, int) and lifeline.same_process(pid, started):
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + grace
-        while _alive(pid) and time.monotonic() < deadline:
+        while lifeline.same_process(pid, started) and time.monotonic() < deadline:
             time.sleep(0.2)
-    marker = str(jd.path)
-    left = [p for p in rec.get("pids") or [] if isinstance(p, int) and lifeline.ours(p, marker)]
-    for p in left:  # the launcher was gone (LOST) or did not finish: stop the job's own processes
-        try:
-            os.killpg(p, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            pass
-    deadline = time.monotonic() + 5
-    while any(lifeline.ours(p, marker) for p in left) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    for p in left:
-        if lifeline.ours(p, marker):
-            try:
-                os.killpg(p, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+    pids, starts = rec.get("pids") or [], rec.get("pid_starts") or []
+    recorded = list(zip(pids, starts)) if isinstance(pids, list) and isinstance(starts, list) else []
+    left = [(p, s) for p, s in recorded if lifeline.same_process(p, s)]
+    for sig in (signal.SIGTERM, signal.SIGKILL):  # the launcher was gone (LOST) or did not finish
+        for p, s in left:
+            if lifeline.same_process(p, s):
+                try:
+                    os.killpg(p, sig)  # each rank leads its own session (local, mpirun)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        deadline = time.monotonic() + 5
+        while (
+            sig == signal.SIGTERM and any(lifeline.same_process(p, s) for p, s in left) and time.monotonic() < deadline
+        ):
+            time.sleep(0.2)
     rec = jd.read()
     if rec.get("state") in ("PENDING", "RUNNING"):
         jd.update(state="CANCELLED", ended=time.time())

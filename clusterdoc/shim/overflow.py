@@ -19,6 +19,8 @@ import weakref
 
 import torch
 
+from clusterdoc import private
+
 _Tensor = torch.Tensor
 _F32 = torch.float32
 _WIDE = (torch.float32, torch.float64)
@@ -232,8 +234,8 @@ class _Tracker:
         text = "\n".join(f"{tag} {line}" if line.strip() else line for line in "\n".join(lines).split("\n"))
         print(text, flush=True)
         if self.report_dir:
-            os.makedirs(self.report_dir, exist_ok=True)
-            with open(os.path.join(self.report_dir, f"overflow_rank{rank}.txt"), "a") as fh:
+            folder = private.mkdir(self.report_dir, parents=True)
+            with private.open_append(folder / f"overflow_rank{rank}.txt") as fh:
                 fh.write("\n".join(lines) + "\n")
 
     def remove(self):
