@@ -22,9 +22,10 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
         world, addr, port = int(info["world"]), str(info["addr"]), int(info["port"])
         if not 1 <= world <= (1 << 20):
             raise ValueError(world)
-    except (OSError, ValueError, TypeError, KeyError):
+    except (OSError, ValueError, TypeError, KeyError) as exc:
+        why = f": {printable(exc.strerror or exc, 200) if isinstance(exc, OSError) else 'malformed'}"
         raise UsageError(
-            f"job {jd.id} has no readable hang watch address yet ({jd.path / 'watch.json'})",
+            f"job {jd.id} has no readable hang watch address yet ({jd.path / 'watch.json'}{why})",
             hint="the job must be running under clusterdoc submit (or shim.init()) with "
             "--hang-timeout above 0; rank 0 writes it once its process group is up",
         ) from None
