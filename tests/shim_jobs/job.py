@@ -439,5 +439,111 @@ def scenario_oom_ddp(where, spec, steps="3"):
         seq=track.TRACKER.seq.get(None))
 
 
+def scenario_newops(mode):
+    """Every op the shim wraps beyond the classic collectives, healthy, on every rank: the deprecated names, the
+    *_single ops, object collectives, point-to-point (a ring), functional collectives. mode: plain (no shim),
+    track (tracking), debug (tracking and debug mode). Prints the results and, under the shim, the records."""
+    import torch
+    import torch.distributed as dist
+    import torch.distributed._functional_collectives as funcol
+
+    if mode == "plain":
+        dist.init_process_group("gloo")
+        r, w = dist.get_rank(), dist.get_world_size()
+    else:
+        from clusterdoc import shim
+
+        env = shim.init()
+        r, w = env.rank, env.world_size
+        if mode == "debug":
+            shim.enable_debug()
+    seen = []
+
+    def note():
+        if mode != "plain":
+            from clusterdoc.shim import track
+
+            rec = track.TRACKER.last.to_dict()
+            seen.append({k: rec.get(k) for k in ("op", "seq", "shape", "dtype", "peer", "tag", "note")}
+                        | {"fn": rec["site"][2] if rec["site"] else None})
+
+    res = {}
+    out_t = torch.zeros(2 * w)
+    dist.all_gather_single(out_t, torch.tensor([r, 10.0 * r]))
+    note()
+    res["ags"] = out_t.tolist()
+    out_t = torch.zeros(2 * w)
+    dist.all_gather_into_tensor(out_t, torch.tensor([r, 10.0 * r]))  # deprecated: tracked once
+    note()
+    res["agit"] = out_t.tolist()
+    rs = torch.zeros(2)
+    dist.reduce_scatter_single(rs, torch.arange(2.0 * w) + r)
+    note()
+    res["rss"] = rs.tolist()
+    rs = torch.zeros(2)
+    dist.reduce_scatter_tensor(rs, torch.arange(2.0 * w) + r)
+    note()
+    res["rst"] = rs.tolist()
+    objs = [None] * w
+    dist.all_gather_object(objs, {"rank": r})
+    note()
+    res["objs"] = objs
+    lst = [r, "x" * r] if r == 0 else [None, None]
+    dist.broadcast_object_list(lst, src=0)
+    note()
+    res["bol"] = lst
+    gathered = [None] * w if r == 0 else None
+    dist.gather_object(r * 2, gathered, dst=0)
+    note()
+    res["gobj"] = gathered
+    got = [None]
+    dist.scatter_object_list(got, [f"to {i}" for i in range(w)] if r == 0 else None, src=0)
+    note()
+    res["sobj"] = got
+    nxt, prv = (r + 1) % w, (r - 1) % w
+    buf = torch.zeros(3)
+    if r % 2 == 0:
+        dist.send(torch.full((3,), float(r)), dst=nxt, tag=3)
+        note()
+        dist.recv(buf, src=prv, tag=3)
+        note()
+    else:
+        dist.recv(buf, src=prv, tag=3)
+        note()
+        dist.send(torch.full((3,), float(r)), dst=nxt, tag=3)
+        note()
+    res["ring"] = buf.tolist()
+    buf2 = torch.zeros(2, dtype=torch.int64)
+    reqs = [dist.isend(torch.tensor([r, r]), dst=nxt), dist.irecv(buf2, src=prv)]
+    for q in reqs:
+        q.wait()
+    note()
+    res["iring"] = buf2.tolist()
+    buf3 = torch.zeros(4)
+    ops = [dist.P2POp(dist.isend, torch.full((4,), r + 0.5), nxt, tag=5),
+           dist.P2POp(dist.irecv, buf3, prv, tag=5)]
+    for q in dist.batch_isend_irecv(ops):
+        q.wait()
+    note()
+    res["batch"] = buf3.tolist()
+    group = dist.group.WORLD
+    x = funcol.all_reduce(torch.ones(3) * (r + 1), "sum", group)
+    note()
+    res["f_ar"] = x.wait().tolist() if hasattr(x, "wait") else x.tolist()
+    y = funcol.all_gather_tensor(torch.tensor([float(r)]), 0, group)
+    note()
+    res["f_ag"] = y.tolist()
+    z = funcol.reduce_scatter_tensor(torch.arange(float(w)) + r, "sum", 0, group)
+    note()
+    res["f_rs"] = z.tolist()
+    time.sleep(0.2)  # completion callbacks run on gloo's threads
+    pending = 0
+    if mode != "plain":
+        from clusterdoc.shim import track
+
+        pending = len(track.TRACKER.pending)
+    out(rank=r, res=res, seen=seen, pending=pending)
+
+
 if __name__ == "__main__":
     globals()["scenario_" + sys.argv[1]](*sys.argv[2:])
