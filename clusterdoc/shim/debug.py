@@ -460,7 +460,7 @@ def _check_p2p(op_name, args, kwargs) -> bool:
     if op_name == "batch_isend_irecv":
         for o in _arg(args, kwargs, 0, "p2p_op_list") or []:
             sending = "send" in getattr(o.op, "__name__", "")
-            _pair(o.op.__name__, o.tensor, o.group, o.peer, o.tag, sending)
+            _pair(o.op.__name__, o.tensor, o.group, o.peer, o.tag, sending, op_name)
         return False
     group = kwargs.get("group")
     if group is None:
@@ -475,7 +475,7 @@ def _check_p2p(op_name, args, kwargs) -> bool:
     return False
 
 
-def _pair(op_name, tensor, group, peer, tag, sending) -> None:
+def _pair(op_name, tensor, group, peer, tag, sending, called=None) -> None:
     import json
 
     import torch.distributed as dist
@@ -503,7 +503,7 @@ def _pair(op_name, tensor, group, peer, tag, sending) -> None:
         return
     lines = [f"Process {src}: {_fmt_row(send_row)}, tag {send_row[-1]}"]
     lines.append(f"Process {dst}: {_fmt_row(recv_row)}, tag {recv_row[-1]}")
-    raise DistributedOperationException(_message(op_name, lines))
+    raise DistributedOperationException(_message(called or op_name, lines))
 
 
 def _positional_group(op_name, args):

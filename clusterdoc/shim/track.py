@@ -399,7 +399,7 @@ def _batch_note(args, kwargs) -> str:
     return "batch: " + ", ".join(parts)
 
 
-_inside = threading.local()  # .on: this thread is in a wrapper: torch's own calls from there pass straight through
+INSIDE = threading.local()  # .on: this thread is in a wrapper: torch's own calls from there pass straight through
 
 
 def _wrap(op, fn, public: bool):
@@ -411,7 +411,7 @@ def _wrap(op, fn, public: bool):
     described = op in DESCRIBED
     p2p = op in P2P
     always_async = op in _ALWAYS_ASYNC
-    inside = _inside
+    inside = INSIDE
 
     def collective(*args, **kwargs):
         if getattr(inside, "on", False):
@@ -651,7 +651,7 @@ def _functional_check_args(op, args, kwargs, group, name) -> tuple:
 
 def _wrap_functional(name, fn, op, group_pos):
     tracker = TRACKER
-    inside = _inside
+    inside = INSIDE
     called = "funcol." + name
 
     def functional(*args, **kwargs):

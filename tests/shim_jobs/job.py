@@ -84,6 +84,30 @@ def one_mismatch(op, env):
                 dist.all_reduce(torch.zeros(4))
         elif op == "src":
             dist.broadcast(torch.zeros(4), src=r % 2)
+        elif op == "all_gather_single":
+            dist.all_gather_single(torch.zeros(4 * w, 3), torch.zeros(rows, 3))
+        elif op == "reduce_scatter_single":
+            dist.reduce_scatter_single(torch.zeros(4, 3), torch.zeros(4 * w, 3, dtype=torch.float64 if r else None))
+        elif op == "deprecated_name":  # the old name on one rank, the new on the other: one op, shapes differ
+            if r == 1:
+                dist.all_gather_into_tensor(torch.zeros(rows * w, 3), torch.zeros(rows, 3))
+            else:
+                dist.all_gather_single(torch.zeros(4 * w, 3), torch.zeros(4, 3))
+        elif op == "all_gather_object":
+            dist.all_gather_object([None] * (w + (r == 1)), r)
+        elif op == "broadcast_object_list":
+            dist.broadcast_object_list([None] * rows, src=0)
+        elif op == "gather_object":
+            dist.gather_object(r, [None] * (w - 1) if r == 0 else None, dst=0)
+        elif op == "funcol_all_reduce":
+            import torch.distributed._functional_collectives as funcol
+
+            funcol.all_reduce(torch.zeros(rows, 3), "sum", dist.group.WORLD).wait()
+        elif op == "funcol_all_gather":
+            import torch.distributed._functional_collectives as funcol
+
+            funcol.all_gather_tensor(torch.zeros(4, dtype=torch.int32 if r == 1 else torch.float32), 0,
+                                     dist.group.WORLD)
         elif op == "ok":  # every supported op, consistent: must pass and give right results
             x = torch.ones(4) * (r + 1)
             dist.all_reduce(x)
@@ -543,6 +567,41 @@ def scenario_newops(mode):
 
         pending = len(track.TRACKER.pending)
     out(rank=r, res=res, seen=seen, pending=pending)
+
+
+def scenario_p2p_mismatch():
+    """Debug mode, point-to-point between ranks 0 and 1: in each case one side calls at once (an asynchronous op)
+    and the other after a pause with a different shape, dtype or tag; the one that comes second raises before
+    its call. Pending ops are left (fresh tags keep them from matching later ones): the ranks leave by _exit."""
+    from clusterdoc import shim
+    import torch
+    import torch.distributed as dist
+
+    env = shim.init()
+    shim.enable_debug()
+    r = env.rank
+    cases = {  # name: (rank 0's call, rank 1's call); each a function of the tag
+        "recv": (lambda tag: dist.isend(torch.zeros(4), 1, tag=tag), lambda tag: dist.recv(torch.zeros(5), 0, tag=tag)),
+        "send": (lambda tag: dist.send(torch.zeros(4, dtype=torch.float64), 1, tag=tag),
+                 lambda tag: dist.irecv(torch.zeros(4), 0, tag=tag)),
+        "tag": (lambda tag: dist.isend(torch.zeros(4), 1, tag=tag), lambda tag: dist.irecv(torch.zeros(4), 0, tag=tag + 1)),
+        "batch": (lambda tag: dist.batch_isend_irecv([dist.P2POp(dist.isend, torch.zeros(4), 1, tag=tag)]),
+                  lambda tag: dist.batch_isend_irecv([dist.P2POp(dist.irecv, torch.zeros(6), 0, tag=tag)])),
+    }
+    for i, (name, calls) in enumerate(cases.items()):
+        tag = 10 * (i + 1)
+        second = 1 if name in ("recv", "tag", "batch") else 0
+        if r == second:
+            time.sleep(1.0)
+        try:
+            if r < 2:
+                calls[r](tag)
+            raised = None
+        except shim.DistributedOperationException as exc:
+            raised = str(exc)
+        out(rank=r, case=name, raised=raised)
+        dist.barrier()
+    os._exit(0)
 
 
 if __name__ == "__main__":
