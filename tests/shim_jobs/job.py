@@ -84,10 +84,11 @@ def one_mismatch(op, env):
                 dist.all_reduce(torch.zeros(4))
         elif op == "src":
             dist.broadcast(torch.zeros(4), src=r % 2)
-        elif op == "all_gather_single":
-            dist.all_gather_single(torch.zeros(4 * w, 3), torch.zeros(rows, 3))
+        elif op == "all_gather_single":  # (torch < 2.13: the older name)
+            getattr(dist, op, dist.all_gather_into_tensor)(torch.zeros(4 * w, 3), torch.zeros(rows, 3))
         elif op == "reduce_scatter_single":
-            dist.reduce_scatter_single(torch.zeros(4, 3), torch.zeros(4 * w, 3, dtype=torch.float64 if r else None))
+            getattr(dist, op, dist.reduce_scatter_tensor)(torch.zeros(4, 3),
+                                                         torch.zeros(4 * w, 3, dtype=torch.float64 if r else None))
         elif op == "deprecated_name":  # the old name on one rank, the new on the other: one op, shapes differ
             if r == 1:
                 dist.all_gather_into_tensor(torch.zeros(rows * w, 3), torch.zeros(rows, 3))
@@ -492,8 +493,11 @@ def scenario_newops(mode):
                         | {"fn": rec["site"][2] if rec["site"] else None})
 
     res = {}
+    # torch < 2.13 has only the names 2.13 deprecated
+    all_gather_single = getattr(dist, "all_gather_single", dist.all_gather_into_tensor)
+    reduce_scatter_single = getattr(dist, "reduce_scatter_single", dist.reduce_scatter_tensor)
     out_t = torch.zeros(2 * w)
-    dist.all_gather_single(out_t, torch.tensor([r, 10.0 * r]))
+    all_gather_single(out_t, torch.tensor([r, 10.0 * r]))
     note()
     res["ags"] = out_t.tolist()
     out_t = torch.zeros(2 * w)
@@ -501,7 +505,7 @@ def scenario_newops(mode):
     note()
     res["agit"] = out_t.tolist()
     rs = torch.zeros(2)
-    dist.reduce_scatter_single(rs, torch.arange(2.0 * w) + r)
+    reduce_scatter_single(rs, torch.arange(2.0 * w) + r)
     note()
     res["rss"] = rs.tolist()
     rs = torch.zeros(2)
