@@ -20,6 +20,13 @@ Rules (what must agree across the ranks of the group):
   gather_list on dst only; scatter's scatter_list on src only); all_gather_into_tensor's output has
   world_size times the input's elements, reduce_scatter_tensor's input world_size times the output's;
   split sizes add up to the tensor's first dimension.
+- all_gather_single/reduce_scatter_single: as all_gather_into_tensor/reduce_scatter_tensor, which torch 2.13
+  deprecated (one op under two names: compared as one, each rank's own name shown); functional collectives as
+  the torch.distributed op they do (torch makes their output);
+- all_gather_object, gather_object, scatter_object_list: the list has one entry per rank (on dst/src for the
+  rooted ones); broadcast_object_list: the same list length everywhere; and their src/dst;
+- point-to-point (send, recv, isend, irecv, each op of batch_isend_irecv): shape, dtype, device type and tag of
+  the sender's and the receiver's tensors, paired through the group's store (see _check_p2p).
 Small payloads: on gloo groups the check message has room for 4 KiB (less past 8 ranks); an all_reduce
 (SUM/PRODUCT/MIN/MAX) or broadcast of a contiguous CPU tensor that fits rides in it, and once every
 rank agrees, each rank computes the result from the gathered payloads (in rank order, so every rank

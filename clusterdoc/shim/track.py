@@ -11,10 +11,17 @@ While an OOM-retry attempt runs, each call's record also goes into GATE's log (s
 raises AttemptAborted, and DDPS keeps the live DDP models weakly (shim/ddpstate.py resets them before a retry).
 The default group has one sequence whether a call names it or passes group=None.
 
+Wrapped: every torch.distributed collective (all_gather_single/reduce_scatter_single and the names torch 2.13
+deprecated, which hand off to them: one record per call, whichever name), the object collectives, point-to-point
+ops (peer and tag recorded, numbered in a sequence of their own; gloo's p2p Works have no future, so their
+records complete when the Work is waited on) and the functional collectives' Python entry points (DTensor,
+tensor parallel: a record at the call, completed once issued; the wait happens where the result is first used).
+A call that torch makes inside a wrapped one is passed straight through (INSIDE).
+
 Cost: a dict lookup, one frame walk (cached per code object), two clock reads and a few attribute writes
-per call; `bench/bench_tracking.py` measures it. Not seen: functional collectives
-(torch.distributed._functional_collectives, used by DTensor/FSDP2) and collectives bound by name before
-install (`from torch.distributed import all_reduce` at import time, before shim.init()).
+per call; `bench/bench_tracking.py` measures it. Not seen: collectives bound by name before install
+(`from torch.distributed import all_reduce` at import time, before shim.init()), functional collectives traced
+into a compiled graph, and what C++ issues by itself (DDP's reducer is seen through its comm hook, above).
 """
 
 from __future__ import annotations
@@ -84,7 +91,7 @@ _TENSOR_ARG = {
     "recv": (0, "tensor"),
     "isend": (0, "tensor"),
     "irecv": (0, "tensor"),
-    "batch_isend_irecv": (None, None),  # the ops' tensors: see _p2p
+    "batch_isend_irecv": (None, None),  # its first op's tensor (_tensor_of)
 }
 GROUP_POS = {
     "all_reduce": 2,
