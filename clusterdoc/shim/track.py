@@ -491,7 +491,8 @@ def _work_class():
     import torch.distributed as dist
 
     class WaitedWork(dist.Work):
-        """A point-to-point Work whose completion ends its record (the Works of one batch share it)."""
+        """A point-to-point Work whose completion ends its record (the Works of one batch share it): when it
+        is waited on, seen completed, or dropped."""
 
         def __init__(self, work, rec):
             super().__init__()
@@ -536,6 +537,9 @@ def _work_class():
 
         def get_future(self):
             return self._work.get_future()
+
+        def __del__(self):  # dropped unwaited (a fire-and-forget isend): no longer a wait to report
+            self._done()
 
         def __getattr__(self, name):
             return getattr(self._work, name)
