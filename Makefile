@@ -6,7 +6,7 @@ N          ?= 4
 STAMP      := .venv/.installed
 DEV_STAMP  := .venv/.installed-dev
 
-.PHONY: install install-dev install-test demo test test-fast lint bench cluster-up cluster-down clean
+.PHONY: install install-dev install-test demo test test-fast test-torch-range lint bench cluster-up cluster-down clean
 
 # The venv only: torch, clusterdoc and its Python dependencies. No root, no Debian package.
 install: $(STAMP)
@@ -35,9 +35,26 @@ demo: install
 	$(CLUSTERDOC) submit --backend local --nodes 4 jobs/train_ddp.py --epochs 2
 	@echo "demo: done. '. .venv/bin/activate' puts clusterdoc on your PATH; README.md goes on from here."
 
-# The whole suite, slow end-to-end tests and the test cluster included (those skip, saying why, without root).
+# The whole suite, slow end-to-end tests and the test cluster included (those skip, saying why, without root),
+# then the shim's tests on the oldest and newest torch that pyproject.toml declares.
 test: install-test lint
 	$(PY) -m pytest
+	$(MAKE) test-torch-range
+
+# The supported torch range's ends, each in its own venv (.venv-torch-VERSION, made by scripts/torch_venv.sh on
+# first use and reused after): the shim's tracking, hang report and debug mode.
+TORCH_RANGE       ?= 2.4.1 2.14.1
+TORCH_RANGE_TESTS ?= tests/test_shim_tracking.py tests/test_shim_ops.py tests/test_hang_report.py \
+	"tests/test_hang_local.py::test_stall_report_names_the_odd_rank_and_the_call_sites[skip]" \
+	"tests/test_hang_local.py::test_stall_report_names_the_odd_rank_and_the_call_sites[ddp]" \
+	tests/test_shim_debug.py::test_mismatch_kinds_raise_on_every_rank_and_the_group_stays_usable \
+	tests/test_shim_debug.py::test_subgroup_checks_members_only_and_names_global_ranks
+test-torch-range: install-dev
+	@set -e; for v in $(TORCH_RANGE); do \
+		py=$$(bash scripts/torch_venv.sh $$v); \
+		echo "== torch $$v ($$py)"; \
+		$$py -m pytest -q -p no:cacheprovider $(TORCH_RANGE_TESTS); \
+	done
 
 # ruff (lint and format) and mypy on clusterdoc/, configured in pyproject.toml
 lint: install-dev
@@ -59,4 +76,4 @@ cluster-down:
 	$(PY) -m tests.cluster down
 
 clean: cluster-down
-	rm -rf .venv build dist *.egg-info .pytest_cache
+	rm -rf .venv .venv-torch-* build dist *.egg-info .pytest_cache

@@ -20,6 +20,13 @@ Rules (what must agree across the ranks of the group):
   gather_list on dst only; scatter's scatter_list on src only); all_gather_into_tensor's output has
   world_size times the input's elements, reduce_scatter_tensor's input world_size times the output's;
   split sizes add up to the tensor's first dimension.
+- all_gather_single/reduce_scatter_single: as all_gather_into_tensor/reduce_scatter_tensor, which torch 2.13
+  deprecated (one op under two names: compared as one, each rank's own name shown); functional collectives as
+  the torch.distributed op they do (torch makes their output);
+- all_gather_object, gather_object, scatter_object_list: the list has one entry per rank (on dst/src for the
+  rooted ones); broadcast_object_list: the same list length everywhere; and their src/dst;
+- point-to-point (send, recv, isend, irecv, each op of batch_isend_irecv): shape, dtype, device type and tag of
+  the sender's and the receiver's tensors, paired through the group's store (see _check_p2p).
 Small payloads: on gloo groups the check message has room for 4 KiB (less past 8 ranks); an all_reduce
 (SUM/PRODUCT/MIN/MAX) or broadcast of a contiguous CPU tensor that fits rides in it, and once every
 rank agrees, each rank computes the result from the gathered payloads (in rank order, so every rank
@@ -40,11 +47,14 @@ MAX_DIMS = 8
 _OP, _DTYPE, _DEVICE, _NDIM, _DIMS = 0, 1, 2, 3, 4
 _ROOT, _REDOP, _PROBLEM = _DIMS + MAX_DIMS, _DIMS + MAX_DIMS + 1, _DIMS + MAX_DIMS + 2
 _FUSE = _PROBLEM + 1  # 1: this rank can take the small-tensor path (not compared, only ANDed)
-WIDTH = _FUSE + 1
+_CALLED = _FUSE + 1  # the name this rank called (not compared: _OP holds the op, one for a deprecated alias)
+WIDTH = _CALLED + 1
 ANY = -7  # wildcard dimension / field
+_LIST = -3  # _NDIM of an object collective whose list length is compared (in the first dimension)
 FUSE_BYTES = 4096  # small all_reduce / broadcast payloads ride in the check itself (gloo, world <= 8)
 
-OPS = track.OPS  # the op code is the index in the one list of wrapped collectives
+# an op's code is its index in the one list of wrapped calls (torch.distributed's, then the functional ones)
+OPS = track.OPS + tuple("funcol." + name for name in track.FUNCTIONAL)
 _DTYPE_NAMES = [
     "float32",
     "float64",
@@ -73,13 +83,18 @@ PROBLEMS = {
     4: "the split sizes do not add up to the tensor's first dimension",
     5: "argument is not a tensor",
 }
+_OBJECT_OPS = ("all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list")
+_ROOTED = ("reduce", "broadcast", "gather", "scatter", "broadcast_object_list", "gather_object", "scatter_object_list")
+_SOURCES = ("broadcast", "scatter", "broadcast_object_list", "scatter_object_list")  # their root is src=
 
 
 class DistributedOperationException(Exception):
     """A collective was called with tensors that do not agree across ranks (raised on every rank)."""
 
 
-_OP_CODES = {name: i for i, name in enumerate(OPS)}
+_CALLED_CODES = {name: i for i, name in enumerate(OPS)}
+# what is compared: the op itself, whatever name reached it (a deprecated alias, a functional collective)
+_OP_CODES = {name: _CALLED_CODES[track.ALIASES.get(name, name)] for name in track.OPS}
 _DEVICE_CODES = {name: i for i, name in enumerate(_DEVICES)}
 _DTYPE_CODES: dict = {}  # torch.dtype -> code, filled as dtypes are met
 _REDOP_CODES: dict = {"SUM": 0}  # ReduceOp (or its name) -> code, likewise
@@ -116,6 +131,7 @@ def _redop_code(op) -> int:
 def _describe(vec: list, op_name, tensor, root=-1, redop=None, problem=0, detail=0, wild_first=False, dtype_only=False):
     """Fill `vec` (a python list of WIDTH ints) for `tensor`."""
     vec[_OP] = _OP_CODES[op_name]
+    vec[_CALLED] = vec[_OP]
     vec[_ROOT] = root
     vec[_REDOP] = _redop_code(redop) if redop is not None else -1
     vec[_PROBLEM] = problem * 1000 + min(detail, 999)
@@ -177,8 +193,10 @@ def _encode(op_name, args, kwargs, my_rank_in_group, world):
         out, t = a(0, "tensor_list"), a(1, "tensor")
         p, d = _list_problem(t, out, world)
         return _describe(vec, op_name, t, problem=p, detail=d)
-    if op_name == "all_gather_into_tensor":
+    if op_name in ("all_gather_into_tensor", "all_gather_single"):
         out, t = a(0, "output_tensor"), a(1, "input_tensor")
+        if kwargs.get("_functional"):  # torch makes the output
+            return _describe(vec, op_name, t)
         bad = out is None or t is None or out.numel() != world * t.numel() or out.dtype != t.dtype
         return _describe(vec, op_name, t, problem=3 if bad else 0)
     if op_name == "gather":
@@ -193,17 +211,23 @@ def _encode(op_name, args, kwargs, my_rank_in_group, world):
         out, lst = a(0, "output"), a(1, "input_list")
         p, d = _list_problem(out, lst, world)
         return _describe(vec, op_name, out, redop=a(2, "op", "SUM"), problem=p, detail=d)
-    if op_name == "reduce_scatter_tensor":
+    if op_name in ("reduce_scatter_tensor", "reduce_scatter_single"):
         out, t = a(0, "output"), a(1, "input")
-        bad = out is None or t is None or t.numel() != world * out.numel() or out.dtype != t.dtype
+        if kwargs.get("_functional"):  # torch makes the output
+            bad = t is None or t.numel() % world != 0
+        else:
+            bad = out is None or t is None or t.numel() != world * out.numel() or out.dtype != t.dtype
         return _describe(vec, op_name, t, redop=a(2, "op", "SUM"), problem=3 if bad else 0)
     if op_name == "all_to_all_single":
         out, t = a(0, "output"), a(1, "input")
         osplit, isplit = a(2, "output_split_sizes"), a(3, "input_split_sizes")
+        made = kwargs.get("_functional")  # torch makes the output
         if osplit is None and isplit is None:
-            bad = not _same_meta(out, t)
+            bad = (t is None or t.shape[0] % world != 0) if made else not _same_meta(out, t)
             return _describe(vec, op_name, t, problem=3 if bad else 0)
-        bad = (isplit is not None and sum(isplit) != t.shape[0]) or (osplit is not None and sum(osplit) != out.shape[0])
+        bad = (isplit is not None and sum(isplit) != t.shape[0]) or (
+            not made and osplit is not None and sum(osplit) != out.shape[0]
+        )
         return _describe(vec, op_name, t, problem=4 if bad else 0, wild_first=True)
     if op_name == "all_to_all":
         outs, ins = a(0, "output_tensor_list"), a(1, "input_tensor_list")
@@ -214,7 +238,34 @@ def _encode(op_name, args, kwargs, my_rank_in_group, world):
         )
     if op_name == "barrier":
         return _describe(vec, op_name, None)
+    if op_name in _OBJECT_OPS:
+        return _encode_objects(vec, op_name, a, kwargs, my_rank_in_group, world)
     raise KeyError(op_name)
+
+
+def _encode_objects(vec, op_name, a, kwargs, my_rank_in_group, world):
+    """Object collectives: the op, the root, and the object list's length where every rank must agree on it
+    (kept in the first dimension with _NDIM = _LIST, shown as "a list of N objects")."""
+    length, problem, detail = -1, 0, 0
+    if op_name == "all_gather_object":
+        lst, root = a(0, "object_list"), -1
+        if lst is None or len(lst) != world:
+            problem, detail = 1, 0 if lst is None else len(lst)
+    elif op_name == "broadcast_object_list":
+        lst, root = a(0, "object_list"), _root(a(1, "src"), kwargs)
+        length = len(lst) if lst is not None else 0
+    elif op_name == "gather_object":
+        lst, root = a(1, "object_gather_list"), _root(a(2, "dst"), kwargs)
+        if my_rank_in_group == root and (lst is None or len(lst) != world):
+            problem, detail = 1, 0 if lst is None else len(lst)
+    else:  # scatter_object_list
+        lst, root = a(1, "scatter_object_input_list"), _root(a(2, "src"), kwargs)
+        if my_rank_in_group == root and (lst is None or len(lst) != world):
+            problem, detail = 1, 0 if lst is None else len(lst)
+    _describe(vec, op_name, None, root=root, problem=problem, detail=detail)
+    if length >= 0:
+        vec[_NDIM], vec[_DIMS] = _LIST, length
+    return vec
 
 
 def _root(value, kwargs):
@@ -236,8 +287,11 @@ def _root(value, kwargs):
 
 
 def _fmt_row(row) -> str:
-    op = OPS[row[_OP]] if 0 <= row[_OP] < len(OPS) else f"op#{row[_OP]}"
-    parts = [f"called {op}"] if True else []
+    called = row[_CALLED] if 0 <= row[_CALLED] < len(OPS) else row[_OP]
+    op = OPS[called] if 0 <= called < len(OPS) else f"op#{called}"
+    parts = [f"called {op}"]
+    if row[_NDIM] == _LIST:
+        parts.append(f"a list of {row[_DIMS]} objects")
     if row[_NDIM] >= 0:
         dims = [("?" if d == ANY else str(d)) for d in row[_DIMS : _DIMS + min(row[_NDIM], MAX_DIMS)]]
         if row[_NDIM] > MAX_DIMS:
@@ -247,8 +301,9 @@ def _fmt_row(row) -> str:
         name = _DTYPE_NAMES[row[_DTYPE]] if row[_DTYPE] < len(_DTYPE_NAMES) else "other"
         dev = _DEVICES[row[_DEVICE]] if row[_DEVICE] < len(_DEVICES) else "other"
         parts.append(f"dtype {name} on {dev}")
-    if row[_ROOT] >= 0 and OPS[row[_OP]] in ("reduce", "broadcast", "gather", "scatter"):
-        parts.append(f"{'src' if OPS[row[_OP]] in ('broadcast', 'scatter') else 'dst'}={row[_ROOT]}")
+    base = OPS[row[_OP]] if 0 <= row[_OP] < len(OPS) else ""
+    if row[_ROOT] >= 0 and base in _ROOTED:
+        parts.append(f"{'src' if base in _SOURCES else 'dst'}={row[_ROOT]}")
     if row[_REDOP] >= 0:
         parts.append(f"op={_REDOPS[row[_REDOP]] if row[_REDOP] < len(_REDOPS) else 'custom'}")
     if row[_PROBLEM]:
@@ -271,7 +326,7 @@ def verdict(op_name: str, table, global_ranks=None) -> str | None:
         if bad:
             break
         for i in range(WIDTH):
-            if i in (_PROBLEM, _FUSE):
+            if i in (_PROBLEM, _FUSE, _CALLED):
                 continue
             if row[i] != first[i] and row[i] != ANY and first[i] != ANY:
                 bad = True
@@ -279,10 +334,15 @@ def verdict(op_name: str, table, global_ranks=None) -> str | None:
     if not bad:
         return None
     ranks = global_ranks or list(range(len(table)))
-    lines = "\n  - ".join(f"Process {r}: {_fmt_row(row)}" for r, row in zip(ranks, table))
+    return _message(op_name, [f"Process {r}: {_fmt_row(row)}" for r, row in zip(ranks, table)])
+
+
+def _message(op_name, lines) -> str:
+    where = "torch.distributed." + op_name.replace("funcol.", "_functional_collectives.")
+    rows = "\n  - ".join(lines)
     return (
-        f"Cannot apply torch.distributed.{op_name}: the ranks' tensors do not agree (clusterdoc debug mode).\n\n"
-        f"Operation: `torch.distributed.{op_name}`\nInput shapes:\n  - {lines}"
+        f"Cannot apply {where}: the ranks' tensors do not agree (clusterdoc debug mode).\n\n"
+        f"Operation: `{where}`\nInput shapes:\n  - {rows}"
     )
 
 
@@ -361,6 +421,8 @@ def _check(op_name, args, kwargs) -> bool:
     """Compare this call across the group; raise on disagreement. True if the op was done here too."""
     import torch.distributed as dist
 
+    if op_name in track.P2P:
+        return _check_p2p(op_name, args, kwargs)
     group = kwargs.get("group")
     if group is None:
         group = _positional_group(op_name, args)
@@ -370,6 +432,8 @@ def _check(op_name, args, kwargs) -> bool:
         return False
     ex = _exchange(group)
     vec = _encode(op_name, args, kwargs, ex.rank, ex.world)
+    called = kwargs.get("_called", op_name)  # a functional collective's own name
+    vec[_CALLED] = _CALLED_CODES[called]
     payload = 0
     if ex.words and _fusable(op_name, args, kwargs, (ex.words - WIDTH) * 8):
         vec[_FUSE] = 1
@@ -378,13 +442,75 @@ def _check(op_name, args, kwargs) -> bool:
         ex.my_row[WIDTH:].view(t.dtype)[: t.numel()].copy_(t.reshape(-1))
     table = ex.swap(vec, payload)
     if not agree(table):
-        message = verdict(op_name, table, _global_ranks(group, ex.world))
+        message = verdict(called, table, _global_ranks(group, ex.world))
         if message:
             raise DistributedOperationException(message)
     if ex.words and all(row[_FUSE] == 1 for row in table):
         _finish_fused(op_name, args, kwargs, ex.rows, table)
         return True
     return False
+
+
+# --- point-to-point -----------------------------------------------------------------------------
+
+_p2p_counts: dict = {}  # (group id, src, dst) -> messages between them so far, as this rank counts them
+
+
+def _check_p2p(op_name, args, kwargs) -> bool:
+    """send/recv/isend/irecv and each op of a batch_isend_irecv, paired with the peer's matching call through the
+    group's store (sends and receives between two ranks match in order, as torch matches them): of the two, the
+    one that arrives second compares the two calls and raises before its own call. The one that arrived first
+    is not stopped (nothing here waits for a peer: isend/irecv stay asynchronous); a recv from any source is
+    not checked. Costs 2 to 4 store round trips per op."""
+    import torch.distributed as dist
+
+    if op_name == "batch_isend_irecv":
+        for o in _arg(args, kwargs, 0, "p2p_op_list") or []:
+            sending = "send" in getattr(o.op, "__name__", "")
+            _pair(o.op.__name__, o.tensor, o.group, o.peer, o.tag, sending, op_name)
+        return False
+    group = kwargs.get("group")
+    if group is None:
+        group = _positional_group(op_name, args)
+    if group is None:
+        group = dist.group.WORLD
+    if group is dist.GroupMember.NON_GROUP_MEMBER:
+        return False
+    peer, tag = track._p2p(op_name, args, kwargs, group)
+    if peer is not None:
+        _pair(op_name, _arg(args, kwargs, 0, "tensor"), group, peer, tag, op_name in ("send", "isend"))
+    return False
+
+
+def _pair(op_name, tensor, group, peer, tag, sending, called=None) -> None:
+    import json
+
+    import torch.distributed as dist
+
+    from .exchange import _group_store
+
+    me = dist.get_rank()
+    src, dst = (me, peer) if sending else (peer, me)
+    count = _p2p_counts[(id(group), src, dst)] = _p2p_counts.get((id(group), src, dst), 0) + 1
+    store = _group_store(group if group is not None else dist.group.WORLD)
+    base = f"clusterdoc-debug/p2p/{src}-{dst}/{count}/"
+    mine = _describe([0] * WIDTH, op_name, tensor) + [int(tag or 0)]
+    if store.add(base + "n", 1) == 1:  # first: the peer compares when it comes
+        store.set(base + ("send" if sending else "recv"), json.dumps(mine))
+        return
+    other_key = base + ("recv" if sending else "send")
+    other = json.loads(store.get(other_key))
+    for key in (other_key, base + "n"):
+        try:
+            store.delete_key(key)
+        except Exception:  # noqa: BLE001 - a store without delete: the keys stay (small)
+            pass
+    send_row, recv_row = (mine, other) if sending else (other, mine)
+    if send_row[_DTYPE : _DIMS + MAX_DIMS] == recv_row[_DTYPE : _DIMS + MAX_DIMS] and send_row[-1] == recv_row[-1]:
+        return
+    lines = [f"Process {src}: {_fmt_row(send_row)}, tag {send_row[-1]}"]
+    lines.append(f"Process {dst}: {_fmt_row(recv_row)}, tag {recv_row[-1]}")
+    raise DistributedOperationException(_message(called or op_name, lines))
 
 
 def _positional_group(op_name, args):

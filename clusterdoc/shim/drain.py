@@ -22,8 +22,11 @@ REPLAYABLE = {
     "reduce",
     "all_gather",
     "all_gather_into_tensor",
+    "all_gather_single",
+    "all_gather_object",
     "reduce_scatter",
     "reduce_scatter_tensor",
+    "reduce_scatter_single",
     "gather",
     "scatter",
     "barrier",
@@ -101,9 +104,9 @@ def _issue(entry, group, rank):
         kwargs["dst"] = root
     if op == "all_gather":
         args = ([torch.zeros_like(t) for _ in range(world)], t)
-    elif op == "all_gather_into_tensor":
+    elif op in ("all_gather_into_tensor", "all_gather_single"):
         args = (t.new_zeros((world * shape[0], *shape[1:])), t)
-    elif op == "reduce_scatter_tensor":
+    elif op in ("reduce_scatter_tensor", "reduce_scatter_single"):
         args = (t.new_zeros((shape[0] // world, *shape[1:])), t)
     elif op == "reduce_scatter":
         args = (t, [torch.zeros_like(t) for _ in range(world)])
@@ -115,12 +118,21 @@ def _issue(entry, group, rank):
         args = ()
     elif op == "all_to_all_single":
         args = (torch.zeros_like(t), t)
+    elif op == "all_gather_object":  # the peer unpickles our None (its attempt is aborted anyway)
+        args = ([None] * world, None)
     kwargs["group"] = group
-    if checked and track.CHECK is not None:  # debug mode checked the peer's call first: so does ours
-        if not track.CHECK(op, args, kwargs):
+    track.INSIDE.on = True  # what torch calls inside (all_gather_object's all_gathers) is not tracked again
+    try:
+        if checked and track.CHECK is not None:  # debug mode checked the peer's call first: so does ours
+            if not track.CHECK(op, args, kwargs):
+                track.ORIGINALS[op](*args, **kwargs)
+            return None
+        if op == "all_gather_object":  # no async form
             track.ORIGINALS[op](*args, **kwargs)
-        return None
-    return track.ORIGINALS[op](*args, async_op=True, **kwargs)
+            return None
+        return track.ORIGINALS[op](*args, async_op=True, **kwargs)
+    finally:
+        track.INSIDE.on = False
 
 
 def run(logs: dict, rank: int, deadline: float) -> int:

@@ -11,10 +11,17 @@ While an OOM-retry attempt runs, each call's record also goes into GATE's log (s
 raises AttemptAborted, and DDPS keeps the live DDP models weakly (shim/ddpstate.py resets them before a retry).
 The default group has one sequence whether a call names it or passes group=None.
 
+Wrapped: every torch.distributed collective (all_gather_single/reduce_scatter_single and the names torch 2.13
+deprecated, which hand off to them: one record per call, whichever name), the object collectives, point-to-point
+ops (peer and tag recorded, numbered in a sequence of their own; gloo's p2p Works have no future, so their
+records complete when the Work is waited on) and the functional collectives' Python entry points (DTensor,
+tensor parallel: a record at the call, completed once issued; the wait happens where the result is first used).
+A call that torch makes inside a wrapped one is passed straight through (INSIDE).
+
 Cost: a dict lookup, one frame walk (cached per code object), two clock reads and a few attribute writes
-per call; `bench/bench_tracking.py` measures it. Not seen: functional collectives
-(torch.distributed._functional_collectives, used by DTensor/FSDP2) and collectives bound by name before
-install (`from torch.distributed import all_reduce` at import time, before shim.init()).
+per call; `bench/bench_tracking.py` measures it. Not seen: collectives bound by name before install
+(`from torch.distributed import all_reduce` at import time, before shim.init()), functional collectives traced
+into a compiled graph, and what C++ issues by itself (DDP's reducer is seen through its comm hook, above).
 """
 
 from __future__ import annotations
@@ -44,7 +51,22 @@ OPS = (
     "all_to_all_single",
     "all_to_all",
     "barrier",
+    "all_gather_single",
+    "reduce_scatter_single",
+    "all_gather_object",
+    "broadcast_object_list",
+    "gather_object",
+    "scatter_object_list",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "batch_isend_irecv",
 )
+# torch 2.13 deprecated these names; they hand off to the new ones (debug mode compares them as one op)
+ALIASES = {"all_gather_into_tensor": "all_gather_single", "reduce_scatter_tensor": "reduce_scatter_single"}
+P2P = frozenset({"send", "recv", "isend", "irecv", "batch_isend_irecv"})  # peer and tag recorded
+_ALWAYS_ASYNC = frozenset({"isend", "irecv", "batch_isend_irecv"})
 # where each op's representative tensor is: (position, keyword); a list argument means its first entry
 _TENSOR_ARG = {
     "all_reduce": (0, "tensor"),
@@ -59,6 +81,17 @@ _TENSOR_ARG = {
     "all_to_all_single": (1, "input"),
     "all_to_all": (1, "input_tensor_list"),
     "barrier": (None, None),
+    "all_gather_single": (1, "input_tensor"),
+    "reduce_scatter_single": (1, "input"),
+    "all_gather_object": (None, None),
+    "broadcast_object_list": (None, None),
+    "gather_object": (None, None),
+    "scatter_object_list": (None, None),
+    "send": (0, "tensor"),
+    "recv": (0, "tensor"),
+    "isend": (0, "tensor"),
+    "irecv": (0, "tensor"),
+    "batch_isend_irecv": (None, None),  # its first op's tensor (_tensor_of)
 }
 GROUP_POS = {
     "all_reduce": 2,
@@ -73,8 +106,19 @@ GROUP_POS = {
     "barrier": 0,
     "all_gather_into_tensor": 2,
     "reduce_scatter_tensor": 3,
+    "all_gather_single": 2,
+    "reduce_scatter_single": 3,
+    "all_gather_object": 2,
+    "broadcast_object_list": 2,
+    "gather_object": 3,
+    "scatter_object_list": 3,
+    "send": 2,
+    "recv": 2,
+    "isend": 2,
+    "irecv": 2,
+    "batch_isend_irecv": 99,  # the ops' own group (_group_of)
 }
-_ASYNC_POS = {
+_ASYNC_POS = {  # 99: no async_op argument
     "all_reduce": 3,
     "reduce": 4,
     "broadcast": 3,
@@ -87,9 +131,12 @@ _ASYNC_POS = {
     "barrier": 1,
     "all_gather_into_tensor": 3,
     "reduce_scatter_tensor": 4,
+    "all_gather_single": 3,
+    "reduce_scatter_single": 4,
 }
 
 ORIGINALS: dict = {}  # op name -> torch's own function (debug mode's exchange calls these directly)
+TORCH: dict = {}  # op name -> what torch.distributed had before install (uninstall puts it back)
 CHECK: Callable[..., bool] | None = None  # debug mode's pre-op check, set by debug.enable_debug(); None when off
 GATE = None  # the OOM retry's gate while an attempt runs (shim/attempt.py); None otherwise
 DDPS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # creation number -> live DDP
@@ -100,7 +147,9 @@ class Record:
     """One collective call as seen by this rank."""
 
     # replay, checked: set only in an OOM-retry attempt, when they differ from (op, None) and False (attempt.py)
-    __slots__ = ("op", "seq", "group", "dtype", "shape", "site", "start", "end", "note", "error", "replay", "checked")
+    # peer, tag: point-to-point ops only (global rank, None for any source; a batch: lists)
+    __slots__: tuple[str, ...] = ("op", "seq", "group", "dtype", "shape", "site", "start", "end", "note", "error")
+    __slots__ += ("replay", "checked", "peer", "tag")
 
     def __init__(self, op, seq, group, shape, dtype, site, note=""):
         self.op, self.seq, self.group, self.site, self.note = op, seq, group, site, note
@@ -121,6 +170,8 @@ class Record:
         }
         if self.note:
             d["note"] = self.note
+        if self.op in P2P:
+            d["peer"], d["tag"] = getattr(self, "peer", None), getattr(self, "tag", None)
         if self.end is not None:
             d["end"] = self.end
         elif now is not None:
@@ -142,13 +193,18 @@ class Tracker:
         self.trace: list | None = None  # every Record, with `submit --trace`
         self.lock = threading.Lock()  # only for pending/trace, which async completions touch
 
-    def begin(self, op, group, shape, dtype, site, note="", is_async=False, gate=None, replay=None, checked=False):
+    def begin(
+        self, op, group, shape, dtype, site, note="", is_async=False, gate=None, replay=None, checked=False, p2p=False
+    ):
         """Record a collective about to be issued. is_async None: one that C++ issues out of our sight (DDP's
         forward), counted in its group's sequence but never shown as under way. In an OOM-retry attempt (`gate`,
         with `replay` and `checked` as attempt.py keeps them) the record goes into the gate's log, or the call
-        raises AttemptAborted: inline, since this runs on every collective of every step."""
+        raises AttemptAborted: inline, since this runs on every collective of every step. p2p: a point-to-point
+        op, numbered in a sequence of its own (only two ranks take part: it must not shift the group's)."""
         name = _group_name(group)
         key = None if name == "world" else id(group)
+        if p2p:
+            key = ("p2p", key)
         if gate is not None:  # abort() waits for this flag to drop (attempt.py)
             busy, thread = gate.busy, get_ident()
             busy[thread] = True
@@ -295,6 +351,9 @@ def call_site(frame=None) -> tuple[str, int, str] | None:
 def _tensor_of(op, args, kwargs):
     pos, name = _TENSOR_ARG[op]
     if pos is None:
+        if op == "batch_isend_irecv":  # the first op's tensor
+            ops = args[0] if args else kwargs.get("p2p_op_list")
+            return getattr(ops[0], "tensor", None) if ops else None
         return None
     t = kwargs[name] if name in kwargs else (args[pos] if len(args) > pos else None)
     if isinstance(t, (list, tuple)):
@@ -306,6 +365,9 @@ def _group_of(op, args, kwargs):
     group = kwargs.get("group")
     if group is None:
         pos = GROUP_POS[op]
+        if pos == 99:  # batch_isend_irecv: its ops' group (torch requires one for all)
+            ops = args[0] if args else kwargs.get("p2p_op_list")
+            return getattr(ops[0], "group", None) if ops else None
         group = args[pos] if len(args) > pos else None
     return group
 
@@ -313,27 +375,69 @@ def _group_of(op, args, kwargs):
 def _is_async(op, args, kwargs) -> bool:
     if "async_op" in kwargs:
         return bool(kwargs["async_op"])
-    pos = _ASYNC_POS[op]
+    pos = _ASYNC_POS.get(op, 99)
     return len(args) > pos and bool(args[pos])
+
+
+def _p2p(op, args, kwargs, group):
+    """(peer, tag) of a point-to-point call: the peer as a global rank (None: any source); a batch, lists."""
+    if op == "batch_isend_irecv":
+        ops = args[0] if args else kwargs.get("p2p_op_list") or []
+        return [getattr(o, "peer", None) for o in ops], [getattr(o, "tag", 0) for o in ops]
+    name = "dst" if "send" in op else "src"
+    peer = kwargs[name] if name in kwargs else (args[1] if len(args) > 1 else None)
+    if peer is None and kwargs.get("group_" + name) is not None:  # a rank in `group` (torch >= 2.6)
+        try:
+            import torch.distributed as dist
+
+            peer = dist.get_global_rank(group, kwargs["group_" + name])
+        except Exception:  # noqa: BLE001 - a name for the report, never a reason to fail the call
+            peer = kwargs["group_" + name]
+    tag = kwargs["tag"] if "tag" in kwargs else (args[3] if len(args) > 3 else 0)
+    return peer, tag
+
+
+def _batch_note(args, kwargs) -> str:
+    ops = args[0] if args else kwargs.get("p2p_op_list") or []
+    parts = []
+    for o in ops:
+        sending = "send" in getattr(getattr(o, "op", None), "__name__", "")
+        parts.append(f"{'send to' if sending else 'recv from'} {getattr(o, 'peer', '?')} (tag {getattr(o, 'tag', 0)})")
+    return "batch: " + ", ".join(parts)
+
+
+INSIDE = threading.local()  # .on: this thread is in a wrapper: torch's own calls from there pass straight through
 
 
 def _wrap(op, fn, public: bool):
     """The wrapper installed over torch.distributed.<op>. `public`: the torch.distributed attribute (debug
-    mode checks there); torch's own module-level calls (all_gather_object -> all_gather) are only tracked."""
+    mode checks there); torch's own module-level calls that no wrapped op made (e.g. from FSDP's internals)
+    are only tracked. A call made inside a wrapped one (all_gather_into_tensor -> all_gather_single, send ->
+    isend, all_gather_object -> all_gather) is neither tracked nor checked again: one record per user call."""
     tracker = TRACKER
     described = op in DESCRIBED
+    p2p = op in P2P
+    always_async = op in _ALWAYS_ASYNC
+    inside = INSIDE
 
     def collective(*args, **kwargs):
-        is_async = _is_async(op, args, kwargs)
+        if getattr(inside, "on", False):
+            return fn(*args, **kwargs)
+        is_async = always_async or _is_async(op, args, kwargs)
         group, tensor = _group_of(op, args, kwargs), _tensor_of(op, args, kwargs)
         shape, dtype = (None, None) if tensor is None else (tensor.shape, tensor.dtype)
         gate = GATE
-        if gate is None:
+        if p2p:  # never in the OOM retry's log: its drain replays collectives only
+            note = _batch_note(args, kwargs) if op == "batch_isend_irecv" else ""
+            rec = tracker.begin(op, group, shape, dtype, call_site(), note, is_async, p2p=True)
+            rec.peer, rec.tag = _p2p(op, args, kwargs, group)
+        elif gate is None:
             rec = tracker.begin(op, group, shape, dtype, call_site(), is_async=is_async)
         else:  # an OOM-retry attempt: the record goes into the gate's log, or AttemptAborted
             replay = describe(op, args, kwargs) if described else None
             checked = public and CHECK is not None
             rec = tracker.begin(op, group, shape, dtype, call_site(), "", is_async, gate, replay, checked)
+        inside.on = True
         try:
             if public and CHECK is not None and CHECK(op, args, kwargs):
                 result = None  # debug mode did the op itself (small gloo payloads ride in its check)
@@ -343,15 +447,16 @@ def _wrap(op, fn, public: bool):
         except BaseException as exc:
             tracker.end(rec, exc)
             raise
+        finally:
+            inside.on = False
         if gate is not None and gate.aborted is not None and not is_async:
             raise AttemptAborted(gate.aborted)  # aborted while we waited: the result may be a drain's zeros
-        if is_async and result is not None:
-            _end_when_done(rec, result)
-        else:
-            if is_async:  # e.g. a non-member's call: nothing will complete it later
-                with tracker.lock:
-                    tracker.pending.pop(id(rec), None)
-            tracker.end(rec)
+        if is_async and result is not None and result != []:
+            return _end_when_done(rec, result)
+        if is_async:  # e.g. a non-member's call: nothing will complete it later
+            with tracker.lock:
+                tracker.pending.pop(id(rec), None)
+        tracker.end(rec)
         return result
 
     collective.__name__ = collective.__qualname__ = getattr(fn, "__name__", op)
@@ -361,13 +466,95 @@ def _wrap(op, fn, public: bool):
     return collective
 
 
-def _end_when_done(rec: Record, work) -> None:
+def _end_when_done(rec: Record, work):
+    """Complete `rec` when `work` (a Work, or batch_isend_irecv's list of them) completes; returns what the
+    caller gets. Gloo's point-to-point Works have no future: those are handed back in a Work that completes
+    the record when waited on (or seen completed)."""
+    works = work if isinstance(work, list) else [work]
     try:
-        work.get_future().add_done_callback(lambda fut: TRACKER.end(rec))
-    except Exception:  # noqa: BLE001 - a Work without a future (old backends): count it done at once
-        TRACKER.end(rec)
+        futures = [w.get_future() for w in works]
+    except Exception:  # noqa: BLE001 - no future (gloo send/recv): the caller's wait() tells
+        if rec.op in P2P:
+            return [_WaitedWork(w, rec) for w in work] if isinstance(work, list) else _WaitedWork(work, rec)
+        TRACKER.end(rec)  # an old backend's collective: count it done at once
+        return work
+    if len(futures) == 1:
+        futures[0].add_done_callback(lambda fut: TRACKER.end(rec))
+    else:
+        import torch
+
+        torch.futures.collect_all(futures).add_done_callback(lambda fut: TRACKER.end(rec))
+    return work
 
 
+def _work_class():
+    import torch.distributed as dist
+
+    class WaitedWork(dist.Work):
+        """A point-to-point Work whose completion ends its record (the Works of one batch share it): when it
+        is waited on, seen completed, or dropped."""
+
+        def __init__(self, work, rec):
+            super().__init__()
+            self._work, self._rec = work, rec
+
+        def _done(self):
+            if self._rec.end is None:
+                TRACKER.end(self._rec)
+
+        def wait(self, *args, **kwargs):
+            try:
+                return self._work.wait(*args, **kwargs)
+            except BaseException as exc:
+                TRACKER.end(self._rec, exc)
+                raise
+            finally:
+                self._done()
+
+        def is_completed(self):
+            done = self._work.is_completed()
+            if done:
+                self._done()
+            return done
+
+        def is_success(self):
+            return self._work.is_success()
+
+        def exception(self):
+            return self._work.exception()
+
+        def source_rank(self):
+            return self._work.source_rank()
+
+        def _source_rank(self):
+            return self._work._source_rank()
+
+        def result(self):
+            return self._work.result()
+
+        def synchronize(self):
+            return self._work.synchronize()
+
+        def get_future(self):
+            return self._work.get_future()
+
+        def __del__(self):  # dropped unwaited (a fire-and-forget isend): no longer a wait to report
+            self._done()
+
+        def __getattr__(self, name):
+            return getattr(self._work, name)
+
+    return WaitedWork
+
+
+def _WaitedWork(work, rec):
+    global _waited_work
+    if _waited_work is None:
+        _waited_work = _work_class()
+    return _waited_work(work, rec)
+
+
+_waited_work = None
 _installed = False
 
 
@@ -384,9 +571,17 @@ def install() -> None:
         if fn is None:
             continue
         fn = getattr(fn, "__clusterdoc_original__", fn)
-        ORIGINALS[op] = fn
+        TORCH[op] = ORIGINALS[op] = fn
+        if op in ("isend", "irecv"):  # one object in both places: P2POp and batch_isend_irecv test `op is isend`
+            setattr(dist, op, wrapped := _wrap(op, fn, public=True))
+            setattr(c10d, op, wrapped)
+            continue
         setattr(dist, op, _wrap(op, fn, public=True))
         setattr(c10d, op, _wrap(op, fn, public=False))
+    for old, new in ALIASES.items():  # our own calls (debug mode's exchange, the drain) skip the deprecated hop
+        if new in ORIGINALS:
+            ORIGINALS[old] = ORIGINALS[new]
+    _install_functional()
     _install_ddp_hook()
     _installed = True
 
@@ -402,15 +597,127 @@ def uninstall() -> None:
     from torch.distributed import distributed_c10d as c10d
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    for op, fn in ORIGINALS.items():
+    for op, fn in TORCH.items():
         setattr(dist, op, fn)
         setattr(c10d, op, fn)
+    for (module, name), fn in FUNCTIONAL_TORCH.items():
+        setattr(module, name, fn)
     for name in ("__init__", "register_comm_hook"):
         original = getattr(getattr(DDP, name), "__clusterdoc_original__", None)
         if original is not None:
             setattr(DDP, name, original)
     CHECK = None
     _installed = False
+
+
+# --- functional collectives (torch.distributed._functional_collectives: DTensor, tensor parallel) ----------
+
+# entry point -> (the torch.distributed op debug mode compares it as, the group argument's position)
+FUNCTIONAL = {
+    "broadcast": ("broadcast", 2),
+    "all_reduce": ("all_reduce", 2),
+    "all_gather_tensor": ("all_gather_single", 2),
+    "all_gather_tensor_autograd": ("all_gather_single", 2),
+    "all_gather_single": ("all_gather_single", 2),
+    "all_gather_single_autograd": ("all_gather_single", 2),
+    "reduce_scatter_tensor": ("reduce_scatter_single", 3),
+    "reduce_scatter_tensor_autograd": ("reduce_scatter_single", 3),
+    "reduce_scatter_single": ("reduce_scatter_single", 3),
+    "reduce_scatter_single_autograd": ("reduce_scatter_single", 3),
+    "all_to_all_single": ("all_to_all_single", 3),
+    "all_to_all_single_autograd": ("all_to_all_single", 3),
+}
+FUNCTIONAL_TORCH: dict = {}  # (module, name) -> torch's function
+
+
+def _functional_group(group, tag):
+    """The ProcessGroup behind a functional collective's group argument (a group, ranks, a DeviceMesh...)."""
+    from torch.distributed import _functional_collectives as fc
+    from torch.distributed import distributed_c10d as c10d
+
+    if isinstance(group, c10d.ProcessGroup):
+        return group
+    return c10d._resolve_process_group(fc._resolve_group_name(group, tag))
+
+
+def _functional_check_args(op, args, kwargs, group, name) -> tuple:
+    """The call as debug mode's check reads a torch.distributed call: (args, kwargs). async_op: the result is
+    a new tensor, so the check never does the op itself; _functional: torch makes the output."""
+
+    def arg(i, key, default=None):
+        return kwargs[key] if key in kwargs else (args[i] if len(args) > i else default)
+
+    t = arg(0, "self")
+    kw = {"group": group, "async_op": True, "_functional": True, "_called": name}
+    if op == "all_reduce":
+        return (t,), {**kw, "op": str(arg(1, "reduceOp", "sum")).upper()}
+    if op == "broadcast":
+        return (t,), {**kw, "group_src": arg(1, "src", 0)}
+    if op == "reduce_scatter_single":
+        return (None, t), {**kw, "op": str(arg(1, "reduceOp", "sum")).upper()}
+    if op == "all_to_all_single":
+        return (None, t, arg(1, "output_split_sizes"), arg(2, "input_split_sizes")), kw
+    return (None, t), kw  # all_gather_single
+
+
+def _wrap_functional(name, fn, op, group_pos):
+    tracker = TRACKER
+    inside = INSIDE
+    called = "funcol." + name
+
+    def functional(*args, **kwargs):
+        if _compiling() or getattr(inside, "on", False):  # traced into a graph: nothing of ours in it
+            return fn(*args, **kwargs)
+        try:
+            group_arg = kwargs["group"] if "group" in kwargs else args[group_pos]
+            group = _functional_group(
+                group_arg, kwargs.get("tag", args[group_pos + 1] if len(args) > group_pos + 1 else "")
+            )
+        except Exception:  # noqa: BLE001 - a group we cannot name: torch's own error, or the call untracked
+            return fn(*args, **kwargs)
+        tensor = args[0] if args else kwargs.get("self")
+        shape, dtype = (tensor.shape, tensor.dtype) if hasattr(tensor, "shape") else (None, None)
+        note = "functional collective: issued here, its result is waited on where first used"
+        rec = tracker.begin(called, group, shape, dtype, call_site(), note, False, GATE)
+        inside.on = True
+        try:
+            if CHECK is not None:
+                CHECK(op, *_functional_check_args(op, args, kwargs, group, called))
+            result = fn(*args, **kwargs)
+        except BaseException as exc:
+            tracker.end(rec, exc)
+            raise
+        finally:
+            inside.on = False
+        tracker.end(rec)
+        return result
+
+    functional.__name__ = functional.__qualname__ = name
+    functional.__doc__ = getattr(fn, "__doc__", None)
+    functional.__wrapped__ = fn
+    functional.__clusterdoc_original__ = fn
+    return functional
+
+
+def _compiling() -> bool:
+    return False
+
+
+def _install_functional() -> None:
+    global _compiling
+    try:
+        import torch
+        from torch.distributed import _functional_collectives as fc
+    except Exception:  # noqa: BLE001 - a torch without them
+        return
+    _compiling = getattr(getattr(torch, "compiler", None), "is_compiling", _compiling)
+    for name, (op, group_pos) in FUNCTIONAL.items():
+        fn = getattr(fc, name, None)
+        if fn is None:
+            continue
+        fn = getattr(fn, "__clusterdoc_original__", fn)
+        FUNCTIONAL_TORCH[(fc, name)] = fn
+        setattr(fc, name, _wrap_functional(name, fn, op, group_pos))
 
 
 # --- DDP -----------------------------------------------------------------------------------------

@@ -84,6 +84,31 @@ def one_mismatch(op, env):
                 dist.all_reduce(torch.zeros(4))
         elif op == "src":
             dist.broadcast(torch.zeros(4), src=r % 2)
+        elif op == "all_gather_single":  # (torch < 2.13: the older name)
+            getattr(dist, op, dist.all_gather_into_tensor)(torch.zeros(4 * w, 3), torch.zeros(rows, 3))
+        elif op == "reduce_scatter_single":
+            getattr(dist, op, dist.reduce_scatter_tensor)(torch.zeros(4, 3),
+                                                         torch.zeros(4 * w, 3, dtype=torch.float64 if r else None))
+        elif op == "deprecated_name":  # the old name on one rank, the new on the other: one op, shapes differ
+            if r == 1:
+                dist.all_gather_into_tensor(torch.zeros(rows * w, 3), torch.zeros(rows, 3))
+            else:
+                dist.all_gather_single(torch.zeros(4 * w, 3), torch.zeros(4, 3))
+        elif op == "all_gather_object":
+            dist.all_gather_object([None] * (w + (r == 1)), r)
+        elif op == "broadcast_object_list":
+            dist.broadcast_object_list([None] * rows, src=0)
+        elif op == "gather_object":
+            dist.gather_object(r, [None] * (w - 1) if r == 0 else None, dst=0)
+        elif op == "funcol_all_reduce":
+            import torch.distributed._functional_collectives as funcol
+
+            funcol.all_reduce(torch.zeros(rows, 3), "sum", dist.group.WORLD).wait()
+        elif op == "funcol_all_gather":
+            import torch.distributed._functional_collectives as funcol
+
+            funcol.all_gather_tensor(torch.zeros(4, dtype=torch.int32 if r == 1 else torch.float32), 0,
+                                     dist.group.WORLD)
         elif op == "ok":  # every supported op, consistent: must pass and give right results
             x = torch.ones(4) * (r + 1)
             dist.all_reduce(x)
@@ -440,6 +465,150 @@ def scenario_oom_ddp(where, spec, steps="3"):
     out(rank=r, used=used, error=error, attempts=train.attempts(), checksum=checksum, grads=grads,
         sum=t.item(), times=times, threads=sorted(t.name for t in threading.enumerate()),
         seq=track.TRACKER.seq.get(None))
+
+
+def scenario_newops(mode):
+    """Every op the shim wraps beyond the classic collectives, healthy, on every rank: the deprecated names, the
+    *_single ops, object collectives, point-to-point (a ring), functional collectives. mode: plain (no shim),
+    track (tracking), debug (tracking and debug mode). Prints the results and, under the shim, the records."""
+    import torch
+    import torch.distributed as dist
+    import torch.distributed._functional_collectives as funcol
+
+    if mode == "plain":
+        dist.init_process_group("gloo")
+        r, w = dist.get_rank(), dist.get_world_size()
+    else:
+        from clusterdoc import shim
+
+        env = shim.init()
+        r, w = env.rank, env.world_size
+        if mode == "debug":
+            shim.enable_debug()
+    seen = []
+
+    def note():
+        if mode != "plain":
+            from clusterdoc.shim import track
+
+            rec = track.TRACKER.last.to_dict()
+            seen.append({k: rec.get(k) for k in ("op", "seq", "shape", "dtype", "peer", "tag", "note")}
+                        | {"fn": rec["site"][2] if rec["site"] else None})
+
+    res = {}
+    # torch < 2.13 has only the names 2.13 deprecated
+    all_gather_single = getattr(dist, "all_gather_single", dist.all_gather_into_tensor)
+    reduce_scatter_single = getattr(dist, "reduce_scatter_single", dist.reduce_scatter_tensor)
+    out_t = torch.zeros(2 * w)
+    all_gather_single(out_t, torch.tensor([r, 10.0 * r]))
+    note()
+    res["ags"] = out_t.tolist()
+    out_t = torch.zeros(2 * w)
+    dist.all_gather_into_tensor(out_t, torch.tensor([r, 10.0 * r]))  # deprecated: tracked once
+    note()
+    res["agit"] = out_t.tolist()
+    rs = torch.zeros(2)
+    reduce_scatter_single(rs, torch.arange(2.0 * w) + r)
+    note()
+    res["rss"] = rs.tolist()
+    rs = torch.zeros(2)
+    dist.reduce_scatter_tensor(rs, torch.arange(2.0 * w) + r)
+    note()
+    res["rst"] = rs.tolist()
+    objs = [None] * w
+    dist.all_gather_object(objs, {"rank": r})
+    note()
+    res["objs"] = objs
+    lst = [r, "x" * r] if r == 0 else [None, None]
+    dist.broadcast_object_list(lst, src=0)
+    note()
+    res["bol"] = lst
+    gathered = [None] * w if r == 0 else None
+    dist.gather_object(r * 2, gathered, dst=0)
+    note()
+    res["gobj"] = gathered
+    got = [None]
+    dist.scatter_object_list(got, [f"to {i}" for i in range(w)] if r == 0 else None, src=0)
+    note()
+    res["sobj"] = got
+    nxt, prv = (r + 1) % w, (r - 1) % w
+    buf = torch.zeros(3)
+    if r % 2 == 0:
+        dist.send(torch.full((3,), float(r)), dst=nxt, tag=3)
+        note()
+        dist.recv(buf, src=prv, tag=3)
+        note()
+    else:
+        dist.recv(buf, src=prv, tag=3)
+        note()
+        dist.send(torch.full((3,), float(r)), dst=nxt, tag=3)
+        note()
+    res["ring"] = buf.tolist()
+    buf2 = torch.zeros(2, dtype=torch.int64)
+    reqs = [dist.isend(torch.tensor([r, r]), dst=nxt), dist.irecv(buf2, src=prv)]
+    for q in reqs:
+        q.wait()
+    note()
+    res["iring"] = buf2.tolist()
+    buf3 = torch.zeros(4)
+    ops = [dist.P2POp(dist.isend, torch.full((4,), r + 0.5), nxt, tag=5),
+           dist.P2POp(dist.irecv, buf3, prv, tag=5)]
+    for q in dist.batch_isend_irecv(ops):
+        q.wait()
+    note()
+    res["batch"] = buf3.tolist()
+    group = dist.group.WORLD
+    x = funcol.all_reduce(torch.ones(3) * (r + 1), "sum", group)
+    note()
+    res["f_ar"] = x.wait().tolist() if hasattr(x, "wait") else x.tolist()
+    y = funcol.all_gather_tensor(torch.tensor([float(r)]), 0, group)
+    note()
+    res["f_ag"] = y.tolist()
+    z = funcol.reduce_scatter_tensor(torch.arange(float(w)) + r, "sum", 0, group)
+    note()
+    res["f_rs"] = z.tolist()
+    time.sleep(0.2)  # completion callbacks run on gloo's threads
+    pending = 0
+    if mode != "plain":
+        from clusterdoc.shim import track
+
+        pending = len(track.TRACKER.pending)
+    out(rank=r, res=res, seen=seen, pending=pending)
+
+
+def scenario_p2p_mismatch():
+    """Debug mode, point-to-point between ranks 0 and 1: in each case one side calls at once (an asynchronous op)
+    and the other after a pause with a different shape, dtype or tag; the one that comes second raises before
+    its call. Pending ops are left (fresh tags keep them from matching later ones): the ranks leave by _exit."""
+    from clusterdoc import shim
+    import torch
+    import torch.distributed as dist
+
+    env = shim.init()
+    shim.enable_debug()
+    r = env.rank
+    cases = {  # name: (rank 0's call, rank 1's call); each a function of the tag
+        "recv": (lambda tag: dist.isend(torch.zeros(4), 1, tag=tag), lambda tag: dist.recv(torch.zeros(5), 0, tag=tag)),
+        "send": (lambda tag: dist.send(torch.zeros(4, dtype=torch.float64), 1, tag=tag),
+                 lambda tag: dist.irecv(torch.zeros(4), 0, tag=tag)),
+        "tag": (lambda tag: dist.isend(torch.zeros(4), 1, tag=tag), lambda tag: dist.irecv(torch.zeros(4), 0, tag=tag + 1)),
+        "batch": (lambda tag: dist.batch_isend_irecv([dist.P2POp(dist.isend, torch.zeros(4), 1, tag=tag)]),
+                  lambda tag: dist.batch_isend_irecv([dist.P2POp(dist.irecv, torch.zeros(6), 0, tag=tag)])),
+    }
+    for i, (name, calls) in enumerate(cases.items()):
+        tag = 10 * (i + 1)
+        second = 1 if name in ("recv", "tag", "batch") else 0
+        if r == second:
+            time.sleep(1.0)
+        try:
+            if r < 2:
+                calls[r](tag)
+            raised = None
+        except shim.DistributedOperationException as exc:
+            raised = str(exc)
+        out(rank=r, case=name, raised=raised)
+        dist.barrier()
+    os._exit(0)
 
 
 if __name__ == "__main__":

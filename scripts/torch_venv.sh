@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# A venv with another torch, for the shim's tests at the ends of the supported range (make test-torch-range).
+# Usage: scripts/torch_venv.sh VERSION   -> makes .venv-torch-VERSION (reused when it already has that torch and
+# clusterdoc), prints its python. It is scripts/install.sh with VENV and TORCH_SPEC set: clusterdoc in editable
+# mode from this checkout and the test tools. Wheels come through pip's cache (~/.cache/pip, or PIP_CACHE_DIR),
+# so a venv made again on the same machine downloads nothing.
+# Which build pip finds: torch from PyPI on Linux x86_64 is the CUDA build (it runs on CPU; 2.4.1 brings ~2 GB of
+# nvidia-* wheels, 2.7 GB in all, a 5 GB venv); on this project's machines 2.14.1 and its CUDA wheels come from
+# the local package mirror.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VERSION=${1:?usage: scripts/torch_venv.sh VERSION}
+VENV=.venv-torch-$VERSION
+check="import torch, clusterdoc, pytest; assert torch.__version__.split('+')[0] == '$VERSION', torch.__version__"
+if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -W ignore -c "$check" >/dev/null 2>&1; then
+    echo "$VENV/bin/python"
+    exit 0
+fi
+rm -rf "$VENV"
+VENV=$VENV TORCH_SPEC="torch==$VERSION" bash scripts/install.sh dev >&2
+"$VENV/bin/python" -W ignore -c "$check"
+echo "$VENV/bin/python"
