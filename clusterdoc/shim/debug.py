@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 
 from . import track
 from .exchange import Exchange
@@ -483,26 +484,30 @@ def _check_p2p(op_name, args, kwargs) -> bool:
 
 
 def _pair(op_name, tensor, group, peer, tag, sending, called=None) -> None:
-    import json
-
     import torch.distributed as dist
+
+    from clusterdoc.hang import channel
 
     from .exchange import _group_store
 
+    sealer = _p2p_seal()
+    if sealer is None:
+        return
     me = dist.get_rank()
     src, dst = (me, peer) if sending else (peer, me)
     count = _p2p_counts[(id(group), src, dst)] = _p2p_counts.get((id(group), src, dst), 0) + 1
-    store = _group_store(group if group is not None else dist.group.WORLD)
+    ch = channel.Channel(_group_store(group if group is not None else dist.group.WORLD), sealer, "debug:p2p:")
     base = f"clusterdoc-debug/p2p/{src}-{dst}/{count}/"
     mine = _describe([0] * WIDTH, op_name, tensor) + [int(tag or 0)]
-    if store.add(base + "n", 1) == 1:  # first: the peer compares when it comes
-        store.set(base + ("send" if sending else "recv"), json.dumps(mine))
-        return
+    # each side leaves its sealed row, then looks once for the peer's: whoever looks second finds it (both may)
+    ch.set(base + ("send" if sending else "recv"), mine)
     other_key = base + ("recv" if sending else "send")
-    other = json.loads(store.get(other_key))
-    for key in (other_key, base + "n"):
+    other = ch.get(other_key)
+    if not _is_row(other, len(mine)):  # the peer has not come yet (it compares), or a value that is not ours
+        return
+    for key in (other_key, base + ("send" if sending else "recv")):
         try:
-            store.delete_key(key)
+            ch.store.delete_key(key)
         except Exception:  # noqa: BLE001 - a store without delete: the keys stay (small)
             pass
     send_row, recv_row = (mine, other) if sending else (other, mine)
@@ -511,6 +516,29 @@ def _pair(op_name, tensor, group, peer, tag, sending, called=None) -> None:
     lines = [f"Process {src}: {_fmt_row(send_row)}, tag {send_row[-1]}"]
     lines.append(f"Process {dst}: {_fmt_row(recv_row)}, tag {recv_row[-1]}")
     raise DistributedOperationException(_message(called or op_name, lines))
+
+
+_P2P_SEAL: list = []  # [the job's seal or None], read once
+
+
+def _p2p_seal():
+    """The job's seal: the rows travel through the job's store sealed (hang/seal.py), so nobody else can read
+    them or make a rank raise. Without CLUSTERDOC_JOB_SECRET point-to-point ops are not checked (said once)."""
+    if not _P2P_SEAL:
+        from clusterdoc.hang import seal
+
+        _P2P_SEAL.append(seal.from_env())
+        if _P2P_SEAL[0] is None:
+            print(
+                "clusterdoc debug: point-to-point ops are not checked: CLUSTERDOC_JOB_SECRET is not set "
+                "(clusterdoc submit sets it)",
+                file=sys.stderr,
+            )
+    return _P2P_SEAL[0]
+
+
+def _is_row(value, width: int) -> bool:
+    return isinstance(value, list) and len(value) == width and all(type(v) is int for v in value)
 
 
 def _positional_group(op_name, args):
