@@ -9,6 +9,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -422,6 +423,10 @@ def test_up_twice_crash_and_down_leave_nothing_behind(cluster, tmp_path):
         subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True).stdout
     assert c.prefix not in ip and c.head_addr not in ip
     assert cluster.ssh("node1", "hostname").stdout.strip() == "node1"  # the other cluster is untouched
+    status = subprocess.run([sys.executable, "-m", "tests.cluster", "status", "--dir", str(c.dir)],
+                            capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent.parent)
+    assert status.returncode == 1 and "not running" in status.stdout, status.stdout + status.stderr
+    assert "Slurm down" in status.stdout and "slurmd up" not in status.stdout, status.stdout
 
 
 # ---- the fakes and spec handling on their own (no root, no cluster: these run everywhere, fast)

@@ -55,8 +55,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"{'' if n['listening'] else ' (not listening)'}")
             if "slurm" in info:
                 s = info["slurm"]
-                print(f"  munged {'up' if s['munged'] else 'down'}, slurmctld {'up' if s['slurmctld'] else 'down'}, "
-                      f"slurmd up on {sum(s['slurmd'].values())}/{len(s['slurmd'])}; states {s['states']}")
+                up = sum(s["slurmd"].values())
+                if not (s["munged"] or s["slurmctld"] or up):
+                    print("  Slurm down (munged, slurmctld and every slurmd stopped)")
+                else:
+                    daemons = f"munged {'up' if s['munged'] else 'down'}, slurmctld {'up' if s['slurmctld'] else 'down'}"
+                    print(f"  {daemons}, slurmd up on {up}/{len(s['slurmd'])}; states {s['states']}")
         return 0 if info["running"] else 1
     except (ClusterError, SpecError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
