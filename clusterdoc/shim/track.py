@@ -220,14 +220,18 @@ class Tracker:
             "failed": self.failed.to_dict() if self.failed is not None else None,
         }
 
-    def take_trace(self) -> list:
-        """Records finished since the last call (and keeps the unfinished ones for later)."""
+    def take_trace(self, unfinished: bool = False) -> list:
+        """Records finished since the last call (and keeps the unfinished ones for later, or takes them too)."""
         if self.trace is None:
             return []
         with self.lock:
-            done = [r for r in self.trace if r.end is not None]
-            self.trace = [r for r in self.trace if r.end is None]
+            done = [r for r in self.trace if unfinished or r.end is not None]
+            self.trace = [r for r in self.trace if not unfinished and r.end is None]
         return done
+
+    def issued(self) -> dict[str, int]:
+        """Group name -> calls seen on it (a hang report compares them within each group)."""
+        return {("world" if key is None else _group_names.get(key, f"group {key:x}")): n for key, n in self.seq.items()}
 
 
 TRACKER = Tracker()

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from clusterdoc import private
 
-from . import track
+from . import progress, track
 
 DEFAULT_TIMEOUT = 300.0
 LAUNCHER_GRACE = 15.0  # how long a rank leaves the report to the launcher before printing it itself
@@ -70,24 +70,37 @@ def rank_state(rank: int, full: bool = False) -> dict:
     the stacks of all threads but the watchdog's)."""
     main = threading.main_thread().ident
     frame = sys._current_frames().get(main) if main is not None else None
+    collectives = track.TRACKER.snapshot()
     state = {
         "rank": rank,
         "host": socket.gethostname(),
         "pid": os.getpid(),
         "time": time.time(),
-        "collectives": track.TRACKER.snapshot(),
+        "collectives": collectives,
         "frames": _frames(frame),
     }
+    blocked = progress.blocked_in(frame)
+    if blocked:
+        state["blocked"] = blocked
     if full:
         state["stacks"] = _stacks(threading.get_ident())
+        open_ = [c for c in [collectives["current"], *collectives["pending"]] if c]
+        if _watchdog is not None and _watchdog.recorder:
+            try:
+                state["unfinished"], state["issued"] = progress.unfinished(open_)
+            except Exception:  # noqa: BLE001 - the recorder unreadable now: the shim's own records stand
+                pass
+        if "issued" not in state:
+            state["issued"] = track.TRACKER.issued()
     return state
 
 
 def flight_recorder_env(backend: str, log_dir: str | None, environ=os.environ) -> dict[str, str]:
-    """With NCCL, torch's flight recorder on (ring of recent collectives, dumped on a timeout) next to the
-    rank logs; the launcher's report points at those files. (Not testable without GPUs.)"""
+    """torch's flight recorder on (a ring of recent collectives per rank: what the watchdog reads, and what it
+    writes into the job folder on a stall). With NCCL torch also dumps it itself on a timeout, next to the rank
+    logs (not testable without GPUs). Must be set before the process group is made."""
     if backend != "nccl":
-        return {}
+        return {k: v for k, v in {"TORCH_FR_BUFFER_SIZE": progress.BUFFER}.items() if k not in environ}
     env = {"TORCH_NCCL_TRACE_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}
     if log_dir:
         env["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] = str(Path(log_dir) / "nccl_trace_rank_")
@@ -116,6 +129,10 @@ class Watchdog(threading.Thread):
         self.report_due = None  # (gen, time) when this rank must print the report if nobody has
         self.stop = threading.Event()
         self.store = None
+        self.recorder: bool | None = None if progress.available() else False  # None: on, not yet seen recording
+        self.completed = -1  # the recorder's completed ops, all groups: progress is when it moves
+        self.progress_at = time.time()  # when this rank last completed a collective (or started watching)
+        self.open_since: float | None = None  # since when an op is outstanding with no progress
 
     def run(self):
         try:
@@ -177,8 +194,8 @@ class Watchdog(threading.Thread):
         if gen > self.answered:
             self.answer(gen)
         flush_trace(self.rank)
-        rec = track.TRACKER.oldest()
-        if not self.stalled and rec is not None and time.time() - rec.start >= self.timeout:
+        waited = self.waited()
+        if not self.stalled and waited is not None and waited >= self.timeout:
             self.stalled = True
             if store.add("stall", 1) == 1:  # the first rank to see it asks everyone
                 gen = channel.request_dump(store)
@@ -190,6 +207,33 @@ class Watchdog(threading.Thread):
             if not store.check(["handled"]):
                 store.set("handled", f"rank {self.rank}")
                 self.report(gen)
+
+    def waited(self) -> float | None:
+        """How long this rank has had an op outstanding with no collective completed meanwhile (None: nothing
+        outstanding). The recorder sees every op of every group; the shim's records are the fallback."""
+        now = time.time()
+        rec = track.TRACKER.oldest()
+        since = rec.start if rec is not None else None
+        if self.recorder is not False:
+            counts = progress.status()
+            if self.recorder is None:  # recording? (an older torch keeps nothing for gloo)
+                if counts:
+                    self.recorder = True
+                elif track.TRACKER.last is not None:
+                    self.recorder = False
+                    progress.say_fallback_once(_backend())
+            completed = sum(done for _, done in counts.values())
+            if completed != self.completed:
+                self.completed, self.progress_at = completed, now
+            if any(issued > done for issued, done in counts.values()):
+                self.open_since = self.open_since or now
+                since = self.open_since if since is None else min(since, self.open_since)
+            else:
+                self.open_since = None
+        last = track.TRACKER.last
+        if last is not None and last.end is not None:
+            self.progress_at = max(self.progress_at, last.end)
+        return None if since is None else now - max(since, self.progress_at)
 
     def answer(self, gen: int):
         from clusterdoc.hang import channel, stacks
@@ -203,6 +247,20 @@ class Watchdog(threading.Thread):
                 private.write(d / f"rank{self.rank}.txt", stacks.text(state))
             except OSError:
                 pass
+            if self.recorder:
+                self.write_recorder()
+
+    def write_recorder(self):
+        """This rank's flight recorder, as torch's JSON with the groups' names added: <log dir>/fr/rank<R>.json
+        (`clusterdoc trace` and the report read it)."""
+        try:
+            c10d = progress._c10d()
+            assert c10d is not None
+            doc = json.loads(c10d._dump_fr_trace_json(True, False))
+            doc["clusterdoc"] = {"rank": self.rank, "groups": progress.group_names()}
+            private.write(private.mkdir(self.log_dir / "fr") / f"rank{self.rank}.json", json.dumps(doc) + "\n")
+        except Exception:  # noqa: BLE001 - the report goes on without the file
+            pass
 
     def report(self, gen: int):
         """No launcher printed it: this rank does (on its stderr), and stops the job if asked to."""
@@ -232,6 +290,10 @@ class Watchdog(threading.Thread):
                 )
             except OSError:
                 pass
+        try:
+            flush_trace(self.rank, unfinished=True)  # the stalled collectives are the trace's point
+        except OSError:
+            pass
         print(f"clusterdoc: rank {self.rank} stopped by the hang watch", file=sys.stderr, flush=True)
         sys.stdout.flush()
         sys.stderr.flush()
@@ -260,15 +322,25 @@ def trace_dir() -> Path:
     return Path(os.environ.get("CLUSTERDOC_LOG_DIR") or "clusterdoc-trace") / "trace"
 
 
-def flush_trace(rank: int) -> None:
-    """Append this rank's finished collectives to <log dir>/trace/rank<R>.jsonl."""
-    recs = track.TRACKER.take_trace()
+def flush_trace(rank: int, unfinished: bool = False) -> None:
+    """Append this rank's finished collectives to <log dir>/trace/rank<R>.jsonl; with `unfinished` (the rank is
+    being stopped) the unfinished ones too, without an end."""
+    recs = track.TRACKER.take_trace(unfinished)
     if not recs:
         return
     with _trace_lock:
         d = private.mkdir(trace_dir(), parents=True)
         with private.open_append(d / f"rank{rank}.jsonl") as f:
             f.write("".join(json.dumps(r.to_dict()) + "\n" for r in recs))
+
+
+def _backend() -> str:
+    try:
+        import torch.distributed as dist
+
+        return str(dist.get_backend())
+    except Exception:  # noqa: BLE001 - only a word in a message
+        return "this backend"
 
 
 # --- switching it on -----------------------------------------------------------------------------
