@@ -8,8 +8,10 @@ Each group a rank waits in is judged on its own members, by that group's own seq
 - members busy in a collective of another group: the smaller side differs (a tie: the busy ones).
 A rank blocked in recv/send (gloo's flight recorder keeps no point-to-point op; the rank's frame does) waits
 for its peer. A rank that differs in one group but only because it waits, in its own group, for a rank that
-differs there, is a victim, not a cause; when every candidate is such a victim (a cycle across groups) the
-ranks named by the most groups are kept, then those of the smallest group.
+differs there, is a victim, not a cause; when every candidate is such a victim (the ranks wait for each other
+across groups) the group with the clearest majority decides (the smallest share of its members differ; then
+the larger group). With two members a group has no majority: which rank skipped a call and which made an
+extra one cannot be told apart, and the verdict leans on the other groups.
 """
 
 from __future__ import annotations
@@ -111,9 +113,14 @@ def _causes(views: list, findings: dict[int, list[Finding]], sizes: dict[str, in
         )
 
     causes = {r: fs for r, fs in findings.items() if not waits_on_another(r)}
-    if not causes and findings:  # a cycle across groups: most groups, then the smallest group
-        most = max(len(fs) for fs in findings.values())
-        tied = {r: fs for r, fs in findings.items() if len(fs) == most}
-        smallest = min(sizes.get(f.group, 0) for fs in tied.values() for f in fs)
-        causes = {r: fs for r, fs in tied.items() if any(sizes.get(f.group, 0) == smallest for f in fs)}
+    if not causes and findings:  # a cycle across groups: the group with the clearest majority decides
+        odd_in: dict[str, int] = {}
+        for fs in findings.values():
+            for f in fs:
+                odd_in[f.group] = odd_in.get(f.group, 0) + 1
+        share = {g: (n / max(1, sizes.get(g, 1)), -sizes.get(g, 0)) for g, n in odd_in.items()}
+        best = min(share, key=lambda g: share[g])
+        causes = {
+            r: [f for f in fs if f.group == best] for r, fs in findings.items() if any(f.group == best for f in fs)
+        }
     return {r: min(fs, key=lambda f: sizes.get(f.group, 0)) for r, fs in causes.items()}

@@ -25,6 +25,7 @@ import os
 import pickle
 import sys
 import threading
+import time
 
 from . import track
 
@@ -157,6 +158,9 @@ def unfinished(shim_records: list[dict]) -> tuple[list[dict], dict[str, int]]:
                 rec["note"] = mine["note"]
     out += [dict(r, source="shim") for r in unused]  # ops the recorder does not see (gloo's point-to-point)
     out.sort(key=lambda r: r["start"])
+    now = time.time()
+    for rec in out:
+        rec["waited"] = round(now - rec["start"], 3)
     return out, issued
 
 
