@@ -147,6 +147,11 @@ class RankView:
             code = _code_line(where, state)
             if code:
                 self.text += f": {code}"
+            loader = state.get("loader") or {}
+            if isinstance(loader.get("pid"), int):
+                self.text += f"   (waits for DataLoader worker {loader.get('worker')}, pid {loader['pid']}"
+                self.text += f" at {site_text(loader['site'])})" if loader.get("site") else ")"
+                self.key += (loader["pid"],)
 
     @property
     def waited(self) -> float:
@@ -230,6 +235,16 @@ def diagnose(odd: list[list[RankView]], findings: dict[int, verdict.Finding], wo
     return out
 
 
+def _loader_text(state: dict | None) -> str:
+    loader = (state or {}).get("loader") or {}
+    if not isinstance(loader.get("pid"), int):
+        return ""
+    text = f" Its DataLoader worker {loader.get('worker')} (pid {loader['pid']}) has not delivered the next batch"
+    if loader.get("site"):
+        text += f"; the worker is at {site_text(loader['site'])}"
+    return text + "."
+
+
 def _group_text(group: str, world: int) -> str:
     return f"the group of all {world} ranks" if group == "world" else f"the group of {group}"
 
@@ -239,13 +254,13 @@ def _explain(v: RankView, g: list[RankView], f: verdict.Finding, world: int) -> 
     them = _who(f.ref)
     c, b = v.collective, f.collective
     where = f" {collective_text(b)} ({site_text((b or {}).get('site'))})" if b else ""
+    waits = "waits" if len(f.ref) == 1 else "wait"
     if f.how == "peer":
-        waits = "waits" if len(f.ref) == 1 else "wait"
         return f"{them} {waits} in{where} for {who}, which has not made the matching call."
     if f.how == "idle":
         return (
-            f"{who} {is_} in no collective while {them} wait for it in{where}{_top(v.state)} (a data loader, a "
-            "lock, a loop, or a collective the others already passed: see its stacks)."
+            f"{who} {is_} in no collective while {them} {waits} for it in{where}{_top(v.state)} (a data loader, a "
+            "lock, a loop, or a collective the others already passed: see its stacks)." + _loader_text(v.state)
         )
     if f.how == "ahead":
         return (
@@ -257,7 +272,7 @@ def _explain(v: RankView, g: list[RankView], f: verdict.Finding, world: int) -> 
         issued = ((v.state or {}).get("issued") or {}).get(f.group)
         made = f" (its last call there was #{issued})" if issued is not None else ""
         return (
-            f"{them} wait in{where} of {_group_text(f.group, world)} for {who}, which {is_} in "
+            f"{them} {waits} in{where} of {_group_text(f.group, world)} for {who}, which {is_} in "
             f"{collective_text(c or {})} ({site_text((c or {}).get('site'))}) instead{made}: it skipped a call "
             "on that group, or the others made an extra one."
         )
@@ -296,7 +311,8 @@ def _code_line(site, state: dict, width: int = 48) -> str:
 
 
 def _top(state: dict | None) -> str:
-    frames = ((state or {}).get("frames") or [])[:3]
+    frames = (state or {}).get("frames") or []
+    frames = ([f for f in frames if f.get("user")] or frames)[:3]
     return (
         f"; its main thread: {' <- '.join(site_text((f['file'], f['line'], f['func'])) for f in frames)}"
         if frames

@@ -23,6 +23,7 @@ import itertools
 import linecache
 import os
 import sys
+import sysconfig
 import threading
 import time
 import weakref
@@ -268,6 +269,9 @@ def _internal_dirs() -> tuple[str, ...]:
     return tuple(dirs)
 
 
+_STDLIB = sysconfig.get_paths()["stdlib"] + os.sep  # the interpreter's own modules (a DataLoader's select())
+
+
 _INTERNAL: tuple[str, ...] = ()
 _skip: dict = {}  # code object -> True when the frame is torch's or ours
 
@@ -279,7 +283,12 @@ def internal(code) -> bool:
     if skip is None:
         if not _INTERNAL:
             _INTERNAL = _internal_dirs()
-        skip = _skip[code] = code.co_filename.startswith(_INTERNAL) or code.co_filename.startswith("<frozen")
+        file = code.co_filename
+        skip = _skip[code] = (
+            file.startswith(_INTERNAL)
+            or file.startswith("<frozen")
+            or (file.startswith(_STDLIB) and "-packages" + os.sep not in file)
+        )
     return skip
 
 

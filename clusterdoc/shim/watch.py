@@ -82,6 +82,9 @@ def rank_state(rank: int, full: bool = False) -> dict:
     blocked = progress.blocked_in(frame)
     if blocked:
         state["blocked"] = blocked
+    loader = progress.loader_wait(frame) if full else None
+    if loader:
+        state["loader"] = loader
     if full:
         state["stacks"] = _stacks(threading.get_ident())
         open_ = [c for c in [collectives["current"], *collectives["pending"]] if c]
@@ -384,6 +387,12 @@ def enable_hang_watch(
         log_dir or os.environ.get("CLUSTERDOC_LOG_DIR"),
         launcher=os.environ.get("CLUSTERDOC_HANG_WATCHER") == "launcher",
     )
+    if _watchdog.log_dir is not None:
+        try:
+            workers = private.mkdir(_watchdog.log_dir / "workers")  # DataLoader workers' stacks, on request
+            progress.watch_loader_workers(workers / f"rank{_watchdog.rank}.txt")
+        except OSError:
+            pass
     _watchdog.start()
     atexit.register(_watchdog.shutdown)
     return True
