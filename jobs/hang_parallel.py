@@ -103,7 +103,8 @@ def tp_stuck(rank, odd):
 
 def pipeline(rank, odd):
     stage, peer = rank % 2, rank ^ 1  # stage 0 on even ranks sends to the next odd rank
-    same_stage = [dist.new_group([0, 2]), dist.new_group([1, 3])]
+    world = dist.get_world_size()
+    same_stage = [dist.new_group(list(range(s, world, 2))) for s in (0, 1)]
     group = same_stage[stage]
     torch.manual_seed(stage)
     net = nn.Linear(16, 16)

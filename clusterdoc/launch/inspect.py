@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from clusterdoc.errors import UsageError
-from clusterdoc.hang import channel, report, stacks, trace
+from clusterdoc.hang import channel, recorder, report, stacks, trace
 from clusterdoc.launch.job import find_job
 
 WAIT = 5.0  # seconds the ranks have to answer
@@ -56,17 +56,22 @@ def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout)
     """Write the job's Chrome/Perfetto trace (from `submit --trace`)."""
     jd = find_job(job, folder)
     records = trace.read_records(jd.path / "trace")
+    source = "--trace"
+    if not records:  # the flight recorder's dumps (written on a stall; NCCL's own on a timeout)
+        records, source = recorder.read_folder(jd.path), "the flight recorder"
     if not records:
         raise UsageError(
-            f"job {jd.id} has no collective trace ({jd.path / 'trace'} is empty)",
-            hint="submit it with --trace (or CLUSTERDOC_TRACE=1)",
+            f"job {jd.id} has no collective trace ({jd.path / 'trace'} is empty) and no flight recorder dump "
+            f"({jd.path / 'fr'})",
+            hint="submit it with --trace (or CLUSTERDOC_TRACE=1); a stalled job's ranks dump their flight recorder",
         )
     doc = trace.build(records)
     path = Path(output) if output else jd.path / "trace.json"
     path.write_text(json.dumps(doc))
     n = sum(len(r) for r in records.values())
     print(
-        f"{path}: {n} collectives on {len(records)} ranks; open it in https://ui.perfetto.dev or chrome://tracing",
+        f"{path}: {n} collectives on {len(records)} ranks (from {source}); open it in https://ui.perfetto.dev or "
+        "chrome://tracing",
         file=out,
     )
     return 0

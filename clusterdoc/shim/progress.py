@@ -29,21 +29,11 @@ import sys
 import threading
 import time
 
+from clusterdoc.hang import recorder
+
 from . import track
 
 BUFFER = "500"  # entries kept per rank: the recorder's JSON grows with it (~0.2 ms per entry)
-_DTYPES = {
-    "Float": "float32",
-    "Double": "float64",
-    "Half": "float16",
-    "BFloat16": "bfloat16",
-    "Long": "int64",
-    "Int": "int32",
-    "Short": "int16",
-    "Char": "int8",
-    "Byte": "uint8",
-    "Bool": "bool",
-}
 # torch.distributed functions a blocked main thread may sit in, with the arguments that name the other side
 _BLOCKING = {
     "recv": ("src", "tag"),
@@ -109,20 +99,11 @@ def _entries(frames: bool) -> list[dict]:
 
 def normal(entry: dict, names: dict[str, str]) -> dict:
     """One recorder entry in the shim's record form (what report.py and trace.py read)."""
-    pg = entry.get("process_group") or ["?"]
-    sizes, dtypes = entry.get("input_sizes") or [], entry.get("input_dtypes") or []
-    p2p = bool(entry.get("is_p2p"))
-    rec = {
-        "op": str(entry.get("profiling_name", "?")).split(":", 1)[-1],
-        "seq": int(entry.get("p2p_seq_id" if p2p else "collective_seq_id") or 0),
-        "group": names.get(str(pg[0]), f"group {pg[0]}"),
-        "dtype": _DTYPES.get(dtypes[0], str(dtypes[0]).lower()) if dtypes else None,
-        "shape": list(sizes[0]) if sizes else None,
-        "start": int(entry.get("time_created_ns") or 0) / 1e9,
-        "site": _site(entry.get("frames")),
-        "source": "flight recorder",
-    }
-    if p2p:
+    rec = recorder.record(entry, names)
+    for key in ("end", "note"):
+        rec.pop(key, None)
+    rec["site"], rec["source"] = _site(entry.get("frames")), "flight recorder"
+    if entry.get("is_p2p"):
         rec["p2p"] = True
     return rec
 

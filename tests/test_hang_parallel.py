@@ -1,0 +1,86 @@
+"""The hang doctor on every parallel kind (jobs/hang_parallel.py), 4 real gloo ranks under `clusterdoc submit`.
+
+Rank 1 skips one step (or stalls there): the report marks rank 1 and only rank 1, names the op the others wait
+in and the user's line on both sides, comes within hang-timeout + 15 s of the stall, and no process is left
+(DataLoader workers included). Healthy runs give the same parameters with and without the shim.
+"""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.shim_helpers import free_port
+from tests.test_hang_local import TIMEOUT, clean_env, leftover_ranks, report_of
+
+ROOT = Path(__file__).resolve().parents[1]
+JOB = ROOT / "jobs" / "hang_parallel.py"
+pytestmark = pytest.mark.slow
+LINE = r"hang_parallel\.py:\d+ in \w+"
+
+# kind -> (what the others wait in, what rank 1's line says)
+KINDS = {
+    "fsdp2": (r"all_gather #\d+ float32\[\d+\]", r"in barrier #\d+"),
+    "fsdp1": (r"all_gather #\d+ float32\[\d+\]", r"in barrier #\d+"),
+    "tp": (r"all_reduce #\d+ float32\[8,16\]", r"in barrier #\d+"),
+    "funcol": (r"all_reduce #\d+ float32\[64\]", r"in barrier #\d+"),
+    "tp_stuck": (r"all_reduce #\d+ float32\[8,16\]", r"in all_reduce #1 float32\[1\] \(ranks 1,3\)"),
+    "pipeline": (r"all_reduce #\d+ float32\[16,16\] \(ranks 1,3\)", r"in barrier #1"),
+    "subgroup": (r"all_reduce #3 float32\[32\] \(ranks 0,1,2\)", r"in barrier #1"),
+    "loader": (r"all_reduce #2 float32\[4,16\]", r"not in a collective +hang_parallel\.py:\d+ in loader: for batch in "
+               r"data: +\(waits for DataLoader worker 0, pid \d+ at hang_parallel\.py:\d+ in __getitem__\)"),
+    "ddp_compile": (r"broadcast #\d+ int32\[\d+\]", r"not in a collective +hang_parallel\.py:\d+ in ddp_compile: "
+                    r"time\.sleep\(3600\)"),
+}
+
+
+def submit(tmp_path, *args):
+    return subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "4",
+                           "--no-preflight", "--folder", str(tmp_path / "jobs"), *map(str, args)],
+                          cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=240)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_rank_that_skipped_is_named_with_both_call_sites(tmp_path, kind):
+    res = submit(tmp_path, "--hang-timeout", TIMEOUT, JOB, "--kind", kind, "--rank", 1)
+    assert res.returncode == 1, res.stderr[-4000:]
+    text = report_of(res.stderr)
+    waited, odd = KINDS[kind]
+    rows = [line for line in text.splitlines() if re.match(r"  ranks? \d", line)]
+    marked = [line for line in rows if line.endswith("<- differs")]
+    assert len(marked) == 1 and re.match(rf"  rank 1 +{odd}", marked[0]), text
+    if "not in a collective" not in odd:
+        assert re.search(rf"rank 1 +{odd} +{LINE} +<- differs", marked[0]), text
+    assert any(re.search(rf"in {waited}.* +{LINE}$", line) for line in rows), text  # the others, their line
+    seconds = float(re.search(r"has waited (\d+) s", text).group(1))
+    assert TIMEOUT <= seconds <= TIMEOUT + 15, text
+    (jd,) = (tmp_path / "jobs").iterdir()
+    times = json.loads((jd / "stacks" / "report.json").read_text())
+    assert times["printed"] - times["stall_started"] <= TIMEOUT + 15, times
+    assert sorted(p.name for p in (jd / "fr").iterdir()) == [f"rank{r}.json" for r in range(4)]
+    assert leftover_ranks(jd) == []
+    assert subprocess.run(["pgrep", "-f", str(JOB)], capture_output=True).returncode == 1  # workers too
+
+
+def run_plain(kind, n):
+    """The same job under plain torch.distributed (no clusterdoc at all): the reference results."""
+    port = free_port()
+    procs = [subprocess.Popen([sys.executable, str(JOB), "--kind", kind, "--rank", "-1"],
+                              env=clean_env(RANK=str(r), WORLD_SIZE=str(n), LOCAL_RANK=str(r), MASTER_ADDR="127.0.0.1",
+                                            MASTER_PORT=str(port), HANG_PARALLEL_PLAIN="1"),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in range(n)]
+    outs = [p.communicate(timeout=240)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0] * n, outs
+    return sorted(json.loads(line[7:])["checksum"] for o in outs for line in o.splitlines() if line.startswith("RESULT "))
+
+
+@pytest.mark.parametrize("kind", ["fsdp2", "tp", "pipeline"])
+def test_healthy_jobs_give_the_same_results_as_plain_torch(tmp_path, kind):
+    res = submit(tmp_path, "--nodes", 2, "--hang-timeout", TIMEOUT, JOB, "--kind", kind, "--rank", -1)
+    assert res.returncode == 0, res.stderr[-4000:]
+    (jd,) = (tmp_path / "jobs").iterdir()
+    ours = sorted(json.loads(line[7:])["checksum"] for r in range(2)
+                  for line in (jd / f"rank{r}.out").read_text().splitlines() if line.startswith("RESULT "))
+    assert len(ours) == 2 and ours == run_plain(kind, 2)
