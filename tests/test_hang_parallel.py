@@ -62,6 +62,12 @@ def test_the_rank_that_skipped_is_named_with_both_call_sites(tmp_path, kind):
     assert sorted(p.name for p in (jd / "fr").iterdir()) == [f"rank{r}.json" for r in range(4)]
     assert leftover_ranks(jd) == []
     assert subprocess.run(["pgrep", "-f", str(JOB)], capture_output=True).returncode == 1  # workers too
+    # no --trace: `clusterdoc trace` draws the recorder's dumps, the stalled collectives unfinished
+    res = subprocess.run([sys.executable, "-m", "clusterdoc", "trace", "--folder", str(tmp_path / "jobs"), jd.name],
+                         capture_output=True, text=True, timeout=60, env=clean_env())
+    assert res.returncode == 0 and "from the flight recorder" in res.stdout, res.stdout + res.stderr
+    events = json.loads((jd / "trace.json").read_text())["traceEvents"]
+    assert {e["pid"] for e in events if e.get("args", {}).get("unfinished")} >= {0, 2, 3}
 
 
 def run_plain(kind, n):
@@ -84,3 +90,15 @@ def test_healthy_jobs_give_the_same_results_as_plain_torch(tmp_path, kind):
     ours = sorted(json.loads(line[7:])["checksum"] for r in range(2)
                   for line in (jd / f"rank{r}.out").read_text().splitlines() if line.startswith("RESULT "))
     assert len(ours) == 2 and ours == run_plain(kind, 2)
+
+
+def test_trace_keeps_a_stall_in_the_first_collective(tmp_path):
+    """Issue 25: with --trace, the collectives a stall leaves unfinished are in the trace, the first one too."""
+    from tests.test_hang_local import HANG
+
+    res = submit(tmp_path, "--trace", "--hang-timeout", TIMEOUT, HANG, "--scenario", "first", "--rank", 1)
+    assert res.returncode == 1, res.stderr[-3000:]
+    (jd,) = (tmp_path / "jobs").iterdir()
+    for rank in (0, 2, 3):
+        recs = [json.loads(line) for line in (jd / "trace" / f"rank{rank}.jsonl").read_text().splitlines()]
+        assert [(r["op"], r["seq"], "end" in r) for r in recs] == [("all_reduce", 1, False)], recs

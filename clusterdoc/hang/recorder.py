@@ -73,6 +73,7 @@ def record(e: dict, names: dict) -> dict:
         "site": _site(e.get("frames")),
         "start": start,
         "note": "flight recorder",
+        "source": "flight recorder",
     }
     done = e.get("time_discovered_completed_ns")
     if done:
@@ -110,4 +111,18 @@ def read_folder(folder: Path) -> dict[int, list[dict]]:
             recs = records(doc)
             if recs:
                 out[int(m.group(1))] = recs
+    return out
+
+
+P2P = ("send", "recv", "isend", "irecv", "batch_isend_irecv")  # what gloo's recorder does not keep
+
+
+def merge(shim: dict[int, list[dict]], dumps: dict[int, list[dict]]) -> dict[int, list[dict]]:
+    """Per rank: the recorder's records (every op of every group, the stall's unfinished ones included), and
+    the shim's (`--trace`) from before the recorder's window, and its point-to-point ops."""
+    out = dict(shim)
+    for rank, recs in dumps.items():
+        first = min(r["start"] for r in recs)
+        older = [r for r in shim.get(rank, []) if r["start"] < first or r.get("op") in P2P]
+        out[rank] = sorted(older + recs, key=lambda r: r["start"])
     return out

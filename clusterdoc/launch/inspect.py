@@ -55,10 +55,9 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
 def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout) -> int:
     """Write the job's Chrome/Perfetto trace (from `submit --trace`)."""
     jd = find_job(job, folder)
-    records = trace.read_records(jd.path / "trace")
-    source = "--trace"
-    if not records:  # the flight recorder's dumps (written on a stall; NCCL's own on a timeout)
-        records, source = recorder.read_folder(jd.path), "the flight recorder"
+    shim, dumps = trace.read_records(jd.path / "trace"), recorder.read_folder(jd.path)
+    records = recorder.merge(shim, dumps)  # the recorder's dumps: written on a stall (NCCL's on a timeout)
+    source = " and ".join(name for name, got in (("--trace", shim), ("the flight recorder", dumps)) if got)
     if not records:
         raise UsageError(
             f"job {jd.id} has no collective trace ({jd.path / 'trace'} is empty) and no flight recorder dump "

@@ -252,6 +252,11 @@ class Watchdog(threading.Thread):
                 pass
             if self.recorder:
                 self.write_recorder()
+        if channel.counter(self.store, "stall"):  # a stall: its unfinished collectives go into --trace now
+            try:  # (the launcher may stop this rank with a signal before abort() runs)
+                flush_trace(self.rank, unfinished=True)
+            except OSError:
+                pass
 
     def write_recorder(self):
         """This rank's flight recorder, as torch's JSON with the groups' names added: <log dir>/fr/rank<R>.json
