@@ -47,8 +47,9 @@ def load(path: Path) -> dict | None:
 
 def records(doc: dict) -> list[dict]:
     """The dump's entries as the shim's trace records (op, seq, group, dtype, shape, site, start, end)."""
-    ours = doc.get("clusterdoc") if isinstance(doc.get("clusterdoc"), dict) else {}
-    names = ours.get("groups") if isinstance(ours.get("groups"), dict) else {}
+    ours = doc.get("clusterdoc")
+    groups = ours.get("groups") if isinstance(ours, dict) else None
+    names: dict = groups if isinstance(groups, dict) else {}
     out = []
     for e in doc.get("entries") or []:
         try:

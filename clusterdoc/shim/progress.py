@@ -28,6 +28,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Any
 
 from clusterdoc.hang import recorder
 
@@ -187,7 +188,7 @@ def blocked_in(frame) -> dict | None:
             out["peer" if name in ("src", "dst") else name] = value
     if args.get("group") is not None:
         out["group"] = track._group_name(args["group"])
-    tensor = args.get("tensor")
+    tensor: Any = args.get("tensor")
     if hasattr(tensor, "shape"):
         out["shape"], out["dtype"] = list(tensor.shape), str(tensor.dtype).replace("torch.", "")
     return out
