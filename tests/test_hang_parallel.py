@@ -102,3 +102,19 @@ def test_trace_keeps_a_stall_in_the_first_collective(tmp_path):
     for rank in (0, 2, 3):
         recs = [json.loads(line) for line in (jd / "trace" / f"rank{rank}.jsonl").read_text().splitlines()]
         assert [(r["op"], r["seq"], "end" in r) for r in recs] == [("all_reduce", 1, False)], recs
+
+
+def test_without_the_recorder_the_shims_records_still_name_the_rank_and_it_is_said_once(tmp_path):
+    """A torch (or a job) with no flight recorder for gloo: today's tracking decides, and the job is told once."""
+    from tests.test_hang_local import HANG
+
+    res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "4",
+                          "--no-preflight", "--folder", str(tmp_path / "jobs"), "--hang-timeout", str(TIMEOUT),
+                          str(HANG), "--scenario", "skip", "--rank", "1"],
+                         cwd=tmp_path, env=clean_env(TORCH_FR_BUFFER_SIZE="0"), capture_output=True, text=True,
+                         timeout=240)
+    assert res.returncode == 1, res.stderr[-3000:]
+    assert re.search(r"rank 1 +in barrier #4 +hang\.py:\d+ in skip +<- differs", report_of(res.stderr))
+    assert res.stderr.count("the hang watch sees only the collectives the shim wraps") == 1, res.stderr[-3000:]
+    (jd,) = (tmp_path / "jobs").iterdir()
+    assert not (jd / "fr").exists()

@@ -197,16 +197,28 @@ def blocked_in(frame) -> dict | None:
 _warned = threading.Event()
 
 
-def say_fallback_once(backend: str) -> None:
-    """A torch whose recorder does not cover this backend: the shim's records are all we see."""
+def why_off(backend: str) -> str:
+    """Why the recorder gives us nothing: this torch has none for the backend, or it was off when the group
+    was made."""
+    import torch
+
+    c10d = _c10d()
+    if c10d is None or not hasattr(c10d, "_dump_fr_trace_json") or available():
+        return f"torch {torch.__version__} has no flight recorder for {backend}"
+    return (
+        "the flight recorder was off when the process group was made (call shim.init() before "
+        f"init_process_group, or export TORCH_FR_BUFFER_SIZE={BUFFER})"
+    )
+
+
+def say_fallback_once(reason: str) -> None:
+    """No recorder: the shim's own records are all the hang watch sees (said once per process)."""
     if _warned.is_set():
         return
     _warned.set()
-    import torch
-
     print(
-        f"clusterdoc: torch {torch.__version__} has no flight recorder for {backend}: the hang watch sees only "
-        "the collectives the shim wraps (not functional collectives, FSDP, DTensor or compiled graphs)",
+        f"clusterdoc: {reason}: the hang watch sees only the collectives the shim wraps (not functional "
+        "collectives, FSDP, DTensor or compiled graphs)",
         file=sys.stderr,
         flush=True,
     )

@@ -218,13 +218,19 @@ class Watchdog(threading.Thread):
         rec = track.TRACKER.oldest()
         since = rec.start if rec is not None else None
         if self.recorder is not False:
-            counts = progress.status()
+            try:
+                counts = progress.status()
+            except Exception as exc:  # noqa: BLE001 - an unreadable recorder must not stop the watchdog
+                self.recorder = False
+                progress.say_fallback_once(f"the flight recorder cannot be read ({type(exc).__name__}: {exc})")
+                return self.waited()
             if self.recorder is None:  # recording? (an older torch keeps nothing for gloo)
                 if counts:
                     self.recorder = True
                 elif track.TRACKER.last is not None:
                     self.recorder = False
-                    progress.say_fallback_once(_backend())
+                    if self.rank == 0:
+                        progress.say_fallback_once(progress.why_off(_backend()))
             completed = sum(done for _, done in counts.values())
             if completed != self.completed:
                 self.completed, self.progress_at = completed, now
@@ -392,6 +398,8 @@ def enable_hang_watch(
         log_dir or os.environ.get("CLUSTERDOC_LOG_DIR"),
         launcher=os.environ.get("CLUSTERDOC_HANG_WATCHER") == "launcher",
     )
+    if _watchdog.recorder is False and _watchdog.rank == 0:
+        progress.say_fallback_once(progress.why_off(_backend()))
     if _watchdog.log_dir is not None:
         try:
             workers = private.mkdir(_watchdog.log_dir / "workers")  # DataLoader workers' stacks, on request
