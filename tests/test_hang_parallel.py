@@ -54,6 +54,9 @@ def test_the_rank_that_skipped_is_named_with_both_call_sites(tmp_path, kind):
     if "not in a collective" not in odd:
         assert re.search(rf"rank 1 +{odd} +{LINE} +<- differs", marked[0]), text
     assert any(re.search(rf"in {waited}.* +{LINE}$", line) for line in rows), text  # the others, their line
+    if kind == "funcol":  # the line that issued the functional collective, not the one that waits on it
+        issued = next(i for i, line in enumerate(JOB.read_text().splitlines(), 1) if "# issued here" in line)
+        assert f"hang_parallel.py:{issued} in funcol" in text, text
     seconds = float(re.search(r"has waited (\d+) s", text).group(1))
     assert TIMEOUT <= seconds <= TIMEOUT + 15, text
     (jd,) = (tmp_path / "jobs").iterdir()
