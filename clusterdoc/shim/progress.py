@@ -11,20 +11,18 @@ reads it from its own thread while the main thread waits (a rank blocked in gloo
   recorder's Python frames, when torch can name them cheaply) and what the shim's own records add (DDP's bucket
   note, the Python op name), and how many collectives each group has issued.
 
-Facts measured with torch 2.13 CPU: the recorder's JSON costs ~0.1 ms without entries and ~0.2 ms per entry with
-them; naming the frames needs torch._dynamo imported (seconds the first time), so frames are asked for only when
+Facts measured with torch 2.13 CPU: the recorder's JSON costs ~0.1 ms without entries and 0.1-0.5 ms per entry
+with them (so the buffer is kept at BUFFER entries); naming the frames needs torch._dynamo imported (seconds the first time), so frames are asked for only when
 the job has imported it already. gloo records no point-to-point op: a rank blocked in send/recv is seen from
-its main thread's frame (peer and tag). Older torch (no recorder for gloo): `available()` is False and the
-shim's own records are the view (the watchdog says so once).
+its main thread's frame (peer and tag). A torch with no recorder for gloo keeps it empty: the watchdog then
+falls back to the shim's own records and says so once (`why_off`).
 """
 
 from __future__ import annotations
 
-import faulthandler
 import json
 import os
 import pickle
-import signal
 import sys
 import threading
 import time
@@ -113,12 +111,12 @@ def _site(frames) -> list | None:
     """The first frame (innermost first) that is the user's: not torch's, not the shim's, not the stdlib's."""
     for f in frames or []:
         file = f.get("filename") or ""
-        if file and not file.startswith("<") and not _internal_file(file):
+        if file and not file.startswith("<") and not internal_file(file):
             return [file, f.get("line"), f.get("name")]
     return None
 
 
-def _internal_file(file: str) -> bool:
+def internal_file(file: str) -> bool:
     if not track._INTERNAL:
         track._INTERNAL = track._internal_dirs()
     return file.startswith(track._INTERNAL) or (file.startswith(track._STDLIB) and "-packages" not in file)
@@ -222,77 +220,3 @@ def say_fallback_once(reason: str) -> None:
         file=sys.stderr,
         flush=True,
     )
-
-
-# --- a main thread blocked in a DataLoader -------------------------------------------------------
-
-LOADER_SIGNAL = signal.SIGUSR2  # dumps a DataLoader worker's stack (faulthandler, inherited through fork)
-_loader_file = None
-
-
-def watch_loader_workers(path) -> None:
-    """Make forked DataLoader workers dump their Python stacks into `path` on LOADER_SIGNAL (registered here,
-    before the workers fork; not done when the job has its own handler for that signal)."""
-    global _loader_file
-    if _loader_file is not None or signal.getsignal(LOADER_SIGNAL) not in (signal.SIG_DFL, None):
-        return
-    try:
-        _loader_file = open(path, "a")  # noqa: SIM115 - kept open: the handler writes to its descriptor
-        faulthandler.register(LOADER_SIGNAL, file=_loader_file, all_threads=True, chain=False)
-    except (OSError, ValueError, RuntimeError):
-        _loader_file = None
-
-
-def loader_wait(frame) -> dict | None:
-    """When the main thread waits for a DataLoader's worker: its workers' PIDs, the one awaited, and that
-    worker's stack where it can be had (faulthandler, see watch_loader_workers)."""
-    it = None
-    while frame is not None:
-        me = frame.f_locals.get("self") if frame.f_code.co_name in ("_next_data", "_get_data") else None
-        if type(me).__name__ == "_MultiProcessingDataLoaderIter":
-            it = me
-            break
-        frame = frame.f_back
-    if it is None:
-        return None
-    try:
-        pids = [w.pid for w in it._workers]
-        info = it._task_info.get(it._rcvd_idx) or ()
-        worker = info[0] if info else None
-    except Exception:  # noqa: BLE001 - torch internals that moved: the PIDs are a bonus
-        return None
-    out: dict = {"workers": pids}
-    if isinstance(worker, int) and 0 <= worker < len(pids):
-        out["worker"], out["pid"] = worker, pids[worker]
-        stack = _worker_stack(pids[worker])
-        if stack:
-            out["stack"], out["site"] = stack, worker_site(stack)
-    return out
-
-
-def _worker_stack(pid: int, limit: int = 4000) -> str | None:
-    if _loader_file is None:
-        return None
-    try:
-        start = os.path.getsize(_loader_file.name)
-        os.kill(pid, LOADER_SIGNAL)
-        for _ in range(20):
-            time.sleep(0.05)
-            if os.path.getsize(_loader_file.name) > start:
-                break
-        time.sleep(0.05)
-        with open(_loader_file.name, "rb") as f:
-            f.seek(start)
-            return f.read(limit).decode("utf-8", "replace") or None
-    except OSError:
-        return None
-
-
-def worker_site(stack: str) -> list | None:
-    """The user's innermost frame in a faulthandler dump ('File "x", line N in f', most recent call first)."""
-    import re
-
-    for m in re.finditer(r'File "([^"]+)", line (\d+) in (\S+)', stack):
-        if not _internal_file(m.group(1)):
-            return [m.group(1), int(m.group(2)), m.group(3)]
-    return None

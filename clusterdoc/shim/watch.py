@@ -27,7 +27,7 @@ from pathlib import Path
 
 from clusterdoc import private
 
-from . import progress, track
+from . import loader, progress, track
 
 DEFAULT_TIMEOUT = 300.0
 LAUNCHER_GRACE = 15.0  # how long a rank leaves the report to the launcher before printing it itself
@@ -82,9 +82,9 @@ def rank_state(rank: int, full: bool = False) -> dict:
     blocked = progress.blocked_in(frame)
     if blocked:
         state["blocked"] = blocked
-    loader = progress.loader_wait(frame) if full else None
-    if loader:
-        state["loader"] = loader
+    waiting = loader.loader_wait(frame) if full else None
+    if waiting:
+        state["loader"] = waiting
     if full:
         state["stacks"] = _stacks(threading.get_ident())
         open_ = [c for c in [collectives["current"], *collectives["pending"]] if c]
@@ -403,7 +403,7 @@ def enable_hang_watch(
     if _watchdog.log_dir is not None:
         try:
             workers = private.mkdir(_watchdog.log_dir / "workers")  # DataLoader workers' stacks, on request
-            progress.watch_loader_workers(workers / f"rank{_watchdog.rank}.txt")
+            loader.watch_loader_workers(workers / f"rank{_watchdog.rank}.txt")
         except OSError:
             pass
     _watchdog.start()
