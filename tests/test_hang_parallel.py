@@ -121,3 +121,14 @@ def test_without_the_recorder_the_shims_records_still_name_the_rank_and_it_is_sa
     assert res.stderr.count("the hang watch sees only the collectives the shim wraps") == 1, res.stderr[-3000:]
     (jd,) = (tmp_path / "jobs").iterdir()
     assert not (jd / "fr").exists()
+
+
+def test_two_ranks_the_mark_goes_to_the_rank_that_skipped(tmp_path):
+    """One against one: no majority; the mark is stable (the side without rank 0) and here it is the right one."""
+    res = submit(tmp_path, "--nodes", 2, "--hang-timeout", TIMEOUT, JOB, "--kind", "fsdp2", "--rank", 1)
+    assert res.returncode == 1, res.stderr[-4000:]
+    text = report_of(res.stderr)
+    assert re.search(rf"(?m)^  rank 0 +in all_gather #\d+ float32\[\d+\] +{LINE}$", text), text
+    assert re.search(rf"(?m)^  rank 1 +in barrier #\d+ +{LINE} +<- differs$", text), text
+    (jd,) = (tmp_path / "jobs").iterdir()
+    assert leftover_ranks(jd) == []
