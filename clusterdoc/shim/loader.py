@@ -14,20 +14,24 @@ import re
 import signal
 import time
 
+from clusterdoc import private
+
 from .progress import internal_file
 
 LOADER_SIGNAL = signal.SIGUSR2  # dumps a DataLoader worker's stack (faulthandler, inherited through fork)
 _loader_file = None
+_loader_path = ""
 
 
 def watch_loader_workers(path) -> None:
     """Make forked DataLoader workers dump their Python stacks into `path` on LOADER_SIGNAL (registered here,
     before the workers fork; not done when the job has its own handler for that signal)."""
-    global _loader_file
+    global _loader_file, _loader_path
     if _loader_file is not None or signal.getsignal(LOADER_SIGNAL) not in (signal.SIG_DFL, None):
         return
     try:
-        _loader_file = open(path, "a")  # noqa: SIM115 - kept open: the handler writes to its descriptor
+        _loader_file = private.open_append(path)  # kept open: the handler writes to its descriptor
+        _loader_path = str(path)
         faulthandler.register(LOADER_SIGNAL, file=_loader_file, all_threads=True, chain=False)
     except (OSError, ValueError, RuntimeError):
         _loader_file = None
@@ -64,14 +68,14 @@ def _worker_stack(pid: int, limit: int = 4000) -> str | None:
     if _loader_file is None:
         return None
     try:
-        start = os.path.getsize(_loader_file.name)
+        start = os.path.getsize(_loader_path)
         os.kill(pid, LOADER_SIGNAL)
         for _ in range(20):
             time.sleep(0.05)
-            if os.path.getsize(_loader_file.name) > start:
+            if os.path.getsize(_loader_path) > start:
                 break
         time.sleep(0.05)
-        with open(_loader_file.name, "rb") as f:
+        with open(_loader_path, "rb") as f:
             f.seek(start)
             return f.read(limit).decode("utf-8", "replace") or None
     except OSError:

@@ -12,10 +12,10 @@ reads it from its own thread while the main thread waits (a rank blocked in gloo
   note, the Python op name), and how many collectives each group has issued.
 
 Facts measured with torch 2.13 CPU: the recorder's JSON costs ~0.1 ms without entries and 0.1-0.5 ms per entry
-with them (so the buffer is kept at BUFFER entries); naming the frames needs torch._dynamo imported (seconds the first time), so frames are asked for only when
-the job has imported it already. gloo records no point-to-point op: a rank blocked in send/recv is seen from
-its main thread's frame (peer and tag). A torch with no recorder for gloo keeps it empty: the watchdog then
-falls back to the shim's own records and says so once (`why_off`).
+with them (so the buffer is kept at BUFFER entries); naming the frames needs torch._dynamo imported (seconds the
+first time), so frames are asked for only when the job has imported it already. gloo records no point-to-point
+op: a rank blocked in send/recv is seen from its main thread's frame (peer and tag). A torch with no recorder
+for gloo keeps it empty: the watchdog then falls back to the shim's own records and says so once (`why_off`).
 """
 
 from __future__ import annotations

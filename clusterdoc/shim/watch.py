@@ -1,8 +1,10 @@
 """The hang watchdog: one daemon thread per rank that still answers while the rank is stuck.
 
 Every `interval` it publishes a heartbeat on the job's store (hang/channel.py), answers dump requests
-with the Python stacks of all its threads, and watches its own oldest unfinished collective: when that has
-waited `--hang-timeout` seconds it raises the store's stall counter and asks every rank for a dump. Under
+with the Python stacks of all its threads and what its process groups are doing (torch's flight recorder,
+shim/progress.py; its dump goes into <log dir>/fr/), and watches for lack of progress: when an op has been
+outstanding for `--hang-timeout` seconds with no collective completed meanwhile (the recorder's counts for
+every group, else the shim's own records), it raises the store's stall counter and asks every rank for a dump. Under
 `clusterdoc submit` the launcher sees the counter, prints the report (it knows which ranks are gone and how)
 and stops the job; with no launcher (plain torchrun + shim.init()), the rank that saw the stall prints the
 report itself and, with on_hang=abort, every rank exits 1.
