@@ -70,7 +70,9 @@ def test_the_rank_that_skipped_is_named_with_both_call_sites(tmp_path, kind):
                          capture_output=True, text=True, timeout=60, env=clean_env())
     assert res.returncode == 0 and "from the flight recorder" in res.stdout, res.stdout + res.stderr
     events = json.loads((jd / "trace.json").read_text())["traceEvents"]
-    assert {e["pid"] for e in events if e.get("args", {}).get("unfinished")} >= {0, 2, 3}
+    # (the pipeline's rank 0 waits in a send, which gloo's recorder does not keep; its rank 1 in a barrier)
+    expected = {1, 2, 3} if kind == "pipeline" else {0, 2, 3}
+    assert {e["pid"] for e in events if e.get("args", {}).get("unfinished")} >= expected
 
 
 def run_plain(kind, n):
