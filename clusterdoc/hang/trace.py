@@ -66,10 +66,10 @@ def build(records: dict[int, list[dict]], hosts: dict[int, str] | None = None) -
         return {"traceEvents": [], "displayTimeUnit": "ms"}
     t0 = min(starts)
     end = max(r.get("end", r["start"]) for recs in records.values() for r in recs)
-    latest: dict[tuple, tuple[float, int]] = {}  # (group, seq) -> (latest start, its rank)
+    latest: dict[tuple, tuple[float, int]] = {}  # (source, group, seq) -> (latest start, its rank)
     for rank, recs in records.items():
         for r in recs:
-            key = (r.get("group"), r["seq"])
+            key = (r.get("source"), r.get("group"), r["seq"])  # the recorder's numbers are not the shim's
             if key not in latest or r["start"] > latest[key][0]:
                 latest[key] = (r["start"], rank)
     events = []
@@ -92,7 +92,7 @@ def build(records: dict[int, list[dict]], hosts: dict[int, str] | None = None) -
                 args["unfinished"] = True
             if r.get("error"):
                 args["error"] = r["error"]
-            last_start, last_rank = latest[(r.get("group"), r["seq"])]
+            last_start, last_rank = latest[(r.get("source"), r.get("group"), r["seq"])]
             wait = min(max(0.0, last_start - r["start"]), stop - r["start"])
             if wait > 0:
                 args["waited_for_slowest_ms"] = round(wait * 1e3, 3)

@@ -118,6 +118,8 @@ class HangWatch:
         recorder = sorted(self.jd.path.glob("nccl_trace_rank_*"))
         if recorder:
             text += f"\n  NCCL flight recorder: {self.jd.path}/nccl_trace_rank_* ({len(recorder)} files)"
+        if any((dumps.get(r) or {}).get("unfinished") is not None for r in dumps):
+            text += f"\n  flight recorder: {self.jd.path}/fr/rank*.json ('clusterdoc trace {self.jd.id}' draws it)"
         private.write(private.mkdir(self.jd.path / "stacks") / "report.txt", text + "\n")
         self.reported = text.splitlines()[0]
         print(printable_lines(text), file=self.err, flush=True)

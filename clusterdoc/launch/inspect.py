@@ -7,7 +7,7 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.errors import UsageError
-from clusterdoc.hang import channel, report, seal, stacks, trace
+from clusterdoc.hang import channel, recorder, report, seal, stacks, trace
 from clusterdoc.launch.job import find_job
 from clusterdoc.untrusted import json_text, printable, printable_lines
 
@@ -79,13 +79,16 @@ def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout)
     """Write the job's Chrome/Perfetto trace (from `submit --trace`)."""
     jd = find_job(job, folder)
     try:
-        records = trace.read_records(jd.path / "trace")
+        shim, dumps = trace.read_records(jd.path / "trace"), recorder.read_folder(jd.path)
     except OSError as err:
         raise UsageError(f"cannot read the job's trace: {err.strerror or err}", where=printable(err.filename)) from None
+    records = recorder.merge(shim, dumps)  # the recorder's dumps: written on a stall (NCCL's on a timeout)
+    source = " and ".join(name for name, got in (("--trace", shim), ("the flight recorder", dumps)) if got)
     if not records:
         raise UsageError(
-            f"job {jd.id} has no collective trace ({jd.path / 'trace'} is empty)",
-            hint="submit it with --trace (or CLUSTERDOC_TRACE=1)",
+            f"job {jd.id} has no collective trace ({jd.path / 'trace'} is empty) and no flight recorder dump "
+            f"({jd.path / 'fr'})",
+            hint="submit it with --trace (or CLUSTERDOC_TRACE=1); a stalled job's ranks dump their flight recorder",
         )
     doc = trace.build(records)
     path = Path(output) if output else jd.path / "trace.json"
@@ -95,7 +98,8 @@ def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout)
         raise UsageError(f"cannot write the trace: {err.strerror or err}", where=printable(path)) from None
     n = sum(len(r) for r in records.values())
     print(
-        f"{path}: {n} collectives on {len(records)} ranks; open it in https://ui.perfetto.dev or chrome://tracing",
+        f"{path}: {n} collectives on {len(records)} ranks (from {source}); open it in https://ui.perfetto.dev or "
+        "chrome://tracing",
         file=out,
     )
     return 0

@@ -30,6 +30,7 @@ import itertools
 import linecache
 import os
 import sys
+import sysconfig
 import threading
 import time
 import weakref
@@ -276,14 +277,18 @@ class Tracker:
             "failed": self.failed.to_dict() if self.failed is not None else None,
         }
 
-    def take_trace(self) -> list:
-        """Records finished since the last call (and keeps the unfinished ones for later)."""
+    def take_trace(self, unfinished: bool = False) -> list:
+        """Records finished since the last call (and keeps the unfinished ones for later, or takes them too)."""
         if self.trace is None:
             return []
         with self.lock:
-            done = [r for r in self.trace if r.end is not None]
-            self.trace = [r for r in self.trace if r.end is None]
+            done = [r for r in self.trace if unfinished or r.end is not None]
+            self.trace = [r for r in self.trace if not unfinished and r.end is None]
         return done
+
+    def issued(self) -> dict[str, int]:
+        """Group name -> calls seen on it (a hang report compares them within each group)."""
+        return {("world" if key is None else _group_names.get(key, f"group {key:x}")): n for key, n in self.seq.items()}
 
 
 TRACKER = Tracker()
@@ -320,6 +325,9 @@ def _internal_dirs() -> tuple[str, ...]:
     return tuple(dirs)
 
 
+_STDLIB = sysconfig.get_paths()["stdlib"] + os.sep  # the interpreter's own modules (a DataLoader's select())
+
+
 _INTERNAL: tuple[str, ...] = ()
 _skip: dict = {}  # code object -> True when the frame is torch's or ours
 
@@ -331,7 +339,12 @@ def internal(code) -> bool:
     if skip is None:
         if not _INTERNAL:
             _INTERNAL = _internal_dirs()
-        skip = _skip[code] = code.co_filename.startswith(_INTERNAL) or code.co_filename.startswith("<frozen")
+        file = code.co_filename
+        skip = _skip[code] = (
+            file.startswith(_INTERNAL)
+            or file.startswith("<frozen")
+            or (file.startswith(_STDLIB) and "-packages" + os.sep not in file)
+        )
     return skip
 
 

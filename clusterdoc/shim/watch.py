@@ -1,8 +1,10 @@
 """The hang watchdog: one daemon thread per rank that still answers while the rank is stuck.
 
 Every `interval` it publishes a heartbeat on the job's store (hang/channel.py), answers dump requests
-with the Python stacks of all its threads, and watches its own oldest unfinished collective: when that has
-waited `--hang-timeout` seconds it raises the store's stall counter and asks every rank for a dump. Under
+with the Python stacks of all its threads and what its process groups are doing (torch's flight recorder,
+shim/progress.py; its dump goes into <log dir>/fr/), and watches for lack of progress: when an op has been
+outstanding for `--hang-timeout` seconds with no collective completed meanwhile (the recorder's counts for
+every group, else the shim's own records), it raises the store's stall counter and asks every rank for a dump. Under
 `clusterdoc submit` the launcher sees the counter, prints the report (it knows which ranks are gone and how)
 and stops the job; with no launcher (plain torchrun + shim.init()), the rank that saw the stall prints the
 report itself and, with on_hang=abort, every rank exits 1.
@@ -31,7 +33,7 @@ from typing import Any
 from clusterdoc import private
 from clusterdoc.untrusted import printable_lines
 
-from . import track
+from . import loader, progress, track
 
 DEFAULT_TIMEOUT = 300.0
 LAUNCHER_GRACE = 15.0  # how long a rank leaves the report to the launcher before printing it itself
@@ -74,24 +76,40 @@ def rank_state(rank: int, full: bool = False) -> dict:
     the stacks of all threads but the watchdog's)."""
     main = threading.main_thread().ident
     frame = sys._current_frames().get(main) if main is not None else None
+    collectives = track.TRACKER.snapshot()
     state = {
         "rank": rank,
         "host": socket.gethostname(),
         "pid": os.getpid(),
         "time": time.time(),
-        "collectives": track.TRACKER.snapshot(),
+        "collectives": collectives,
         "frames": _frames(frame),
     }
+    blocked = progress.blocked_in(frame)
+    if blocked:
+        state["blocked"] = blocked
+    waiting = loader.loader_wait(frame) if full else None
+    if waiting:
+        state["loader"] = waiting
     if full:
         state["stacks"] = _stacks(threading.get_ident())
+        open_ = [c for c in [collectives["current"], *collectives["pending"]] if c]
+        if _watchdog is not None and _watchdog.recorder:
+            try:
+                state["unfinished"], state["issued"] = progress.unfinished(open_)
+            except Exception:  # noqa: BLE001 - the recorder unreadable now: the shim's own records stand
+                pass
+        if "issued" not in state:
+            state["issued"] = track.TRACKER.issued()
     return state
 
 
 def flight_recorder_env(backend: str, log_dir: str | None, environ=os.environ) -> dict[str, str]:
-    """With NCCL, torch's flight recorder on (ring of recent collectives, dumped on a timeout) next to the
-    rank logs; the launcher's report points at those files. (Not testable without GPUs.)"""
+    """torch's flight recorder on (a ring of recent collectives per rank: what the watchdog reads, and what it
+    writes into the job folder on a stall). With NCCL torch also dumps it itself on a timeout, next to the rank
+    logs (not testable without GPUs). Must be set before the process group is made."""
     if backend != "nccl":
-        return {}
+        return {k: v for k, v in {"TORCH_FR_BUFFER_SIZE": progress.BUFFER}.items() if k not in environ}
     env = {"TORCH_NCCL_TRACE_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}
     if log_dir:
         env["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] = str(Path(log_dir) / "nccl_trace_rank_")
@@ -121,6 +139,10 @@ class Watchdog(threading.Thread):
         self.stop = threading.Event()
         self.store: Any = None  # the job store's channel (hang/channel.py), once connected
         self.left = False  # this rank let go of the store (shutdown order, see shutdown())
+        self.recorder: bool | None = None if progress.available() else False  # None: on, not yet seen recording
+        self.completed = -1  # the recorder's completed ops, all groups: progress is when it moves
+        self.progress_at = time.time()  # when this rank last completed a collective (or started watching)
+        self.open_since: float | None = None  # since when an op is outstanding with no progress
 
     def run(self):
         from clusterdoc.hang import channel
@@ -222,8 +244,8 @@ class Watchdog(threading.Thread):
         if gen > self.answered:
             self.answer(gen)
         flush_trace(self.rank)
-        rec = track.TRACKER.oldest()
-        if not self.stalled and rec is not None and time.time() - rec.start >= self.timeout:
+        waited = self.waited()
+        if not self.stalled and waited is not None and waited >= self.timeout:
             self.stalled = True
             held = channel.claim_stall(store, self.rank, lambda: channel.request_dump(store))
             if held.get("rank") == self.rank:  # the first rank to see it asked everyone
@@ -234,6 +256,39 @@ class Watchdog(threading.Thread):
             gen, self.report_due = self.report_due[0], None
             if store.claim("handled", f"rank {self.rank}") == f"rank {self.rank}":
                 self.report(gen)
+
+    def waited(self) -> float | None:
+        """How long this rank has had an op outstanding with no collective completed meanwhile (None: nothing
+        outstanding). The recorder sees every op of every group; the shim's records are the fallback."""
+        now = time.time()
+        rec = track.TRACKER.oldest()
+        since = rec.start if rec is not None else None
+        if self.recorder is not False:
+            try:
+                counts = progress.status()
+            except Exception as exc:  # noqa: BLE001 - an unreadable recorder must not stop the watchdog
+                self.recorder = False
+                progress.say_fallback_once(f"the flight recorder cannot be read ({type(exc).__name__}: {exc})")
+                return self.waited()
+            if self.recorder is None:  # recording? (an older torch keeps nothing for gloo)
+                if counts:
+                    self.recorder = True
+                elif track.TRACKER.last is not None:
+                    self.recorder = False
+                    if self.rank == 0:
+                        progress.say_fallback_once(progress.why_off(_backend()))
+            completed = sum(done for _, done in counts.values())
+            if completed != self.completed:
+                self.completed, self.progress_at = completed, now
+            if any(issued > done for issued, done in counts.values()):
+                self.open_since = self.open_since or now
+                since = self.open_since if since is None else min(since, self.open_since)
+            else:
+                self.open_since = None
+        last = track.TRACKER.last
+        if last is not None and last.end is not None:
+            self.progress_at = max(self.progress_at, last.end)
+        return None if since is None else now - max(since, self.progress_at)
 
     def answer(self, gen: int):
         from clusterdoc.hang import channel, stacks
@@ -247,6 +302,25 @@ class Watchdog(threading.Thread):
                 private.write(d / f"rank{self.rank}.txt", stacks.text(state))
             except OSError:
                 pass
+            if self.recorder:
+                self.write_recorder()
+        if channel.counter(self.store, "stall"):  # a stall: its unfinished collectives go into --trace now
+            try:  # (the launcher may stop this rank with a signal before abort() runs)
+                flush_trace(self.rank, unfinished=True)
+            except OSError:
+                pass
+
+    def write_recorder(self):
+        """This rank's flight recorder, as torch's JSON with the groups' names added: <log dir>/fr/rank<R>.json
+        (`clusterdoc trace` and the report read it)."""
+        try:
+            c10d = progress._c10d()
+            assert c10d is not None
+            doc = json.loads(c10d._dump_fr_trace_json(True, False))
+            doc["clusterdoc"] = {"rank": self.rank, "groups": progress.group_names()}
+            private.write(private.mkdir(self.log_dir / "fr") / f"rank{self.rank}.json", json.dumps(doc) + "\n")
+        except Exception:  # noqa: BLE001 - the report goes on without the file
+            pass
 
     def report(self, gen: int):
         """No launcher printed it: this rank does (on its stderr), and stops the job if asked to."""
@@ -276,6 +350,10 @@ class Watchdog(threading.Thread):
                 )
             except OSError:
                 pass
+        try:
+            flush_trace(self.rank, unfinished=True)  # the stalled collectives are the trace's point
+        except OSError:
+            pass
         print(f"clusterdoc: rank {self.rank} stopped by the hang watch", file=sys.stderr, flush=True)
         sys.stdout.flush()
         sys.stderr.flush()
@@ -306,15 +384,25 @@ def trace_dir() -> Path:
     return Path(os.environ.get("CLUSTERDOC_LOG_DIR") or "clusterdoc-trace") / "trace"
 
 
-def flush_trace(rank: int) -> None:
-    """Append this rank's finished collectives to <log dir>/trace/rank<R>.jsonl."""
-    recs = track.TRACKER.take_trace()
+def flush_trace(rank: int, unfinished: bool = False) -> None:
+    """Append this rank's finished collectives to <log dir>/trace/rank<R>.jsonl; with `unfinished` (the rank is
+    being stopped) the unfinished ones too, without an end."""
+    recs = track.TRACKER.take_trace(unfinished)
     if not recs:
         return
     with _trace_lock:
         d = private.mkdir(trace_dir(), parents=True)
         with private.open_append(d / f"rank{rank}.jsonl") as f:
             f.write("".join(json.dumps(r.to_dict()) + "\n" for r in recs))
+
+
+def _backend() -> str:
+    try:
+        import torch.distributed as dist
+
+        return str(dist.get_backend())
+    except Exception:  # noqa: BLE001 - only a word in a message
+        return "this backend"
 
 
 # --- switching it on -----------------------------------------------------------------------------
@@ -358,6 +446,14 @@ def enable_hang_watch(
         log_dir or os.environ.get("CLUSTERDOC_LOG_DIR"),
         launcher=os.environ.get("CLUSTERDOC_HANG_WATCHER") == "launcher",
     )
+    if _watchdog.recorder is False and _watchdog.rank == 0:
+        progress.say_fallback_once(progress.why_off(_backend()))
+    if _watchdog.log_dir is not None:
+        try:
+            workers = private.mkdir(_watchdog.log_dir / "workers")  # DataLoader workers' stacks, on request
+            loader.watch_loader_workers(workers / f"rank{_watchdog.rank}.txt")
+        except OSError:
+            pass
     _watchdog.start()
     atexit.register(_watchdog.shutdown)
     _stop_before_destroy(dist)

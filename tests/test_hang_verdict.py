@@ -1,0 +1,121 @@
+"""The verdict across groups and the flight recorder dumps, from rank states and files alone (pure)."""
+import json
+import os
+import pickle
+import re
+
+from clusterdoc.hang import recorder, report, trace
+
+
+def at(rank, op, seq, group="world", shape=(16,), line=10, waited=30.0, issued=None):
+    c = {"op": op, "seq": seq, "group": group, "dtype": "float32", "shape": list(shape), "start": 1000.0,
+         "site": ["/job/train.py", line, "step"], "waited": waited}
+    return {"rank": rank, "collectives": {"current": None, "pending": [], "last": None}, "unfinished": [c],
+            "issued": issued or {}, "frames": [{"file": "/job/train.py", "line": line, "func": "step", "code": "x",
+                                                "user": True}]}
+
+
+def recv(rank, peer, tag, line=20):
+    state = at(rank, "recv", 0, line=line)
+    state["unfinished"] = []
+    state["blocked"] = {"op": "recv", "peer": peer, "tag": tag}
+    return state
+
+
+def marked(text):
+    return [re.match(r"  ranks? ([\d,-]+)", line).group(1) for line in text.splitlines()
+            if line.endswith("<- differs")]
+
+
+def test_a_rank_in_another_group_is_compared_inside_each_group_only():
+    """FSDP's group and the world: rank 1 went on to the world's barrier; the others wait in FSDP's group."""
+    states = {r: at(r, "all_gather", 13, group="ranks 0,1,2,3", issued={"world": 2}) for r in (0, 2, 3)}
+    states[1] = at(1, "barrier", 3, line=30, issued={"ranks 0,1,2,3": 12})
+    text = report.build(states, 4)
+    assert marked(text) == ["1"], text
+    assert "the group of all 4 ranks" in text.replace("\n    ", " ") or "ranks 0,1,2,3" in text
+
+
+def test_a_subgroup_cycle_goes_to_the_clearest_majority():
+    """Ranks 0 and 2 wait in a 3-rank group for rank 1, which waits in the world's barrier with rank 3."""
+    states = {0: at(0, "all_reduce", 3, group="ranks 0,1,2"), 2: at(2, "all_reduce", 3, group="ranks 0,1,2"),
+              1: at(1, "barrier", 1, line=40, issued={"ranks 0,1,2": 2}), 3: at(3, "barrier", 1, line=40)}
+    text = report.build(states, 4)
+    assert marked(text) == ["1"], text
+    assert "its last call there was #2" in text.replace("\n    ", " ")
+
+
+def test_a_pipeline_stage_waiting_in_recv_names_its_peer_and_tag():
+    states = {0: recv(0, 1, 1), 1: at(1, "barrier", 1, line=40),
+              2: at(2, "all_reduce", 5, group="ranks 0,2"), 3: at(3, "all_reduce", 5, group="ranks 1,3")}
+    text = report.build(states, 4)
+    assert marked(text) == ["1"], text
+    assert re.search(r"rank 0 +in recv from rank 1 tag 1 +train\.py:20 in step", text), text
+
+
+def test_an_even_split_marks_the_same_side_on_every_look():
+    """Two against two, or one against one: the side without rank 0 differs, whatever order states come in."""
+    for world in (2, 4):
+        states = {r: at(r, "all_reduce" if r < world // 2 else "broadcast", 4) for r in range(world)}
+        first = marked(report.build(states, world))
+        again = marked(report.build(dict(reversed(list(states.items()))), world))
+        assert first == again == [f"{world // 2}" if world == 2 else "2-3"]
+
+
+def test_a_rank_outside_every_collective_is_marked_only_when_the_others_wait_for_it():
+    idle = {"rank": 3, "collectives": {"current": None, "pending": [], "last": None}, "unfinished": [],
+            "frames": [{"file": "/job/train.py", "line": 50, "func": "eval", "code": "evaluate()", "user": True}]}
+    # ranks 0-2 wait in their own group: rank 3 is not a member, so not a suspect
+    states = {r: at(r, "all_reduce", 3, group="ranks 0,1,2") for r in range(3)} | {3: idle}
+    states[1] = at(1, "all_reduce", 2, group="ranks 0,1,2")
+    text = report.build(states, 4)
+    assert marked(text) == ["1"], text
+    # the world waits: rank 3 is
+    states = {r: at(r, "all_reduce", 3) for r in range(3)} | {3: {**idle, "rank": 3}}
+    assert marked(report.build(states, 4)) == ["3"]
+
+
+GLOO_DUMP = {  # what torch 2.13 writes for gloo: pg_config empty (torch's analyzer raises KeyError on it)
+    "version": "2.10", "pg_config": {"": {"name": "", "desc": "", "ranks": "[]"}}, "pg_status": {},
+    "entries": [
+        {"collective_seq_id": 1, "p2p_seq_id": 0, "is_p2p": False, "process_group": ["0", "default_pg"],
+         "profiling_name": "gloo:all_reduce", "input_sizes": [[4]], "input_dtypes": ["Float"], "retired": True,
+         "state": "scheduled", "time_created_ns": 2_000_000_000, "time_discovered_completed_ns": 0,
+         "frames": [{"filename": f"{os.sep}x{os.sep}torch{os.sep}distributed{os.sep}c10d.py", "line": 1,
+                     "name": "all_reduce"}, {"filename": "/job/train.py", "line": 7, "name": "main"}]},
+        {"collective_seq_id": 2, "p2p_seq_id": 0, "is_p2p": False, "process_group": ["3", "undefined"],
+         "profiling_name": "gloo:all_gather", "input_sizes": [[2, 3]], "input_dtypes": ["Double"], "retired": False,
+         "state": "scheduled", "time_created_ns": 3_000_000_000},
+        {"collective_seq_id": "not a number", "profiling_name": "gloo:barrier"},  # skipped, not a crash
+    ],
+    "clusterdoc": {"rank": 0, "groups": {"0": "world", "3": "ranks 0,1"}},
+}
+
+
+def test_recorder_dumps_are_read_without_the_analyzers_crash_and_drawn(tmp_path):
+    (tmp_path / "fr").mkdir()
+    (tmp_path / "fr" / "rank0.json").write_text(json.dumps(GLOO_DUMP))
+    (tmp_path / "fr" / "rank1.json").write_text(json.dumps(GLOO_DUMP)[:200])  # cut short by a killed rank
+    recs = recorder.read_folder(tmp_path)
+    assert list(recs) == [0]
+    first, second = recs[0]
+    assert (first["op"], first["seq"], first["group"], first["dtype"], first["shape"], first["site"]) == \
+        ("all_reduce", 1, "world", "float32", [4], ["/job/train.py", 7, "main"])
+    assert first["end"] == first["start"] and "end" not in second  # finished (time unknown) / unfinished
+    assert (second["group"], second["dtype"], second["shape"]) == ("ranks 0,1", "float64", [2, 3])
+    doc = trace.build(recs)
+    assert any(e.get("args", {}).get("unfinished") for e in doc["traceEvents"])
+
+
+class Boom:
+    def __reduce__(self):
+        return (os.system, ("echo pwned",))
+
+
+def test_a_nccl_pickle_is_read_as_plain_data_and_a_hostile_one_refused(tmp_path):
+    plain = {k: v for k, v in GLOO_DUMP.items() if k != "clusterdoc"}
+    (tmp_path / "nccl_trace_rank_2").write_bytes(pickle.dumps(plain))
+    assert [r["group"] for r in recorder.read_folder(tmp_path)[2]] == ["group 0", "group 3"]
+    (tmp_path / "nccl_trace_rank_2").write_bytes(pickle.dumps({"entries": [Boom()]}))
+    assert recorder.load(tmp_path / "nccl_trace_rank_2") is None
+    assert recorder.read_folder(tmp_path) == {}
