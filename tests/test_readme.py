@@ -127,7 +127,7 @@ def run_clusterdoc(argv: list[str], timeout: float = 300, cwd: Path = ROOT) -> s
 def normalised(line: str) -> str:
     """What varies between two runs of one command: times, dates, job ids, elided paths."""
     line = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+", "TIME", line)
-    line = re.sub(r"local-\d{8}-\d{6}-[0-9a-f]{4}", "JOB", line)
+    line = re.sub(r"local-\d{8}-\d{6}-[0-9a-f]{4,8}", "JOB", line)
     line = re.sub(r"\d+(\.\d+)?s\b", "Ns", line)
     line = re.sub(r"waited \d+ s", "waited N s", line)
     line = re.sub(r"loss \d\.\d+", "loss X", line)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from clusterdoc.hang import verdict
 
@@ -172,8 +172,11 @@ def build(
     exits: Mapping[int, int | None] | None = None,
     stacks_hint: str | None = None,
     headline: str | None = None,
+    first_failed: Collection[int] | None = None,
 ) -> str:
-    """The grouped report. `exits`: rank -> exit code for the ranks that are gone (None: gone, code unknown)."""
+    """The grouped report. `exits`: rank -> exit code for the ranks that are gone (None: gone, code unknown).
+    `first_failed`: the ranks whose failure ended the job (the launcher knows): the others gone with them were
+    taken down by it (or stopped by the launcher), so they are not marked."""
     exits = exits or {}
     views = [RankView(r, states.get(r), exits.get(r), r in exits) for r in range(world)]
     findings = verdict.judge(views, world)
@@ -181,7 +184,13 @@ def build(
     for v in views:
         groups.setdefault((*v.key, v.rank in findings), []).append(v)
     ordered = sorted(groups.values(), key=lambda g: g[0].rank)
-    odd = [g for g in ordered if g[0].rank in findings or g[0].kind in ("gone", "silent")]
+    odd = [
+        g
+        for g in ordered
+        if g[0].rank in findings
+        or g[0].kind == "silent"
+        or (g[0].kind == "gone" and (not first_failed or any(v.rank in first_failed for v in g)))
+    ]
     waiting = [v for g in ordered if g not in odd for v in g if v.kind == "in"]
     longest = max(waiting or [v for v in views if v.kind == "in"], key=lambda v: v.waited, default=None)
     lines = [headline or _headline(views, longest)]

@@ -168,7 +168,11 @@ class HangWatch:
         first = ", ".join(f"rank {r}" for r in failed) or "a rank"
         try:
             text = report.build(
-                states, self.world, exits=exits, headline=f"clusterdoc: where the ranks were when {first} failed"
+                states,
+                self.world,
+                exits=exits,
+                headline=f"clusterdoc: where the ranks were when {first} failed",
+                first_failed=failed,
             )
         except Exception:  # noqa: BLE001 - a heartbeat of an unexpected form: no post-mortem rather than a crash
             return None
