@@ -119,3 +119,18 @@ def test_a_nccl_pickle_is_read_as_plain_data_and_a_hostile_one_refused(tmp_path)
     (tmp_path / "nccl_trace_rank_2").write_bytes(pickle.dumps({"entries": [Boom()]}))
     assert recorder.load(tmp_path / "nccl_trace_rank_2") is None
     assert recorder.read_folder(tmp_path) == {}
+
+
+def test_a_pipeline_stage_blocked_in_send_waits_for_its_peer_and_is_never_compared_with_group_collectives():
+    """2-stage pipeline on 4 ranks, rank 1 skipped a step and went on to the final world barrier: rank 0 sends
+    to it (a shim record: per-rank p2p number 5, in the world group), ranks 2 and 3 wait in their stage groups.
+    The send's number must not be read as the world group's #5 (it would make rank 0 the odd one)."""
+    states = {
+        0: at(0, "send", 5, shape=(4, 16), issued={"ranks 0,2": 4}),
+        1: at(1, "barrier", 1, line=40, issued={"ranks 1,3": 4}),
+        2: at(2, "all_reduce", 5, group="ranks 0,2", shape=(16, 16)),
+        3: at(3, "all_reduce", 5, group="ranks 1,3", shape=(16, 16)),
+    }
+    states[0]["unfinished"][0].update(peer=1, tag=0)
+    text = report.build(states, 4)
+    assert marked(text) == ["1"], text

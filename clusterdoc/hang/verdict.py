@@ -41,9 +41,23 @@ def members(group: str | None, world: int) -> list[int]:
     return []
 
 
+P2P = ("send", "recv", "isend", "irecv", "batch_isend_irecv")
+
+
+def _p2p(c: dict | None) -> bool:
+    """A point-to-point op: numbered per rank, never compared with a group's collectives (it waits for its peer)."""
+    return c is not None and (c.get("op") in P2P or c.get("peer") is not None)
+
+
 def _position(view, group: str):
     c = view.collective
-    if view.kind == "in" and c is not None and c.get("group", "world") == group and c.get("seq") is not None:
+    if (
+        view.kind == "in"
+        and c is not None
+        and not _p2p(c)
+        and c.get("group", "world") == group
+        and c.get("seq") is not None
+    ):
         return ("at", c["seq"], c["op"], c.get("dtype"), tuple(c.get("shape") or ()))
     return ("idle",) if view.kind == "idle" else ("busy",)
 
@@ -56,7 +70,13 @@ def judge(views: list, world: int) -> dict[int, Finding]:
     """rank -> why it differs, for the ranks that hold the job up (gone and silent ranks are not judged here:
     the report marks them anyway)."""
     findings: dict[int, list[Finding]] = {}
-    groups = sorted({v.collective.get("group", "world") for v in views if v.kind == "in" and v.collective})
+    groups = sorted(
+        {
+            v.collective.get("group", "world")
+            for v in views
+            if v.kind == "in" and v.collective and not _p2p(v.collective)
+        }
+    )
     sizes: dict[str, int] = {}
     for g in groups:
         judged = [v for v in views if v.rank in members(g, world) and v.kind in ("in", "idle")]
