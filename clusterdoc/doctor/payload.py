@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import shlex
 from pathlib import Path
 
-from clusterdoc import private, probe
+from clusterdoc import probe
 from clusterdoc.untrusted import clean_facts
 
 # Parts of probe.py only the head uses (the shell fallback's text and parser), left out of what is sent.
@@ -114,8 +115,8 @@ def parse_output(stdout: str) -> dict | None:
         return clean_facts(probe.parse_shell_output(stdout))
     for line in reversed(stdout.splitlines()):
         if line.startswith("{"):
-            try:
-                return clean_facts(private.loads(line))  # NaN / Infinity: not JSON, not facts
+            try:  # NaN / Infinity in a field: clean_facts makes that field malformed, the rest is judged
+                return clean_facts(json.loads(line))
             except (ValueError, RecursionError):
                 return None
     return None

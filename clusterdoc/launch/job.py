@@ -129,6 +129,7 @@ class JobDir:
 
     def __init__(self, path: Path):
         self.path = Path(path)
+        self.made_root = False  # reserve_job_dir made the job root too (discard removes it again)
 
     @property
     def id(self) -> str:
@@ -227,10 +228,13 @@ def reserve_job_dir(root: Path, backend: str, job_id: str | None = None) -> JobD
     for _ in range(100):
         path = root / (job_id or new_job_id(backend))
         try:
+            made_root = not root.is_dir()
             root.mkdir(parents=True, exist_ok=True)
             path.mkdir(mode=0o700)
             path.chmod(0o700)  # whatever the umask: a job's logs are its owner's
-            return JobDir(path)
+            jd = JobDir(path)
+            jd.made_root = made_root
+            return jd
         except FileExistsError:
             if job_id:
                 raise UsageError(f"log folder already exists: {path}") from None
@@ -269,6 +273,8 @@ def discard(jd: JobDir) -> None:
         private.release(p)
     try:
         jd.path.rmdir()
+        if jd.made_root:  # a job root we made for it alone: a refused submit leaves nothing behind
+            jd.path.parent.rmdir()
     except OSError:
         pass
 
