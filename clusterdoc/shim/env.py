@@ -337,7 +337,8 @@ def init(
         if env.rank == 0 and is_loopback(env.master_addr):  # one machine: nothing else need reach the store
             _state["listener"] = _loopback_listener(env.master_port)
             listen = {"master_listen_fd": _state["listener"].fileno()}
-        store = dist.TCPStore(
+        store = _tcp_store(
+            dist,
             env.master_addr,
             env.master_port,
             env.world_size,
@@ -372,3 +373,13 @@ def init(
         debug.enable_debug()
     watch.enable_hang_watch()  # collective tracking always; the watchdog unless CLUSTERDOC_HANG_TIMEOUT=0
     return env
+
+
+def _tcp_store(dist, *args, **kwargs):
+    """torch's TCPStore; before torch 2.5 only the legacy backend takes a listening socket (master_listen_fd)."""
+    try:
+        return dist.TCPStore(*args, **kwargs)
+    except RuntimeError as exc:
+        if "master_listen_fd" not in kwargs or "listen fd" not in str(exc):
+            raise
+        return dist.TCPStore(*args, **kwargs, use_libuv=False)
