@@ -44,6 +44,14 @@ class NoSecret(RuntimeError):
     """No job secret in this process: the side channel stays off (seal.py)."""
 
 
+def rejected_note(count: int) -> str:
+    """What the launcher and each rank say at the end when values on the store failed authentication."""
+    return (
+        f"ignored {count} value(s) on the job's store that failed authentication: "
+        "someone else can reach its port and wrote there"
+    )
+
+
 class Channel:
     """A client of the job's store under one prefix, every value sealed. Never waits on a missing key."""
 

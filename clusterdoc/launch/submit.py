@@ -16,7 +16,7 @@ from pathlib import Path
 
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
-from clusterdoc.hang import seal
+from clusterdoc.hang import channel, seal
 from clusterdoc.launch import lifeline
 from clusterdoc.launch.hangwatch import HangWatch
 from clusterdoc.launch.job import (
@@ -368,12 +368,7 @@ def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangW
                 if text:
                     print(text, file=watch.err, flush=True)
             if watch is not None and watch.rejected:
-                print(
-                    f"clusterdoc: ignored {watch.rejected} value(s) on the job's store that failed authentication: "
-                    "someone else can reach its port and wrote there",
-                    file=watch.err,
-                    flush=True,
-                )
+                print(f"clusterdoc: {channel.rejected_note(watch.rejected)}", file=watch.err, flush=True)
             return outcome
         time.sleep(interval)
 

@@ -190,12 +190,9 @@ class Watchdog(threading.Thread):
             self.join(timeout=2 * self.interval + 1)
         store, self.store = self.store, None
         if store is not None and store.rejected:
-            print(
-                f"clusterdoc: rank {self.rank}: ignored {store.rejected} value(s) on the job's store that failed "
-                "authentication: someone else can reach its port and wrote there",
-                file=sys.stderr,
-                flush=True,
-            )
+            from clusterdoc.hang import channel
+
+            print(f"clusterdoc: rank {self.rank}: {channel.rejected_note(store.rejected)}", file=sys.stderr, flush=True)
         if store is None or self.left:
             return
         self.left = True
