@@ -40,10 +40,9 @@ def run_ranks(*argv, n=2, env=None, timeout=240, shared=None):
             text, _ = p.communicate(timeout=timeout)
             if sink:
                 text = Path(shared).read_text()
-                results = [json.loads(line[7:]) for line in text.splitlines()
-                           if line.startswith("RESULT ") and json.loads(line[7:]).get("rank") == rank]
+                results = [r for r in parse_results(text) if r.get("rank") == rank]
             else:
-                results = [json.loads(line[7:]) for line in text.splitlines() if line.startswith("RESULT ")]
+                results = parse_results(text)
             outs.append((p.returncode, results, text))
     finally:
         if sink:
@@ -53,6 +52,12 @@ def run_ranks(*argv, n=2, env=None, timeout=240, shared=None):
                 p.kill()
                 p.wait()
     return outs
+
+
+def parse_results(text):
+    """The RESULT records in a rank's output. A RESULT is one write, but torch's C++ logging writes a warning
+    in pieces to the same pipe, so a record may follow a fragment of one on its line: found anywhere in it."""
+    return [json.loads(line[line.index("RESULT {") + 7:]) for line in text.splitlines() if "RESULT {" in line]
 
 
 def results(outs):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.shim_helpers import free_port
+from tests.shim_helpers import free_port, parse_results
 from tests.test_hang_local import TIMEOUT, clean_env, leftover_ranks, report_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +84,7 @@ def run_plain(kind, n):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for r in range(n)]
     outs = [p.communicate(timeout=240)[0] for p in procs]
     assert [p.returncode for p in procs] == [0] * n, outs
-    return sorted(json.loads(line[7:])["checksum"] for o in outs for line in o.splitlines() if line.startswith("RESULT "))
+    return sorted(r["checksum"] for o in outs for r in parse_results(o))
 
 
 @pytest.mark.parametrize("kind", ["fsdp2", "tp", "pipeline"])
@@ -92,8 +92,7 @@ def test_healthy_jobs_give_the_same_results_as_plain_torch(tmp_path, kind):
     res = submit(tmp_path, "--nodes", 2, "--hang-timeout", TIMEOUT, JOB, "--kind", kind, "--rank", -1)
     assert res.returncode == 0, res.stderr[-4000:]
     (jd,) = (tmp_path / "jobs").iterdir()
-    ours = sorted(json.loads(line[7:])["checksum"] for r in range(2)
-                  for line in (jd / f"rank{r}.out").read_text().splitlines() if line.startswith("RESULT "))
+    ours = sorted(res["checksum"] for r in range(2) for res in parse_results((jd / f"rank{r}.out").read_text()))
     assert len(ours) == 2 and ours == run_plain(kind, 2)
 
 

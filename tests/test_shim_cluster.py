@@ -4,7 +4,6 @@ Each rank runs tests/shim_jobs/job.py init on its own node: rank/world/local ran
 MASTER_ADDR/PORT agreed (mpi4py under mpirun, nodelist + job id under srun), a gloo all_reduce over
 all four nodes. Also: an sbatch shell running Python without srun gets a clear error, not a hang.
 """
-import json
 import os
 import subprocess
 import sys
@@ -12,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tests.shim_helpers import parse_results
 
 ROOT = Path(__file__).resolve().parents[1]
 JOB = ROOT / "tests" / "shim_jobs" / "job.py"
@@ -25,7 +26,7 @@ def clean_env(cluster, **extra):
 
 
 def parse(stdout):
-    return sorted((json.loads(l[7:]) for l in stdout.splitlines() if l.startswith("RESULT ")), key=lambda r: r["rank"])
+    return sorted(parse_results(stdout), key=lambda r: r["rank"])
 
 
 def check_four_ranks(found, launcher):
