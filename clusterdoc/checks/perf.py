@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, linkplan
 
 CHECK = "perf"
-COMPUTE_SECONDS = 1.0  # five windows of 0.2 s, each spanning two CFS periods (100 ms): a CPU quota shows
+COMPUTE_SECONDS = 1.5  # five windows of 0.3 s
 DEFAULT_MIB = 16
 DEFAULT_ITERS = 2
 DEFAULT_COMPUTE_FRACTION = 0.2  # nodes this far below the median compute (or memory) are named
+HELD_BACK = "its compute is slow too, which can hold its transfers back (see its compute finding)"
 FIX_REMOVE = "remove it from the hostfile until then: a synchronous job runs at the pace of its slowest rank"
 
 DRIVER = r"""
@@ -50,7 +52,7 @@ def sync():
 
 
 def flops():
-    # the best rate over windows of 0.2 s (longer than a CFS period: a CPU quota shows in every window,
+    # the best rate over windows of 0.3 s (three CFS periods of 100 ms: a CPU quota shows in every window,
     # while a moment of contention from other processes does not)
     n = 4096 if gpu else 256
     a, b = torch.randn(n, n, device=dev), torch.randn(n, n, device=dev)
@@ -59,13 +61,34 @@ def flops():
     best, start = 0.0, time.monotonic()
     while time.monotonic() - start < seconds:
         reps, t0 = 0, time.monotonic()
-        while time.monotonic() - t0 < min(0.2, seconds):
+        while time.monotonic() - t0 < min(0.3, seconds):
             for _ in range(4):
                 torch.mm(a, b)
             reps += 4
             sync()
         best = max(best, reps * 2.0 * n ** 3 / (time.monotonic() - t0))
     return best
+
+
+def cpu_quota():
+    # CPUs this process may use under its cgroup's CPU quota (v1 cpu.cfs_quota_us, v2 cpu.max); None: no quota
+    try:
+        lines = [line.rstrip("\n").split(":", 2) for line in open("/proc/self/cgroup")]
+        for hid, ctrls, path in lines:
+            if "cpu" in ctrls.split(","):
+                for base in ("/sys/fs/cgroup/" + ctrls, "/sys/fs/cgroup/cpu"):
+                    try:
+                        quota = int(open(base + path + "/cpu.cfs_quota_us").read())
+                        return quota / int(open(base + path + "/cpu.cfs_period_us").read()) if quota > 0 else None
+                    except OSError:
+                        pass
+        for hid, ctrls, path in lines:
+            if hid == "0":
+                quota, period = open("/sys/fs/cgroup" + path + "/cpu.max").read().split()
+                return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError, ZeroDivisionError):
+        pass
+    return None
 
 
 def memory_mib():
@@ -95,7 +118,7 @@ def exchange(peer):
 dist.init_process_group(backend, init_method="tcp://%s:%d" % (master, port), rank=rank, world_size=world,
                         timeout=datetime.timedelta(seconds=timeout))
 dist.barrier()  # every rank computes at the same time
-mine = {"rank": rank, "backend": backend, "flops": flops(), "mem_mib": memory_mib()}
+mine = {"rank": rank, "backend": backend, "flops": flops(), "mem_mib": memory_mib(), "cpu_quota": cpu_quota()}
 every = [None] * world
 dist.all_gather_object(every, mine)
 
@@ -165,6 +188,7 @@ def figures(result: dict) -> dict | None:
     compute = rank0.get("compute") if isinstance(rank0.get("compute"), list) else []
     flops = [_num((c or {}).get("flops")) if isinstance(c, dict) else None for c in compute[:world]]
     mem = [_num((c or {}).get("mem_mib")) if isinstance(c, dict) else None for c in compute[:world]]
+    quota = [_num((c or {}).get("cpu_quota")) if isinstance(c, dict) else None for c in compute[:world]]
     tests = []
     for t in rank0.get("tests") or []:
         if isinstance(t, list) and len(t) == 4 and all(isinstance(x, int) and 0 <= x < world for x in t[:2]):
@@ -172,7 +196,14 @@ def figures(result: dict) -> dict | None:
             if bw is not None and bw >= 0 and isinstance(rnd, int) and t[0] != t[1]:
                 tests.append((min(t[0], t[1]), max(t[0], t[1]), bw, rnd))
     rounds = [r for r in rank0.get("rounds") or [] if isinstance(r, list)]
-    return {"flops": flops, "mem_mib": mem, "tests": tests, "rounds": len(rounds), "backend": rank0.get("backend")}
+    return {
+        "flops": flops,
+        "mem_mib": mem,
+        "cpu_quota": quota,
+        "tests": tests,
+        "rounds": len(rounds),
+        "backend": rank0.get("backend"),
+    }
 
 
 def gbit(bytes_per_s: float) -> str:
@@ -185,7 +216,7 @@ def _median(values: list[float]) -> float:
     return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
 
 
-def below_median(values: dict[str, float | None], fraction: float) -> tuple[float | None, list[str]]:
+def below_median(values: Mapping[str, float | None], fraction: float) -> tuple[float | None, list[str]]:
     """The median of the known values and the names more than `fraction` below it."""
     known = {n: v for n, v in values.items() if v is not None}
     if len(known) < 2:
@@ -224,9 +255,13 @@ def check(
                 )
             )
         return out + _no_torch(result, nodes)
-    out += _compute(order, fig, facts, compute_fraction)
-    out += _links(order, fig, busbw_fraction, min_busbw)
-    return out + _no_torch(result, nodes)
+    compute = _compute(order, fig, facts, compute_fraction)
+    held_back = {f["node"] for f in compute if f["status"] == WARN and f["message"].startswith("compute")}
+    links = _links(order, fig, busbw_fraction, min_busbw, held_back)
+    for f in links:
+        if f["status"] == FAIL and f["node"] in held_back and HELD_BACK not in f["message"]:
+            f["message"] += f"; {HELD_BACK}"
+    return out + compute + links + _no_torch(result, nodes)
 
 
 def _no_torch(result: dict, nodes: list[str]) -> list[Finding]:
@@ -245,16 +280,22 @@ def _compute(order: list[str], fig: dict, facts: dict, fraction: float) -> list[
     what = "GPU" if fig.get("backend") == "nccl" else "CPU"
     med, slow = below_median(flops, fraction)
     mmed, small = below_median(mem, fraction)
+    # a CPU quota (cgroup) far below the others' (no quota counts as unlimited) is named even when the machine is
+    # so busy that the matmul figures cannot tell
+    quotas = {n: q if q is not None else math.inf for n, q in zip(order, fig.get("cpu_quota") or [])}
+    _, capped = below_median(quotas, fraction)
     out = []
     for n in order:
-        f, m = flops.get(n), mem.get(n)
-        if n in slow and med and f is not None:
+        f, m, q = flops.get(n), mem.get(n), quotas.get(n, math.inf)
+        if (n in slow or n in capped) and f is not None and med:
+            vs = f"{100 * (1 - f / med):.0f}% below" if f < med else "against"
+            quota = f"; its processes may use {q:.3g} CPUs (a cgroup CPU quota), the others more" if n in capped else ""
             out.append(finding(
                 n, CHECK, WARN,
-                f"compute {f / 1e9:.3g} GFLOP/s (a fixed matmul on its {what}), {100 * (1 - f / med):.0f}% below "
-                f"the median {med / 1e9:.3g} GFLOP/s of {len(order)} nodes",
+                f"compute {f / 1e9:.3g} GFLOP/s (a fixed matmul on its {what}), {vs} the median "
+                f"{med / 1e9:.3g} GFLOP/s of {len(order)} nodes{quota}",
                 "check what else runs on it (top, nvidia-smi), its CPU quota or cgroup limits, GPU clocks and "
-                f"throttling (nvidia-smi -q -d PERFORMANCE); {FIX_REMOVE}",
+                f"throttling (nvidia-smi -q -d PERFORMANCE); {FIX_REMOVE.replace('it from', n + ' from')}",
             ))  # fmt: skip
         if n in small and mmed and m is not None:
             out.append(finding(
@@ -263,13 +304,14 @@ def _compute(order: list[str], fig: dict, facts: dict, fraction: float) -> list[
                 f"{100 * (1 - m / mmed):.0f}% below the median {mmed / 1024:.3g} GiB",
                 "the smallest memory limits every rank's batch size: use nodes of one kind, or size the batch for it",
             ))  # fmt: skip
-        if n not in slow and n not in small and f is not None:
+        if n not in slow and n not in capped and n not in small and f is not None:
             mem_text = f", memory {m / 1024:.3g} GiB" if m is not None else ""
             out.append(finding(n, CHECK, OK, f"compute {f / 1e9:.3g} GFLOP/s ({what}){mem_text}"))
     return out
 
 
-def _links(order: list[str], fig: dict, fraction: float, min_busbw: float | None) -> list[Finding]:
+def _links(order: list[str], fig: dict, fraction: float, min_busbw: float | None, held_back: set) -> list[Finding]:
+    """Slow nodes, undecided ones and slow links; `held_back`: nodes named for slow compute."""
     n = len(order)
     if n < 2:
         return []
@@ -303,6 +345,16 @@ def _links(order: list[str], fig: dict, fraction: float, min_busbw: float | None
             "rerun with more nodes in the hostfile, or test the pair by hand (nccl-tests sendrecv_perf)",
         ))  # fmt: skip
     for a, b, bw in v["slow_links"]:
+        slow_end = [x for x in (a, b) if order[x] in held_back]
+        if len(slow_end) == 1:  # one end computes slowly too: that end holds the pair back
+            x, y = slow_end[0], b if slow_end[0] == a else a
+            out.append(finding(
+                order[x], CHECK, FAIL,
+                f"{order[x]}'s link with {order[y]} carries {gbit(bw)} busbw against a median of {gbit(med)} "
+                f"({how}); {HELD_BACK}",
+                fix.replace("it from", f"{order[x]} from"),
+            ))  # fmt: skip
+            continue
         out.append(finding(
             f"{order[a]},{order[b]}", CHECK, FAIL,
             f"the link between {order[a]} and {order[b]} carries {gbit(bw)} busbw against a median of {gbit(med)}, "
