@@ -12,7 +12,7 @@ from clusterdoc.targets import Targets
 DEFAULT_OFF = ("comm", "files", "perf")
 DEFAULT_PORT = 29500  # torchrun's default MASTER_PORT (submit derives a port per job: its preflight passes that one)
 # One machine: nothing to compare or to connect to; the net check judges only its interfaces and InfiniBand there.
-NOT_LOCAL = ("mesh", "consistency", "port", "clock")
+NOT_LOCAL = ("mesh", "consistency", "port", "clock", "perf")
 
 
 @dataclass
