@@ -162,8 +162,9 @@ def test_untrusted_rank_output_is_bounded_and_checked():
     rank0["compute"][2] = "lots"
     out = perf.check(r, [f"node{i}" for i in range(1, 5)], {}, busbw_fraction=FRACTION)
     assert bad(out) == {("node2", "fail")}  # the garbage is ignored, the real figures still judged
-    assert perf.parse_rank_output("ok", "CLUSTERDOC-PERF {not json", "") == {
-        "ok": False, "message": "its output line is not JSON"}  # fmt: skip
+    for line in ("{not json", "[1, 2]", "[" * 100000):
+        assert perf.parse_rank_output("ok", "CLUSTERDOC-PERF " + line, "") == {
+            "ok": False, "message": "its output line is not a JSON object"}  # fmt: skip
 
 
 def test_a_rank_that_did_not_finish_and_a_node_without_torch():

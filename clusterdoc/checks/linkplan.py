@@ -177,12 +177,12 @@ def verdict(
         tests=tests,
         floor=floor,
         reference=ref,
-        median=_median(healthy) if healthy else ref,
+        median=median(healthy) if healthy else ref,
         best=node_best(n, pairs),
     )
 
 
-def _median(values: List[float]) -> float:
+def median(values: List[float]) -> float:
     s = sorted(values)
     mid = len(s) // 2
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2

@@ -167,9 +167,12 @@ def parse_rank_output(status: str, stdout: str, stderr: str, message: str = "") 
     for line in stdout.splitlines():
         if line.startswith("CLUSTERDOC-PERF "):
             try:
-                return dict(json.loads(line[len("CLUSTERDOC-PERF ") :][:4_000_000]), ok=True)
-            except ValueError:
-                return {"ok": False, "message": "its output line is not JSON"}
+                record = json.loads(line[len("CLUSTERDOC-PERF ") :][:4_000_000])
+            except (ValueError, RecursionError):
+                record = None
+            if not isinstance(record, dict):
+                return {"ok": False, "message": "its output line is not a JSON object"}
+            return dict(record, ok=True)
     tail = (stderr.strip().splitlines() or [message or status])[-1]
     return {"ok": False, "message": tail[:300] if status == "ok" else (message or status)}
 
@@ -211,17 +214,12 @@ def gbit(bytes_per_s: float) -> str:
     return f"{bits / 1e9:.3g} Gb/s" if bits >= 1e9 else f"{bits / 1e6:.3g} Mb/s"
 
 
-def _median(values: list[float]) -> float:
-    s = sorted(values)
-    return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
-
-
 def below_median(values: Mapping[str, float | None], fraction: float) -> tuple[float | None, list[str]]:
     """The median of the known values and the names more than `fraction` below it."""
     known = {n: v for n, v in values.items() if v is not None}
     if len(known) < 2:
         return None, []
-    med = _median(list(known.values()))
+    med = linkplan.median(list(known.values()))
     return med, [n for n, v in known.items() if v < (1 - fraction) * med]
 
 
