@@ -433,6 +433,25 @@ def test_cli_install_needs_nodes():
     assert res.returncode == 2 and "--install needs the nodes" in res.stderr
 
 
+def test_dry_run_without_ptx_keeps_the_list_as_given(tmp_path):
+    res = cli("--dry-run", "--arch-list", "9.0;8.0", "--no-ptx", "--out", str(tmp_path / "dist"), "--cache", str(tmp_path))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert 'export TORCH_CUDA_ARCH_LIST="8.0;9.0"' in res.stdout.splitlines()
+
+
+def test_cli_wheel_to_install_must_be_a_build_wheel_wheel(tmp_path):
+    res = cli("--wheel", str(tmp_path / "x.whl"), "-w", "node1")
+    assert res.returncode == 2 and "add --install" in res.stderr
+    foreign = tmp_path / "deepspeed-0.19.8-py3-none-any.whl"
+    with zipfile.ZipFile(foreign, "w") as z:
+        z.writestr("deepspeed/__init__.py", "")
+    res = cli("--install", "--wheel", str(foreign), "-w", "node1")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "carries no deepspeed/clusterdoc-wheel.json: it was not made by clusterdoc build-wheel" in res.stderr
+    res = cli("--install", "--wheel", str(tmp_path / "missing.whl"), "-w", "node1")
+    assert res.returncode == 2 and "missing.whl: not a wheel file" in res.stderr
+
+
 @pytest.mark.skipif(not os.path.exists("/usr/local/cuda-13.0/bin/nvcc"), reason="needs this machine's CUDA 13.0 nvcc")
 def test_cli_refuses_an_arch_nvcc_cannot_build(tmp_path):
     res = cli("--dry-run", "--arch-list", "7.0;8.0", "--out", str(tmp_path))

@@ -52,7 +52,9 @@ def layered_venv(path: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
     site = Path(subprocess.run([str(path / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                capture_output=True, text=True, check=True).stdout.strip())
-    (site / "clusterdoc_base_venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # addsitedir, not a bare path: the base venv's own .pth files count too (a venv layered over another)
+    base = sysconfig.get_paths()["purelib"]
+    (site / "clusterdoc_base_venv.pth").write_text(f"import site; site.addsitedir({base!r})\n")
     return path / "bin" / "python3"
 
 
