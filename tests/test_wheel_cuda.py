@@ -100,11 +100,12 @@ def test_real_build_for_80_without_ptx_is_flagged_for_newer_gpus(built_80):
 
 @pytest.mark.cluster
 @pytest.mark.timeout(1800)
-def test_80_wheel_refused_on_an_h100_node_and_installed_on_a100_nodes(built_80, cluster, tmp_path):
+def test_80_wheel_refused_on_an_h100_node_and_installed_on_a100_nodes(built_80, cuda_python, cluster, tmp_path):
     out, _ = built_80
     wheel = next(out.glob("deepspeed-*.whl"))
     names = [n.name for n in cluster.nodes][:3]
-    pythons = {name: str(layered_venv(tmp_path / f"venv-{name}")) for name in names}
+    # each node's own python over the build's venv: the same torch, and DeepSpeed's requirements the build installed
+    pythons = {name: str(layered_venv(tmp_path / f"venv-{name}", cuda_python)) for name in names}
 
     def install(gpus: dict) -> subprocess.CompletedProcess:
         plant = {name: {"python": pythons[name], "torch": None, "gpus": gpus[name]} for name in names}
