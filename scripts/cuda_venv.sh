@@ -30,4 +30,4 @@ for d in bin include nvvm; do ln -s "$ROOT/$d" "$HOME_DIR/$d"; done
 for f in "$ROOT"/lib/*; do ln -s "$f" "$HOME_DIR/lib64/"; done
 ln -sf "$ROOT/lib/libcudart.so.13" "$HOME_DIR/lib64/libcudart.so"
 "$HOME_DIR/bin/nvcc" --version | grep -q "release $CUDA" || { echo "nvcc in $HOME_DIR is not CUDA $CUDA" >&2; exit 1; }
-echo "$PY"
+echo "$VENV/bin/python"

@@ -32,7 +32,7 @@ def cuda_python():
     python = os.environ.get("CLUSTERDOC_CUDA_PYTHON")
     if not python:
         pytest.skip("needs the CUDA build venv: make test-cuda-build (scripts/cuda_venv.sh) sets CLUSTERDOC_CUDA_PYTHON")
-    return Path(python)
+    return Path(os.path.abspath(python))  # its folder, not the interpreter a venv links to
 
 
 def cuda_env(python: Path) -> dict:
