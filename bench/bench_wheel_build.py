@@ -3,8 +3,9 @@ its CPU ops (cpu_adam, utils), on this machine.
 
 Each build is a fresh process and a fresh source tree (as a user runs it), from the cached 0.19.8 sdist, with
 `-j` = the cores this process may use. Printed per build: the whole command's wall time, DeepSpeed's own
-"deepspeed build time" (setup.py alone), and the CPU seconds of all the compilers (user+sys of the children),
-which do not depend on how many cores there are. The environment is scripts/cuda_venv.sh's (torch
+"deepspeed build time" (setup.py alone), and the CPU seconds (user+sys) of build-wheel and everything it ran
+(compilers included), which depend far less than the wall times on the cores and on other work on the machine.
+fused_adam is one .cu file: -j does not shorten its nvcc run, so its wall time is about its CPU time. The environment is scripts/cuda_venv.sh's (torch
 2.14.1+cu130 and nvcc 13.0 from the registry; made on first use, ~5 GB). No target: a reference for users.
 
     .venv/bin/python bench/bench_wheel_build.py [--repeat 1] [--jobs N]
@@ -40,7 +41,7 @@ def cuda_python() -> Path:
 
 
 def build_once(python: Path, ops: str, arch_list: str, jobs: int) -> tuple[float, float, float]:
-    """(wall s, DeepSpeed's setup.py s, compiler CPU s) of one build-wheel."""
+    """(wall s, DeepSpeed's setup.py s, CPU s of build-wheel and all it ran) of one build-wheel."""
     home = python.parent.parent / "cuda"
     env = dict(os.environ, CUDA_HOME=str(home), PATH=f"{home}/bin:{os.environ['PATH']}", PYTHONPATH=str(REPO))
     with tempfile.TemporaryDirectory(prefix="bench-wheel-") as out:
@@ -79,9 +80,9 @@ def main() -> None:
             print(f"== {label}", flush=True)
             runs.append(build_once(python, ops, arch_list, args.jobs))
         rows.append((label, *(statistics.median(r[i] for r in runs) for i in range(3))))
-    print(f"\n{'build (median of %d)' % args.repeat:<40} {'wall s':>8} {'setup.py s':>11} {'compiler CPU s':>15}")
+    print(f"\n{'build (median of %d)' % args.repeat:<40} {'wall s':>8} {'setup.py s':>11} {'CPU s':>8}")
     for label, wall, setup, cpu in rows:
-        print(f"{label:<40} {wall:8.0f} {setup:11.0f} {cpu:15.0f}")
+        print(f"{label:<40} {wall:8.0f} {setup:11.0f} {cpu:8.0f}")
 
 
 if __name__ == "__main__":
