@@ -548,3 +548,26 @@ def test_a_terminated_build_takes_its_whole_process_group_down(tmp_path):
     else:
         os.kill(grandchild, 9)
         pytest.fail("the build's child outlived clusterdoc")
+
+
+def test_archs_asked_for_are_checked_in_the_binaries(tmp_path, capsys):
+    """The real nvcc fixture (sm_80, sm_90; PTX compute_86, compute_90) inside a wheel, as after a build."""
+    from clusterdoc.wheel.command import check_binary_archs
+
+    wheel = tmp_path / "deepspeed-0.19.8-cp311-cp311-linux_x86_64.whl"
+    so = Path(__file__).parent / "facts" / "fatbin" / "sm80_sm90_ptx86_ptx90.so"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.write(so, "deepspeed/ops/adam/fused_adam_op.cpython-311-x86_64-linux-gnu.so")
+        z.writestr("deepspeed/ops/adam/cpu_adam_op.cpython-311-x86_64-linux-gnu.so", b"\x7fELF not really")
+        z.writestr("deepspeed/__init__.py", "")
+    archs = {"sass": ["sm_80", "sm_90"], "ptx": ["compute_86", "compute_90"]}
+    assert check_binary_archs(wheel, [(8, 0), (9, 0)], [(12, 1)]) is None  # the broken .so is a FAIL
+    assert "cpu_adam_op.cpython-311-x86_64-linux-gnu.so: the binary: not an ELF file" in capsys.readouterr().out
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.write(so, "deepspeed/ops/adam/fused_adam_op.cpython-311-x86_64-linux-gnu.so")
+    assert check_binary_archs(wheel, [(8, 0), (9, 0)], [(12, 1)]) == {
+        "deepspeed/ops/adam/fused_adam_op.cpython-311-x86_64-linux-gnu.so": archs
+    }
+    assert "  archs fused_adam_op: SASS sm_80, sm_90; PTX compute_86, compute_90" in capsys.readouterr().out
+    assert check_binary_archs(wheel, [(8, 0), (10, 0)], [(12, 1)]) is None
+    assert "asked for but not in the binary: deepspeed/ops/adam/fused_adam_op" in capsys.readouterr().out

@@ -330,7 +330,7 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
         out(f"the wheel lacks requested ops; it stays at {wheel} but was not installed")
         return EXIT_PROBLEMS
 
-    archs_found = check_binary_archs(wheel, archs, args.no_ptx, archlist.nvcc_buildable(host.get("nvcc")))
+    archs_found = check_binary_archs(wheel, archs, archlist.nvcc_buildable(host.get("nvcc")))
     if archs_found is None:
         return EXIT_PROBLEMS
     torch = host.get("torch") or {}
@@ -364,14 +364,21 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
     return install(hosts, wheel, facts, opts, record, digest, args.fanout)
 
 
-def check_binary_archs(wheel: Path, archs: list, no_ptx: bool, buildable: list | None) -> dict | None:
-    """The SASS and PTX of each CUDA extension, read from the binaries: printed, and checked against the arch
-    list asked for (None: a capability the binaries do not cover, or a binary that could not be read)."""
+def read_binary_archs(wheel: Path) -> tuple[dict, list[str]]:
+    """manifest.binary_archs, said: one line per CUDA extension, one FAIL per binary that could not be read."""
     found, problems = manifest.binary_archs(wheel)
     for path, a in found.items():
         out(f"  archs {os.path.basename(path).split('.')[0]}: {manifest.describe_archs(a)} (read from the binary)")
     for problem in problems:
         out(f"  FAIL  {problem}")
+    return found, problems
+
+
+def check_binary_archs(wheel: Path, archs: list, buildable: list | None) -> dict | None:
+    """The SASS and PTX of each CUDA extension, read from the binaries, checked against the arch list asked for
+    (None: a capability without SASS in a binary, or a binary that could not be read). `buildable`: what the
+    build's nvcc can build, for the note on newer GPUs."""
+    found, problems = read_binary_archs(wheel)
     missing = [
         f"{path}: {cap_str(cap)}"
         for path, a in found.items()
@@ -381,7 +388,7 @@ def check_binary_archs(wheel: Path, archs: list, no_ptx: bool, buildable: list |
     for line in missing:
         out(f"  FAIL  asked for but not in the binary: {line}")
     if problems or missing:
-        out(f"the wheel's binaries do not hold what was asked; it stays at {wheel} but was not installed")
+        out(f"the wheel's binaries could not be read or lack what was asked for; it stays at {wheel} but was not installed")
         return None
     note = coverage.future_note(found, max(buildable) if buildable else None)
     if note:
@@ -406,12 +413,8 @@ def _install_prebuilt(args: WheelOptions, hosts: list) -> int:
         )
     with zipfile.ZipFile(wheel) as z:
         digest = hashlib.sha256(z.read(f"deepspeed/{manifest.MANIFEST_NAME}")).hexdigest()
-    found, problems = manifest.binary_archs(wheel)
-    for path, a in found.items():
-        out(f"  archs {os.path.basename(path).split('.')[0]}: {manifest.describe_archs(a)} (read from the binary)")
+    found, problems = read_binary_archs(wheel)
     if problems:
-        for problem in problems:
-            out(f"  FAIL  {problem}")
         return EXIT_PROBLEMS
     opts = args.ssh_options()
     out(f"probing {len(hosts)} node(s) ...")
