@@ -388,7 +388,7 @@ def check_binary_archs(wheel: Path, archs: list, buildable: list | None) -> dict
     for line in missing:
         out(f"  FAIL  asked for but not in the binary: {line}")
     if problems or missing:
-        out(f"the wheel's binaries could not be read or lack what was asked for; it stays at {wheel} but was not installed")
+        out(f"the wheel's binaries could not be read or lack what was asked; it stays at {wheel}, not installed")
         return None
     note = coverage.future_note(found, max(buildable) if buildable else None)
     if note:
