@@ -153,3 +153,15 @@ def test_the_heads_mpi_on_the_node_is_what_counts():
     facts["mpi"]["head_mpirun"] = {"path": "/usr/bin/mpirun.mpich", "flavour": None, "version": None, "missing": True}
     out = [f for f in judge(facts) if f["status"] != OK]
     assert [(f["check"], f["status"]) for f in out] == [("mpi", WARN)] and "not on this node" in out[0]["message"]
+
+
+def test_cuda_home_of_links_to_the_nvcc_in_use_is_not_an_unknown_toolkit():
+    """pip's nvcc (nvidia-cuda-nvcc) with CUDA_HOME a folder of symlinks whose bin/ is that nvcc's."""
+    facts = load("healthy")
+    home = "/venv/cuda"
+    facts.update(cuda_home=home, nvcc=dict(facts["nvcc"], path=f"{home}/bin/nvcc",
+                                           realpath="/venv/lib/python3.11/site-packages/nvidia/cu13/bin/nvcc",
+                                           home="/venv/lib/python3.11/site-packages/nvidia/cu13"))
+    assert not [f for f in cuda.check("n1", facts) if "not one of the toolkits" in f["message"]]
+    facts["cuda_home"] = "/elsewhere/cuda"
+    assert [f for f in cuda.check("n1", facts) if "not one of the toolkits" in f["message"]]

@@ -433,6 +433,25 @@ def test_cli_install_needs_nodes():
     assert res.returncode == 2 and "--install needs the nodes" in res.stderr
 
 
+def test_dry_run_without_ptx_keeps_the_list_as_given(tmp_path):
+    res = cli("--dry-run", "--arch-list", "9.0;8.0", "--no-ptx", "--out", str(tmp_path / "dist"), "--cache", str(tmp_path))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert 'export TORCH_CUDA_ARCH_LIST="8.0;9.0"' in res.stdout.splitlines()
+
+
+def test_cli_wheel_to_install_must_be_a_build_wheel_wheel(tmp_path):
+    res = cli("--wheel", str(tmp_path / "x.whl"), "-w", "node1")
+    assert res.returncode == 2 and "add --install" in res.stderr
+    foreign = tmp_path / "deepspeed-0.19.8-py3-none-any.whl"
+    with zipfile.ZipFile(foreign, "w") as z:
+        z.writestr("deepspeed/__init__.py", "")
+    res = cli("--install", "--wheel", str(foreign), "-w", "node1")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "carries no deepspeed/clusterdoc-wheel.json: it was not made by clusterdoc build-wheel" in res.stderr
+    res = cli("--install", "--wheel", str(tmp_path / "missing.whl"), "-w", "node1")
+    assert res.returncode == 2 and "missing.whl: not a wheel file" in res.stderr
+
+
 @pytest.mark.skipif(not os.path.exists("/usr/local/cuda-13.0/bin/nvcc"), reason="needs this machine's CUDA 13.0 nvcc")
 def test_cli_refuses_an_arch_nvcc_cannot_build(tmp_path):
     res = cli("--dry-run", "--arch-list", "7.0;8.0", "--out", str(tmp_path))
@@ -529,3 +548,26 @@ def test_a_terminated_build_takes_its_whole_process_group_down(tmp_path):
     else:
         os.kill(grandchild, 9)
         pytest.fail("the build's child outlived clusterdoc")
+
+
+def test_archs_asked_for_are_checked_in_the_binaries(tmp_path, capsys):
+    """The real nvcc fixture (sm_80, sm_90; PTX compute_86, compute_90) inside a wheel, as after a build."""
+    from clusterdoc.wheel.command import check_binary_archs
+
+    wheel = tmp_path / "deepspeed-0.19.8-cp311-cp311-linux_x86_64.whl"
+    so = Path(__file__).parent / "facts" / "fatbin" / "sm80_sm90_ptx86_ptx90.so"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.write(so, "deepspeed/ops/adam/fused_adam_op.cpython-311-x86_64-linux-gnu.so")
+        z.writestr("deepspeed/ops/adam/cpu_adam_op.cpython-311-x86_64-linux-gnu.so", b"\x7fELF not really")
+        z.writestr("deepspeed/__init__.py", "")
+    archs = {"sass": ["sm_80", "sm_90"], "ptx": ["compute_86", "compute_90"]}
+    assert check_binary_archs(wheel, [(8, 0), (9, 0)], [(12, 1)]) is None  # the broken .so is a FAIL
+    assert "cpu_adam_op.cpython-311-x86_64-linux-gnu.so: the binary: not an ELF file" in capsys.readouterr().out
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.write(so, "deepspeed/ops/adam/fused_adam_op.cpython-311-x86_64-linux-gnu.so")
+    assert check_binary_archs(wheel, [(8, 0), (9, 0)], [(12, 1)]) == {
+        "deepspeed/ops/adam/fused_adam_op.cpython-311-x86_64-linux-gnu.so": archs
+    }
+    assert "  archs fused_adam_op: SASS sm_80, sm_90; PTX compute_86, compute_90" in capsys.readouterr().out
+    assert check_binary_archs(wheel, [(8, 0), (10, 0)], [(12, 1)]) is None
+    assert "asked for but not in the binary: deepspeed/ops/adam/fused_adam_op" in capsys.readouterr().out

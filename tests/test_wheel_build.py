@@ -47,12 +47,17 @@ def build_wheel(*args, timeout=1700):
     return p
 
 
-def layered_venv(path: Path) -> Path:
-    """A venv whose python also sees the project venv's packages (torch, pip, DeepSpeed's requirements)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
-    site = Path(subprocess.run([str(path / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
-    (site / "clusterdoc_base_venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+def layered_venv(path: Path, base_python: str = sys.executable) -> Path:
+    """A venv whose python also sees the packages of `base_python`'s venv (default the project's: torch, pip,
+    DeepSpeed's requirements)."""
+    def purelib(python) -> str:
+        return subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    subprocess.run([str(base_python), "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    # addsitedir, not a bare path: the base venv's own .pth files count too (a venv layered over another)
+    (Path(purelib(path / "bin" / "python")) / "clusterdoc_base_venv.pth").write_text(
+        f"import site; site.addsitedir({purelib(base_python)!r})\n")
     return path / "bin" / "python3"
 
 

@@ -180,6 +180,8 @@ def check(node: str, facts: dict) -> list[Finding]:
         facts.get("cuda_home")
         and not _toolkit(facts, facts["cuda_home"])
         and not _norm(facts["cuda_home"]) == _norm((nvcc or {}).get("home"))
+        # a folder of links whose bin/ holds the nvcc in use (pip's nvidia-cuda-nvcc, scripts/cuda_venv.sh)
+        and not _norm(facts["cuda_home"]) + "/bin/nvcc" == _norm((nvcc or {}).get("path"))
     ):
         found = ", ".join(t["path"] for t in facts.get("toolkits") or []) or "none"
         out.append(
