@@ -13,7 +13,8 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   kernel {release, source, container (bool), gvisor (bool)}
   python {version, executable} | null
   torch {version, cuda, arch_list, nccl, cuda_available, path} | null     (null: not installed)
-  nvcc {path, realpath, home, version, arch_list} | null                 (first nvcc on PATH)
+  nvcc {path, realpath, home, version, arch_list, host_config (the crt/host_config.h it includes, found
+        along its nvcc.profile's INCLUDES), gcc_max (int: its `#if __GNUC__ > N` guard)} | null (first on PATH)
   cuda_home: $CUDA_HOME or null
   toolkits [{path, version, version_source, nvcc (bool), libcudart (bool), gcc_max (int|null)}]
   libcudart_first {path, dir, toolkit} | null       (first libcudart.so* along LD_LIBRARY_PATH)
@@ -243,6 +244,8 @@ def probe_nvcc(timeout):
     if code != 0:
         raise RuntimeError("nvcc --version exited %d: %s" % (code, (err or out).strip()[:300]))
     facts = {"path": path, "realpath": real, "home": home, "version": parse_nvcc_version(out), "arch_list": None}
+    facts["host_config"] = nvcc_host_config(path, real, home)
+    facts["gcc_max"] = parse_gcc_limit(read(facts["host_config"])) if facts["host_config"] else None
     try:
         code, out, err = run([path, "--list-gpu-arch"], timeout)
         if code == 0:
@@ -261,6 +264,44 @@ def parse_gcc_limit(text):
         m = re.match(r"\s*#\s*if\s+__GNUC__\s*>\s*(\d+)", line)
         if m and any("unsupported GNU version" in near for near in lines[i : i + 6]):
             return int(m.group(1))
+    return None
+
+
+def nvcc_include_dirs(profile, bindir):
+    """The -I directories of an nvcc.profile's INCLUDES, its $(VAR)s expanded: where this nvcc's own headers
+    are (a toolkit: $(TOP)/$(_TARGET_DIR_)/include; pip's nvidia-cuda-nvcc: $(TOP)/include)."""
+    values = {"_HERE_": bindir, "_SPACE_": ""}
+    dirs = []
+    for line in profile.splitlines():
+        m = re.match(r"\s*(\w+)\s*[+=]{1,2}\s*(.*)$", line)
+        if not m:
+            continue
+        name, value = m.group(1), m.group(2)
+        if name == "INCLUDES":
+            # _TARGET_DIR_ is targets/<platform>-linux, or empty: try both
+            for target in listdir_prefix(os.path.join(values.get("TOP", ""), "targets"), "") + [""]:
+                values["_TARGET_DIR_"] = os.path.join("targets", os.path.basename(target)) if target else ""
+                text = re.sub(r"\$\((\w+)\)", lambda v: values.get(v.group(1), ""), value)
+                dirs += [os.path.normpath(d) for d in re.findall(r'-I"?([^"\s]+)', text)]
+        else:
+            values[name] = re.sub(r"\$\((\w+)\)", lambda v: values.get(v.group(1), ""), value).strip()
+    return dirs
+
+
+def nvcc_host_config(path, real, home):
+    """The crt/host_config.h an nvcc really includes (the one whose #error stops a too-new gcc): along the
+    INCLUDES of the nvcc.profile beside it (nvcc reads the one beside the name it was called by), else
+    <home>/include."""
+    dirs = []
+    for bindir in (os.path.dirname(path), os.path.dirname(real)):
+        profile = read(os.path.join(bindir, "nvcc.profile"), 65536)
+        if profile:
+            dirs = nvcc_include_dirs(profile, bindir)
+            break
+    for d in dirs + ([os.path.join(home, "include")] if home else []):
+        cand = os.path.join(d, "crt", "host_config.h")
+        if os.path.isfile(cand):
+            return cand
     return None
 
 

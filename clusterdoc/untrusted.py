@@ -142,7 +142,15 @@ SCHEMA = {
         "cuda_available": BOOL,
         "path": STR,
     },
-    "nvcc": {"path": Required(STR), "realpath": STR, "home": STR, "version": VERSION, "arch_list": [STR]},
+    "nvcc": {
+        "path": Required(STR),
+        "realpath": STR,
+        "home": STR,
+        "version": VERSION,
+        "arch_list": [STR],
+        "host_config": STR,
+        "gcc_max": INT,
+    },
     "cuda_home": STR,
     "toolkits": [
         {
