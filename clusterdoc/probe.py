@@ -35,7 +35,8 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
              | null (no nvidia-smi and no InfiniBand)
   env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST}
   deepspeed {version, torch_version, cuda_version, ops_installed {op: bool}, ops_compatible {op: bool},
-             path, wheel_manifest (dict|null)} | null
+             path, wheel_manifest (dict|null), binaries [{file (under path), op, sass ["sm_80"], ptx ["compute_90"]}
+             | {file, op, error}] (read from each ops/**/*.so's .nv_fatbin) | null, binaries_left (not read)} | null
   mpi {mpirun {path, flavour "mpich"|"openmpi"|"other", version} | null, mpi4py {version, library} | null,
        head_mpirun {path, flavour, version, missing?} | null (the head's mpirun path, on this node)}
   libaio (bool: libaio.so found), libaio_header (bool)
@@ -510,6 +511,51 @@ def _load_data_module(path):
     return ns
 
 
+# clusterdoc/wheel/fatbin.py's text, put here by the head in what it sends (doctor/payload.py); None when probe.py
+# runs from a checkout, which has the file beside it.
+FATBIN_SOURCE = None
+MAX_DS_BINARIES = 64  # compiled op extensions read on one node (DeepSpeed has about 25 ops)
+
+
+def fatbin_reader():
+    """fatbin.fatbin_archs (path -> {sass, ptx} | {error}, reading only the fatbin headers), or None."""
+    source = FATBIN_SOURCE
+    here = globals().get("__file__")
+    if source is None and here:
+        source = read(os.path.join(os.path.dirname(os.path.abspath(here)), "wheel", "fatbin.py"))
+    if not source:
+        return None
+    ns = {"__name__": "clusterdoc_fatbin"}
+    exec(compile(source, "fatbin.py", "exec"), ns)
+    return ns["fatbin_archs"]
+
+
+def deepspeed_binaries(pkg, budget):
+    """The SASS and PTX each compiled op extension under deepspeed/ops carries, whoever built it:
+    ([{file, op, sass, ptx} | {file, op, error}], how many were left unread: past MAX_DS_BINARIES or
+    `budget` seconds). None when this probe has no fatbin reader."""
+    reader = fatbin_reader()
+    if reader is None:
+        return None, 0
+    found, walked = [], 0
+    for root, dirs, files in os.walk(os.path.join(pkg, "ops")):
+        dirs.sort()
+        walked += 1
+        found += [os.path.join(root, n) for n in sorted(files) if re.search(r"\.so(\.\d+)*$", n)]
+        if walked > 2000 or len(found) > 10 * MAX_DS_BINARIES:
+            break
+    out, deadline = [], time.time() + budget
+    for path in sorted(found)[:MAX_DS_BINARIES]:
+        if time.time() > deadline:
+            break
+        entry = {"file": os.path.relpath(path, pkg), "op": re.sub(r"_op$", "", os.path.basename(path).split(".")[0])}
+        entry.update(reader(path))
+        if "error" in entry:
+            entry["error"] = entry["error"].replace(path + ": ", "", 1)[:300]
+        out.append(entry)
+    return out, len(found) - len(out)
+
+
 def probe_deepspeed(timeout):
     pkg = _find_package_dir("deepspeed")
     if not pkg:
@@ -523,6 +569,7 @@ def probe_deepspeed(timeout):
         "path": pkg,
         "wheel_manifest": None,
     }
+    facts["binaries"], facts["binaries_left"] = deepspeed_binaries(pkg, min(timeout, 5.0))
     info_path = os.path.join(pkg, "git_version_info_installed.py")
     if os.path.exists(info_path):
         ns = _load_data_module(info_path)

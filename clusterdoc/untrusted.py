@@ -175,6 +175,8 @@ SCHEMA = {
         "ops_compatible": {"*": BOOL},
         "path": STR,
         "wheel_manifest": ANY,
+        "binaries": [{"file": Required(STR), "op": STR, "sass": [STR], "ptx": [STR], "error": TEXT}],
+        "binaries_left": INT,
     },
     "mpi": {"mpirun": _MPI, "mpi4py": _MPI, "head_mpirun": _MPI},
     "libaio": BOOL,
