@@ -192,6 +192,8 @@ def cmd_build_wheel(args) -> int:
         out=args.out,
         cache=args.cache,
         install=args.install,
+        wheel=args.wheel,
+        no_ptx=args.no_ptx,
         dry_run=args.dry_run,
     )
     return wheel.build_wheel(opts, echo=True).exit_code
@@ -475,6 +477,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", default="dist", help="where the wheel and its manifest go (default dist)")
     p.add_argument("--cache", metavar="DIR", default=None, help="where downloaded sdists are kept")
     p.add_argument("--install", action="store_true", help="copy the wheel to every node and install it there")
+    p.add_argument(
+        "--wheel", metavar="WHEEL", help="with --install: install this wheel (made by build-wheel) instead of building"
+    )
+    p.add_argument(
+        "--no-ptx", action="store_true", help="SASS only: no +PTX on the highest arch (newer GPUs cannot JIT-compile)"
+    )
     p.add_argument("--dry-run", action="store_true", help="print the environment and commands, build nothing")
     p.set_defaults(func=cmd_build_wheel)
     return parser

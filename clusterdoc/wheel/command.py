@@ -7,6 +7,7 @@ a missing op or a node that did not take the wheel, 2 bad input (raised as Usage
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import os
 import platform
 import re
@@ -14,15 +15,16 @@ import shlex
 import shutil
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 from clusterdoc.checks import FAIL
 from clusterdoc.checks import cuda as cuda_check
 from clusterdoc.checks.arch import covers, parse_arch_entries
 from clusterdoc.errors import UsageError
-from clusterdoc.tables import format_arch_list
+from clusterdoc.tables import cap_str, format_arch_list
 from clusterdoc.untrusted import printable
-from clusterdoc.wheel import archlist, build, manifest, preflight
+from clusterdoc.wheel import archlist, build, coverage, manifest, preflight
 from clusterdoc.wheel.options import WheelOptions, WheelResult
 from clusterdoc.wheel.preflight import Finding
 
@@ -203,6 +205,10 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
     hosts = args.hosts() if args.given else []
     if args.install and not hosts:
         raise UsageError("--install needs the nodes", hint="give --hostfile FILE or -w/--nodelist EXPR")
+    if args.wheel:
+        if not args.install:
+            raise UsageError("--wheel is the wheel to install", where="--wheel", hint="add --install and the nodes")
+        return _install_prebuilt(args, hosts)
     if not args.arch_list and not hosts:
         raise UsageError(
             "no arch list and no nodes to take it from",
@@ -241,7 +247,7 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
         out(f"no GPU on any node ({describe_gpus(per_host)}): there is nothing to build CUDA code for")
         out('  fix: check nvidia-smi on the nodes (clusterdoc check), or give --arch-list "8.0;9.0" to build anyway')
         return EXIT_PROBLEMS
-    arch_list = format_arch_list(archs)
+    arch_list = format_arch_list(archs).replace("+PTX", "") if args.no_ptx else format_arch_list(archs)
     result.arch_list, result.arch_source = arch_list, arch_source
     out(f"arch list: {arch_list}  (from {arch_source}" + (f"; GPUs: {describe_gpus(per_host)})" if per_host else ")"))
 
@@ -324,6 +330,9 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
         out(f"the wheel lacks requested ops; it stays at {wheel} but was not installed")
         return EXIT_PROBLEMS
 
+    archs_found = check_binary_archs(wheel, archs, args.no_ptx, archlist.nvcc_buildable(host.get("nvcc")))
+    if archs_found is None:
+        return EXIT_PROBLEMS
     torch = host.get("torch") or {}
     record = manifest.make_manifest(
         wheel=wheel,
@@ -344,6 +353,7 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
         },
         jobs=jobs,
         source=str(sdist or source.path),
+        archs=archs_found,
     )
     digest = manifest.embed(wheel, record)
     beside = manifest.write_beside(wheel, record)
@@ -352,6 +362,66 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
     if not args.install:
         return EXIT_OK
     return install(hosts, wheel, facts, opts, record, digest, args.fanout)
+
+
+def check_binary_archs(wheel: Path, archs: list, no_ptx: bool, buildable: list | None) -> dict | None:
+    """The SASS and PTX of each CUDA extension, read from the binaries: printed, and checked against the arch
+    list asked for (None: a capability the binaries do not cover, or a binary that could not be read)."""
+    found, problems = manifest.binary_archs(wheel)
+    for path, a in found.items():
+        out(f"  archs {os.path.basename(path).split('.')[0]}: {manifest.describe_archs(a)} (read from the binary)")
+    for problem in problems:
+        out(f"  FAIL  {problem}")
+    missing = [
+        f"{path}: {cap_str(cap)}"
+        for path, a in found.items()
+        for cap in archs
+        if coverage.covered_by(cap, a["sass"], a["ptx"]) != "sass"
+    ]
+    for line in missing:
+        out(f"  FAIL  asked for but not in the binary: {line}")
+    if problems or missing:
+        out(f"the wheel's binaries do not hold what was asked; it stays at {wheel} but was not installed")
+        return None
+    note = coverage.future_note(found, max(buildable) if buildable else None)
+    if note:
+        out(f"  WARN  {note}")
+    return found
+
+
+def _install_prebuilt(args: WheelOptions, hosts: list) -> int:
+    """--install --wheel: a wheel build-wheel made before (its manifest inside), its archs read again from the
+    binaries, judged against every node's GPUs before it is copied anywhere."""
+    from clusterdoc.wheel import nodes
+
+    wheel = Path(args.wheel or "").resolve()
+    if not wheel.is_file() or not zipfile.is_zipfile(wheel):
+        raise UsageError(f"{args.wheel}: not a wheel file", where="--wheel")
+    record = manifest.read_embedded(wheel)
+    if not isinstance(record, dict):
+        raise UsageError(
+            f"{wheel.name} carries no deepspeed/{manifest.MANIFEST_NAME}: it was not made by clusterdoc build-wheel",
+            where="--wheel",
+            hint="build it with clusterdoc build-wheel (it records what it built), or install it with pip",
+        )
+    with zipfile.ZipFile(wheel) as z:
+        digest = hashlib.sha256(z.read(f"deepspeed/{manifest.MANIFEST_NAME}")).hexdigest()
+    found, problems = manifest.binary_archs(wheel)
+    for path, a in found.items():
+        out(f"  archs {os.path.basename(path).split('.')[0]}: {manifest.describe_archs(a)} (read from the binary)")
+    if problems:
+        for problem in problems:
+            out(f"  FAIL  {problem}")
+        return EXIT_PROBLEMS
+    opts = args.ssh_options()
+    out(f"probing {len(hosts)} node(s) ...")
+    facts, unreachable = nodes.gather_facts(hosts, opts, fanout=args.fanout)
+    if unreachable:
+        for host, why in unreachable.items():
+            out(f"  FAIL  {host}: {why}")
+        out("every node must answer to take the wheel; fix them (clusterdoc check shows why) or leave them out")
+        return EXIT_PROBLEMS
+    return install(hosts, wheel, facts, opts, dict(record, binary_archs=found), digest, args.fanout, record)
 
 
 def _append(path: Path, text: str) -> None:
@@ -394,14 +464,25 @@ def plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_di
 # --- 5. install --------------------------------------------------------------------------------------
 
 
-def install(hosts, wheel: Path, facts: dict, opts, record: dict, digest: str, fanout: int) -> int:
+def install(
+    hosts, wheel: Path, facts: dict, opts, record: dict, digest: str, fanout: int, expected: dict | None = None
+) -> int:
+    """Refuse (nothing installed anywhere) when a node's GPU cannot run the wheel's binaries, then install.
+    `expected`: the manifest the nodes must end up with (default `record`)."""
     from tabulate import tabulate
 
     from clusterdoc.wheel import nodes
 
+    gpus = {h: (facts.get(h) or {}).get("gpus") or [] for h in facts}
+    refused = coverage.refusals(gpus, record.get("binary_archs") or {})
+    if refused:
+        for line in refused:
+            out(f"  FAIL  {line}")
+        out(f"{len(refused)} GPU kind(s) cannot run this wheel: nothing was installed on any node")
+        return EXIT_PROBLEMS
     pythons = {h: ((f.get("python") or {}).get("executable") or "python3") for h, f in facts.items()}
     out(f"installing {wheel.name} on {len(hosts)} node(s) ...")
-    results = nodes.install_all(hosts, wheel, pythons, opts, record, digest, fanout=fanout)
+    results = nodes.install_all(hosts, wheel, pythons, opts, expected or record, digest, fanout=fanout)
     rows = []
     for r in results:
         notes = [r.message] if r.message else []

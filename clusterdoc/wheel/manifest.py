@@ -13,9 +13,13 @@ import hashlib
 import json
 import os
 import re
+import shutil
+import tempfile
 import time
 import zipfile
 from pathlib import Path
+
+from clusterdoc.wheel import fatbin
 
 MANIFEST_NAME = "clusterdoc-wheel.json"
 SCHEMA = 1
@@ -60,6 +64,39 @@ def installed_info(wheel: Path) -> dict:
     return ns
 
 
+MAX_EXTENSION = 2 << 30  # bytes: a larger .so in a wheel is not read
+
+
+def binary_archs(wheel: Path) -> tuple[dict[str, dict], list[str]]:
+    """({extension path: {"sass": [...], "ptx": [...]}} for each extension carrying device code, [problems]),
+    read from the binaries themselves (fatbin.binary_archs: cuobjdump when installed, else the fatbin headers).
+    Each .so is copied out of the wheel to a temporary file, in blocks."""
+    found: dict[str, dict] = {}
+    problems: list[str] = []
+    tool = fatbin.find_cuobjdump()
+    with zipfile.ZipFile(wheel) as z, tempfile.TemporaryDirectory(prefix="clusterdoc-archs-") as tmp:
+        for info in z.infolist():
+            if not extensions([info.filename]):
+                continue
+            if info.file_size > MAX_EXTENSION:
+                problems.append(f"{info.filename}: {info.file_size} bytes, not read")
+                continue
+            path = os.path.join(tmp, "ext.so")
+            with z.open(info) as src, open(path, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            archs = fatbin.binary_archs(path, tool)
+            if "error" in archs:
+                problems.append(f"{info.filename}: {archs['error'].replace(path, 'the binary')}")
+            elif archs["sass"] or archs["ptx"]:
+                found[info.filename] = {"sass": archs["sass"], "ptx": archs["ptx"]}
+    return found, problems
+
+
+def describe_archs(archs: dict) -> str:
+    """{"sass": ["sm_80", "sm_90"], "ptx": ["compute_90"]} -> 'SASS sm_80, sm_90; PTX compute_90'."""
+    return f"SASS {', '.join(archs.get('sass') or []) or 'none'}; PTX {', '.join(archs.get('ptx') or []) or 'none'}"
+
+
 def wheel_names(wheel: Path) -> list[str]:
     with zipfile.ZipFile(wheel) as z:
         return z.namelist()
@@ -98,6 +135,7 @@ def make_manifest(
     build_host: dict,
     jobs: int,
     source: str,
+    archs: dict | None = None,
 ) -> dict:
     torch_info = info.get("torch_info") or {}
     return {
@@ -112,6 +150,7 @@ def make_manifest(
         "ops": sorted(built),
         "ops_requested": ops,
         "extensions": built,
+        "binary_archs": archs or {},  # {extension path: {sass, ptx}} read from the binaries (CUDA ones only)
         "accelerator": info.get("accelerator_name"),
         "torch": {
             "version": build_host.get("torch_version"),

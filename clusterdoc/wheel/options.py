@@ -22,6 +22,8 @@ class WheelOptions(Targets):
     out: str = "dist"  # where the wheel and its manifest go
     cache: str | None = None  # where downloaded sdists are kept
     install: bool = False  # copy the wheel to every node and install it there
+    wheel: str | None = None  # with install: a wheel build-wheel made before, installed instead of building one
+    no_ptx: bool = False  # SASS only: no +PTX on the highest arch (newer GPUs cannot JIT; flagged)
     dry_run: bool = False  # the environment and commands only, nothing built
 
 

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The CUDA build test's environment: the torch 2.14.1 venv of the torch-range tests (a CUDA 13.0 build of torch,
+# made by scripts/torch_venv.sh) plus NVIDIA's nvcc 13.0 from the package registry, which compiles for any GPU
+# architecture on a machine with no GPU. Usage: scripts/cuda_venv.sh [VENV]  -> prints the venv's python.
+# Idempotent: pip installs only what is missing (wheels from pip's cache), the CUDA_HOME folder is remade.
+#
+# pip's layout is not a toolkit's: nvcc, its headers (crt/, cccl/) and the runtime all land in
+# site-packages/nvidia/cu13/{bin,include,lib,nvvm}, and lib/ has libcudart.so.13 but no libcudart.so for -lcudart.
+# torch.utils.cpp_extension wants CUDA_HOME/bin/nvcc, CUDA_HOME/include and CUDA_HOME/lib64, so $VENV/cuda is a
+# folder of symlinks into that tree (nvcc finds its own nvvm/ and headers from its real path) plus libcudart.so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CUDA=13.0  # torch 2.14.1+cu130's CUDA: nvcc must match it (torch refuses another major, DeepSpeed another minor)
+if [ $# -ge 1 ]; then
+    PY=$1/bin/python
+else
+    PY=$(bash scripts/torch_venv.sh 2.14.1)
+fi
+VENV=$(cd "$(dirname "$PY")/.." && pwd)
+PKGS="nvidia-cuda-nvcc==$CUDA.* nvidia-cuda-crt==$CUDA.* nvidia-cuda-cccl==$CUDA.* nvidia-nvvm==$CUDA.* nvidia-cuda-cuobjdump"
+ROOT=$("$PY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/nvidia/cu13
+if ! [ -x "$ROOT/bin/nvcc" ] || ! [ -x "$ROOT/bin/cuobjdump" ] || ! [ -d "$ROOT/include/cccl" ]; then
+    # shellcheck disable=SC2086
+    "$PY" -m pip install -q $PKGS >&2
+fi
+HOME_DIR=$VENV/cuda
+rm -rf "$HOME_DIR"
+mkdir -p "$HOME_DIR/lib64"
+for d in bin include nvvm; do ln -s "$ROOT/$d" "$HOME_DIR/$d"; done
+for f in "$ROOT"/lib/*; do ln -s "$f" "$HOME_DIR/lib64/"; done
+ln -sf "$ROOT/lib/libcudart.so.13" "$HOME_DIR/lib64/libcudart.so"
+"$HOME_DIR/bin/nvcc" --version | grep -q "release $CUDA" || { echo "nvcc in $HOME_DIR is not CUDA $CUDA" >&2; exit 1; }
+echo "$PY"
