@@ -81,7 +81,7 @@ def test_installed_deepspeed_ops_are_judged_from_their_binaries(cluster):
     [f] = [f for f in doc["findings"] if f["status"] == "fail"]
     path = doc["nodes"][1]["facts"]["deepspeed"]["path"]
     assert f["message"] == (f"DeepSpeed op fused_adam ({path}/{FUSED_ADAM}) has sm_80 only and no PTX: nothing for "
-                            "this node's NVIDIA H100 80GB HBM3 (sm_90); it fails here with 'no kernel image is "
+                            "this node's H100 (sm_90); it fails here with 'no kernel image is "
                             "available for execution on the device'")
     assert f["fix"] == ("rebuild DeepSpeed for this cluster's GPUs: "
                         'clusterdoc build-wheel --arch-list "8.0;9.0+PTX" --install')

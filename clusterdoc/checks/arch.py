@@ -225,14 +225,15 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
 def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> list[Finding]:
     """The SASS and PTX each installed DeepSpeed op's binary carries (the probe read them from the .so files on
     the node, whoever built them) against the node's GPUs; `arch_list` is offered for the rebuild."""
-    from clusterdoc.wheel.coverage import coverage, describe  # here: clusterdoc.wheel imports this module
+    # imported here: clusterdoc.wheel's package imports this module
+    from clusterdoc.wheel.coverage import _has, covered_by, gpu_short_name, sm_name
 
     out = []
     models: dict[tuple, str] = {}
     for g in gpus:
         cap = parse_capability(g.get("capability"))
         if cap:
-            models.setdefault(cap, f"{g.get('name')} (sm_{cap[0]}{cap[1]})")
+            models.setdefault(cap, f"{gpu_short_name(g.get('name'))} ({sm_name(cap)})")
     rebuild = f'rebuild DeepSpeed for this cluster\'s GPUs: clusterdoc build-wheel --arch-list "{arch_list}" --install'
     carried = []
     for b in ds.get("binaries") or []:
@@ -244,15 +245,15 @@ def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> li
         if not sass and not ptx:
             continue  # host code only (cpu_adam, utils, ...)
         carried.append(f"{b.get('op')} ({', '.join(sass + ptx)})")
-        missing = [models[c] for c in sorted(models) if coverage(c, sass, ptx) is None]
-        jit = [models[c] for c in sorted(models) if coverage(c, sass, ptx) == "ptx"]
+        missing = [models[c] for c in sorted(models) if covered_by(c, sass, ptx) is None]
+        jit = [models[c] for c in sorted(models) if covered_by(c, sass, ptx) == "ptx"]
         if missing:
             out.append(
                 finding(
                     node,
                     CHECK,
                     FAIL,
-                    f"{where} has {describe(sass, ptx)}: nothing for this node's {', '.join(missing)}; "
+                    f"{where} has {_has(sass, ptx)}: nothing for this node's {', '.join(missing)}; "
                     f"it fails here with {NO_KERNEL}",
                     rebuild,
                 )
@@ -263,7 +264,7 @@ def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> li
                     node,
                     CHECK,
                     WARN,
-                    f"{where} has {describe(sass, ptx)}: this node's {', '.join(jit)} runs it only "
+                    f"{where} has {_has(sass, ptx)}: this node's {', '.join(jit)} runs it only "
                     "through PTX JIT (slow first start, lower speed)",
                     rebuild,
                 )
