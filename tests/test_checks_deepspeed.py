@@ -47,10 +47,21 @@ def test_ops_covered_by_sass_or_ptx():
     fused["sass"] = ["sm_80", "sm_90"]
     found = judge(facts)
     assert [f for f in found if f["status"] != OK] == []
-    assert any("DeepSpeed ops' GPU code: fused_adam (sm_80, sm_90)" in f["message"] for f in found)
+    ok = "DeepSpeed's compiled ops: cpu_adam (host code); fused_adam (sm_80, sm_90); utils (host code)"
+    assert ok in [f["message"] for f in found]
     fused["sass"], fused["ptx"] = ["sm_80"], ["compute_80"]
     bad = [f for f in judge(facts) if f["status"] != OK]
     assert [(f["status"], "PTX JIT" in f["message"]) for f in bad] == [(WARN, True)]
+
+
+def test_a_jit_only_install_and_unread_extensions_are_said():
+    facts = json.loads((FACTS / "deepspeed_sm80_on_h100.json").read_text())
+    facts["deepspeed"]["binaries_left"] = 3
+    assert any(f["message"].endswith("(3 more not read)") for f in judge(facts))
+    facts["deepspeed"]["binaries"] = []
+    found = judge(facts)
+    assert [f for f in found if f["status"] != OK] == []
+    assert any("no prebuilt op: each op is JIT-compiled on first use" in f["message"] for f in found)
 
 
 def test_binaries_beat_the_manifest_and_unreadable_ones_warn():

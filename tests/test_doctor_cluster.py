@@ -86,7 +86,7 @@ def test_installed_deepspeed_ops_are_judged_from_their_binaries(cluster):
     assert f["fix"] == ("rebuild DeepSpeed for this cluster's GPUs: "
                         'clusterdoc build-wheel --arch-list "8.0;9.0+PTX" --install')
     a100 = [f["message"] for f in doc["findings"] if f["node"] == "node1" and f["check"] == "arch"]
-    assert "DeepSpeed ops' GPU code: fused_adam (sm_80)" in a100  # sm_80 runs on the A100s
+    assert "DeepSpeed's compiled ops: fused_adam (sm_80)" in a100  # sm_80 runs on the A100s
 
 
 @pytest.mark.slow

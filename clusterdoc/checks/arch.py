@@ -242,9 +242,9 @@ def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> li
             out.append(finding(node, CHECK, WARN, f"cannot read the GPU code of {where}: {b['error']}", rebuild))
             continue
         sass, ptx = b.get("sass") or [], b.get("ptx") or []
+        carried.append(f"{b.get('op')} ({', '.join(sass + ptx) or 'host code'})")
         if not sass and not ptx:
-            continue  # host code only (cpu_adam, utils, ...)
-        carried.append(f"{b.get('op')} ({', '.join(sass + ptx)})")
+            continue  # cpu_adam, utils, ...: nothing for a GPU to run
         missing = [models[c] for c in sorted(models) if covered_by(c, sass, ptx) is None]
         jit = [models[c] for c in sorted(models) if covered_by(c, sass, ptx) == "ptx"]
         if missing:
@@ -271,6 +271,16 @@ def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> li
             )
     if carried:
         left = ds.get("binaries_left") or 0
-        more = f" ({left} more extension(s) not read)" if left else ""
-        out.append(finding(node, CHECK, OK, f"DeepSpeed ops' GPU code: {'; '.join(carried)}{more}"))
+        more = f" ({left} more not read)" if left else ""
+        out.append(finding(node, CHECK, OK, f"DeepSpeed's compiled ops: {'; '.join(carried)}{more}"))
+    elif ds.get("binaries") == []:
+        out.append(
+            finding(
+                node,
+                CHECK,
+                OK,
+                "DeepSpeed has no prebuilt op: each op is JIT-compiled on first use here "
+                "(needs nvcc and a gcc it accepts on this node)",
+            )
+        )
     return out
