@@ -537,14 +537,13 @@ def deepspeed_binaries(pkg, budget):
     reader = fatbin_reader()
     if reader is None:
         return None, 0
-    found, walked = [], 0
+    found, walked, deadline = [], 0, time.time() + budget
     for root, dirs, files in os.walk(os.path.join(pkg, "ops")):
-        dirs.sort()
         walked += 1
-        found += [os.path.join(root, n) for n in sorted(files) if re.search(r"\.so(\.\d+)*$", n)]
-        if walked > 2000 or len(found) > 10 * MAX_DS_BINARIES:
+        found += [os.path.join(root, n) for n in files if re.search(r"\.so(\.\d+)*$", n)]
+        if walked > 2000 or len(found) > 10 * MAX_DS_BINARIES or time.time() > deadline:
             break
-    out, deadline = [], time.time() + budget
+    out = []
     for path in sorted(found)[:MAX_DS_BINARIES]:
         if time.time() > deadline:
             break
