@@ -538,7 +538,7 @@ def deepspeed_binaries(pkg, budget):
     if reader is None:
         return None, 0
     found, walked, deadline = [], 0, time.time() + budget
-    for root, dirs, files in os.walk(os.path.join(pkg, "ops")):
+    for root, _dirs, files in os.walk(os.path.join(pkg, "ops")):
         walked += 1
         found += [os.path.join(root, n) for n in files if re.search(r"\.so(\.\d+)*$", n)]
         if walked > 2000 or len(found) > 10 * MAX_DS_BINARIES or time.time() > deadline:
