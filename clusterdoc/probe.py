@@ -13,7 +13,8 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   kernel {release, source, container (bool), gvisor (bool)}
   python {version, executable} | null
   torch {version, cuda, arch_list, nccl, cuda_available, path} | null     (null: not installed)
-  nvcc {path, realpath, home, version, arch_list} | null                 (first nvcc on PATH)
+  nvcc {path, realpath, home, version, arch_list, host_config (the crt/host_config.h it includes, found
+        along its nvcc.profile's INCLUDES), gcc_max (int: its `#if __GNUC__ > N` guard)} | null (first on PATH)
   cuda_home: $CUDA_HOME or null
   toolkits [{path, version, version_source, nvcc (bool), libcudart (bool), gcc_max (int|null)}]
   libcudart_first {path, dir, toolkit} | null       (first libcudart.so* along LD_LIBRARY_PATH)
@@ -34,7 +35,8 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
              | null (no nvidia-smi and no InfiniBand)
   env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST}
   deepspeed {version, torch_version, cuda_version, ops_installed {op: bool}, ops_compatible {op: bool},
-             path, wheel_manifest (dict|null)} | null
+             path, wheel_manifest (dict|null), binaries [{file (under path), op, sass ["sm_80"], ptx ["compute_90"]}
+             | {file, op, error}] (read from each ops/**/*.so's .nv_fatbin) | null, binaries_left (not read)} | null
   mpi {mpirun {path, flavour "mpich"|"openmpi"|"other", version} | null, mpi4py {version, library} | null,
        head_mpirun {path, flavour, version, missing?} | null (the head's mpirun path, on this node)}
   libaio (bool: libaio.so found), libaio_header (bool)
@@ -243,6 +245,8 @@ def probe_nvcc(timeout):
     if code != 0:
         raise RuntimeError("nvcc --version exited %d: %s" % (code, (err or out).strip()[:300]))
     facts = {"path": path, "realpath": real, "home": home, "version": parse_nvcc_version(out), "arch_list": None}
+    facts["host_config"] = nvcc_host_config(path, real, home)
+    facts["gcc_max"] = parse_gcc_limit(read(facts["host_config"])) if facts["host_config"] else None
     try:
         code, out, err = run([path, "--list-gpu-arch"], timeout)
         if code == 0:
@@ -261,6 +265,44 @@ def parse_gcc_limit(text):
         m = re.match(r"\s*#\s*if\s+__GNUC__\s*>\s*(\d+)", line)
         if m and any("unsupported GNU version" in near for near in lines[i : i + 6]):
             return int(m.group(1))
+    return None
+
+
+def nvcc_include_dirs(profile, bindir):
+    """The -I directories of an nvcc.profile's INCLUDES, its $(VAR)s expanded: where this nvcc's own headers
+    are (a toolkit: $(TOP)/$(_TARGET_DIR_)/include; pip's nvidia-cuda-nvcc: $(TOP)/include)."""
+    values = {"_HERE_": bindir, "_SPACE_": ""}
+    dirs = []
+    for line in profile.splitlines():
+        m = re.match(r"\s*(\w+)\s*[+=]{1,2}\s*(.*)$", line)
+        if not m:
+            continue
+        name, value = m.group(1), m.group(2)
+        if name == "INCLUDES":
+            # _TARGET_DIR_ is targets/<platform>-linux, or empty: try both
+            for target in listdir_prefix(os.path.join(values.get("TOP", ""), "targets"), "") + [""]:
+                values["_TARGET_DIR_"] = os.path.join("targets", os.path.basename(target)) if target else ""
+                text = re.sub(r"\$\((\w+)\)", lambda v: values.get(v.group(1), ""), value)
+                dirs += [os.path.normpath(d) for d in re.findall(r'-I"?([^"\s]+)', text)]
+        else:
+            values[name] = re.sub(r"\$\((\w+)\)", lambda v: values.get(v.group(1), ""), value).strip()
+    return dirs
+
+
+def nvcc_host_config(path, real, home):
+    """The crt/host_config.h an nvcc really includes (the one whose #error stops a too-new gcc): along the
+    INCLUDES of the nvcc.profile beside it (nvcc reads the one beside the name it was called by), else
+    <home>/include."""
+    dirs = []
+    for bindir in (os.path.dirname(path), os.path.dirname(real)):
+        profile = read(os.path.join(bindir, "nvcc.profile"), 65536)
+        if profile:
+            dirs = nvcc_include_dirs(profile, bindir)
+            break
+    for d in dirs + ([os.path.join(home, "include")] if home else []):
+        cand = os.path.join(d, "crt", "host_config.h")
+        if os.path.isfile(cand):
+            return cand
     return None
 
 
@@ -469,6 +511,50 @@ def _load_data_module(path):
     return ns
 
 
+# clusterdoc/wheel/fatbin.py's text, put here by the head in what it sends (doctor/payload.py); None when probe.py
+# runs from a checkout, which has the file beside it.
+FATBIN_SOURCE = None
+MAX_DS_BINARIES = 64  # compiled op extensions read on one node (DeepSpeed has about 25 ops)
+
+
+def fatbin_reader():
+    """fatbin.fatbin_archs (path -> {sass, ptx} | {error}, reading only the fatbin headers), or None."""
+    source = FATBIN_SOURCE
+    here = globals().get("__file__")
+    if source is None and here:
+        source = read(os.path.join(os.path.dirname(os.path.abspath(here)), "wheel", "fatbin.py"))
+    if not source:
+        return None
+    ns = {"__name__": "clusterdoc_fatbin"}
+    exec(compile(source, "fatbin.py", "exec"), ns)
+    return ns["fatbin_archs"]
+
+
+def deepspeed_binaries(pkg, budget):
+    """The SASS and PTX each compiled op extension under deepspeed/ops carries, whoever built it:
+    ([{file, op, sass, ptx} | {file, op, error}], how many were left unread: past MAX_DS_BINARIES or
+    `budget` seconds). None when this probe has no fatbin reader."""
+    reader = fatbin_reader()
+    if reader is None:
+        return None, 0
+    found, walked, deadline = [], 0, time.time() + budget
+    for root, _dirs, files in os.walk(os.path.join(pkg, "ops")):
+        walked += 1
+        found += [os.path.join(root, n) for n in files if re.search(r"\.so(\.\d+)*$", n)]
+        if walked > 2000 or len(found) > 10 * MAX_DS_BINARIES or time.time() > deadline:
+            break
+    out = []
+    for path in sorted(found)[:MAX_DS_BINARIES]:
+        if time.time() > deadline:
+            break
+        entry = {"file": os.path.relpath(path, pkg), "op": re.sub(r"_op$", "", os.path.basename(path).split(".")[0])}
+        entry.update(reader(path))
+        if "error" in entry:
+            entry["error"] = entry["error"].replace(path + ": ", "", 1)[:300]
+        out.append(entry)
+    return out, len(found) - len(out)
+
+
 def probe_deepspeed(timeout):
     pkg = _find_package_dir("deepspeed")
     if not pkg:
@@ -482,6 +568,7 @@ def probe_deepspeed(timeout):
         "path": pkg,
         "wheel_manifest": None,
     }
+    facts["binaries"], facts["binaries_left"] = deepspeed_binaries(pkg, min(timeout, 5.0))
     info_path = os.path.join(pkg, "git_version_info_installed.py")
     if os.path.exists(info_path):
         ns = _load_data_module(info_path)

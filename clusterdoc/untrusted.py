@@ -142,7 +142,15 @@ SCHEMA = {
         "cuda_available": BOOL,
         "path": STR,
     },
-    "nvcc": {"path": Required(STR), "realpath": STR, "home": STR, "version": VERSION, "arch_list": [STR]},
+    "nvcc": {
+        "path": Required(STR),
+        "realpath": STR,
+        "home": STR,
+        "version": VERSION,
+        "arch_list": [STR],
+        "host_config": STR,
+        "gcc_max": INT,
+    },
     "cuda_home": STR,
     "toolkits": [
         {
@@ -167,6 +175,8 @@ SCHEMA = {
         "ops_compatible": {"*": BOOL},
         "path": STR,
         "wheel_manifest": ANY,
+        "binaries": [{"file": Required(STR), "op": STR, "sass": [STR], "ptx": [STR], "error": TEXT}],
+        "binaries_left": INT,
     },
     "mpi": {"mpirun": _MPI, "mpi4py": _MPI, "head_mpirun": _MPI},
     "libaio": BOOL,

@@ -3,7 +3,8 @@
 #   venv   a virtualenv in .venv with torch and clusterdoc in editable mode (what `make demo` needs):
 #          nothing outside the repository is changed, no Debian package is installed
 #   dev    the venv plus the test tools (pytest, ruff, mypy, ...; pip's `mpich` wheel), still only in .venv
-#   debs   (as root, with apt-get) the Debian packages of the one-machine test cluster, saying which first;
+#   debs   (as root, with apt-get) the Debian packages of the one-machine test cluster (and g++: the real CUDA
+#          tests need Debian 12's gcc 12 as nvcc's host compiler), saying which first;
 #          without root it only says what is missing (the cluster tests then skip, saying why)
 #   test   debs, then dev (`make test`)
 # MPI (test): Debian's openmpi-bin takes over the `mpirun` alternative from MPICH when it is installed; the
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/.."
 MODE=${1:-venv}
 PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
-DEB_PACKAGES="openssh-server openssh-client mpich openmpi-bin slurm-wlm munge pdsh iproute2 nftables procps util-linux"
+DEB_PACKAGES="openssh-server openssh-client mpich openmpi-bin slurm-wlm munge pdsh iproute2 nftables procps util-linux g++"
 
 case "$MODE" in
     venv | dev | debs | test) ;;
@@ -30,7 +31,7 @@ case "$MODE" in
 esac
 
 need_debs() {
-    for cmd in sshd ssh mpirun.mpich mpirun.openmpi slurmctld slurmd munged pdsh nsenter unshare prlimit ps ip nft; do
+    for cmd in sshd ssh mpirun.mpich mpirun.openmpi slurmctld slurmd munged pdsh nsenter unshare prlimit ps ip nft g++; do
         command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || { echo "$cmd"; return 0; }
     done
     return 1

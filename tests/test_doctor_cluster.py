@@ -63,6 +63,32 @@ PLANTED = {
 }
 
 
+H100 = {"model": "NVIDIA H100 80GB HBM3", "capability": "9.0", "memory_mib": 81559, "count": 8}
+FUSED_ADAM = "ops/adam/fused_adam_op.cpython-311-x86_64-linux-gnu.so"
+# DeepSpeed installed by someone else (no clusterdoc manifest), its fused_adam op real nvcc output for sm_80 only
+DS_SM80 = {"version": "0.19.8", "ops": ["cpu_adam", "fused_adam"],
+           "binaries": {FUSED_ADAM: "tests/facts/fatbin/fused_adam_sm80_only.so"}}
+
+
+@pytest.mark.slow
+def test_installed_deepspeed_ops_are_judged_from_their_binaries(cluster):
+    plant = {"node1": {"deepspeed": DS_SM80},
+             "node2": {"deepspeed": DS_SM80, "gpus": [H100], "env": {"TORCH_CUDA_ARCH_LIST": "8.0;9.0"}}}
+    with cluster.planted(plant):
+        code, doc = check("-w", "node1,node2", "--ssh-config", cluster.ssh_config, "--mpirun", cluster.mpirun)
+    assert code == 1
+    assert problems(doc, "fail") == {("node2", "arch")}
+    [f] = [f for f in doc["findings"] if f["status"] == "fail"]
+    path = doc["nodes"][1]["facts"]["deepspeed"]["path"]
+    assert f["message"] == (f"DeepSpeed op fused_adam ({path}/{FUSED_ADAM}) has sm_80 only and no PTX: nothing for "
+                            "this node's H100 (sm_90); it fails here with 'no kernel image is "
+                            "available for execution on the device'")
+    assert f["fix"] == ("rebuild DeepSpeed for this cluster's GPUs: "
+                        'clusterdoc build-wheel --arch-list "8.0;9.0+PTX" --install')
+    a100 = [f["message"] for f in doc["findings"] if f["node"] == "node1" and f["check"] == "arch"]
+    assert "DeepSpeed's compiled ops: fused_adam (sm_80)" in a100  # sm_80 runs on the A100s
+
+
 @pytest.mark.slow
 def test_planted_problems_are_reported_exactly_with_fixes(cluster):
     with cluster.planted(PLANTED):

@@ -30,6 +30,31 @@ def test_gcc_limit_from_host_config():
         assert probe.parse_gcc_limit(real.read_text()) == 15
 
 
+def test_nvcc_host_config_is_found_along_its_profile(tmp_path):
+    # a toolkit: bin/nvcc.profile -> $(TOP)/$(_TARGET_DIR_)/include, _TARGET_DIR_ = targets/<platform>
+    kit = tmp_path / "cuda-12.4"
+    (kit / "bin").mkdir(parents=True)
+    (kit / "bin" / "nvcc.profile").write_text('TOP = $(_HERE_)/..\nINCLUDES +=  "-I$(TOP)/$(_TARGET_DIR_)/include" '
+                                              "$(_SPACE_)\n")
+    header = kit / "targets" / "x86_64-linux" / "include" / "crt" / "host_config.h"
+    header.parent.mkdir(parents=True)
+    header.write_text("#if __GNUC__ > 13\n#error -- unsupported GNU version! gcc versions later than 13\n")
+    nvcc = str(kit / "bin" / "nvcc")
+    assert probe.nvcc_host_config(nvcc, nvcc, str(kit)) == str(header)
+    # pip's nvidia-cuda-nvcc: $(TOP)/include, and headers elsewhere named by a profile beside a symlinked nvcc
+    other = tmp_path / "cu11" / "include" / "crt" / "host_config.h"
+    other.parent.mkdir(parents=True)
+    other.write_text("")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "nvcc.profile").write_text(f'INCLUDES += "-I{tmp_path}/none" "-I{tmp_path}/cu11/include"\n')
+    assert probe.nvcc_host_config(str(tmp_path / "bin" / "nvcc"), nvcc, str(kit)) == str(other)
+    # no profile: <home>/include
+    (kit / "bin" / "nvcc.profile").unlink()
+    (kit / "include").symlink_to("targets/x86_64-linux/include")
+    assert probe.nvcc_host_config(nvcc, nvcc, str(kit)) == str(kit / "include" / "crt" / "host_config.h")
+    assert probe.nvcc_host_config(nvcc, nvcc, None) is None
+
+
 def test_mpirun_flavours():
     assert probe.parse_mpirun_version("HYDRA build details:\n    Version:    4.0.2\n") == ("mpich", "4.0.2")
     assert probe.parse_mpirun_version("mpirun (Open MPI) 4.1.4\n\nReport bugs") == ("openmpi", "4.1.4")

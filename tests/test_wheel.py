@@ -270,6 +270,13 @@ def test_gcc_limit_falls_back_to_the_table_and_accepts_supported():
     assert out[0].status == "fail" and "gcc <= 15" in out[0].message and "apt-get install gcc-15" in out[0].fix
 
 
+def test_gcc_limit_of_the_header_nvcc_includes_beats_toolkits_and_table():
+    nvcc = {"version": "13.0", "home": "/usr/local/cuda-13.0", "gcc_max": 11, "host_config": "/h/crt/host_config.h"}
+    toolkits = [{"path": "/usr/local/cuda-13.0", "gcc_max": 15}]
+    out = preflight.gcc_rule(nvcc, toolkits, "/usr/bin/gcc", "gcc on PATH", "12.2.0", [])
+    assert out[0].status == "fail" and "(gcc <= 11, from /h/crt/host_config.h)" in out[0].message
+
+
 def test_no_nvcc_means_no_gcc_rule():
     assert preflight.gcc_rule(None, [], "/usr/bin/gcc", "PATH", "16.0.0", []) == []
 

@@ -187,9 +187,11 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
                 f"; compatible (JIT): {', '.join(compat) or 'none'}",
             )
         )
+        out += binary_findings(node, ds, gpus, cluster_list or format_arch_list(caps))
         manifest = ds.get("wheel_manifest") or {}
         built = manifest.get("arch_list") or manifest.get("torch_cuda_arch_list")
-        if built:
+        read = any(b.get("sass") or b.get("ptx") for b in ds.get("binaries") or [])
+        if built and not read:  # what the binaries carry (above) is the truth; the manifest what was asked
             entries, _ = parse_arch_entries(built)
             missing = [cap_str(c) for c in caps if covers(entries, c) is None]
             jit = [cap_str(c) for c in caps if covers(entries, c) == "ptx"]
@@ -217,4 +219,68 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
                         rebuild,
                     )
                 )
+    return out
+
+
+def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> list[Finding]:
+    """The SASS and PTX each installed DeepSpeed op's binary carries (the probe read them from the .so files on
+    the node, whoever built them) against the node's GPUs; `arch_list` is offered for the rebuild."""
+    # imported here: clusterdoc.wheel's package imports this module
+    from clusterdoc.wheel.coverage import _has, covered_by, gpu_short_name, sm_name
+
+    out = []
+    models: dict[tuple, str] = {}
+    for g in gpus:
+        cap = parse_capability(g.get("capability"))
+        if cap:
+            models.setdefault(cap, f"{gpu_short_name(g.get('name'))} ({sm_name(cap)})")
+    rebuild = f'rebuild DeepSpeed for this cluster\'s GPUs: clusterdoc build-wheel --arch-list "{arch_list}" --install'
+    carried = []
+    for b in ds.get("binaries") or []:
+        where = f"DeepSpeed op {b.get('op')} ({ds.get('path')}/{b['file']})"
+        if b.get("error"):
+            out.append(finding(node, CHECK, WARN, f"cannot read the GPU code of {where}: {b['error']}", rebuild))
+            continue
+        sass, ptx = b.get("sass") or [], b.get("ptx") or []
+        carried.append(f"{b.get('op')} ({', '.join(sass + ptx) or 'host code'})")
+        if not sass and not ptx:
+            continue  # cpu_adam, utils, ...: nothing for a GPU to run
+        missing = [models[c] for c in sorted(models) if covered_by(c, sass, ptx) is None]
+        jit = [models[c] for c in sorted(models) if covered_by(c, sass, ptx) == "ptx"]
+        if missing:
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    FAIL,
+                    f"{where} has {_has(sass, ptx)}: nothing for this node's {', '.join(missing)}; "
+                    f"it fails here with {NO_KERNEL}",
+                    rebuild,
+                )
+            )
+        elif jit:
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    WARN,
+                    f"{where} has {_has(sass, ptx)}: this node's {', '.join(jit)} runs it only "
+                    "through PTX JIT (slow first start, lower speed)",
+                    rebuild,
+                )
+            )
+    if carried:
+        left = ds.get("binaries_left") or 0
+        more = f" ({left} more not read)" if left else ""
+        out.append(finding(node, CHECK, OK, f"DeepSpeed's compiled ops: {'; '.join(carried)}{more}"))
+    elif ds.get("binaries") == []:
+        out.append(
+            finding(
+                node,
+                CHECK,
+                OK,
+                "DeepSpeed has no prebuilt op: each op is JIT-compiled on first use here "
+                "(needs nvcc and a gcc it accepts on this node)",
+            )
+        )
     return out

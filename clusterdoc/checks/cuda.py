@@ -41,6 +41,16 @@ def export_lines(home: str) -> str:
     )
 
 
+def gcc_limit(nvcc: dict, toolkit: dict | None) -> tuple[int | None, str]:
+    """The newest gcc major this nvcc accepts, and where that was read: the crt/host_config.h it includes
+    (the probe found it along its nvcc.profile), its toolkit's, else the CUDA release notes."""
+    if nvcc.get("gcc_max") and nvcc.get("host_config"):
+        return nvcc["gcc_max"], nvcc["host_config"]
+    if toolkit and toolkit.get("gcc_max"):
+        return toolkit["gcc_max"], f"{toolkit['path']}/include/crt/host_config.h"
+    return gcc_max_for(nvcc.get("version")), "the CUDA release notes"
+
+
 def check(node: str, facts: dict) -> list[Finding]:
     out = probe_errors(node, facts, CHECK)
     if facts.get("probe") == "shell":
@@ -219,12 +229,7 @@ def check(node: str, facts: dict) -> list[Finding]:
     # gcc against the nvcc's limit
     gcc = facts.get("gcc")
     if gcc and nvcc and nvcc.get("version"):
-        limit, source = None, ""
-        tk = in_use or _toolkit(facts, nvcc.get("home") or "")
-        if tk and tk.get("gcc_max"):
-            limit, source = tk["gcc_max"], f"{tk['path']}/include/crt/host_config.h"
-        else:
-            limit, source = gcc_max_for(nvcc["version"]), "CUDA release notes"
+        limit, source = gcc_limit(nvcc, in_use or _toolkit(facts, nvcc.get("home") or ""))
         gmaj = vtuple(gcc.get("version"), 1)
         if limit and gmaj and gmaj[0] > limit:
             out.append(

@@ -10,21 +10,13 @@ from pathlib import Path
 
 from clusterdoc import probe
 from clusterdoc.untrusted import clean_facts
+from clusterdoc.wheel import fatbin
 
 # Parts of probe.py only the head uses (the shell fallback's text and parser), left out of what is sent.
 HEAD_ONLY = {"SHELL_PROBE", "shell_probe", "_sections", "_rc", "parse_shell_output"}
 
 
-def probe_payload() -> bytes:
-    """probe.py as sent to every node: without docstrings and head-only parts. Compiling it is a good
-    part of the probe's cost on each node, so the smaller source shows in the check's wall time."""
-    tree = ast.parse(Path(probe.__file__).read_text())
-    tree.body = [
-        n
-        for n in tree.body
-        if getattr(n, "name", None) not in HEAD_ONLY
-        and not (isinstance(n, ast.Assign) and any(getattr(t, "id", None) in HEAD_ONLY for t in n.targets))
-    ]
+def _without_docstrings(tree: ast.Module) -> ast.Module:
     for node in ast.walk(tree):
         if (
             isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
@@ -34,7 +26,24 @@ def probe_payload() -> bytes:
             and isinstance(node.body[0].value.value, str)
         ):
             node.body = node.body[1:] or [ast.Pass()]
-    return (ast.unparse(tree) + "\n").encode()
+    return tree
+
+
+def _assigns(node: ast.stmt, names: set[str]) -> bool:
+    return isinstance(node, ast.Assign) and any(getattr(t, "id", None) in names for t in node.targets)
+
+
+def probe_payload() -> bytes:
+    """probe.py as sent to every node: without docstrings and head-only parts, with the fatbin reader's
+    source (clusterdoc/wheel/fatbin.py, run by the probe in its own namespace) in FATBIN_SOURCE. Compiling
+    it is a good part of the probe's cost on each node, so the smaller source shows in the check's wall time."""
+    tree = ast.parse(Path(probe.__file__).read_text())
+    tree.body = [n for n in tree.body if getattr(n, "name", None) not in HEAD_ONLY and not _assigns(n, HEAD_ONLY)]
+    reader = ast.unparse(_without_docstrings(ast.parse(Path(fatbin.__file__).read_text())))
+    for node in tree.body:
+        if _assigns(node, {"FATBIN_SOURCE"}):
+            node.value = ast.Constant(reader)  # type: ignore[attr-defined]
+    return (ast.unparse(_without_docstrings(tree)) + "\n").encode()
 
 
 @functools.cache

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from clusterdoc.checks import FAIL, WARN
 from clusterdoc.checks import Finding as DoctorFinding
-from clusterdoc.tables import gcc_max_for, vtuple
+from clusterdoc.checks.cuda import gcc_limit
+from clusterdoc.tables import vtuple
 
 # Ops that compile as plain C++ (no nvcc, no CUDA torch) under DeepSpeed's CUDA accelerator.
 HOST_OPS = {"cpu_adam", "cpu_adagrad", "cpu_lion", "utils", "async_io", "pin_memory"}
@@ -223,10 +224,7 @@ def gcc_rule(
         ]
     home = nvcc.get("home")
     tk = next((t for t in toolkits if home and t.get("path", "").rstrip("/") == home.rstrip("/")), None)
-    if tk and tk.get("gcc_max"):
-        limit, source = tk["gcc_max"], f"{tk['path']}/include/crt/host_config.h"
-    else:
-        limit, source = gcc_max_for(nvcc["version"]), "the CUDA release notes"
+    limit, source = gcc_limit(nvcc, tk)
     major = vtuple(version, 1)
     if not limit or not major:
         return [warn(f"cannot tell which gcc nvcc {nvcc['version']} accepts; using {compiler} {version}")]

@@ -833,6 +833,10 @@ def realise(node_dir: Path, name: str, spec: dict, shared: Path, libs: "StubLibs
     if isinstance(spec.get("deepspeed"), dict):
         for rel, text in deepspeed_stub(spec["deepspeed"], torch).items():
             write(site / "deepspeed" / rel, text)
+        # compiled ops: {path under deepspeed/: a real .so (relative to the repo)}, e.g. nvcc output built for sm_80
+        for rel, source in (spec["deepspeed"].get("binaries") or {}).items():
+            (site / "deepspeed" / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(REPO / source, site / "deepspeed" / rel)
 
     if gpus:
         script(bin_dir / "systemctl", systemctl(spec))
