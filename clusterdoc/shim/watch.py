@@ -33,7 +33,7 @@ from typing import Any
 from clusterdoc import private
 from clusterdoc.untrusted import printable_lines
 
-from . import loader, progress, track
+from . import loader, pace, progress, straggler, track
 
 DEFAULT_TIMEOUT = 300.0
 LAUNCHER_GRACE = 15.0  # how long a rank leaves the report to the launcher before printing it itself
@@ -84,6 +84,7 @@ def rank_state(rank: int, full: bool = False) -> dict:
         "time": time.time(),
         "collectives": collectives,
         "frames": _frames(frame),
+        "pace": pace.own_pace(),
     }
     blocked = progress.blocked_in(frame)
     if blocked:
@@ -143,6 +144,8 @@ class Watchdog(threading.Thread):
         self.completed = -1  # the recorder's completed ops, all groups: progress is when it moves
         self.progress_at = time.time()  # when this rank last completed a collective (or started watching)
         self.open_since: float | None = None  # since when an op is outstanding with no progress
+        self.threshold = straggler.threshold_from_env()
+        self.pace = pace.Watch(world, self.threshold) if rank == 0 and self.threshold > 0 else None
 
     def run(self):
         from clusterdoc.hang import channel
@@ -202,7 +205,11 @@ class Watchdog(threading.Thread):
                 if channel.get(store, "hello/launcher") is True:
                     clients.append("launcher")
                 channel.close(store, clients, wait=2 * self.interval + 1.5)
+                if self.threshold > 0:
+                    states = {**channel.heartbeats(store, self.world), 0: rank_state(0)}
+                    pace.summary(states, self.threshold)
             else:
+                channel.put(store, f"hb/{self.rank}", rank_state(self.rank))  # the final pace, for the summary
                 channel.bye(store, f"rank{self.rank}")
         except Exception:  # noqa: BLE001, S110 - rank 0 is gone already: nothing to let go of
             pass
@@ -231,6 +238,7 @@ class Watchdog(threading.Thread):
 
         store = self.store
         if self.rank != 0 and channel.closing(store):  # rank 0 is leaving: let go of its store first
+            channel.put(store, f"hb/{self.rank}", rank_state(self.rank))  # the final pace, for the summary
             channel.bye(store, f"rank{self.rank}")
             self.left = True
             return
@@ -241,6 +249,11 @@ class Watchdog(threading.Thread):
         if gen > self.answered:
             self.answer(gen)
         flush_trace(self.rank)
+        if self.pace is not None:
+            try:
+                self.pace.tick(lambda: channel.heartbeats(store, self.world))
+            except Exception:  # noqa: BLE001, S110 - the straggler watch is advice: never the hang watch's end
+                pass
         waited = self.waited()
         if not self.stalled and waited is not None and waited >= self.timeout:
             self.stalled = True
