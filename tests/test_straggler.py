@@ -54,8 +54,9 @@ def test_the_threshold_is_the_share_of_the_step_the_median_rank_waits_for_it():
     assert straggler.judge(ranks, threshold=0.8) is None
     assert straggler.judge(ranks, threshold=0) is None  # 0: off
     assert straggler.threshold_from_env({}) == 0.10
-    assert straggler.threshold_from_env({"CLUSTERDOC_STRAGGLER": "0.25"}) == 0.25
-    assert straggler.threshold_from_env({"CLUSTERDOC_STRAGGLER": "25%"}) == 0.25
+    assert straggler.threshold_from_env({"CLUSTERDOC_STRAGGLER": "25"}) == 0.25
+    assert straggler.threshold_from_env({"CLUSTERDOC_STRAGGLER": "2.5%"}) == 0.025
+    assert straggler.threshold_from_env({"CLUSTERDOC_STRAGGLER": "100"}) == 0.10
     assert straggler.threshold_from_env({"CLUSTERDOC_STRAGGLER": "0"}) == 0
     assert straggler.threshold_from_env({"CLUSTERDOC_STRAGGLER": "lots"}) == 0.10
 

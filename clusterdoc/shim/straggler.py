@@ -14,17 +14,16 @@ import os
 from dataclasses import dataclass, field
 from statistics import median
 
-ENV = "CLUSTERDOC_STRAGGLER"  # the threshold: a fraction of the step (0.1); 0 turns the straggler watch off
+ENV = "CLUSTERDOC_STRAGGLER"  # the threshold: a percentage of the step (10); 0 turns the straggler watch off
 DEFAULT_THRESHOLD = 0.10
 MEMORY_TOLERANCE = 0.20  # peak memory this far from the median is named in the summary
 
 
 def threshold_from_env(environ=os.environ) -> float:
-    """The straggler threshold from CLUSTERDOC_STRAGGLER (a fraction, or a percentage with %); the default
-    when unset or not a number in [0, 1)."""
-    raw = environ.get(ENV, "").strip()
+    """The straggler threshold as a fraction, from CLUSTERDOC_STRAGGLER (a percentage of the step, `10` or
+    `10%`, as `clusterdoc submit --straggler` sets it); the default when unset or not a number in [0, 100)."""
     try:
-        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+        value = float(environ.get(ENV, "").strip().removesuffix("%")) / 100
     except ValueError:
         return DEFAULT_THRESHOLD
     return value if 0 <= value < 1 else DEFAULT_THRESHOLD
