@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster import Cluster, cuda_facts, fakes, net, spec
+from tests.cluster import Cluster, cuda_facts, fakes, limits, net, spec
 
 FACTS = r"""
 echo "hostname=$(hostname)"
@@ -376,6 +376,62 @@ def test_planted_link_down_makes_the_node_unreachable(cluster):
     assert cluster.ssh("node1", "ssh node3 hostname").stdout.strip() == "node3"
 
 
+THROUGHPUT = """
+import socket, sys, time
+# argv: listen PORT | send HOST PORT MB. The receiver prints Mbit/s from first to last byte.
+if sys.argv[1] == "listen":
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", int(sys.argv[2]))); s.listen(1); print("ready", flush=True)
+    c, _ = s.accept(); got = 0; t0 = None
+    while True:
+        b = c.recv(1 << 20)
+        if not b:
+            break
+        t0 = t0 or time.monotonic(); got += len(b)
+    print(round(got * 8 / (time.monotonic() - t0) / 1e6))
+else:
+    with socket.create_connection((sys.argv[2], int(sys.argv[3])), timeout=10) as c:
+        c.sendall(b"x" * (int(sys.argv[4]) << 20))
+"""
+SPIN = ("import os, time\nt = time.monotonic(); c = os.times()\nx = 0\nfor i in range(6000000): x += i\n"
+        "print(round((time.monotonic() - t) / (os.times().user - c.user + os.times().system - c.system), 2))")
+
+
+def mbits(cluster, src: str, dst: str, port: int, mb: int = 6) -> int:
+    """Mbit/s of one TCP transfer of mb MiB from node src to node dst (their own link, real sockets)."""
+    rx = subprocess.Popen(["ssh", "-F", str(cluster.ssh_config), dst, f"exec python3 -c {shlex.quote(THROUGHPUT)} "
+                           f"listen {port}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert rx.stdout.readline().strip() == "ready"
+        tx = cluster.ssh(src, f"python3 -c {shlex.quote(THROUGHPUT)} send {dst} {port} {mb}", timeout=60)
+        assert tx.returncode == 0, tx.stderr
+        return int(rx.communicate(timeout=30)[0])
+    finally:
+        rx.kill()
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+def test_planted_link_rate_and_cpu_quota_slow_that_node_down(cluster):
+    with cluster.planted({"node3": {"link_rate_mbit": 200}, "node2": {"cpu_quota": 0.25}}):
+        to3, from3, healthy = (mbits(cluster, "node1", "node3", 29600), mbits(cluster, "node3", "node1", 29601),
+                               mbits(cluster, "node1", "node4", 29602))
+        assert 100 <= to3 <= 230 and 100 <= from3 <= 230, (to3, from3)  # both directions, at the planted rate
+        assert healthy > 2 * 230, healthy
+        group = limits.cgroup_of(cluster.prefix, "node2")
+        assert (group / "cpu.cfs_quota_us").read_text().strip() == "25000"
+        throttled = int((group / "cpu.stat").read_text().split("nr_throttled")[1].split()[0])
+        # a CPU loop over ssh: wall time per CPU second is ~4 on node2 (a quarter of one CPU), ~1 elsewhere
+        slow = float(py(cluster, "node2", SPIN).stdout)
+        assert slow >= 2.5, slow
+        assert int((group / "cpu.stat").read_text().split("nr_throttled")[1].split()[0]) > throttled
+        sessions = py(cluster, "node2", "print(open('/proc/self/cgroup').read())").stdout
+        assert f":cpu:/{group.name}" in sessions or f"cpu,cpuacct:/{group.name}" in sessions, sessions
+    assert not group.exists()
+    assert mbits(cluster, "node1", "node3", 29603) > 2 * 230
+    assert "tbf" not in cluster.ssh("node3", "tc qdisc show").stdout
+
+
 @pytest.mark.slow
 @pytest.mark.cluster
 def test_up_twice_crash_and_down_leave_nothing_behind(cluster, tmp_path):
@@ -387,6 +443,9 @@ def test_up_twice_crash_and_down_leave_nothing_behind(cluster, tmp_path):
         assert net.our_netns(c.prefix) == [f"{c.prefix}-node1", f"{c.prefix}-node2"]
         assert net.our_links(c.prefix) == [f"{c.prefix}br", f"{c.prefix}v1", f"{c.prefix}v2"]
         assert cluster.ssh("node1", f"ssh -o ConnectTimeout=3 {c.nodes[0].addr} true").returncode == 255  # apart
+        slow = {"node2": {"link_rate_mbit": 200, "cpu_quota": 0.25}}
+        c.plant(slow)  # a crash leaves its cgroup behind; the next up removes it
+        assert limits.our_cgroups(c.prefix) == [limits.cgroup_of(c.prefix, "node2")]
         pids = c.our_pids()
         assert c.up() is False and c.our_pids() == pids  # second up notices and changes nothing
         # crash: every process killed, stale pid files and state left behind
@@ -399,6 +458,10 @@ def test_up_twice_crash_and_down_leave_nothing_behind(cluster, tmp_path):
         env = dict(os.environ, **c.env())
         proc = subprocess.run(["srun", "-N", "2", "hostname"], capture_output=True, text=True, timeout=120, env=env)
         assert sorted(proc.stdout.split()) == ["node1", "node2"], proc.stderr
+        assert limits.our_cgroups(c.prefix) == []
+        c.plant(slow)
+        assert "tbf" in subprocess.run([limits.TC, "qdisc", "show", "dev", f"{c.prefix}v2"], capture_output=True,
+                                       text=True).stdout
         in_nodes = subprocess.Popen(  # an ssh session still running at stop time
             ["ssh", "-F", str(c.ssh_config), "node2", "sleep 300"], stdout=subprocess.DEVNULL)
         time.sleep(1)
@@ -418,6 +481,8 @@ def test_up_twice_crash_and_down_leave_nothing_behind(cluster, tmp_path):
             pass
     assert leftovers == []
     assert net.our_netns(c.prefix) == [] and net.our_links(c.prefix) == []
+    assert limits.our_cgroups(c.prefix) == [] and not any(c.prefix in n for n in os.listdir(limits.CPU_CGROUP))
+    assert c.prefix not in subprocess.run([limits.TC, "qdisc", "show"], capture_output=True, text=True).stdout
     ip = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout + \
         subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout + \
         subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True).stdout
@@ -483,14 +548,17 @@ def test_network_spec_keys_are_checked_before_they_reach_ip_or_nft():
     good = spec.resolve({"defaults": {}, "nodes": {}}, "node1")
     spec.check_network(spec.merge(good, {"hosts": ["127.0.1.1\tnode2"], "mtu": 1400, "ifname": "ib0",
                                          "firewall": {"drop_tcp": [29400]}, "shm_mib": 64, "memlock_kib": 64,
-                                         "clock_offset_s": -30, "link_down": True}), "ok")
+                                         "clock_offset_s": -30, "link_down": True,
+                                         "link_rate_mbit": 200, "cpu_quota": 0.25}), "ok")
     for bad, what in [({"ifname": "ib0; reboot"}, "ifname"), ({"ifname": "a" * 16}, "ifname"),
                       ({"ifname": "lo"}, "ifname"), ({"mtu": 20}, "mtu"), ({"mtu": "1400"}, "mtu"),
                       ({"firewall": {"drop_tcp": ["29400; flush ruleset"]}}, "firewall"),
                       ({"firewall": {"drop_udp": [1]}}, "firewall"), ({"hosts": ["1.2.3.4 a\n5.6.7.8 b"]}, "hosts"),
                       ({"hosts": "127.0.1.1 node2"}, "hosts"), ({"shm_mib": 0}, "shm_mib"),
                       ({"memlock_kib": -1}, "memlock_kib"), ({"clock_offset_s": 1.5}, "clock_offset_s"),
-                      ({"link_down": "yes"}, "link_down")] + [
+                      ({"link_down": "yes"}, "link_down"), ({"link_rate_mbit": "200mbit"}, "link_rate_mbit"),
+                      ({"link_rate_mbit": 0}, "link_rate_mbit"), ({"cpu_quota": 0}, "cpu_quota"),
+                      ({"cpu_quota": "1; reboot"}, "cpu_quota")] + [
             # a node's limit can only be lowered (root here lacks CAP_SYS_RESOURCE)
             ({"memlock_kib": hard // 1024 + 1}, "memlock_kib")
             for hard in [resource.getrlimit(resource.RLIMIT_MEMLOCK)[1]] if hard != resource.RLIM_INFINITY]:

@@ -26,7 +26,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from . import net
+from . import limits, net
 from . import spec as specs
 from .fakes import REPO, StubLibs, realise, write
 from .nodes import Node, make_nodes, memlock, remount, ssh_client_config, start, write_node_files
@@ -304,6 +304,8 @@ class Cluster:
             slurmds = {n.name: self.slurm.start_slurmd(n, procs[n.name].pid, memlock(base[n.name]))
                        for n in self.nodes}
             self.slurm.wait_nodes_idle(self.nodes, slurmds, timeout=max(60, timeout))
+        for n in self.nodes:
+            self._limit(n, base[n.name], procs[n.name].pid)
 
     def _write_node(self, node: Node, node_spec: dict, libs, preload, host_name, before: dict | None = None) -> dict:
         nd = self.node_dir(node)
@@ -382,6 +384,16 @@ class Cluster:
                     resource.prlimit(daemon, resource.RLIMIT_MEMLOCK, (memlock(state["current"][name]) or soft, hard))
             if (nd / "env.json").read_text() != old_env:
                 self._reload_sshd(node, pid)
+            self._limit(node, state["current"][name], pid)
+
+    def _limit(self, node: Node, node_spec: dict, sshd_pid: int) -> None:
+        """The node's link rate (both ends of its veth) and CPU share (its sshd and slurmd), as its spec says."""
+        rate = node_spec.get("link_rate_mbit")
+        limits.shape(net.host_veth(self.prefix, node.index), rate)
+        limits.shape(node_spec["ifname"], rate, netns=self.netns(node))
+        slurmd = read_pid(self.slurm.dir / f"slurmd-{node.name}.pid") if self.use_slurm else None
+        daemons = [p for p in (sshd_pid, slurmd) if alive(p)]
+        limits.limit_cpu(self.prefix, node.name, node_spec.get("cpu_quota"), daemons)
 
     def _reload_sshd(self, node: Node, pid: int) -> None:
         """SIGHUP makes sshd re-exec itself (same pid, same namespaces) and re-read SetEnv."""
@@ -424,6 +436,8 @@ class Cluster:
     def _stop(self) -> None:
         if not self.dir.exists():
             net.teardown(self.prefix)
+            for group in limits.our_cgroups(self.prefix):
+                limits.remove_cgroup(group)
             return
         kill_all(self.our_pids())
         leftovers = self.our_pids()
@@ -435,6 +449,8 @@ class Cluster:
                 "munge.socket.lock"), self.state_file):
             f.unlink(missing_ok=True)
         net.teardown(self.prefix)  # after the processes: a namespace something still runs in would linger
+        for group in limits.our_cgroups(self.prefix):  # (a link's qdiscs went with its veth)
+            limits.remove_cgroup(group)
 
 
 def _listen_inode(pid: int, addr: str, port: int) -> str | None:

@@ -19,6 +19,8 @@ KEYS = {
     "torch", "deepspeed", "libaio", "env", "mesh_broken_to", "hang", "fail", "login_output",
     # the node's network and limits, planted at the real edge (nodes.py and net.py say where)
     "hosts", "mtu", "ifname", "firewall", "shm_mib", "memlock_kib", "clock_offset_s", "link_down",
+    # a slow node (limits.py): a token bucket on its link, a share of one CPU for everything it runs
+    "link_rate_mbit", "cpu_quota",
     # GPU and fabric health, planted in nvidia-smi -q -x, /dev/kmsg, systemctl, /sys/bus/pci, /sys/module
     "xid", "gpus_visible", "row_remap_pending", "ecc_uncorrectable", "throttle", "persistence", "pcie_width",
     "fabricmanager", "acs", "iommu", "peermem", "mig", "compute_mode", "ib_rate_gbps", "ib_link_downed",
@@ -38,6 +40,8 @@ BASE = {
     "memlock_kib": None,  # RLIMIT_MEMLOCK of sshd and slurmd, so of ssh sessions (None: the head's)
     "clock_offset_s": 0,  # the node's `date` runs this many seconds ahead (negative: behind)
     "link_down": False,   # the node's interface is down
+    "link_rate_mbit": None,  # its link carries at most this many Mbit/s each way (tc tbf on both veth ends)
+    "cpu_quota": None,    # its sshd, slurmd and all they start get this share of one CPU (cgroup v1 cpu quota)
     "xid": [],            # XID numbers in the node's kernel log (NVRM: Xid lines)
     "gpus_visible": None,  # GPUs the driver still reaches (the rest fell off the bus); None: all
     "row_remap_pending": 0,  # rows remapped for uncorrectable errors, waiting for a GPU reset
@@ -115,6 +119,12 @@ def check_network(spec: dict, where: str) -> None:
         bad("clock_offset_s", "expected an integer number of seconds")
     if not isinstance(spec.get("link_down"), bool):
         bad("link_down", "expected true or false")
+    rate = spec.get("link_rate_mbit")
+    if rate is not None and (not isinstance(rate, int) or isinstance(rate, bool) or not 1 <= rate <= 100_000):
+        bad("link_rate_mbit", "expected an integer from 1 to 100000 (Mbit/s) or null")
+    quota = spec.get("cpu_quota")
+    if quota is not None and (not isinstance(quota, (int, float)) or isinstance(quota, bool) or not 0.01 <= quota <= 64):
+        bad("cpu_quota", "expected a share of one CPU from 0.01 to 64 or null")
 
 
 def load(path: Path | str | None = None) -> dict:
