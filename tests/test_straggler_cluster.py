@@ -1,7 +1,9 @@
 """The straggler watch on the one-machine test cluster: a 4-rank DDP job submitted through Slurm, one rank per
 node, every rank doing the same CPU work each step. With node2 throttled to a quarter of one CPU (the spec's
 `cpu_quota: 0.25`: a cgroup on its sshd and slurmd) the job's log says, while it runs, that the rank on node2
-keeps the others waiting; on the healthy cluster it says nothing of the kind."""
+keeps the others waiting; on the healthy cluster it says nothing of the kind. On a machine so loaded that every
+rank gets no more than a quarter of a CPU anyway, node2 is no slower than the others: the throttled case is then
+skipped, saying so with the job's own figures."""
 import os
 import re
 import subprocess
@@ -42,7 +44,7 @@ def test_a_slurm_job_names_the_rank_on_the_throttled_node_while_it_runs(cpu_clus
     plant = {"node2": {**CPU_NODE, "cpu_quota": quota}}
     with cpu_cluster.planted(plant):
         code, lines = submit_streaming(cpu_cluster, tmp_path, "--backend", "slurm", "--nodes", 4, "--no-preflight",
-                                       "--wait", JOB, "straggler", -1, 250, 0, 300)
+                                       "--wait", JOB, "straggler", -1, 120, 0, 1000)
     text = "\n".join(line for line, _ in lines)
     assert code == 0, text[-4000:]
     said = [(line, running) for line, running in lines if "clusterdoc: straggler:" in line]
@@ -50,6 +52,11 @@ def test_a_slurm_job_names_the_rank_on_the_throttled_node_while_it_runs(cpu_clus
     if quota is None:
         assert said == [], text[-4000:]
         return
+    compute = {host: float(n) / (1000 if unit == "ms" else 1)
+               for host, n, unit in re.findall(r"rank \d \((node\d)\): compute ([\d.]+) (m?s)", text)}
+    others = sorted(v for host, v in compute.items() if host != "node2")
+    if compute["node2"] < 1.3 * others[1]:  # on a saturated machine every rank gets about a quarter CPU anyway
+        pytest.skip(f"node2 was not slower than its peers during the job (the machine is too loaded): {compute}")
     assert said, text[-4000:]
     line, running = said[0]
     assert running, "the straggler was named only after rank 0 had ended"

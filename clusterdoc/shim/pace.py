@@ -3,9 +3,10 @@
 Each rank's heartbeat on the job's store (hang/channel.py, sealed) carries `pace`: its cumulative figures from
 track.Tracker.pace() plus its peak memory. Rank 0's watchdog reads every heartbeat each PERIOD seconds (no
 collective on the job's group), closes a window once it spans WINDOW_STEPS steps and WINDOW_SECONDS, and judges
-it (straggler.judge). A picture is logged on rank 0's stderr when two windows in a row agree on it and it is
-not the one last logged: a straggler once, then again only when who straggles changes (or it clears). At exit
-rank 0 prints the per-rank summary (straggler.summary_text) from the last heartbeats.
+it (straggler.judge; the first window, the job's start, is not). A picture is logged on rank 0's stderr when two
+windows in a row agree on it and it is not the one last logged: a straggler once, then again only when who
+straggles changes (or it clears). At exit rank 0 prints the per-rank summary (straggler.summary_text) from the
+last heartbeats.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class Watch:
         self.world, self.threshold, self.out = world, threshold, out
         self.next = 0.0
         self.base: dict[int, straggler.Figures] | None = None  # the current window's first sample
+        self.windows = 0  # windows closed so far
         self.previous: tuple | None = None  # the last window's picture
         self.logged: tuple = ()  # the picture last logged (empty: healthy)
 
@@ -73,7 +75,9 @@ class Watch:
         span = min(f.steps if f.steps > 0 else f.calls for f in window)
         if span < WINDOW_STEPS or min(f.wall for f in window) < WINDOW_SECONDS:
             return None
-        self.base = sample
+        self.base, self.windows = sample, self.windows + 1
+        if self.windows == 1:  # the start: ranks that began late kept the others waiting once; not judged
+            return None
         return self.judged(straggler.judge(window, self.threshold))
 
     def judged(self, verdict: straggler.Verdict | None) -> str | None:

@@ -19,10 +19,11 @@ tensor parallel: a record at the call, completed once issued; the wait happens w
 A call that torch makes inside a wrapped one is passed straight through (INSIDE).
 
 Cost: a dict lookup, one frame walk (cached per code object), two clock reads and a few attribute writes
-per call; `bench/bench_tracking.py` measures it. Not seen: collectives bound by name before install
-(`from torch.distributed import all_reduce` at import time, before shim.init()), functional collectives traced
-into a compiled graph, and what C++ issues by itself (DDP's reducer is seen through its comm hook, above):
-the process group's own view, torch's flight recorder (progress.py), sees those for the watchdog.
+per call, and at completion the time waited added to the rank's pace (its total and its call site's: what
+the straggler watch reads, shim/pace.py); `bench/bench_tracking.py` measures it. Not seen: collectives bound by
+name before install (`from torch.distributed import all_reduce` at import time, before shim.init()), functional
+collectives traced into a compiled graph, and what C++ issues by itself (DDP's reducer is seen through its comm
+hook, above): the process group's own view, torch's flight recorder (progress.py), sees those for the watchdog.
 """
 
 from __future__ import annotations

@@ -7,14 +7,17 @@ outstanding for `--hang-timeout` seconds with no collective completed meanwhile 
 every group, else the shim's own records), it raises the store's stall counter and asks every rank for a dump. Under
 `clusterdoc submit` the launcher sees the counter, prints the report (it knows which ranks are gone and how)
 and stops the job; with no launcher (plain torchrun + shim.init()), the rank that saw the stall prints the
-report itself and, with on_hang=abort, every rank exits 1.
+report itself and, with on_hang=abort, every rank exits 1. The heartbeat also carries the rank's pace
+(compute vs waiting in collectives, peak memory): rank 0's watchdog judges it for stragglers and prints the
+per-rank summary at exit (shim/pace.py).
 
 Switches (what `clusterdoc submit` sets): CLUSTERDOC_HANG_TIMEOUT (seconds, default 300; 0: no watchdog,
 tracking stays), CLUSTERDOC_ON_HANG (abort | wait), CLUSTERDOC_TRACE=1 (keep every collective for
 `clusterdoc trace`), CLUSTERDOC_LOG_DIR (where stacks/, trace/ and watch.json go), CLUSTERDOC_HANG_WATCHER=
 launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period),
 CLUSTERDOC_JOB_SECRET (every store value is sealed under it, hang/seal.py; clusterdoc.run reads it from the job
-folder; unset: the watchdog stays off, tracking stays). At exit the store's clients let go in order (shutdown()).
+folder; unset: the watchdog stays off, tracking stays), CLUSTERDOC_STRAGGLER (percent of the step, default 10;
+0: no straggler watch, no summary). At exit the store's clients let go in order (shutdown()).
 """
 
 from __future__ import annotations

@@ -376,7 +376,8 @@ def scenario_straggler(slow_rank, steps, extra="0.1", work="0"):
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     x, m = torch.ones(8, 64), torch.full((128, 128), 1 / 128)
     for _ in range(int(steps)):
-        time.sleep(0.03 if not int(work) else 0.01)  # the step's compute, the same on every rank
+        if not int(work):
+            time.sleep(0.03)  # the step's compute, the same on every rank
         for _ in range(int(work)):
             m = m @ m
         if env.rank == int(slow_rank):
