@@ -90,6 +90,11 @@ def cmd_check(args) -> int:
         checks=args.checks,
         skip=args.skip,
         comm=args.comm,
+        perf=args.perf,
+        perf_mib=args.perf_mib,
+        compute_fraction=args.compute_fraction,
+        busbw_fraction=args.busbw_fraction,
+        min_busbw=args.min_busbw,
         mesh="off" if args.no_mesh else args.mesh,
         mesh_k=args.mesh_k,
         arch_list=args.arch_list,
@@ -297,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--checks",
         metavar="LIST",
         help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,"
-        "cuda,arch,gpu,fabric,resources,clock,files,consistency,comm)",
+        "cuda,arch,gpu,fabric,resources,clock,files,consistency,comm,perf)",
     )
     p.add_argument(
         "--gpus-per-node",
@@ -308,6 +313,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip", metavar="LIST", help="comma-separated checks to skip")
     p.add_argument(
         "--comm", action="store_true", help="also run a real torch.distributed all_reduce, one rank per node"
+    )
+    p.add_argument(
+        "--perf",
+        action="store_true",
+        help="also time each node's compute (a fixed matmul) and find slow links with pair rounds "
+        "(torch.distributed, one rank per node); nodes below the others are named",
+    )
+    p.add_argument(
+        "--perf-mib",
+        type=float,
+        default=16.0,
+        metavar="MIB",
+        help="MiB each rank of a pair sends and receives per exchange (--perf; default 16)",
+    )
+    p.add_argument(
+        "--compute-fraction",
+        type=float,
+        default=0.2,
+        metavar="F",
+        help="--perf: name nodes more than F below the median compute or memory (default 0.2)",
+    )
+    p.add_argument(
+        "--busbw-fraction",
+        type=float,
+        default=0.5,
+        metavar="F",
+        help="--perf: a link below F x the reference busbw is slow (default 0.5)",
+    )
+    p.add_argument(
+        "--min-busbw",
+        type=float,
+        metavar="GBPS",
+        help="--perf: a link below GBPS Gb/s busbw is slow (instead of --busbw-fraction)",
     )
     p.add_argument(
         "--mesh",

@@ -35,6 +35,7 @@ ALL_CHECKS = (
     "files",
     "consistency",
     "comm",
+    "perf",
 )
 
 # Which check a probe error (facts["errors"][].probe) belongs to, and how bad it is.

@@ -97,9 +97,10 @@ def classify(n: int, tests: List[Test], floor: float) -> dict:
     between two cleared nodes."""
     pairs = best_of_pairs(tests)
     best = node_best(n, pairs)
-    cleared = {x for x in range(n) if best[x] is not None and best[x] >= floor}
+    cleared = {x for x, bw in enumerate(best) if bw is not None and bw >= floor}
     confirmed = {x for a, b, _, r in tests if r >= screen_rounds(n) for x, y in ((a, b), (b, a)) if y in cleared}
-    slow, undecided = [], []
+    slow: List[int] = []
+    undecided: List[int] = []
     for x in range(n):
         if x not in cleared:
             (slow if x in confirmed else undecided).append(x)
@@ -159,7 +160,10 @@ def localize(
 
 
 def verdict(
-    n: int, tests: List[Test], rounds: List[List[Pair]], fraction: float = DEFAULT_FRACTION,
+    n: int,
+    tests: List[Test],
+    rounds: List[List[Pair]],
+    fraction: float = DEFAULT_FRACTION,
     min_busbw: Optional[float] = None,
 ) -> dict:
     floor = floor_of(tests, n, fraction, min_busbw)
@@ -167,11 +171,18 @@ def verdict(
     pairs = best_of_pairs(tests)
     healthy = [bw for (a, b), bw in pairs.items() if a in c["cleared"] and b in c["cleared"] and bw >= floor]
     ref = upper_median([b for b in node_best(n, pairs) if b is not None])
-    return dict(c, rounds=rounds, tests=tests, floor=floor, reference=ref,
-                median=_median(healthy) if healthy else ref, best=node_best(n, pairs))
+    return dict(
+        c,
+        rounds=rounds,
+        tests=tests,
+        floor=floor,
+        reference=ref,
+        median=median(healthy) if healthy else ref,
+        best=node_best(n, pairs),
+    )
 
 
-def _median(values: List[float]) -> float:
+def median(values: List[float]) -> float:
     s = sorted(values)
     mid = len(s) // 2
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2

@@ -22,4 +22,4 @@ __all__ = ["CheckOptions", "Gathered", "NodeResult", "Report", "check", "gather"
 def check(opts: CheckOptions | None = None) -> Report:
     opts = opts or CheckOptions()
     g = gather(opts)
-    return Report.build(g, judge(g, opts), opts.strict, opts.verbose)
+    return Report.build(g, judge(g, opts), opts.strict, opts.verbose, opts)

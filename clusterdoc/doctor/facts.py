@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clusterdoc import private, probe
-from clusterdoc.checks import comm
+from clusterdoc.checks import comm, perf
 from clusterdoc.doctor import mesh, mpirun
 from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
 from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
@@ -44,6 +44,7 @@ class Gathered:
     mpirun: dict | None = None  # the run across the nodes
     comm: dict | None = None  # the --comm all_reduce
     started: float = field(default_factory=time.monotonic)
+    perf: dict | None = None  # the --perf compute and link rounds
 
     def answered(self) -> dict[str, dict]:
         return {n: f for n, f in self.facts.items() if f}
@@ -206,7 +207,10 @@ def _gather_reachable(opts: CheckOptions, checks: list[str], ssh, hosts, context
     if "comm" in checks:
         progress.note("running the all_reduce test (--comm)")
     comm_result = comm_test(ssh, hosts, facts, max(opts.timeout, 30.0)) if "comm" in checks else None
-    return Gathered([h.host for h in hosts], conns, facts, checks, head, result, comm_result)
+    if "perf" in checks:
+        progress.note("timing compute and links (--perf)")
+    perf_result = perf_test(ssh, hosts, facts, opts) if "perf" in checks else None
+    return Gathered([h.host for h in hosts], conns, facts, checks, head, result, comm_result, perf=perf_result)
 
 
 def probe_nodes(
@@ -270,8 +274,9 @@ def probe_nodes(
     return conns, facts
 
 
-def comm_test(ssh, hosts, facts, timeout) -> dict:
-    """A real torch.distributed all_reduce + barrier, one rank per node, launched over SSH."""
+def run_ranks(ssh, hosts, facts, timeout, script: str, argv_for, parse, port_base: int) -> dict:
+    """One rank per node that has torch, launched over SSH with `script` on stdin (comm, perf):
+    {world, master, order: [node by rank], ranks: {node: parse(its output)}} or {error}."""
     from dataclasses import replace
 
     from clusterdoc import remote
@@ -279,30 +284,43 @@ def comm_test(ssh, hosts, facts, timeout) -> dict:
     alive = [h for h in hosts if facts.get(h.host) and (facts[h.host].get("torch") or None)]
     if len(alive) < 1:
         return {"error": "no node has torch"}
-    port = 29500 + (os.getpid() % 400)
+    port = port_base + (os.getpid() % 400)
     rank = {h.host: i for i, h in enumerate(alive)}
 
     def command_for(h) -> str:
-        argv = ["python3", "-", str(rank[h.host]), str(len(alive)), alive[0].host, str(port)]
-        return shlex.join(argv + [f"{max(5.0, timeout - 5):g}"])
+        argv = ["python3", "-", *argv_for(rank[h.host], len(alive), alive[0].host, port, max(5.0, timeout - 5))]
+        return shlex.join(argv)
 
-    res = remote.run_many(
-        alive,
-        command_for,
-        replace(ssh, timeout=timeout),
-        stdin=comm.RANK_SCRIPT.encode(),
-        fanout=max(len(alive), 1),
-    )
+    res = remote.run_many(alive, command_for, replace(ssh, timeout=timeout), stdin=script.encode(),
+                          fanout=max(len(alive), 1))  # fmt: skip
     return {
         "world": len(alive),
         "master": f"{alive[0].host}:{port}",
+        "order": [h.host for h in alive],
         "ranks": {
-            h.host: comm.parse_rank_output(
-                res[h.host].status, res[h.host].stdout, res[h.host].stderr, res[h.host].message
-            )
+            h.host: parse(res[h.host].status, res[h.host].stdout, res[h.host].stderr, res[h.host].message)
             for h in alive
         },
     }
+
+
+def comm_test(ssh, hosts, facts, timeout) -> dict:
+    """A real torch.distributed all_reduce + barrier, one rank per node, launched over SSH."""
+
+    def argv_for(rank, world, master, port, limit):
+        return [str(rank), str(world), master, str(port), f"{limit:g}"]
+
+    return run_ranks(ssh, hosts, facts, timeout, comm.RANK_SCRIPT, argv_for, comm.parse_rank_output, 29500)
+
+
+def perf_test(ssh, hosts, facts, opts: CheckOptions) -> dict:
+    """Compute per node and pair rounds over the links (checks/perf.py), one rank per node."""
+    timeout = max(opts.timeout, 60.0)
+
+    def argv_for(rank, world, master, port, limit):
+        return perf.rank_argv(rank, world, master, port, limit, opts)
+
+    return run_ranks(ssh, hosts, facts, timeout, perf.rank_script(), argv_for, perf.parse_rank_output, 30000)
 
 
 # --- saved facts ------------------------------------------------------------------------------------
@@ -322,6 +340,7 @@ def save_facts(g: Gathered, folder: Path) -> None:
         "head_mpirun": g.head_mpirun,
         "mpirun": g.mpirun,
         "comm": g.comm,
+        "perf": g.perf,
     }
     private.write(folder / RUN_FILE, json.dumps(run, indent=1))
 
@@ -360,7 +379,14 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
     if len(nodes) == 1 and conns[nodes[0]]["status"] == "local":
         checks = [c for c in checks if c not in NOT_LOCAL]
     return Gathered(
-        nodes, conns, facts, checks, _dict(run.get("head_mpirun")), _dict(run.get("mpirun")), _dict(run.get("comm"))
+        nodes,
+        conns,
+        facts,
+        checks,
+        _dict(run.get("head_mpirun")),
+        _dict(run.get("mpirun")),
+        _dict(run.get("comm")),
+        perf=_dict(run.get("perf")),
     )
 
 

@@ -9,10 +9,10 @@ from clusterdoc.errors import UsageError
 from clusterdoc.targets import Targets
 
 # With no --checks: everything but the ones that start processes on the nodes (comm).
-DEFAULT_OFF = ("comm", "files")
+DEFAULT_OFF = ("comm", "files", "perf")
 DEFAULT_PORT = 29500  # torchrun's default MASTER_PORT (submit derives a port per job: its preflight passes that one)
 # One machine: nothing to compare or to connect to; the net check judges only its interfaces and InfiniBand there.
-NOT_LOCAL = ("mesh", "consistency", "port", "clock")
+NOT_LOCAL = ("mesh", "consistency", "port", "clock", "perf")
 
 
 @dataclass
@@ -23,6 +23,11 @@ class CheckOptions(Targets):
     checks: list[str] | str | None = None  # names or "a,b"; None: all but comm
     skip: list[str] | str | None = None
     comm: bool = False  # also a real torch.distributed all_reduce, one rank per node
+    perf: bool = False  # also time each node's compute and localize slow links (checks/perf.py)
+    perf_mib: float = 16.0  # MiB each rank of a pair sends (and receives) per exchange
+    compute_fraction: float = 0.2  # a node this far below the median compute (or memory) is named
+    busbw_fraction: float = 0.5  # a link below this fraction of the reference busbw is slow ...
+    min_busbw: float | None = None  # ... or below this many Gb/s, when given
     mesh: str | bool = "sample"  # node-to-node ssh: sample (k peers each, the rest judged from
     mesh_k: int = 3  # facts), full (every pair), off; True/False: sample/off
     mesh_seed: int = 0
@@ -69,6 +74,8 @@ class CheckOptions(Targets):
             chosen.append("files")
         if self.comm and "comm" not in chosen:
             chosen.append("comm")
+        if self.perf and "perf" not in chosen:
+            chosen.append("perf")
         skip = set(_names(self.skip, "--skip"))
         if self.mesh == "off":
             skip.add("mesh")
@@ -96,6 +103,13 @@ class CheckOptions(Targets):
             raise UsageError(f"--mesh {self.mesh!r}: choose sample, full or off")
         if self.gpus_per_node is not None and self.gpus_per_node < 0:
             raise UsageError(f"--gpus-per-node must be 0 or more, got {self.gpus_per_node}")
+        for name, value in (("--compute-fraction", self.compute_fraction), ("--busbw-fraction", self.busbw_fraction)):
+            if not 0 < value < 1:
+                raise UsageError(f"{name} must be between 0 and 1 (a fraction of the median), got {value}")
+        if self.min_busbw is not None and self.min_busbw <= 0:
+            raise UsageError(f"--min-busbw must be above 0 Gb/s, got {self.min_busbw}")
+        if not 0 < self.perf_mib <= 4096:
+            raise UsageError(f"--perf-mib must be above 0 and at most 4096, got {self.perf_mib}")
         if self.mesh_k < 1:
             raise UsageError(f"--mesh-k must be at least 1, got {self.mesh_k}")
         self.is_local  # noqa: B018 - raises on contradicting sources

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from clusterdoc.checks import FAIL, WARN, Finding, arch
+from clusterdoc.checks import FAIL, WARN, Finding, arch, perf
 from clusterdoc.doctor import render
 from clusterdoc.doctor.facts import Gathered
 from clusterdoc.untrusted import escape_all, json_text
@@ -33,13 +33,14 @@ class Report:
     head_mpirun: dict | None = None
     mpirun: dict | None = None
     verbose: int = 0
+    perf: dict | None = None  # --perf figures (checks/perf.py summary)
     names: list[str] = field(init=False)
 
     def __post_init__(self):
         self.names = [n.name for n in self.nodes]
 
     @classmethod
-    def build(cls, g: Gathered, findings: list[Finding], strict: bool = False, verbose: int = 0) -> Report:
+    def build(cls, g: Gathered, findings: list[Finding], strict: bool = False, verbose: int = 0, opts=None) -> Report:
         status = render.node_status(findings, g.nodes, g.checks)
         nodes = [NodeResult(n, g.conns[n], status[n], g.facts.get(n)) for n in g.nodes]
         return cls(
@@ -52,6 +53,7 @@ class Report:
             g.head_mpirun,
             g.mpirun,
             verbose,
+            _perf_figures(g, opts),
         )
 
     @property
@@ -75,6 +77,8 @@ class Report:
         s["head_mpirun"] = self.head_mpirun
         if self.mpirun is not None:
             s["mpirun"] = escape_all({k: v for k, v in self.mpirun.items() if k != "stderr"})
+        if self.perf is not None:
+            s["perf"] = self.perf
         return s
 
     def to_dict(self) -> dict:
@@ -97,6 +101,17 @@ class Report:
 
     def __str__(self) -> str:
         return self.render()
+
+
+def _perf_figures(g: Gathered, opts) -> dict | None:
+    if g.perf is None or g.perf.get("error"):
+        return None
+    try:
+        if opts is None:
+            return perf.summary(g.perf, g.nodes)
+        return perf.summary(g.perf, g.nodes, opts.busbw_fraction, opts.min_busbw)
+    except Exception:  # noqa: BLE001 - judge() reported the same crash as a finding; the report goes on
+        return None
 
 
 def _needed_arch_list(g: Gathered) -> str | None:

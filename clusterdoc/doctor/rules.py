@@ -29,6 +29,7 @@ from clusterdoc.checks import (
     malformed,
     mpi,
     net,
+    perf,
     resources,
     ssh,
 )
@@ -101,6 +102,9 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         run(everyone, "consistency", consistency.check, answered, compress_hostlist)
     if g.comm is not None:
         run(everyone, "comm", comm.check, g.comm, list(answered))
+    if g.perf is not None:
+        limits = (opts.compute_fraction, opts.busbw_fraction, opts.min_busbw)
+        run(everyone, "perf", perf.check, g.perf, list(answered), answered, *limits)
     for x in findings:  # messages quote what nodes sent (mpirun's stderr, rank output): escaped for --json too
         x["message"], x["fix"] = printable(x["message"]), printable(x["fix"])
     return findings

@@ -8,7 +8,8 @@
 
 Everything lives in the cluster dir; nothing is written to ~/.ssh or /etc. Outside it: /run/sshd (sshd needs
 it for privilege separation), /run/netns/PREFIX-nodeN (one per node, made by `ip netns`), the bridge PREFIXbr
-and the host ends of the veths PREFIXvN (net.py: the address plan and why no packet leaves the machine).
+and the host ends of the veths PREFIXvN (net.py: the address plan and why no packet leaves the machine), and for
+a node planted with cpu_quota the cgroup /sys/fs/cgroup/cpu/PREFIX-nodeN (limits.py).
 """
 from __future__ import annotations
 

@@ -1,0 +1,391 @@
+"""perf (--perf): is one node slower than the others? Its compute, its memory, its links.
+
+Doctor sends RANK_SCRIPT to every node (python3 -, over SSH, one rank per node, one torch.distributed
+group: NCCL where the node has a GPU, gloo otherwise). Each rank times a fixed matmul for COMPUTE_SECONDS
+(FLOP/s) and reports its memory; then rank 0 plans pair rounds with linkplan (this script carries its
+source) and broadcasts each round; in a round the ranks of each pair exchange `bytes` both ways at once
+(batch_isend_irecv), `iters` times after one warm-up, while the other pairs do the same.
+
+busbw is nccl-tests' figure for sendrecv_perf: busbw = algbw = bytes / time (each rank sends and receives
+`bytes` per iteration; the factor is 1, as for an all_reduce of two ranks, 2(n-1)/n). A pair's time is the
+slower of its two ranks'. This module parses the ranks' output and judges it; it runs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, linkplan
+
+CHECK = "perf"
+COMPUTE_SECONDS = 1.5  # five windows of 0.3 s
+DEFAULT_MIB = 16
+DEFAULT_ITERS = 2
+DEFAULT_COMPUTE_FRACTION = 0.2  # nodes this far below the median compute (or memory) are named
+HELD_BACK = "its compute is slow too, which can hold its transfers back (see its compute finding)"
+FIX_REMOVE = "remove it from the hostfile until then: a synchronous job runs at the pace of its slowest rank"
+
+DRIVER = r"""
+import datetime, json, sys, time
+rank, world, master, port = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+timeout, nbytes, iters = float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+fraction = float(sys.argv[8])
+min_busbw = float(sys.argv[9]) if sys.argv[9] != "-" else None
+seconds = float(sys.argv[10])
+import torch
+import torch.distributed as dist
+gpu = torch.cuda.is_available()
+backend = "nccl" if gpu else "gloo"
+dev = torch.device("cuda", 0) if gpu else torch.device("cpu")
+if gpu:
+    torch.cuda.set_device(0)
+else:
+    torch.set_num_threads(1)  # one core's figure: threads of ranks sharing cores would measure each other
+
+
+def sync():
+    if gpu:
+        torch.cuda.synchronize()
+
+
+def flops():
+    # the best rate over windows of 0.3 s (three CFS periods of 100 ms: a CPU quota shows in every window,
+    # while a moment of contention from other processes does not)
+    n = 4096 if gpu else 256
+    a, b = torch.randn(n, n, device=dev), torch.randn(n, n, device=dev)
+    torch.mm(a, b)
+    sync()
+    best, start = 0.0, time.monotonic()
+    while time.monotonic() - start < seconds:
+        reps, t0 = 0, time.monotonic()
+        while time.monotonic() - t0 < min(0.3, seconds):
+            for _ in range(4):
+                torch.mm(a, b)
+            reps += 4
+            sync()
+        best = max(best, reps * 2.0 * n ** 3 / (time.monotonic() - t0))
+    return best
+
+
+def cpu_quota():
+    # CPUs this process may use under its cgroup's CPU quota (v1 cpu.cfs_quota_us, v2 cpu.max); None: no quota
+    try:
+        lines = [line.rstrip("\n").split(":", 2) for line in open("/proc/self/cgroup")]
+        for hid, ctrls, path in lines:
+            if "cpu" in ctrls.split(","):
+                for base in ("/sys/fs/cgroup/" + ctrls, "/sys/fs/cgroup/cpu"):
+                    try:
+                        quota = int(open(base + path + "/cpu.cfs_quota_us").read())
+                        return quota / int(open(base + path + "/cpu.cfs_period_us").read()) if quota > 0 else None
+                    except OSError:
+                        pass
+        for hid, ctrls, path in lines:
+            if hid == "0":
+                quota, period = open("/sys/fs/cgroup" + path + "/cpu.max").read().split()
+                return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError, ZeroDivisionError):
+        pass
+    return None
+
+
+def memory_mib():
+    if gpu:
+        return torch.cuda.get_device_properties(0).total_memory // 2 ** 20
+    with open("/proc/meminfo") as fh:
+        return int(fh.read().split("MemTotal:")[1].split()[0]) // 1024
+
+
+def exchange(peer):
+    send = torch.ones(max(1, nbytes // 4), device=dev)
+    recv = torch.empty_like(send)
+    ops = [dist.P2POp(dist.isend, send, peer), dist.P2POp(dist.irecv, recv, peer)]
+
+    def once():
+        for req in dist.batch_isend_irecv(ops):
+            req.wait()
+    once()  # warm-up: both ends are here
+    sync()
+    t0 = time.monotonic()
+    for _ in range(iters):
+        once()
+    sync()
+    return time.monotonic() - t0
+
+
+dist.init_process_group(backend, init_method="tcp://%s:%d" % (master, port), rank=rank, world_size=world,
+                        timeout=datetime.timedelta(seconds=timeout))
+dist.barrier()  # every rank computes at the same time
+mine = {"rank": rank, "backend": backend, "flops": flops(), "mem_mib": memory_mib(), "cpu_quota": cpu_quota()}
+every = [None] * world
+dist.all_gather_object(every, mine)
+
+
+def run_round(pairs):
+    box = [pairs]
+    dist.broadcast_object_list(box, src=0)
+    pairs = box[0]
+    if not pairs:
+        return None
+    dist.barrier()
+    peer = [b if a == rank else a for a, b in pairs if rank in (a, b)]
+    took = [None] * world
+    dist.all_gather_object(took, exchange(peer[0]) if peer else None)
+    return [nbytes * iters / max(took[a], took[b], 1e-9) for a, b in pairs]
+
+
+out = {"rank": rank, "world": world, "backend": backend, "compute": every, "bytes": nbytes, "iters": iters}
+if rank == 0:
+    v = localize(world, run_round, fraction, min_busbw)
+    run_round([])
+    out.update(rounds=v["rounds"], tests=v["tests"])
+else:
+    while run_round(None) is not None:
+        pass
+print("CLUSTERDOC-PERF " + json.dumps(out))
+sys.stdout.flush()
+dist.destroy_process_group()
+"""
+
+
+def rank_script() -> str:
+    """linkplan's source (the planner rank 0 runs), then the driver."""
+    return Path(linkplan.__file__).read_text() + "\n" + DRIVER
+
+
+def rank_argv(rank: int, world: int, master: str, port: int, timeout: float, opts) -> list[str]:
+    floor = "-" if opts.min_busbw is None else f"{opts.min_busbw * 1e9 / 8:g}"  # Gb/s -> bytes/s
+    return [
+        str(rank), str(world), master, str(port), f"{timeout:g}", str(int(opts.perf_mib * 2**20)),
+        str(DEFAULT_ITERS), f"{opts.busbw_fraction:g}", floor, f"{COMPUTE_SECONDS:g}",
+    ]  # fmt: skip
+
+
+def parse_rank_output(status: str, stdout: str, stderr: str, message: str = "") -> dict:
+    for line in stdout.splitlines():
+        if line.startswith("CLUSTERDOC-PERF "):
+            try:
+                record = json.loads(line[len("CLUSTERDOC-PERF ") :][:4_000_000])
+            except (ValueError, RecursionError):
+                record = None
+            if not isinstance(record, dict):
+                return {"ok": False, "message": "its output line is not a JSON object"}
+            return dict(record, ok=True)
+    tail = (stderr.strip().splitlines() or [message or status])[-1]
+    return {"ok": False, "message": tail[:300] if status == "ok" else (message or status)}
+
+
+def _num(v) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def figures(result: dict) -> dict | None:
+    """Rank 0's record, checked (a node's output is untrusted): compute per rank, tests as (a, b, busbw, round)
+    with ranks in range and finite figures; None when there is no usable record."""
+    world = result.get("world")
+    rank0 = next((r for r in (result.get("ranks") or {}).values() if r.get("ok") and r.get("rank") == 0), None)
+    if not isinstance(world, int) or not rank0 or rank0.get("world") != world:
+        return None
+    compute = rank0.get("compute") if isinstance(rank0.get("compute"), list) else []
+    flops = [_num((c or {}).get("flops")) if isinstance(c, dict) else None for c in compute[:world]]
+    mem = [_num((c or {}).get("mem_mib")) if isinstance(c, dict) else None for c in compute[:world]]
+    quota = [_num((c or {}).get("cpu_quota")) if isinstance(c, dict) else None for c in compute[:world]]
+    tests = []
+    for t in rank0.get("tests") or []:
+        if isinstance(t, list) and len(t) == 4 and all(isinstance(x, int) and 0 <= x < world for x in t[:2]):
+            bw, rnd = _num(t[2]), t[3]
+            if bw is not None and bw >= 0 and isinstance(rnd, int) and t[0] != t[1]:
+                tests.append((min(t[0], t[1]), max(t[0], t[1]), bw, rnd))
+    rounds = [r for r in rank0.get("rounds") or [] if isinstance(r, list)]
+    return {
+        "flops": flops,
+        "mem_mib": mem,
+        "cpu_quota": quota,
+        "tests": tests,
+        "rounds": len(rounds),
+        "backend": rank0.get("backend"),
+    }
+
+
+def gbit(bytes_per_s: float) -> str:
+    bits = bytes_per_s * 8
+    return f"{bits / 1e9:.3g} Gb/s" if bits >= 1e9 else f"{bits / 1e6:.3g} Mb/s"
+
+
+def below_median(values: Mapping[str, float | None], fraction: float) -> tuple[float | None, list[str]]:
+    """The median of the known values and the names more than `fraction` below it."""
+    known = {n: v for n, v in values.items() if v is not None}
+    if len(known) < 2:
+        return None, []
+    med = linkplan.median(list(known.values()))
+    return med, [n for n, v in known.items() if v < (1 - fraction) * med]
+
+
+def check(
+    result: dict,
+    nodes: list[str],
+    facts: dict,
+    compute_fraction: float = DEFAULT_COMPUTE_FRACTION,
+    busbw_fraction: float = linkplan.DEFAULT_FRACTION,
+    min_busbw: float | None = None,
+) -> list[Finding]:
+    """`result`: {world, master, order: [node by rank], ranks: {node: parsed output}} or {error}.
+    min_busbw in Gb/s. facts: the nodes' probe facts (GPU memory comes from there)."""
+    if result.get("error"):
+        return [finding(n, CHECK, FAIL, f"perf test not run: {result['error']}", "install torch in the nodes' python3")
+                for n in nodes]  # fmt: skip
+    order = [n for n in result.get("order") or [] if isinstance(n, str)]
+    fig = figures(result)
+    out: list[Finding] = []
+    if fig is None or len(order) != result.get("world"):
+        failed = {n: r.get("message") for n, r in (result.get("ranks") or {}).items() if not r.get("ok")}
+        for n in order or nodes:
+            why = failed.get(n) or "the test did not finish on another node"
+            out.append(
+                finding(
+                    n,
+                    CHECK,
+                    FAIL,
+                    f"perf test did not finish (master {result.get('master')}): {why}",
+                    "rerun with -v; check that every node reaches the master address and port",
+                )
+            )
+        return out + _no_torch(result, nodes)
+    compute = _compute(order, fig, facts, compute_fraction)
+    held_back = {f["node"] for f in compute if f["status"] == WARN and f["message"].startswith("compute")}
+    links = _links(order, fig, busbw_fraction, min_busbw, held_back)
+    for f in links:
+        if f["status"] == FAIL and f["node"] in held_back and HELD_BACK not in f["message"]:
+            f["message"] += f"; {HELD_BACK}"
+    return out + compute + links + _no_torch(result, nodes)
+
+
+def _no_torch(result: dict, nodes: list[str]) -> list[Finding]:
+    ranked = set(result.get("order") or [])
+    why, fix = "no torch on this node: it cannot take a rank", "install torch in the nodes' python3"
+    return [finding(n, CHECK, FAIL, why, fix) for n in nodes if n not in ranked]
+
+
+def _compute(order: list[str], fig: dict, facts: dict, fraction: float) -> list[Finding]:
+    flops = dict(zip(order, fig["flops"]))
+    mem: dict[str, float | None] = {}
+    for n, measured in zip(order, fig["mem_mib"]):
+        listed = [g.get("memory_mib") for g in (facts.get(n) or {}).get("gpus") or [] if isinstance(g, dict)]
+        gpus = [g for g in listed if isinstance(g, int)]
+        mem[n] = float(min(gpus)) if gpus else measured  # the smallest GPU limits the batch
+    what = "GPU" if fig.get("backend") == "nccl" else "CPU"
+    med, slow = below_median(flops, fraction)
+    mmed, small = below_median(mem, fraction)
+    # a CPU quota (cgroup) far below the others' (no quota counts as unlimited) is named even when the machine is
+    # so busy that the matmul figures cannot tell
+    quotas = {n: q if q is not None else math.inf for n, q in zip(order, fig.get("cpu_quota") or [])}
+    _, capped = below_median(quotas, fraction)
+    out = []
+    for n in order:
+        f, m, q = flops.get(n), mem.get(n), quotas.get(n, math.inf)
+        if (n in slow or n in capped) and f is not None and med:
+            vs = f"{100 * (1 - f / med):.0f}% below" if f < med else "against"
+            quota = f"; its processes may use {q:.3g} CPUs (a cgroup CPU quota), the others more" if n in capped else ""
+            out.append(finding(
+                n, CHECK, WARN,
+                f"compute {f / 1e9:.3g} GFLOP/s (a fixed matmul on its {what}), {vs} the median "
+                f"{med / 1e9:.3g} GFLOP/s of {len(order)} nodes{quota}",
+                "check what else runs on it (top, nvidia-smi), its CPU quota or cgroup limits, GPU clocks and "
+                f"throttling (nvidia-smi -q -d PERFORMANCE); {FIX_REMOVE.replace('it from', n + ' from')}",
+            ))  # fmt: skip
+        if n in small and mmed and m is not None:
+            out.append(finding(
+                n, CHECK, WARN,
+                f"memory {m / 1024:.3g} GiB ({'smallest GPU' if what == 'GPU' else 'RAM'}), "
+                f"{100 * (1 - m / mmed):.0f}% below the median {mmed / 1024:.3g} GiB",
+                "the smallest memory limits every rank's batch size: use nodes of one kind, or size the batch for it",
+            ))  # fmt: skip
+        if n not in slow and n not in capped and n not in small and f is not None:
+            mem_text = f", memory {m / 1024:.3g} GiB" if m is not None else ""
+            out.append(finding(n, CHECK, OK, f"compute {f / 1e9:.3g} GFLOP/s ({what}){mem_text}"))
+    return out
+
+
+def _links(order: list[str], fig: dict, fraction: float, min_busbw: float | None, held_back: set) -> list[Finding]:
+    """Slow nodes, undecided ones and slow links; `held_back`: nodes named for slow compute."""
+    n = len(order)
+    if n < 2:
+        return []
+    floor_bytes = None if min_busbw is None else min_busbw * 1e9 / 8
+    rounds: list = [[] for _ in range(fig["rounds"])]  # only their count matters to verdict()
+    v = linkplan.verdict(n, fig["tests"], rounds, fraction, floor_bytes)
+    bound = linkplan.max_rounds(n)
+    tested = len(linkplan.best_of_pairs(fig["tests"]))
+    how = (f"{fig['rounds']} rounds of pair tests ({tested} of {n * (n - 1) // 2} pairs; at most {bound} rounds, "
+           f"all pairs would take {n - 1 + n % 2})")  # fmt: skip
+    med = v["median"] or 0.0
+    floor = f"the floor {gbit(v['floor'])}" + (" (--min-busbw)" if min_busbw is not None else
+                                               f" ({fraction:g} x the reference)")  # fmt: skip
+    pairs = linkplan.best_of_pairs(fig["tests"])
+    fix = f"check its NIC speed (`ethtool IFACE`), cable and switch port; {FIX_REMOVE}"
+    out = []
+    for x in v["slow"]:
+        mine = {(a if b == x else b): bw for (a, b), bw in pairs.items() if x in (a, b)}
+        out.append(finding(
+            order[x], CHECK, FAIL,
+            f"{order[x]}'s links carry {gbit(v['best'][x] or 0.0)} busbw (its best of {len(mine)} pairs, with "
+            f"{', '.join(order[p] for p in sorted(mine))}) against a median of {gbit(med)} between the other "
+            f"pairs, below {floor}; found in {how}",
+            fix.replace("it from", f"{order[x]} from"),
+        ))  # fmt: skip
+    for x in v["undecided"]:
+        out.append(finding(
+            order[x], CHECK, FAIL,
+            f"{order[x]}'s links carry {gbit(v['best'][x] or 0.0)} busbw, below {floor}, but no pair with a healthy "
+            f"node told whether it or its partner is slow ({how})",
+            "rerun with more nodes in the hostfile, or test the pair by hand (nccl-tests sendrecv_perf)",
+        ))  # fmt: skip
+    for a, b, bw in v["slow_links"]:
+        slow_end = [x for x in (a, b) if order[x] in held_back]
+        if len(slow_end) == 1:  # one end computes slowly too: that end holds the pair back
+            x, y = slow_end[0], b if slow_end[0] == a else a
+            out.append(finding(
+                order[x], CHECK, FAIL,
+                f"{order[x]}'s link with {order[y]} carries {gbit(bw)} busbw against a median of {gbit(med)} "
+                f"({how}); {HELD_BACK}",
+                fix.replace("it from", f"{order[x]} from"),
+            ))  # fmt: skip
+            continue
+        out.append(finding(
+            f"{order[a]},{order[b]}", CHECK, FAIL,
+            f"the link between {order[a]} and {order[b]} carries {gbit(bw)} busbw against a median of {gbit(med)}, "
+            f"while both nodes are fast with other partners ({how})",
+            "check the switch path between the two (ports, uplinks, routing); rerun to rule out other traffic",
+            nodes=[order[a], order[b]],
+        ))  # fmt: skip
+    named = set(v["slow"]) | set(v["undecided"])
+    for x in range(n):
+        if x not in named and v["best"][x] is not None:
+            out.append(finding(order[x], CHECK, OK, f"links: best busbw {gbit(v['best'][x])}, median {gbit(med)}; "
+                                                    f"{how}"))  # fmt: skip
+    return out
+
+
+def summary(
+    result: dict, nodes: list[str], busbw_fraction: float = linkplan.DEFAULT_FRACTION, min_busbw: float | None = None
+) -> dict | None:
+    """The figures for --json: per node compute and memory, per pair busbw, the rounds."""
+    fig = figures(result)
+    order = result.get("order") or []
+    if fig is None or len(order) != result.get("world"):
+        return None
+    floor_bytes = None if min_busbw is None else min_busbw * 1e9 / 8
+    v = linkplan.verdict(len(order), fig["tests"], [[]] * fig["rounds"], busbw_fraction, floor_bytes)
+    return {
+        "backend": fig["backend"],
+        "compute_flops": dict(zip(order, fig["flops"])),
+        "mem_mib": dict(zip(order, fig["mem_mib"])),
+        "busbw_bytes_per_s": [{"a": order[a], "b": order[b], "busbw": bw, "round": r} for a, b, bw, r in fig["tests"]],
+        "rounds": fig["rounds"],
+        "max_rounds": linkplan.max_rounds(len(order)),
+        "median_busbw": v["median"],
+        "floor_busbw": v["floor"],
+        "slow": [order[x] for x in v["slow"]],
+    }
