@@ -148,6 +148,7 @@ def cmd_submit(args) -> int:
         hang_timeout=args.hang_timeout,
         on_hang=args.on_hang,
         trace=args.trace,
+        straggler=args.straggler,
         port=args.port,
         config=args.config,
     )
@@ -433,6 +434,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--trace", action="store_true", default=None, help="keep every rank's collectives for 'clusterdoc trace JOB'"
+    )
+    p.add_argument(
+        "--straggler",
+        type=int,
+        default=None,
+        metavar="PERCENT",
+        help="log the rank that keeps the others waiting when the median rank waits this share of the step "
+        "for it (default 10; 0: off)",
     )
     p.add_argument(
         "--port",

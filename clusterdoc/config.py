@@ -64,11 +64,12 @@ SETTINGS = {
         Setting("hang_timeout", int, 300),
         Setting("on_hang", str, "abort", ON_HANG),
         Setting("trace", bool, False),
+        Setting("straggler", int, 10),
         Setting("port", int, None),
     ]
 }
 
-ZERO_ALLOWED = ("gpus_per_node", "hang_timeout")  # 0 GPUs; 0 s: no hang watch
+ZERO_ALLOWED = ("gpus_per_node", "hang_timeout", "straggler")  # 0 GPUs; 0 s: no hang watch; 0 %: no straggler watch
 ENV_PREFIX = "CLUSTERDOC_"
 USER_CONFIG = Path("~/.config/clusterdoc/config.yaml")
 CWD_CONFIG = Path("clusterdoc.yaml")

@@ -118,6 +118,8 @@ def test_stacks_on_a_running_job_shows_every_rank_and_trace_draws_it(tmp_path):
         assert re.search(r"ranks 0-3 +not in a collective +hang\.py:\d+ in main: time\.sleep\(args\.sleep\)",
                          res.stdout), res.stdout
         assert proc.poll() is None  # asking did not stop the job
+        pace = res.stdout[res.stdout.index("pace since tracking began"):]  # every rank's figures so far
+        assert all(re.search(rf"rank {r} \(\S+\): compute .*; peak RSS [\d.]+ MiB", pace) for r in range(4)), pace
         out, _ = proc.communicate(timeout=120)
         assert proc.returncode == 0, out[-3000:]
     finally:
@@ -138,6 +140,7 @@ def test_stacks_on_a_running_job_shows_every_rank_and_trace_draws_it(tmp_path):
     names = [e["name"] for e in doc["traceEvents"] if e["ph"] == "X" and e.get("cat") == "collective"]
     # healthy: 5 all_reduce + 1 barrier per rank, 4 ranks
     assert len(names) == 24 and names.count("barrier #6") == 4
+    assert {e["pid"] for e in doc["traceEvents"] if e["ph"] == "C" and e["name"] == "waiting %"} == {0, 1, 2, 3}
 
 
 def test_without_a_launcher_the_rank_that_saw_the_stall_reports_and_all_stop(tmp_path):

@@ -79,11 +79,12 @@ TRACE_SCHEMA = {
         "displayTimeUnit": {"enum": ["ms", "ns"]},
         "traceEvents": {"type": "array", "items": {
             "type": "object", "required": ["name", "ph", "pid", "tid"],
-            "properties": {"name": {"type": "string"}, "ph": {"enum": ["X", "M"]}, "cat": {"type": "string"},
+            "properties": {"name": {"type": "string"}, "ph": {"enum": ["X", "M", "C"]}, "cat": {"type": "string"},
                            "pid": {"type": "integer"}, "tid": {"type": "integer"},
                            "ts": {"type": "number", "minimum": 0}, "dur": {"type": "number", "minimum": 0},
                            "args": {"type": "object"}},
-            "allOf": [{"if": {"properties": {"ph": {"const": "X"}}}, "then": {"required": ["ts", "dur"]}}]}}}}
+            "allOf": [{"if": {"properties": {"ph": {"const": "X"}}}, "then": {"required": ["ts", "dur"]}},
+                      {"if": {"properties": {"ph": {"const": "C"}}}, "then": {"required": ["ts", "args"]}}]}}}}
 
 
 def test_trace_has_a_track_per_rank_waits_for_the_slowest_and_open_ends():

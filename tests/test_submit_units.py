@@ -142,3 +142,19 @@ def test_status_says_why_a_job_never_ran_or_was_lost(tmp_path, capsys):
     status_main(lost.id, str(tmp_path))
     out = capsys.readouterr().out
     assert "local-lost: LOST" in out and f"reason  its supervisor (pid {gone.pid}) ended without a word" in out
+
+
+def test_the_straggler_threshold_reaches_every_rank_and_100_or_more_is_a_usage_error(tmp_path):
+    from clusterdoc import config
+    from clusterdoc.launch import submit
+    from clusterdoc.shim import straggler
+
+    script = tmp_path / "t.py"
+    script.write_text("")
+    settings, _ = config.resolve({"straggler": 25}, environ={}, cwd=tmp_path, home=tmp_path)
+    spec = submit.build_spec(settings, str(script), [], "local")
+    assert straggler.threshold_from_env(spec.shim_env()) == 0.25
+    default, _ = config.resolve({}, environ={}, cwd=tmp_path, home=tmp_path)
+    assert submit.build_spec(default, str(script), [], "local").shim_env()["CLUSTERDOC_STRAGGLER"] == "10"
+    with pytest.raises(UsageError, match="--straggler 100: a percentage of the step below 100"):
+        submit.build_spec({**settings, "straggler": 100}, str(script), [], "local")

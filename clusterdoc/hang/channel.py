@@ -4,7 +4,7 @@ Rank 0 hosts it (torch.distributed's env:// rendezvous, or shim.init()), its ser
 thread, and a rank blocked in a collective still has its watchdog thread: so every rank, the launcher and
 `clusterdoc stacks` can meet there with no shared file system. Keys, under `clusterdoc/hang/`:
 
-    hb/<rank>            the rank's latest heartbeat (its collectives and where its main thread is)
+    hb/<rank>            the rank's latest heartbeat (its collectives, where its main thread is, its pace)
     ctl                  {gen, abort}, read by every watchdog on every tick: gen counts dump requests (each asks
                          every rank for its full state, stacks of all threads), abort stops every rank
     dump/<n>/<rank>      each rank's answer to dump request n

@@ -9,6 +9,7 @@ from clusterdoc import private
 from clusterdoc.errors import UsageError
 from clusterdoc.hang import channel, recorder, report, seal, stacks, trace
 from clusterdoc.launch.job import find_job
+from clusterdoc.shim import pace, straggler
 from clusterdoc.untrusted import json_text, printable, printable_lines
 
 WAIT = 5.0  # seconds the ranks have to answer
@@ -64,6 +65,10 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
         print(f"clusterdoc stacks: the ranks' states could not be read ({printable(exc, 200)})", file=sys.stderr)
         return 1
     print(printable_lines(text), file=out)
+    ranks = pace.from_states(dumps)
+    if len(ranks) > 1:  # who keeps the others waiting, and each rank's figures so far (shim/straggler.py)
+        title = "pace since tracking began (compute, waiting in collectives, peak memory):"
+        print("\n" + printable_lines(straggler.summary_text(ranks, title, straggler.threshold_from_env())), file=out)
     if full:
         for rank in sorted(dumps):
             print("\n" + printable_lines(stacks.text(dumps[rank])), file=out)

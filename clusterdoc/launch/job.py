@@ -56,6 +56,7 @@ class JobSpec:
     hang_timeout: int = 300  # seconds in one collective before the hang report (0: no watchdog)
     on_hang: str = "abort"  # abort | wait
     trace: bool = False  # keep every collective for `clusterdoc trace`
+    straggler: int = 10  # % of the step the median rank waits for a straggler before it is logged (0: off)
     port: int | None = None  # MASTER_PORT (None: derived from the job id; local: a free port)
 
     @property
@@ -76,6 +77,7 @@ class JobSpec:
             CLUSTERDOC_HANG_TIMEOUT=str(self.hang_timeout),
             CLUSTERDOC_ON_HANG=self.on_hang,
             CLUSTERDOC_TRACE="1" if self.trace else "0",
+            CLUSTERDOC_STRAGGLER=str(self.straggler),
             CLUSTERDOC_HANG_WATCHER="launcher",
         )
         return env

@@ -33,6 +33,7 @@ class SubmitOptions:
     hang_timeout: int | None = None  # seconds in one collective before the hang report (0: off)
     on_hang: str | None = None  # abort | wait
     trace: bool | None = None  # keep every collective for `clusterdoc trace`
+    straggler: int | None = None  # % of the step the median rank waits for a straggler before it is logged (0: off)
     port: int | None = None  # the rendezvous MASTER_PORT (default: derived from the job id)
     config: str | None = None  # an explicit YAML config file
 

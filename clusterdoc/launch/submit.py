@@ -127,6 +127,11 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
                 f"--nodes {settings['nodes']} but the hostfile lists {count} host(s)", where=settings["hostfile"]
             )
     parse_oom_retry(settings["oom_retry"], script_args)
+    if settings["straggler"] >= 100:
+        raise UsageError(
+            f"--straggler {settings['straggler']}: a percentage of the step below 100",
+            hint="e.g. --straggler 10 (the default), or 0 to switch the straggler watch off",
+        )
     return JobSpec(
         script=str(path.absolute()),
         script_args=list(script_args),
@@ -148,6 +153,7 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
         hang_timeout=settings["hang_timeout"],
         on_hang=settings["on_hang"],
         trace=settings["trace"],
+        straggler=settings["straggler"],
         port=settings["port"],
     )
 

@@ -19,10 +19,11 @@ tensor parallel: a record at the call, completed once issued; the wait happens w
 A call that torch makes inside a wrapped one is passed straight through (INSIDE).
 
 Cost: a dict lookup, one frame walk (cached per code object), two clock reads and a few attribute writes
-per call; `bench/bench_tracking.py` measures it. Not seen: collectives bound by name before install
-(`from torch.distributed import all_reduce` at import time, before shim.init()), functional collectives traced
-into a compiled graph, and what C++ issues by itself (DDP's reducer is seen through its comm hook, above):
-the process group's own view, torch's flight recorder (progress.py), sees those for the watchdog.
+per call, and at completion the time waited added to the rank's pace (its total and its call site's: what
+the straggler watch reads, shim/pace.py); `bench/bench_tracking.py` measures it. Not seen: collectives bound by
+name before install (`from torch.distributed import all_reduce` at import time, before shim.init()), functional
+collectives traced into a compiled graph, and what C++ issues by itself (DDP's reducer is seen through its comm
+hook, above): the process group's own view, torch's flight recorder (progress.py), sees those for the watchdog.
 """
 
 from __future__ import annotations
@@ -194,6 +195,12 @@ class Tracker:
         self.seq: dict = {}  # group key -> calls so far
         self.trace: list | None = None  # every Record, with `submit --trace`
         self.lock = threading.Lock()  # only for pending/trace, which async completions touch
+        # pace (straggler.py): seconds with a collective outstanding (overlaps counted once), per call site too
+        self.origin = time.time()
+        self.waited = 0.0
+        self.waited_until = 0.0  # the latest end counted so far
+        self.waits: dict = {}  # call site -> seconds waited there
+        self.steps = 0  # optimizer steps (install() hooks every optimizer)
 
     def begin(
         self, op, group, shape, dtype, site, note="", is_async=False, gate=None, replay=None, checked=False, p2p=False
@@ -256,6 +263,15 @@ class Tracker:
                 self.pending.pop(id(rec), None)
         if self.last is None or rec.start >= self.last.start:
             self.last = rec
+        # the waiting time not yet counted: completions on gloo's threads may race this, off by a call at most
+        since = rec.start if rec.start > self.waited_until else self.waited_until
+        if rec.end > since:
+            if self.waited_until == 0.0:  # the pace starts at the first collective (not at imports, data setup)
+                self.origin = rec.start
+            d = rec.end - since
+            self.waited += d
+            self.waits[rec.site] = self.waits.get(rec.site, 0.0) + d
+            self.waited_until = rec.end
 
     def oldest(self) -> Record | None:
         """The unfinished collective that started first (what a stall is measured by)."""
@@ -287,6 +303,18 @@ class Tracker:
             self.trace = [r for r in self.trace if not unfinished and r.end is None]
         return done
 
+    def pace(self, sites: int = 3) -> dict:
+        """This rank's cumulative pace figures (straggler.py reads two samples as a window): wall and waiting
+        seconds, optimizer steps, collectives, and the call sites it waited at longest."""
+        waits = sorted(self.waits.items(), key=lambda kv: kv[1], reverse=True)[:sites]
+        return {
+            "wall": round(time.time() - self.origin, 4),
+            "wait": round(self.waited, 4),
+            "steps": self.steps,
+            "calls": sum(self.seq.values()),
+            "sites": {_site_text(site): round(s, 4) for site, s in waits},
+        }
+
     def issued(self) -> dict[str, int]:
         """Group name -> calls seen on it (a hang report compares them within each group)."""
         return {("world" if key is None else _group_names.get(key, f"group {key:x}")): n for key, n in self.seq.items()}
@@ -313,6 +341,10 @@ def _group_name(group) -> str:
             name = f"group {id(group):x}"
         _group_names[id(group)] = name
     return name
+
+
+def _site_text(site) -> str:
+    return f"{os.path.basename(site[0])}:{site[1]} in {site[2]}" if site else "?"
 
 
 # --- the user's call site ------------------------------------------------------------------------
@@ -597,6 +629,7 @@ def install() -> None:
             ORIGINALS[old] = ORIGINALS[new]
     _install_functional()
     _install_ddp_hook()
+    _install_step_hook()
     _installed = True
 
 
@@ -732,6 +765,27 @@ def _install_functional() -> None:
         fn = getattr(fn, "__clusterdoc_original__", fn)
         FUNCTIONAL_TORCH[(fc, name)] = fn
         setattr(fc, name, _wrap_functional(name, fn, op, group_pos))
+
+
+# --- optimizer steps (the pace's unit) -----------------------------------------------------------------
+
+_step_hook = None
+
+
+def _count_step(optimizer, args, kwargs) -> None:
+    TRACKER.steps += 1
+
+
+def _install_step_hook() -> None:
+    """Count every optimizer's steps (a global post-step hook; once per process)."""
+    global _step_hook
+    if _step_hook is not None:
+        return
+    try:
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+    except ImportError:  # an old torch: collectives stand in for steps
+        return
+    _step_hook = register_optimizer_step_post_hook(_count_step)
 
 
 # --- DDP -----------------------------------------------------------------------------------------

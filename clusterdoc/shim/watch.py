@@ -7,14 +7,17 @@ outstanding for `--hang-timeout` seconds with no collective completed meanwhile 
 every group, else the shim's own records), it raises the store's stall counter and asks every rank for a dump. Under
 `clusterdoc submit` the launcher sees the counter, prints the report (it knows which ranks are gone and how)
 and stops the job; with no launcher (plain torchrun + shim.init()), the rank that saw the stall prints the
-report itself and, with on_hang=abort, every rank exits 1.
+report itself and, with on_hang=abort, every rank exits 1. The heartbeat also carries the rank's pace
+(compute vs waiting in collectives, peak memory): rank 0's watchdog judges it for stragglers and prints the
+per-rank summary at exit (shim/pace.py).
 
 Switches (what `clusterdoc submit` sets): CLUSTERDOC_HANG_TIMEOUT (seconds, default 300; 0: no watchdog,
 tracking stays), CLUSTERDOC_ON_HANG (abort | wait), CLUSTERDOC_TRACE=1 (keep every collective for
 `clusterdoc trace`), CLUSTERDOC_LOG_DIR (where stacks/, trace/ and watch.json go), CLUSTERDOC_HANG_WATCHER=
 launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period),
 CLUSTERDOC_JOB_SECRET (every store value is sealed under it, hang/seal.py; clusterdoc.run reads it from the job
-folder; unset: the watchdog stays off, tracking stays). At exit the store's clients let go in order (shutdown()).
+folder; unset: the watchdog stays off, tracking stays), CLUSTERDOC_STRAGGLER (percent of the step, default 10;
+0: no straggler watch, no summary). At exit the store's clients let go in order (shutdown()).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from typing import Any
 from clusterdoc import private
 from clusterdoc.untrusted import printable_lines
 
-from . import loader, progress, track
+from . import loader, pace, progress, straggler, track
 
 DEFAULT_TIMEOUT = 300.0
 LAUNCHER_GRACE = 15.0  # how long a rank leaves the report to the launcher before printing it itself
@@ -84,6 +87,7 @@ def rank_state(rank: int, full: bool = False) -> dict:
         "time": time.time(),
         "collectives": collectives,
         "frames": _frames(frame),
+        "pace": pace.own_pace(),
     }
     blocked = progress.blocked_in(frame)
     if blocked:
@@ -143,6 +147,8 @@ class Watchdog(threading.Thread):
         self.completed = -1  # the recorder's completed ops, all groups: progress is when it moves
         self.progress_at = time.time()  # when this rank last completed a collective (or started watching)
         self.open_since: float | None = None  # since when an op is outstanding with no progress
+        self.threshold = straggler.threshold_from_env()
+        self.pace = pace.Watch(world, self.threshold) if rank == 0 and self.threshold > 0 else None
 
     def run(self):
         from clusterdoc.hang import channel
@@ -202,7 +208,11 @@ class Watchdog(threading.Thread):
                 if channel.get(store, "hello/launcher") is True:
                     clients.append("launcher")
                 channel.close(store, clients, wait=2 * self.interval + 1.5)
+                if self.threshold > 0:
+                    states = {**channel.heartbeats(store, self.world), 0: rank_state(0)}
+                    pace.summary(states, self.threshold)
             else:
+                channel.put(store, f"hb/{self.rank}", rank_state(self.rank))  # the final pace, for the summary
                 channel.bye(store, f"rank{self.rank}")
         except Exception:  # noqa: BLE001, S110 - rank 0 is gone already: nothing to let go of
             pass
@@ -231,6 +241,7 @@ class Watchdog(threading.Thread):
 
         store = self.store
         if self.rank != 0 and channel.closing(store):  # rank 0 is leaving: let go of its store first
+            channel.put(store, f"hb/{self.rank}", rank_state(self.rank))  # the final pace, for the summary
             channel.bye(store, f"rank{self.rank}")
             self.left = True
             return
@@ -241,6 +252,11 @@ class Watchdog(threading.Thread):
         if gen > self.answered:
             self.answer(gen)
         flush_trace(self.rank)
+        if self.pace is not None:
+            try:
+                self.pace.tick(lambda: channel.heartbeats(store, self.world))
+            except Exception:  # noqa: BLE001, S110 - the straggler watch is advice: never the hang watch's end
+                pass
         waited = self.waited()
         if not self.stalled and waited is not None and waited >= self.timeout:
             self.stalled = True

@@ -362,6 +362,32 @@ def scenario_tracking():
     out(rank=r, seen=seen, grad=grad, user_calls=calls, pending=len(track.TRACKER.pending))
 
 
+def scenario_straggler(slow_rank, steps, extra="0.1", work="0"):
+    """A small DDP training loop; `slow_rank` (-1: none) computes `extra` seconds longer every step. With
+    `work`, every rank also multiplies that many 128x128 matrices per step (CPU work: a throttled node is slow)."""
+    from clusterdoc import shim
+    import torch
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    env = shim.init()
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    model = DDP(torch.nn.Linear(64, 64))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, m = torch.ones(8, 64), torch.full((128, 128), 1 / 128)
+    for _ in range(int(steps)):
+        if not int(work):
+            time.sleep(0.03)  # the step's compute, the same on every rank
+        for _ in range(int(work)):
+            m = m @ m
+        if env.rank == int(slow_rank):
+            time.sleep(float(extra))
+        model(x).sum().backward()
+        opt.step()
+        opt.zero_grad()
+    out(rank=env.rank)
+
+
 def scenario_oom_ddp(where, spec, steps="3"):
     """DDP training, `steps` steps per attempt; rank R runs out of memory above batch L at `where` (spec
     "R:L[,R:L]"): forward (its peers go on into backward's all_reduce), backward (after some buckets), step
