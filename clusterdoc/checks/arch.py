@@ -226,7 +226,7 @@ def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> li
     """The SASS and PTX each installed DeepSpeed op's binary carries (the probe read them from the .so files on
     the node, whoever built them) against the node's GPUs; `arch_list` is offered for the rebuild."""
     # imported here: clusterdoc.wheel's package imports this module
-    from clusterdoc.wheel.coverage import _has, covered_by, gpu_short_name, sm_name
+    from clusterdoc.wheel.coverage import covered_by, gpu_short_name, sm_name, what_it_has
 
     out = []
     models: dict[tuple, str] = {}
@@ -253,7 +253,7 @@ def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> li
                     node,
                     CHECK,
                     FAIL,
-                    f"{where} has {_has(sass, ptx)}: nothing for this node's {', '.join(missing)}; "
+                    f"{where} has {what_it_has(sass, ptx)}: nothing for this node's {', '.join(missing)}; "
                     f"it fails here with {NO_KERNEL}",
                     rebuild,
                 )
@@ -264,7 +264,7 @@ def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> li
                     node,
                     CHECK,
                     WARN,
-                    f"{where} has {_has(sass, ptx)}: this node's {', '.join(jit)} runs it only "
+                    f"{where} has {what_it_has(sass, ptx)}: this node's {', '.join(jit)} runs it only "
                     "through PTX JIT (slow first start, lower speed)",
                     rebuild,
                 )

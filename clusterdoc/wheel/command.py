@@ -225,20 +225,11 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
     facts: dict[str, dict] = {}
     opts = None
     if hosts:
-        from clusterdoc.wheel import nodes
-
         opts = args.ssh_options()
-        out(f"probing {len(hosts)} node(s) ...")
-        facts, problems = nodes.gather_facts(hosts, opts, fanout=args.fanout)
-        if problems:
-            for host, why in problems.items():
-                out(f"  FAIL  {host}: {why}")
-            out(
-                "every node must answer to "
-                + ("take the wheel" if args.arch_list else "know its GPUs")
-                + "; fix them (clusterdoc check shows why) or leave them out of the hostfile"
-            )
+        probed = _probe(hosts, opts, args.fanout, "take the wheel" if args.arch_list else "know its GPUs")
+        if probed is None:
             return EXIT_PROBLEMS
+        facts = probed
 
     archs, arch_source, per_host, node_findings = derive_arch_list(args.arch_list, facts)
     if not archs:
@@ -396,11 +387,23 @@ def check_binary_archs(wheel: Path, archs: list, buildable: list | None) -> dict
     return found
 
 
+def _probe(hosts: list, opts, fanout: int, purpose: str) -> dict[str, dict] | None:
+    """Every node's facts, or None (each silent node said) when one did not answer."""
+    from clusterdoc.wheel import nodes
+
+    out(f"probing {len(hosts)} node(s) ...")
+    facts, problems = nodes.gather_facts(hosts, opts, fanout=fanout)
+    if not problems:
+        return facts
+    for host, why in problems.items():
+        out(f"  FAIL  {host}: {why}")
+    out(f"every node must answer to {purpose}; fix them (clusterdoc check shows why) or leave them out of the hostfile")
+    return None
+
+
 def _install_prebuilt(args: WheelOptions, hosts: list) -> int:
     """--install --wheel: a wheel build-wheel made before (its manifest inside), its archs read again from the
     binaries, judged against every node's GPUs before it is copied anywhere."""
-    from clusterdoc.wheel import nodes
-
     wheel = Path(args.wheel or "").resolve()
     if not wheel.is_file() or not zipfile.is_zipfile(wheel):
         raise UsageError(f"{args.wheel}: not a wheel file", where="--wheel")
@@ -417,12 +420,8 @@ def _install_prebuilt(args: WheelOptions, hosts: list) -> int:
     if problems:
         return EXIT_PROBLEMS
     opts = args.ssh_options()
-    out(f"probing {len(hosts)} node(s) ...")
-    facts, unreachable = nodes.gather_facts(hosts, opts, fanout=args.fanout)
-    if unreachable:
-        for host, why in unreachable.items():
-            out(f"  FAIL  {host}: {why}")
-        out("every node must answer to take the wheel; fix them (clusterdoc check shows why) or leave them out")
+    facts = _probe(hosts, opts, args.fanout, "take the wheel")
+    if facts is None:
         return EXIT_PROBLEMS
     return install(hosts, wheel, facts, opts, dict(record, binary_archs=found), digest, args.fanout, record)
 

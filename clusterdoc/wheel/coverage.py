@@ -53,7 +53,7 @@ def gpu_short_name(name: str | None) -> str:
     return m.group(1) if m else text
 
 
-def _has(sass: list[str], ptx: list[str]) -> str:
+def what_it_has(sass: list[str], ptx: list[str]) -> str:
     def only(names: list[str]) -> str:
         return (" and ".join(names) if len(names) <= 2 else ", ".join(names)) + " only"
 
@@ -88,7 +88,7 @@ def refusals(gpus_by_node: dict[str, list[dict]], extensions: dict[str, dict]) -
                 if covered_by(cap, sass, ptx) is None:
                     lines.append(
                         f"{node}: {gpu_short_name(gpu.get('name'))} ({sm_name(cap)}) but the wheel has "
-                        f"{_has(sass, ptx)}: rebuild with --arch-list '{fix_arch_list(sass, [cap])}'"
+                        f"{what_it_has(sass, ptx)}: rebuild with --arch-list '{fix_arch_list(sass, [cap])}'"
                     )
                     break
     return lines
