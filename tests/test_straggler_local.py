@@ -7,6 +7,7 @@ from tests.shim_helpers import results, run_ranks
 
 pytestmark = pytest.mark.slow
 LINE = "clusterdoc: straggler:"
+CLEARED = "clusterdoc: straggler: no rank keeps the others waiting any more"
 
 
 def test_a_rank_that_computes_longer_every_step_is_logged_once_with_its_figures_and_the_summary_follows():
@@ -14,7 +15,10 @@ def test_a_rank_that_computes_longer_every_step_is_logged_once_with_its_figures_
     results(outs)
     log = outs[0][2]
     lines = [line for line in log.splitlines() if line.startswith(LINE)]
-    assert len(lines) == 1, log[-3000:]
+    # once; again only when the picture changes (on a loaded machine a window may clear and the next name it again)
+    pictures = [line.split(" keeps")[0] for line in lines]  # who straggles, or CLEARED
+    assert pictures and all(a != b for a, b in zip(pictures, pictures[1:])), log[-3000:]
+    assert all(line.startswith(LINE + " rank 2 on") or line == CLEARED for line in lines), lines
     assert re.match(r"clusterdoc: straggler: rank 2 on \S+ keeps the others waiting: \d+ ms of compute per step "
                     r"against a median of \d+ ms \([\d.]+x the median\); the median rank waits \d+ ms per step "
                     r"\(\d+%\) for it, at job\.py:\d+ in scenario_straggler$", lines[0]), lines[0]
