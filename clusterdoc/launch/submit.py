@@ -295,6 +295,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         try:
             outcome = wait_for(handle, streamer, POLL if spec.backend != "slurm" else SLURM_POLL, watch)
         except KeyboardInterrupt:
+            _hold_signals()
             handle.cancel()
             if streamer:
                 streamer.pump(final=True)
@@ -441,6 +442,7 @@ def main(opts: SubmitOptions) -> int:
     try:
         outcome = run_attempts(spec, jd, stream=True)
     except KeyboardInterrupt:
+        _hold_signals()
         print(f"clusterdoc submit: cancelled; logs kept in {jd.path}", file=sys.stderr)
         return 130
     print(f"clusterdoc submit: {outcome.describe()} (logs: {jd.path})", file=sys.stderr)
@@ -449,6 +451,14 @@ def main(opts: SubmitOptions) -> int:
 
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt
+
+
+def _hold_signals() -> None:
+    """Once cancelling, a second Ctrl-C or signal must not cut the cancel short (it is bounded: STOP_GRACE per
+    step, then SIGKILL) nor turn the exit code 130 into death by SIGINT: CI saw a late SIGINT do that."""
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
 def _cancel_on_signals() -> None:
