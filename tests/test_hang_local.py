@@ -72,8 +72,10 @@ def test_stall_report_names_the_odd_rank_and_the_call_sites(tmp_path, scenario):
     assert TIMEOUT <= waited <= TIMEOUT + 15, text
     assert "every rank stopped (--on-hang abort)" in res.stderr
     (jd,) = (tmp_path / "jobs").iterdir()
-    assert sorted(p.name for p in (jd / "stacks").iterdir()) == ["rank0.txt", "rank1.txt", "rank2.txt",
-                                                                   "rank3.txt", "report.json", "report.txt"]
+    # a rank stopped by the abort while writing its stacks again may leave its hidden temp (.rankR.txt.*.tmp):
+    # never read as a report; what counts is that every rank's file and the report are whole
+    files = sorted(p.name for p in (jd / "stacks").iterdir() if not p.name.startswith("."))
+    assert files == ["rank0.txt", "rank1.txt", "rank2.txt", "rank3.txt", "report.json", "report.txt"]
     times = json.loads((jd / "stacks" / "report.json").read_text())
     assert TIMEOUT <= times["printed"] - times["stall_started"] <= TIMEOUT + 15, times
     assert "Thread MainThread" in (jd / "stacks" / "rank1.txt").read_text()
