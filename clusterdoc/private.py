@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import secrets
 import stat
 from pathlib import Path
@@ -27,6 +28,7 @@ from pathlib import Path
 MAX_READ = 64 * 1024 * 1024  # what `logs` reads of one file at most
 MAX_RECORD = 16 * 1024 * 1024  # a job.json, watch.json or exit record at most (they are a few KiB)
 FULL = (errno.ENOSPC, errno.EDQUOT)
+TEMP = re.compile(r"\.[^/]+\.[0-9a-f]{8}\.tmp")  # the name _write_new gives its temp
 
 
 def size_text(n: int) -> str:
@@ -79,6 +81,28 @@ def _write_new(path: Path, data: bytes, mode: int = 0o600) -> None:
         except OSError:
             pass
         raise
+
+
+def remove_temps(folder) -> int:
+    """Remove the temps write() leaves when its process is killed between create and rename (a rank stopped by an
+    abort while it wrote its stacks): regular files with _write_new's temp name only, no link followed. Call it
+    once the writers are gone. Returns how many were removed."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return 0
+    removed = 0
+    try:
+        for entry in os.scandir(fd):
+            if TEMP.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                try:
+                    os.unlink(entry.name, dir_fd=fd)
+                    removed += 1
+                except OSError:
+                    pass
+    finally:
+        os.close(fd)
+    return removed
 
 
 def reserve(path, size: int = 64 * 1024) -> None:

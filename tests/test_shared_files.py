@@ -265,3 +265,22 @@ def test_cancel_still_stops_the_recorded_process(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_remove_temps_takes_only_write_s_own_temps_and_follows_no_link(tmp_path):
+    from clusterdoc import private
+
+    folder = tmp_path / "stacks"
+    folder.mkdir()
+    (folder / ".rank1.txt.d8ddd4ca.tmp").write_text("half a stack")  # a rank killed between create and rename
+    keep = [".reserve", "rank1.txt", "job.json.tmp", ".rank2.txt.NOTHEX00.tmp"]
+    for name in keep:
+        (folder / name).write_text("x")
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("not ours")
+    (folder / ".link.txt.0123abcd.tmp").symlink_to(target)
+    (folder / ".dir.txt.89abcdef.tmp").mkdir()
+    assert private.remove_temps(folder) == 1
+    assert sorted(p.name for p in folder.iterdir()) == sorted(keep + [".link.txt.0123abcd.tmp", ".dir.txt.89abcdef.tmp"])
+    assert target.read_text() == "not ours"
+    assert private.remove_temps(tmp_path / "missing") == 0

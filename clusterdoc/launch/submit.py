@@ -336,6 +336,7 @@ def one_line(exc: BaseException) -> str:
 def _finish_attempt(jd: JobDir, attempt: int, outcome: Outcome) -> None:
     if not outcome.ok and (note := disk_full_note(jd)):
         outcome.message = f"{outcome.message}; {note}" if outcome.message else note
+    private.remove_temps(jd.path / "stacks")  # the ranks are gone: a half-written stacks file of a stopped one
     record = jd.read()
     for a in record["attempts"]:
         if a["n"] == attempt:
