@@ -6,7 +6,7 @@
     plan = clusterdoc.build_wheel(arch_list="8.0;9.0", dry_run=True)
 
 Where things live: doctor/ (gather -> judge -> report) with the rules in checks/ and what a node
-reports in probe.py; launch/ (submit, the local/slurm/mpirun backends, the hang watch); shim/ (imported
+reports in probe/; launch/ (submit, the local/slurm/mpirun backends, the hang watch); shim/ (imported
 in the job: tracking, debug mode, logging, OOM retry, overflow); wheel/ (build-wheel); cli.py (arguments only).
 Importing this package is cheap: the API's names load on first use.
 """

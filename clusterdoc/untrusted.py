@@ -75,7 +75,7 @@ def decode(data: bytes | bytearray) -> str:
     return data.decode("utf-8", "replace")
 
 
-# --- expected forms of the facts (probe.py's schema) ------------------------------------------
+# --- expected forms of the facts (the probe's schema, clusterdoc/probe/__init__.py) -----------------------
 
 STR, TEXT, VERSION, DRIVER, CAP, HOST, BOOL, INT, NUM, ANY, FPRINT = (
     "text",

@@ -124,7 +124,7 @@ def check_binaries(ds):
 
 def test_binaries_are_bounded(tmp_path, monkeypatch):
     pkg = fake_deepspeed(tmp_path)
-    monkeypatch.setattr(probe, "MAX_DS_BINARIES", 2)
+    monkeypatch.setattr(probe.pyenv, "MAX_DS_BINARIES", 2)
     found, left = probe.deepspeed_binaries(str(pkg), 5.0)
     assert [b["op"] for b in found] == ["fused_adam", "broken"] and left == 2
     found, left = probe.deepspeed_binaries(str(pkg), -1.0)  # budget spent: nothing read, what was seen counted

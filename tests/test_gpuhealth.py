@@ -383,7 +383,7 @@ def test_gpudirect_rdma_through_nvidia_peermem_or_dma_buf(dmabuf, driver, words)
 
 def test_the_probe_tells_the_open_nvidia_module_from_the_proprietary_one(monkeypatch):
     files = {"/sys/module/nvidia/taint": "POE\n"}
-    monkeypatch.setattr(probe, "read", lambda path, limit=1 << 20: files.get(path))
+    monkeypatch.setattr(probe.gpuhealth, "read", lambda path, limit=1 << 20: files.get(path))
     assert probe.nvidia_module_open() is False
     files["/sys/module/nvidia/taint"] = "OE\n"
     assert probe.nvidia_module_open() is True

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from clusterdoc import probe
+from clusterdoc.probe import ssh as probe  # the ssh module: its private helpers too
 from clusterdoc.checks import FAIL, OK, ssh
 from clusterdoc.doctor.mesh import sample, targets
 

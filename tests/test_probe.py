@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 from clusterdoc import probe
+from clusterdoc.doctor import payload
 
 FACTS = Path(__file__).parent / "facts"
-PROBE = Path(probe.__file__)
+PROBE = payload.probe_payload()  # the one script the nodes run, joined from clusterdoc/probe/
 
 
 def test_parse_nvidia_smi():
@@ -82,7 +83,7 @@ def test_hanging_and_failing_commands_become_errors(tmp_path):
     for f in tmp_path.iterdir():
         f.chmod(0o755)
     env = dict(os.environ, PATH=f"{tmp_path}:{os.environ['PATH']}")
-    p = subprocess.run([sys.executable, "-", "--timeout", "1"], input=PROBE.read_bytes(), stdout=subprocess.PIPE,
+    p = subprocess.run([sys.executable, "-", "--timeout", "1"], input=PROBE, stdout=subprocess.PIPE,
                        env=env, timeout=30)
     facts = json.loads(p.stdout)
     errors = {e["probe"]: e["message"] for e in facts["errors"]}
@@ -94,7 +95,9 @@ def test_hanging_and_failing_commands_become_errors(tmp_path):
 def test_probe_parses_on_python36_syntax():
     import ast
 
-    ast.parse(PROBE.read_text(), feature_version=(3, 6))
+    ast.parse(PROBE.decode(), feature_version=(3, 6))
+    for module in Path(probe.__file__).parent.glob("*.py"):
+        ast.parse(module.read_text(), feature_version=(3, 6))
 
 
 def test_deepspeed_facts_and_wheel_manifest_without_importing_it(tmp_path):
@@ -107,7 +110,7 @@ def test_deepspeed_facts_and_wheel_manifest_without_importing_it(tmp_path):
         "torch_info = {'version': '2.3', 'cuda_version': '12.1', 'nccl_version': '2.20'}\n")
     (ds / "clusterdoc-wheel.json").write_text(json.dumps({"schema": 1, "arch_list": "8.0;8.6+PTX"}))
     env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    p = subprocess.run([sys.executable, "-", "--timeout", "5"], input=PROBE.read_bytes(), stdout=subprocess.PIPE,
+    p = subprocess.run([sys.executable, "-", "--timeout", "5"], input=PROBE, stdout=subprocess.PIPE,
                        env=env, timeout=60)
     facts = json.loads(p.stdout)
     d = facts["deepspeed"]

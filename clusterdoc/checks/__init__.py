@@ -1,4 +1,4 @@
-"""Checks: small pure functions from node facts (see clusterdoc/probe.py) to findings.
+"""Checks: small pure functions from node facts (see clusterdoc/probe/) to findings.
 
 Like `flutter doctor`'s validators, each check gives every node one result (its worst status)
 made of several messages; here each message is a finding:

@@ -1,7 +1,7 @@
 """fabric: how the GPUs reach each other: NVSwitch's fabric manager, the PCIe P2P trap, InfiniBand and NCCL's switches.
 
-From facts["gpu_health"] (clusterdoc/probe.py). FAIL: an NVSwitch system without a running fabric manager (CUDA
-error 802), NCCL_IB_HCA naming no HCA of the node. The rest warns: the job runs, slower or at risk of hangs
+From facts["gpu_health"] (clusterdoc/probe/gpuhealth.py). FAIL: an NVSwitch system without a running fabric manager
+(CUDA error 802), NCCL_IB_HCA naming no HCA of the node. The rest warns: the job runs, slower or at risk of hangs
 (NVLinks down or with error counters; ACS on the switches above the GPUs or a translated IOMMU, the usual cause
 of NCCL P2P hangs, confirmed when `nvidia-smi topo -p2p r` refuses P2P; P2P refused with no such cause; slow or
 flapping IB links; no GPUDirect RDMA, neither nvidia_peermem nor DMA-BUF; NCCL_*_DISABLE set). The NCCL library

@@ -1,7 +1,7 @@
 """gpu: is each GPU there and healthy, as DCGM's health watches and the cloud node health checks see it.
 
-From facts["gpu_health"] (clusterdoc/probe.py: `nvidia-smi -q -x`, the kernel log's XIDs): GPUs the driver sees
-vs the count expected, GPUs off the bus, XIDs, uncorrectable ECC, row remaps, retired pages, persistence mode,
+From facts["gpu_health"] (clusterdoc/probe/gpuhealth.py: `nvidia-smi -q -x`, the kernel log's XIDs): GPUs the driver
+sees vs the count expected, GPUs off the bus, XIDs, uncorrectable ECC, row remaps, retired pages, persistence mode,
 clock throttling, PCIe width, MIG and compute mode. FAIL is what `--slurm-health` drains for (a lost GPU, a
 short count, an XID that needs a reset new since the last clusterdoc run on the node, uncorrectable ECC since the
 driver loaded); the rest warns.

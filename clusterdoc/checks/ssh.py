@@ -53,7 +53,8 @@ def check(node: str, conn: dict, facts: dict | None, untested: list[str] | tuple
                 CHECK,
                 FAIL,
                 f"logged in, but the probe gave no facts: {conn.get('message')}",
-                "run `python3 - < clusterdoc/probe.py` on the node to see the error",
+                "run the probe on the node to see the error (`python -m clusterdoc.probe --payload > probe.py`"
+                " here, then `python3 - < probe.py` there)",
             )
         ]
     out = [finding(node, CHECK, OK, f"key login ok ({conn.get('elapsed', 0):.1f}s)")]

@@ -6,7 +6,7 @@
 
 `check(opts)` does all three; `clusterdoc check`, the submit preflight and `clusterdoc.check()` call it.
 A new check goes in clusterdoc/checks/ (a pure function of a node's facts) plus a line in rules.py; what
-it needs from the node goes in clusterdoc/probe.py (the one round trip).
+it needs from the node goes in clusterdoc/probe/ (the one round trip).
 """
 
 from __future__ import annotations

@@ -346,7 +346,8 @@ def save_facts(g: Gathered, folder: Path) -> None:
 
 
 def read_facts(folder: Path, checks: list[str]) -> Gathered:
-    """Facts saved by `--save-facts`, or collected by hand (`python3 - < probe.py > NODE.json` on each node:
+    """Facts saved by `--save-facts`, or collected by hand (`python3 - < probe.py > NODE.json` on each node,
+    probe.py from `python -m clusterdoc.probe --payload`:
     then every node counts as reached, and what only the head saw, mpirun and comm, is not judged)."""
     if not folder.is_dir():
         raise UsageError(

@@ -12,9 +12,6 @@ from clusterdoc import probe
 from clusterdoc.untrusted import clean_facts
 from clusterdoc.wheel import fatbin
 
-# Parts of probe.py only the head uses (the shell fallback's text and parser), left out of what is sent.
-HEAD_ONLY = {"SHELL_PROBE", "shell_probe", "_sections", "_rc", "parse_shell_output"}
-
 
 def _without_docstrings(tree: ast.Module) -> ast.Module:
     for node in ast.walk(tree):
@@ -33,17 +30,39 @@ def _assigns(node: ast.stmt, names: set[str]) -> bool:
     return isinstance(node, ast.Assign) and any(getattr(t, "id", None) in names for t in node.targets)
 
 
+def _is_probe_import(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ImportFrom) and (node.module or "").startswith("clusterdoc.probe")
+
+
+# The payload's last statement: run, then exit even if a stuck thread remains (a probe must never hang the
+# node's session).
+MAIN = 'if __name__ == "__main__":\n    code = main()\n    sys.stdout.flush()\n    os._exit(code)\n'
+
+
 def probe_payload() -> bytes:
-    """probe.py as sent to every node: without docstrings and head-only parts, with the fatbin reader's
-    source (clusterdoc/wheel/fatbin.py, run by the probe in its own namespace) in FATBIN_SOURCE. Compiling
-    it is a good part of the probe's cost on each node, so the smaller source shows in the check's wall time."""
-    tree = ast.parse(Path(probe.__file__).read_text())
-    tree.body = [n for n in tree.body if getattr(n, "name", None) not in HEAD_ONLY and not _assigns(n, HEAD_ONLY)]
+    """The probe package (clusterdoc/probe/, its modules in probe.MODULES' order) joined into the one script
+    sent to every node: without docstrings and the imports between its modules, the standard imports once at
+    the top, the fatbin reader's source (clusterdoc/wheel/fatbin.py, run by the probe in its own namespace) in
+    FATBIN_SOURCE. Compiling it is a good part of the probe's cost on each node, so the smaller source shows in
+    the check's wall time."""
+    here = Path(probe.__file__).parent
+    imports: dict[str, ast.stmt] = {}
+    body: list[ast.stmt] = []
+    for name in probe.MODULES:
+        tree = _without_docstrings(ast.parse((here / f"{name}.py").read_text()))
+        for node in tree.body:
+            if _is_probe_import(node) or isinstance(node, ast.Pass):
+                continue
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                imports.setdefault(ast.unparse(node), node)
+            else:
+                body.append(node)
     reader = ast.unparse(_without_docstrings(ast.parse(Path(fatbin.__file__).read_text())))
-    for node in tree.body:
+    for node in body:
         if _assigns(node, {"FATBIN_SOURCE"}):
             node.value = ast.Constant(reader)  # type: ignore[attr-defined]
-    return (ast.unparse(_without_docstrings(tree)) + "\n").encode()
+    script = ast.Module(body=sorted(imports.values(), key=ast.unparse) + body, type_ignores=[])
+    return (ast.unparse(script) + "\n" + MAIN).encode()
 
 
 @functools.cache
@@ -66,7 +85,7 @@ def probe_timeout(node_timeout: float) -> float:
 
 
 def probe_argv(more: dict) -> list[str]:
-    """probe.py's arguments for probe.gather's keyword arguments peers/env/listen/connect/space/files."""
+    """The probe's arguments for probe.gather's keyword arguments peers/env/listen/connect/space/files."""
     argv = ["--peers", ",".join(more["peers"])] if more.get("peers") else []
     for k, v in sorted((more.get("env") or {}).items()):
         argv += ["--env", f"{k}={v}"]

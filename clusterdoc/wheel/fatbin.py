@@ -11,7 +11,7 @@ file's size and fixed caps, and a malformed file gives {"error": "..."}, never a
 allocation. Result: {"sass": ["sm_80", "sm_90"], "ptx": ["compute_90"]} (sorted by arch; a CPU-only
 extension gives two empty lists).
 
-KEEP THIS FILE PLAIN STDLIB PYTHON 3.6: its source is embedded in the node probe (clusterdoc/probe.py,
+KEEP THIS FILE PLAIN STDLIB PYTHON 3.6: its source is embedded in the node probe (clusterdoc/probe/,
 run by whatever python3 a node has). No walrus, no `from __future__ import annotations`, no
 `capture_output=`/`text=` in subprocess, no dataclasses, no builtin generics (list[str]) in annotations.
 """

@@ -3,7 +3,7 @@
 DeepSpeed skips an op it finds incompatible with only a warning (or, for an op its accelerator does
 not have, silently), so the wheel's own files are the truth: a requested op without its compiled
 extension is our failure. The manifest (clusterdoc-wheel.json) goes beside the wheel and inside it as
-deepspeed/clusterdoc-wheel.json, where clusterdoc/probe.py finds it on every node it is installed on.
+deepspeed/clusterdoc-wheel.json, where the probe (clusterdoc/probe/pyenv.py) finds it on every node it is installed on.
 """
 
 from __future__ import annotations

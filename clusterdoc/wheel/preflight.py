@@ -1,6 +1,6 @@
 """Preflight on the build host: will DeepSpeed's setup.py build the requested ops here?
 
-The build host's facts come from the doctor's probe (clusterdoc/probe.py, run in-process); torch vs
+The build host's facts come from the doctor's probe (clusterdoc/probe/, run in-process); torch vs
 nvcc is judged by the doctor's own cuda check. What only a build needs is added here: which host
 compiler nvcc will really call (CC, NVCC_CCBIN, CUDA_HOST_COMPILER, a gcc in the toolkit's bin/, then
 PATH), whether libaio links, and ninja. Each failure carries its fix; any failure stops the build.
