@@ -152,9 +152,11 @@ SCHEMA = {
         "gcc_max": INT,
     },
     "cuda_home": STR,
+    "cuda_home_realpath": STR,
     "toolkits": [
         {
             "path": Required(STR),
+            "realpath": STR,
             "version": VERSION,
             "version_source": STR,
             "nvcc": BOOL,

@@ -26,23 +26,57 @@ def parse_arch_entries(text: str):
 
 
 def covers(entries, cap) -> str | None:
-    """'sass' if built for cap exactly, 'ptx' if only a lower +PTX entry can JIT for it, None otherwise."""
-    if any(c == cap for c, _ in entries):
-        return "sass"
-    if any(ptx and c <= cap for c, ptx in entries):
-        return "ptx"
-    return None
+    """'sass' if a cubin of the list runs on cap (sm_80 runs on 8.6: same major, lower minor), 'ptx' if only a
+    +PTX entry can JIT for it, None otherwise (clusterdoc/wheel/coverage.py's rule)."""
+    from clusterdoc.wheel.coverage import covered_by  # lazily: wheel/ imports this module
+
+    sass = [f"sm_{c[0]}{c[1]}" for c, _ in entries]
+    return covered_by(cap, sass, [f"compute_{c[0]}{c[1]}" for c, ptx in entries if ptx])
+
+
+# torch's named arches (torch.utils.cpp_extension._get_cuda_arch_flags); DeepSpeed's builder knows none of them.
+TORCH_NAMED_ARCHES = {
+    "kepler+tesla": "3.7",
+    "kepler": "3.5+PTX",
+    "maxwell+tegra": "5.3",
+    "maxwell": "5.0;5.2+PTX",
+    "pascal": "6.0;6.1+PTX",
+    "volta+tegra": "7.2",
+    "volta": "7.0+PTX",
+    "turing": "7.5+PTX",
+    "ampere+tegra": "8.7",
+    "ampere": "8.0;8.6+PTX",
+    "ada": "8.9+PTX",
+    "hopper": "9.0+PTX",
+}
+
+
+def parse_torch_arch_list(text: str) -> tuple[list[str], list[str], list[str]]:
+    """TORCH_CUDA_ARCH_LIST as torch's cpp_extension reads it -> (sass, ptx, bad): '8.0;9.0a+PTX' ->
+    (['sm_80', 'sm_90a'], ['compute_90a'], []). Torch takes X.Y, arch-specific X.Ya and family X.Yf, each with
+    an optional +PTX; DeepSpeed's own parser takes only X.Y[+PTX] (parse_arch_entries)."""
+    sass, ptx, bad = [], [], []
+    words = re.split(r"[;,\s]+", (text or "").strip())
+    for e in [x for w in words for x in TORCH_NAMED_ARCHES.get(w.lower(), w).split(";")]:
+        m = re.match(r"^(\d+)\.(\d+)([af]?)(\+PTX)?$", e, re.IGNORECASE)
+        if m:
+            name = f"{m.group(1)}{m.group(2)}{m.group(3).lower()}"
+            sass.append(f"sm_{name}")
+            if m.group(4):
+                ptx.append(f"compute_{name}")
+        elif e:
+            bad.append(e)
+    return sass, ptx, bad
 
 
 def _torch_covers(arch_list, cap) -> bool:
-    sms = set()
-    ptx = []
-    for a in arch_list:
-        m = re.match(r"^(sm|compute)_(\d+)(\d)a?$", a)
-        if m:
-            c = (int(m.group(2)), int(m.group(3)))
-            (sms.add(c) if m.group(1) == "sm" else ptx.append(c))
-    return cap in sms or any(p <= cap for p in ptx)
+    from clusterdoc.wheel.coverage import covered_by
+
+    return bool(
+        covered_by(
+            cap, [a for a in arch_list if a.startswith("sm_")], [a for a in arch_list if a.startswith("compute_")]
+        )
+    )
 
 
 def node_capabilities(facts: dict) -> list[tuple]:
@@ -82,19 +116,35 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
         else "set TORCH_CUDA_ARCH_LIST to the GPUs' capabilities"
     )
     if given:
-        entries, bad = parse_arch_entries(given)
+        from clusterdoc.wheel.coverage import covered_by
+
+        entries, ds_bad = parse_arch_entries(given)
+        sass, ptx, bad = parse_torch_arch_list(given)
         if bad:
             out.append(
                 finding(
                     node,
                     CHECK,
                     FAIL,
-                    f"{label}={given!r}: entries {bad} are not X.Y or X.Y+PTX (DeepSpeed's parser crashes on them)",
+                    f"{label}={given!r}: entries {bad} are not X.Y, X.Ya or X.Yf (+PTX): torch's extension "
+                    "builder stops on them ('Unknown CUDA arch')",
+                    fix_list,
+                )
+            )
+        elif ds_bad and (facts.get("deepspeed") or arch_list):
+            # 9.0a and Ampere are right for torch; DeepSpeed's builder (a JIT op load, a build) crashes on them
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    FAIL,
+                    f"{label}={given!r}: entries {ds_bad} are not X.Y or X.Y+PTX: DeepSpeed's parser crashes on "
+                    "them when it builds an op (JIT load, DS_BUILD_OPS install)",
                     fix_list,
                 )
             )
         for cap in caps:
-            how = covers(entries, cap)
+            how = covered_by(cap, sass, ptx)
             if how is None:
                 out.append(
                     finding(

@@ -16,7 +16,22 @@ def _toolkit(facts, path):
     for tk in facts.get("toolkits") or []:
         if _norm(tk.get("path")) == _norm(path):
             return tk
+    real = _real(facts, path)
+    for tk in facts.get("toolkits") or []:
+        if tk.get("realpath") and _norm(tk["realpath"]) == real:
+            return tk
     return None
+
+
+def _real(facts, path):
+    """A toolkit path with its links resolved, as the node saw them (/usr/local/cuda -> /usr/local/cuda-13.0)."""
+    path = _norm(path)
+    if path and path == _norm(facts.get("cuda_home")) and facts.get("cuda_home_realpath"):
+        return _norm(facts["cuda_home_realpath"])
+    for tk in facts.get("toolkits") or []:
+        if _norm(tk.get("path")) == path and tk.get("realpath"):
+            return _norm(tk["realpath"])
+    return path
 
 
 def _wanted_toolkit(facts) -> str | None:
@@ -174,7 +189,7 @@ def check(node: str, facts: dict) -> list[Finding]:
         sources.append(("LD_LIBRARY_PATH (libcudart)", cudart["toolkit"]))
     if facts.get("cuda_home"):
         sources.append(("CUDA_HOME", facts["cuda_home"]))
-    homes = {_norm(h) for _, h in sources}
+    homes = {_real(facts, h) for _, h in sources}
     if len(homes) > 1:
         detail = ", ".join(f"{name} -> {home}" for name, home in sources)
         out.append(
@@ -189,7 +204,7 @@ def check(node: str, facts: dict) -> list[Finding]:
     if (
         facts.get("cuda_home")
         and not _toolkit(facts, facts["cuda_home"])
-        and not _norm(facts["cuda_home"]) == _norm((nvcc or {}).get("home"))
+        and not _real(facts, facts["cuda_home"]) == _norm((nvcc or {}).get("home"))
         # a folder of links whose bin/ holds the nvcc in use (pip's nvidia-cuda-nvcc, scripts/cuda_venv.sh)
         and not _norm(facts["cuda_home"]) + "/bin/nvcc" == _norm((nvcc or {}).get("path"))
     ):

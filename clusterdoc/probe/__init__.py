@@ -16,8 +16,8 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   torch {version, cuda, arch_list, nccl, cuda_available, path} | null     (null: not installed)
   nvcc {path, realpath, home, version, arch_list, host_config (the crt/host_config.h it includes, found
         along its nvcc.profile's INCLUDES), gcc_max (int: its `#if __GNUC__ > N` guard)} | null (first on PATH)
-  cuda_home: $CUDA_HOME or null
-  toolkits [{path, version, version_source, nvcc (bool), libcudart (bool), gcc_max (int|null)}]
+  cuda_home: $CUDA_HOME or null, cuda_home_realpath: its symlinks resolved
+  toolkits [{path, realpath, version, version_source, nvcc (bool), libcudart (bool), gcc_max (int|null)}]
   libcudart_first {path, dir, toolkit} | null       (first libcudart.so* along LD_LIBRARY_PATH)
   gcc {path, version} | null
   gpus [{index, name, capability "8.0", memory_mib, driver}]

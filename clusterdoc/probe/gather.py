@@ -66,6 +66,7 @@ def gather(
         "python": {"version": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable},
         "env": {k: os.environ.get(k) for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")},
         "cuda_home": os.environ.get("CUDA_HOME") or None,
+        "cuda_home_realpath": os.path.realpath(os.environ["CUDA_HOME"]) if os.environ.get("CUDA_HOME") else None,
         "kernel": None,
         "torch": None,
         "nvcc": None,

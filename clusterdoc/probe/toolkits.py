@@ -134,6 +134,7 @@ def probe_toolkit(path, timeout):
     version, source = toolkit_version(path, timeout)
     return {
         "path": path,
+        "realpath": os.path.realpath(path),  # /usr/local/cuda-13 and /usr/local/cuda are often links
         "version": version,
         "version_source": source,
         "nvcc": os.access(os.path.join(path, "bin", "nvcc"), os.X_OK),
