@@ -130,6 +130,8 @@ def main():
     ap.add_argument("--sleep", type=float, default=0.0, help="seconds to wait first (time to call stacks)")
     args = ap.parse_args()
     shim.init()
+    if dist.get_backend() == "nccl":  # GPUs: every tensor below on this rank's GPU (shim.init chose it)
+        torch.set_default_device(f"cuda:{torch.cuda.current_device()}")
     rank = dist.get_rank()
     time.sleep(args.sleep)
     SCENARIOS[args.scenario](rank, args.rank)

@@ -141,3 +141,17 @@ def test_decorator_refuses_a_batch_size_argument():
     with pytest.raises(TypeError, match="Batch size was passed"):
         train(4, "model")
     assert train("model") == 8
+
+
+def test_flight_recorder_names_follow_the_torch_that_reads_them():
+    """torch >= 2.8 reads TORCH_FR_* and warns on each old TORCH_NCCL_* name (seen on a real H100, torch 2.11)."""
+    from clusterdoc.shim import watch
+
+    new = watch.flight_recorder_env("nccl", "/jobs/x", environ={}, torch_version="2.11.0+cu130")
+    assert new == {"TORCH_FR_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1",
+                   "TORCH_FR_DUMP_TEMP_FILE": "/jobs/x/nccl_trace_rank_"}
+    old = watch.flight_recorder_env("nccl", None, environ={}, torch_version="2.4.1")
+    assert old == {"TORCH_NCCL_TRACE_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}
+    # the user's own setting, under either name, is kept
+    mine = watch.flight_recorder_env("nccl", None, environ={"TORCH_NCCL_TRACE_BUFFER_SIZE": "50"}, torch_version="2.11")
+    assert mine == {"TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}

@@ -383,7 +383,12 @@ def internal(code) -> bool:
 
 def call_site(frame=None) -> tuple[str, int, str] | None:
     """(file, line, function) of the first frame outside torch and clusterdoc.shim."""
-    f = frame or sys._getframe(2)
+    f = frame
+    if f is None:
+        try:
+            f = sys._getframe(2)
+        except ValueError:  # called from a thread with no Python caller (CUDA's autograd thread)
+            return None
     while f is not None:
         if not internal(f.f_code):
             return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
@@ -800,12 +805,30 @@ class _HookState:
         self.group, self.user_state, self.user_hook = group, None, None
 
 
+def _backward_frame():
+    """The frame that called backward(). On CPU the autograd engine runs the hook on that thread, under it; on
+    a GPU it runs the hook on its own device thread, which has no Python frame above the hook (sys._getframe(1)
+    raises): then the caller is the thread that waits in torch.autograd's backward."""
+    try:
+        return sys._getframe(2)
+    except ValueError:
+        pass
+    me = threading.get_ident()
+    for ident, frame in sys._current_frames().items():
+        f = frame
+        while ident != me and f is not None:
+            if f.f_code.co_name in ("_engine_run_backward", "backward") and "torch" in f.f_code.co_filename:
+                return frame
+            f = f.f_back
+    return None
+
+
 def _ddp_hook(state: _HookState, bucket):
     gate = GATE
     if gate is not None and state.user_hook is not None and gate.aborted is not None:
         raise AttemptAborted(gate.aborted)  # (a user's hook issues through the wrappers, which log its calls)
     buffer = bucket.buffer()
-    site = call_site(sys._getframe(1))  # on CPU the autograd engine runs on the thread that called backward()
+    site = call_site(_backward_frame())
     code = linecache.getline(site[0], site[1]).strip() if site else ""
     note = f"DDP gradient all_reduce, bucket {bucket.index()}" + (f", from {code}" if code else "")
     # in an attempt: into the gate's log (ours), or AttemptAborted

@@ -26,6 +26,7 @@ import atexit
 import json
 import linecache
 import os
+import re
 import socket
 import sys
 import threading
@@ -108,16 +109,29 @@ def rank_state(rank: int, full: bool = False) -> dict:
     return state
 
 
-def flight_recorder_env(backend: str, log_dir: str | None, environ=os.environ) -> dict[str, str]:
+def flight_recorder_env(
+    backend: str, log_dir: str | None, environ=os.environ, torch_version: str | None = None
+) -> dict[str, str]:
     """torch's flight recorder on (a ring of recent collectives per rank: what the watchdog reads, and what it
     writes into the job folder on a stall). With NCCL torch also dumps it itself on a timeout, next to the rank
-    logs (not testable without GPUs). Must be set before the process group is made."""
+    logs. Must be set before the process group is made. The names: TORCH_FR_* since the recorder left NCCL's
+    code (torch 2.8 warns on each old name, seen on a real H100 with torch 2.11); TORCH_NCCL_* before."""
     if backend != "nccl":
         return {k: v for k, v in {"TORCH_FR_BUFFER_SIZE": progress.BUFFER}.items() if k not in environ}
-    env = {"TORCH_NCCL_TRACE_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}
+    if torch_version is None:
+        import torch
+
+        torch_version = torch.__version__
+    new = tuple(int(x) for x in re.findall(r"\d+", torch_version)[:2]) >= (2, 8)
+    env = {"TORCH_FR_BUFFER_SIZE" if new else "TORCH_NCCL_TRACE_BUFFER_SIZE": "2000", "TORCH_NCCL_DUMP_ON_TIMEOUT": "1"}
     if log_dir:
-        env["TORCH_NCCL_DEBUG_INFO_TEMP_FILE"] = str(Path(log_dir) / "nccl_trace_rank_")
-    return {k: v for k, v in env.items() if k not in environ}
+        temp = "TORCH_FR_DUMP_TEMP_FILE" if new else "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"
+        env[temp] = str(Path(log_dir) / "nccl_trace_rank_")
+    old_names = {
+        "TORCH_FR_BUFFER_SIZE": "TORCH_NCCL_TRACE_BUFFER_SIZE",
+        "TORCH_FR_DUMP_TEMP_FILE": "TORCH_NCCL_DEBUG_INFO_TEMP_FILE",
+    }
+    return {k: v for k, v in env.items() if k not in environ and old_names.get(k, k) not in environ}
 
 
 class Watchdog(threading.Thread):
