@@ -178,17 +178,17 @@ def summary_of(states) -> str:
 
 
 def test_a_healthy_job_whose_rank_0_prepares_the_data_and_works_for_the_shim_at_exit_names_no_straggler(monkeypatch):
-    states, trackers = simulated(monkeypatch, lambda r: 0.1, 80, prepare=3.0, exit_work=0.9)
+    states, trackers = simulated(monkeypatch, lambda r: 0.1, 140, prepare=3.0, exit_work=0.9)
     # the start-up ended on the same collective on every rank, a window's worth in (10 steps and 4 s)
     starts = [t.start for t in trackers]
     assert all(s is not None for s in starts) and len({(s["steps"], s["calls"]) for s in starts}) == 1
     assert starts[0]["steps"] >= straggler.WINDOW_STEPS and trackers[1].first_end - 1000.0 == pytest.approx(3.001)
     assert starts[1]["wall"] >= straggler.WINDOW_SECONDS + 3.0  # 4 s past the barrier, which rank 1 waited at
     # every rank's figures end at its last collective: rank 0's exit work is nobody's compute
-    assert states[0]["pace"]["wall"] == pytest.approx(0.001 + 80 * 0.101, abs=1e-3)  # from its barrier's start
-    assert states[1]["pace"]["wall"] == pytest.approx(3.001 + 80 * 0.101, abs=1e-3)
+    assert states[0]["pace"]["wall"] == pytest.approx(0.001 + 140 * 0.101, abs=1e-3)  # from its barrier's start
+    assert states[1]["pace"]["wall"] == pytest.approx(3.001 + 140 * 0.101, abs=1e-3)
     ranks, judged = pace.settled(states)
-    assert judged and all(f.steps == 80 - starts[0]["steps"] for f in ranks)
+    assert judged and all(f.steps == 140 - starts[0]["steps"] for f in ranks)
     assert all(f.compute == pytest.approx(0.1 * f.steps, rel=0.05) for f in ranks)  # the same on every rank
     text = summary_of(states)
     assert text.startswith(f"clusterdoc: per-rank pace (over the last {ranks[0].steps:.0f} steps, start-up left out):")
@@ -199,7 +199,7 @@ def test_a_healthy_job_whose_rank_0_prepares_the_data_and_works_for_the_shim_at_
 
 
 def test_a_rank_that_computes_longer_every_step_is_still_named_in_the_summary_past_the_start_up(monkeypatch):
-    states, _ = simulated(monkeypatch, lambda r: 0.2 if r == 2 else 0.1, 60, prepare=3.0, exit_work=0.9)
+    states, _ = simulated(monkeypatch, lambda r: 0.2 if r == 2 else 0.1, 100, prepare=3.0, exit_work=0.9)
     ranks, judged = pace.settled(states)
     v = straggler.judge(ranks)
     assert judged and v is not None and v.slow == [2] and v.per == "step"
@@ -220,7 +220,7 @@ def test_a_job_too_short_to_judge_past_its_start_up_shows_its_figures_and_judges
 
 
 def test_a_span_past_the_start_up_is_judged_only_when_every_rank_has_one_and_it_is_a_windows_worth(monkeypatch):
-    states, _ = simulated(monkeypatch, lambda r: 0.1, 80, prepare=3.0)
+    states, _ = simulated(monkeypatch, lambda r: 0.1, 140, prepare=3.0)
     assert pace.settled(states)[1]
     # a rank still in its start-up (or one that cannot tell) at the end
     missing = {r: {**s, "pace": {k: v for k, v in s["pace"].items() if k != "start"}} if r == 3 else s
@@ -230,10 +230,14 @@ def test_a_span_past_the_start_up_is_judged_only_when_every_rank_has_one_and_it_
     for forged in ({**states[1]["pace"]["start"], "wall": 1e6}, "x", {"wall": "x"}):
         bad = {**states, 1: {"host": "vm", "pace": {**states[1]["pace"], "start": forged}}}
         assert pace.settled(bad)[1] is False
-    # the job ended 9 steps past its start-up: too short a span, like a window
-    states, trackers = simulated(monkeypatch, lambda r: 0.5, 19)
+    # the job ended 19 steps (9.5 s) past its start-up: less than two windows (the watch's evidence for a name)
+    states, trackers = simulated(monkeypatch, lambda r: 0.5, 29)
     assert all(t.start is not None for t in trackers) and trackers[0].start["steps"] == 10
     assert not pace.settled(states)[1]
+    states, trackers = simulated(monkeypatch, lambda r: 0.5, 31)  # 21 steps
+    assert pace.settled(states)[1]
     assert straggler.long_enough([Figures(0, wall=4.0, steps=10)])
     assert not straggler.long_enough([Figures(0, wall=4.0, steps=9)]) and not straggler.long_enough([])
     assert not straggler.long_enough([Figures(0, wall=3.9, calls=50), Figures(1, wall=9.0, calls=50)])
+    assert straggler.long_enough([Figures(0, wall=8.0, steps=20)], windows=2)
+    assert not straggler.long_enough([Figures(0, wall=7.9, steps=20)], windows=2)

@@ -32,10 +32,10 @@ def test_a_rank_that_computes_longer_every_step_is_logged_once_with_its_figures_
 
 
 def test_a_healthy_job_logs_no_straggler_even_when_rank_0_prepares_the_data_first():
-    # ~13 s of steps: the start's window, then at least two judged windows (shim/pace.py: 4 s each). Rank 0 first
+    # ~16 s of steps: the start's window, then at least two judged windows (shim/pace.py: 4 s each). Rank 0 first
     # prepares the data for 4 s while the others wait at a barrier (a common start): judged with the start-up,
     # the summary named rank 0
-    outs = run_ranks("straggler", -1, 360, 0.1, 0, 4, n=4)
+    outs = run_ranks("straggler", -1, 450, 0.1, 0, 4, n=4)
     results(outs)
     log = outs[0][2]
     # it ran long enough to be judged past its start-up and ended through the watch

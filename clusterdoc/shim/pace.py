@@ -6,8 +6,8 @@ collective on the job's group), closes a window once it spans WINDOW_STEPS steps
 it (straggler.judge; the first window, the job's start, is not). A picture is logged on rank 0's stderr when two
 windows in a row agree on it and it is not the one last logged: a straggler once, then again only when who
 straggles changes (or it clears). At exit rank 0 prints the per-rank summary (straggler.summary_text) from the
-last heartbeats, judged like a window: over the span from the end of each rank's start-up (the tracker marks
-it) to its last collective, and only when that span is a window's worth (settled). A rank's figures end at its
+last heartbeats, judged like the windows: over the span from the end of each rank's start-up (the tracker marks
+it) to its last collective, and only when that span is two windows' worth (settled). A rank's figures end at its
 last completed collective, so what rank 0 does for the shim after it (waiting for the others to let go of its
 store, reading their last heartbeats, printing this) is nobody's compute.
 """
@@ -57,11 +57,12 @@ def from_states(states: dict[int, dict], since_start: bool = False) -> list[stra
 
 def settled(states: dict[int, dict]) -> tuple[list[straggler.Figures], bool]:
     """The figures a whole run is judged by, and whether to judge them: every rank's since its start-up ended,
-    when every rank is past it and the span is a window's worth (straggler.long_enough); otherwise every rank's
-    since tracking began, start-up included, to show but not to judge (a short job, or one still starting)."""
+    when every rank is past it and the span is two windows' worth (the watch names a straggler only once two
+    windows in a row agree: no less evidence for the summary); otherwise every rank's since tracking began,
+    start-up included, to show but not to judge (a short job, or one still starting)."""
     every = from_states(states)
     since = from_states(states, since_start=True)
-    if len(since) == len(every) and straggler.long_enough(since):
+    if len(since) == len(every) and straggler.long_enough(since, windows=2):
         return since, True
     return every, False
 

@@ -117,9 +117,14 @@ def span(f: Figures) -> float:
     return f.steps if f.steps > 0 else f.calls
 
 
-def long_enough(ranks: list[Figures]) -> bool:
-    """Whether every rank's window spans WINDOW_STEPS steps and WINDOW_SECONDS: less is not judged."""
-    return bool(ranks) and min(map(span, ranks)) >= WINDOW_STEPS and min(f.wall for f in ranks) >= WINDOW_SECONDS
+def long_enough(ranks: list[Figures], windows: int = 1) -> bool:
+    """Whether every rank's figures span `windows` windows' worth (WINDOW_STEPS steps and WINDOW_SECONDS each):
+    less is not judged."""
+    return (
+        bool(ranks)
+        and min(map(span, ranks)) >= windows * WINDOW_STEPS
+        and min(f.wall for f in ranks) >= windows * WINDOW_SECONDS
+    )
 
 
 def judge(ranks: list[Figures], threshold: float = DEFAULT_THRESHOLD) -> Verdict | None:
