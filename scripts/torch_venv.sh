@@ -5,8 +5,12 @@
 # mode from this checkout and the test tools. Wheels come through pip's cache (~/.cache/pip, or PIP_CACHE_DIR),
 # so a venv made again on the same machine downloads nothing.
 # Which build pip finds: torch from PyPI on Linux x86_64 is the CUDA build (it runs on CPU; 2.4.1 brings ~2 GB of
-# nvidia-* wheels, 2.7 GB in all, a 5 GB venv); on this project's machines 2.14.1 and its CUDA wheels come from
-# the local package mirror.
+# nvidia-* wheels, 2.7 GB in all, a 5 GB venv; 2.15.0, built for CUDA 13.2, about as much).
+# pip's configuration files are left out (PIP_CONFIG_FILE=/dev/null): a machine's pip config can cap or pin torch
+# (this project's machines cap it at the release their local mirror holds), and the range's ends are tested as
+# PyPI serves them to users. PIP_* variables still apply (PIP_INDEX_URL for a mirror of PyPI).
+# The check below is also the proof that installing clusterdoc never downgrades a user's torch: install.sh
+# installs torch==VERSION first, then `pip install -e .`, and the venv must still have VERSION.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=${1:?usage: scripts/torch_venv.sh VERSION}
@@ -17,6 +21,6 @@ if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -W ignore -c "$check" >/dev/n
     exit 0
 fi
 rm -rf "$VENV"
-VENV=$VENV TORCH_SPEC="torch==$VERSION" bash scripts/install.sh dev >&2
+VENV=$VENV TORCH_SPEC="torch==$VERSION" PIP_CONFIG_FILE=/dev/null bash scripts/install.sh dev >&2
 "$VENV/bin/python" -W ignore -c "$check"
 echo "$VENV/bin/python"

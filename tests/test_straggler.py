@@ -5,7 +5,7 @@ import io
 import pytest
 
 from clusterdoc.hang import trace
-from clusterdoc.shim import pace, straggler
+from clusterdoc.shim import pace, straggler, track
 from clusterdoc.shim.straggler import Figures
 
 SITE = "job.py:380 in scenario_straggler"
@@ -134,3 +134,110 @@ def test_the_trace_has_a_waiting_counter_track_per_rank_with_overlaps_counted_on
     assert by_rank[1][-1] == 100.0 and sum(by_rank[1]) == pytest.approx(100.0 * trace.BINS * 0.1, rel=0.02)
     ts = [e["ts"] for e in counters if e["pid"] == 0]
     assert ts == sorted(ts) and ts[0] == 0
+
+
+# --- the whole run's summary: start-up left out, figures ending at each rank's last collective -------------------
+
+
+def simulated(monkeypatch, compute, steps, prepare=0.0, exit_work=0.0, n=4):
+    """Heartbeats of an n-rank synchronous job run through real trackers (track.Tracker) on a fake clock: first a
+    barrier at which the others wait `prepare` seconds for rank 0 (it prepares the data: a common, healthy start),
+    then `steps` steps of one all_reduce each, rank r computing compute(r) seconds before it; the collective ends
+    1 ms after the last rank arrives. Rank 0's final figures are read `exit_work` seconds after the others' (the
+    shim's exit work on rank 0: waiting for the others to let go of its store, reading their heartbeats)."""
+    clock = [1000.0]
+    monkeypatch.setattr(track.time, "time", lambda: clock[0])
+    trackers = [track.Tracker() for _ in range(n)]
+    site = ("/job/train.py", 71, "train")
+
+    def collective(arrive):
+        recs = []
+        for t, at in zip(trackers, arrive):
+            clock[0] = at
+            recs.append(t.begin("all_reduce", None, (64,), "float32", site))
+        clock[0] = max(arrive) + 0.001
+        for t, rec in zip(trackers, recs):
+            t.end(rec)
+        return clock[0]
+
+    now = collective([1000.0 + (prepare if r == 0 else 0.0) for r in range(n)])
+    for _ in range(steps):
+        now = collective([now + compute(r) for r in range(n)])
+        for t in trackers:
+            t.steps += 1
+    states = {r: {"host": "vm", "pace": t.pace()} for r, t in enumerate(trackers)}
+    clock[0] += exit_work
+    states[0] = {"host": "vm", "pace": trackers[0].pace()}
+    return states, trackers
+
+
+def summary_of(states) -> str:
+    out = io.StringIO()
+    pace.summary(states, 0.1, out)
+    return out.getvalue()
+
+
+def test_a_healthy_job_whose_rank_0_prepares_the_data_and_works_for_the_shim_at_exit_names_no_straggler(monkeypatch):
+    states, trackers = simulated(monkeypatch, lambda r: 0.1, 140, prepare=3.0, exit_work=0.9)
+    # the start-up ended on the same collective on every rank, a window's worth in (10 steps and 4 s)
+    starts = [t.start for t in trackers]
+    assert all(s is not None for s in starts) and len({(s["steps"], s["calls"]) for s in starts}) == 1
+    assert starts[0]["steps"] >= straggler.WINDOW_STEPS and trackers[1].first_end - 1000.0 == pytest.approx(3.001)
+    assert starts[1]["wall"] >= straggler.WINDOW_SECONDS + 3.0  # 4 s past the barrier, which rank 1 waited at
+    # every rank's figures end at its last collective: rank 0's exit work is nobody's compute
+    assert states[0]["pace"]["wall"] == pytest.approx(0.001 + 140 * 0.101, abs=1e-3)  # from its barrier's start
+    assert states[1]["pace"]["wall"] == pytest.approx(3.001 + 140 * 0.101, abs=1e-3)
+    ranks, judged = pace.settled(states)
+    assert judged and all(f.steps == 140 - starts[0]["steps"] for f in ranks)
+    assert all(f.compute == pytest.approx(0.1 * f.steps, rel=0.05) for f in ranks)  # the same on every rank
+    text = summary_of(states)
+    assert text.startswith(f"clusterdoc: per-rank pace (over the last {ranks[0].steps:.0f} steps, start-up left out):")
+    assert "straggler" not in text.lower(), text
+    # the same figures since tracking began, the barrier counted, name rank 0: what the summary judged before
+    v = straggler.judge(pace.from_states(states))
+    assert v is not None and v.slow == [0]
+
+
+def test_a_rank_that_computes_longer_every_step_is_still_named_in_the_summary_past_the_start_up(monkeypatch):
+    states, _ = simulated(monkeypatch, lambda r: 0.2 if r == 2 else 0.1, 100, prepare=3.0, exit_work=0.9)
+    ranks, judged = pace.settled(states)
+    v = straggler.judge(ranks)
+    assert judged and v is not None and v.slow == [2] and v.per == "step"
+    assert v.compute == pytest.approx(0.2, rel=0.05) and v.median_compute == pytest.approx(0.1, rel=0.05)
+    assert "\n  straggler: rank 2 on vm keeps the others waiting: " in summary_of(states)
+
+
+def test_a_job_too_short_to_judge_past_its_start_up_shows_its_figures_and_judges_nothing(monkeypatch):
+    # the demo's job on a fast machine: 32 steps of 3 ms; rank 2 here even computes 5 times longer
+    states, trackers = simulated(monkeypatch, lambda r: 0.015 if r == 2 else 0.003, 32, exit_work=0.9)
+    assert all(t.start is None for t in trackers)  # never 4 s past the first collective
+    ranks, judged = pace.settled(states)
+    assert not judged and len(ranks) == 4
+    text = summary_of(states)
+    assert text.startswith("clusterdoc: per-rank pace (since tracking began, start-up included, too short to judge):")
+    assert "rank 2 (vm): compute " in text and "straggler" not in text.lower(), text
+    assert straggler.judge(ranks) is not None  # judged anyway, these figures would name rank 2
+
+
+def test_a_span_past_the_start_up_is_judged_only_when_every_rank_has_one_and_it_is_a_windows_worth(monkeypatch):
+    states, _ = simulated(monkeypatch, lambda r: 0.1, 140, prepare=3.0)
+    assert pace.settled(states)[1]
+    # a rank still in its start-up (or one that cannot tell) at the end
+    missing = {r: {**s, "pace": {k: v for k, v in s["pace"].items() if k != "start"}} if r == 3 else s
+               for r, s in states.items()}
+    assert pace.settled(missing) == (pace.from_states(states), False)
+    # a forged start, after the rank's last figures or malformed: left out, so nothing is judged
+    for forged in ({**states[1]["pace"]["start"], "wall": 1e6}, "x", {"wall": "x"}):
+        bad = {**states, 1: {"host": "vm", "pace": {**states[1]["pace"], "start": forged}}}
+        assert pace.settled(bad)[1] is False
+    # the job ended 19 steps (9.5 s) past its start-up: less than two windows (the watch's evidence for a name)
+    states, trackers = simulated(monkeypatch, lambda r: 0.5, 29)
+    assert all(t.start is not None for t in trackers) and trackers[0].start["steps"] == 10
+    assert not pace.settled(states)[1]
+    states, trackers = simulated(monkeypatch, lambda r: 0.5, 31)  # 21 steps
+    assert pace.settled(states)[1]
+    assert straggler.long_enough([Figures(0, wall=4.0, steps=10)])
+    assert not straggler.long_enough([Figures(0, wall=4.0, steps=9)]) and not straggler.long_enough([])
+    assert not straggler.long_enough([Figures(0, wall=3.9, calls=50), Figures(1, wall=9.0, calls=50)])
+    assert straggler.long_enough([Figures(0, wall=8.0, steps=20)], windows=2)
+    assert not straggler.long_enough([Figures(0, wall=7.9, steps=20)], windows=2)

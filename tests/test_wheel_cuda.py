@@ -1,8 +1,8 @@
 """`clusterdoc build-wheel` with a real nvcc: DeepSpeed's fused_adam CUDA op compiled on this GPU-less machine, the
 architectures read back from the binary, and a wheel that cannot run on a node's GPU refused before install.
 
-The environment is scripts/cuda_venv.sh's: the torch 2.14.1+cu130 venv of the torch-range tests plus nvcc 13.0
-from the package registry (`make test-cuda-build` makes it and runs this file with CLUSTERDOC_CUDA_PYTHON set;
+The environment is scripts/cuda_venv.sh's: the torch 2.15.0 venv of the torch-range tests (a CUDA 13.2 build)
+plus pip's nvcc of that CUDA from the package registry (`make test-cuda-build` makes it and runs this file with CLUSTERDOC_CUDA_PYTHON set;
 without it these tests skip). Two real builds, one per module: "8.0;9.0" (with +PTX on 9.0, as build-wheel
 puts it) and "8.0" with --no-ptx, about 70 s each on 2 idle cores. Each compiles from a fresh source tree by
 design (stale objects never leak into a wheel), so the second shares only the cached sdist and the build
@@ -76,8 +76,11 @@ def test_real_build_for_80_and_90_lists_both_from_the_binary(built_80_90, cuda_p
     out, p = built_80_90
     manifest, archs = fused_adam_archs(out)
     assert archs == {"sass": ["sm_80", "sm_90"], "ptx": ["compute_90"]}
-    assert manifest["arch_list"] == "8.0;9.0+PTX" and manifest["nvcc"]["version"] == "13.0"
-    assert manifest["torch"]["version"].startswith("2.14.1") and manifest["torch"]["cuda"] == "13.0"
+    torch_version, torch_cuda = subprocess.run(
+        [str(cuda_python), "-W", "ignore", "-c", "import torch; print(torch.__version__, torch.version.cuda)"],
+        capture_output=True, text=True, check=True).stdout.split()
+    assert manifest["arch_list"] == "8.0;9.0+PTX" and manifest["nvcc"]["version"] == torch_cuda  # nvcc = torch's CUDA
+    assert manifest["torch"] == {**manifest["torch"], "version": torch_version, "cuda": torch_cuda}
     assert "  archs fused_adam_op: SASS sm_80, sm_90; PTX compute_90 (read from the binary)" in p.stdout
     assert "WARN" not in p.stdout.split("built ")[-1]  # PTX on board: nothing to flag for newer GPUs
     # the build log shows what nvcc was really asked for, and our header reading agrees with cuobjdump's

@@ -65,10 +65,11 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
         print(f"clusterdoc stacks: the ranks' states could not be read ({printable(exc, 200)})", file=sys.stderr)
         return 1
     print(printable_lines(text), file=out)
-    ranks = pace.from_states(dumps)
+    ranks, judged = pace.settled(dumps)
     if len(ranks) > 1:  # who keeps the others waiting, and each rank's figures so far (shim/straggler.py)
-        title = "pace since tracking began (compute, waiting in collectives, peak memory):"
-        print("\n" + printable_lines(straggler.summary_text(ranks, title, straggler.threshold_from_env())), file=out)
+        title = f"pace {pace.title(ranks, judged)} (compute, waiting in collectives, peak memory):"
+        text = straggler.summary_text(ranks, title, straggler.threshold_from_env(), judged)
+        print("\n" + printable_lines(text), file=out)
     if full:
         for rank in sorted(dumps):
             print("\n" + printable_lines(stacks.text(dumps[rank])), file=out)

@@ -6,7 +6,10 @@ collective on the job's group), closes a window once it spans WINDOW_STEPS steps
 it (straggler.judge; the first window, the job's start, is not). A picture is logged on rank 0's stderr when two
 windows in a row agree on it and it is not the one last logged: a straggler once, then again only when who
 straggles changes (or it clears). At exit rank 0 prints the per-rank summary (straggler.summary_text) from the
-last heartbeats.
+last heartbeats, judged like the windows: over the span from the end of each rank's start-up (the tracker marks
+it) to its last collective, and only when that span is two windows' worth (settled). A rank's figures end at its
+last completed collective, so what rank 0 does for the shim after it (waiting for the others to let go of its
+store, reading their last heartbeats, printing this) is nobody's compute.
 """
 
 from __future__ import annotations
@@ -18,8 +21,8 @@ import time
 from . import straggler, track
 
 PERIOD = 2.0  # seconds between rank 0's reads of the heartbeats
-WINDOW_STEPS = 10  # a window spans at least this many steps (collectives, for a job with no optimizer steps)
-WINDOW_SECONDS = 4.0  # ... and at least this long
+WINDOW_STEPS = straggler.WINDOW_STEPS  # a window spans at least this many steps (collectives, with no optimizer)
+WINDOW_SECONDS = straggler.WINDOW_SECONDS  # ... and at least this long
 
 
 def own_pace() -> dict:
@@ -36,15 +39,40 @@ def own_pace() -> dict:
     return pace
 
 
-def from_states(states: dict[int, dict]) -> list[straggler.Figures]:
-    """Figures from the ranks' heartbeats or dumps (watch.rank_state): what the store held, checked."""
+def from_states(states: dict[int, dict], since_start: bool = False) -> list[straggler.Figures]:
+    """Figures from the ranks' heartbeats or dumps (watch.rank_state): what the store held, checked. With
+    `since_start`, each rank's figures since its start-up ended (a rank not past it yet is left out)."""
     out = []
     for rank, state in sorted(states.items()):
         pace = state.get("pace") if isinstance(state, dict) else None
         f = straggler.figures(pace, rank, state.get("host", "?")) if isinstance(pace, dict) else None
+        if f is not None and since_start:
+            start = pace.get("start")  # type: ignore[union-attr]
+            s = straggler.figures(start, rank, f.host) if isinstance(start, dict) else None
+            f = straggler.delta(f, s) if s is not None and s.wall <= f.wall else None
         if f is not None:
             out.append(f)
     return out
+
+
+def settled(states: dict[int, dict]) -> tuple[list[straggler.Figures], bool]:
+    """The figures a whole run is judged by, and whether to judge them: every rank's since its start-up ended,
+    when every rank is past it and the span is two windows' worth (the watch names a straggler only once two
+    windows in a row agree: no less evidence for the summary); otherwise every rank's since tracking began,
+    start-up included, to show but not to judge (a short job, or one still starting)."""
+    every = from_states(states)
+    since = from_states(states, since_start=True)
+    if len(since) == len(every) and straggler.long_enough(since, windows=2):
+        return since, True
+    return every, False
+
+
+def title(ranks: list[straggler.Figures], judged: bool) -> str:
+    """What a summary's figures cover: the span judged, or all of it, not judged."""
+    if not judged:
+        return "since tracking began, start-up included, too short to judge"
+    unit = "steps" if max(f.steps for f in ranks) > 0 else "collectives"
+    return f"over the last {min(map(straggler.span, ranks)):.0f} {unit}, start-up left out"
 
 
 class Watch:
@@ -72,8 +100,7 @@ class Watch:
             self.base = sample
             return None
         window = [straggler.delta(sample[r], self.base[r]) for r in sample]
-        span = min(f.steps if f.steps > 0 else f.calls for f in window)
-        if span < WINDOW_STEPS or min(f.wall for f in window) < WINDOW_SECONDS:
+        if not straggler.long_enough(window):
             return None
         self.base, self.windows = sample, self.windows + 1
         if self.windows == 1:  # the start: ranks that began late kept the others waiting once; not judged
@@ -92,8 +119,8 @@ class Watch:
 
 
 def summary(states: dict[int, dict], threshold: float, out=None) -> None:
-    """Rank 0 at exit: the per-rank summary, from the ranks' last heartbeats."""
-    ranks = from_states(states)
+    """Rank 0 at exit: the per-rank summary from the ranks' last heartbeats, judged past the start-up (settled)."""
+    ranks, judged = settled(states)
     if len(ranks) > 1:
-        text = straggler.summary_text(ranks, "clusterdoc: per-rank pace (since tracking began):", threshold)
+        text = straggler.summary_text(ranks, f"clusterdoc: per-rank pace ({title(ranks, judged)}):", threshold, judged)
         print(text, file=out or sys.stderr, flush=True)

@@ -6,6 +6,12 @@ steps, collectives, and its wait per call site. Two samples give a window. In a 
 computes longest arrives last at each collective and hardly waits, while every other rank waits for it: so a
 straggler is a rank whose share of time waiting lies `threshold` (default 10 % of the step) below the median
 rank's. Ranks that all wait alike (a slow link, heavy communication) are not stragglers.
+
+Only a span of at least WINDOW_STEPS steps and WINDOW_SECONDS is judged (long_enough), and never the job's
+start-up: ranks that began late keep the others waiting once, and a first step is slow in its own ways (lazy
+allocations, DDP's bucket rebuild, compilation). The tracker marks where a rank's start-up ends (the first
+collective completed once a window's worth has passed, track.Tracker.end), so a whole run's figures can be
+taken from there (pace.settled).
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from statistics import median
 ENV = "CLUSTERDOC_STRAGGLER"  # the threshold: a percentage of the step (10); 0 turns the straggler watch off
 DEFAULT_THRESHOLD = 0.10
 MEMORY_TOLERANCE = 0.20  # peak memory this far from the median is named in the summary
+WINDOW_STEPS = 10  # a judged span covers at least this many steps (collectives, for a job with no optimizer steps)
+WINDOW_SECONDS = 4.0  # ... and at least this long; the first such span of a job is its start-up, never judged
 
 
 def threshold_from_env(environ=os.environ) -> float:
@@ -104,6 +112,21 @@ def delta(new: Figures, old: Figures) -> Figures:
     )
 
 
+def span(f: Figures) -> float:
+    """A window's length in the job's unit: steps, or collectives for a job with no optimizer steps."""
+    return f.steps if f.steps > 0 else f.calls
+
+
+def long_enough(ranks: list[Figures], windows: int = 1) -> bool:
+    """Whether every rank's figures span `windows` windows' worth (WINDOW_STEPS steps and WINDOW_SECONDS each):
+    less is not judged."""
+    return (
+        bool(ranks)
+        and min(map(span, ranks)) >= windows * WINDOW_STEPS
+        and min(f.wall for f in ranks) >= windows * WINDOW_SECONDS
+    )
+
+
 def judge(ranks: list[Figures], threshold: float = DEFAULT_THRESHOLD) -> Verdict | None:
     """The ranks that keep the others waiting over this window, or None (a healthy window, or too little to
     tell). Fewer than half the ranks can straggle: when most are slow, the median is the slow pace."""
@@ -174,9 +197,10 @@ def size_text(n: float) -> str:
     return f"{n:.1f} GiB"
 
 
-def summary_text(ranks: list[Figures], title: str, threshold: float = DEFAULT_THRESHOLD) -> str:
+def summary_text(ranks: list[Figures], title: str, threshold: float = DEFAULT_THRESHOLD, judged: bool = True) -> str:
     """Per rank: compute, wait (its share), where it waited most, peak memory; then the verdict over the whole
-    span and the ranks whose peak memory stands out."""
+    span (unless `judged` is False: figures that include the start-up, or too short a span) and the ranks whose
+    peak memory stands out."""
     lines = [title]
     for f in sorted(ranks, key=lambda f: f.rank):
         line = f"  rank {f.rank} ({f.host}): compute {seconds(f.compute)}, waiting {seconds(f.wait)} ({f.share:.0%})"
@@ -185,7 +209,7 @@ def summary_text(ranks: list[Figures], title: str, threshold: float = DEFAULT_TH
         if f.peak is not None:
             line += f"; peak {f.memory} {size_text(f.peak)}"
         lines.append(line)
-    v = judge(ranks, threshold)
+    v = judge(ranks, threshold) if judged else None
     if v is not None:
         lines.append("  " + verdict_text(v).removeprefix("clusterdoc: "))
     peaks = {f.rank: f.peak for f in ranks if f.peak is not None}

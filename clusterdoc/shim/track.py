@@ -40,6 +40,7 @@ from collections.abc import Callable
 from threading import get_ident
 
 from .attempt import DESCRIBED, AttemptAborted, describe
+from .straggler import WINDOW_SECONDS, WINDOW_STEPS
 
 OPS = (
     "all_reduce",
@@ -195,12 +196,16 @@ class Tracker:
         self.seq: dict = {}  # group key -> calls so far
         self.trace: list | None = None  # every Record, with `submit --trace`
         self.lock = threading.Lock()  # only for pending/trace, which async completions touch
-        # pace (straggler.py): seconds with a collective outstanding (overlaps counted once), per call site too
+        # pace (straggler.py): seconds with a collective outstanding (overlaps counted once), per call site too,
+        # from the first collective's start to the last one's end: what a rank does before its first or after its
+        # last collective (imports, setup, saving, the shim's exit work on rank 0) keeps nobody waiting
         self.origin = time.time()
         self.waited = 0.0
         self.waited_until = 0.0  # the latest end counted so far
         self.waits: dict = {}  # call site -> seconds waited there
         self.steps = 0  # optimizer steps (install() hooks every optimizer)
+        self.first_end = 0.0  # when the first collective ended (the same moment on every rank)
+        self.start: dict | None = None  # the cumulative figures when the start-up ended (see _mark_start)
 
     def begin(
         self, op, group, shape, dtype, site, note="", is_async=False, gate=None, replay=None, checked=False, p2p=False
@@ -267,11 +272,13 @@ class Tracker:
         since = rec.start if rec.start > self.waited_until else self.waited_until
         if rec.end > since:
             if self.waited_until == 0.0:  # the pace starts at the first collective (not at imports, data setup)
-                self.origin = rec.start
+                self.origin, self.first_end = rec.start, rec.end
             d = rec.end - since
             self.waited += d
             self.waits[rec.site] = self.waits.get(rec.site, 0.0) + d
             self.waited_until = rec.end
+            if self.start is None:
+                self._mark_start()
 
     def oldest(self) -> Record | None:
         """The unfinished collective that started first (what a stall is measured by)."""
@@ -303,17 +310,34 @@ class Tracker:
             self.trace = [r for r in self.trace if not unfinished and r.end is None]
         return done
 
-    def pace(self, sites: int = 3) -> dict:
-        """This rank's cumulative pace figures (straggler.py reads two samples as a window): wall and waiting
-        seconds, optimizer steps, collectives, and the call sites it waited at longest."""
+    def _mark_start(self) -> None:
+        """The start-up ends at the first collective completed once the rank has done a window's worth of steps
+        (collectives, before any optimizer step) and WINDOW_SECONDS have passed since its first collective
+        ended: moments every rank of a synchronous job reaches together, so every rank's figures from there
+        cover the same span (pace.settled: the end-of-job summary judges that span, like the windows)."""
+        done = self.steps or sum(self.seq.values())
+        if done >= WINDOW_STEPS and self.waited_until - self.first_end >= WINDOW_SECONDS:
+            self.start = self.figures(sites=8)
+
+    def figures(self, sites: int = 3) -> dict:
+        """This rank's cumulative figures as of its last completed collective: wall and waiting seconds,
+        optimizer steps, collectives, and the call sites it waited at longest."""
         waits = sorted(self.waits.items(), key=lambda kv: kv[1], reverse=True)[:sites]
         return {
-            "wall": round(time.time() - self.origin, 4),
+            "wall": round(self.waited_until - self.origin, 4) if self.waited_until else 0.0,
             "wait": round(self.waited, 4),
             "steps": self.steps,
             "calls": sum(self.seq.values()),
             "sites": {_site_text(site): round(s, 4) for site, s in waits},
         }
+
+    def pace(self, sites: int = 3) -> dict:
+        """This rank's pace for its heartbeat (straggler.py reads two samples as a window): its figures, and
+        under "start" its figures when its start-up ended (once it has)."""
+        out = self.figures(sites)
+        if self.start is not None:
+            out["start"] = self.start
+        return out
 
     def issued(self) -> dict[str, int]:
         """Group name -> calls seen on it (a hang report compares them within each group)."""

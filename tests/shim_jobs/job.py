@@ -362,14 +362,20 @@ def scenario_tracking():
     out(rank=r, seen=seen, grad=grad, user_calls=calls, pending=len(track.TRACKER.pending))
 
 
-def scenario_straggler(slow_rank, steps, extra="0.1", work="0"):
+def scenario_straggler(slow_rank, steps, extra="0.1", work="0", prepare="0"):
     """A small DDP training loop; `slow_rank` (-1: none) computes `extra` seconds longer every step. With
-    `work`, every rank also multiplies that many 128x128 matrices per step (CPU work: a throttled node is slow)."""
+    `work`, every rank also multiplies that many 128x128 matrices per step (CPU work: a throttled node is slow).
+    With `prepare`, rank 0 first prepares the data for that many seconds while the others wait at a barrier."""
     from clusterdoc import shim
     import torch
+    import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
 
     env = shim.init()
+    if float(prepare):
+        if env.rank == 0:
+            time.sleep(float(prepare))
+        dist.barrier()
     torch.set_num_threads(1)
     torch.manual_seed(0)
     model = DDP(torch.nn.Linear(64, 64))
