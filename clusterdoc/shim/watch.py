@@ -156,7 +156,9 @@ class Watchdog(threading.Thread):
         try:
             self.store = _connect(self.addr, self.port)
         except channel.NoSecret as exc:  # no secret, no side channel: tracking goes on (seal.py)
-            if self.rank != 0:  # said once, by rank 0
+            from . import secret
+
+            if self.rank != 0 or secret.said():  # said once, by rank 0
                 return
             print(
                 f"clusterdoc: hang watch off, {exc}: set it to the same random value (16 characters or more) in "
