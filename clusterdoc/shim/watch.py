@@ -369,10 +369,32 @@ class Watchdog(threading.Thread):
             flush_trace(self.rank, unfinished=True)  # the stalled collectives are the trace's point
         except OSError:
             pass
+        self._leave_in_order()
         print(f"clusterdoc: rank {self.rank} stopped by the hang watch", file=sys.stderr, flush=True)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(1)
+
+
+    def _leave_in_order(self):
+        """Rank 0 may host the job's store (srun, mpirun, deepspeed): it leaves last, once every other rank said
+        it saw the abort (up to a few ticks), else a rank whose watchdog lost the store before reading the abort
+        would stay blocked in its collective where no launcher stops it (srun without --kill-on-bad-exit)."""
+        from clusterdoc.hang import channel
+
+        from .rendezvous import agent_serves_store
+
+        store = self.store
+        if store is None:
+            return
+        try:
+            if self.rank != 0:
+                channel.bye(store, f"abort/rank{self.rank}")
+            elif not agent_serves_store():
+                keys = [f"bye/abort/rank{r}" for r in range(1, self.world)]
+                store.wait(keys, time.monotonic() + 3 * self.interval + 2)
+        except Exception:  # noqa: BLE001, S110 - a gone store or a slow rank: leave anyway
+            pass
 
 
 def _connect(addr: str, port: int):
