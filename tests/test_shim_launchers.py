@@ -77,6 +77,14 @@ needs_accelerate = pytest.mark.skipif(shutil.which("accelerate", path=str(BIN)) 
                                       reason="accelerate not installed (pip install -e .[test])")
 
 
+def test_python_alone_is_a_world_of_one(tmp_path):
+    proc, _ = run([sys.executable, JOB, "all"], tmp_path)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    (r,) = parse_results(proc.stdout)
+    assert (r["launcher"], r["world"], r["sum"], r["trigger"], r["batch"]) == ("single", 1, 1.0, 2, 64), r
+    assert not r["watch"] and "hang watch off" not in proc.stderr  # nothing to watch, nothing to say
+
+
 def test_torchrun_static_rendezvous_two_ranks(tmp_path):
     proc, _ = run(torchrun("--nproc-per-node", 2, JOB, "all"), tmp_path)
     check_job(proc, 2, tmp_path)
