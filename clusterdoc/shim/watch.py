@@ -16,7 +16,8 @@ tracking stays), CLUSTERDOC_ON_HANG (abort | wait), CLUSTERDOC_TRACE=1 (keep eve
 `clusterdoc trace`), CLUSTERDOC_LOG_DIR (where stacks/, trace/ and watch.json go), CLUSTERDOC_HANG_WATCHER=
 launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period),
 CLUSTERDOC_JOB_SECRET (every store value is sealed under it, hang/seal.py; clusterdoc.run reads it from the job
-folder; unset: the watchdog stays off, tracking stays), CLUSTERDOC_STRAGGLER (percent of the step, default 10;
+folder, shim.init() derives one from the user's secret file (secret.py); none: the watchdog stays off, tracking
+stays), CLUSTERDOC_STRAGGLER (percent of the step, default 10;
 0: no straggler watch, no summary). At exit the store's clients let go in order (shutdown()).
 """
 
