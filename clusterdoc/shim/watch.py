@@ -376,7 +376,6 @@ class Watchdog(threading.Thread):
         sys.stderr.flush()
         os._exit(1)
 
-
     def _leave_in_order(self):
         """Rank 0 may host the job's store (srun, mpirun, deepspeed): it leaves last, once every other rank said
         it saw the abort (up to a few ticks), else a rank whose watchdog lost the store before reading the abort
