@@ -86,3 +86,31 @@ def test_open_mpi_mpirun(cpu_cluster, tmp_path):
         proc = subprocess.run([*cmd, sys.executable, str(JOB), "all"], capture_output=True, text=True, timeout=300,
                               env=env)
     check_four(proc, "openmpi")
+
+
+def test_torchrun_c10d_rendezvous_across_two_nodes(cpu_cluster, tmp_path):
+    """One torchrun per node (started over ssh, as a user does), meeting at node1 through the c10d rendezvous:
+    four ranks, the agents' store joined as clients, and the hang report naming a rank on the other node."""
+    from tests.shim_helpers import free_port
+
+    def on_both(script_args, **extra):
+        env = " ".join(f"{k}={v}" for k, v in dict(HOME=tmp_path, PYTHONPATH=ROOT, PYTHONWARNINGS="ignore",
+                                                    OMP_NUM_THREADS=1, **extra).items())
+        cmd = (f"cd {tmp_path} && env {env} timeout 120 {Path(sys.executable).parent / 'torchrun'} --nnodes 2 "
+               f"--nproc-per-node 2 --rdzv-backend c10d --rdzv-endpoint node1:{free_port()} --rdzv-id job "
+               f"{script_args}")
+        procs = [subprocess.Popen(["ssh", "-F", str(cpu_cluster.ssh_config), node, cmd], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True) for node in ("node1", "node2")]
+        outs = [p.communicate(timeout=180)[0] for p in procs]
+        return [p.returncode for p in procs], "".join(outs)
+
+    codes, text = on_both(f"{JOB} all")
+    assert codes == [0, 0], text[-4000:]
+    found = sorted(parse_results(text), key=lambda r: r["rank"])
+    assert [r["rank"] for r in found] == [0, 1, 2, 3], text[-4000:]
+    assert all(r["launcher"] == "torchrun" and r["sum"] == 10.0 and r["watch"] and r["batch"] == 64 for r in found)
+    assert "Address already in use" not in text and "hang watch off" not in text
+
+    codes, text = on_both(f"{HANG} --scenario skip --rank 3", CLUSTERDOC_HANG_TIMEOUT=4)
+    assert codes != [0, 0] and text.count("clusterdoc: job stalled") == 1, text[-4000:]
+    assert re.search(r"rank 3 +in barrier #4 +hang\.py:\d+ in skip +<- differs", text), text[-4000:]
