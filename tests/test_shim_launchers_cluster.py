@@ -114,3 +114,33 @@ def test_torchrun_c10d_rendezvous_across_two_nodes(cpu_cluster, tmp_path):
     codes, text = on_both(f"{HANG} --scenario skip --rank 3", CLUSTERDOC_HANG_TIMEOUT=4)
     assert codes != [0, 0] and text.count("clusterdoc: job stalled") == 1, text[-4000:]
     assert re.search(r"rank 3 +in barrier #4 +hang\.py:\d+ in skip +<- differs", text), text[-4000:]
+
+
+@pytest.mark.skipif(shutil.which("deepspeed", path=str(Path(sys.executable).parent)) is None,
+                    reason="DeepSpeed not installed (pip install deepspeed)")
+def test_deepspeed_launcher_with_a_hostfile(cpu_cluster, tmp_path):
+    """DeepSpeed's `deepspeed` over two nodes (pdsh over the cluster's ssh; its `ssh node hostname` check uses the
+    cluster's ssh wrapper on PATH): rank 0 hosts the store, as under srun (whose test shows the hang report: the
+    same path; left out here, DeepSpeed's start is slow)."""
+    from tests.shim_helpers import free_port
+
+    (tmp_path / "hostfile").write_text("node1 slots=2\nnode2 slots=2\n")
+    env = clean_env(cpu_cluster, tmp_path, **cpu_cluster.pdsh_env(),
+                    PATH=f"{cpu_cluster.ssh_wrapper.parent}:{os.environ['PATH']}")
+
+    def deepspeed(*args, **extra):
+        # .deepspeed_env: DeepSpeed's way to pass variables to every node
+        (tmp_path / ".deepspeed_env").write_text("".join(f"{k}={v}\n" for k, v in dict(
+            HOME=tmp_path, PYTHONWARNINGS="ignore", OMP_NUM_THREADS=1, **extra).items()))
+        cmd = [str(Path(sys.executable).parent / "deepspeed"), "--hostfile", str(tmp_path / "hostfile"),
+               "--master_addr", "node1", "--master_port", str(free_port()), *map(str, args)]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
+
+    proc = deepspeed(JOB, "all")
+    text = proc.stdout + proc.stderr
+    assert proc.returncode == 0, text[-4000:]
+    found = sorted(parse_results(text), key=lambda r: r["rank"])
+    assert [r["rank"] for r in found] == [0, 1, 2, 3], text[-4000:]
+    assert all(r["sum"] == 10.0 and r["watch"] and r["secret"] and r["trigger"] == 2 for r in found), found
+    assert "hang watch off" not in text
+

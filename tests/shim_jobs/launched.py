@@ -69,4 +69,5 @@ def scenario_home():
 
 
 if __name__ == "__main__":
-    globals()["scenario_" + sys.argv[1]]()
+    args = [a for a in sys.argv[1:] if not a.startswith("--local_rank")]  # deepspeed's launcher adds it
+    globals()["scenario_" + args[0]]()
