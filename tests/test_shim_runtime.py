@@ -34,11 +34,14 @@ def test_must_show_trigger_on_rank_1_stops_both_at_the_same_step():
 
 
 def test_without_a_job_secret_the_hang_watch_is_off_and_says_so_once():
-    """Plain torchrun ranks with no CLUSTERDOC_JOB_SECRET: nothing goes through the store; the job runs."""
-    outs = run_ranks("trigger", 1, 3, n=2, env={"CLUSTERDOC_JOB_SECRET": ""})
+    """No CLUSTERDOC_JOB_SECRET and no user secret file to be had (HOME is not a folder): nothing goes through
+    the store; rank 0 says once, in one line, why and what to do; the job runs."""
+    outs = run_ranks("trigger", 1, 3, n=2, env={"CLUSTERDOC_JOB_SECRET": "", "HOME": "/dev/null"})
     assert [(r["step"], r["who"]) for r in results(outs)] == [(3, [1])] * 2
-    said = [text.count("hang watch off, no job secret (CLUSTERDOC_JOB_SECRET unset") for _, _, text in outs]
-    assert said == [1, 0], [text[-1500:] for _, _, text in outs]
+    said = [[line for line in text.splitlines() if "hang watch off" in line] for _, _, text in outs]
+    assert [len(lines) for lines in said] == [1, 0], [text[-1500:] for _, _, text in outs]
+    assert "cannot use /dev/null/.config/clusterdoc/job-secret" in said[0][0], said
+    assert "export CLUSTERDOC_JOB_SECRET=" in said[0][0]
 
 
 @pytest.mark.parametrize("kind", ["torch", "cuda_error", "nccl"])

@@ -8,8 +8,8 @@ the secret. GCM's tag is the MAC (checked in constant time by OpenSSL).
 The secret never travels through the store. `clusterdoc submit` writes a fresh one for each attempt into the
 private job folder (0600 in 0700, `secret`); each rank's `clusterdoc.run --log-dir` reads it from there into
 its own environment (CLUSTERDOC_JOB_SECRET), never onto a command line. Ranks started without clusterdoc
-submit (plain torchrun + shim.init()) use the side channels only when CLUSTERDOC_JOB_SECRET is set, to the
-same value, in every rank.
+submit (torchrun, srun, mpirun + shim.init()) derive one per job from the user's own secret file and check they
+agree (shim/secret.py), unless CLUSTERDOC_JOB_SECRET is set to the same value in every rank.
 """
 
 from __future__ import annotations

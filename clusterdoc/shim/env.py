@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import atexit
 import datetime
-import ipaddress
 import os
 import socket
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Callable, Optional
+
+from . import rendezvous
 
 
 class RankEnvironmentError(RuntimeError):
@@ -185,43 +186,6 @@ def _local_tasks(spec: str, node_id: int) -> int:
     return counts[node_id] if node_id < len(counts) else 0
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("", 0))
-        return s.getsockname()[1]
-
-
-def is_loopback(addr: str | None) -> bool:
-    """MASTER_ADDR names this machine's loopback (the local backend, torchrun --standalone)."""
-    try:
-        return bool(addr) and ipaddress.ip_address(socket.gethostbyname(str(addr))).is_loopback
-    except (OSError, ValueError):
-        return False
-
-
-def _loopback_listener(port: int) -> socket.socket:
-    """The store server's socket bound to 127.0.0.1 only (torch's own binds every interface)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        s.bind(("127.0.0.1", port))
-        s.listen(1024)
-    except OSError:
-        s.close()
-        raise
-    return s
-
-
-def _my_address() -> str:
-    """An address peers can use for this host: its name when it resolves, else loopback (single host)."""
-    name = socket.gethostname()
-    try:
-        socket.gethostbyname(name)
-        return name
-    except OSError:
-        return "127.0.0.1"
-
-
 def agree_over_mpi(env: RankEnv) -> RankEnv:
     """Fill ranks (if -pmi-port hid them) and MASTER_ADDR/PORT from rank 0, through mpi4py."""
     try:
@@ -247,7 +211,7 @@ def agree_over_mpi(env: RankEnv) -> RankEnv:
         node.Free()
     addr, port = env.master_addr, env.master_port
     if addr is None or port is None:
-        mine = (addr or _my_address(), port or _free_port()) if rank == 0 else None
+        mine = (addr or rendezvous.my_address(), port or rendezvous.free_port()) if rank == 0 else None
         # The address must be the master's view: rank 0 speaks for everyone.
         addr, port = comm.bcast(mine, root=0)
         if world > 1 and lws == world:
@@ -255,7 +219,7 @@ def agree_over_mpi(env: RankEnv) -> RankEnv:
     return RankEnv(env.launcher, rank, world, local, lws, addr, port)
 
 
-_state: dict = {"env": None}  # the rank environment; "listener": the store socket bound to loopback
+_state: dict = {"env": None}  # the rank environment
 
 
 def rank_env() -> RankEnv:
@@ -317,7 +281,7 @@ def init(
     if env.master_port is None:
         if env.world_size > 1:
             raise RankEnvironmentError(f"{env.launcher}: MASTER_PORT is not set and cannot be derived; export it")
-        env = RankEnv(env.launcher, 0, 1, 0, 1, env.master_addr, _free_port())
+        env = RankEnv(env.launcher, 0, 1, 0, 1, env.master_addr, rendezvous.free_port())
     os.environ.update(env.exports())
 
     has_gpu = torch.cuda.is_available() and torch.cuda.device_count() > 0
@@ -325,32 +289,20 @@ def init(
         torch.cuda.set_device(env.local_rank % torch.cuda.device_count())
     if dist.is_initialized():
         _state["env"] = env
+        _agree_on_secret(env)
         from . import watch
 
         watch.enable_hang_watch()
         return env
     backend = backend or os.environ.get("CLUSTERDOC_DIST_BACKEND") or ("nccl" if has_gpu else "gloo")
-    rendezvous = _timeout(init_timeout, "CLUSTERDOC_INIT_TIMEOUT", 300)
+    rendezvous_timeout = _timeout(init_timeout, "CLUSTERDOC_INIT_TIMEOUT", 300)
     assert env.master_addr is not None and env.master_port is not None  # both set just above
     try:
-        listen = {}
-        if env.rank == 0 and is_loopback(env.master_addr):  # one machine: nothing else need reach the store
-            _state["listener"] = _loopback_listener(env.master_port)
-            listen = {"master_listen_fd": _state["listener"].fileno()}
-        store = _tcp_store(
-            dist,
-            env.master_addr,
-            env.master_port,
-            env.world_size,
-            is_master=env.rank == 0,
-            timeout=rendezvous,
-            wait_for_workers=True,
-            **listen,
-        )
+        store = rendezvous.join_store(env.master_addr, env.master_port, env.rank, env.world_size, rendezvous_timeout)
     except Exception as exc:  # torch raises RuntimeError/DistStoreError/TimeoutError variously
         raise RankEnvironmentError(
             f"{env.launcher}: rank {env.rank} of {env.world_size} could not meet the other ranks at "
-            f"{env.master_addr}:{env.master_port} within {rendezvous.total_seconds():.0f} s ({exc}). "
+            f"{env.master_addr}:{env.master_port} within {rendezvous_timeout.total_seconds():.0f} s ({exc}). "
             "A rank did not start, or MASTER_ADDR is not reachable from every node, or the port is taken."
         ) from None
     from . import watch
@@ -367,6 +319,7 @@ def init(
     # are still up; the group we made is ours to take down.
     atexit.register(_destroy)
     _state["env"] = env
+    _agree_on_secret(env)
     from . import debug
 
     if debug.requested_by_env():
@@ -375,11 +328,14 @@ def init(
     return env
 
 
-def _tcp_store(dist, *args, **kwargs):
-    """torch's TCPStore; before torch 2.5 only the legacy backend takes a listening socket (master_listen_fd)."""
+def _agree_on_secret(env: RankEnv) -> None:
+    """The job's secret for the store's sealed values, from the user's own secret file when no launcher of ours
+    gave one (secret.py); the default group's store is where every rank meets."""
+    from torch.distributed import distributed_c10d as c10d
+
+    from . import secret
+
     try:
-        return dist.TCPStore(*args, **kwargs)
-    except RuntimeError as exc:
-        if "master_listen_fd" not in kwargs or "listen fd" not in str(exc):
-            raise
-        return dist.TCPStore(*args, **kwargs, use_libuv=False)
+        secret.establish(c10d._get_default_store(), env.rank, env.world_size)
+    except Exception as exc:  # noqa: BLE001 - the job goes on; only the side channels stay off (said once)
+        secret.say(env.rank, f"the ranks could not agree on one through the job's store: {type(exc).__name__}: {exc}")

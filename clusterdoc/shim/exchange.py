@@ -29,6 +29,8 @@ import time
 import weakref
 from array import array
 
+from .rendezvous import is_loopback
+
 CONNECT_SECONDS = 5.0  # per address tried; the channel is set up once per group
 _HEADER = struct.Struct("<q")  # bytes that follow (head words + payload)
 SIDE_CHANNEL = True  # False: always the collective (benchmarks compare; set it alike on every rank)
@@ -267,7 +269,6 @@ def _open_channel(group, rank, world):
     forgeable without the job's secret); each connection is proven with tokens derived from the secret, which
     never travel through the store. Without a secret every member falls back to the collective alike."""
     from clusterdoc.hang import channel, seal
-    from clusterdoc.shim.env import is_loopback
 
     sealer = seal.from_env()
     try:

@@ -16,7 +16,8 @@ tracking stays), CLUSTERDOC_ON_HANG (abort | wait), CLUSTERDOC_TRACE=1 (keep eve
 `clusterdoc trace`), CLUSTERDOC_LOG_DIR (where stacks/, trace/ and watch.json go), CLUSTERDOC_HANG_WATCHER=
 launcher (a launcher prints the report; the rank prints it only if nobody has after a grace period),
 CLUSTERDOC_JOB_SECRET (every store value is sealed under it, hang/seal.py; clusterdoc.run reads it from the job
-folder; unset: the watchdog stays off, tracking stays), CLUSTERDOC_STRAGGLER (percent of the step, default 10;
+folder, shim.init() derives one from the user's secret file (secret.py); none: the watchdog stays off, tracking
+stays), CLUSTERDOC_STRAGGLER (percent of the step, default 10;
 0: no straggler watch, no summary). At exit the store's clients let go in order (shutdown()).
 """
 
@@ -170,7 +171,9 @@ class Watchdog(threading.Thread):
         try:
             self.store = _connect(self.addr, self.port)
         except channel.NoSecret as exc:  # no secret, no side channel: tracking goes on (seal.py)
-            if self.rank != 0:  # said once, by rank 0
+            from . import secret
+
+            if self.rank != 0 or secret.said():  # said once, by rank 0
                 return
             print(
                 f"clusterdoc: hang watch off, {exc}: set it to the same random value (16 characters or more) in "
@@ -381,10 +384,31 @@ class Watchdog(threading.Thread):
             flush_trace(self.rank, unfinished=True)  # the stalled collectives are the trace's point
         except OSError:
             pass
+        self._leave_in_order()
         print(f"clusterdoc: rank {self.rank} stopped by the hang watch", file=sys.stderr, flush=True)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(1)
+
+    def _leave_in_order(self):
+        """Rank 0 may host the job's store (srun, mpirun, deepspeed): it leaves last, once every other rank said
+        it saw the abort (up to a few ticks), else a rank whose watchdog lost the store before reading the abort
+        would stay blocked in its collective where no launcher stops it (srun without --kill-on-bad-exit)."""
+        from clusterdoc.hang import channel
+
+        from .rendezvous import agent_serves_store
+
+        store = self.store
+        if store is None:
+            return
+        try:
+            if self.rank != 0:
+                channel.bye(store, f"abort/rank{self.rank}")
+            elif not agent_serves_store():
+                keys = [f"bye/abort/rank{r}" for r in range(1, self.world)]
+                store.wait(keys, time.monotonic() + 3 * self.interval + 2)
+        except Exception:  # noqa: BLE001, S110 - a gone store or a slow rank: leave anyway
+            pass
 
 
 def _connect(addr: str, port: int):
