@@ -251,10 +251,11 @@ def figures(result: dict) -> dict | None:
     mem = [_num(r.get("mem_mib")) if r else None for r in recs]
     quota = [_num(r.get("cpu_quota")) if r else None for r in recs]
     cap = linkplan.max_rounds(world) + 1
-    rounds = []
+    rounds: list[list[tuple]] = []
     for r in recs:
-        met = []
-        for x in (r.get("rounds") if r and isinstance(r.get("rounds"), list) else [])[:cap]:
+        met: list[tuple] = []
+        claimed = r.get("rounds") if r else None
+        for x in claimed[:cap] if isinstance(claimed, list) else []:
             ok = isinstance(x, list) and len(x) == 2 and type(x[0]) is int and 0 <= x[0] < world
             secs = _num(x[1]) if ok else None
             met.append((x[0], secs) if ok and secs is not None and secs > 0 else (None, None))
@@ -265,12 +266,13 @@ def figures(result: dict) -> dict | None:
             if b is None or b <= a or k >= len(rounds[b]) or rounds[b][k][0] != a:
                 continue
             ra, rb = recs[a] or {}, recs[b] or {}
-            nbytes, n_iters = result.get("bytes", ra.get("bytes")), result.get("iters", ra.get("iters"))
+            nbytes = _num(result.get("bytes", ra.get("bytes")))
+            n_iters = _num(result.get("iters", ra.get("iters")))
             if ra.get("bytes") != rb.get("bytes") or ra.get("iters") != rb.get("iters"):
                 continue  # the two do not claim the same transfer
-            if _num(nbytes) is None or _num(n_iters) is None:
+            if nbytes is None or n_iters is None:
                 continue
-            tests.append((a, b, float(nbytes) * float(n_iters) / max(ta, rounds[b][k][1] or 0.0), k))
+            tests.append((a, b, nbytes * n_iters / max(ta, rounds[b][k][1] or 0.0), k))
     backends = [r.get("backend") for r in recs if r and r.get("backend") in ("nccl", "gloo")]
     reporters: dict[int, list[int]] = {}
     for i, r in enumerate(recs):
