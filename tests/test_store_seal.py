@@ -217,3 +217,24 @@ def test_a_denied_stall_claim_says_so_and_is_tried_again(store, capfd):
     hostile.deny, wd.claim_retry_at = False, 0.0
     wd.tick()
     assert wd.stalled and channel.get(wd.store, "stall")["rank"] == 1
+
+
+def test_stacks_on_a_store_answering_a_list_is_said_not_a_typeerror(store, tmp_path, capsys):
+    import io
+    import json
+
+    from clusterdoc.launch import inspect
+    from tests.test_shared_files import make_job
+
+    server, _ = store
+    jd = make_job(tmp_path)
+    seal.write_secret(jd.path)
+    (jd.path / "watch.json").write_text(json.dumps({"world": 2, "addr": "127.0.0.1", "port": server.port}))
+    rank = _channel(server, secret=seal.read_secret(jd.path))
+    rank.set("dump/1/0", {"rank": 0, "host": "n1", "pid": 7, "stacks": ["Thread", "\x1b]0;pwned"]})
+    rank.set("dump/1/1", {"rank": 1, "host": "n1", "pid": 8, "stacks": "Thread MainThread\n"})
+    out = io.StringIO()
+    assert inspect.stacks_main(str(jd.path), None, full=True, out=out) == 0
+    text = out.getvalue()
+    assert "(its stacks came as a list, not text: not shown)" in text and "Thread MainThread" in text
+    assert "\x1b" not in text + capsys.readouterr().err
