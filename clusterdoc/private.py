@@ -53,7 +53,7 @@ def open_fd(path, append: bool = True, exclusive: bool = False) -> int:
     except OSError as err:
         raise _named(err, path) from None
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() and st.st_uid != _folder_owner(path):
         os.close(fd)
         what = "not a regular file" if not stat.S_ISREG(st.st_mode) else f"made by another user (uid {st.st_uid})"
         raise OSError(errno.EPERM, f"refused: {what}", str(path))
@@ -61,6 +61,15 @@ def open_fd(path, append: bool = True, exclusive: bool = False) -> int:
         os.fchmod(fd, 0o600)
     os.set_blocking(fd, True)
     return fd
+
+
+def _folder_owner(path) -> int | None:
+    """The owner of the folder `path` is in (on NFS with root squash, root's files belong to nobody, as does the
+    folder root made: the file is then as much its as the folder is)."""
+    try:
+        return os.stat(os.path.dirname(os.path.abspath(path)) or ".").st_uid
+    except OSError:
+        return None
 
 
 def open_append(path, binary: bool = False, exclusive: bool = False):
