@@ -210,8 +210,15 @@ def read_file(path: Path, trusted: bool = True) -> dict[str, object]:
     """One YAML file -> {key: value}, checked. Errors carry file:line."""
     text = read_text(path, trusted)
     shown = printable(path)
-    loader = _Loader(text)
+    if "\0" in text:  # a binary file, or a link to one such as /proc/self/environ (the environment, secrets too)
+        raise UsageError(
+            f"holds a NUL byte at offset {text.index(chr(0))}: not a YAML text file",
+            where=shown,
+            hint="the file is a mapping of flag names to values, e.g. 'debug: true'; is it a link to another file?",
+        )
+    loader = None
     try:
+        loader = _Loader(text)  # the reader rejects other control characters here already
         root = loader.get_single_node()
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
@@ -221,7 +228,8 @@ def read_file(path: Path, trusted: bool = True) -> dict[str, object]:
             hint="the file is a mapping of flag names to values, e.g. 'debug: true'",
         ) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if root is None:
         return {}
     if not isinstance(root, yaml.MappingNode):

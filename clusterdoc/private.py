@@ -43,16 +43,37 @@ def mkdir(path, parents: bool = False) -> Path:
     return path
 
 
-def open_fd(path, append: bool = True) -> int:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | (os.O_APPEND if append else os.O_TRUNC)
+def open_fd(path, append: bool = True, exclusive: bool = False) -> int:
+    """A file of ours to write: never through a symlink, never blocking on a FIFO; what was opened must be a regular
+    file that belongs to this user (one someone else made there first, to read what we write, is refused), and it
+    is made 0600 whatever it was. `exclusive`: it must not exist yet (O_EXCL)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | (os.O_APPEND if append else os.O_TRUNC)
     try:
-        return os.open(path, flags, 0o600)
+        fd = os.open(path, flags | (os.O_EXCL if exclusive else 0), 0o600)
     except OSError as err:
         raise _named(err, path) from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() and st.st_uid != _folder_owner(path):
+        os.close(fd)
+        what = "not a regular file" if not stat.S_ISREG(st.st_mode) else f"made by another user (uid {st.st_uid})"
+        raise OSError(errno.EPERM, f"refused: {what}", str(path))
+    if st.st_mode & 0o077:
+        os.fchmod(fd, 0o600)
+    os.set_blocking(fd, True)
+    return fd
 
 
-def open_append(path, binary: bool = False):
-    return os.fdopen(open_fd(path), "ab" if binary else "a")
+def _folder_owner(path) -> int | None:
+    """The owner of the folder `path` is in (on NFS with root squash, root's files belong to nobody, as does the
+    folder root made: the file is then as much its as the folder is)."""
+    try:
+        return os.stat(os.path.dirname(os.path.abspath(path)) or ".").st_uid
+    except OSError:
+        return None
+
+
+def open_append(path, binary: bool = False, exclusive: bool = False):
+    return os.fdopen(open_fd(path, exclusive=exclusive), "ab" if binary else "a")
 
 
 def write(path, text: str | bytes, reserve=None, mode: int = 0o600) -> None:

@@ -81,6 +81,19 @@ def test_config_bounds_are_usage_errors(tmp_path, text, needle):
     assert needle in str(err.value)
 
 
+def test_a_config_holding_a_nul_or_linked_to_proc_environ_is_a_usage_error(tmp_path, monkeypatch):
+    with pytest.raises(UsageError, match="holds a NUL byte at offset 9: not a YAML text file"):
+        read_config(tmp_path, "nodes: 2\n\0\n")
+    with pytest.raises(UsageError, match="not valid YAML: unacceptable character #x0001"):
+        read_config(tmp_path, "nodes: 2\n\x01\n")
+    (tmp_path / "clusterdoc.yaml").unlink()
+    (tmp_path / "clusterdoc.yaml").symlink_to("/proc/self/environ")
+    monkeypatch.setenv("CDT_SECRET_TOKEN", "hunter2")
+    with pytest.raises(UsageError) as err:
+        config.resolve({}, environ={}, cwd=tmp_path, home=tmp_path)
+    assert "holds a NUL byte" in str(err.value) and "hunter2" not in str(err.value) + str(err.value.hint)
+
+
 def test_escapes_in_config_keys_and_values_are_escaped_in_messages(tmp_path):
     with pytest.raises(UsageError) as err:
         read_config(tmp_path, '"\\e]0;pwned\\a\\e[2J": 1\n')

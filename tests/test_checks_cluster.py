@@ -68,6 +68,17 @@ def test_comm_silent_rank_and_wrong_sum():
     assert "NCCL_DEBUG=INFO" in out[2]["fix"]
 
 
+def test_comm_rank_line_that_is_not_json_is_that_nodes_finding():
+    good = 'CLUSTERDOC-COMM {"rank": 0, "world": 2, "backend": "gloo", "sum": 3.0}'
+    ranks = {"node1": comm.parse_rank_output("ok", good, "")}
+    for line in ("CLUSTERDOC-COMM {not json", "CLUSTERDOC-COMM [1]", "CLUSTERDOC-COMM " + "[" * 100000,
+                 'CLUSTERDOC-COMM {"rank": "0", "backend": "gloo"}'):
+        ranks["node2"] = comm.parse_rank_output("ok", line, "")
+        out = comm.check({"world": 2, "master": "node1:29500", "ranks": ranks}, ["node1", "node2"])
+        assert [(f["node"], f["status"]) for f in out] == [("node1", OK), ("node2", FAIL)]
+        assert "its output line is not the expected JSON record" in out[1]["message"]
+
+
 def test_report_groups_identical_nodes_and_lists_fixes():
     facts = {f"node{i}": load("healthy", f"node{i}") for i in range(1, 65)}
     facts["node7"] = load("old_kernel", "node7")

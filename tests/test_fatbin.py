@@ -147,3 +147,83 @@ def test_real_cuobjdump_agrees_when_installed(path):
     ours, theirs = fatbin.fatbin_archs(str(path)), fatbin.cuobjdump_archs(str(path), tool)
     assert theirs["ptx"] == ours["ptx"]
     assert [a.rstrip("f") for a in theirs["sass"]] == [a.rstrip("f") for a in ours["sass"]]
+
+
+def crafted_so(sections=65533, entries=87_000, distinct=False) -> bytes:
+    """7 MB: a fatbin of `entries` 32-byte SASS headers, and `sections` - 1 section headers all naming it
+    .nv_fatbin (the cap was per section: 65,532 x 87,000 headers read, a list entry each). `distinct`: each
+    section its own copy of the fatbin, end to end."""
+    names = b"\0.nv_fatbin\0\0\0\0\0"
+    fat_off = 64 + len(names)
+    entry = struct.pack("<HHIQ", 2, 0, 32, 0) + b"\0" * 12 + struct.pack("<I", 80)
+    fat = struct.pack("<IHHQ", fatbin.FATBIN_MAGIC, 1, 16, 32 * entries) + entry * entries
+    copies = sections - 1 if distinct else 1
+    shoff = fat_off + len(fat) * copies
+    elf = bytearray(b"\x7fELF\x02\x01\x01" + b"\0" * 57)
+    struct.pack_into("<Q", elf, 0x28, shoff)
+    struct.pack_into("<HHH", elf, 0x3A, 64, sections, 0)
+    table = [struct.pack("<IIQQQQ", 0, 3, 0, 0, 64, len(names)) + b"\0" * 24]
+    for i in range(sections - 1):
+        at = fat_off + (i * len(fat) if distinct else 0)
+        table.append(struct.pack("<IIQQQQ", 1, 1, 0, 0, at, len(fat)) + b"\0" * 24)
+    return bytes(elf) + names + fat * copies + b"".join(table)
+
+
+def _measured(argv, **kw):
+    """(exit code, stdout + stderr, seconds, peak RSS MiB) of one child process (os.wait4: its own figures)."""
+    import os
+    import subprocess
+    import time
+
+    t0 = time.monotonic()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    return os.waitstatus_to_exitcode(status), out, time.monotonic() - t0, usage.ru_maxrss / 1024
+
+
+NODE_SIDE = """
+import ast, sys
+from clusterdoc.doctor import payload
+tree = ast.parse(payload.probe_payload())
+source = next(n.value.value for n in tree.body if isinstance(n, ast.Assign) and
+              getattr(n.targets[0], "id", None) == "FATBIN_SOURCE")
+ns = {"__name__": "clusterdoc_fatbin"}
+exec(compile(source, "fatbin.py", "exec"), ns)  # what the probe runs on a node
+print(ns["fatbin_archs"](sys.argv[1]))
+"""
+
+
+def test_a_crafted_so_with_65533_fatbin_sections_ends_fast_node_side_and_head_side(tmp_path):
+    import zipfile
+
+    data = crafted_so()
+    assert 6_500_000 < len(data) < 7_500_000
+    so = tmp_path / "cpu_adam_op.so"
+    so.write_bytes(data)
+    # node side: the reader as the probe embeds it
+    code, out, took, rss = _measured([sys.executable, "-c", NODE_SIDE, str(so)])
+    print(f"node side: {took:.1f}s, {rss:.0f} MiB: {out.strip()}")
+    assert code == 0 and "more than 16 fatbin sections" in out and took < 20 and rss < 500, out
+    # head side: build-wheel --install --wheel reads the binaries before any node is asked
+    wheel = tmp_path / "deepspeed-0.17.0+cu130-cp311-cp311-linux_x86_64.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("deepspeed/clusterdoc-wheel.json", "{}")
+        z.write(so, "deepspeed/ops/adam/cpu_adam_op.so")
+    code, out, took, rss = _measured([sys.executable, "-m", "clusterdoc", "build-wheel", "--install", "--wheel",
+                                      str(wheel), "-w", "node1"], env={"PATH": "/usr/bin:/bin"})  # fmt: skip
+    print(f"head side: {took:.1f}s, {rss:.0f} MiB")
+    assert code == 1 and "Traceback" not in out, out
+    assert "FAIL  deepspeed/ops/adam/cpu_adam_op.so: the binary: more than 16 fatbin sections" in out, out
+    assert took < 30 and rss < 500
+
+
+def test_the_entry_cap_is_per_file_not_per_section(tmp_path, monkeypatch):
+    """Two sections laid end to end, each under the cap: together over it, refused."""
+    path = tmp_path / "x.so"
+    path.write_bytes(crafted_so(sections=3, entries=400, distinct=True))
+    assert fatbin.fatbin_archs(str(path)) == {"sass": ["sm_80"], "ptx": []}
+    monkeypatch.setattr(fatbin, "MAX_ENTRIES", 600)  # the cap is shared by the file's sections
+    assert "more than 600 fatbin entries" in fatbin.fatbin_archs(str(path))["error"]
+    path.write_bytes(crafted_so(sections=3, entries=10))  # two sections over the same bytes
+    assert "overlap" in fatbin.fatbin_archs(str(path))["error"]

@@ -107,16 +107,19 @@ def test_two_nodes_cannot_tell_which_one_is_slow():
 
 
 def result_of(n, slow=(), flops=None, quota=None, names=None):
-    """A perf result as gather builds it, with rank 0's record from a localization on recorded figures."""
+    """A perf result as gather builds it: each rank's own record (its compute, the peer and time of each of its
+    rounds), from a localization on recorded figures."""
     names = names or [f"node{i + 1}" for i in range(n)]
     v = linkplan.localize(n, recorded(set(slow))[0], FRACTION)
-    gb = 1e9 / 8
-    compute = [{"rank": i, "flops": (flops or {}).get(i, 20e9), "mem_mib": 24105, "cpu_quota": (quota or {}).get(i)}
-               for i in range(n)]  # fmt: skip
-    rank0 = {"rank": 0, "world": n, "backend": "gloo", "compute": compute, "bytes": 4 << 20, "iters": 2,
-             "rounds": v["rounds"], "tests": [[a, b, bw * gb, r] for a, b, bw, r in v["tests"]], "ok": True}  # fmt: skip
-    ranks = {names[0]: rank0} | {m: {"rank": i, "ok": True} for i, m in enumerate(names) if i}
-    return {"world": n, "master": f"{names[0]}:30001", "order": names, "ranks": ranks}
+    gb, size, iters = 1e9 / 8, 4 << 20, 2
+    recs = [{"rank": i, "world": n, "backend": "gloo", "flops": (flops or {}).get(i, 20e9), "mem_mib": 24105,
+             "cpu_quota": (quota or {}).get(i), "bytes": size, "iters": iters, "malformed": {}, "ok": True,
+             "rounds": [[-1, None] for _ in v["rounds"]]} for i in range(n)]  # fmt: skip
+    for a, b, bw, r in v["tests"]:
+        recs[a]["rounds"][r] = [b, size * iters / (bw * gb)]
+        recs[b]["rounds"][r] = [a, size * iters / (bw * gb)]
+    ranks = {names[i]: recs[i] for i in range(n)}
+    return {"world": n, "master": f"{names[0]}:30001", "order": names, "ranks": ranks, "bytes": size, "iters": iters}
 
 
 def bad(findings):
@@ -157,9 +160,9 @@ def test_gpu_memory_comes_from_the_facts_and_the_smallest_gpu_counts():
 
 def test_untrusted_rank_output_is_bounded_and_checked():
     r = result_of(4, slow={1})
-    rank0 = r["ranks"]["node1"]
-    rank0["tests"] += [[0, 9, 1.0, 0], [1, 1, 1.0, 0], [0, 2, math.nan, 0], ["0", 2, 1.0, 0], [0, 2, -5, 0]]
-    rank0["compute"][2] = "lots"
+    node1 = r["ranks"]["node1"]
+    node1["rounds"] += [[9, 1.0], [0, 1.0], ["1", 1.0], [2, math.nan], [2, -5], "x"] * 3
+    r["ranks"]["node3"]["flops"] = "lots"
     out = perf.check(r, [f"node{i}" for i in range(1, 5)], {}, busbw_fraction=FRACTION)
     assert bad(out) == {("node2", "fail")}  # the garbage is ignored, the real figures still judged
     for line in ("{not json", "[1, 2]", "[" * 100000):
@@ -167,13 +170,44 @@ def test_untrusted_rank_output_is_bounded_and_checked():
             "ok": False, "message": "its output line is not a JSON object"}  # fmt: skip
 
 
+def test_a_node_speaks_only_for_itself():
+    """node1 (rank 0) claims it met node3 in every round, slowly, and that node3's bytes were malformed: node3 said
+    so in one round only, so only that test counts (with node1's own slow time: node1 is named, undecided) and node3
+    is not named; node1's own tiny compute is its own claim and is named."""
+    r = result_of(4)
+    node1 = r["ranks"]["node1"]
+    node1["rounds"] = [[2, 1000.0]] * len(node1["rounds"])
+    node1["malformed"] = {"2": "its pair plan was not the expected JSON record"}
+    node1["flops"] = 1e6
+    out = perf.check(r, [f"node{i}" for i in range(1, 5)], {})
+    assert {n for n, _ in bad(out)} == {"node1"}, out
+    assert [t[:2] for t in perf.figures(r)["tests"] if 0 in t[:2]] == [(0, 2)]
+    # every other rank that finished reports node1's bytes as malformed: node1 is named for it
+    for m in ("node2", "node3", "node4"):
+        r["ranks"][m]["malformed"] = {"0": "its pair plan was not the expected JSON record"}
+    named = [f for f in perf.check(r, list(r["order"]), {}) if "not the expected JSON record" in f["message"]]
+    assert [f["node"] for f in named] == ["node1"] and "reported by node2, node3, node4" in named[0]["message"]
+
+
+def test_nan_figures_are_a_finding_not_dropped():
+    r = result_of(4)
+    r["ranks"]["node2"]["flops"] = math.nan
+    out = perf.check(r, [f"node{i}" for i in range(1, 5)], {})
+    assert ("node2", "fail") in bad(out)
+    assert "not a finite number" in next(f["message"] for f in out if f["node"] == "node2" and f["status"] == "fail")
+
+
 def test_a_rank_that_did_not_finish_and_a_node_without_torch():
     r = result_of(3)
     r["ranks"]["node1"] = perf.parse_rank_output("timeout", "", "", "timed out after 60s")
     out = perf.check(r, ["node1", "node2", "node3", "node4"], {})
-    assert bad(out) == {("node1", "fail"), ("node2", "fail"), ("node3", "fail"), ("node4", "fail")}
+    assert bad(out) == {("node1", "fail"), ("node4", "fail")}  # the others' own figures are still judged
     assert "timed out after 60s" in next(f["message"] for f in out if f["node"] == "node1")
     assert "no torch" in next(f["message"] for f in out if f["node"] == "node4")
+    for m in ("node2", "node3"):
+        r["ranks"][m] = perf.parse_rank_output("ok", "", "RuntimeError: Connection closed by peer")
+    out = perf.check(r, ["node1", "node2", "node3"], {})
+    assert bad(out) == {("node1", "fail"), ("node2", "fail"), ("node3", "fail")}
     assert bad(perf.check({"error": "no node has torch"}, ["node1"], {})) == {("node1", "fail")}
 
 

@@ -58,3 +58,45 @@ def test_perf_names_the_slow_link_and_the_throttled_node(cluster):
         assert "0.25 CPUs (a cgroup CPU quota)" in cpu["message"] and "remove node2 from the hostfile" in cpu["fix"]
         assert set(doc["summary"]["perf"]["compute_flops"]) == {n.name for n in cluster.nodes}
         assert code == (1 if ("node2", "fail") in named else 0)  # slow compute is a warning (fails with --strict)
+
+
+# node1's python hands its peers a pickle whose __reduce__ would touch a file on whoever unpickles it, in the
+# place of the JSON the rank script exchanges (the plan rank 0 broadcasts, the transfer times every rank gathers).
+HOSTILE_EDIT = """import sys
+src = sys.stdin.read()
+if "CLUSTERDOC-PERF" in src:
+    src = src.replace("def encode(obj):\\n    return json.dumps(obj).encode()", '''
+class Evil:
+    def __reduce__(self):
+        import os
+        return (os.system, ("touch MARKER",))
+
+
+def encode(obj):
+    import pickle
+    return pickle.dumps(Evil())''')
+    assert "pickle.dumps(Evil())" in src
+sys.argv = ["-"] + sys.argv[1:]
+exec(compile(src, "<stdin>", "exec"), {"__name__": "__main__"})
+"""
+
+
+def test_a_nodes_pickle_runs_nothing_anywhere_and_the_node_is_named(cluster, tmp_path):
+    from tests.cluster.fakes import VENV_PYTHON
+
+    marker = tmp_path / "pwned"
+    edit = tmp_path / "edit.py"
+    edit.write_text(HOSTILE_EDIT.replace("MARKER", str(marker)))
+    hostile = tmp_path / "bin" / "python3.11"
+    hostile.parent.mkdir()
+    hostile.write_text(f'#!/bin/sh\n[ "$1" = "-" ] || exec {VENV_PYTHON} "$@"\nshift\nexec {VENV_PYTHON} {edit} "$@"\n')
+    hostile.chmod(0o755)
+    with cluster.planted({n.name: CPU_NODE for n in cluster.nodes}):
+        with cluster.planted({"node1": {"torch": None, "python": str(hostile)}}):
+            code, doc, perf, named = perf_check(cluster)
+    assert not marker.exists()  # the pickle ran nowhere: not on node2-4, not at the head
+    assert code == 1 and {n for n, _ in named} == {"node1"}, perf
+    (claim,) = [f for f in perf if "not the expected JSON record" in f["message"]]
+    assert claim["node"] == "node1" and "reported by node2, node3, node4" in claim["message"], claim
+    assert {f["node"] for f in perf if f["status"] == "ok" and f["message"].startswith("compute")} >= {
+        "node2", "node3", "node4"}  # fmt: skip

@@ -154,3 +154,87 @@ def test_oom_listener_is_not_woken_by_a_strangers_fail(store):
     listener.join(5)
     assert listener.woken.is_set() and listener.value == "end" and gate.aborted is None
     assert ch.rejected == 1
+
+
+def test_a_replayed_heartbeat_is_ignored_and_counted(store):
+    """A genuine heartbeat from the job's start, put back in a loop by someone who reaches the port, opens (it is
+    sealed under the job's secret) but is older than the one the reader has seen: the reader keeps the newest."""
+    server, raw = store
+    rank, reader = _channel(server), _channel(server)
+    rank.set("hb/1", {"rank": 1, "time": 1.0, "steps": 1})
+    first = raw.get("clusterdoc/hang//hb/1")
+    assert channel.heartbeats(reader, 2) == {1: {"rank": 1, "time": 1.0, "steps": 1}}
+    rank.set("hb/1", {"rank": 1, "time": 9.0, "steps": 900})
+    assert channel.heartbeats(reader, 2) == {1: {"rank": 1, "time": 9.0, "steps": 900}}
+    for _ in range(5):  # replayed on every tick: ignored, counted once
+        raw.set("clusterdoc/hang//hb/1", first)
+        assert channel.heartbeats(reader, 2) == {1: {"rank": 1, "time": 9.0, "steps": 900}}
+    assert reader.replayed == 1 and reader.rejected == 1
+    assert "or were replayed" in channel.rejected_note(reader.rejected)
+    # a compare-and-set replaces a replayed value with one newer than the newest seen
+    raw.set("clusterdoc/hang//ctl", first)
+    assert channel.request_dump(rank) == 1 and channel.control(reader) == (1, False)
+    # the sequence is inside the seal: it cannot be raised without the secret
+    blob = bytearray(raw.get("clusterdoc/hang//hb/1"))
+    blob[-20] ^= 1
+    raw.set("clusterdoc/hang//hb/1", bytes(blob))
+    assert channel.heartbeats(reader, 2) == {} and reader.rejected == 2 and reader.replayed == 1
+
+
+def test_a_denied_stall_claim_says_so_and_is_tried_again(store, capfd):
+    """Someone who reaches the port overwrites the stall claim key on every try: the rank says so and tries again
+    later (it used to latch 'stalled': no report, no retry, nothing said)."""
+    import os
+
+    import torch.distributed as dist
+
+    from clusterdoc.shim import watch
+
+    server, raw = store
+
+    class Hostile:  # the job's store, with a stranger writing the claim key just before each of our writes
+        deny = True
+
+        def __getattr__(self, name):
+            return getattr(inner, name)
+
+        def compare_set(self, key, expected, new):
+            if self.deny and key == "stall" and new != expected:
+                inner.set(key, os.urandom(16))
+            return inner.compare_set(key, expected, new)
+
+    inner = dist.PrefixStore(channel.PREFIX, raw)
+    hostile = Hostile()
+    wd = watch.Watchdog(1, 2, "127.0.0.1", server.port, 0.1, "report", None, False)
+    wd.store = channel.Channel(hostile, seal.Seal(SECRET), channel.PREFIX)
+    wd.waited = lambda: 10.0  # an op outstanding for longer than the hang timeout
+    wd.tick()
+    assert not wd.stalled and wd.claim_retry_at > 0
+    err = capfd.readouterr().err
+    assert "rank 1: could not claim the stall on the job's store" in err and "trying again in 5s" in err
+    wd.tick()  # not before its time
+    assert not wd.stalled
+    hostile.deny, wd.claim_retry_at = False, 0.0
+    wd.tick()
+    assert wd.stalled and channel.get(wd.store, "stall")["rank"] == 1
+
+
+def test_stacks_on_a_store_answering_a_list_is_said_not_a_typeerror(store, tmp_path, capsys):
+    import io
+    import json
+
+    from clusterdoc.launch import inspect
+    from tests.test_shared_files import make_job
+
+    server, _ = store
+    jd = make_job(tmp_path)
+    seal.write_secret(jd.path)
+    (jd.path / "watch.json").write_text(json.dumps({"world": 2, "addr": "127.0.0.1", "port": server.port}))
+    rank = _channel(server, secret=seal.read_secret(jd.path))
+    rank.set("dump/1/0", {"rank": 0, "host": "n1", "pid": 7, "stacks": ["Thread", "\x1b]0;pwned"]})
+    rank.set("dump/1/1", {"rank": 1, "host": "n1", "pid": 8, "stacks": "Thread MainThread\n"})
+    out = io.StringIO()
+    assert inspect.stacks_main(str(jd.path), None, full=True, out=out) == 0
+    text = out.getvalue()
+    assert "(its stacks came as a list, not text: not shown)" in text and "Thread MainThread" in text
+    assert "\x1b" not in text + capsys.readouterr().err

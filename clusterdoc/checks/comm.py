@@ -36,7 +36,14 @@ dist.destroy_process_group()
 def parse_rank_output(status: str, stdout: str, stderr: str, message: str = "") -> dict:
     for line in stdout.splitlines():
         if line.startswith("CLUSTERDOC-COMM "):
-            return dict(json.loads(line[len("CLUSTERDOC-COMM ") :]), ok=True)
+            try:  # the node's output is untrusted: a line that is not our record is that node's finding
+                record = json.loads(line[len("CLUSTERDOC-COMM ") :][:65536])
+            except (ValueError, RecursionError):
+                record = None
+            if not (isinstance(record, dict) and isinstance(record.get("rank"), int)
+                    and isinstance(record.get("backend"), str)):  # fmt: skip
+                return {"ok": False, "message": "its output line is not the expected JSON record"}
+            return dict(record, ok=True)
     tail = (stderr.strip().splitlines() or [message or status])[-1]
     return {"ok": False, "message": tail[:300] if status == "ok" else (message or status)}
 

@@ -115,35 +115,85 @@ def exchange(peer):
     return time.monotonic() - t0
 
 
+# Nothing that crosses between ranks is unpickled: the plan and the times travel as bounded JSON bytes in
+# fixed-size uint8 tensors (a length word, then the text); a peer's bytes that are not the expected JSON are
+# noted under `malformed` and never executed or trusted. Each rank prints only its own figures.
+malformed = {}
+
+
+def encode(obj):
+    return json.dumps(obj).encode()
+
+
+def decode(buf, src, what, check):
+    data = bytes(buf.cpu().tolist())
+    n = int.from_bytes(data[:4], "little")
+    try:
+        value = json.loads(data[4:4 + n]) if n <= len(data) - 4 else None
+    except (ValueError, RecursionError):
+        value = None
+    if value is None or not check(value):
+        malformed.setdefault(str(src), "its %s was not the expected JSON record" % what)
+        return None
+    return value
+
+
+def packed(obj, cap):
+    data = encode(obj)[:cap - 4]
+    data = len(data).to_bytes(4, "little") + data.ljust(cap - 4, b" ")
+    return torch.tensor(list(data), dtype=torch.uint8, device=dev)
+
+
+def bcast_json(obj, cap, what, check):
+    buf = packed(obj if rank == 0 else None, cap)
+    dist.broadcast(buf, src=0)
+    return decode(buf, 0, what, check) if rank else obj
+
+
+def gather_json(obj, cap, what, check):
+    out = [torch.empty(cap, dtype=torch.uint8, device=dev) for _ in range(world)]
+    dist.all_gather(out, packed(obj, cap))
+    return [obj if i == rank else decode(t, i, what, check) for i, t in enumerate(out)]
+
+
+def is_plan(v):
+    return isinstance(v, list) and len(v) <= world and all(
+        isinstance(p, list) and len(p) == 2 and all(type(x) is int and 0 <= x < world for x in p) and p[0] != p[1]
+        for p in v) and len({x for p in v for x in p}) == 2 * len(v)
+
+
+def is_seconds(v):
+    return v == [] or (isinstance(v, list) and len(v) == 1 and isinstance(v[0], (int, float)))
+
+
 dist.init_process_group(backend, init_method="tcp://%s:%d" % (master, port), rank=rank, world_size=world,
                         timeout=datetime.timedelta(seconds=timeout))
 dist.barrier()  # every rank computes at the same time
-mine = {"rank": rank, "backend": backend, "flops": flops(), "mem_mib": memory_mib(), "cpu_quota": cpu_quota()}
-every = [None] * world
-dist.all_gather_object(every, mine)
+out = {"rank": rank, "world": world, "backend": backend, "flops": flops(), "mem_mib": memory_mib(),
+       "cpu_quota": cpu_quota(), "bytes": nbytes, "iters": iters, "rounds": []}
+plan_cap = 64 + 24 * world
 
 
 def run_round(pairs):
-    box = [pairs]
-    dist.broadcast_object_list(box, src=0)
-    pairs = box[0]
+    pairs = bcast_json(pairs, plan_cap, "pair plan", is_plan) or []
     if not pairs:
         return None
     dist.barrier()
     peer = [b if a == rank else a for a, b in pairs if rank in (a, b)]
-    took = [None] * world
-    dist.all_gather_object(took, exchange(peer[0]) if peer else None)
-    return [nbytes * iters / max(took[a], took[b], 1e-9) for a, b in pairs]
+    seconds = exchange(peer[0]) if peer else None
+    out["rounds"].append([peer[0] if peer else -1, seconds])
+    took = gather_json([seconds] if peer else [], 64, "transfer time", is_seconds)
+    secs = [t[0] if t and t[0] > 0 else float("inf") for t in (x or [] for x in took)]
+    return [nbytes * iters / max(secs[a], secs[b], 1e-9) for a, b in pairs]
 
 
-out = {"rank": rank, "world": world, "backend": backend, "compute": every, "bytes": nbytes, "iters": iters}
 if rank == 0:
-    v = localize(world, run_round, fraction, min_busbw)
+    localize(world, run_round, fraction, min_busbw)
     run_round([])
-    out.update(rounds=v["rounds"], tests=v["tests"])
 else:
     while run_round(None) is not None:
         pass
+out["malformed"] = malformed
 print("CLUSTERDOC-PERF " + json.dumps(out))
 sys.stdout.flush()
 dist.destroy_process_group()
@@ -181,32 +231,73 @@ def _num(v) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
 
 
+def _record(result: dict, node: str, rank: int, world: int) -> dict | None:
+    r = (result.get("ranks") or {}).get(node)
+    ok = isinstance(r, dict) and r.get("ok") and r.get("rank") == rank and r.get("world") == world
+    return r if ok else None
+
+
 def figures(result: dict) -> dict | None:
-    """Rank 0's record, checked (a node's output is untrusted): compute per rank, tests as (a, b, busbw, round)
-    with ranks in range and finite figures; None when there is no usable record."""
-    world = result.get("world")
-    rank0 = next((r for r in (result.get("ranks") or {}).values() if r.get("ok") and r.get("rank") == 0), None)
-    if not isinstance(world, int) or not rank0 or rank0.get("world") != world:
+    """Each node's own record, checked (a node's output is untrusted, and a node speaks only for itself): its
+    compute, memory and CPU quota; a pair's test (a, b, busbw, round) only where both ranks say they met each
+    other in that round, timed by the slower of their own two times; None when no node gave a usable record."""
+    world, order = result.get("world"), result.get("order")
+    if not isinstance(world, int) or not isinstance(order, list) or len(order) != world or world < 1:
         return None
-    compute = rank0.get("compute") if isinstance(rank0.get("compute"), list) else []
-    flops = [_num((c or {}).get("flops")) if isinstance(c, dict) else None for c in compute[:world]]
-    mem = [_num((c or {}).get("mem_mib")) if isinstance(c, dict) else None for c in compute[:world]]
-    quota = [_num((c or {}).get("cpu_quota")) if isinstance(c, dict) else None for c in compute[:world]]
+    recs = [_record(result, n, i, world) for i, n in enumerate(order)]
+    if not any(recs):
+        return None
+    flops = [_num(r.get("flops")) if r else None for r in recs]
+    mem = [_num(r.get("mem_mib")) if r else None for r in recs]
+    quota = [_num(r.get("cpu_quota")) if r else None for r in recs]
+    cap = linkplan.max_rounds(world) + 1
+    rounds: list[list[tuple]] = []
+    for r in recs:
+        met: list[tuple] = []
+        claimed = r.get("rounds") if r else None
+        for x in claimed[:cap] if isinstance(claimed, list) else []:
+            ok = isinstance(x, list) and len(x) == 2 and type(x[0]) is int and 0 <= x[0] < world
+            secs = _num(x[1]) if ok else None
+            met.append((x[0], secs) if ok and secs is not None and secs > 0 else (None, None))
+        rounds.append(met)
     tests = []
-    for t in rank0.get("tests") or []:
-        if isinstance(t, list) and len(t) == 4 and all(isinstance(x, int) and 0 <= x < world for x in t[:2]):
-            bw, rnd = _num(t[2]), t[3]
-            if bw is not None and bw >= 0 and isinstance(rnd, int) and t[0] != t[1]:
-                tests.append((min(t[0], t[1]), max(t[0], t[1]), bw, rnd))
-    rounds = [r for r in rank0.get("rounds") or [] if isinstance(r, list)]
+    for a in range(world):
+        for k, (b, ta) in enumerate(rounds[a]):
+            if b is None or b <= a or k >= len(rounds[b]) or rounds[b][k][0] != a:
+                continue
+            ra, rb = recs[a] or {}, recs[b] or {}
+            nbytes = _num(result.get("bytes", ra.get("bytes")))
+            n_iters = _num(result.get("iters", ra.get("iters")))
+            if ra.get("bytes") != rb.get("bytes") or ra.get("iters") != rb.get("iters"):
+                continue  # the two do not claim the same transfer
+            if nbytes is None or n_iters is None:
+                continue
+            tests.append((a, b, nbytes * n_iters / max(ta, rounds[b][k][1] or 0.0), k))
+    backends = [r.get("backend") for r in recs if r and r.get("backend") in ("nccl", "gloo")]
+    reporters: dict[int, list[int]] = {}
+    for i, r in enumerate(recs):
+        bad = r.get("malformed") if r else None
+        for k in list(bad)[:world] if isinstance(bad, dict) else []:
+            if isinstance(k, str) and k.isdigit() and int(k) < world and int(k) != i:
+                reporters.setdefault(int(k), []).append(i)
+    others = {k: [i for i, r in enumerate(recs) if r and i != k] for k in reporters}
+    accused = {k: v for k, v in reporters.items() if v and sorted(v) == others[k]}  # every other finished rank
+    nan = {i for i, r in enumerate(recs) if r and any(_nan(r.get(k)) for k in ("flops", "mem_mib", "cpu_quota"))}
     return {
         "flops": flops,
         "mem_mib": mem,
         "cpu_quota": quota,
         "tests": tests,
-        "rounds": len(rounds),
-        "backend": rank0.get("backend"),
+        "rounds": max((len(x) for x in rounds), default=0),
+        "backend": max(set(backends), key=backends.count) if backends else None,
+        "finished": [r is not None for r in recs],
+        "malformed": accused,
+        "nan": nan,
     }
+
+
+def _nan(v) -> bool:
+    return isinstance(v, float) and not math.isfinite(v)
 
 
 def gbit(bytes_per_s: float) -> str:
@@ -239,20 +330,27 @@ def check(
     order = [n for n in result.get("order") or [] if isinstance(n, str)]
     fig = figures(result)
     out: list[Finding] = []
-    if fig is None or len(order) != result.get("world"):
-        failed = {n: r.get("message") for n, r in (result.get("ranks") or {}).items() if not r.get("ok")}
-        for n in order or nodes:
-            why = failed.get(n) or "the test did not finish on another node"
-            out.append(
-                finding(
-                    n,
-                    CHECK,
-                    FAIL,
-                    f"perf test did not finish (master {result.get('master')}): {why}",
-                    "rerun with -v; check that every node reaches the master address and port",
-                )
-            )
+    failed = {n: r.get("message") or "its record does not carry its own rank and the world size"
+              for n, r in (result.get("ranks") or {}).items() if isinstance(r, dict)}  # fmt: skip
+    unfinished = order or nodes if fig is None else [n for n, done in zip(order, fig["finished"]) if not done]
+    for n in unfinished:
+        why = failed.get(n) or "the test did not finish on another node"
+        out.append(finding(n, CHECK, FAIL, f"perf test did not finish (master {result.get('master')}): {why}",
+                           "rerun with -v; check that every node reaches the master address and port"))  # fmt: skip
+    if fig is None:
         return out + _no_torch(result, nodes)
+    for k, seen_by in sorted(fig["malformed"].items()):
+        out.append(finding(
+            order[k], CHECK, FAIL,
+            f"{order[k]}'s rank sent its peers data that is not the expected JSON record (reported by "
+            f"{', '.join(order[i] for i in seen_by)}); nothing it sent was run or trusted",
+            f"check what runs as python3 on {order[k]} (a modified torch or interpreter); remove it from the hostfile "
+            "until then",
+        ))  # fmt: skip
+    for i in sorted(fig["nan"]):
+        out.append(finding(order[i], CHECK, FAIL, f"{order[i]} reported a compute or memory figure that is not a "
+                           "finite number (NaN or infinite)", "check its torch install and GPU (a NaN matmul rate "
+                           "means the timing or the device misbehaved); rerun --perf"))  # fmt: skip
     compute = _compute(order, fig, facts, compute_fraction)
     held_back = {f["node"] for f in compute if f["status"] == WARN and f["message"].startswith("compute")}
     links = _links(order, fig, busbw_fraction, min_busbw, held_back)
@@ -311,7 +409,7 @@ def _compute(order: list[str], fig: dict, facts: dict, fraction: float) -> list[
 def _links(order: list[str], fig: dict, fraction: float, min_busbw: float | None, held_back: set) -> list[Finding]:
     """Slow nodes, undecided ones and slow links; `held_back`: nodes named for slow compute."""
     n = len(order)
-    if n < 2:
+    if n < 2 or not fig["tests"]:  # no pair test that both its ends vouch for: nothing to judge links by
         return []
     floor_bytes = None if min_busbw is None else min_busbw * 1e9 / 8
     rounds: list = [[] for _ in range(fig["rounds"])]  # only their count matters to verdict()

@@ -16,7 +16,9 @@ thread, and a rank blocked in a collective still has its watchdog thread: so eve
 
 Trust: anyone who reaches the port can read and write the store. Every value clusterdoc writes is sealed
 (seal.py: encrypted and authenticated under the job's secret, bound to its key's name); a value that does not
-open is ignored and counted in `rejected`, never acted on. There are no store.add() counters: what was one is
+open is ignored and counted in `rejected`, never acted on; a genuine value older than one this client has already
+read for the key (its writer's sequence, seal.py) is a replay: the newer one is kept and the replay counted.
+There are no store.add() counters: what was one is
 a sealed value changed by compare-and-set (`update`) or claimed once (`claim`), readers keeping the highest
 they saw. What a stranger can still do is deny service (delete or overwrite keys): then the hang report or
 the OOM meeting is missing, and says so; it cannot stop, steer or read the job.
@@ -38,6 +40,7 @@ PREFIX = "clusterdoc/hang/"
 OOM_PREFIX = "clusterdoc/oom/"
 _ABSENT = b"\x00clusterdoc: absent"  # compare_set's answer for a key that is not there (see peek)
 MAX_REJECTED = 10000  # distinct rejected values remembered (so one forged value read each tick counts once)
+MAX_KEYS = 100000  # keys whose newest value a client remembers (a job uses a few per rank)
 
 
 class NoSecret(RuntimeError):
@@ -47,8 +50,8 @@ class NoSecret(RuntimeError):
 def rejected_note(count: int) -> str:
     """What the launcher and each rank say at the end when values on the store failed authentication."""
     return (
-        f"ignored {count} value(s) on the job's store that failed authentication: "
-        "someone else can reach its port and wrote there"
+        f"ignored {count} value(s) on the job's store that failed authentication or were replayed (older than one "
+        "already seen): someone else can reach its port and wrote there"
     )
 
 
@@ -58,26 +61,47 @@ class Channel:
     def __init__(self, store, sealer: seal_mod.Seal, prefix: str):
         self.store, self.sealer, self.prefix = store, sealer, prefix
         self._rejected: set[bytes] = set()
+        self._replayed: set[bytes] = set()
+        self._newest: dict[str, tuple[int, object]] = {}  # key -> (sequence, value): the newest genuine one read
         self._ctl = (0, False)  # the highest dump request and the abort flag seen so far
 
     @property
     def rejected(self) -> int:
-        """How many distinct values failed to open (forged, altered, foreign): ignored, never acted on."""
-        return len(self._rejected)
+        """How many distinct values were ignored: forged, altered, foreign, or replayed (older than one seen)."""
+        return len(self._rejected) + len(self._replayed)
 
-    def seal(self, key: str, value) -> bytes:
-        return self.sealer.seal(self.prefix + key, value)
+    @property
+    def replayed(self) -> int:
+        return len(self._replayed)
+
+    def seal(self, key: str, value, sequence: int | None = None) -> bytes:
+        return self.sealer.seal(self.prefix + key, value, sequence)
 
     def open(self, key: str, blob: bytes | None):
-        """The value in `blob` if it opens for `key`, else None (counted when it was there but forged)."""
+        """The value in `blob` if it opens for `key`, else None (counted when it was there but forged); the newest
+        value seen for the key when `blob` is an older genuine one (a replay, counted)."""
+        return self._open(key, blob)[1]
+
+    def _open(self, key: str, blob: bytes | None) -> tuple[int, object]:
         if blob is None or blob == _ABSENT:
-            return None
+            return 0, None
         try:
-            return self.sealer.open(self.prefix + key, bytes(blob))
+            seq, value = self.sealer.open_fresh(self.prefix + key, bytes(blob))
         except seal_mod.Rejected:
-            if len(self._rejected) < MAX_REJECTED:
-                self._rejected.add(hashlib.sha256(key.encode() + b"\0" + bytes(blob)).digest())
-            return None
+            self._count(self._rejected, key, blob)
+            return 0, None
+        newest = self._newest.get(key)
+        if newest is not None and seq < newest[0]:
+            self._count(self._replayed, key, blob)
+            return newest
+        if newest is not None or len(self._newest) < MAX_KEYS:
+            self._newest[key] = (seq, value)
+        return seq, value
+
+    @staticmethod
+    def _count(seen: set, key: str, blob: bytes) -> None:
+        if len(seen) < MAX_REJECTED:
+            seen.add(hashlib.sha256(key.encode() + b"\0" + bytes(blob)).digest())
 
     def set(self, key: str, value) -> None:
         self.store.set(key, self.seal(key, value))
@@ -95,8 +119,9 @@ class Channel:
         """Atomically replace the key's value v by change(v) (v None when absent or forged); the new value."""
         cur = self.raw(key)
         for _ in range(tries):
-            new = change(self.open(key, cur))
-            blob = self.seal(key, new)
+            seq, old = self._open(key, cur)
+            new = change(old)
+            blob = self.seal(key, new, self.sealer.next_sequence(after=seq))  # newer than what it replaces
             expected = b"" if cur is None else cur
             got = self.store.compare_set(key, expected, blob)
             if got == blob:

@@ -5,6 +5,11 @@ value is sealed with AES-256-GCM under a key derived (HMAC-SHA256) from a per-jo
 full name as associated data: a value can be neither read, forged, altered nor moved to another key without
 the secret. GCM's tag is the MAC (checked in constant time by OpenSSL).
 
+Freshness: what is sealed is [sequence, value], the sequence the writer's clock in nanoseconds, kept increasing
+by each Seal (and above the value it replaces, in a compare-and-set: channel.update). A genuine value put back
+later (a heartbeat from the job's start, replayed in a loop) opens, but carries an older sequence than one the
+reader has already seen: the channel keeps the newest and counts the replay (channel.py).
+
 The secret never travels through the store. `clusterdoc submit` writes a fresh one for each attempt into the
 private job folder (0600 in 0700, `secret`); each rank's `clusterdoc.run --log-dir` reads it from there into
 its own environment (CLUSTERDOC_JOB_SECRET), never onto a command line. Ranks started without clusterdoc
@@ -19,13 +24,14 @@ import hmac
 import json
 import os
 import secrets
+import time
 from pathlib import Path
 
 from clusterdoc import private
 
 ENV = "CLUSTERDOC_JOB_SECRET"
 FILE = "secret"  # in the job folder
-MAGIC = b"cd1"  # format version: nonce (12 bytes) and the GCM ciphertext+tag follow
+MAGIC = b"cd2"  # format version: nonce (12 bytes) and the GCM ciphertext+tag of JSON [sequence, value] follow
 MIN_SECRET = 16  # characters: a user's own CLUSTERDOC_JOB_SECRET shorter than this is refused
 
 
@@ -40,22 +46,37 @@ class Seal:
         key = hmac.new(secret.encode(), b"clusterdoc job store v1", hashlib.sha256).digest()
         self._aead = AESGCM(key)
         self._key = key
+        self._last = 0  # the last sequence this writer sealed
 
-    def seal(self, name: str, value) -> bytes:
+    def next_sequence(self, after: int = 0) -> int:
+        """This writer's clock (ns), above anything it sealed before and above `after`."""
+        self._last = max(time.time_ns(), self._last + 1, after + 1)
+        return self._last
+
+    def seal(self, name: str, value, sequence: int | None = None) -> bytes:
         nonce = os.urandom(12)
-        return MAGIC + nonce + self._aead.encrypt(nonce, json.dumps(value).encode(), name.encode())
+        seq = self.next_sequence() if sequence is None else sequence
+        return MAGIC + nonce + self._aead.encrypt(nonce, json.dumps([seq, value]).encode(), name.encode())
 
-    def open(self, name: str, blob: bytes):
-        """The value sealed for `name`; Rejected for anything else."""
+    def open_fresh(self, name: str, blob: bytes) -> tuple[int, object]:
+        """(sequence, value) sealed for `name`; Rejected for anything else."""
         from cryptography.exceptions import InvalidTag
 
         if len(blob) < len(MAGIC) + 12 + 16 or not blob.startswith(MAGIC):
             raise Rejected(name)
         nonce, body = blob[len(MAGIC) : len(MAGIC) + 12], blob[len(MAGIC) + 12 :]
         try:
-            return json.loads(self._aead.decrypt(nonce, body, name.encode()))
-        except (InvalidTag, ValueError):
+            doc = json.loads(self._aead.decrypt(nonce, body, name.encode()))
+        except (InvalidTag, ValueError, RecursionError):
             raise Rejected(name) from None
+        ok = isinstance(doc, list) and len(doc) == 2 and type(doc[0]) is int and doc[0] >= 0
+        if not ok:
+            raise Rejected(name)
+        return doc[0], doc[1]
+
+    def open(self, name: str, blob: bytes):
+        """The value sealed for `name`; Rejected for anything else."""
+        return self.open_fresh(name, blob)[1]
 
     def token(self, *parts) -> bytes:
         """A value only holders of the secret can compute (debug mode's peer handshake), 16 bytes."""

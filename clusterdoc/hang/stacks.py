@@ -6,6 +6,8 @@ from pathlib import Path
 
 from clusterdoc import private
 
+MAX_STACKS = 4 << 20  # characters of one rank's stacks saved and printed
+
 
 def write(folder: Path, dumps: dict[int, dict], world: int) -> str:
     """Write each answering rank's stacks; return the hint the report prints (`.../rank{0..3}.txt`)."""
@@ -16,5 +18,12 @@ def write(folder: Path, dumps: dict[int, dict], world: int) -> str:
 
 
 def text(dump: dict) -> str:
+    """A rank's stacks as saved and printed. The dump came over the job's store: a field of another type (a list
+    where the stacks' text belongs) is said, not a TypeError; the text is cut at MAX_STACKS characters."""
     head = f"rank {dump.get('rank')} on {dump.get('host')} (pid {dump.get('pid')})\n"
-    return head + (dump.get("stacks") or "(no stacks)\n")
+    stacks = dump.get("stacks")
+    if stacks is None or stacks == "":
+        return head + "(no stacks)\n"
+    if not isinstance(stacks, str):
+        return head + f"(its stacks came as a {type(stacks).__name__}, not text: not shown)\n"
+    return head + stacks[:MAX_STACKS]

@@ -11,6 +11,7 @@ Opens in ui.perfetto.dev or chrome://tracing.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -20,43 +21,81 @@ MAX_RANK_FILE = 64 << 20  # what is read of one rank's trace file (about 300,000
 BINS = 200  # slices of the trace's span in the "waiting %" counter tracks
 
 
-def read_records(folder: Path) -> dict[int, list[dict]]:
+MAX_RANK_FILES = 16384  # trace files read from one job (one per rank)
+MAX_TOTAL = 256 << 20  # what is read of all of them together
+
+
+def read_records(folder: Path, skipped: list | None = None) -> dict[int, list[dict]]:
     """Each rank's records from trace/rank<R>.jsonl. The files are the job's (its owner can edit them): read
-    bounded and without following symlinks (OSError: a FIFO or a symlink in place of one), and a record not of
-    the form the shim writes is skipped like a line cut short by a killed rank."""
+    bounded (MAX_RANK_FILE each, MAX_TOTAL in all, MAX_RANK_FILES files) and without following symlinks (OSError:
+    a FIFO or a symlink in place of one), and a record not of the form the shim writes (a time that is no finite
+    time, a shape that is not a short list of integers, a value nested deeper than a record's) is skipped like a
+    line cut short by a killed rank; how many were skipped, per file, is added to `skipped`."""
     out: dict[int, list[dict]] = {}
-    for path in sorted(Path(folder).glob("rank*.jsonl")):
-        rank = int(path.stem[4:]) if path.stem[4:].isdigit() else None
-        if rank is None:
-            continue
-        recs = []
-        for line in private.read(path, MAX_RANK_FILE).decode("utf-8", "replace").splitlines():
+    paths = [p for p in sorted(Path(folder).glob("rank*.jsonl")) if p.stem[4:].isdigit()]
+    if len(paths) > MAX_RANK_FILES:
+        raise OSError(
+            errno.EFBIG, f"{len(paths)} rank trace files, more than the {MAX_RANK_FILES} clusterdoc reads", str(folder)
+        )
+    left = MAX_TOTAL
+    for path in paths:
+        if left <= 0:
+            if skipped is not None:
+                skipped.append(f"{path} and later ranks' files: past {MAX_TOTAL >> 20} MiB of trace in all, not read")
+            break
+        data = private.read(path, min(MAX_RANK_FILE, left))
+        left -= len(data)
+        recs, bad = [], 0
+        for line in data.decode("utf-8", "replace").splitlines():
             try:
                 rec = private.loads(line)
             except ValueError:
-                continue  # a line cut short by a killed rank
+                bad += 1  # a line cut short by a killed rank, or not JSON
+                continue
             if _well_formed(rec):
                 recs.append(rec)
-        out[rank] = recs
+            else:
+                bad += 1
+        if bad and skipped is not None:
+            skipped.append(f"{path}: {bad} malformed record(s) skipped")
+        if recs:
+            out[int(path.stem[4:])] = recs
     return out
 
 
 def _well_formed(rec) -> bool:
     def number(v) -> bool:
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
+        try:
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and abs(float(v)) <= 1e12
+        except OverflowError:  # an integer of 400 digits
+            return False
 
+    def short(v, n=4096) -> bool:
+        return v is None or isinstance(v, str) and len(v) <= n
+
+    shape = rec.get("shape") if isinstance(rec, dict) else None
     return (
         isinstance(rec, dict)
         and number(rec.get("start"))
         and (number(rec["end"]) if "end" in rec else True)
         and isinstance(rec.get("seq"), int)
+        and not isinstance(rec.get("seq"), bool)
+        and abs(rec["seq"]) < 1 << 62
         and isinstance(rec.get("op"), str)
-        and isinstance(rec.get("group"), (str, int, type(None)))
+        and len(rec["op"]) <= 200
+        and (short(rec.get("group"), 200) or type(rec.get("group")) is int and abs(rec["group"]) < 1 << 62)
+        and short(rec.get("dtype"), 64)
+        and short(rec.get("note"))
+        and short(rec.get("error"))
+        and (shape is None or isinstance(shape, list) and len(shape) <= 16 and all(type(x) is int for x in shape))
         and (
             rec.get("site") is None
             or isinstance(rec["site"], list)
             and len(rec["site"]) >= 3
-            and isinstance(rec["site"][0], str)
+            and short(rec["site"][0])
+            and rec["site"][0] is not None
+            and (rec["site"][1] is None or type(rec["site"][1]) is int)
+            and short(rec["site"][2], 200)
         )
     )
 

@@ -84,10 +84,15 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
 def trace_main(job: str, folder: str | None, output: str | None, out=sys.stdout) -> int:
     """Write the job's Chrome/Perfetto trace (from `submit --trace`)."""
     jd = find_job(job, folder)
+    skipped: list[str] = []
     try:
-        shim, dumps = trace.read_records(jd.path / "trace"), recorder.read_folder(jd.path)
+        shim, dumps = trace.read_records(jd.path / "trace", skipped), recorder.read_folder(jd.path, skipped)
     except OSError as err:
         raise UsageError(f"cannot read the job's trace: {err.strerror or err}", where=printable(err.filename)) from None
+    for note in skipped[:20]:  # the job folder is untrusted: what was not read is said, escaped
+        print(f"clusterdoc trace: {printable(note, 400)}", file=sys.stderr)
+    if len(skipped) > 20:
+        print(f"clusterdoc trace: ... and {len(skipped) - 20} more files", file=sys.stderr)
     records = recorder.merge(shim, dumps)  # the recorder's dumps: written on a stall (NCCL's on a timeout)
     source = " and ".join(name for name, got in (("--trace", shim), ("the flight recorder", dumps)) if got)
     if not records:

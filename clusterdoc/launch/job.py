@@ -14,12 +14,14 @@ output parsing, and each rank's exit code is known even where Slurm has no accou
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import secrets
 import shlex
 import socket
+import stat
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -224,27 +226,82 @@ def check_record(record, where) -> None:
         )
 
 
-def reserve_job_dir(root: Path, backend: str, job_id: str | None = None) -> JobDir:
-    """A new, empty, private folder for one job. mkdir is the lock: submits started in the same second (on any
-    node of a shared file system) each get their own id; a given `job_id` that exists is an error."""
-    for _ in range(100):
-        path = root / (job_id or new_job_id(backend))
+def open_root(root: Path) -> tuple[int, bool]:
+    """The job root, opened (O_DIRECTORY | O_NOFOLLOW) and checked by that descriptor as ./clusterdoc.yaml is: a
+    folder (not a link) that belongs to this user (or root) and that nobody else can write. Another user's
+    folder, or one others can write (a shared `clusterdoc-jobs/` made mode 777), would hand them the job: its
+    secret, its logs, its heartbeats. Made 0700 when missing, whatever the umask. (fd, made)."""
+    where = printable(root)
+    hint = "use a job root of your own: --folder DIR (or CLUSTERDOC_FOLDER), on a file system the nodes share"
+    made = False
+    try:
+        root.parent.mkdir(parents=True, exist_ok=True)
         try:
-            made_root = not root.is_dir()
-            root.mkdir(parents=True, exist_ok=True)
-            path.mkdir(mode=0o700)
-            path.chmod(0o700)  # whatever the umask: a job's logs are its owner's
-            jd = JobDir(path)
-            jd.made_root = made_root
-            return jd
+            os.mkdir(root, 0o700)
+            made = True
         except FileExistsError:
-            if job_id:
-                raise UsageError(f"log folder already exists: {path}") from None
-        except OSError as err:
-            raise UsageError(
-                f"cannot create the log folder {printable(path)}: {_reason(err)}",
-                hint="choose a writable --folder (shared by all nodes for slurm and mpirun)",
-            ) from None
+            pass
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as err:
+        link = err.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(root)
+        what = "is a symbolic link (not followed)" if link else _reason(err)
+        raise UsageError(f"cannot use the job root {where}: {what}", hint=hint) from None
+    st = os.fstat(fd)
+    me = os.geteuid()
+    problem = None
+    if st.st_uid not in (me, 0):
+        problem = f"it belongs to {_user(st.st_uid)}, not to you ({_user(me)})"
+    elif st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        problem = f"others can write it (mode {stat.filemode(st.st_mode)})"
+    if problem:
+        os.close(fd)
+        raise UsageError(
+            f"refusing the job root {where}: {problem}; its jobs' secrets and logs would be theirs",
+            hint=hint + (f", or make it yours alone: chmod go-w {where}" if st.st_uid == me else ""),
+        )
+    if made:
+        os.fchmod(fd, 0o700)
+    return fd, made
+
+
+def _user(uid: int) -> str:
+    try:
+        import pwd
+
+        return f"user {pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except (ImportError, KeyError):
+        return f"uid {uid}"
+
+
+def reserve_job_dir(root: Path, backend: str, job_id: str | None = None) -> JobDir:
+    """A new, empty, private folder for one job, made (0700, whatever the umask) in the job root as opened and
+    checked by open_root. mkdir is the lock: submits started in the same second (on any node of a shared file
+    system) each get their own id; a given `job_id` that exists is an error."""
+    root_fd, made_root = open_root(root)
+    try:
+        for _ in range(100):
+            name = job_id or new_job_id(backend)
+            path = root / name
+            try:
+                os.mkdir(name, 0o700, dir_fd=root_fd)
+                fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=root_fd)
+                try:
+                    os.fchmod(fd, 0o700)  # whatever the umask: a job's logs are its owner's
+                finally:
+                    os.close(fd)
+                jd = JobDir(path)
+                jd.made_root = made_root
+                return jd
+            except FileExistsError:
+                if job_id:
+                    raise UsageError(f"log folder already exists: {printable(path)}") from None
+            except OSError as err:
+                raise UsageError(
+                    f"cannot create the log folder {printable(path)}: {_reason(err)}",
+                    hint="choose a writable --folder (shared by all nodes for slurm and mpirun)",
+                ) from None
+    finally:
+        os.close(root_fd)
     raise UsageError(f"no free job id in {printable(root)} after 100 tries")
 
 

@@ -42,7 +42,11 @@ class LocalJob:
             if slices:
                 env["CUDA_VISIBLE_DEVICES"] = slices[node]
             # the launcher opens the files too: errors before clusterdoc.run redirects (bad python) still land
-            with private.open_append(jd.out(rank), True) as out, private.open_append(jd.err(rank), True) as err:
+            # new files (O_EXCL): an earlier attempt's were moved aside; one already there was not made by us
+            with (
+                private.open_append(jd.out(rank), True, exclusive=True) as out,
+                private.open_append(jd.err(rank), True, exclusive=True) as err,
+            ):
                 self.procs.append(
                     subprocess.Popen(
                         cmd,

@@ -34,6 +34,7 @@ from clusterdoc.launch.job import (
 from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.outcome import Outcome, describe_code
 from clusterdoc.launch.stream import LogStreamer
+from clusterdoc.untrusted import printable, printable_lines
 
 POLL = 0.1  # seconds between polls of a running job (local / mpirun: cheap)
 SLURM_POLL = 1.0  # squeue is a request to slurmctld: poll gently
@@ -602,28 +603,47 @@ def cancel_main(job: str, folder: str | None, grace: float = 30.0, quiet: bool =
 def status_main(job: str, folder: str | None) -> int:
     jd = find_job(job, folder)
     rec = jd.read()
+    try:  # job.json is data from the job folder: a field of another shape is a usage error, not a traceback
+        lines, code = _status_lines(jd, rec)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        raise UsageError(
+            f"{printable(jd.record_path)}: not a valid clusterdoc job record ({type(exc).__name__}: "
+            f"{printable(exc, 120)})",
+            hint="it was edited or cut short; the ranks' own files are in the same folder ('clusterdoc logs')",
+        ) from None
+    for line in lines:  # escaped: another user may have shaped the folder's files
+        print(printable_lines(line))
+    return code
+
+
+def _status_lines(jd: JobDir, rec: dict) -> tuple[list[str], int]:
     spec = rec["spec"]
     state = live_state(jd, rec)
     world = spec["nodes"] * spec["tasks_per_node"]
-    print(f"job {rec['id']}: {state}")
-    print(
+    out = [f"job {rec['id']}: {state}"]
+    out.append(
         f"  backend {spec['backend']}"
         + (f" (id {rec['backend_id']})" if rec.get("backend_id") else "")
         + f", {spec['nodes']} node(s) x {spec['tasks_per_node']} rank(s)"
     )
-    print(f"  script  {format_command([spec['script'], *spec['script_args']])}")
-    print(f"  logs    {jd.path}")
+    if not isinstance(spec["script_args"], list) or not isinstance(spec["script"], str):
+        raise TypeError("spec.script is not a path with a list of arguments")
+    out.append(f"  script  {format_command([spec['script'], *map(str, spec['script_args'])])}")
+    out.append(f"  logs    {jd.path}")
+    attempts = rec.get("attempts") or []
+    if not isinstance(attempts, list) or not all(isinstance(a, dict) for a in attempts):
+        raise TypeError("attempts is not a list of records")
     reason = (rec.get("outcome") or {}).get("message") or ""
     if state == "LOST" and not reason:
         reason = f"its supervisor (pid {rec.get('supervisor_pid')}) ended without a word: see {jd.path}/supervisor.log"
-    if reason and not any((a.get("outcome") or {}).get("message") == reason for a in rec.get("attempts", [])):
-        print(f"  reason  {reason}")  # what no attempt line says: it never started, or its supervisor failed
-    if not rec.get("attempts") and reason:
-        return 0 if state in ("RUNNING", "PENDING") else 1  # it never started: no rank has anything to say
-    for a in rec.get("attempts", []):
+    if reason and not any((a.get("outcome") or {}).get("message") == reason for a in attempts):
+        out.append(f"  reason  {reason}")  # what no attempt line says: it never started, or its supervisor failed
+    if not attempts and reason:
+        return out, 0 if state in ("RUNNING", "PENDING") else 1  # it never started: no rank has anything to say
+    for a in attempts:
         o = a.get("outcome")
-        print(
-            f"  attempt {a['n']}: {format_command(a['script_args'])}: "
+        out.append(
+            f"  attempt {a['n']}: {format_command([str(x) for x in a['script_args']])}: "
             + (Outcome(**{**o, "codes": {int(k): v for k, v in o["codes"].items()}}).describe() if o else "running")
         )
     ranks = []
@@ -639,8 +659,8 @@ def status_main(job: str, folder: str | None) -> int:
                 else describe_code(e["code"])
             )
         )
-    print("  " + "\n  ".join(ranks))
-    return 0 if state in ("COMPLETED", "RUNNING", "PENDING") else 1
+    out.append("  " + "\n  ".join(ranks))
+    return out, 0 if state in ("COMPLETED", "RUNNING", "PENDING") else 1
 
 
 def rank_logs(jd: JobDir, rank: int | None) -> tuple[str, list[str]]:
@@ -667,7 +687,9 @@ def rank_logs(jd: JobDir, rank: int | None) -> tuple[str, list[str]]:
 def logs_main(job: str, folder: str | None, rank: int | None) -> int:
     jd = find_job(job, folder)
     text, refused = rank_logs(jd, rank)
-    sys.stdout.write(text)  # all on stdout: this is the command's output, for grep and less
+    # all on stdout: this is the command's output, for grep and less; escaped (a rank's output, or a file
+    # someone put in the folder, must not drive the terminal): the files themselves hold the raw bytes
+    sys.stdout.write(printable_lines(text.removesuffix("\n")) + "\n" if text else "")
     sys.stdout.flush()
     if refused:
         print(

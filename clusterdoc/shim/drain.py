@@ -118,21 +118,49 @@ def _issue(entry, group, rank):
         args = ()
     elif op == "all_to_all_single":
         args = (torch.zeros_like(t), t)
-    elif op == "all_gather_object":  # the peer unpickles our None (its attempt is aborted anyway)
+    elif op == "all_gather_object":  # for debug mode's check; issued as two all_gathers (_all_gather_object)
         args = ([None] * world, None)
     kwargs["group"] = group
     track.INSIDE.on = True  # what torch calls inside (all_gather_object's all_gathers) is not tracked again
     try:
         if checked and track.CHECK is not None:  # debug mode checked the peer's call first: so does ours
             if not track.CHECK(op, args, kwargs):
-                track.ORIGINALS[op](*args, **kwargs)
+                if op == "all_gather_object":
+                    _all_gather_object(group, world)
+                else:
+                    track.ORIGINALS[op](*args, **kwargs)
             return None
-        if op == "all_gather_object":  # no async form
-            track.ORIGINALS[op](*args, **kwargs)
+        if op == "all_gather_object":  # no async form; no unpickling of what the peers send
+            _all_gather_object(group, world)
             return None
         return track.ORIGINALS[op](*args, async_op=True, **kwargs)
     finally:
         track.INSIDE.on = False
+
+
+_NONE = b"\x80\x04N."  # pickle of None, written by hand: what a draining rank contributes
+
+
+def _all_gather_object(group, world: int) -> None:
+    """all_gather_object's two collectives as torch issues them (every rank's size, then the padded bytes), our
+    contribution None: the peers waiting in the user's all_gather_object get it, and nothing they sent is ever
+    unpickled here (a peer's bytes are untrusted; this rank's attempt is aborted anyway)."""
+    import torch
+    import torch.distributed as dist
+
+    c10d = dist.distributed_c10d
+    finder = getattr(c10d, "_get_object_coll_device", None) or getattr(c10d, "_get_pg_default_device", None)
+    device = torch.device(finder(group)) if finder is not None else torch.device("cpu")
+    gather = track.ORIGINALS.get("all_gather") or dist.all_gather
+    sizes = torch.zeros(world, dtype=torch.long, device=device)
+    gather([sizes[i].unsqueeze(0) for i in range(world)], torch.tensor([len(_NONE)], device=device), group=group)
+    most = int(sizes.max().item())
+    if most > 1 << 34:
+        raise RetryUnsafe(f"a peer announced an all_gather_object of {most} bytes")
+    mine = torch.zeros(most, dtype=torch.uint8, device=device)
+    mine[: len(_NONE)] = torch.tensor(list(_NONE), dtype=torch.uint8)
+    out = torch.empty(most * world, dtype=torch.uint8, device=device)
+    gather([out[most * i : most * (i + 1)] for i in range(world)], mine, group=group)
 
 
 def run(logs: dict, rank: int, deadline: float) -> int:

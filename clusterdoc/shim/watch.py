@@ -36,12 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from clusterdoc import private
-from clusterdoc.untrusted import printable_lines
+from clusterdoc.untrusted import printable, printable_lines
 
 from . import loader, pace, progress, straggler, track
 
 DEFAULT_TIMEOUT = 300.0
 LAUNCHER_GRACE = 15.0  # how long a rank leaves the report to the launcher before printing it itself
+CLAIM_RETRY = 5.0  # seconds before a claim that could not be made (its key kept changing) is tried again
 _watchdog = None
 
 
@@ -154,6 +155,7 @@ class Watchdog(threading.Thread):
         self.interval = min(1.0, max(0.05, timeout / 20))
         self.answered = 0  # the last dump request answered
         self.stalled = False  # this rank saw its own stall (once)
+        self.claim_retry_at = 0.0  # a denied claim is tried again from then
         self.report_due = None  # (gen, time) when this rank must print the report if nobody has
         self.stop = threading.Event()
         self.store: Any = None  # the job store's channel (hang/channel.py), once connected
@@ -275,17 +277,38 @@ class Watchdog(threading.Thread):
             except Exception:  # noqa: BLE001, S110 - the straggler watch is advice: never the hang watch's end
                 pass
         waited = self.waited()
-        if not self.stalled and waited is not None and waited >= self.timeout:
+        now = time.monotonic()
+        if not self.stalled and waited is not None and waited >= self.timeout and now >= self.claim_retry_at:
+            try:
+                held = channel.claim_stall(store, self.rank, lambda: channel.request_dump(store))
+            except RuntimeError as exc:  # the key kept changing: someone who reaches the port overwrites it
+                self._denied("the stall", exc)
+                return
             self.stalled = True
-            held = channel.claim_stall(store, self.rank, lambda: channel.request_dump(store))
             if held.get("rank") == self.rank:  # the first rank to see it asked everyone
                 gen = held["gen"]
                 self.answer(gen)
                 self.report_due = (gen, time.monotonic() + (LAUNCHER_GRACE if self.launcher else 0.0))
-        if self.report_due and time.monotonic() >= self.report_due[1]:
+        if self.report_due and now >= self.report_due[1]:
+            try:
+                mine = store.claim("handled", f"rank {self.rank}") == f"rank {self.rank}"
+            except RuntimeError as exc:
+                self._denied("the hang report", exc)
+                self.report_due = (self.report_due[0], self.claim_retry_at)
+                return
             gen, self.report_due = self.report_due[0], None
-            if store.claim("handled", f"rank {self.rank}") == f"rank {self.rank}":
+            if mine:
                 self.report(gen)
+
+    def _denied(self, what: str, exc: Exception) -> None:
+        """A claim that could not be made is said (escaped) and tried again later: never a silent latch."""
+        self.claim_retry_at = time.monotonic() + CLAIM_RETRY
+        print(
+            f"clusterdoc: rank {self.rank}: could not claim {what} on the job's store ({printable(str(exc))}): "
+            f"someone else keeps writing its key; trying again in {CLAIM_RETRY:g}s",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def waited(self) -> float | None:
         """How long this rank has had an op outstanding with no collective completed meanwhile (None: nothing

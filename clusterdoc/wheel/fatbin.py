@@ -26,7 +26,8 @@ FATBIN_MAGIC = 0xBA55ED50
 SECTIONS = (".nv_fatbin", "__nv_relfatbin")  # the device code of a linked object / of an -rdc object
 KIND_PTX, KIND_SASS = 1, 2
 MAX_SECTIONS = 65535  # ELF's own limit for e_shnum
-MAX_ENTRIES = 100000  # fatbin entries read from one file (a real extension has tens)
+MAX_ENTRIES = 100000  # fatbin entries read from one file, all its sections together (a real extension has tens)
+MAX_FATBIN_SECTIONS = 16  # fatbin sections of one file (a real one has one or two; a crafted one had 65,533)
 # Entry flags (seen in nvcc 13.0's output; cuobjdump prints the suffixes): an arch-specific build
 # (sm_90a: runs on that exact GPU only) and a family build (sm_100f: the 10.x family).
 FLAG_ARCH_SPECIFIC = 0x100000
@@ -88,15 +89,22 @@ def _fatbin_sections(f, file_size):
             if offset + size > file_size:
                 raise ValueError("section at %d of %d bytes runs past the end of the file" % (offset, size))
             found.append((offset, size))
+            if len(found) > MAX_FATBIN_SECTIONS:
+                raise ValueError("more than %d fatbin sections" % MAX_FATBIN_SECTIONS)
+    found.sort()
+    for (a, a_size), (b, _b_size) in zip(found, found[1:]):
+        if b < a + a_size:  # the same bytes read again as another section: a crafted file
+            raise ValueError("fatbin sections at %d and %d overlap" % (a, b))
     return found
 
 
-def _read_section(f, offset, size, sass, ptx):
-    """The fatbin containers of one section, one after another (8-byte aligned, zero padding between)."""
-    pos, end, steps = offset, offset + size, 0
+def _read_section(f, offset, size, sass, ptx, budget):
+    """The fatbin containers of one section, one after another (8-byte aligned, zero padding between).
+    `budget`: [headers read so far in this file], capped at MAX_ENTRIES for the whole file."""
+    pos, end = offset, offset + size
     while pos + 16 <= end:
-        steps += 1
-        if steps > MAX_ENTRIES:
+        budget[0] += 1
+        if budget[0] > MAX_ENTRIES:
             raise ValueError("more than %d fatbin entries" % MAX_ENTRIES)
         magic, _version, header_size, fat_size = struct.unpack("<IHHQ", _read_exact(f, pos, 16))
         if magic == 0:  # padding between containers
@@ -108,8 +116,8 @@ def _read_section(f, offset, size, sass, ptx):
             raise ValueError("fatbin container at offset %d overruns its section" % pos)
         entry, stop = pos + header_size, pos + header_size + fat_size
         while entry + 32 <= stop:
-            steps += 1
-            if steps > MAX_ENTRIES:
+            budget[0] += 1
+            if budget[0] > MAX_ENTRIES:
                 raise ValueError("more than %d fatbin entries" % MAX_ENTRIES)
             head = _read_exact(f, entry, 48 if entry + 48 <= stop else 32)
             kind, _v, entry_header, payload = struct.unpack_from("<HHIQ", head, 0)
@@ -121,9 +129,9 @@ def _read_section(f, offset, size, sass, ptx):
                 raise ValueError("fatbin entry at offset %d has no plausible arch (%d)" % (entry, arch))
             suffix = "a" if flags & FLAG_ARCH_SPECIFIC else "f" if flags & FLAG_FAMILY else ""
             if kind == KIND_SASS:
-                sass.append("sm_%d%s" % (arch, suffix))
+                sass.add("sm_%d%s" % (arch, suffix))
             elif kind == KIND_PTX:
-                ptx.append("compute_%d%s" % (arch, suffix))
+                ptx.add("compute_%d%s" % (arch, suffix))
             entry += entry_header + payload
         pos = (stop + 7) & ~7
 
@@ -134,10 +142,11 @@ def fatbin_archs(path):
     try:
         with open(path, "rb") as f:
             file_size = os.fstat(f.fileno()).st_size
-            sass = []  # type: list
-            ptx = []  # type: list
+            sass = set()  # type: set
+            ptx = set()  # type: set
+            budget = [0]
             for offset, size in _fatbin_sections(f, file_size):
-                _read_section(f, offset, size, sass, ptx)
+                _read_section(f, offset, size, sass, ptx, budget)
             return _result(sass, ptx)
     except (OSError, ValueError, struct.error, IndexError) as e:
         return _error("%s: %s" % (path, e))
