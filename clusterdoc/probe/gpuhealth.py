@@ -15,6 +15,7 @@ from clusterdoc.probe.gpus import lost_gpu
 
 # --- GPU and fabric health (checks/gpuhealth.py and checks/fabric.py judge these) --------------------------
 
+IB_CLASS = "/sys/class/infiniband"
 MAX_SMI_XML = 8 << 20  # bytes of `nvidia-smi -q -x` parsed (8 GPUs take ~100 KiB)
 MAX_KMSG = 8 << 20  # bytes of kernel log read
 MAX_XIDS = 64  # XID events kept as a sample (the newest); every event is counted
@@ -365,7 +366,7 @@ def read_ib_counters():
     """[{device, port, link_layer, hca, rate_gbps, link_downed, symbol_error, link_error_recovery}] of every IB/RoCE
     port (link_layer: "InfiniBand" or "Ethernet" (RoCE); hca: the adapter model, hca_type)."""
     out = []
-    base = "/sys/class/infiniband"
+    base = IB_CLASS
     for dev in sorted(os.listdir(base) if os.path.isdir(base) else [])[:64]:
         for port in listdir_prefix(os.path.join(base, dev, "ports"), "")[:16]:
             m = re.match(r"\s*([\d.]+) Gb/sec", read(os.path.join(port, "rate")) or "")
