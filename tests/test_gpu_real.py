@@ -200,7 +200,8 @@ XIDS = {  # file: [(status, words)] of the findings it must give, in XID order
     "issue-gpud-1174-kmsg-nvlink5-xid149-145.log": [(WARN, "XID 145 (NVLink 5 RLW error (non-fatal, corrected))"),
                                                     (FAIL, "XID 149 (NVLink 5 NETIR error) x2")],
     "issue-open-gpu-kernel-modules-1150-xid45-after-149-145.log": [(WARN, "XID 45 (preemptive cleanup")],
-    "mleng-xid63.log": [(WARN, "XID 63 (ECC page retirement or row remapping recorded) x1 on PCI 0000:10:1c")],
+    # the catalog: IGNORE, IGNORE (the pending row remap nvidia-smi shows is judged on its own)
+    "mleng-xid63.log": [(OK, "XID 63 (ECC page retirement or row remapping recorded) x1 on PCI 0000:10:1c")],
     "gpud-kmsg.1.log": [],
 }
 
@@ -210,7 +211,7 @@ def test_every_real_kernel_log_names_its_xids_with_the_catalogs_action(tmp_path,
     node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
     node.kmsg = (REAL / "xid" / name).read_text(errors="replace")
     facts = node.probe()
-    found = [(f["status"], f["message"]) for f in bad(judge(facts)) if f["message"].startswith("XID")]
+    found = [(f["status"], f["message"]) for f in judge(facts) if f["message"].startswith("XID")]
     assert len(found) == len(expected), found
     for (status, message), (want_status, words) in zip(found, expected):
         assert status == want_status and words in message, (status, message)

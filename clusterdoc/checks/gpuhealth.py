@@ -9,6 +9,8 @@ driver loaded); the rest warns.
 
 from __future__ import annotations
 
+import re
+
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 CHECK = "gpu"
@@ -18,49 +20,86 @@ REBOOT = "drain the node and reboot it (a power cycle if it does not come back)"
 RMA = "if it comes back after a reset, open an RMA with the GPU's serial/UUID"
 APP = "restart the job; if it repeats with other jobs on this GPU, run `dcgmi diag -r 3` and reset the GPU"
 MECHANICALS = "check its PCIe/NVLink seating, cables and power"
-# XID -> (what it means, status, what to do), after the resolution buckets of NVIDIA's XID catalog
-# (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html: RESTART_APP, RESET_GPU, RESTART_BM (reboot),
-# CHECK_MECHANICALS, CONTACT_SUPPORT, IGNORE). FAIL: the GPU needs a reset or the node a reboot before the next job.
-XIDS = {
-    8: ("GPU stopped processing (a channel timed out)", WARN, APP),
-    13: ("graphics engine exception (often the application: an out-of-bounds access)", WARN, APP),
-    31: ("GPU memory page fault (usually the application)", WARN, APP),
-    32: ("invalid or corrupted push buffer stream", WARN, APP),
-    38: ("driver firmware error", WARN, f"update the driver if it repeats; {RESET}"),
-    43: ("GPU stopped processing (an application fault; the GPU is fine)", WARN, "no action unless it repeats"),
+# NVIDIA's XID catalog (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, as of driver R580): XID ->
+# (its description, its immediate resolution bucket). The buckets decide the status and the fix (BUCKETS).
+CATALOG = {
+    8: ("GPU stopped processing", "RESTART_APP"),
+    11: ("invalid or corrupted push buffer stream", "RESTART_APP"),
+    13: ("graphics engine exception (often the application: an out-of-bounds access)", "RESTART_APP"),
+    25: ("invalid or illegal push buffer stream", "RESTART_APP"),
+    31: ("GPU memory page fault (usually the application)", "RESTART_APP"),
+    32: ("invalid or corrupted push buffer stream", "RESTART_APP"),
+    37: ("driver firmware error", "IGNORE"),
+    38: ("driver firmware error", "IGNORE"),
+    39: ("copy engine exception", "RESTART_APP"),
+    40: ("copy engine exception", "RESTART_APP"),
+    41: ("copy engine exception", "RESTART_APP"),
+    43: ("GPU stopped processing (an application fault; the GPU is fine)", "IGNORE"),
+    44: ("graphics engine fault during context switch", "IGNORE"),
     45: (
         "preemptive cleanup after an earlier error (the channel was stopped because of another XID)",
-        WARN,
-        "act on the XID that caused it (the message names it); alone, no action",
+        "WORKFLOW_XID_45",
     ),
-    46: ("GPU stopped processing", FAIL, f"{RESET}; {RMA} if it repeats"),
-    48: ("double-bit ECC error", FAIL, f"{RESET}; {RMA} if it repeats"),
-    61: ("internal micro-controller breakpoint/warning", WARN, f"{RESET} when idle if the GPU misbehaves"),
-    62: ("internal micro-controller halt", FAIL, f"{RESET}; update the driver if it repeats"),
-    63: ("ECC page retirement or row remapping recorded", WARN, f"{RESET} when idle to apply it"),
-    64: ("ECC page retirement or row remapping failed", FAIL, f"{REBOOT}; RMA the GPU"),
-    68: ("video decoder exception", WARN, APP),
-    69: ("graphics engine class error", WARN, APP),
-    74: ("NVLink error", FAIL, f"{RESET}; if it repeats, {MECHANICALS} (the NVLink bridge/baseboard); {RMA}"),
-    79: ("GPU has fallen off the bus", FAIL, f"{REBOOT}; {MECHANICALS}; {RMA} if it repeats"),
-    92: ("high single-bit ECC error rate", WARN, "watch it; RMA the GPU if it keeps rising"),
-    94: ("contained ECC error (the application that hit it was stopped)", WARN, f"{RESET} when idle"),
-    95: ("uncontained ECC error (every application on the GPU was stopped)", FAIL, RESET),
-    109: ("context switch timeout", WARN, APP),
-    119: ("GSP RPC timeout", FAIL, f"{RESET}; update the driver if it repeats"),
-    120: ("GSP error", FAIL, f"{RESET}; update the driver if it repeats"),
-    121: ("C2C link corrected error", WARN, "watch it; contact support if it keeps rising"),
-    140: ("unrecovered ECC error", FAIL, f"{RESET}; {RMA} if it repeats"),
-    143: ("GPU initialization failure", FAIL, f"{REBOOT}; {RMA} if it repeats"),
-    144: ("NVLink 5 SAW error", FAIL, f"{RESET}; {MECHANICALS} if it repeats"),
-    145: ("NVLink 5 RLW error", FAIL, f"{RESET}; {MECHANICALS} if it repeats"),
-    146: ("NVLink 5 TLW error", FAIL, f"{RESET}; {MECHANICALS} if it repeats"),
-    147: ("NVLink 5 TREX error", FAIL, f"{RESET}; {MECHANICALS} if it repeats"),
-    148: ("NVLink 5 NVLPW control error", FAIL, f"{RESET}; {MECHANICALS} if it repeats"),
-    149: ("NVLink 5 NETIR error", FAIL, f"{RESET}; {MECHANICALS} if it repeats"),
-    150: ("NVLink 5 MSE error", FAIL, f"{RESET}; {MECHANICALS} if it repeats"),
-    151: ("key rotation error (confidential computing)", WARN, RESET),
-    154: ("the driver changed the GPU's recovery action", FAIL, RESET),
+    46: ("GPU stopped processing", "RESET_GPU"),
+    48: ("double-bit ECC error", "RESET_GPU"),
+    54: ("auxiliary power is not connected to the GPU board", "CHECK_MECHANICALS"),
+    60: ("video processor exception", "RESTART_APP"),
+    62: ("internal micro-controller halt", "RESET_GPU"),
+    63: ("ECC page retirement or row remapping recorded", "IGNORE_ALL"),
+    64: ("ECC page retirement or row remapping failed", "RESET_GPU"),
+    66: ("illegal access by driver", "IGNORE"),
+    67: ("illegal access by driver", "IGNORE"),
+    68: ("video decoder exception", "RESTART_APP"),
+    69: ("graphics engine class error", "RESTART_APP"),
+    74: ("NVLink error", "RESET_GPU"),
+    78: ("vGPU start error", "UPDATE_SWFW"),
+    79: ("GPU has fallen off the bus", "RESTART_BM"),
+    80: ("corrupted data sent to the GPU", "RESTART_APP"),
+    92: ("high single-bit ECC error rate", "IGNORE"),
+    93: ("InfoROM wear limit exceeded (non-fatal)", "IGNORE"),
+    94: ("contained ECC error (the application that hit it was stopped)", "RESTART_APP"),
+    95: ("uncontained ECC error (every application on the GPU was stopped)", "RESET_GPU"),
+    109: ("context switch timeout", "RESET_GPU"),
+    110: ("security fault error", "RESET_GPU"),
+    119: ("GSP RPC timeout", "RESET_GPU"),
+    120: ("GSP error", "RESET_GPU"),
+    121: ("C2C link error", "IGNORE"),
+    136: ("link training failed", "RESET_GPU"),
+    137: ("NVLink privilege error", "IGNORE"),
+    140: ("unrecovered ECC error", "RESET_GPU"),
+    141: ("CUDA fast path error", "IGNORE"),
+    143: ("GPU initialization error", "RESET_GPU"),
+    144: ("NVLink 5 SAW error", "WORKFLOW_NVLINK5_ERR"),
+    145: ("NVLink 5 RLW error", "WORKFLOW_NVLINK5_ERR"),
+    146: ("NVLink 5 TLW error", "WORKFLOW_NVLINK5_ERR"),
+    147: ("NVLink 5 TREX error", "WORKFLOW_NVLINK5_ERR"),
+    148: ("NVLink 5 NVLPW control error", "WORKFLOW_NVLINK5_ERR"),
+    149: ("NVLink 5 NETIR error", "WORKFLOW_NVLINK5_ERR"),
+    150: ("NVLink 5 MSE error", "WORKFLOW_NVLINK5_ERR"),
+    151: ("key rotation error (confidential computing)", "RESTART_VM"),
+    154: ("the driver changed the GPU's recovery action", "XID_154"),
+    155: ("NVLink software-defined error", "RESET_GPU"),
+    156: ("resource retirement event", "RESET_GPU"),
+    157: ("resource retirement failure", "IGNORE"),
+    158: ("GPU fatal timeout", "RESET_GPU"),
+    159: ("CHI non-data error", "CHECK_UVM"),
+    160: ("channel retirement event", "IGNORE"),
+    161: ("channel retirement failure", "IGNORE"),
+}
+# resolution bucket -> (status, what to do). FAIL: the GPU needs a reset or the node a reboot before the next job.
+BUCKETS = {
+    "RESTART_APP": (WARN, APP),
+    "IGNORE": (WARN, "no action now; if it keeps coming, contact NVIDIA support with `nvidia-bug-report.sh`"),
+    "IGNORE_ALL": (OK, "no action (a pending row remap or page retirement is named on its own)"),
+    "WORKFLOW_XID_45": (WARN, "act on the XID that caused it (the message names it); alone, no action"),
+    "RESET_GPU": (FAIL, f"{RESET}; {RMA} if it repeats"),
+    "RESTART_BM": (FAIL, f"{REBOOT}; {MECHANICALS}; {RMA} if it repeats"),
+    "CHECK_MECHANICALS": (FAIL, f"{MECHANICALS}, then reboot"),
+    "UPDATE_SWFW": (WARN, "update the driver and firmware (vGPU manager and guest driver must match)"),
+    "RESTART_VM": (FAIL, "restart the VM"),
+    "CHECK_UVM": (WARN, "restart the job; check the nvidia-uvm module and the application's memory use"),
+    "WORKFLOW_NVLINK5_ERR": (FAIL, f"{RESET}; {MECHANICALS} if it repeats"),
+    "XID_154": (FAIL, RESET),
 }
 NVLINK5 = range(144, 151)  # "... Fatal ..." needs a reset; "... Nonfatal ..." is corrected: watch it
 # XID 154's message and nvidia-smi's gpu_recovery_action: what the driver asks for
@@ -76,14 +115,15 @@ RECOVERY = {
 
 
 def _xid_status(num: int, texts: list[str]) -> tuple[str, str, str]:
-    """(meaning, status, fix) of an XID, refined by its messages where the catalog says the message decides
-    (XID 154 names the action; NVLink 5 XIDs say Fatal or Nonfatal)."""
-    meaning, status, fix = XIDS.get(num, ("see NVIDIA's XID catalog", WARN, "look it up in NVIDIA's XID catalog"))
+    """(meaning, status, fix) of an XID, by its catalog bucket, refined by its messages where the catalog says
+    the message decides (XID 154 names the action; NVLink 5 XIDs say Fatal or Non-fatal)."""
+    meaning, bucket = CATALOG.get(num, ("not in clusterdoc's copy of NVIDIA's XID catalog", ""))
+    status, fix = BUCKETS.get(bucket, (WARN, "look it up in NVIDIA's XID catalog"))
     if num == 154:
         asked = [a for a in (_recovery(t.split(" to ", 1)[-1]) for t in texts) if a]
         if asked:
             return f"{meaning}: {asked[-1][2]}", asked[-1][0], asked[-1][1]
-    if num in NVLINK5 and texts and all("nonfatal" in t.lower() for t in texts):
+    if num in NVLINK5 and texts and all(re.search(r"non-?fatal", t, re.I) for t in texts):
         return (
             f"{meaning} (non-fatal, corrected)",
             WARN,
