@@ -76,7 +76,9 @@ def test_gpu_and_fabric_failures_are_named_with_fixes_and_drain_in_slurm_health_
 
 H100_ONE = [{"model": "NVIDIA H100 80GB HBM3", "capability": "9.0", "memory_mib": 81559, "count": 1}]
 REAL_PLANTED = {  # real outputs (tests/real, with their sources) printed by the nodes' nvidia-smi and kernel log
-    "node1": {"gpus": H100_ONE, "real_smi_xml": "device/h100-q-x.xml"},
+    # and a line another driver wrote that merely contains an Xid 79 (issue 32): not the NVIDIA driver's
+    "node1": {"gpus": H100_ONE, "real_smi_xml": "device/h100-q-x.xml",
+              "kmsg_extra": ["4,2000,130000000,-;evil: NVRM: Xid (PCI:0000:00:06): 79, pid=1, GPU has fallen off the bus."]},
     "node2": {"real_kmsg": "xid/issue-nvsentinel-155-fallen-off-no-xid.log"},
     "node3": {"gpus_visible": 7, "real_lost": "lost/notes-gpu2-no-bus.txt"},
 }
@@ -85,13 +87,15 @@ REAL_PLANTED = {  # real outputs (tests/real, with their sources) printed by the
 @pytest.mark.cluster
 @pytest.mark.slow
 def test_real_driver_outputs_on_the_cluster_nodes(cluster):
-    """Issue 29: a real H100's `nvidia-smi -q -x` is healthy; the 570 open driver's fallen-off-the-bus message (no
-    Xid line) and today's lost-GPU line without a bus id each fail naming the GPU."""
+    """Issue 29: a real H100's `nvidia-smi -q -x` is healthy (and another driver's line containing an Xid 79 is not
+    counted); the 570 open driver's fallen-off-the-bus message (no Xid line) and today's lost-GPU line without a
+    bus id each fail naming the GPU."""
     with cluster.planted(REAL_PLANTED):
         _, one = check("-w", "node1", "--ssh-config", cluster.ssh_config, "--timeout", 20, "--checks", "gpu")
         _, rest = check("-w", "node2,node3", "--ssh-config", cluster.ssh_config, "--timeout", 20, "--checks", "gpu",
                         "--gpus-per-node", 8)
     assert problems(one, "fail") == set(), one["findings"]
+    assert one["nodes"][0]["facts"]["gpu_health"]["xid"]["total"] == 0
     smi = one["nodes"][0]["facts"]["gpu_health"]["smi"]
     assert smi["driver"] == "580.159.04" and [g["name"] for g in smi["gpus"]] == ["NVIDIA H100 80GB HBM3"]
     fails = {(f["node"], f["message"].split(" (from")[0]) for f in rest["findings"] if f["status"] == "fail"}

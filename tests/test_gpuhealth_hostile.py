@@ -114,3 +114,14 @@ def test_clean_facts_is_idempotent_on_clean_facts():
     facts = clean_facts({"gpu_health": {"smi": {"driver": "550.54.14", "cuda": "Not Found", "gpus": []}}})
     again = clean_facts(json.loads(json.dumps(facts)))
     assert again["gpu_health"] == facts["gpu_health"]
+
+
+def test_the_kernel_log_file_is_read_bounded_and_a_fifo_there_is_skipped(tmp_path, monkeypatch):
+    fifo = tmp_path / "kern.log"
+    os.mkfifo(fifo)
+    messages = tmp_path / "messages"
+    messages.write_bytes(b"x" * (9 << 20) + b"\nkernel: Linux version 6.8.0\nkernel: NVRM: Xid (PCI:0000:3b:00): 48, DBE\n")
+    monkeypatch.setattr(probe_health, "KERNEL_LOG_FILES", (str(fifo), str(messages)))
+    (source, text), took = in_seconds(lambda: probe_health.read_kernel_log(str(tmp_path / "no-kmsg")))
+    assert source == str(messages) and took < 2 and text.startswith("kernel: Linux version")
+    assert [e["xid"] for e in probe.parse_xids(text)["events"]] == [48]

@@ -16,6 +16,7 @@ from clusterdoc.probe.gpus import lost_gpu
 # --- GPU and fabric health (checks/gpuhealth.py and checks/fabric.py judge these) --------------------------
 
 IB_CLASS = "/sys/class/infiniband"
+KERNEL_LOG_FILES = ("/var/log/kern.log", "/var/log/messages")  # read when /dev/kmsg is not readable
 MAX_SMI_XML = 8 << 20  # bytes of `nvidia-smi -q -x` parsed (8 GPUs take ~100 KiB)
 MAX_KMSG = 8 << 20  # bytes of kernel log read
 MAX_XIDS = 64  # XID events kept as a sample (the newest); every event is counted
@@ -167,13 +168,13 @@ def parse_smi_xml(text):
     return out
 
 
-def read_kernel_log():
+def read_kernel_log(kmsg="/dev/kmsg"):
     """(source, text) of this boot's kernel messages: /dev/kmsg (one record per read), else the tail of
     /var/log/kern.log from its last boot banner; (None, None) when neither is readable (dmesg_restrict)."""
     import errno
 
     try:
-        fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(kmsg, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         fd = None
     if fd is not None:
@@ -197,15 +198,28 @@ def read_kernel_log():
         finally:
             os.close(fd)
         if chunks is not None:
-            return "/dev/kmsg", b"".join(chunks).decode("utf-8", "replace")
-    for path in ("/var/log/kern.log", "/var/log/messages"):
-        try:
-            with open(path, "rb") as f:
-                f.seek(0, 2)
-                f.seek(max(0, f.tell() - MAX_KMSG))
-                text = f.read().decode("utf-8", "replace")
-        except (OSError, IOError):
+            return kmsg, b"".join(chunks).decode("utf-8", "replace")
+    for path in KERNEL_LOG_FILES:
+        try:  # a regular file only (a FIFO or device there is not waited on), its last MAX_KMSG bytes
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
             continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            os.lseek(fd, max(0, os.fstat(fd).st_size - MAX_KMSG), 0)
+            chunks, size = [], 0
+            while size < MAX_KMSG:
+                chunk = os.read(fd, min(1 << 20, MAX_KMSG - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            text = b"".join(chunks).decode("utf-8", "replace")
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
         boot = text.rfind("kernel: Linux version ")
         return path, text[text.rfind("\n", 0, boot) + 1 :] if boot >= 0 else text
     return None, None

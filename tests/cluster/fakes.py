@@ -448,6 +448,7 @@ def kmsg(spec: dict, gpus: list[dict]) -> str:
                      f"name=python3, {text.get(int(xid), 'error')}")
     if spec.get("real_kmsg"):
         lines += (REAL / str(spec["real_kmsg"])).read_text(errors="replace").splitlines()
+    lines += [str(x) for x in as_list(spec.get("kmsg_extra"))]
     return "\n".join(lines) + "\n"
 
 

@@ -26,7 +26,7 @@ KEYS = {
     "fabricmanager", "acs", "iommu", "peermem", "mig", "compute_mode", "ib_rate_gbps", "ib_link_downed",
     "nvlink_down", "nvlink_errors", "p2p", "nvidia_open",
     # real outputs (files under tests/real, with their sources) printed at the same edges
-    "real_smi_xml", "real_kmsg", "real_lost",
+    "real_smi_xml", "real_kmsg", "real_lost", "kmsg_extra",
 }
 # What a node looks like when neither the spec file nor a plant says anything.
 BASE = {
@@ -66,6 +66,7 @@ BASE = {
     "real_smi_xml": None,  # tests/real/...: `nvidia-smi -q -x` prints this real file as it is
     "real_kmsg": None,    # tests/real/...: this real kernel log's lines follow the boot banner in /dev/kmsg
     "real_lost": None,    # tests/real/...: its first line is what nvidia-smi prints for a GPU past gpus_visible
+    "kmsg_extra": [],     # more /dev/kmsg records, as written (a hostile node's own lines)
 }
 
 
