@@ -334,7 +334,7 @@ def _describe(value) -> str:
 
 
 # nvidia-smi's (and other tools') words for a value they do not know; bracketed forms too ("[N/A]", "[Not Supported]")
-UNKNOWN_WORDS = frozenset(("n/a", "not found", "not supported", "unknown error", "unknown", "insufficient permissions"))
+UNKNOWN_WORDS = frozenset(("n/a", "not found", "not supported", "unknown error", "insufficient permissions"))
 
 
 def _unknown(value: str) -> bool:
