@@ -334,6 +334,7 @@ def _describe(value) -> str:
 
 
 # nvidia-smi's (and other tools') words for a value they do not know; bracketed forms too ("[N/A]", "[Not Supported]")
+NVIDIA_FIELDS = ("gpu_health", "gpus", "driver")  # the facts read from nvidia-smi
 UNKNOWN_WORDS = frozenset(("n/a", "not found", "not supported", "unknown error", "insufficient permissions"))
 
 
@@ -416,8 +417,8 @@ def _clean(value, form, path: str, bad: list):
             bad.append((f"{path}.{missing[0]}" if path else missing[0], value.get(missing[0])))
             return None
         return out
-    if isinstance(value, str) and form not in (STR, CSTR) and _unknown(value):
-        return None  # what a tool prints for a value it does not know: unknown, not malformed
+    if isinstance(value, str) and path.startswith(NVIDIA_FIELDS) and form not in (STR, CSTR) and _unknown(value):
+        return None  # what nvidia-smi prints for a value it does not know: unknown, not malformed
     if form == CSTR and isinstance(value, str):
         value = value.strip(" \t\r\n\0")  # what the format allows around it; a NUL inside stays malformed
     if _bad_scalar(value, form):
