@@ -328,3 +328,26 @@ def test_dcgm_failures_are_named(tmp_path, monkeypatch):
     assert [(f["status"], f["message"][:60]) for f in found] == [
         (FAIL, "DCGM diagnostic (dcgmi diag -r 1): PCIe Fail on GPU 0: GPU 0"),
         (FAIL, "DCGM health watches: Failure (GPU / 0: Failure)")]
+
+
+def test_the_payload_sent_to_nodes_reads_real_output_end_to_end(tmp_path, monkeypatch):
+    """The one script the head sends (doctor/payload.py joins the probe package), run as a node runs it, with the
+    fake nvidia-smi first on PATH printing the real H100 file and a lost-GPU line in today's form."""
+    import subprocess
+    import sys
+
+    from clusterdoc.doctor.payload import parse_output, probe_payload
+
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100, err=(REAL / "lost" / "doc-ru-rtxa4000-gpu3.txt").read_text(),
+                                           rc=15)
+    env = dict(os.environ, PATH=f"{node.bin}{os.pathsep}/usr/bin:/bin", HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-", "--timeout", "10"], input=probe_payload(), capture_output=True,
+                         env=env, timeout=60)
+    facts = parse_output(out.stdout.decode())
+    assert facts and facts["malformed"] == [], out.stderr.decode()[-2000:]
+    h = facts["gpu_health"]
+    assert [g["name"] for g in h["smi"]["gpus"]] == ["NVIDIA H100 80GB HBM3"]
+    assert h["lost"] == [{"bus": "0000:5F:00.0", "index": 3, "message": (REAL / "lost" / "doc-ru-rtxa4000-gpu3.txt")
+                          .read_text().strip()}]
+    fails = [f["message"] for f in gpuhealth.check("n1", facts, 2, "test") if f["status"] == FAIL]
+    assert any(m.startswith("a GPU fell off the bus: GPU3 (PCI 0000:5F:00.0)") for m in fails), fails
