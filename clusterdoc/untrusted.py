@@ -246,16 +246,27 @@ SCHEMA = {
                     "ecc": {"*": INT},
                     "retired": {"single_bit": INT, "double_bit": INT, "pending": BOOL},
                     "remap": {"correctable": INT, "uncorrectable": INT, "pending": BOOL, "failure": BOOL},
+                    "recovery": {"action": STR, "*": BOOL},
                 }
             ],
         },
-        "lost": [{"bus": STR, "message": TEXT}],
+        "lost": [{"bus": STR, "index": INT, "message": TEXT}],
         "xid": {
             "source": STR,
             "events": [{"bus": STR, "xid": INT, "text": TEXT}],
+            "counts": [{"xid": INT, "bus": STR, "n": INT}],
+            "new_counts": [{"xid": INT, "bus": STR, "n": INT}],
             "total": INT,
             "new": INT,
             "since": NUM,
+        },
+        "dcgm": {
+            "diag": {
+                "tests": INT,
+                "results": [{"test": STR, "gpu": STR, "status": STR, "detail": TEXT}],
+                "error": TEXT,
+            },
+            "health": {"overall": STR, "incidents": [TEXT], "error": TEXT},
         },
         "fabricmanager": WORD,
         "acs": [{"bridge": STR, "gpus": [STR]}],
@@ -265,6 +276,8 @@ SCHEMA = {
             {
                 "device": IFNAME,
                 "port": INT_STR,
+                "link_layer": WORD,
+                "hca": STR,
                 "rate_gbps": NUM,
                 "link_downed": INT,
                 "symbol_error": INT,
@@ -274,7 +287,7 @@ SCHEMA = {
         "ib_changed": [STR],
         "nccl_env": {"*": STR},
         "hypervisor": BOOL,
-        "nvlink": {"*": {"active": INT, "inactive": [INT]}},
+        "nvlink": {"*": {"active": INT, "inactive": [INT], "all_down": BOOL, "name": STR}},
         "nvlink_errors": {"*": {"*": INT}},
         "nvlink_rising": [STR],
         "p2p": {"gpus": INT, "bad": [{"a": INT, "b": INT, "code": WORD}]},
@@ -320,6 +333,18 @@ def _describe(value) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return printable(repr(value), 40)  # 1e999 and nan say why
     return {type(None): "null", bool: "a boolean", list: "a list", dict: "an object"}.get(type(value), "a value")
+
+
+# nvidia-smi's (and other tools') words for a value they do not know; bracketed forms too ("[N/A]", "[Not Supported]")
+NVIDIA_FIELDS = ("gpu_health", "gpus", "driver")  # the facts read from nvidia-smi
+UNKNOWN_WORDS = frozenset(("n/a", "not found", "not supported", "unknown error", "insufficient permissions"))
+
+
+def _unknown(value: str) -> bool:
+    v = value.strip()
+    if v.startswith("[") and v.endswith("]"):
+        v = v[1:-1].strip()
+    return v.lower() in UNKNOWN_WORDS
 
 
 def _bad_scalar(value, form: str) -> bool:
@@ -394,6 +419,8 @@ def _clean(value, form, path: str, bad: list):
             bad.append((f"{path}.{missing[0]}" if path else missing[0], value.get(missing[0])))
             return None
         return out
+    if isinstance(value, str) and path.startswith(NVIDIA_FIELDS) and form not in (STR, CSTR) and _unknown(value):
+        return None  # what nvidia-smi prints for a value it does not know: unknown, not malformed
     if form == CSTR and isinstance(value, str):
         value = value.strip(" \t\r\n\0")  # what the format allows around it; a NUL inside stays malformed
     if _bad_scalar(value, form):

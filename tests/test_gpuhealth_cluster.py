@@ -68,7 +68,38 @@ def test_gpu_and_fabric_failures_are_named_with_fixes_and_drain_in_slurm_health_
             found[f["node"]] = found.get(f["node"], "") + f["message"] + "\n"
     assert sorted(found) == ["node2", "node3", "node4"], doc["findings"]
     assert "link_downed 5" in found["node2"] and "the IOMMU translates DMA for all 8 GPUs" in found["node2"]
-    assert "100 Gb/s, below the 400 Gb/s" in found["node3"] and "nvidia_peermem" in found["node4"]
+    assert "100 Gb/s (peers: 400 Gb/s), below" in found["node3"] and "nvidia_peermem" in found["node4"]
     assert "the NVIDIA kernel module is the proprietary one" in found["node4"]
     assert "GPU0: 10 of 12 up (link 10, 11 inactive)" in found["node3"]
     assert "GPU0 link 0 CRC Errors 3 since the driver loaded" in found["node3"]
+
+
+H100_ONE = [{"model": "NVIDIA H100 80GB HBM3", "capability": "9.0", "memory_mib": 81559, "count": 1}]
+REAL_PLANTED = {  # real outputs (tests/real, with their sources) printed by the nodes' nvidia-smi and kernel log
+    # and a line another driver wrote that merely contains an Xid 79 (issue 32): not the NVIDIA driver's
+    "node1": {"gpus": H100_ONE, "real_smi_xml": "device/h100-q-x.xml",
+              "kmsg_extra": ["4,2000,130000000,-;evil: NVRM: Xid (PCI:0000:00:06): 79, pid=1, GPU has fallen off the bus."]},
+    "node2": {"real_kmsg": "xid/issue-nvsentinel-155-fallen-off-no-xid.log"},
+    "node3": {"gpus_visible": 7, "real_lost": "lost/notes-gpu2-no-bus.txt"},
+}
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
+def test_real_driver_outputs_on_the_cluster_nodes(cluster):
+    """Issue 29: a real H100's `nvidia-smi -q -x` is healthy (and another driver's line containing an Xid 79 is not
+    counted); the 570 open driver's fallen-off-the-bus message (no Xid line) and today's lost-GPU line without a
+    bus id each fail naming the GPU."""
+    with cluster.planted(REAL_PLANTED):
+        _, one = check("-w", "node1", "--ssh-config", cluster.ssh_config, "--timeout", 20, "--checks", "gpu")
+        _, rest = check("-w", "node2,node3", "--ssh-config", cluster.ssh_config, "--timeout", 20, "--checks", "gpu",
+                        "--gpus-per-node", 8)
+    assert problems(one, "fail") == set(), one["findings"]
+    assert one["nodes"][0]["facts"]["gpu_health"]["xid"]["total"] == 0
+    smi = one["nodes"][0]["facts"]["gpu_health"]["smi"]
+    assert smi["driver"] == "580.159.04" and [g["name"] for g in smi["gpus"]] == ["NVIDIA H100 80GB HBM3"]
+    fails = {(f["node"], f["message"].split(" (from")[0]) for f in rest["findings"] if f["status"] == "fail"}
+    assert ("node2", "XID 79 (GPU has fallen off the bus) x1 on PCI 0000:b3:00 since boot (no earlier clusterdoc "
+            "run)") in fails or any(n == "node2" and m.startswith("XID 79") and "0000:b3:00" in m for n, m in fails)
+    assert any(n == "node3" and m.startswith("a GPU fell off the bus: GPU2 (nvidia-smi: Unable to determine")
+               for n, m in fails), fails

@@ -97,7 +97,8 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
     out = probe_errors(node, facts, CHECK)
     gpus = facts.get("gpus") or []
     if not gpus:
-        if not any(e.get("probe") == "gpus" for e in facts.get("errors") or []):
+        sent_bad = any(str(m.get("field", "")).startswith("gpus") for m in facts.get("malformed") or [] if m)
+        if not sent_bad and not any(e.get("probe") == "gpus" for e in facts.get("errors") or []):
             out.append(finding(node, CHECK, OK, "no GPU (nvidia-smi absent or lists none)"))
         return out
     models: dict[tuple, int] = {}

@@ -71,19 +71,38 @@ P2P_MEANING = {
 }
 
 
+# GPUs that always have NVLinks (SXM boards on an NVSwitch baseboard): one with every link down is a fault even
+# with no peer to compare (a node's only such GPU, or all of them)
+NVLINK_BOARD = re.compile(r"SXM|HBM3|B[123]00|GB[23]00|H[12]00(?! PCIe| NVL)|H800(?! PCIe)")
+
+
+def _links_desc(v: dict, most: int) -> str:
+    if v.get("all_down"):
+        return "every link down (NVML: all links are inactive)"
+    inactive = ", ".join(map(str, (v.get("inactive") or [])[:18]))
+    return (
+        f"{v.get('active') or 0} of {most} up (link {inactive} inactive)"
+        if inactive
+        else f"{v.get('active') or 0} of {most} up"
+    )
+
+
 def _nvlink(node: str, h: dict) -> list[Finding]:
-    """Links down: a GPU with fewer active NVLinks than the node's best GPU (boards that wire fewer links leave
-    the same ones inactive on every GPU); error counters non-zero since the driver loaded, or rising."""
+    """Links down, judged against the GPU's peers: a GPU with fewer active NVLinks than the node's best GPU (boards
+    that wire fewer links leave the same ones inactive on every GPU); a GPU whose links are all down ("Unable to
+    retrieve NVLink information as all links are inActive") while its peers have links up, or on a board whose GPUs
+    always have NVLinks (SXM). A PCIe node with no bridge, every GPU all down, is no finding. Error counters
+    non-zero since the driver loaded, or rising."""
     out = []
     links = {g: v for g, v in (h.get("nvlink") or {}).items() if v}  # a malformed entry is None
     most = max((v.get("active") or 0 for v in links.values()), default=0)
-    short = {g: v for g, v in links.items() if (v.get("active") or 0) < most}
+    short = {
+        g: v
+        for g, v in links.items()
+        if (v.get("active") or 0) < most or (v.get("all_down") and NVLINK_BOARD.search(str(v.get("name") or "")))
+    }
     if short:
-        where = "; ".join(
-            f"GPU{g}: {v.get('active') or 0} of {most} up (link {', '.join(map(str, (v.get('inactive') or [])[:18]))}"
-            " inactive)"
-            for g, v in sorted(short.items())[:8]
-        )
+        where = "; ".join(f"GPU{g}: {_links_desc(v, most)}" for g, v in sorted(short.items())[:8])
         out.append(
             finding(
                 node,
@@ -290,25 +309,38 @@ def _nccl_env(node: str, h: dict) -> list[Finding]:
     return out
 
 
+def _port_kind(p: dict) -> tuple[str, str]:
+    """A port's peers: the same link layer (InfiniBand, or Ethernet: RoCE) on the same adapter model."""
+    return (str(p.get("link_layer") or "InfiniBand"), str(p.get("hca") or ""))
+
+
 def check_cluster(all_facts: dict[str, dict], compress) -> list[Finding]:
-    """Across nodes: InfiniBand ports slower than the fastest seen; NCCL_*_DISABLE set on some nodes only."""
+    """Across nodes: IB/RoCE ports slower than the fastest of their peers (same link layer and adapter model: a
+    RoCE bond at 200 Gb/s is not judged against 400 Gb/s InfiniBand ports); NCCL_*_DISABLE set on some nodes only."""
     out = []
     rates = {
-        n: [p for p in ((f or {}).get("gpu_health") or {}).get("ib") or [] if p.get("rate_gbps")]
+        n: [p for p in ((f or {}).get("gpu_health") or {}).get("ib") or [] if p and p.get("rate_gbps")]
         for n, f in all_facts.items()
     }
-    fastest = max((p["rate_gbps"] for ports in rates.values() for p in ports), default=None)
-    slow = {n: [p for p in ports if p["rate_gbps"] < fastest] for n, ports in rates.items() if fastest}
-    for n, ports in sorted(slow.items()):
-        if ports:
-            desc = ", ".join(f"{p.get('device')}/{p.get('port')} at {p['rate_gbps']:g} Gb/s" for p in ports)
+    fastest: dict[tuple[str, str], float] = {}
+    for ports in rates.values():
+        for p in ports:
+            fastest[_port_kind(p)] = max(fastest.get(_port_kind(p), 0.0), p["rate_gbps"])
+    for n, ports in sorted(rates.items()):
+        slow = [p for p in ports if p["rate_gbps"] < fastest[_port_kind(p)]]
+        if slow:
+            desc = ", ".join(
+                f"{p.get('device')}/{p.get('port')} at {p['rate_gbps']:g} Gb/s (peers: {fastest[_port_kind(p)]:g} Gb/s)"
+                for p in slow
+            )
+            layer = "RoCE" if _port_kind(slow[0])[0] == "Ethernet" else "InfiniBand"
             out.append(
                 finding(
                     n,
                     CHECK,
                     WARN,
-                    f"InfiniBand {desc}, below the {fastest:g} Gb/s other ports of this cluster run: every "
-                    "all-reduce goes at the slowest link's pace",
+                    f"{layer} {desc}, below the other ports of this cluster with the same link layer and adapter: "
+                    "every all-reduce goes at the slowest link's pace",
                     "check the cable and switch port (a link trained at a lower speed or width: `ibstat`), "
                     "reseat or replace the cable",
                 )

@@ -9,6 +9,8 @@ driver loaded); the rest warns.
 
 from __future__ import annotations
 
+import re
+
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 
 CHECK = "gpu"
@@ -16,30 +18,130 @@ CHECK = "gpu"
 RESET = "reset the GPU (`nvidia-smi -r -i BUS` with no process on it) or reboot the node"
 REBOOT = "drain the node and reboot it (a power cycle if it does not come back)"
 RMA = "if it comes back after a reset, open an RMA with the GPU's serial/UUID"
-# XID -> (what it means, status, what to do). NVIDIA's XID catalog; the common ones on training clusters.
-XIDS = {
-    13: (
-        "graphics engine exception (often the application: an out-of-bounds access)",
-        WARN,
-        "look at the job that ran; if it repeats with other jobs, run `dcgmi diag -r 3`",
+APP = "restart the job; if it repeats with other jobs on this GPU, run `dcgmi diag -r 3` and reset the GPU"
+MECHANICALS = "check its PCIe/NVLink seating, cables and power"
+# NVIDIA's XID catalog (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html, as of driver R580): XID ->
+# (its description, its immediate resolution bucket). The buckets decide the status and the fix (BUCKETS).
+CATALOG = {
+    8: ("GPU stopped processing", "RESTART_APP"),
+    11: ("invalid or corrupted push buffer stream", "RESTART_APP"),
+    13: ("graphics engine exception (often the application: an out-of-bounds access)", "RESTART_APP"),
+    25: ("invalid or illegal push buffer stream", "RESTART_APP"),
+    31: ("GPU memory page fault (usually the application)", "RESTART_APP"),
+    32: ("invalid or corrupted push buffer stream", "RESTART_APP"),
+    37: ("driver firmware error", "IGNORE"),
+    38: ("driver firmware error", "IGNORE"),
+    39: ("copy engine exception", "RESTART_APP"),
+    40: ("copy engine exception", "RESTART_APP"),
+    41: ("copy engine exception", "RESTART_APP"),
+    43: ("GPU stopped processing (an application fault; the GPU is fine)", "IGNORE"),
+    44: ("graphics engine fault during context switch", "IGNORE"),
+    45: (
+        "preemptive cleanup after an earlier error (the channel was stopped because of another XID)",
+        "WORKFLOW_XID_45",
     ),
-    31: (
-        "GPU memory page fault (usually the application)",
-        WARN,
-        "look at the job that ran; if it repeats with other jobs, run `dcgmi diag -r 3`",
-    ),
-    43: ("GPU stopped processing (an application fault; the GPU is fine)", WARN, "no action unless it repeats"),
-    48: ("double-bit ECC error", FAIL, f"{RESET}; {RMA} if it repeats"),
-    63: ("ECC page retirement or row remapping recorded", WARN, f"{RESET} when idle to apply it"),
-    64: ("ECC page retirement or row remapping failed", FAIL, f"{REBOOT}; RMA the GPU"),
-    74: ("NVLink error", FAIL, f"{RESET}; if it repeats, check the NVLink/baseboard ({RMA})"),
-    79: ("GPU has fallen off the bus", FAIL, f"{REBOOT}; check its PCIe seating and power; {RMA} if it repeats"),
-    92: ("high single-bit ECC error rate", WARN, "watch it; RMA the GPU if it keeps rising"),
-    94: ("contained ECC error (the application that hit it was stopped)", WARN, f"{RESET} when idle"),
-    95: ("uncontained ECC error (every application on the GPU was stopped)", FAIL, RESET),
-    119: ("GSP RPC timeout", FAIL, f"{RESET}; update the driver if it repeats"),
-    120: ("GSP error", FAIL, f"{RESET}; update the driver if it repeats"),
+    46: ("GPU stopped processing", "RESET_GPU"),
+    48: ("double-bit ECC error", "RESET_GPU"),
+    54: ("auxiliary power is not connected to the GPU board", "CHECK_MECHANICALS"),
+    60: ("video processor exception", "RESTART_APP"),
+    62: ("internal micro-controller halt", "RESET_GPU"),
+    63: ("ECC page retirement or row remapping recorded", "IGNORE_ALL"),
+    64: ("ECC page retirement or row remapping failed", "RESET_GPU"),
+    66: ("illegal access by driver", "IGNORE"),
+    67: ("illegal access by driver", "IGNORE"),
+    68: ("video decoder exception", "RESTART_APP"),
+    69: ("graphics engine class error", "RESTART_APP"),
+    74: ("NVLink error", "RESET_GPU"),
+    78: ("vGPU start error", "UPDATE_SWFW"),
+    79: ("GPU has fallen off the bus", "RESTART_BM"),
+    80: ("corrupted data sent to the GPU", "RESTART_APP"),
+    92: ("high single-bit ECC error rate", "IGNORE"),
+    93: ("InfoROM wear limit exceeded (non-fatal)", "IGNORE"),
+    94: ("contained ECC error (the application that hit it was stopped)", "RESTART_APP"),
+    95: ("uncontained ECC error (every application on the GPU was stopped)", "RESET_GPU"),
+    109: ("context switch timeout", "RESET_GPU"),
+    110: ("security fault error", "RESET_GPU"),
+    119: ("GSP RPC timeout", "RESET_GPU"),
+    120: ("GSP error", "RESET_GPU"),
+    121: ("C2C link error", "IGNORE"),
+    136: ("link training failed", "RESET_GPU"),
+    137: ("NVLink privilege error", "IGNORE"),
+    140: ("unrecovered ECC error", "RESET_GPU"),
+    141: ("CUDA fast path error", "IGNORE"),
+    143: ("GPU initialization error", "RESET_GPU"),
+    144: ("NVLink 5 SAW error", "WORKFLOW_NVLINK5_ERR"),
+    145: ("NVLink 5 RLW error", "WORKFLOW_NVLINK5_ERR"),
+    146: ("NVLink 5 TLW error", "WORKFLOW_NVLINK5_ERR"),
+    147: ("NVLink 5 TREX error", "WORKFLOW_NVLINK5_ERR"),
+    148: ("NVLink 5 NVLPW control error", "WORKFLOW_NVLINK5_ERR"),
+    149: ("NVLink 5 NETIR error", "WORKFLOW_NVLINK5_ERR"),
+    150: ("NVLink 5 MSE error", "WORKFLOW_NVLINK5_ERR"),
+    151: ("key rotation error (confidential computing)", "RESTART_VM"),
+    154: ("the driver changed the GPU's recovery action", "XID_154"),
+    155: ("NVLink software-defined error", "RESET_GPU"),
+    156: ("resource retirement event", "RESET_GPU"),
+    157: ("resource retirement failure", "IGNORE"),
+    158: ("GPU fatal timeout", "RESET_GPU"),
+    159: ("CHI non-data error", "CHECK_UVM"),
+    160: ("channel retirement event", "IGNORE"),
+    161: ("channel retirement failure", "IGNORE"),
 }
+# resolution bucket -> (status, what to do). FAIL: the GPU needs a reset or the node a reboot before the next job.
+BUCKETS = {
+    "RESTART_APP": (WARN, APP),
+    "IGNORE": (WARN, "no action now; if it keeps coming, contact NVIDIA support with `nvidia-bug-report.sh`"),
+    "IGNORE_ALL": (OK, "no action (a pending row remap or page retirement is named on its own)"),
+    "WORKFLOW_XID_45": (WARN, "act on the XID that caused it (the message names it); alone, no action"),
+    "RESET_GPU": (FAIL, f"{RESET}; {RMA} if it repeats"),
+    "RESTART_BM": (FAIL, f"{REBOOT}; {MECHANICALS}; {RMA} if it repeats"),
+    "CHECK_MECHANICALS": (FAIL, f"{MECHANICALS}, then reboot"),
+    "UPDATE_SWFW": (WARN, "update the driver and firmware (vGPU manager and guest driver must match)"),
+    "RESTART_VM": (FAIL, "restart the VM"),
+    "CHECK_UVM": (WARN, "restart the job; check the nvidia-uvm module and the application's memory use"),
+    "WORKFLOW_NVLINK5_ERR": (FAIL, f"{RESET}; {MECHANICALS} if it repeats"),
+    "XID_154": (FAIL, RESET),
+}
+NVLINK5 = range(144, 151)  # "... Fatal ..." needs a reset; "... Nonfatal ..." is corrected: watch it
+# XID 154's message and nvidia-smi's gpu_recovery_action: what the driver asks for
+RECOVERY = {
+    "gpu reset": (FAIL, RESET),
+    "node reboot": (FAIL, REBOOT),
+    "drain p2p": (FAIL, "drain the GPU's peer-to-peer traffic (finish or stop the node's jobs), then reset the GPU"),
+    "drain and reset": (FAIL, "drain the node's jobs, then reset the GPU"),
+    "bus reset": (FAIL, "reset the GPU's PCIe bus (or reboot the node)"),
+    "system reboot": (FAIL, REBOOT),
+    "recover imex domain": (FAIL, "recover the IMEX domain (restart nvidia-imex on the domain's nodes)"),
+}
+
+
+def _xid_status(num: int, texts: list[str]) -> tuple[str, str, str]:
+    """(meaning, status, fix) of an XID, by its catalog bucket, refined by its messages where the catalog says
+    the message decides (XID 154 names the action; NVLink 5 XIDs say Fatal or Non-fatal)."""
+    meaning, bucket = CATALOG.get(num, ("not in clusterdoc's copy of NVIDIA's XID catalog", ""))
+    status, fix = BUCKETS.get(bucket, (WARN, "look it up in NVIDIA's XID catalog"))
+    if num == 154:
+        asked = [a for a in (_recovery(t.split(" to ", 1)[-1]) for t in texts) if a]
+        if asked:
+            return f"{meaning}: {asked[-1][2]}", asked[-1][0], asked[-1][1]
+    if num in NVLINK5 and texts and all(re.search(r"non-?fatal", t, re.I) for t in texts):
+        return (
+            f"{meaning} (non-fatal, corrected)",
+            WARN,
+            "watch it (`nvidia-smi nvlink -e`); reset the GPU if it repeats",
+        )
+    return meaning, status, fix
+
+
+def _recovery(text: str | None) -> tuple[str, str, str] | None:
+    """(status, fix, the driver's words) of a recovery action ("GPU Reset Required", "0x1 (GPU Reset Required)",
+    "Drain and Reset"); None: no action ("None") or not known."""
+    low = (text or "").lower()
+    for key, (status, fix) in RECOVERY.items():
+        if key in low:
+            return status, fix, (text or "").strip()[:80]
+    return None
+
+
 # Active clock event reasons that mean the GPU is held back by heat or power, not by load or idleness.
 BAD_THROTTLE = {
     "hw_slowdown": "HW slowdown",
@@ -61,8 +163,11 @@ def _gpus(label: str, gpus: list[dict], total: int = 0) -> str:
     )
 
 
-def check(node: str, facts: dict, expected: int | None = None, expected_from: str = "") -> list[Finding]:
-    """`expected`: the GPUs this node should have (--gpus-per-node, or the most common count), None: unknown."""
+def check(
+    node: str, facts: dict, expected: int | None = None, expected_from: str = "", pcie: dict | None = None
+) -> list[Finding]:
+    """`expected`: the GPUs this node should have (--gpus-per-node, or the most common count), None: unknown.
+    `pcie`: {GPU model: widest PCIe link its peers train at} across the cluster (pcie_reference); None: this node's."""
     out = probe_errors(node, facts, CHECK)
     h = facts.get("gpu_health") or {}
     smi, lost = h.get("smi"), h.get("lost") or []
@@ -82,7 +187,17 @@ def check(node: str, facts: dict, expected: int | None = None, expected_from: st
         return out
     gpus = (smi or {}).get("gpus") or []
     for g in lost:
-        out.append(finding(node, CHECK, FAIL, f"a GPU fell off the bus: {g.get('message')}", f"{REBOOT}; {RMA}"))
+        which = f"GPU{g['index']}" if g.get("index") is not None else ""
+        which += (f" (PCI {g['bus']})" if which else f"PCI {g['bus']}") if g.get("bus") else ""
+        out.append(
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                f"a GPU fell off the bus: {which or 'one GPU'} (nvidia-smi: {g.get('message')})",
+                f"{REBOOT}; {MECHANICALS}; {RMA}",
+            )
+        )
     if expected and len(gpus) < expected:
         out.append(
             finding(
@@ -93,57 +208,202 @@ def check(node: str, facts: dict, expected: int | None = None, expected_from: st
                 f"the driver lost a GPU or it is not seated: {REBOOT}; `nvidia-smi -q -x` names the ones it sees",
             )
         )
-    out += _xids(node, h.get("xid"))
+    out += _xids(node, h.get("xid"), gpus)
     out += _memory(node, gpus)
+    out += _recovery_fields(node, gpus)
     out += _state(node, gpus)
+    out += _pcie(node, gpus, pcie if pcie is not None else pcie_reference({node: facts}))
+    out += _dcgm(node, h.get("dcgm"))
     if not any(f["status"] != OK for f in out):
         out.append(finding(node, CHECK, OK, f"{len(gpus)} GPU(s) healthy (UUIDs in the JSON facts)"))
     return out
 
 
-def _xids(node: str, xid: dict | None) -> list[Finding]:
+def _bus_key(bus) -> str:
+    """ "PCI:0000:5f:00", "00000000:5F:00.0" -> "0000:5f:00" (domain:bus:device)."""
+    parts = str(bus or "").lower().replace("pci:", "").split(":")
+    if len(parts) < 3:
+        return str(bus or "").lower()
+    try:
+        domain = int(parts[-3][-8:] or "0", 16)
+    except ValueError:
+        return str(bus).lower()
+    return f"{domain:04x}:{parts[-2]}:{parts[-1].split('.')[0]}"
+
+
+def _xid_groups(xid: dict) -> list[tuple[int, list[str], int, int, list[str]]]:
+    """[(xid, buses, events, new events, the sample's messages)] from the probe's counts (every event of the log)
+    or, from older facts, its events."""
+    events = [e for e in xid.get("events") or [] if e]
+    counts = [c for c in xid.get("counts") or [] if c]
+    first_run = xid.get("since") is None
+    if counts:
+        fresh = counts if first_run else [c for c in xid.get("new_counts") or [] if c]
+    else:  # facts of an older probe: the sample is all there is
+        counts = [{"xid": e.get("xid"), "bus": e.get("bus"), "n": 1} for e in events]
+        n_new = len(events) if first_run else min(max(xid.get("new") or 0, 0), len(events))
+        fresh = counts[len(counts) - n_new :]
+    groups: dict[int, list] = {}
+    for c in counts:
+        g = groups.setdefault(c.get("xid"), [set(), 0, 0])
+        g[0].add(_bus_key(c.get("bus")))
+        g[1] += c.get("n") or 0
+    for c in fresh:
+        if c.get("xid") in groups:
+            groups[c.get("xid")][2] += c.get("n") or 0
+    return [
+        (num, sorted(g[0]), g[1], g[2], [str(e.get("text") or "") for e in events if e.get("xid") == num])
+        for num, g in sorted(groups.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))
+    ]
+
+
+def _xids(node: str, xid: dict | None, gpus: list[dict] | None = None) -> list[Finding]:
     """XIDs new since the last clusterdoc run on the node (its state file), or since boot on a first run, judged
-    by the catalog; older ones of this boot are shown as seen before, never failed: a GPU reset without a reboot
-    must not keep the node drained (a GPU still lost or short fails on its own)."""
+    by the catalog (every event counted, not only the probe's sample); older ones of this boot are shown as seen
+    before, never failed: a GPU reset without a reboot must not keep the node drained (a GPU still lost or short
+    fails on its own). Each names its GPUs: PCI id, and the UUID where nvidia-smi still sees the GPU."""
     if not xid:
         return [finding(node, CHECK, OK, "kernel log not readable (dmesg_restrict): XIDs not checked")]
-    events = xid.get("events") or []
     first_run = xid.get("since") is None
-    new = len(events) if first_run else min(max(xid.get("new") or 0, 0), len(events))
+    uuids = {_bus_key(g.get("bus")): g.get("uuid") for g in gpus or [] if g.get("bus")}
     out = []
-    for fresh, group in ((True, events[len(events) - new :]), (False, events[: len(events) - new])):
-        by_xid: dict[int, list[dict]] = {}
-        for e in group:
-            by_xid.setdefault(e.get("xid"), []).append(e)
-        for num, hits in sorted(by_xid.items()):
-            meaning, status, fix = XIDS.get(
-                num, ("see NVIDIA's XID catalog", WARN, "look it up in NVIDIA's XID catalog")
+    for num, buses, n, n_new, texts in _xid_groups(xid):
+        meaning, status, fix = _xid_status(num, texts)
+        where = ", ".join(f"{b} ({uuids[b]})" if uuids.get(b) else b for b in buses[:8])
+        where += f" and {len(buses) - 8} more" if len(buses) > 8 else ""
+        when = "since boot (no earlier clusterdoc run)" if first_run else f"{n_new} new since the last clusterdoc run"
+        if not n_new:
+            when = "this boot, seen by an earlier clusterdoc run (not new)"
+            status = WARN if status == FAIL else OK
+            fix = f"if the GPU was reset since, nothing to do; else: {fix}"
+        last = f": {texts[-1]}" if texts else ""
+        out.append(
+            finding(
+                node,
+                CHECK,
+                status,
+                f"XID {num} ({meaning}) x{n} on PCI {where} {when} (from {xid.get('source')}{last})",
+                fix,
             )
-            buses = ", ".join(sorted({str(e.get("bus")) for e in hits}))
-            when = "since boot (no earlier clusterdoc run)" if first_run else "new since the last clusterdoc run"
-            if not fresh:
-                when = "this boot, seen by an earlier clusterdoc run (not new)"
-                status = WARN if status == FAIL else OK
-                fix = f"if the GPU was reset since, nothing to do; else: {fix}"
+        )
+    return out
+
+
+def _recovery_fields(node: str, gpus: list[dict]) -> list[Finding]:
+    """What the driver itself says a GPU needs (nvidia-smi -q: GPU Recovery Action, reset status, pending repairs)."""
+    out = []
+    for g in gpus:
+        r = g.get("recovery") or {}
+        name = _gpus("", [g]).strip()
+        asked = _recovery(r.get("action"))
+        if asked:
+            out.append(finding(node, CHECK, asked[0], f"the driver asks for '{asked[2]}' on {name}", asked[1]))
+        elif r.get("reset_required"):
+            out.append(finding(node, CHECK, FAIL, f"the driver says {name} needs a reset", RESET))
+        if r.get("unrepairable_memory"):
+            out.append(finding(node, CHECK, FAIL, f"unrepairable memory on {name}", f"{REBOOT}; RMA the GPU"))
+        pending = [k.replace("_", " ") for k in ("channel_repair_pending", "tpc_repair_pending") if r.get(k)]
+        if r.get("drain_and_reset_recommended") and not asked:
+            pending.append("drain and reset recommended")
+        if pending:
             out.append(
                 finding(
                     node,
                     CHECK,
-                    status,
-                    f"XID {num} ({meaning}) x{len(hits)} on PCI {buses} {when} "
-                    f"(from {xid.get('source')}: {hits[-1].get('text')})",
-                    fix,
+                    WARN,
+                    f"{', '.join(pending)} on {name}",
+                    f"drain the node's jobs and {RESET} when convenient: the repair takes effect only then",
                 )
             )
     return out
 
 
+def pcie_reference(all_facts: dict[str, dict]) -> dict[str, int]:
+    """{GPU model: the widest PCIe link width GPUs of that model train at in these nodes}: a GPU's width is judged
+    against its peers, not its own maximum (cloud T4/A10G and dual-GPU boards run every GPU at x8 of x16)."""
+    ref: dict[str, int] = {}
+    for f in all_facts.values():
+        for g in (((f or {}).get("gpu_health") or {}).get("smi") or {}).get("gpus") or []:
+            width = (g.get("pcie") or {}).get("width")
+            if g.get("name") and width:
+                ref[g["name"]] = max(ref.get(g["name"], 0), width)
+    return ref
+
+
+def _pcie(node: str, gpus: list[dict], ref: dict) -> list[Finding]:
+    narrow = [
+        g for g in gpus if (g.get("pcie") or {}).get("width") and ref.get(g.get("name") or "", 0) > g["pcie"]["width"]
+    ]
+    if not narrow:
+        return []
+    widths = sorted(
+        {f"x{g['pcie']['width']} where peers of the same model ({g.get('name')}) run x{ref[g['name']]}" for g in narrow}
+    )
+    return [
+        finding(
+            node,
+            CHECK,
+            WARN,
+            _gpus(f"PCIe link trained at {'; '.join(widths)} on", narrow, len(gpus)),
+            "reseat the GPU or its riser, check the slot's BIOS bifurcation setting; host<->GPU copies "
+            "run at a fraction of their speed until then",
+        )
+    ]
+
+
+def _dcgm(node: str, dcgm: dict | None) -> list[Finding]:
+    """DCGM's quick diagnostic and health watches, where DCGM is installed (the probe ran dcgmi)."""
+    if not dcgm:
+        return []
+    out = []
+    diag = dcgm.get("diag") or {}
+    for r in (diag.get("results") or [])[:16]:
+        if not r:
+            continue
+        status = FAIL if str(r.get("status")).lower() in ("fail", "error") else WARN
+        gpu = f" on GPU {r.get('gpu')}" if r.get("gpu") is not None else ""
+        out.append(
+            finding(
+                node,
+                CHECK,
+                status,
+                f"DCGM diagnostic (dcgmi diag -r 1): {r.get('test')} {r.get('status')}{gpu}"
+                + (f": {r['detail']}" if r.get("detail") else ""),
+                "follow DCGM's message; `dcgmi diag -r 3` for the full run on an idle node",
+            )
+        )
+    if diag.get("error"):
+        out.append(finding(node, CHECK, OK, f"DCGM installed but its diagnostic did not run: {diag['error']}"))
+    health = dcgm.get("health") or {}
+    overall = str(health.get("overall") or "")
+    if overall and overall.lower() not in ("healthy", "pass"):
+        incidents = "; ".join(i for i in (health.get("incidents") or [])[:4] if i)
+        out.append(
+            finding(
+                node,
+                CHECK,
+                FAIL if overall.lower() in ("failure", "fail") else WARN,
+                f"DCGM health watches: {overall}" + (f" ({incidents})" if incidents else ""),
+                "`dcgmi health -c` names the system (PCIe, memory, NVLink, thermal...); act on it, then "
+                "`dcgmi health --clear`",
+            )
+        )
+    if diag.get("tests") and not diag.get("results") and not out:
+        out.append(finding(node, CHECK, OK, f"DCGM quick diagnostic passed ({diag['tests']} tests)"))
+    return out
+
+
 def _memory(node: str, gpus: list[dict]) -> list[Finding]:
     out = []
-    vol = [g for g in gpus if ((g.get("ecc") or {}).get("volatile_uncorrectable") or 0) > 0]
+
+    def volatile(g):  # with MIG on, each MIG device counts its own (the GPU's reads N/A)
+        ecc = g.get("ecc") or {}
+        return (ecc.get("volatile_uncorrectable") or 0) + (ecc.get("mig_volatile_uncorrectable") or 0)
+
+    vol = [g for g in gpus if volatile(g) > 0]
     agg = [g for g in gpus if ((g.get("ecc") or {}).get("aggregate_uncorrectable") or 0) > 0 and g not in vol]
     if vol:
-        n = sum(g["ecc"]["volatile_uncorrectable"] for g in vol)
+        n = sum(volatile(g) for g in vol)
         out.append(
             finding(
                 node,
@@ -223,25 +483,6 @@ def _state(node: str, gpus: list[dict]) -> list[Finding]:
                 _gpus(f"clocks held down ({BAD_THROTTLE[r]} active) on", gs, len(gpus)),
                 "the slowest GPU sets every synchronous step's pace: check cooling, fans, power supplies and "
                 "the BMC's event log (`nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER`)",
-            )
-        )
-    narrow = [
-        g
-        for g in gpus
-        if (g.get("pcie") or {}).get("width")
-        and (g.get("pcie") or {}).get("width_max")
-        and g["pcie"]["width"] < g["pcie"]["width_max"]
-    ]
-    if narrow:
-        widths = sorted({f"x{g['pcie']['width']} of x{g['pcie']['width_max']}" for g in narrow})
-        out.append(
-            finding(
-                node,
-                CHECK,
-                WARN,
-                _gpus(f"PCIe link trained at {', '.join(widths)} on", narrow, len(gpus)),
-                "reseat the GPU or its riser, check the slot's BIOS bifurcation setting; host<->GPU copies "
-                "run at a fraction of their speed until then",
             )
         )
     mig = [g for g in gpus if g.get("mig") == "Enabled"]

@@ -77,7 +77,7 @@ def gather(opts: CheckOptions) -> Gathered:
 def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
     started = time.monotonic()
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
-    facts = clean_facts(gather_local(opts.python, opts.timeout, (head or {}).get("path"), probe_args(opts, None)))
+    facts = gather_local(opts.python, opts.timeout, (head or {}).get("path"), probe_args(opts, None))
     conns = {LOCAL: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
     checks = [c for c in checks if c not in NOT_LOCAL]  # one node: nothing to compare or connect to
     comm_result = comm.run_local(facts, opts.timeout) if "comm" in checks else None
@@ -99,10 +99,11 @@ def probe_args(opts: CheckOptions, node_plan: dict | None, peers: list[str] | No
 def gather_local(python: str | None, timeout: float, head_mpirun: str | None = None, more: dict | None = None) -> dict:
     """This machine's facts as seen by `python` (the job's interpreter): in this process when it is this
     interpreter, else the probe runs under it, exactly as on a remote node. `head_mpirun`: the mpirun
-    the check uses (here the head is the node)."""
+    the check uses (here the head is the node). Cleaned once, here (untrusted.clean_facts): cleaning them again
+    would drop the `malformed` list the first pass made, and with it the finding naming a malformed entry."""
     if not python or os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable):
-        return probe.gather(
-            timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun, **(more or {})
+        return clean_facts(
+            probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun, **(more or {}))
         )
     exe = shutil.which(python)
     if not exe:

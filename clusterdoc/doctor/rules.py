@@ -65,6 +65,7 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
     needed = shared("arch", lambda: arch.needed_arch_list(answered), "")
     views = shared("net", lambda: net.peer_views(answered), {}) if multi else {}
     gpus_expected, gpus_from = shared("gpu", lambda: gpuhealth.expected_counts(answered, opts.gpus_per_node), ({}, ""))
+    pcie = shared("gpu", lambda: gpuhealth.pcie_reference(answered), {})
 
     for n in g.nodes:
         f = g.facts.get(n)
@@ -80,7 +81,7 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         run(n, "kernel", kernel.check, n, f)
         run(n, "cuda", cuda.check, n, f)
         run(n, "arch", arch.check, n, f, opts.arch_list, needed)
-        run(n, "gpu", gpuhealth.check, n, f, gpus_expected.get(n), gpus_from)
+        run(n, "gpu", gpuhealth.check, n, f, gpus_expected.get(n), gpus_from, pcie)
         run(n, "fabric", fabric.check_node, n, f)
         run(n, "resources", resources.check, n, f)
         if g.conns[n]["status"] != "local":

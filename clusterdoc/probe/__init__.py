@@ -24,15 +24,21 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   driver: version string | null
   gpu_health {smi {driver, cuda, attached, gpus [{bus, uuid, name, persistence, mig, compute_mode,
               pcie {gen, gen_max, width, width_max}, throttle [reason], ecc {volatile_uncorrectable,
-              aggregate_uncorrectable}, retired {single_bit, double_bit, pending}, remap {correctable,
-              uncorrectable, pending, failure}}]} | null, lost [{bus, message}],
-              xid {source, events [{bus, xid, text}], total, new, since} | null, fabricmanager (systemd state
+              aggregate_uncorrectable, mig_volatile_uncorrectable}, retired {single_bit, double_bit, pending},
+              remap {correctable, uncorrectable, pending, failure}, recovery {action, reset_required,
+              drain_and_reset_recommended, channel_repair_pending, tpc_repair_pending, unrepairable_memory}}]}
+              | null (values nvidia-smi does not know, N/A, Not Found, [Not Supported]..., are null),
+              lost [{bus | null, index | null, message}],
+              xid {source, events [{bus, xid, text}] (the newest 64), counts [{xid, bus, n}] (every event),
+              new_counts [{xid, bus, n}], total, new, since} | null, fabricmanager (systemd state
               | null: not an NVSwitch system), acs [{bridge, gpus}] | null (config space not readable),
-              iommu {bus: type}, peermem (bool), ib [{device, port, rate_gbps, link_downed, symbol_error,
-              link_error_recovery}], ib_changed ["dev/port counter"], nccl_env {K: V}, hypervisor (bool),
-              nvlink {gpu index: {active, inactive [link]}} | null, nvlink_errors {gpu index: {"link counter": n}}
-              (non-zero ones), nvlink_rising ["GPUi link counter"], p2p {gpus, bad [{a, b, code}]} | null,
-              dmabuf {kernel (release), open_module (bool | null)}}
+              iommu {bus: type}, peermem (bool), ib [{device, port, link_layer, hca, rate_gbps, link_downed,
+              symbol_error, link_error_recovery}], ib_changed ["dev/port counter"], nccl_env {K: V},
+              hypervisor (bool), nvlink {gpu index: {active, inactive [link], all_down (bool), name}} | null,
+              nvlink_errors {gpu index: {"link counter": n}} (non-zero ones), nvlink_rising ["GPUi link counter"],
+              p2p {gpus, bad [{a, b, code}]} | null, dmabuf {kernel (release), open_module (bool | null)},
+              dcgm {diag {tests, results [{test, gpu, status, detail}]} | {error}, health {overall, incidents}
+              | {error}} | null (no dcgmi)}
              | null (no nvidia-smi and no InfiniBand)
   env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST}
   deepspeed {version, torch_version, cuda_version, ops_installed {op: bool}, ops_compatible {op: bool},

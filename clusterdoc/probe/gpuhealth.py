@@ -6,18 +6,42 @@ Part of the probe (see clusterdoc/probe/__init__.py): stdlib only, Python 3.6+.
 import json
 import os
 import re
+import stat
 import subprocess
 import time
 
 from clusterdoc.probe.base import _parallel, listdir_prefix, read, run, which
-from clusterdoc.probe.gpus import LOST_LINE
+from clusterdoc.probe.gpus import lost_gpu
 
 # --- GPU and fabric health (checks/gpuhealth.py and checks/fabric.py judge these) --------------------------
 
+IB_CLASS = "/sys/class/infiniband"
+KERNEL_LOG_FILES = ("/var/log/kern.log", "/var/log/messages")  # read when /dev/kmsg is not readable
 MAX_SMI_XML = 8 << 20  # bytes of `nvidia-smi -q -x` parsed (8 GPUs take ~100 KiB)
 MAX_KMSG = 8 << 20  # bytes of kernel log read
-MAX_XIDS = 64  # XID events kept (the newest)
-XID_LINE = re.compile(r"NVRM: Xid \(PCI:([0-9A-Fa-f:.]+)\): (\d+),?\s*(.*)")
+MAX_XIDS = 64  # XID events kept as a sample (the newest); every event is counted
+MAX_XID_KEYS = 256  # (XID, GPU) pairs counted apart; the rest are counted together
+MAX_STATE = 64 << 10  # bytes of the XID state file read
+MAX_DCGM = 1 << 20  # bytes of a dcgmi JSON answer parsed
+# A kernel log line as /dev/kmsg ("6,3964,206764307,-;MSG"), dmesg ("[ 1843.30] MSG", "[Sun Mar 29 19:20:37] MSG"),
+# dmesg --decode ("kern  :warn  : 2025-01-21T04:41:44,283302+00:00 MSG"), syslog/journal ("Jan 15 01:48:25 host
+# kernel: [ 12.3] MSG", "kernel: MSG") or bare: only a message that *starts* with NVRM is the NVIDIA driver's
+# (another driver's line that merely contains "NVRM: Xid" is not).
+KLOG_PREFIX = (
+    r"^\s*(?:\d{1,3},\d{1,20},\d{1,20},[^;]{0,16};"
+    r"|kern\s*:\s*[a-z]{1,8}\s*:\s*(?:\[[^\]]{0,40}\]|\S{1,40})\s+"
+    r"|(?:(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ][\d:.,+-]{8,40}) \S{1,64} )?kernel: )?"
+    r"(?:\[[^\]]{0,40}\]\s*)?"
+)
+# an XID number has at most 3 digits today; more than 6 is not an XID (the line is skipped, never the whole log)
+XID_LINE = re.compile(KLOG_PREFIX + r"NVRM: Xid \(PCI:([0-9A-Fa-f:.]{4,16})\): (\d{1,6})(?!\d),?\s*(.*)")
+# the 570+ open driver's message for a GPU off the bus, with no Xid line: "NVRM: The NVIDIA GPU 0000:b3:00.0" then
+# "NVRM: (PCI ID: 10de:26b5) installed in this system has" and "NVRM: fallen off the bus and is not responding..."
+FELL_FIRST = re.compile(KLOG_PREFIX + r"NVRM: The NVIDIA GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
+FELL_LINE = re.compile(KLOG_PREFIX + r"NVRM: (?:GPU ([0-9A-Fa-f:.]{7,16}): GPU has )?fallen off the bus")
+ANSI = re.compile(r"\x1b\[[0-9;]{0,16}[A-Za-z]")
+# what nvidia-smi writes for a value it does not know (or may not read): unknown, never malformed
+UNKNOWN = ("N/A", "Not Found", "Not Supported", "Unknown Error", "Insufficient Permissions", "Unknown", "")
 SYSTEMD_STATES = ("active", "inactive", "failed", "activating", "deactivating", "reloading", "unknown")
 NCCL_VARS = ("NCCL_IB_HCA", "NCCL_P2P_DISABLE", "NCCL_IB_DISABLE", "NCCL_SHM_DISABLE", "NCCL_NET_GDR_LEVEL")
 # NVSwitch systems (HGX/DGX 8-GPU SXM boards) need nvidia-fabricmanager running before CUDA starts
@@ -25,14 +49,32 @@ NCCL_VARS = ("NCCL_IB_HCA", "NCCL_P2P_DISABLE", "NCCL_IB_DISABLE", "NCCL_SHM_DIS
 NVSWITCH_NAME = re.compile(r"A[18]00-SXM|H[18]00 80GB HBM3|H100 SXM|H800(?! PCIe)|H200(?! NVL)|H20\b|B[123]00")
 
 
+def _known(text):
+    """The text, or None when nvidia-smi says it does not know it ("N/A", "[N/A]", "Not Found", "[Not Supported]",
+    "Unknown Error", "[Insufficient Permissions]", "[GPU requires reset]"...)."""
+    text = (text or "").strip()
+    if text.startswith("[") and text.endswith("]"):
+        return None
+    return None if text in UNKNOWN else text
+
+
 def _xml_text(node, path):
     el = node.find(path) if node is not None else None
-    text = (el.text or "").strip() if el is not None else ""
-    return text if text and text != "N/A" else None
+    return _known(el.text) if el is not None else None
+
+
+def _xml_any(node, tag):
+    """The text of the first element named `tag` anywhere under node (fields that moved between schema versions)."""
+    el = next(node.iter(tag), None) if node is not None else None
+    return _known(el.text) if el is not None else None
+
+
+def _yes(text):
+    return None if text is None else text.strip().lower() in ("yes", "true", "enabled", "active")
 
 
 def _xml_int(node, path):
-    m = re.match(r"\s*(\d+)", _xml_text(node, path) or "")
+    m = re.match(r"\s*(\d{1,18})(?!\d)", _xml_text(node, path) or "")
     return int(m.group(1)) if m else None
 
 
@@ -47,8 +89,19 @@ def _uncorrectable(node):
     return sum(counts) if counts else None
 
 
+def _mig_uncorrectable(g):
+    """Volatile uncorrectable ECC errors summed over the GPU's MIG devices (with MIG on, the GPU's own volatile
+    counters read N/A and each MIG device keeps its own: mig_devices/mig_device/ecc_error_count/volatile_count)."""
+    counts = [
+        _uncorrectable(m.find("ecc_error_count/volatile_count")) for m in g.findall("mig_devices/mig_device")[:64]
+    ]
+    counts = [c for c in counts if c is not None]
+    return sum(counts) if counts else None
+
+
 def parse_smi_xml(text):
-    """{driver, cuda, attached, gpus [...]} from `nvidia-smi -q -x` (nvsmi_device_v12.dtd and older)."""
+    """{driver, cuda, attached, gpus [...]} from `nvidia-smi -q -x` (nvsmi_device_v12.dtd and older). A value
+    nvidia-smi does not know (N/A, [N/A], Not Found, [Not Supported], Unknown Error) is None: unknown."""
     import xml.etree.ElementTree as ET
 
     root = ET.fromstring(text)
@@ -84,10 +137,11 @@ def parse_smi_xml(text):
                     "width": _xml_int(link, "link_widths/current_link_width"),
                     "width_max": _xml_int(link, "link_widths/max_link_width"),
                 },
-                "throttle": [r for r in active if r != "gpu_idle"],
+                "throttle": [r for r in active if r != "gpu_idle"][:16],
                 "ecc": {
                     "volatile_uncorrectable": _uncorrectable(g.find("ecc_errors/volatile")),
                     "aggregate_uncorrectable": _uncorrectable(g.find("ecc_errors/aggregate")),
+                    "mig_volatile_uncorrectable": _mig_uncorrectable(g),
                 },
                 "retired": {
                     "single_bit": _xml_int(retired, "multiple_single_bit_retirement/retired_count"),
@@ -97,25 +151,30 @@ def parse_smi_xml(text):
                 "remap": {
                     "correctable": _xml_int(rows, "remapped_row_corr"),
                     "uncorrectable": _xml_int(rows, "remapped_row_unc"),
-                    "pending": None
-                    if _xml_text(rows, "remapped_row_pending") is None
-                    else _xml_text(rows, "remapped_row_pending") == "Yes",
-                    "failure": None
-                    if _xml_text(rows, "remapped_row_failure") is None
-                    else _xml_text(rows, "remapped_row_failure") == "Yes",
+                    "pending": _yes(_xml_text(rows, "remapped_row_pending")),
+                    "failure": _yes(_xml_text(rows, "remapped_row_failure")),
+                },
+                # what the driver itself says to do (R550+: gpu_recovery_action; R570+: reset status, repairs)
+                "recovery": {
+                    "action": (_xml_any(g, "gpu_recovery_action") or "")[:64] or None,
+                    "reset_required": _yes(_xml_any(g, "reset_required")),
+                    "drain_and_reset_recommended": _yes(_xml_any(g, "drain_and_reset_recommended")),
+                    "channel_repair_pending": _yes(_xml_any(g, "channel_repair_pending")),
+                    "tpc_repair_pending": _yes(_xml_any(g, "tpc_repair_pending")),
+                    "unrepairable_memory": _yes(_xml_any(g, "unrepairable_memory")),
                 },
             }
         )
     return out
 
 
-def read_kernel_log():
+def read_kernel_log(kmsg="/dev/kmsg"):
     """(source, text) of this boot's kernel messages: /dev/kmsg (one record per read), else the tail of
     /var/log/kern.log from its last boot banner; (None, None) when neither is readable (dmesg_restrict)."""
     import errno
 
     try:
-        fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(kmsg, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         fd = None
     if fd is not None:
@@ -139,52 +198,134 @@ def read_kernel_log():
         finally:
             os.close(fd)
         if chunks is not None:
-            return "/dev/kmsg", b"".join(chunks).decode("utf-8", "replace")
-    for path in ("/var/log/kern.log", "/var/log/messages"):
-        try:
-            with open(path, "rb") as f:
-                f.seek(0, 2)
-                f.seek(max(0, f.tell() - MAX_KMSG))
-                text = f.read().decode("utf-8", "replace")
-        except (OSError, IOError):
+            return kmsg, b"".join(chunks).decode("utf-8", "replace")
+    for path in KERNEL_LOG_FILES:
+        try:  # a regular file only (a FIFO or device there is not waited on), its last MAX_KMSG bytes
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
             continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            os.lseek(fd, max(0, os.fstat(fd).st_size - MAX_KMSG), 0)
+            chunks, size = [], 0
+            while size < MAX_KMSG:
+                chunk = os.read(fd, min(1 << 20, MAX_KMSG - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            text = b"".join(chunks).decode("utf-8", "replace")
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
         boot = text.rfind("kernel: Linux version ")
         return path, text[text.rfind("\n", 0, boot) + 1 :] if boot >= 0 else text
     return None, None
 
 
+def _bus_key(bus):
+    """ "0000:5F:00.0", "PCI:0000:5f:00", "00000000:5F:00.0" -> "0000:5f:00" (domain:bus:device), to match
+    a kernel log's PCI id with nvidia-smi's."""
+    parts = (bus or "").lower().replace("pci:", "").split(":")
+    if len(parts) < 3:
+        return (bus or "").lower()
+    return "%04x:%s:%s" % (int(parts[-3][-8:] or "0", 16), parts[-2], parts[-1].split(".")[0])
+
+
 def parse_xids(text):
-    events = []
-    for line in text.splitlines():
-        m = XID_LINE.search(line)
+    """Every NVIDIA driver XID of a kernel log (only lines whose message starts with "NVRM: Xid", see KLOG_PREFIX):
+    {"events": the newest MAX_XIDS [{bus, xid, text}], "counts": [{xid, bus, n}] of all of them (bounded by
+    (XID, GPU) pairs), "total": n, "keys": every event's (xid, bus), for new_counts}. A GPU off the bus that the
+    driver reported without an Xid line (the open driver's three NVRM lines) counts as an XID 79 of that GPU."""
+    events, counts, order, keys = [], {}, [], []
+    lines = text.splitlines()
+    xid79 = set()
+    for i, line in enumerate(lines):
+        m = XID_LINE.match(line)
+        bus = xid = None
         if m:
-            events.append({"bus": m.group(1), "xid": int(m.group(2)), "text": m.group(3)[:200]})
-    return events
+            bus, xid, rest = m.group(1), int(m.group(2)), m.group(3)[:200]
+            if xid == 79:
+                xid79.add(_bus_key(bus))
+        else:
+            m = FELL_FIRST.match(line)
+            if m and any(FELL_LINE.match(x) for x in lines[i + 1 : i + 4]):
+                bus, xid, rest = m.group(1), 79, "GPU has fallen off the bus (driver message without an Xid line)"
+                if _bus_key(bus) in xid79:
+                    continue
+        if xid is None:
+            continue
+        events.append({"bus": bus, "xid": xid, "text": rest})
+        if len(events) > MAX_XIDS:
+            del events[0]
+        key = (xid, _bus_key(bus)) if len(counts) < MAX_XID_KEYS else (xid, "other")
+        if key not in counts:
+            counts[key] = 0
+            order.append(key)
+        counts[key] += 1
+        keys.append(key)
+    counted = [{"xid": k[0], "bus": k[1], "n": counts[k]} for k in order]
+    return {"events": events, "counts": counted, "total": len(keys), "keys": keys}
 
 
-def xid_state(events, path):
+def _read_state(path):
+    """The XID state file's JSON, read safely: no link followed, no FIFO or device waited on, at most MAX_STATE
+    bytes ({} when it is missing, not a regular file of ours, or not JSON)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return {}
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            return {}
+        data = os.read(fd, MAX_STATE)
+    except OSError:
+        return {}
+    finally:
+        os.close(fd)
+    try:
+        old = json.loads(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return {}
+    return old if isinstance(old, dict) else {}
+
+
+def _write_state(path, content):
+    """Replace the state file: a fresh temp file (O_EXCL, no link followed, mode 600), then renamed over it."""
+    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    tmp = "%s.%d.%s.tmp" % (path, os.getpid(), os.urandom(4).hex())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        os.write(fd, content.encode())
+    finally:
+        os.close(fd)
+    try:
+        os.rename(tmp, path)
+    except OSError:
+        os.unlink(tmp)
+        raise
+
+
+def xid_state(total, path):
     """How many of this boot's XID events are new since the last clusterdoc run on this node, and when that run
     was: a small JSON file ($XDG_CACHE_HOME or ~/.cache, clusterdoc/gpu-HOST.json: a home shared by many nodes
     keeps one per node), rewritten with this run's count."""
     boot = (read("/proc/sys/kernel/random/boot_id") or "").strip()
-    try:
-        with open(path) as f:
-            old = json.load(f)
-        if not isinstance(old, dict) or old.get("boot_id") != boot:
-            old = {}
-    except (OSError, IOError, ValueError):
+    old = _read_state(path)
+    if old.get("boot_id") != boot:
         old = {}
-    seen = old.get("xids") if isinstance(old.get("xids"), int) else 0
-    new = len(events) - seen if len(events) >= seen else len(events)
+    seen = old.get("xids")
+    seen = seen if isinstance(seen, int) and not isinstance(seen, bool) and 0 <= seen < 1 << 62 else 0
+    new = total - seen if total >= seen else total
     try:
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        tmp = path + ".%d" % os.getpid()
-        with open(tmp, "w") as f:
-            json.dump({"boot_id": boot, "xids": len(events), "at": time.time()}, f)
-        os.rename(tmp, path)
+        _write_state(path, json.dumps({"boot_id": boot, "xids": total, "at": time.time()}))
     except (OSError, IOError):
         pass
-    return new, old.get("at") if isinstance(old.get("at"), (int, float)) else None
+    at = old.get("at")
+    return new, at if isinstance(at, (int, float)) and not isinstance(at, bool) and 0 < at < 1e11 else None
 
 
 def _hex_file(path):
@@ -236,23 +377,32 @@ def iommu_types(gpu_bus_ids):
 
 
 def read_ib_counters():
-    """[{device, port, rate_gbps, link_downed, symbol_error, link_error_recovery}] of every IB/RoCE port."""
+    """[{device, port, link_layer, hca, rate_gbps, link_downed, symbol_error, link_error_recovery}] of every IB/RoCE
+    port (link_layer: "InfiniBand" or "Ethernet" (RoCE); hca: the adapter model, hca_type)."""
     out = []
-    base = "/sys/class/infiniband"
+    base = IB_CLASS
     for dev in sorted(os.listdir(base) if os.path.isdir(base) else [])[:64]:
         for port in listdir_prefix(os.path.join(base, dev, "ports"), "")[:16]:
             m = re.match(r"\s*([\d.]+) Gb/sec", read(os.path.join(port, "rate")) or "")
-            entry = {"device": dev, "port": os.path.basename(port), "rate_gbps": float(m.group(1)) if m else None}
+            layer = (read(os.path.join(port, "link_layer"), 64) or "").strip()
+            entry = {
+                "device": dev,
+                "port": os.path.basename(port),
+                "link_layer": layer if re.match(r"[A-Za-z]{1,32}$", layer) else None,
+                "hca": (read(os.path.join(base, dev, "hca_type"), 64) or "").strip()[:32] or None,
+                "rate_gbps": float(m.group(1)) if m else None,
+            }
             for name in ("link_downed", "symbol_error", "link_error_recovery"):
                 v = (read(os.path.join(port, "counters", name)) or "").strip()
-                entry[name] = int(v) if v.isdigit() else None
+                entry[name] = int(v) if v.isdigit() and len(v) < 19 else None
             out.append(entry)
     return out
 
 
-NVLINK_GPU = re.compile(r"GPU (\d+): ")
-NVLINK_STATE = re.compile(r"\s*Link (\d+): (?:<(inactive)>|([\d.]+) GB/s)")
-NVLINK_COUNTER = re.compile(r"\s*Link (\d+): ([A-Za-z][\w ]{0,40}?): (\d+)\s*$")
+NVLINK_GPU = re.compile(r"GPU (\d{1,3}): (.{0,80}?)(?: \(UUID|$)")
+NVLINK_ALL_DOWN = re.compile(r"\s*(?:NVML: )?Unable to retrieve NVLink information as all links are inactive", re.I)
+NVLINK_STATE = re.compile(r"\s*Link (\d{1,3}): (?:<(inactive)>|([\d.]{1,12}) GB/s)")
+NVLINK_COUNTER = re.compile(r"\s*Link (\d{1,3}): ([A-Za-z][\w ]{0,40}?): (\d{1,18})\s*$")
 P2P_CODES = ("OK", "NS", "CNS", "GNS", "TNS", "U")
 
 
@@ -260,13 +410,16 @@ def parse_nvlink(text, counters=False):
     """`nvidia-smi nvlink -s` ("GPU 0: NAME (UUID: ...)" then "Link 0: 26.562 GB/s" or "Link 1: <inactive>") ->
     {gpu index: {"active": n, "inactive": [link]}}; with counters, `nvidia-smi nvlink -e` ("Link 0: Replay
     Errors: 0") -> {gpu index: {"link counter name": n}}. GPUs without NVLink print no Link line (left out)."""
-    out, gpu = {}, None
-    for line in text.splitlines()[:4096]:
+    out, gpu, name = {}, None, None
+    for line in ANSI.sub("", text).splitlines()[:4096]:
         m = NVLINK_GPU.match(line)
         if m:
-            gpu = m.group(1)
+            gpu, name = m.group(1), m.group(2).strip() or None
             continue
         if gpu is None or len(out) > 64:
+            continue
+        if not counters and NVLINK_ALL_DOWN.match(line):  # the GPU has links, none up: kept, all down
+            out[gpu] = {"active": 0, "inactive": [], "all_down": True, "name": name}
             continue
         if counters:
             m = NVLINK_COUNTER.match(line)
@@ -275,7 +428,7 @@ def parse_nvlink(text, counters=False):
             continue
         m = NVLINK_STATE.match(line)
         if m:
-            links = out.setdefault(gpu, {"active": 0, "inactive": []})
+            links = out.setdefault(gpu, {"active": 0, "inactive": [], "name": name})
             if m.group(2):
                 links["inactive"].append(int(m.group(1)))
             else:
@@ -297,7 +450,7 @@ def parse_p2p(text):
     """`nvidia-smi topo -p2p r` (a matrix: a header row "GPU0 GPU1 ...", a row per GPU of OK/NS/CNS/GNS/TNS/U,
     X on the diagonal) -> {"gpus": n, "bad": [{a, b, code}]} (GPU a < GPU b, at most 64); None: no matrix."""
     header, rows = None, {}
-    for line in text.splitlines()[:512]:
+    for line in ANSI.sub("", text).splitlines()[:512]:  # nvidia-smi underlines the header on a terminal
         cells = line.split()
         if header is None:
             if cells and all(re.match(r"GPU\d+$", c) for c in cells):
@@ -325,6 +478,117 @@ def nvidia_module_open():
         return "P" not in taint.strip()
     version = read("/proc/driver/nvidia/version", 4096)
     return None if version is None else "Open Kernel Module" in version
+
+
+def new_counts(keys, new):
+    """[{xid, bus, n}] of the newest `new` events (keys: every event's (xid, bus) in the log's order)."""
+    counts, order = {}, []
+    for key in keys[len(keys) - new :] if new > 0 else []:
+        if key not in counts:
+            counts[key] = 0
+            order.append(key)
+        counts[key] += 1
+    return [{"xid": k[0], "bus": k[1], "n": counts[k]} for k in order]
+
+
+def _dcgm_json(text):
+    """The JSON object of a dcgmi -j answer (dcgmi may print a warning line before it); None: none there."""
+    text = text[:MAX_DCGM]
+    start = text.find("{")
+    try:
+        value = json.loads(text[start:]) if start >= 0 else None
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def parse_dcgm_diag(text):
+    """`dcgmi diag -r 1 -j` (DCGM 3: {"DCGM GPU Diagnostic": {"test_categories": [{category, tests: [{name, results:
+    [{gpu_ids?, status, info?, warnings?}]}]}]}}; DCGM 4 names it "DCGM Diagnostic") -> {"tests": n, "results":
+    [{test, gpu, status, detail}] of every result that is not Pass/Skip (at most 32)}; None: not that JSON."""
+    doc = _dcgm_json(text)
+    if doc is None:
+        return None
+    root = doc.get("DCGM GPU Diagnostic") or doc.get("DCGM Diagnostic") or {}
+    cats = root.get("test_categories") if isinstance(root, dict) else None
+    if not isinstance(cats, list):
+        return None
+    tests, bad = 0, []
+    for cat in cats[:32]:
+        for test in (cat.get("tests") if isinstance(cat, dict) else None) or []:
+            if not isinstance(test, dict):
+                continue
+            tests += 1
+            summary = test.get("test_summary") if isinstance(test.get("test_summary"), dict) else {}
+            results = [r for r in (test.get("results") or [])[:64] if isinstance(r, dict)] or [summary]
+            for r in results:
+                status = str(r.get("status") or "")[:16]
+                if status.lower() in ("pass", "skip", "") or len(bad) >= 32:
+                    continue
+                detail = r.get("warnings") or r.get("warning") or r.get("info") or ""
+                if isinstance(detail, list):
+                    detail = "; ".join(str(d.get("warning") if isinstance(d, dict) else d) for d in detail[:4])
+                gpu = r.get("gpu_ids", r.get("gpu_id", r.get("entity_id")))
+                bad.append(
+                    {
+                        "test": str(test.get("name") or "")[:64],
+                        "gpu": None if gpu is None else str(gpu)[:64],
+                        "status": status,
+                        "detail": str(detail)[:300],
+                    }
+                )
+    return {"tests": tests, "results": bad}
+
+
+def parse_dcgm_health(text):
+    """`dcgmi health -c -j` ({"header": ["Health Monitor Report"], "body": {"Overall Health": {"value": "Healthy"},
+    ...incidents...}}) -> {"overall": "Healthy"|"Warning"|"Failure", "incidents": [text] (at most 16)}; None."""
+    doc = _dcgm_json(text)
+    body = doc.get("body") if doc else None
+    if not isinstance(body, dict):
+        return None
+    overall = body.get("Overall Health")
+    overall = overall.get("value") if isinstance(overall, dict) else overall
+    incidents = []
+
+    def walk(node, path, depth):
+        if depth > 8 or len(incidents) >= 16:
+            return
+        if isinstance(node, dict):
+            for k, v in list(node.items())[:64]:
+                if k != "Overall Health":
+                    walk(v, path + [str(k)[:40]] if k not in ("children", "value") else path, depth + 1)
+        elif isinstance(node, list):
+            for v in node[:64]:
+                walk(v, path, depth + 1)
+        elif isinstance(node, str) and node not in ("Healthy", "Pass", ""):
+            incidents.append((" / ".join(path[-3:]) + ": " + node)[:300])
+
+    walk(body, [], 0)
+    return {"overall": str(overall)[:32] if overall else None, "incidents": incidents}
+
+
+def probe_dcgm(dcgmi, timeout):
+    """DCGM's quick diagnostic (`dcgmi diag -r 1 -j`: deployment and software checks, seconds, nothing stressed) and
+    its health watches (`dcgmi health -c -j`, read only: watches are the admin's to set), each bounded by timeout."""
+    out = {}
+    for key, argv, parse in (
+        ("diag", [dcgmi, "diag", "-r", "1", "-j"], parse_dcgm_diag),
+        ("health", [dcgmi, "health", "-c", "-j"], parse_dcgm_health),
+    ):
+        try:
+            code, text, err = run(argv, timeout)
+        except subprocess.TimeoutExpired:
+            out[key] = {"error": "timed out after %gs" % timeout}
+            continue
+        except OSError as exc:
+            out[key] = {"error": str(exc)[:200]}
+            continue
+        parsed = parse(text)
+        if parsed is None:
+            parsed = {"error": "exit %d: %s" % (code, ((err or text).strip().splitlines() or [""])[-1][:200])}
+        out[key] = parsed
+    return out
 
 
 def probe_gpu_health(timeout, env_over=None, state_dir=None):
@@ -363,6 +627,12 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
 
         return go
 
+    dcgmi = which("dcgmi")
+    out["dcgm"] = {} if dcgmi else None
+
+    def dcgm():
+        out["dcgm"] = probe_dcgm(dcgmi, timeout)
+
     _parallel(
         [
             ask("xml", ["-q", "-x"]),
@@ -370,6 +640,7 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
             ask("errors", ["nvlink", "-e"]),
             ask("p2p", ["topo", "-p2p", "r"]),
         ]
+        + ([dcgm] if dcgmi else [])
     )
     for key, answer in answers.items():
         if isinstance(answer, Exception):
@@ -378,9 +649,9 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
             answers[key] = (-1, "", "")
     code, text, err = answers["xml"]
     for line in (err + "\n" + (text if not text.lstrip().startswith("<") else "")).splitlines():
-        m = LOST_LINE.match(line.strip())
-        if m and len(out["lost"]) < 16:
-            out["lost"].append({"bus": m.group(2), "message": line.strip()[:300]})
+        lost = lost_gpu(line)
+        if lost and len(out["lost"]) < 16:
+            out["lost"].append(lost)
     if "<nvidia_smi_log" in text:
         out["smi"] = parse_smi_xml(text[: text.rfind(">") + 1][:MAX_SMI_XML])
     elif code != 0 and not out["lost"]:
@@ -397,11 +668,13 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
             out["fabricmanager"] = "unknown"
     source, log = read_kernel_log()
     if source:
-        events = parse_xids(log)
+        xids = parse_xids(log)
         cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
         path = os.path.join(state_dir or os.path.join(cache, "clusterdoc"), "gpu-%s.json" % os.uname()[1])
-        new, since = xid_state(events, path)
-        out["xid"] = {"source": source, "events": events[-MAX_XIDS:], "total": len(events), "new": new, "since": since}
+        new, since = xid_state(xids["total"], path)
+        xids.update(source=source, new=new, since=since)
+        xids["new_counts"] = new_counts(xids.pop("keys"), new)
+        out["xid"] = xids
     out["acs"] = acs_bridges(buses)
     out["iommu"] = iommu_types(buses)
     out["dmabuf"] = {

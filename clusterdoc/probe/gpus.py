@@ -49,7 +49,7 @@ def parse_nvidia_smi(text, has_cap=True):
             {
                 "index": int(idx),
                 "name": name,
-                "capability": cap if cap and cap != "[N/A]" else None,
+                "capability": cap if cap and re.match(r"\d+\.\d+$", cap) else None,
                 "memory_mib": mem,
                 "driver": drv,
             }
@@ -69,13 +69,25 @@ def probe_gpus(timeout):
         if code == 0:
             return parse_nvidia_smi(out, has_cap=False)
     gpus = parse_nvidia_smi(out)
-    if code != 0 and not (gpus and any(LOST_LINE.match(x.strip()) for x in (out + err).splitlines())):
+    if code != 0 and not (gpus and any(lost_gpu(x) for x in (out + err).splitlines())):
         raise RuntimeError("nvidia-smi exited %d: %s" % (code, (err or out).strip()[:300]))
     return gpus  # with a GPU off the bus: the others (gpu_health.lost names the lost one)
 
 
-# nvidia-smi's words for a GPU the driver knows but cannot reach (NVML_ERROR_GPU_IS_LOST, exit code 15)
-PCI_ID = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
+# nvidia-smi's words for a GPU the driver knows but cannot reach (NVML_ERROR_GPU_IS_LOST, exit code 15), in the
+# forms drivers print: "for GPU 0000:04:00.0: Unknown Error" (older), "for GPU0000:65:00.0: ...", and today's
+# "for GPU3: 0000:5F:00.0: Unknown Error" or "for GPU2: Unknown Error" (an index, the bus id when known).
+PCI_ID = r"[0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
 LOST_LINE = re.compile(
-    r"(Unable to determine the device handle for (?:GPU\s*)?(" + PCI_ID + r").*|.*GPU is lost.*|.*fallen off the bus.*)"
+    r"(?:.*?Unable to determine the device handle for GPU\s*(?:(?P<index>\d{1,3}):\s+)?(?P<bus>" + PCI_ID + r")?.*"
+    r"|.*GPU is lost.*|.*fallen off the bus.*)"
 )
+
+
+def lost_gpu(line):
+    """{"bus", "index", "message"} of a line nvidia-smi prints for a GPU it cannot reach; None: not such a line."""
+    m = LOST_LINE.match(line.strip())
+    if not m:
+        return None
+    index = m.group("index")
+    return {"bus": m.group("bus"), "index": int(index) if index else None, "message": line.strip()[:300]}

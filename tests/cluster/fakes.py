@@ -278,8 +278,14 @@ def visible_gpus(spec: dict, gpus: list[dict]) -> list[dict]:
     return gpus if n is None else gpus[: int(n)]
 
 
+REAL = REPO / "tests" / "real"  # real outputs, with where each came from (tests/real/SOURCES.md)
+
+
 def smi_xml(spec: dict, gpus: list[dict]) -> str:
     from xml.sax.saxutils import escape
+
+    if spec.get("real_smi_xml"):
+        return (REAL / str(spec["real_smi_xml"])).read_text()
 
     driver = str(spec.get("driver") or "550.54.14")
     active = set(as_list(spec.get("throttle")))
@@ -421,6 +427,8 @@ def p2p_matrix(spec: dict, gpus: list[dict]) -> str:
 def lost_lines(spec: dict, gpus: list[dict]) -> str:
     """What nvidia-smi prints (stderr) for each GPU that fell off the bus."""
     gone = gpus[len(visible_gpus(spec, gpus)):]
+    if spec.get("real_lost"):
+        return (REAL / str(spec["real_lost"])).read_text().splitlines()[0] + "\n" if gone else ""
     return "".join(f"Unable to determine the device handle for GPU{g['bus']}: GPU is lost.  Reboot the system to "
                    "recover this GPU\n" for g in gone)
 
@@ -438,6 +446,9 @@ def kmsg(spec: dict, gpus: list[dict]) -> str:
         bus = (gpus[-1] if gpus else {"bus": "00000000:07:00.0"})["bus"][4:14].lower()
         lines.append(f"4,{1000 + i},{(120 + i) * 10**6},-;NVRM: Xid (PCI:{bus}): {int(xid)}, pid=2411, "
                      f"name=python3, {text.get(int(xid), 'error')}")
+    if spec.get("real_kmsg"):
+        lines += (REAL / str(spec["real_kmsg"])).read_text(errors="replace").splitlines()
+    lines += [str(x) for x in as_list(spec.get("kmsg_extra"))]
     return "\n".join(lines) + "\n"
 
 

@@ -25,6 +25,8 @@ KEYS = {
     "xid", "gpus_visible", "row_remap_pending", "ecc_uncorrectable", "throttle", "persistence", "pcie_width",
     "fabricmanager", "acs", "iommu", "peermem", "mig", "compute_mode", "ib_rate_gbps", "ib_link_downed",
     "nvlink_down", "nvlink_errors", "p2p", "nvidia_open",
+    # real outputs (files under tests/real, with their sources) printed at the same edges
+    "real_smi_xml", "real_kmsg", "real_lost", "kmsg_extra",
 }
 # What a node looks like when neither the spec file nor a plant says anything.
 BASE = {
@@ -61,6 +63,10 @@ BASE = {
     "nvlink_errors": 0,   # CRC errors on GPU 0's link 0 in `nvidia-smi nvlink -e`
     "p2p": "OK",          # `nvidia-smi topo -p2p r` between every pair of GPUs (OK, NS, CNS, TNS, GNS)
     "nvidia_open": False,  # NVIDIA's open kernel module (no P in /sys/module/nvidia/taint): DMA-BUF RDMA
+    "real_smi_xml": None,  # tests/real/...: `nvidia-smi -q -x` prints this real file as it is
+    "real_kmsg": None,    # tests/real/...: this real kernel log's lines follow the boot banner in /dev/kmsg
+    "real_lost": None,    # tests/real/...: its first line is what nvidia-smi prints for a GPU past gpus_visible
+    "kmsg_extra": [],     # more /dev/kmsg records, as written (a hostile node's own lines)
 }
 
 
