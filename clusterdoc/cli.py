@@ -105,6 +105,7 @@ def cmd_check(args) -> int:
         port=args.port,
         env=args.env or None,
         gpus_per_node=args.gpus_per_node,
+        tasks_per_node=args.tasks_per_node,
     )
     if args.slurm_health and not opts.is_local:
         raise UsageError("--slurm-health judges this node: use it with --local (as slurm.conf's HealthCheckProgram)")
@@ -303,8 +304,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--checks",
         metavar="LIST",
-        help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,"
+        help="comma-separated checks to run (ssh,mesh,net,nccl,port,mpi,kernel,"
         "cuda,arch,gpu,fabric,resources,clock,files,consistency,comm,perf)",
+    )
+    p.add_argument(
+        "--tasks-per-node",
+        type=int,
+        metavar="N",
+        help="ranks the job will start per node: each needs a GPU of its own (nccl check)",
     )
     p.add_argument(
         "--gpus-per-node",

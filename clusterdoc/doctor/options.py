@@ -42,6 +42,7 @@ class CheckOptions(Targets):
     files: list[str] | None = None  # paths hashed on every node (the files check: submit's --python, script)
     job_folder: str | None = None  # its free space counts (resources), besides the temp dir
     gpus_per_node: int | None = None  # GPUs each node must show (gpu check; default: the most common count)
+    tasks_per_node: int | None = None  # ranks the job starts per node (nccl check: one GPU each)
 
     def __post_init__(self):
         if isinstance(self.mesh, bool):
@@ -101,6 +102,8 @@ class CheckOptions(Targets):
             raise UsageError(f"--fanout must be at least 1, got {self.fanout}")
         if self.mesh not in ("sample", "full", "off"):
             raise UsageError(f"--mesh {self.mesh!r}: choose sample, full or off")
+        if self.tasks_per_node is not None and self.tasks_per_node < 1:
+            raise UsageError(f"--tasks-per-node must be 1 or more, got {self.tasks_per_node}")
         if self.gpus_per_node is not None and self.gpus_per_node < 0:
             raise UsageError(f"--gpus-per-node must be 0 or more, got {self.gpus_per_node}")
         for name, value in (("--compute-fraction", self.compute_fraction), ("--busbw-fraction", self.busbw_fraction)):

@@ -23,7 +23,7 @@ from pathlib import Path
 from clusterdoc import private
 from clusterdoc.launch.job import JobSpec
 
-ALLOCATION_CHECKS = ["kernel", "cuda", "arch", "consistency", "gpu", "fabric"]  # judged from facts alone
+ALLOCATION_CHECKS = ["nccl", "kernel", "cuda", "arch", "consistency", "gpu", "fabric"]  # judged from facts alone
 GATHER_WAIT = 60.0
 # per probe command inside the allocation: every rank is about to import torch anyway, and on a busy
 # node that import alone can take longer than the doctor's interactive 8 s
@@ -38,7 +38,9 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
     if spec.backend == "slurm":
         return True, "preflight: runs in the allocation as the job's first step (see preflight.txt in the log folder)"
     if spec.backend == "local":
-        report = doctor.check(doctor.CheckOptions(local=True, skip=["mpi"], python=spec.python))
+        report = doctor.check(
+            doctor.CheckOptions(local=True, skip=["mpi"], python=spec.python, tasks_per_node=spec.tasks_per_node)
+        )
         return report.ok, "preflight (this machine):\n" + report.render()
     from clusterdoc import hostfile
     from clusterdoc.errors import UsageError
@@ -60,6 +62,7 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
             mpirun=spec.mpirun,
             files=files,
             port=port,
+            tasks_per_node=spec.tasks_per_node,
             progress=False,
         )
     )
@@ -79,7 +82,7 @@ def gather(job_dir: Path) -> int:
     return 0
 
 
-def judge(job_dir: Path, nodes: int) -> int:
+def judge(job_dir: Path, nodes: int, tasks_per_node: int | None = None) -> int:
     """The same gather -> judge -> report as `clusterdoc check --facts`, on the allocation's saved facts."""
     from clusterdoc import doctor
 
@@ -87,7 +90,9 @@ def judge(job_dir: Path, nodes: int) -> int:
     deadline = time.monotonic() + GATHER_WAIT
     while len(list(folder.glob("[!.]*.json"))) < nodes and time.monotonic() < deadline:
         time.sleep(0.5)
-    opts = doctor.CheckOptions(facts_dir=str(folder), checks=ALLOCATION_CHECKS, progress=False)
+    opts = doctor.CheckOptions(
+        facts_dir=str(folder), checks=ALLOCATION_CHECKS, progress=False, tasks_per_node=tasks_per_node
+    )
     g = doctor.gather(opts)
     report = doctor.Report.build(g, doctor.judge(g, opts))
     text, code = report.render(), report.exit_code
@@ -110,10 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--gather", metavar="JOBDIR")
     g.add_argument("--judge", metavar="JOBDIR")
     p.add_argument("--nodes", type=int, default=1)
+    p.add_argument("--tasks-per-node", type=int, default=None)
     ns = p.parse_args(argv)
     if ns.gather:
         return gather(Path(ns.gather))
-    return judge(Path(ns.judge), ns.nodes)
+    return judge(Path(ns.judge), ns.nodes, ns.tasks_per_node)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from clusterdoc.probe.base import DEFAULT_TIMEOUT, SCHEMA, _bounded, _parallel
 from clusterdoc.probe.gpuhealth import probe_gpu_health
 from clusterdoc.probe.gpus import probe_gpus
 from clusterdoc.probe.mpi import probe_mpirun
+from clusterdoc.probe.nccl import probe_nccl
 from clusterdoc.probe.network import probe_net, resolve
 from clusterdoc.probe.ports import Listener, connect_one
 from clusterdoc.probe.pyenv import (
@@ -64,7 +65,10 @@ def gather(
         "probe": "python",
         "hostname": os.uname()[1],
         "python": {"version": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable},
-        "env": {k: os.environ.get(k) for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")},
+        "env": {
+            k: os.environ.get(k)
+            for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST", "CUDA_VISIBLE_DEVICES")
+        },
         "cuda_home": os.environ.get("CUDA_HOME") or None,
         "kernel": None,
         "torch": None,
@@ -83,6 +87,7 @@ def gather(
         "ssh_trust": None,
         "errors": [],
         "net": None,
+        "nccl": None,
         "port": None,
         "resources": None,
         "files": None,
@@ -161,6 +166,7 @@ def gather(
 
     jobs = [
         task("net", lambda: probe_net(list(peers or []), env or {}, min(3.0, timeout)), put("net")),
+        task("nccl", lambda: probe_nccl(env or {}), put("nccl")),
         task("resources", lambda: probe_resources(space or []), put("resources")),
         task("clock", lambda: probe_date(min(5.0, timeout)), put_date),
         task("kernel", lambda: probe_kernel(timeout), put("kernel")),
