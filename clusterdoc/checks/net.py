@@ -277,8 +277,8 @@ def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[Finding]
                     n,
                     NET,
                     FAIL,
-                    f"{chosen_var}={spec} on {n} picks {i['name']} ({', '.join(i['addrs'])}), the loopback interface: the "
-                    "other nodes cannot reach the address it announces (the job hangs at init, then "
+                    f"{chosen_var}={spec} on {n} picks {i['name']} ({', '.join(i['addrs'])}), the loopback interface: "
+                    "the other nodes cannot reach the address it announces (the job hangs at init, then "
                     "'Connection refused' / a timeout)",
                     f"on {n}: set {chosen_var} to the cluster network's interface"
                     + (

@@ -217,9 +217,40 @@ def gather(
     return facts
 
 
+def expand_hostlist(text):
+    """Slurm's compact node list ("gpu[01-03,7],login1") -> names, as `scontrol show hostnames` prints them
+    (one bracket group per name; zero padding kept)."""
+    import re
+
+    names = []
+    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?[^,]*", text or ""):
+        m = re.match(r"^([^\[]*)\[([^\]]*)\](.*)$", part)
+        if not m:
+            names.append(part)
+            continue
+        for r in m.group(2).split(","):
+            lo, _, hi = r.partition("-")
+            for i in range(int(lo), int(hi or lo) + 1):
+                names.append("%s%0*d%s" % (m.group(1), len(lo), i, m.group(3)))
+    return names[:100000]
+
+
+SRUN_MARK = "@@clusterdoc-srun"
+SRUN_CHUNK = 900  # srun --label splits a line at 1024 bytes
+
+
+def print_chunked(text):
+    """The facts as short lines (srun's IO splits long ones), with this task's Slurm node name first."""
+    out = ["%s node %s" % (SRUN_MARK, os.environ.get("SLURMD_NODENAME") or os.uname()[1])]
+    for i in range(0, len(text), SRUN_CHUNK):
+        out.append("%s data %s" % (SRUN_MARK, text[i : i + SRUN_CHUNK]))
+    out.append("%s end %d" % (SRUN_MARK, len(text)))
+    sys.stdout.write("\n".join(out) + "\n")
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    timeout, mesh, budget, head_mpirun = DEFAULT_TIMEOUT, None, None, None
+    timeout, mesh, budget, head_mpirun, srun = DEFAULT_TIMEOUT, None, None, None, False
     more = {"peers": [], "env": {}, "listen": [], "connect": [], "space": [], "files": [], "trust": False}
     while argv:
         arg = argv.pop(0)
@@ -245,12 +276,19 @@ def main(argv=None):
             head_mpirun = argv.pop(0)
         elif arg == "--trust":
             more["trust"] = True
+        elif arg == "--srun":  # one task per node of a Slurm step: its nodes are the peers; chunked output
+            srun = True
+            more["peers"] = expand_hostlist(os.environ.get("SLURM_STEP_NODELIST") or os.environ.get("SLURM_NODELIST"))
         elif arg == "--mesh":
             mesh, argv = argv, []
         else:
             sys.stderr.write("clusterdoc probe: unknown argument %r\n" % arg)
             return 2
     facts = gather(timeout=timeout, mesh=mesh, budget=budget, head_mpirun=head_mpirun, **more)
+    if srun:
+        print_chunked(json.dumps(facts, sort_keys=True))
+        sys.stdout.flush()
+        return 0
     sys.stdout.write(json.dumps(facts, sort_keys=True) + "\n")
     sys.stdout.flush()
     return 0
