@@ -105,6 +105,12 @@ def cmd_check(args) -> int:
         port=args.port,
         env=args.env or None,
         gpus_per_node=args.gpus_per_node,
+        tasks_per_node=args.tasks_per_node,
+        transport=args.transport,
+        partition=args.partition,
+        srun_nodes=args.nodes,
+        srun_options=args.srun_option or None,
+        wrap=args.wrap,
     )
     if args.slurm_health and not opts.is_local:
         raise UsageError("--slurm-health judges this node: use it with --local (as slurm.conf's HealthCheckProgram)")
@@ -303,8 +309,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--checks",
         metavar="LIST",
-        help="comma-separated checks to run (ssh,mesh,net,port,mpi,kernel,"
+        help="comma-separated checks to run (ssh,mesh,net,nccl,port,mpi,kernel,"
         "cuda,arch,gpu,fabric,resources,clock,files,consistency,comm,perf)",
+    )
+    p.add_argument(
+        "--tasks-per-node",
+        type=int,
+        metavar="N",
+        help="ranks the job will start per node: each needs a GPU of its own (nccl check)",
+    )
+    p.add_argument(
+        "--transport",
+        choices=["ssh", "srun", "auto"],
+        default="auto",
+        help="how the probe reaches the nodes: ssh, srun (one Slurm task per node, no SSH), or auto (default: "
+        "srun inside an allocation or with --partition/--nodes, or where SSH to every node is refused and Slurm "
+        "answers)",
+    )
+    p.add_argument("--partition", "-p", metavar="NAME", help="srun: the partition of the check's own step")
+    p.add_argument("--nodes", "-N", type=int, metavar="N", help="srun: how many nodes the check's own step takes")
+    p.add_argument(
+        "--srun-option",
+        action="append",
+        metavar="OPT",
+        help="more srun options, as the job's ranks get them (e.g. --srun-option=--container-image=IMG for "
+        "pyxis); repeatable",
+    )
+    p.add_argument(
+        "--wrap",
+        metavar="CMD",
+        help="a command prefix the probe runs under, as the job's ranks do (e.g. 'apptainer exec IMAGE.sif'): "
+        "CUDA/NCCL/torch are the wrapped environment's, driver/devices/kernel the host's",
     )
     p.add_argument(
         "--gpus-per-node",

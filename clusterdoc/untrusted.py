@@ -139,6 +139,7 @@ SCHEMA = {
         "cuda": VERSION,
         "arch_list": [STR],
         "nccl": VERSION,
+        "nccl_lib": STR,
         "cuda_available": BOOL,
         "path": STR,
     },
@@ -202,6 +203,14 @@ SCHEMA = {
         "route": {"to": HOST, "addr": ADDR, "source": ADDR, "iface": IFNAME, "error": TEXT},
         "ifname_env": {"*": STR},
         "ib": [{"device": IFNAME, "port": INT_STR, "state": WORD, "link_layer": WORD}],
+    },
+    "nccl": {
+        "env": {"*": STR},
+        "wheels": [{"name": Required(STR), "version": VERSION, "path": STR, "lib": STR}],
+        "torch_pin": {"*": VERSION},
+        "ld_path": [{"path": STR, "realpath": STR}],
+        "preload": [STR],
+        "gids": [{"device": IFNAME, "port": INT_STR, "index": INT, "gid": STR, "type": STR}],
     },
     "port": {
         "listen": [
@@ -315,6 +324,7 @@ FIELD_CHECK = {
     "ssh_trust": "mesh",
     "env.TORCH_CUDA_ARCH_LIST": "arch",
     "net": "net",
+    "nccl": "nccl",
     "port": "port",
     "resources": "resources",
     "clock": "clock",

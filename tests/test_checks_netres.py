@@ -119,8 +119,13 @@ def test_nccl_ifname_syntax():
     names = lambda spec, exact=False: [i["name"] for i in net.match_ifaces(spec, ifs, exact)]  # noqa: E731
     assert names("eth") == ["eth0", "eth10"]
     assert names("=eth0") == ["eth0"]
-    assert names("^eth") == ["ib0"]
-    assert names("^=eth0") == ["eth10", "ib0"]
+    # NCCL's ncclOsFindInterfaces (src/os/linux.cc) skips only IPv6 loopback addresses: `^eth` keeps lo
+    assert names("^eth") == ["lo", "ib0"]
+    assert names("^=eth0") == ["lo", "eth10", "ib0"]
+    assert names("=^eth0") == []  # `=` then `^`: the name "^eth0"
+    assert names(" eth0") == []  # nothing is stripped: a prefix starting with a blank
+    assert names("eth0,,ib") == ["eth0", "ib0"]  # empty entries skipped (strtok)
+    assert names("eth0:1") == ["eth0"]  # `:port` is read, and ignored for interfaces
     assert names("ib,eth1") == ["eth10", "ib0"]
     assert names("eth", exact=True) == []
 
@@ -302,8 +307,8 @@ def test_malformed_new_facts_are_dropped_and_reported():
 
 
 def test_local_selection_and_options():
-    assert CheckOptions().selected() == ["ssh", "mesh", "net", "port", "mpi", "kernel", "cuda", "arch", "gpu", "fabric",
-                                         "resources", "clock", "consistency"]
+    assert CheckOptions().selected() == ["ssh", "mesh", "net", "nccl", "port", "mpi", "kernel", "cuda", "arch", "gpu",
+                                         "fabric", "resources", "clock", "consistency"]
     assert "files" in CheckOptions(files=["/x"]).selected()
     assert CheckOptions(env=["NCCL_SOCKET_IFNAME=eth0"]).env == {"NCCL_SOCKET_IFNAME": "eth0"}
     import pytest

@@ -1,7 +1,7 @@
 """fabric: how the GPUs reach each other: NVSwitch's fabric manager, the PCIe P2P trap, InfiniBand and NCCL's switches.
 
 From facts["gpu_health"] (clusterdoc/probe/gpuhealth.py). FAIL: an NVSwitch system without a running fabric manager
-(CUDA error 802), NCCL_IB_HCA naming no HCA of the node. The rest warns: the job runs, slower or at risk of hangs
+(CUDA error 802), (NCCL_IB_HCA: checks/nccl.py). The rest warns: the job runs, slower or at risk of hangs
 (NVLinks down or with error counters; ACS on the switches above the GPUs or a translated IOMMU, the usual cause
 of NCCL P2P hangs, confirmed when `nvidia-smi topo -p2p r` refuses P2P; P2P refused with no such cause; slow or
 flapping IB links; no GPUDirect RDMA, neither nvidia_peermem nor DMA-BUF; NCCL_*_DISABLE set). The NCCL library
@@ -268,23 +268,6 @@ def _ib(node: str, h: dict) -> list[Finding]:
                     + (" (rising while the probe ran: the link is flapping now)" if rising else ""),
                     "check the cable and the switch port (`ibstat`, `perfquery -x`); reseat or replace the cable; "
                     "clear the counters (`perfquery -R`) and watch them",
-                )
-            )
-    hca = (h.get("nccl_env") or {}).get("NCCL_IB_HCA")
-    devices = sorted({str(p.get("device")) for p in h.get("ib") or []})
-    if hca and not hca.startswith("^"):
-        exact = hca.startswith("=")
-        wanted = [w.split(":")[0] for w in hca.lstrip("=").split(",") if w.strip()]
-        missing = [w for w in wanted if not any(d == w or (not exact and d.startswith(w)) for d in devices)]
-        if missing:
-            out.append(
-                finding(
-                    node,
-                    CHECK,
-                    FAIL,
-                    f"NCCL_IB_HCA={hca} names {', '.join(missing)}, which this node does not have "
-                    f"(it has: {', '.join(devices) or 'no InfiniBand device'})",
-                    "set NCCL_IB_HCA to this node's HCAs (`ls /sys/class/infiniband`), or unset it",
                 )
             )
     return out

@@ -16,8 +16,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, clock, finding, probe_errors
+from clusterdoc.checks.nccl import if_selected, parse_if_list
 
 NET, PORT = "net", "port"
+IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
 DEBIAN_LOOPBACK = "127.0.1.1"
 SAMPLE_PEERS = 2  # node-to-node TCP connections per node (seeded sample, as the mesh would)
 
@@ -36,22 +38,29 @@ def _loopback(addr: str) -> bool:
 
 
 def match_ifaces(spec: str, ifaces: list[dict], exact_only: bool = False) -> list[dict]:
-    """The interfaces NCCL would take for NCCL_SOCKET_IFNAME=spec: a comma list of name prefixes, `=`
-    for exact names, a leading `^` to exclude (then loopback is left out too, as NCCL does). gloo's
-    GLOO_SOCKET_IFNAME names exact interfaces (`exact_only`)."""
-    spec = spec.strip()
-    exclude = spec.startswith("^")
-    spec = spec[1:] if exclude else spec
-    exact = exact_only or spec.startswith("=")
-    spec = spec[1:] if spec.startswith("=") else spec
-    names = [x.strip() for x in spec.split(",") if x.strip()]
+    """The interfaces NCCL would consider for NCCL_SOCKET_IFNAME=spec, read as NCCL reads it (nccl.parse_if_list:
+    comma list of name prefixes, `=` for exact names, a leading `^` to exclude; loopback is not special). gloo's
+    GLOO_SOCKET_IFNAME (`exact_only`) is torch's: a comma list of exact names, no `^` or `=`. Down interfaces are
+    kept (NCCL skips them: the check says so)."""
+    if exact_only:
+        wanted = spec.split(",")
+        return [i for i in ifaces if (i.get("name") or "") in wanted]
+    parsed = parse_if_list(spec)
+    return [i for i in ifaces if if_selected(i.get("name") or "", -1, parsed)]
 
-    def hit(name):
-        return any(name == x if exact else name.startswith(x) for x in names)
 
-    if exclude:
-        return [i for i in ifaces if not hit(i.get("name") or "") and not i.get("loopback")]
-    return [i for i in ifaces if hit(i.get("name") or "")]
+def chosen_iface(facts: dict) -> tuple[str, dict] | None:
+    """(variable, interface) NCCL/gloo bootstrap on from this node when NCCL_SOCKET_IFNAME (else
+    GLOO_SOCKET_IFNAME) is set: the first running match with an address, in the kernel's interface order."""
+    net = _net(facts)
+    env = net.get("ifname_env") or {}
+    for var in IFNAME_VARS:
+        if env.get(var):
+            for i in match_ifaces(env[var], net.get("ifaces") or [], var.startswith("GLOO")):
+                if i.get("up") and i.get("running") and i.get("addrs"):
+                    return var, i
+            return None
+    return None
 
 
 def _net(facts: dict | None) -> dict:
@@ -256,6 +265,34 @@ def check_cluster(all_facts: dict[str, dict], nodes: list[str]) -> list[Finding]
                     pass
         return got
 
+    # The interface a node's NCCL/gloo bootstrap binds to, announced to every other node: loopback reaches none.
+    for n, f in facts.items():
+        got = chosen_iface(f)
+        if got and (got[1].get("loopback") or all(_loopback(a.split("/")[0]) for a in got[1]["addrs"])):
+            chosen_var, i = got
+            spec = (_net(f).get("ifname_env") or {}).get(chosen_var)
+            real = [x["name"] for x in _net(f).get("ifaces") or [] if not x.get("loopback") and x.get("up")]
+            out.append(
+                finding(
+                    n,
+                    NET,
+                    FAIL,
+                    f"{chosen_var}={spec} on {n} picks {i['name']} ({', '.join(i['addrs'])}), the loopback interface: "
+                    "the other nodes cannot reach the address it announces (the job hangs at init, then "
+                    "'Connection refused' / a timeout)",
+                    f"on {n}: set {chosen_var} to the cluster network's interface"
+                    + (
+                        f" (={real[0]}; the first node uses {', '.join(i2['name'] for i2 in used[first][1])})"
+                        if real and first and first != n and used[first][1]
+                        else f" ({', '.join(real)})"
+                        if real
+                        else ""
+                    )
+                    + ", or unset it",
+                    nodes=[n],
+                )
+            )
+            used[n] = (chosen_var, [])  # said here: not also blamed for sharing no subnet
     base = nets(used[first][1]) if first else set()
     off = [n for n, (var, ifs) in used.items() if var and ifs and base and n != first and not (nets(ifs) & base)]
     if off:

@@ -35,6 +35,20 @@ def check(node: str, conn: dict, facts: dict | None, untested: list[str] | tuple
     status: str = conn["status"]  # always there (doctor/facts.py); the doctor reads it the same way
     if status == "local":
         return [finding(node, CHECK, OK, "this machine (--local: no SSH)")]
+    if conn.get("transport") == "srun":
+        if facts is not None:
+            return [finding(node, CHECK, OK, f"reached through srun, no SSH ({conn.get('elapsed', 0):.1f}s)")]
+        return [
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                f"no facts through srun: {conn.get('message') or status}"
+                + (f"; not tested because of this: {', '.join(untested)}" if untested else ""),
+                f"see why Slurm cannot run a task there: `sinfo -N -n {node}`, `scontrol show node {node}` "
+                "(drained, down, not in the allocation?); the job's python must be there too",
+            )
+        ]
     if status != "ok":
         return [
             finding(

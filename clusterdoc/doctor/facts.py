@@ -20,7 +20,7 @@ from pathlib import Path
 
 from clusterdoc import private, probe
 from clusterdoc.checks import comm, perf
-from clusterdoc.doctor import mesh, mpirun
+from clusterdoc.doctor import mesh, mpirun, srun
 from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
 from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
 from clusterdoc.errors import UsageError
@@ -45,6 +45,8 @@ class Gathered:
     comm: dict | None = None  # the --comm all_reduce
     started: float = field(default_factory=time.monotonic)
     perf: dict | None = None  # the --perf compute and link rounds
+    transport: str = "ssh"  # how the facts came: ssh | srun | local | saved
+    not_applicable: list[str] = field(default_factory=list)  # asked for, but the transport cannot do them
 
     def answered(self) -> dict[str, dict]:
         return {n: f for n, f in self.facts.items() if f}
@@ -56,10 +58,16 @@ def gather(opts: CheckOptions) -> Gathered:
     checks = opts.selected()
     if opts.facts_dir:
         g = read_facts(Path(opts.facts_dir), checks)
+        g.transport = "saved"
+    elif opts.uses_srun:
+        g = gather_srun(opts, checks, [h.host for h in opts.hosts()] if opts.given else None)
     elif opts.is_local:
         g = gather_here(opts, checks)
+        g.transport = "local"
     else:
         g = gather_nodes(opts, checks)
+        if opts.transport == "auto" and _ssh_refused(g) and srun.slurm_answers(min(opts.timeout, 10.0)):
+            g = gather_srun(opts, checks, g.nodes)  # the cluster allows Slurm, not SSH (pam_slurm_adopt)
     if opts.save_facts:
         try:
             save_facts(g, Path(opts.save_facts))
@@ -68,6 +76,40 @@ def gather(opts: CheckOptions) -> Gathered:
                 f"--save-facts: cannot write {printable(err.filename or opts.save_facts)}: {err.strerror or err}",
                 hint="give a folder you can write to (it is created if missing)",
             ) from None
+    return g
+
+
+# --- through srun (Slurm) ----------------------------------------------------------------------------
+
+# checks that need SSH by nature (node-to-node logins for mpirun; the head's mpirun and port plan over SSH):
+# not applicable through srun, said so in the report
+SSH_ONLY = ("mesh", "port", "comm", "perf")
+
+
+def _ssh_refused(g: Gathered) -> bool:
+    """Every node turned the login down (no key accepted, or sshd refused): SSH is not the way in here."""
+    return bool(g.nodes) and all(g.conns[n]["status"] in ("auth", "refused") for n in g.nodes)
+
+
+def gather_srun(opts: CheckOptions, checks: list[str], nodes: list[str] | None) -> Gathered:
+    """Every node's facts from one srun step (clusterdoc/doctor/srun.py): the same probe and facts as over SSH."""
+    started = time.monotonic()
+    head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
+    names, conns, facts = srun.gather(
+        opts.timeout,
+        nodes,
+        opts.srun_nodes,
+        opts.partition,
+        opts.python,
+        dict(opts.env) if isinstance(opts.env, dict) else None,
+        opts.srun_options,
+        shlex.split(opts.wrap) if opts.wrap else None,
+    )
+    applicable = [c for c in checks if c not in SSH_ONLY]
+    if len(names) < 2:
+        applicable = [c for c in applicable if c not in NOT_LOCAL]
+    g = Gathered(names, conns, facts, applicable, head, None, None, started, transport="srun")
+    g.not_applicable = [c for c in checks if c in SSH_ONLY]
     return g
 
 

@@ -42,6 +42,13 @@ class CheckOptions(Targets):
     files: list[str] | None = None  # paths hashed on every node (the files check: submit's --python, script)
     job_folder: str | None = None  # its free space counts (resources), besides the temp dir
     gpus_per_node: int | None = None  # GPUs each node must show (gpu check; default: the most common count)
+    tasks_per_node: int | None = None  # ranks the job starts per node (nccl check: one GPU each)
+    transport: str = "auto"  # ssh | srun | auto (srun inside an allocation or with partition/srun_nodes, or
+    #   where SSH to every node is refused and Slurm answers)
+    partition: str | None = None  # srun: the partition of the check's own step
+    srun_nodes: int | None = None  # srun: how many nodes the check's own step takes
+    srun_options: list[str] | None = None  # more srun options (pyxis: --container-image=IMG ...)
+    wrap: str | None = None  # a command prefix the probe runs under, as the ranks do (apptainer exec IMG)
 
     def __post_init__(self):
         if isinstance(self.mesh, bool):
@@ -60,12 +67,23 @@ class CheckOptions(Targets):
             self.env = pairs
 
     @property
+    def uses_srun(self) -> bool:
+        """Whether the probe goes through srun from the start (no SSH tried first)."""
+        from clusterdoc.doctor import srun
+
+        if self.local or self.facts_dir or self.transport == "ssh":
+            return False
+        if self.transport == "srun" or self.partition or self.srun_nodes:
+            return True
+        return not self.given and srun.in_allocation()  # `clusterdoc check` inside salloc/sbatch: its nodes
+
+    @property
     def is_local(self) -> bool:
         if self.local and (self.given or self.facts_dir):
             raise UsageError("--local checks this machine only; drop it or the hostfile/--nodelist/--facts")
         if self.facts_dir and self.given:
             raise UsageError("--facts judges saved facts; drop the hostfile/--nodelist, or --facts")
-        return self.local or not (self.given or self.facts_dir)
+        return self.local or not (self.given or self.facts_dir or self.uses_srun)
 
     def selected(self) -> list[str]:
         """The checks to run, in report order: --checks (default all but comm), +comm, -skip, -mesh."""
@@ -101,6 +119,14 @@ class CheckOptions(Targets):
             raise UsageError(f"--fanout must be at least 1, got {self.fanout}")
         if self.mesh not in ("sample", "full", "off"):
             raise UsageError(f"--mesh {self.mesh!r}: choose sample, full or off")
+        if self.transport not in ("ssh", "srun", "auto"):
+            raise UsageError(f"--transport {self.transport!r}: choose ssh, srun or auto")
+        if self.srun_nodes is not None and self.srun_nodes < 1:
+            raise UsageError(f"--nodes must be 1 or more, got {self.srun_nodes}")
+        if (self.partition or self.srun_nodes) and self.transport == "ssh":
+            raise UsageError("--partition/--nodes ask Slurm for nodes: they go with --transport srun (or auto)")
+        if self.tasks_per_node is not None and self.tasks_per_node < 1:
+            raise UsageError(f"--tasks-per-node must be 1 or more, got {self.tasks_per_node}")
         if self.gpus_per_node is not None and self.gpus_per_node < 0:
             raise UsageError(f"--gpus-per-node must be 0 or more, got {self.gpus_per_node}")
         for name, value in (("--compute-fraction", self.compute_fraction), ("--busbw-fraction", self.busbw_fraction)):

@@ -91,7 +91,9 @@ def to_json(nodes_json, findings, summ) -> str:
     return json_text({"nodes": nodes_json, "findings": findings, "summary": summ}, indent=2, sort_keys=False)
 
 
-def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -> str:
+def render(
+    nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None, transport="ssh", not_applicable=()
+) -> str:
     from tabulate import tabulate  # only the text report needs it
 
     status = node_status(findings, nodes, checks)
@@ -133,9 +135,15 @@ def render(nodes, findings, checks, needed_arch_list, verbose=0, elapsed=None) -
         else "TORCH_CUDA_ARCH_LIST this cluster needs: (no GPU found on any node)"
     )
     took = f" in {elapsed:.1f}s" if elapsed is not None else ""
+    how = " through srun (no SSH)" if transport == "srun" else ""
     lines.append(
-        f"{len(nodes)} node(s) checked{took}: {_tally(merged, FAIL, 'problem')}, {_tally(merged, WARN, 'warning')}"
+        f"{len(nodes)} node(s) checked{how}{took}: {_tally(merged, FAIL, 'problem')}, {_tally(merged, WARN, 'warning')}"
     )
+    if not_applicable:
+        lines.append(
+            f"not applicable through {transport}: {', '.join(not_applicable)} (they need SSH between the nodes or "
+            "from here: node-to-node logins for mpirun, the head's port plan)"
+        )
     return "\n".join(lines)
 
 

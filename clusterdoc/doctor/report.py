@@ -34,6 +34,8 @@ class Report:
     mpirun: dict | None = None
     verbose: int = 0
     perf: dict | None = None  # --perf figures (checks/perf.py summary)
+    transport: str = "ssh"  # how the facts came: ssh | srun | local | saved
+    not_applicable: list[str] = field(default_factory=list)  # checks the transport cannot run (srun: mesh...)
     names: list[str] = field(init=False)
 
     def __post_init__(self):
@@ -54,6 +56,8 @@ class Report:
             g.mpirun,
             verbose,
             _perf_figures(g, opts),
+            g.transport,
+            list(g.not_applicable),
         )
 
     @property
@@ -74,6 +78,9 @@ class Report:
     def summary(self) -> dict:
         s = render.summary(self.names, self.findings, self.checks, self.needed_arch_list, self.strict)
         s["elapsed"] = self.elapsed
+        s["transport"] = self.transport
+        if self.not_applicable:
+            s["not_applicable"] = list(self.not_applicable)
         s["head_mpirun"] = self.head_mpirun
         if self.mpirun is not None:
             s["mpirun"] = escape_all({k: v for k, v in self.mpirun.items() if k != "stderr"})
@@ -97,6 +104,8 @@ class Report:
             self.needed_arch_list,
             self.verbose if verbose is None else verbose,
             self.elapsed,
+            self.transport,
+            self.not_applicable,
         )
 
     def __str__(self) -> str:

@@ -28,6 +28,7 @@ from clusterdoc.checks import (
     kernel,
     malformed,
     mpi,
+    nccl,
     net,
     perf,
     resources,
@@ -77,6 +78,7 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
         if g.conns[n]["status"] != "local":
             run(n, "mesh", ssh.check_mesh, n, f)
         run(n, "net", net.check_node, n, f, views.get(n), multi)
+        run(n, "nccl", nccl.check, n, f, opts.tasks_per_node)
         run(n, "mpi", mpi.check, n, f, g.head_mpirun)
         run(n, "kernel", kernel.check, n, f)
         run(n, "cuda", cuda.check, n, f)

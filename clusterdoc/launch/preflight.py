@@ -4,30 +4,24 @@
 - mpirun: `clusterdoc check --python PY` on the first N hosts of the hostfile, over SSH with the job's --ssh-config;
   in both, the probe runs under the job's own interpreter PY, as in Slurm's allocation, so its torch and
   packages are what is judged (not whatever python3 comes first on PATH);
-- slurm: the nodes are known only once the allocation exists, so the check is the job's first step:
-  `srun --ntasks-per-node=1 ... --gather` writes every allocated node's facts (probe.gather, no SSH), then
-  `--judge` runs the doctor's checks on them in the batch shell and stops the job on failure
-  (exit 3, report in <job>/preflight.txt).
+- slurm: the nodes are known only once the allocation exists, so the check is the job's first step: `--judge`
+  in the batch shell runs the doctor through srun (doctor/srun.py, as `clusterdoc check` inside an allocation:
+  one task per node, no SSH), judges, and stops the job on failure (exit 3, report in <job>/preflight.txt).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import socket
 import sys
-import time
 from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.launch.job import JobSpec
 
-ALLOCATION_CHECKS = ["kernel", "cuda", "arch", "consistency", "gpu", "fabric"]  # judged from facts alone
-GATHER_WAIT = 60.0
-# per probe command inside the allocation: every rank is about to import torch anyway, and on a busy
-# node that import alone can take longer than the doctor's interactive 8 s
-GATHER_PROBE_TIMEOUT = 30.0
+ALLOCATION_CHECKS = ["nccl", "kernel", "cuda", "arch", "consistency", "gpu", "fabric"]  # judged from facts alone
+# per node inside the allocation: every rank is about to import torch anyway, and on a busy node that import
+# alone can take longer than the doctor's interactive limits (the torch child gets most of it)
+GATHER_TIMEOUT = 60.0
 
 
 def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
@@ -38,7 +32,9 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
     if spec.backend == "slurm":
         return True, "preflight: runs in the allocation as the job's first step (see preflight.txt in the log folder)"
     if spec.backend == "local":
-        report = doctor.check(doctor.CheckOptions(local=True, skip=["mpi"], python=spec.python))
+        report = doctor.check(
+            doctor.CheckOptions(local=True, skip=["mpi"], python=spec.python, tasks_per_node=spec.tasks_per_node)
+        )
         return report.ok, "preflight (this machine):\n" + report.render()
     from clusterdoc import hostfile
     from clusterdoc.errors import UsageError
@@ -60,6 +56,7 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
             mpirun=spec.mpirun,
             files=files,
             port=port,
+            tasks_per_node=spec.tasks_per_node,
             progress=False,
         )
     )
@@ -69,30 +66,25 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
 # --- inside a Slurm allocation ---------------------------------------------------------------------
 
 
-def gather(job_dir: Path) -> int:
-    from clusterdoc import probe
-
-    name = os.environ.get("SLURMD_NODENAME") or socket.gethostname()
-    out = private.mkdir(job_dir / "preflight")
-    facts = probe.gather(timeout=GATHER_PROBE_TIMEOUT)
-    private.write(out / f"{name}.json", json.dumps(facts))  # under a hidden name until whole: judge skips those
-    return 0
-
-
-def judge(job_dir: Path, nodes: int) -> int:
-    """The same gather -> judge -> report as `clusterdoc check --facts`, on the allocation's saved facts."""
+def judge(job_dir: Path, nodes: int, tasks_per_node: int | None = None, through_srun: bool = False) -> int:
+    """In the batch shell (`through_srun`): the doctor through srun (the same transport as `clusterdoc check`
+    inside an allocation: one task per allocated node, no SSH), its probe under this interpreter (the job's), the
+    facts kept in <job>/preflight/; else the facts already there. The report goes to <job>/preflight.txt; exit 1
+    stops the job."""
     from clusterdoc import doctor
 
-    folder = job_dir / "preflight"
-    deadline = time.monotonic() + GATHER_WAIT
-    while len(list(folder.glob("[!.]*.json"))) < nodes and time.monotonic() < deadline:
-        time.sleep(0.5)
-    opts = doctor.CheckOptions(facts_dir=str(folder), checks=ALLOCATION_CHECKS, progress=False)
+    folder = str(job_dir / "preflight")
+    opts = doctor.CheckOptions(checks=ALLOCATION_CHECKS, progress=False, tasks_per_node=tasks_per_node)
+    if through_srun:
+        opts.transport, opts.python, opts.timeout, opts.save_facts = "srun", sys.executable, GATHER_TIMEOUT, folder
+    else:
+        opts.facts_dir = folder
     g = doctor.gather(opts)
     report = doctor.Report.build(g, doctor.judge(g, opts))
     text, code = report.render(), report.exit_code
-    if len(g.nodes) < nodes:
-        text += f"\nonly {len(g.nodes)} of {nodes} node(s) gave facts (see the job's submitit logs)"
+    answered = len(g.answered())
+    if answered < nodes:
+        text += f"\nonly {answered} of {nodes} node(s) gave facts (see the job's submitit logs)"
         code = 1
     verdict = (
         "ok: starting the ranks"
@@ -106,14 +98,11 @@ def judge(job_dir: Path, nodes: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m clusterdoc.launch.preflight")
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--gather", metavar="JOBDIR")
-    g.add_argument("--judge", metavar="JOBDIR")
+    p.add_argument("--judge", metavar="JOBDIR", required=True)
     p.add_argument("--nodes", type=int, default=1)
+    p.add_argument("--tasks-per-node", type=int, default=None)
     ns = p.parse_args(argv)
-    if ns.gather:
-        return gather(Path(ns.gather))
-    return judge(Path(ns.judge), ns.nodes)
+    return judge(Path(ns.judge), ns.nodes, ns.tasks_per_node, through_srun=True)
 
 
 if __name__ == "__main__":

@@ -200,10 +200,9 @@ def preflight_setup(spec: JobSpec, jd: JobDir) -> list[str]:
     """The job's first step: probe every allocated node (one task each), judge, stop the job on failure."""
     py, d = shlex.quote(spec.python), shlex.quote(str(jd.path))
     return [
-        # one task per node, whatever --ntasks-per-node the job has (srun would inherit SLURM_NTASKS)
-        "srun --nodes=$SLURM_JOB_NUM_NODES --ntasks=$SLURM_JOB_NUM_NODES --ntasks-per-node=1 --kill-on-bad-exit=1 "
-        f"{py} -m clusterdoc.launch.preflight --gather {d}",
-        f"{py} -m clusterdoc.launch.preflight --judge {d} --nodes {spec.nodes} || exit 3",
+        # the doctor through srun: one task per node, whatever --ntasks-per-node the job has
+        f"{py} -m clusterdoc.launch.preflight --judge {d} --nodes {spec.nodes} "
+        f"--tasks-per-node {spec.tasks_per_node} || exit 3",
     ]
 
 

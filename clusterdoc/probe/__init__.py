@@ -1,6 +1,6 @@
 """The probe: gather one node's facts and print them as one JSON object.
 
-One module per topic (base, system, gpus, toolkits, pyenv, mpi, network, ports, ssh, gpuhealth, gather; shell
+One module per topic (base, system, gpus, toolkits, pyenv, mpi, network, nccl, ports, ssh, gpuhealth, gather; shell
 is the head's fallback for nodes without python3). clusterdoc/doctor/payload.py joins them, in that order, into
 the one script sent over SSH (or srun) to `python3 -` on every node: one round trip. So every module must stay
 stdlib-only and parse on old pythons (3.6+: no walrus, no `from __future__ import annotations`, no
@@ -13,7 +13,8 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   hostname
   kernel {release, source, container (bool), gvisor (bool)}
   python {version, executable} | null
-  torch {version, cuda, arch_list, nccl, cuda_available, path} | null     (null: not installed)
+  torch {version, cuda, arch_list, nccl, nccl_lib (the libnccl it mapped), cuda_available, path} | null
+        (null: not installed)
   nvcc {path, realpath, home, version, arch_list, host_config (the crt/host_config.h it includes, found
         along its nvcc.profile's INCLUDES), gcc_max (int: its `#if __GNUC__ > N` guard)} | null (first on PATH)
   cuda_home: $CUDA_HOME or null, cuda_home_realpath: its symlinks resolved
@@ -40,7 +41,7 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
               dcgm {diag {tests, results [{test, gpu, status, detail}]} | {error}, health {overall, incidents}
               | {error}} | null (no dcgmi)}
              | null (no nvidia-smi and no InfiniBand)
-  env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST}
+  env {PATH, LD_LIBRARY_PATH, CUDA_HOME, TORCH_CUDA_ARCH_LIST, CUDA_VISIBLE_DEVICES}
   deepspeed {version, torch_version, cuda_version, ops_installed {op: bool}, ops_compatible {op: bool},
              path, wheel_manifest (dict|null), binaries [{file (under path), op, sass ["sm_80"], ptx ["compute_90"]}
              | {file, op, error}] (read from each ops/**/*.so's .nv_fatbin) | null, binaries_left (not read)} | null
@@ -55,6 +56,10 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   net {hostname, own [addr] | null, own_error, resolve {peer: [addr]}, resolve_errors {peer: message},
        ifaces [{name, up, running, loopback, mtu, addrs ["addr/len"]}], route {to, addr, source, iface} | null,
        ifname_env {NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME}, ib [{device, port, state, link_layer}]}
+  nccl {env {NCCL_*: value}, wheels [{name "nvidia-nccl-cu12", version, path (sys.path entry), lib}],
+        torch_pin {"nvidia-nccl-cu12": version} | null (torch's METADATA), ld_path [{path, realpath}] (libnccl.so*
+        along LD_LIBRARY_PATH), preload [path], gids [{device, port, index, gid | null, type}] (RoCE ports, only
+        with NCCL_IB_GID_INDEX: its entry and the non-empty ones)}
   port {listen [{port, mode, status listening|in_use|error, message, expected, accepted, closed}],
         connect [{target, ok, error, message, attempts, elapsed, at}]} | null   (only with --listen/--connect;
         closed: when the listener stopped, at: the last attempt's start, both time.time() of the node)
@@ -76,6 +81,7 @@ from clusterdoc.probe.gather import *
 from clusterdoc.probe.gpuhealth import *
 from clusterdoc.probe.gpus import *
 from clusterdoc.probe.mpi import *
+from clusterdoc.probe.nccl import *
 from clusterdoc.probe.network import *
 from clusterdoc.probe.ports import *
 from clusterdoc.probe.pyenv import *
@@ -85,4 +91,17 @@ from clusterdoc.probe.system import *
 from clusterdoc.probe.toolkits import *
 
 # Joined into the payload in this order (shell is head-only); a module imports only modules before it.
-MODULES = ("base", "system", "gpus", "toolkits", "pyenv", "mpi", "network", "ports", "ssh", "gpuhealth", "gather")
+MODULES = (
+    "base",
+    "system",
+    "gpus",
+    "toolkits",
+    "pyenv",
+    "mpi",
+    "network",
+    "nccl",
+    "ports",
+    "ssh",
+    "gpuhealth",
+    "gather",
+)

@@ -14,6 +14,7 @@ from clusterdoc.probe.base import DEFAULT_TIMEOUT, SCHEMA, _bounded, _parallel
 from clusterdoc.probe.gpuhealth import probe_gpu_health
 from clusterdoc.probe.gpus import probe_gpus
 from clusterdoc.probe.mpi import probe_mpirun
+from clusterdoc.probe.nccl import probe_nccl
 from clusterdoc.probe.network import probe_net, resolve
 from clusterdoc.probe.ports import Listener, connect_one
 from clusterdoc.probe.pyenv import (
@@ -64,7 +65,10 @@ def gather(
         "probe": "python",
         "hostname": os.uname()[1],
         "python": {"version": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable},
-        "env": {k: os.environ.get(k) for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST")},
+        "env": {
+            k: os.environ.get(k)
+            for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST", "CUDA_VISIBLE_DEVICES")
+        },
         "cuda_home": os.environ.get("CUDA_HOME") or None,
         "cuda_home_realpath": os.path.realpath(os.environ["CUDA_HOME"]) if os.environ.get("CUDA_HOME") else None,
         "kernel": None,
@@ -84,6 +88,7 @@ def gather(
         "ssh_trust": None,
         "errors": [],
         "net": None,
+        "nccl": None,
         "port": None,
         "resources": None,
         "files": None,
@@ -162,6 +167,7 @@ def gather(
 
     jobs = [
         task("net", lambda: probe_net(list(peers or []), env or {}, min(3.0, timeout)), put("net")),
+        task("nccl", lambda: probe_nccl(env or {}), put("nccl")),
         task("resources", lambda: probe_resources(space or []), put("resources")),
         task("clock", lambda: probe_date(min(5.0, timeout)), put_date),
         task("kernel", lambda: probe_kernel(timeout), put("kernel")),
@@ -212,9 +218,40 @@ def gather(
     return facts
 
 
+def expand_hostlist(text):
+    """Slurm's compact node list ("gpu[01-03,7],login1") -> names, as `scontrol show hostnames` prints them
+    (one bracket group per name; zero padding kept)."""
+    import re
+
+    names = []
+    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?[^,]*", text or ""):
+        m = re.match(r"^([^\[]*)\[([^\]]*)\](.*)$", part)
+        if not m:
+            names.append(part)
+            continue
+        for r in m.group(2).split(","):
+            lo, _, hi = r.partition("-")
+            for i in range(int(lo), int(hi or lo) + 1):
+                names.append("%s%0*d%s" % (m.group(1), len(lo), i, m.group(3)))
+    return names[:100000]
+
+
+SRUN_MARK = "@@clusterdoc-srun"
+SRUN_CHUNK = 900  # srun --label splits a line at 1024 bytes
+
+
+def print_chunked(text):
+    """The facts as short lines (srun's IO splits long ones), with this task's Slurm node name first."""
+    out = ["%s node %s" % (SRUN_MARK, os.environ.get("SLURMD_NODENAME") or os.uname()[1])]
+    for i in range(0, len(text), SRUN_CHUNK):
+        out.append("%s data %s" % (SRUN_MARK, text[i : i + SRUN_CHUNK]))
+    out.append("%s end %d" % (SRUN_MARK, len(text)))
+    sys.stdout.write("\n".join(out) + "\n")
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    timeout, mesh, budget, head_mpirun = DEFAULT_TIMEOUT, None, None, None
+    timeout, mesh, budget, head_mpirun, srun = DEFAULT_TIMEOUT, None, None, None, False
     more = {"peers": [], "env": {}, "listen": [], "connect": [], "space": [], "files": [], "trust": False}
     while argv:
         arg = argv.pop(0)
@@ -240,12 +277,19 @@ def main(argv=None):
             head_mpirun = argv.pop(0)
         elif arg == "--trust":
             more["trust"] = True
+        elif arg == "--srun":  # one task per node of a Slurm step: its nodes are the peers; chunked output
+            srun = True
+            more["peers"] = expand_hostlist(os.environ.get("SLURM_STEP_NODELIST") or os.environ.get("SLURM_NODELIST"))
         elif arg == "--mesh":
             mesh, argv = argv, []
         else:
             sys.stderr.write("clusterdoc probe: unknown argument %r\n" % arg)
             return 2
     facts = gather(timeout=timeout, mesh=mesh, budget=budget, head_mpirun=head_mpirun, **more)
+    if srun:
+        print_chunked(json.dumps(facts, sort_keys=True))
+        sys.stdout.flush()
+        return 0
     sys.stdout.write(json.dumps(facts, sort_keys=True) + "\n")
     sys.stdout.flush()
     return 0

@@ -30,6 +30,11 @@ try:
     t["nccl"] = ".".join(str(x) for x in v) if isinstance(v, tuple) else str(v)
 except Exception:
     pass
+try:  # the libnccl this process really mapped (None: linked into torch, or not loaded)
+    with open("/proc/self/maps") as f:
+        t["nccl_lib"] = next((l.split(None, 5)[5].strip() for l in f if "/libnccl" in l and len(l.split()) > 5), None)
+except Exception:
+    pass
 print(json.dumps(t)); sys.stdout.flush()
 try:
     t["cuda_available"] = bool(torch.cuda.is_available())
