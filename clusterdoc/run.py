@@ -115,6 +115,35 @@ def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
     private.release(reserve)
 
 
+def _write_start(log_dir: Path, rank: int, environ=os.environ) -> None:
+    """rank<R>.start: where this rank runs (host, and the address its peers reach it by), written before the
+    script starts. A rank whose node dies leaves no exit record; this is how `clusterdoc why` still names
+    the node, and matches the address in a peer's 'Connection closed by peer [ADDR]' to it."""
+    import socket
+
+    addr = None
+    master = environ.get("MASTER_ADDR")
+    if master:
+        try:  # the source address of the route to the master: what the peers see this rank as
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((master, int(environ.get("MASTER_PORT") or 29500)))
+                addr = s.getsockname()[0]
+        except (OSError, ValueError):
+            addr = None
+    record = {
+        "host": socket.gethostname(),
+        "addr": addr,
+        "pid": os.getpid(),
+        "time": time.time(),
+        "slurm_job": environ.get("SLURM_JOB_ID"),
+        "attempt": environ.get("TORCHELASTIC_RESTART_COUNT"),
+    }
+    try:
+        private.write(log_dir / f"rank{rank}.start", json.dumps(record) + "\n")
+    except OSError:
+        pass  # a diagnostic aid only: the job runs without it
+
+
 def _collectives() -> dict:
     """Where the rank was in its collectives when it ended (a failed rank's report names its call)."""
     track = sys.modules.get("clusterdoc.shim.track")
@@ -194,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = Path(ns.log_dir) if ns.log_dir else None
     if log_dir is not None:
         _redirect(log_dir, rank)
+        _write_start(log_dir, rank)
         os.environ["CLUSTERDOC_LOG_DIR"] = str(log_dir.absolute())  # stacks/, trace/, watch.json go here
         secret = seal.read_secret(log_dir)  # the job's store seal (hang/seal.py): from the folder, never argv
         if secret:

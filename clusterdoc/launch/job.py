@@ -146,6 +146,9 @@ class JobDir:
     def exit_file(self, rank: int) -> Path:
         return self.path / f"rank{rank}.exit"
 
+    def start_file(self, rank: int) -> Path:
+        return self.path / f"rank{rank}.start"
+
     @property
     def record_path(self) -> Path:
         return self.path / "job.json"
@@ -197,12 +200,27 @@ class JobDir:
             return None
         return rec if isinstance(rec, dict) and isinstance(rec.get("code"), (int, type(None))) else None
 
+    def rank_start(self, rank: int) -> dict | None:
+        """{"host", "addr", "time", ...}: where the rank ran (clusterdoc.run writes it first), else None."""
+        try:
+            rec = private.read_json(self.start_file(rank), limit=1 << 16)
+        except (OSError, ValueError):
+            return None
+        return rec if isinstance(rec, dict) else None
+
+    def attempt_dir(self, attempt: int) -> Path:
+        return self.path / f"attempt{attempt}"
+
     def archive_attempt(self, attempt: int, world_size: int) -> None:
-        """Move the rank files of a finished attempt aside before the next one starts."""
-        dest = self.path / f"attempt{attempt}"
+        """Move the rank files of a finished attempt aside before the next one starts (its stacks and
+        preflight report too: `clusterdoc why` judges each attempt from its own folder)."""
+        dest = self.attempt_dir(attempt)
         private.mkdir(dest)
+        for p in (self.path / "stacks", self.path / "preflight.txt"):
+            if p.exists() and not p.is_symlink():
+                p.replace(dest / p.name)
         for rank in range(world_size):
-            for p in (self.out(rank), self.err(rank), self.exit_file(rank)):
+            for p in (self.out(rank), self.err(rank), self.exit_file(rank), self.start_file(rank)):
                 if p.exists():
                     p.replace(dest / p.name)
 
