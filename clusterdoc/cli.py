@@ -150,6 +150,7 @@ def cmd_submit(args) -> int:
         trace=args.trace,
         straggler=args.straggler,
         port=args.port,
+        retries=args.retries,
         config=args.config,
     )
     return submit.main(opts)
@@ -464,6 +465,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PORT",
         help="the rendezvous MASTER_PORT (default: derived from the job id; local: a free port); the "
         "mpirun preflight checks that the first node can listen on it and the others reach it",
+    )
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=None,
+        metavar="N",
+        help="after a failure `clusterdoc why` blames on a node or the scheduler (time limit, preemption), run "
+        "the job again up to N times without the blamed nodes; never after the code's own error (default 0)",
     )
     p.add_argument(
         "--config",

@@ -131,7 +131,7 @@ def _write_start(log_dir: Path, rank: int, environ=os.environ) -> None:
         except (OSError, ValueError):
             addr = None
     record = {
-        "host": socket.gethostname(),
+        "host": environ.get("SLURMD_NODENAME") or socket.gethostname(),  # Slurm's name: what --exclude takes
         "addr": addr,
         "pid": os.getpid(),
         "time": time.time(),
@@ -142,6 +142,19 @@ def _write_start(log_dir: Path, rank: int, environ=os.environ) -> None:
         private.write(log_dir / f"rank{rank}.start", json.dumps(record) + "\n")
     except OSError:
         pass  # a diagnostic aid only: the job runs without it
+
+
+def _keep_running_on_usr1() -> None:
+    """Slurm's warning ahead of the time limit (`submit` asks for SIGUSR1) must not kill a script that does not
+    handle it (SIGUSR1's default action): it keeps running to the limit, having been told. A script that sets
+    its own handler (to checkpoint) replaces this one."""
+    import signal
+
+    if hasattr(signal, "SIGUSR1") and signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL:
+        signal.signal(
+            signal.SIGUSR1,
+            lambda *_: print("clusterdoc.run: SIGUSR1 (the time limit or preemption is near)", file=sys.stderr),
+        )
 
 
 def _collectives() -> dict:
@@ -231,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         # per-rank overflow reports next to the logs; set before the shim is first imported, since
         # importing it with CLUSTERDOC_OVERFLOW=1 already switches detection on
         os.environ.setdefault("CLUSTERDOC_OVERFLOW_DIR", str(log_dir))
+    _keep_running_on_usr1()
     faulthandler.enable()  # a rank killed by SIGABRT/SIGSEGV (gloo's std::terminate) still shows its stack
     from clusterdoc.shim.env import RankEnvironmentError
 

@@ -58,6 +58,11 @@ class JobSpec:
     trace: bool = False  # keep every collective for `clusterdoc trace`
     straggler: int = 10  # % of the step the median rank waits for a straggler before it is logged (0: off)
     port: int | None = None  # MASTER_PORT (None: derived from the job id; local: a free port)
+    retries: int = 0  # new attempts after a node or scheduler failure (`clusterdoc why` decides)
+    signal_ahead: int = 90  # slurm: seconds before the time limit the ranks get SIGUSR1 (checkpoint, requeue)
+    exclude: list[str] = field(default_factory=list)  # nodes left out (blamed by an earlier attempt)
+    restart: int = 0  # this attempt's TORCHELASTIC_RESTART_COUNT
+    previous_attempt: str | None = None  # the last attempt's folder (CLUSTERDOC_PREVIOUS_ATTEMPT)
 
     @property
     def world_size(self) -> int:
@@ -72,6 +77,11 @@ class JobSpec:
         }  # rank logs appear as they are written, so --wait streams them live
         if self.log_level:
             env["CLUSTERDOC_LOG_LEVEL"] = self.log_level
+        # torchrun's name for "this is a restart" (0 on the first attempt), and where the last one's files are
+        env["TORCHELASTIC_RESTART_COUNT"] = str(self.restart)
+        env["CLUSTERDOC_ATTEMPT"] = str(self.restart + 1)
+        if self.previous_attempt:
+            env["CLUSTERDOC_PREVIOUS_ATTEMPT"] = self.previous_attempt
         # the hang watch: the launcher prints the report (it knows which ranks are gone)
         env.update(
             CLUSTERDOC_HANG_TIMEOUT=str(self.hang_timeout),
@@ -216,7 +226,7 @@ class JobDir:
         preflight report too: `clusterdoc why` judges each attempt from its own folder)."""
         dest = self.attempt_dir(attempt)
         private.mkdir(dest)
-        for p in (self.path / "stacks", self.path / "preflight.txt"):
+        for p in (self.path / "stacks", self.path / "preflight.txt", self.path / "slurm-warned"):
             if p.exists() and not p.is_symlink():
                 p.replace(dest / p.name)
         for rank in range(world_size):

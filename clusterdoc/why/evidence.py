@@ -167,7 +167,7 @@ def preflight_failures(folder: Path) -> list[str] | None:
     ]
 
 
-def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True) -> dict | None:
+def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True, folder: Path | None = None) -> dict | None:
     """Slurm's side: `scontrol show job` while Slurm remembers the job, and slurmstepd's lines in submitit's
     logs (there when accounting is not: the test cluster has no sacct)."""
     if not backend_id:
@@ -190,7 +190,9 @@ def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True) -> dict |
             e["time"] = time.mktime(time.strptime(e["at"], "%Y-%m-%dT%H:%M:%S"))
         except ValueError:
             e["time"] = None
+    warned = _tail((folder or jd.path) / "slurm-warned").strip()
     return {
+        "warned": float(warned) if warned.isdigit() else None,
         "state": info.get("JobState"),
         "reason": info.get("Reason"),
         "nodes": info.get("NodeList"),
@@ -227,5 +229,5 @@ def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidenc
         preflight=preflight_failures(folder),
     )
     if ev.backend == "slurm":
-        ev.scheduler = slurm_facts(jd, ev.backend_id, live)
+        ev.scheduler = slurm_facts(jd, ev.backend_id, live and n == last, folder)
     return ev

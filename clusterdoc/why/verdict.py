@@ -139,7 +139,7 @@ def candidates(ev: Evidence) -> list[Cause]:
         "CANCELLED": "",
     }.get(state)
     if reason is not None and (due or state):
-        when = _t((due or {}).get("time"))
+        when = _t((due or {}).get("time")) + 1.0  # slurmstepd's time has whole seconds: the same second is later
         line = (
             (
                 f"slurmstepd: *** JOB {due['job']} ON {due['node']} CANCELLED AT {due['at']}"
@@ -180,7 +180,7 @@ def candidates(ev: Evidence) -> list[Cause]:
                     else "resubmit (submit --retries requeues it); checkpoint on SIGUSR1",
                 )
             )
-        else:
+        elif not any(r.recorded and r.code not in (0, None) for r in ev.ranks):  # else: clusterdoc stopped it
             out.append(
                 Cause(
                     "scheduler",
@@ -191,6 +191,19 @@ def candidates(ev: Evidence) -> list[Cause]:
                     next_step="nothing to fix: resubmit when wanted",
                 )
             )
+
+    if sch.get("warned") and not any(c.category == "scheduler" for c in out):
+        out.append(
+            Cause(
+                "scheduler",
+                "Slurm warned of the time limit or preemption (SIGUSR1 ahead of the kill); the ranks stopped",
+                sch["warned"],
+                evidence=["the batch shell got SIGUSR1 and passed it to the ranks (slurm-warned in the job folder)"],
+                explains=[r.rank for r in ev.ranks],
+                retry=True,
+                next_step="resubmit; the script resumes from its checkpoint (submit --retries does it)",
+            )
+        )
 
     for host, witnesses in vanished_nodes(ev).items():
         mine = by_host[host]
