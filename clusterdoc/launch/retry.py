@@ -69,9 +69,9 @@ def _short(host: str) -> str:
     return host.split(".")[0]
 
 
-def next_attempt(spec: JobSpec, jd: JobDir, attempt: int, err) -> JobSpec | None:
+def next_attempt(spec: JobSpec, jd: JobDir, attempt: int, err, probe: bool = True) -> JobSpec | None:
     left = spec.retries - (attempt - 1)
-    v, problem = record_verdict(jd, attempt, probe=left > 0)
+    v, problem = record_verdict(jd, attempt, probe=probe and left > 0)
     if left <= 0 or v is None or v.cause is None:
         if problem and left > 0:
             print(f"clusterdoc: not retrying: {problem}", file=err, flush=True)

@@ -13,7 +13,7 @@ from clusterdoc.why.evidence import Evidence, RankFacts
 
 
 def evidence_from_output(text: str, job: str, state: str = "FAILED", scontrol: dict | None = None) -> Evidence:
-    by_rank = logs.split_by_rank(text)
+    by_rank = logs.split_by_rank(text) or {0: text}  # no rank prefixes: one process's output
     lines = text.splitlines()
 
     def first_line(needle: str) -> float | None:
@@ -35,17 +35,30 @@ def evidence_from_output(text: str, job: str, state: str = "FAILED", scontrol: d
         if raised:
             f.recorded, f.code = True, 1
             f.ended = first_line(f"{raised.type}: {raised.message}"[:60]) or first_line(raised.type)
+        elif f.peers_lost:
+            f.recorded, f.code = True, 1
+            f.ended = first_line(f.peers_lost[0])
         ranks.append(f)
     watchdog = logs.watchdog_timeouts(text)
     hang = None
     if watchdog:
-        timed = {w["rank"] for w in watchdog}
+        timed = logs.watchdog_ranks(text)
         seen = set(by_rank) | timed
         w = watchdog[0]
+        silent = sorted(seen - timed)
+        missing = sorted(set(range(max(seen) + 1)) - seen)
         hang = {
             "headline": f"NCCL watchdog: {w['op']} SeqNum={w['seq']} timed out after {w['ran_ms'] // 1000} s "
-            f"(timeout {w['timeout_ms'] // 1000} s) on ranks {', '.join(map(str, sorted(timed)))}",
-            "odd": sorted(seen - timed),
+            f"(timeout {w['timeout_ms'] // 1000} s) on ranks {', '.join(map(str, sorted(timed)))}"
+            + (
+                f"; ranks {', '.join(map(str, silent))} did not time out: the others wait for them"
+                if silent
+                else "; every rank in the log timed out: the rank they wait for is not in it"
+                + (f" (ranks {', '.join(map(str, missing))} are missing)" if missing else "")
+                + " (a dead process or node: look for its log, and at the nodes' XIDs with clusterdoc check)"
+            ),
+            "odd": silent,
+            "watchdog": True,
             "gone": False,
             "idle": False,
             "loader": False,

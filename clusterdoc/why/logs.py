@@ -37,10 +37,11 @@ _WATCHDOG = re.compile(
 )
 _NCCL_WARN = re.compile(r"^(\S+?):\d+:\d+ \[\d+\] (?:[\w/.]+:\d+ )?NCCL WARN (.*)$", re.MULTILINE)
 _SLURM_END = re.compile(
-    r"\*\*\* (?:JOB|STEP) ([\d.]+) ON (\S+) CANCELLED AT (\S+)(?: DUE TO ([A-Z ]+?))?(?: \*\*\*|$)", re.MULTILINE
+    r"\*\*\* (JOB|STEP) ([\d.]+) ON (\S+) CANCELLED AT (\S+)(?: DUE TO ([A-Z ]+?))?(?: \*\*\*|$)", re.MULTILINE
 )
 _SRUN_TASK = re.compile(r"srun: error: (\S+): tasks? ([\d,-]+): (.*)$", re.MULTILINE)
-_RANK_PREFIX = re.compile(r"^(?:\[rank ?(\d+)\]:?\s?|(\d+): )")
+# torch's "[rank3]:" (after a tool's own "[N] " or time stamp), clusterdoc's "[rank 3] ", srun --label's "3: "
+_RANK_PREFIX = re.compile(r"^(?:\S{0,40} )?\[rank ?(\d+)\]:?\s?|^(\d+): ")
 
 
 @dataclass
@@ -114,6 +115,16 @@ def is_oom(text: str) -> bool:
     return bool(re.search(r"CUDA out of memory|OutOfMemoryError|clusterdoc\.run: OUT OF MEMORY", text))
 
 
+_WATCHDOG_AT = re.compile(
+    r"\[(?:PG [^\]]*?)?Rank (\d+)\] Exception \(either an error or timeout\) detected by watchdog"
+)
+
+
+def watchdog_ranks(text: str) -> set[int]:
+    """Every rank whose watchdog reported the timeout, in either of its lines."""
+    return {t["rank"] for t in watchdog_timeouts(text)} | {int(m.group(1)) for m in _WATCHDOG_AT.finditer(text)}
+
+
 def watchdog_timeouts(text: str) -> list[dict]:
     """ProcessGroupNCCL's "[Rank R] Watchdog caught collective operation timeout" lines, once per rank."""
     out: dict[int, dict] = {}
@@ -145,7 +156,13 @@ def nccl_warnings(text: str) -> list[tuple[str, str]]:
 def slurm_ends(text: str) -> list[dict]:
     """slurmstepd's "*** JOB 12 ON node1 CANCELLED AT 2024-05-01T10:00:00 DUE TO TIME LIMIT ***" lines."""
     return [
-        {"job": m.group(1), "node": m.group(2), "at": m.group(3), "due_to": (m.group(4) or "").strip() or None}
+        {
+            "kind": m.group(1),
+            "job": m.group(2),
+            "node": m.group(3),
+            "at": m.group(4),
+            "due_to": (m.group(5) or "").strip() or None,
+        }
         for m in _SLURM_END.finditer(text)
     ]
 

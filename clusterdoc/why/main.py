@@ -17,27 +17,40 @@ from clusterdoc.why import evidence, verdict
 PROBE_TIMEOUT = 20.0
 
 
-def probe_nodes(ev: evidence.Evidence, ssh_config: str | None, timeout: float = PROBE_TIMEOUT) -> None:
+def probe_nodes(
+    ev: evidence.Evidence, ssh_config: str | None, timeout: float = PROBE_TIMEOUT, facts_dir: str | None = None
+) -> None:
     """Run the doctor's gpu check (XIDs, ECC, lost GPUs: the probe's facts) on the job's nodes, after the failure,
-    over the same SSH `clusterdoc check` uses. Fills ev.health and ev.unreachable."""
-    from clusterdoc.checks import FAIL
+    over the same SSH `clusterdoc check` uses (or judge saved facts: facts_dir). Fills ev.health and
+    ev.unreachable."""
     from clusterdoc.doctor import CheckOptions, gather, judge
 
     nodes = ev.nodes()
     if not nodes:
         return
-    opts = CheckOptions(
-        nodelist=nodes, ssh_config=ssh_config, checks=["gpu"], mesh="off", progress=False, timeout=timeout
-    )
+    where = dict(facts_dir=facts_dir) if facts_dir else dict(nodelist=nodes, ssh_config=ssh_config)
+    opts = CheckOptions(**where, checks=["gpu"], mesh="off", progress=False, timeout=timeout)
     g = gather(opts)
     for node in nodes:
         conn = g.conns.get(node) or {}
-        if conn.get("status") not in (None, "ok") and not g.facts.get(node):
+        if not facts_dir and conn.get("status") not in (None, "ok") and not g.facts.get(node):
             ev.unreachable.append(node)
     for f in judge(g, opts):
-        if f.get("check") == "gpu" and f.get("status") == FAIL and f.get("node") in nodes:
+        if f.get("check") == "gpu" and f.get("node") in nodes and node_problem(f):
             ev.health.setdefault(f["node"], []).append(str(f.get("message")))
     ev.probed = True
+
+
+def node_problem(f) -> bool:
+    """A FAIL of the gpu check, or an XID that fails a node even when an earlier run saw it already (the gpu check
+    then only warns, so that a reset GPU is not drained for ever; here the job that just died is the question)."""
+    from clusterdoc.checks import FAIL
+    from clusterdoc.checks.gpuhealth import XIDS
+
+    if f.get("status") == FAIL:
+        return True
+    m = re.match(r"XID (\d+) ", str(f.get("message") or ""))
+    return m is not None and XIDS.get(int(m.group(1)), ("", "", ""))[1] == FAIL
 
 
 def should_probe(ev: evidence.Evidence) -> bool:

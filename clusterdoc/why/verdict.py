@@ -130,7 +130,8 @@ def candidates(ev: Evidence) -> list[Cause]:
 
     sch = ev.scheduler or {}
     ends = sch.get("ends") or []
-    due = next((e for e in ends if e.get("due_to")), ends[0] if ends else None)
+    jobs = [e for e in ends if e.get("kind", "JOB") == "JOB"] or ends  # the job's line over its steps'
+    due = next((e for e in jobs if e.get("due_to")), jobs[0] if jobs else None)
     state = sch.get("state") or ""
     reason = (due or {}).get("due_to") or {
         "TIMEOUT": "TIME LIMIT",
@@ -142,7 +143,7 @@ def candidates(ev: Evidence) -> list[Cause]:
         when = _t((due or {}).get("time")) + 1.0  # slurmstepd's time has whole seconds: the same second is later
         line = (
             (
-                f"slurmstepd: *** JOB {due['job']} ON {due['node']} CANCELLED AT {due['at']}"
+                f"slurmstepd: *** {due.get('kind', 'JOB')} {due['job']} ON {due['node']} CANCELLED AT {due['at']}"
                 + (f" DUE TO {due['due_to']}" if due.get("due_to") else "")
                 + " ***"
             )
@@ -308,8 +309,13 @@ def candidates(ev: Evidence) -> list[Cause]:
                     ]
                     + ([f"rank {r.rank}: {r.cuda}"] if r.cuda else []),
                     explains=[r.rank],
-                    next_step=f"fix the code at {where} (clusterdoc logs JOB --rank "
-                    f"{r.rank}); a retry would fail the same way"
+                    next_step=(
+                        f"a CUDA error: the code at {where} (rerun with CUDA_LAUNCH_BLOCKING=1) or the GPU "
+                        f"(clusterdoc check on {r.host or 'its node'}: XIDs, ECC)"
+                        if r.cuda
+                        else f"fix the code at {where} (clusterdoc logs JOB --rank {r.rank}); a retry would fail "
+                        "the same way"
+                    )
                     if raised
                     else f"see rank {r.rank}'s log (clusterdoc logs JOB --rank {r.rank})",
                 )
@@ -332,6 +338,18 @@ def candidates(ev: Evidence) -> list[Cause]:
                 )
             )
 
+    if ev.hang and ev.hang.get("watchdog") and not ev.hang.get("odd"):
+        out.append(
+            Cause(
+                "hang",
+                "a collective timed out on every rank in the log (NCCL watchdog)",
+                _t(ev.hang.get("started")),
+                evidence=[ev.hang["headline"]],
+                explains=[r.rank for r in ev.ranks],
+                next_step="find the rank missing from the log (its node: clusterdoc check for XIDs and lost GPUs); "
+                "under clusterdoc submit the hang watch names it",
+            )
+        )
     if ev.hang and ev.hang.get("odd"):
         odd = ev.hang["odd"]
         if ev.hang.get("gone"):
@@ -341,7 +359,7 @@ def candidates(ev: Evidence) -> list[Cause]:
             what = (
                 ("a data-loader stall" if ev.hang.get("loader") else "a stall outside collectives")
                 if cat == "hang"
-                else "a desync: the ranks called different collectives"
+                else "the ranks called different collectives"
             )
             out.append(
                 Cause(
