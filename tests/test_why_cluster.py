@@ -27,7 +27,7 @@ from tests.conftest import TEST_CLUSTERS, _print_skip, cluster_skip_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 JOB = ROOT / "jobs" / "train_resume.py"
-STEPS, EVERY = 40, 5
+STEPS, EVERY = 30, 5
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
@@ -96,7 +96,7 @@ def wait_for_step(ckpt_log: Path, step: int, timeout: float = 120) -> None:
 def test_a_killed_node_is_named_and_the_job_completes_without_it(cluster5, tmp_path):
     cmd = [sys.executable, "-m", "clusterdoc", "submit", "--backend", "slurm", "--nodes", 4, "--no-preflight",
            "--retries", 1, "--wait", "--hang-timeout", 0, JOB, "--steps", STEPS, "--every", EVERY,
-           "--step-time", 0.25, "--ckpt", tmp_path / "ckpt"]
+           "--step-time", 0.1, "--ckpt", tmp_path / "ckpt"]
     proc = subprocess.Popen(list(map(str, cmd)), cwd=tmp_path, env=env_for(cluster5, tmp_path),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -143,10 +143,41 @@ def test_a_killed_node_is_named_and_the_job_completes_without_it(cluster5, tmp_p
 
 
 def test_a_ranks_own_exception_is_not_retried(cluster5, tmp_path):
-    res = cli(cluster5, tmp_path, "submit", "--backend", "slurm", "--nodes", 4, "--no-preflight", "--retries", 1,
-              "--wait", JOB, "--steps", 10, "--step-time", 0.05, "--ckpt", tmp_path / "ckpt", "--fail", "exception")
+    res = cli(cluster5, tmp_path, "submit", "--backend", "slurm", "--nodes", 2, "--no-preflight", "--retries", 1,
+              "--wait", JOB, "--steps", 10, "--step-time", 0.05, "--ckpt", tmp_path / "ckpt", "--fail", "exception",
+              "--fail-rank", 1)
     assert res.returncode == 1, res.stderr[-3000:]
-    assert re.search(r"attempt 1 failed: code: rank 2 on node\d raised ValueError: bad sample at step 5 at "
+    assert re.search(r"attempt 1 failed: code: rank 1 on node\d raised ValueError: bad sample at step 5 at "
                      r"train_resume\.py:\d+; not retrying", res.stderr), res.stderr[-3000:]
     (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
     assert len(json.loads((jd / "job.json").read_text())["attempts"]) == 1
+
+
+def test_slurms_warning_before_the_time_limit_checkpoints_and_requeues(cluster5, tmp_path):
+    """Slurm's `--signal=B:USR1@N` warning, sent to the batch shell as Slurm sends it (scancel --batch), reaches
+    the ranks through the shell's trap: they checkpoint and stop, and the job runs again from the checkpoint."""
+    cmd = [sys.executable, "-m", "clusterdoc", "submit", "--backend", "slurm", "--nodes", 4, "--no-preflight",
+           "--retries", 1, "--wait", JOB, "--steps", STEPS, "--every", EVERY, "--step-time", 0.1,
+           "--ckpt", tmp_path / "ckpt"]
+    env = env_for(cluster5, tmp_path)
+    proc = subprocess.Popen(list(map(str, cmd)), cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list((tmp_path / "clusterdoc-jobs").glob("*/rank0.out")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
+        wait_for_step(jd / "rank0.out", 10)
+        slurm_id = json.loads((jd / "job.json").read_text())["backend_id"]
+        subprocess.run(["scancel", "--batch", "--signal=USR1", slurm_id], env=env, check=True, timeout=30)
+        out, err = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err[-4000:]
+    assert "clusterdoc: SIGUSR1 from Slurm" in (jd / "submitit" / f"{slurm_id}_0_log.err").read_text()
+    assert re.search(r"attempt 1 failed: scheduler: Slurm warned of the time limit.*retrying \(attempt 2\)", err), err
+    stopped = re.search(r"rank 0: stopping at step (\d+) for the requeue", (jd / "attempt1" / "rank0.out").read_text())
+    resumed = re.search(r"resumed from step (\d+) \(restart 1", (jd / "rank0.out").read_text())
+    assert stopped and resumed and stopped.group(1) == resumed.group(1)  # nothing lost, nothing repeated
+    assert f"done after {STEPS} steps" in (jd / "rank3.out").read_text()

@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+from clusterdoc import private
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
@@ -247,11 +248,12 @@ class SlurmJob:
         if spec.exclude:
             params["exclude"] = ",".join(spec.exclude)
         setup = preflight_setup(spec, jd) if preflight else []
-        if spec.signal_ahead > 0:
+        ahead = min(spec.signal_ahead, spec.time * 15)  # a short job: a quarter of it, not all of it
+        if ahead > 0:
             # Slurm's warning goes to the batch shell (B:, so a container in the step cannot swallow it), which
             # passes it on to the ranks as SIGUSR1: their chance to checkpoint before the kill
-            params["signal_delay_s"] = spec.signal_ahead
-            params["additional_parameters"] = {"signal": f"B:USR1@{spec.signal_ahead}"}
+            params["signal_delay_s"] = ahead
+            params["additional_parameters"] = {"signal": f"B:USR1@{ahead}"}
             setup += signal_setup(jd)
         if setup:
             params["setup"] = setup
@@ -308,12 +310,21 @@ class SlurmJob:
         outcome = outcome_from_records(
             self.jd, self.spec.world_size, code if state != "LOST" else None, message=message
         )
-        if outcome.ok and (self.jd.path / WARNED).exists():  # they checkpointed on the warning: not finished
+        if outcome.ok and self.stopped_on_warning():  # they checkpointed on the warning: not finished
             outcome.state = "TIMEOUT"
             outcome.message = "the ranks stopped after Slurm's SIGUSR1 warning (time limit or preemption ahead)"
         if not outcome.ok and state == "CANCELLED" and not outcome.failed:
             outcome.state = "CANCELLED"
         return outcome
+
+    def stopped_on_warning(self) -> bool:
+        """Slurm's warning came (the batch shell's trap wrote its time) before some rank ended."""
+        try:
+            warned = float(private.read(self.jd.path / WARNED, limit=64).decode().strip())
+        except (OSError, ValueError):
+            return False
+        ends = [(self.jd.rank_exit(r) or {}).get("time") for r in range(self.spec.world_size)]
+        return any(not isinstance(t, (int, float)) or t >= warned - 1 for t in ends)
 
     def cancel(self) -> None:
         if not self.cancelled:
