@@ -177,3 +177,14 @@ def test_cli_text_json_history_and_exit_codes(tmp_path):
     assert "why: node: node3 failed" in st.stdout and "next attempt without node3" in st.stdout, st.stdout
     assert cli("why", "no-such-job", "--folder", tmp_path).returncode == 2
     assert cli("why", "123", "--log", tmp_path / "missing.log").returncode == 2
+
+
+def test_retries_is_an_option_like_the_others(tmp_path):
+    from clusterdoc import config
+    from clusterdoc.errors import UsageError
+
+    s, origin = config.resolve({}, environ={"CLUSTERDOC_RETRIES": "2"}, cwd=tmp_path, home=tmp_path)
+    assert s["retries"] == 2 and origin["retries"] == "CLUSTERDOC_RETRIES"
+    assert config.resolve({}, environ={}, cwd=tmp_path, home=tmp_path)[0]["retries"] == 0
+    with pytest.raises(UsageError):
+        config.resolve({}, environ={"CLUSTERDOC_RETRIES": "-1"}, cwd=tmp_path, home=tmp_path)

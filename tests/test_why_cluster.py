@@ -93,9 +93,17 @@ def wait_for_step(ckpt_log: Path, step: int, timeout: float = 120) -> None:
     raise AssertionError(f"no checkpoint at step {step} in {ckpt_log}")
 
 
-def test_a_killed_node_is_named_and_the_job_completes_without_it(cluster5, tmp_path):
-    cmd = [sys.executable, "-m", "clusterdoc", "submit", "--backend", "slurm", "--nodes", 4, "--no-preflight",
-           "--retries", 1, "--wait", "--hang-timeout", 0, JOB, "--steps", STEPS, "--every", EVERY,
+def backend_args(cluster, backend):
+    if backend == "mpirun":
+        return ["--backend", "mpirun", "--hostfile", cluster.hostfile("plain"), "--ssh-config", cluster.ssh_config,
+                "--mpirun", cluster.mpirun]
+    return ["--backend", backend]
+
+
+@pytest.mark.parametrize("backend", ["slurm", "mpirun"])
+def test_a_killed_node_is_named_and_the_job_completes_without_it(cluster5, tmp_path, backend):
+    cmd = [sys.executable, "-m", "clusterdoc", "submit", *backend_args(cluster5, backend), "--nodes", 4,
+           "--no-preflight", "--retries", 1, "--wait", "--hang-timeout", 0, JOB, "--steps", STEPS, "--every", EVERY,
            "--step-time", 0.1, "--ckpt", tmp_path / "ckpt"]
     proc = subprocess.Popen(list(map(str, cmd)), cwd=tmp_path, env=env_for(cluster5, tmp_path),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -133,9 +141,11 @@ def test_a_killed_node_is_named_and_the_job_completes_without_it(cluster5, tmp_p
     why = cli(cluster5, tmp_path, "why", jd.name, "--attempt", 1, "--ssh-config", cluster5.ssh_config)
     assert why.returncode == 1, why.stdout + why.stderr
     assert "cause     node: node3 failed: rank 2 there vanished without an exit record" in why.stdout, why.stdout
-    assert re.search(r"evidence  rank [13] on node[24] lost its connection to node3's address: 198\.18\.\d+\.\d+",
-                     why.stdout), why.stdout
-    assert "ranks 0, 1, 3 failed only because a peer went away" in why.stdout, why.stdout
+    # the ranks on the healthy nodes saw the connection drop (gloo); under MPICH mpirun saw its ssh session end
+    # first and stopped them before they could
+    witness = r"(rank [13] on node[24]|mpirun \(its ssh session\))"
+    assert re.search(rf"evidence  {witness} lost its connection to node3's address: 198\.18\.\d+\.\d+", why.stdout)
+    assert "code:" not in why.stdout, why.stdout  # no healthy rank is blamed
     status = cli(cluster5, tmp_path, "status", jd.name)
     assert "attempt 1:" in status.stdout and "attempt 2:" in status.stdout, status.stdout
     assert "why: node: node3 failed" in status.stdout and "next attempt without node3" in status.stdout, status.stdout

@@ -226,7 +226,8 @@ class JobDir:
         preflight report too: `clusterdoc why` judges each attempt from its own folder)."""
         dest = self.attempt_dir(attempt)
         private.mkdir(dest)
-        for p in (self.path / "stacks", self.path / "preflight.txt", self.path / "slurm-warned"):
+        for name in ("stacks", "preflight.txt", "slurm-warned", "mpirun.err", "mpirun.cmd"):
+            p = self.path / name
             if p.exists() and not p.is_symlink():
                 p.replace(dest / p.name)
         for rank in range(world_size):

@@ -114,7 +114,14 @@ def _lost_node(jd: JobDir, world_size: int) -> tuple[list[int], str] | None:
         ranks = [rank_facts(jd.path, r) for r in range(world_size)]
     except Exception:  # noqa: BLE001 - a diagnosis aid: never let it cost the outcome itself
         return None
-    return lost_node_note(Evidence(job=jd.id, backend="", world=world_size, state="FAILED", ranks=ranks))
+    from clusterdoc.why.logs import launcher_lost
+
+    try:
+        lost = launcher_lost(private.read(jd.path / "mpirun.err", limit=1 << 20).decode("utf-8", "replace"))
+    except OSError:
+        lost = []
+    ev = Evidence(job=jd.id, backend="", world=world_size, state="FAILED", ranks=ranks, launcher_lost=lost)
+    return lost_node_note(ev)
 
 
 def outcome_from_records(

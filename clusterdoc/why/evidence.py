@@ -57,6 +57,7 @@ class Evidence:
     scheduler: dict | None = None  # {"state", "reason", "nodes", "ends": [logs.slurm_ends], "tasks": [...]}
     health: dict[str, list[str]] = field(default_factory=dict)  # node -> the probe's problems after the failure
     unreachable: list[str] = field(default_factory=list)  # job nodes the probe could not reach
+    launcher_lost: list[str] = field(default_factory=list)  # nodes mpirun lost its connection to (mpirun.err)
     probed: bool = False
 
     def to_json(self) -> dict:
@@ -228,6 +229,8 @@ def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidenc
         hang=hang_report(folder),
         preflight=preflight_failures(folder),
     )
+    if ev.backend == "mpirun":
+        ev.launcher_lost = logs.launcher_lost(_tail(folder / "mpirun.err"))
     if ev.backend == "slurm":
         ev.scheduler = slurm_facts(jd, ev.backend_id, live and n == last, folder)
     return ev

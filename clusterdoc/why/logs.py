@@ -100,6 +100,24 @@ def peers_lost(text: str) -> list[str]:
     return found
 
 
+# mpirun's remote sessions ending under it: ssh's own message (MPICH's Hydra launches through ssh), Open MPI's
+_LAUNCHER_LOST = [
+    re.compile(r"Connection to (\S+) closed by remote host"),
+    re.compile(r"ssh: connect to host (\S+) port \d+: "),
+    re.compile(r"ORTE has lost communication with a remote daemon\.(?:.|\n){0,400}?Remote daemon:[^\n]* on node (\S+)"),
+]
+
+
+def launcher_lost(text: str) -> list[str]:
+    """Hosts or addresses whose connection mpirun lost (mpirun.err), in order, once each."""
+    found: list[str] = []
+    for pat in _LAUNCHER_LOST:
+        for m in pat.finditer(text):
+            if m.group(1).rstrip(".") not in found:
+                found.append(m.group(1).rstrip("."))
+    return found
+
+
 def cuda_error(text: str) -> str | None:
     m = _CUDA.search(text)
     return m.group(1).strip() if m else None

@@ -87,6 +87,10 @@ def vanished_nodes(ev: Evidence) -> dict[str, list[RankFacts]]:
             if host and host != r.host:
                 blamed.setdefault(host, []).append(r)
     out = {}
+    for addr in ev.launcher_lost:  # mpirun's own connection to the node (its ssh session) dropped
+        host = owner.get(addr)
+        if host:
+            blamed.setdefault(host, []).append(RankFacts(rank=-1, peers_lost=[addr]))
     for host, witnesses in blamed.items():
         mine = [r for r in ev.ranks if r.host == host]
         if mine and all(not r.recorded and r.code in (None, -9, 137) for r in mine):
@@ -102,11 +106,17 @@ def lost_node_note(ev: Evidence) -> tuple[list[int], str] | None:
         return None
     host, witnesses = min(found.items(), key=lambda kv: _t(*[w.ended for w in kv[1]]))
     mine = [r.rank for r in ev.ranks if r.host == host]
+    who = _ranks(sorted({w.rank for w in witnesses if w.rank >= 0})) if any(w.rank >= 0 for w in witnesses) else ""
+    who = " and ".join(filter(None, [who, "mpirun" if any(w.rank < 0 for w in witnesses) else ""]))
     return mine, (
         f"{host} failed: {_ranks(mine)} there ended without an exit record while "
-        f"{_ranks(sorted({w.rank for w in witnesses}))} lost the connection to its address "
+        f"{who} lost the connection to its address "
         f"({witnesses[0].peers_lost[0]}); the others are effects ('clusterdoc why' for the evidence)"
     )
+
+
+def _witness(w: RankFacts) -> str:
+    return "mpirun (its ssh session)" if w.rank < 0 else f"rank {w.rank}{_on(w)}"
 
 
 def candidates(ev: Evidence) -> list[Cause]:
@@ -219,7 +229,7 @@ def candidates(ev: Evidence) -> list[Cause]:
                 nodes=[host],
                 evidence=[f"{_ranks([r.rank for r in mine])} on {host} ({addr}): no exit record, no exit code"]
                 + [
-                    f"rank {w.rank}{_on(w)} lost its connection to {host}'s address: {next(p for p in w.peers_lost)}"
+                    f"{_witness(w)} lost its connection to {host}'s address: {next(p for p in w.peers_lost)}"
                     for w in witnesses[:4]
                 ]
                 + [f"{host}: {p}" for p in ev.health.get(host, [])]
@@ -227,7 +237,8 @@ def candidates(ev: Evidence) -> list[Cause]:
                 explains=[r.rank for r in ev.ranks if r.host != host and is_effect(r)] + [r.rank for r in mine],
                 retry=True,
                 next_step=f"resubmit without {host} (submit --retries N does it: --exclude {host}); "
-                f"check the node: clusterdoc check on {host}, its dmesg and slurmd log",
+                f"check the node: clusterdoc check on {host}, its dmesg"
+                + (" and slurmd log" if ev.backend == "slurm" else ""),
             )
         )
 
