@@ -188,3 +188,12 @@ def test_retries_is_an_option_like_the_others(tmp_path):
     assert config.resolve({}, environ={}, cwd=tmp_path, home=tmp_path)[0]["retries"] == 0
     with pytest.raises(UsageError):
         config.resolve({}, environ={"CLUSTERDOC_RETRIES": "-1"}, cwd=tmp_path, home=tmp_path)
+
+
+def test_a_node_mpich_lost_before_any_rank_could_say_is_named_from_mpirun_err():
+    v = judge("killed-node3-mpirun")
+    c = v.cause
+    assert c.category == "node" and c.nodes == ["node3"] and c.ranks == [2]
+    assert "mpirun (its ssh session) lost its connection to node3's address: 198.18.16.4" in c.evidence
+    o = outcome_from_records(JobDir(JOBS / "killed-node3-mpirun"), 4, 255)
+    assert o.failed == [2] and "node3 failed" in o.message and "mpirun lost the connection" in o.message
