@@ -156,6 +156,7 @@ def cmd_submit(args) -> int:
         trace=args.trace,
         straggler=args.straggler,
         port=args.port,
+        retries=args.retries,
         config=args.config,
     )
     return submit.main(opts)
@@ -183,6 +184,20 @@ def cmd_stacks(args) -> int:
     from clusterdoc.launch.inspect import stacks_main
 
     return stacks_main(args.job, args.folder, full=args.full)
+
+
+def cmd_why(args) -> int:
+    from clusterdoc.why.main import main
+
+    return main(
+        args.job,
+        args.folder,
+        as_json=args.json,
+        attempt=args.attempt,
+        probe=not args.no_probe,
+        ssh_config=args.ssh_config,
+        log=args.log,
+    )
 
 
 def cmd_trace(args) -> int:
@@ -487,6 +502,14 @@ def build_parser() -> argparse.ArgumentParser:
         "mpirun preflight checks that the first node can listen on it and the others reach it",
     )
     p.add_argument(
+        "--retries",
+        type=int,
+        default=None,
+        metavar="N",
+        help="after a failure `clusterdoc why` blames on a node or the scheduler (time limit, preemption), run "
+        "the job again up to N times without the blamed nodes; never after the code's own error (default 0)",
+    )
+    p.add_argument(
         "--config",
         metavar="FILE",
         help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)",
@@ -534,6 +557,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--full", action="store_true", help="also print every rank's stacks (all threads)")
     p.add_argument("--folder", metavar="DIR", default=None, help="log folder root (default ./clusterdoc-jobs)")
     p.set_defaults(func=cmd_stacks)
+
+    p = sub.add_parser(
+        "why",
+        help="why a job failed, stalled or ended: one cause with its evidence and the next step",
+        description="Judge a job from its folder (exit records, tracebacks, hang report, OOM records), Slurm, "
+        "and a probe of its nodes after the failure. JOB: a clusterdoc job id, its folder, or a Slurm job id "
+        "(one clusterdoc did not start: its output files are read). Exit 0: the job completed; 1: it failed.",
+    )
+    p.add_argument("job", help="job id, its log folder, or a Slurm job id")
+    p.add_argument("--json", action="store_true", help="the verdict and the evidence as JSON")
+    p.add_argument("--attempt", type=int, default=None, metavar="N", help="judge attempt N (default the last)")
+    p.add_argument("--no-probe", action="store_true", help="do not probe the job's nodes (XIDs, ECC, lost GPUs)")
+    p.add_argument("--ssh-config", metavar="FILE", default=None, help="OpenSSH config to reach the nodes")
+    p.add_argument(
+        "--log", metavar="FILE", default=None, help="judge this output file (a job not started by clusterdoc)"
+    )
+    p.add_argument("--folder", metavar="DIR", default=None, help="log folder root (default ./clusterdoc-jobs)")
+    p.set_defaults(func=cmd_why)
 
     p = sub.add_parser("trace", help="write a job's collectives (submit --trace) as a Chrome/Perfetto trace")
     p.add_argument("job", help="job id (or its log folder)")

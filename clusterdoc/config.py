@@ -66,10 +66,12 @@ SETTINGS = {
         Setting("trace", bool, False),
         Setting("straggler", int, 10),
         Setting("port", int, None),
+        Setting("retries", int, 0),
     ]
 }
 
-ZERO_ALLOWED = ("gpus_per_node", "hang_timeout", "straggler")  # 0 GPUs; 0 s: no hang watch; 0 %: no straggler watch
+# 0 GPUs; 0 s: no hang watch; 0 %: no straggler watch; 0 retries
+ZERO_ALLOWED = ("gpus_per_node", "hang_timeout", "straggler", "retries")
 ENV_PREFIX = "CLUSTERDOC_"
 USER_CONFIG = Path("~/.config/clusterdoc/config.yaml")
 CWD_CONFIG = Path("clusterdoc.yaml")

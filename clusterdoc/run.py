@@ -115,6 +115,48 @@ def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
     private.release(reserve)
 
 
+def _write_start(log_dir: Path, rank: int, environ=os.environ) -> None:
+    """rank<R>.start: where this rank runs (host, and the address its peers reach it by), written before the
+    script starts. A rank whose node dies leaves no exit record; this is how `clusterdoc why` still names
+    the node, and matches the address in a peer's 'Connection closed by peer [ADDR]' to it."""
+    import socket
+
+    addr = None
+    master = environ.get("MASTER_ADDR")
+    if master:
+        try:  # the source address of the route to the master: what the peers see this rank as
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((master, int(environ.get("MASTER_PORT") or 29500)))
+                addr = s.getsockname()[0]
+        except (OSError, ValueError):
+            addr = None
+    record = {
+        "host": environ.get("SLURMD_NODENAME") or socket.gethostname(),  # Slurm's name: what --exclude takes
+        "addr": addr,
+        "pid": os.getpid(),
+        "time": time.time(),
+        "slurm_job": environ.get("SLURM_JOB_ID"),
+        "attempt": environ.get("TORCHELASTIC_RESTART_COUNT"),
+    }
+    try:
+        private.write(log_dir / f"rank{rank}.start", json.dumps(record) + "\n")
+    except OSError:
+        pass  # a diagnostic aid only: the job runs without it
+
+
+def _keep_running_on_usr1() -> None:
+    """Slurm's warning ahead of the time limit (`submit` asks for SIGUSR1) must not kill a script that does not
+    handle it (SIGUSR1's default action): it keeps running to the limit, having been told. A script that sets
+    its own handler (to checkpoint) replaces this one."""
+    import signal
+
+    if hasattr(signal, "SIGUSR1") and signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL:
+        signal.signal(
+            signal.SIGUSR1,
+            lambda *_: print("clusterdoc.run: SIGUSR1 (the time limit or preemption is near)", file=sys.stderr),
+        )
+
+
 def _collectives() -> dict:
     """Where the rank was in its collectives when it ended (a failed rank's report names its call)."""
     track = sys.modules.get("clusterdoc.shim.track")
@@ -194,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     log_dir = Path(ns.log_dir) if ns.log_dir else None
     if log_dir is not None:
         _redirect(log_dir, rank)
+        _write_start(log_dir, rank)
         os.environ["CLUSTERDOC_LOG_DIR"] = str(log_dir.absolute())  # stacks/, trace/, watch.json go here
         secret = seal.read_secret(log_dir)  # the job's store seal (hang/seal.py): from the folder, never argv
         if secret:
@@ -201,6 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         # per-rank overflow reports next to the logs; set before the shim is first imported, since
         # importing it with CLUSTERDOC_OVERFLOW=1 already switches detection on
         os.environ.setdefault("CLUSTERDOC_OVERFLOW_DIR", str(log_dir))
+    _keep_running_on_usr1()
     faulthandler.enable()  # a rank killed by SIGABRT/SIGSEGV (gloo's std::terminate) still shows its stack
     from clusterdoc.shim.env import RankEnvironmentError
 

@@ -60,6 +60,11 @@ class JobSpec:
     trace: bool = False  # keep every collective for `clusterdoc trace`
     straggler: int = 10  # % of the step the median rank waits for a straggler before it is logged (0: off)
     port: int | None = None  # MASTER_PORT (None: derived from the job id; local: a free port)
+    retries: int = 0  # new attempts after a node or scheduler failure (`clusterdoc why` decides)
+    signal_ahead: int = 90  # slurm: seconds before the time limit the ranks get SIGUSR1 (checkpoint, requeue)
+    exclude: list[str] = field(default_factory=list)  # nodes left out (blamed by an earlier attempt)
+    restart: int = 0  # this attempt's TORCHELASTIC_RESTART_COUNT
+    previous_attempt: str | None = None  # the last attempt's folder (CLUSTERDOC_PREVIOUS_ATTEMPT)
 
     @property
     def world_size(self) -> int:
@@ -74,6 +79,11 @@ class JobSpec:
         }  # rank logs appear as they are written, so --wait streams them live
         if self.log_level:
             env["CLUSTERDOC_LOG_LEVEL"] = self.log_level
+        # torchrun's name for "this is a restart" (0 on the first attempt), and where the last one's files are
+        env["TORCHELASTIC_RESTART_COUNT"] = str(self.restart)
+        env["CLUSTERDOC_ATTEMPT"] = str(self.restart + 1)
+        if self.previous_attempt:
+            env["CLUSTERDOC_PREVIOUS_ATTEMPT"] = self.previous_attempt
         # the hang watch: the launcher prints the report (it knows which ranks are gone)
         env.update(
             CLUSTERDOC_HANG_TIMEOUT=str(self.hang_timeout),
@@ -148,6 +158,9 @@ class JobDir:
     def exit_file(self, rank: int) -> Path:
         return self.path / f"rank{rank}.exit"
 
+    def start_file(self, rank: int) -> Path:
+        return self.path / f"rank{rank}.start"
+
     @property
     def record_path(self) -> Path:
         return self.path / "job.json"
@@ -199,12 +212,28 @@ class JobDir:
             return None
         return rec if isinstance(rec, dict) and isinstance(rec.get("code"), (int, type(None))) else None
 
+    def rank_start(self, rank: int) -> dict | None:
+        """{"host", "addr", "time", ...}: where the rank ran (clusterdoc.run writes it first), else None."""
+        try:
+            rec = private.read_json(self.start_file(rank), limit=1 << 16)
+        except (OSError, ValueError):
+            return None
+        return rec if isinstance(rec, dict) else None
+
+    def attempt_dir(self, attempt: int) -> Path:
+        return self.path / f"attempt{attempt}"
+
     def archive_attempt(self, attempt: int, world_size: int) -> None:
-        """Move the rank files of a finished attempt aside before the next one starts."""
-        dest = self.path / f"attempt{attempt}"
+        """Move the rank files of a finished attempt aside before the next one starts (its stacks and
+        preflight report too: `clusterdoc why` judges each attempt from its own folder)."""
+        dest = self.attempt_dir(attempt)
         private.mkdir(dest)
+        for name in ("stacks", "preflight.txt", "slurm-warned", "mpirun.err", "mpirun.cmd"):
+            p = self.path / name
+            if p.exists() and not p.is_symlink():
+                p.replace(dest / p.name)
         for rank in range(world_size):
-            for p in (self.out(rank), self.err(rank), self.exit_file(rank)):
+            for p in (self.out(rank), self.err(rank), self.exit_file(rank), self.start_file(rank)):
                 if p.exists():
                     p.replace(dest / p.name)
 

@@ -69,6 +69,11 @@ def ssh_wrapper(jd: JobDir, ssh_config: str) -> Path:
     return path
 
 
+def excluded(host: str, exclude: list[str]) -> bool:
+    """A hostfile entry is left out when it names an excluded node (or its short name does)."""
+    return host in exclude or host.split(".")[0] in exclude
+
+
 def build_command(
     spec: JobSpec,
     jd: JobDir,
@@ -81,9 +86,12 @@ def build_command(
     """(argv, extra environment for mpirun itself)."""
     if spec.hostfile is None:
         raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
-    hosts = hostfile.parse_file(spec.hostfile)
+    hosts = [h for h in hostfile.parse_file(spec.hostfile) if not excluded(h.host, spec.exclude)]
     if len(hosts) < spec.nodes:
-        raise UsageError(f"--nodes {spec.nodes} but the hostfile lists {len(hosts)} host(s)", where=spec.hostfile)
+        without = f" without {', '.join(spec.exclude)}" if spec.exclude else ""
+        raise UsageError(
+            f"--nodes {spec.nodes} but the hostfile lists {len(hosts)} host(s){without}", where=spec.hostfile
+        )
     hosts = [hostfile.Host(h.host, slots=spec.tasks_per_node, user=h.user) for h in hosts[: spec.nodes]]
     hf = jd.path / f"hostfile.{flavour}"
     private.write(hf, hostfile.format_hosts(hosts, to=flavour) + "\n")

@@ -35,6 +35,7 @@ class SubmitOptions:
     trace: bool | None = None  # keep every collective for `clusterdoc trace`
     straggler: int | None = None  # % of the step the median rank waits for a straggler before it is logged (0: off)
     port: int | None = None  # the rendezvous MASTER_PORT (default: derived from the job id)
+    retries: int | None = None  # new attempts after a node or scheduler failure, without the blamed nodes
     config: str | None = None  # an explicit YAML config file
 
     def flags(self) -> dict[str, object]:

@@ -106,6 +106,24 @@ def outcome_from_codes(
     return Outcome(state=state, codes=codes, failed=failed, oom=oom, message=message)
 
 
+def _lost_node(jd: JobDir, world_size: int) -> tuple[list[int], str] | None:
+    from clusterdoc.why.evidence import rank_facts
+    from clusterdoc.why.verdict import Evidence, lost_node_note
+
+    try:
+        ranks = [rank_facts(jd.path, r) for r in range(world_size)]
+    except Exception:  # noqa: BLE001 - a diagnosis aid: never let it cost the outcome itself
+        return None
+    from clusterdoc.why.logs import launcher_lost
+
+    try:
+        lost = launcher_lost(private.read(jd.path / "mpirun.err", limit=1 << 20).decode("utf-8", "replace"))
+    except OSError:
+        lost = []
+    ev = Evidence(job=jd.id, backend="", world=world_size, state="FAILED", ranks=ranks, launcher_lost=lost)
+    return lost_node_note(ev)
+
+
 def outcome_from_records(
     jd: JobDir, world_size: int, launcher_code: int | None, state: str | None = None, message: str = ""
 ) -> Outcome:
@@ -119,6 +137,10 @@ def outcome_from_records(
     if not bad and launcher_code == 0 and all(c == 0 for c in codes.values()):
         return Outcome(state="COMPLETED", codes=codes)
     first = [bad[0][1]] if bad else []
+    lost = _lost_node(jd, world_size)
+    if lost:  # a node died: its ranks left no record, and the ranks that noticed must not be blamed
+        first = lost[0]
+        message = f"{message}; {lost[1]}" if message else lost[1]
     if not first and not message:
         message = (
             f"no rank recorded a failure; the launcher exited with {launcher_code}"

@@ -21,12 +21,14 @@ import sys
 import time
 from pathlib import Path
 
+from clusterdoc import private
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
 CMD_TIMEOUT = 15.0  # every squeue / scontrol / scancel call
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
+COMPLETING = 10.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
 TERMINAL = {
     "COMPLETED",
     "FAILED",
@@ -206,6 +208,22 @@ def preflight_setup(spec: JobSpec, jd: JobDir) -> list[str]:
     ]
 
 
+WARNED = "slurm-warned"  # in the job folder: Slurm's time-limit (or preemption) warning came
+
+
+def signal_setup(jd: JobDir) -> list[str]:
+    """Bash for the batch script: srun (the ranks' step, which submitit starts in the foreground) runs in the
+    background so that the shell's USR1 trap runs at once; the trap notes the warning in the job folder and
+    forwards USR1 to srun, which signals every task (rank)."""
+    mark = shlex.quote(str(jd.path / WARNED))
+    return [
+        'srun() { command srun "$@" & CLUSTERDOC_SRUN=$!; while :; do wait "$CLUSTERDOC_SRUN"; rc=$?; '
+        'kill -0 "$CLUSTERDOC_SRUN" 2>/dev/null || return "$rc"; done; }',
+        f"trap 'date +%s > {mark}; echo \"clusterdoc: SIGUSR1 from Slurm (time limit or preemption ahead): "
+        'passing it to the ranks" >&2; kill -USR1 "$CLUSTERDOC_SRUN" 2>/dev/null\' USR1',
+    ]
+
+
 class SlurmJob:
     backend = "slurm"
 
@@ -226,8 +244,18 @@ class SlurmJob:
             params["gpus_per_node"] = spec.gpus_per_node
         if spec.partition:
             params["partition"] = spec.partition
-        if preflight:
-            params["setup"] = preflight_setup(spec, jd)
+        if spec.exclude:
+            params["exclude"] = ",".join(spec.exclude)
+        setup = preflight_setup(spec, jd) if preflight else []
+        ahead = min(spec.signal_ahead, spec.time * 15)  # a short job: a quarter of it, not all of it
+        if ahead > 0:
+            # Slurm's warning goes to the batch shell (B:, so a container in the step cannot swallow it), which
+            # passes it on to the ranks as SIGUSR1: their chance to checkpoint before the kill
+            params["signal_delay_s"] = ahead
+            params["additional_parameters"] = {"signal": f"B:USR1@{ahead}"}
+            setup += signal_setup(jd)
+        if setup:
+            params["setup"] = setup
         ex.update_parameters(**params)
         env = {**spec.shim_env(), **({"MASTER_PORT": str(spec.port)} if spec.port else {})}
         task = RankTask(spec.rank_command(jd.path, script_args), env, spec.tasks_per_node)
@@ -239,6 +267,7 @@ class SlurmJob:
         self.unknown_since: float | None = None
         self.reason = "None"  # squeue's reason for a job that is just waiting its turn
         self.cancelled = False
+        self.cancelled_at: float | None = None
 
     def poll(self) -> Outcome | None:
         state, reason = squeue_state_reason(self.backend_id)
@@ -254,9 +283,14 @@ class SlurmJob:
         if state and state not in TERMINAL:
             if any((r := self.jd.rank_exit(rank)) and r["code"] != 0 for rank in range(self.spec.world_size)):
                 self.cancel()  # srun --kill-on-bad-exit does it too; this makes it immediate
-            return None
+            if not (state == "COMPLETING" and self.cancelled_at and time.monotonic() - self.cancelled_at > COMPLETING):
+                return None
+            # a dead node keeps the job COMPLETING until Slurm declares it down (SlurmdTimeout, minutes): what
+            # its ranks did is on record already, and the next attempt must not wait for it
         info = scontrol_job(self.backend_id)
         state = state or info.get("JobState")
+        if state == "COMPLETING":  # we cancelled it (above): over for us
+            state = "CANCELLED"
         if state is None or state not in TERMINAL:
             # not listed any more and not known to scontrol (or still completing): give it a moment
             if self.unknown_since is None:
@@ -275,14 +309,27 @@ class SlurmJob:
         outcome = outcome_from_records(
             self.jd, self.spec.world_size, code if state != "LOST" else None, message=message
         )
+        if outcome.ok and self.stopped_on_warning():  # they checkpointed on the warning: not finished
+            outcome.state = "TIMEOUT"
+            outcome.message = "the ranks stopped after Slurm's SIGUSR1 warning (time limit or preemption ahead)"
         if not outcome.ok and state == "CANCELLED" and not outcome.failed:
             outcome.state = "CANCELLED"
         return outcome
+
+    def stopped_on_warning(self) -> bool:
+        """Slurm's warning came (the batch shell's trap wrote its time) before some rank ended."""
+        try:
+            warned = float(private.read(self.jd.path / WARNED, limit=64).decode().strip())
+        except (OSError, ValueError):
+            return False
+        ends = [(self.jd.rank_exit(r) or {}).get("time") for r in range(self.spec.world_size)]
+        return any(not isinstance(t, (int, float)) or t >= warned - 1 for t in ends)
 
     def cancel(self) -> None:
         if not self.cancelled:
             scancel(self.backend_id)
             self.cancelled = True
+            self.cancelled_at = time.monotonic()
 
 
 def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> SlurmJob:

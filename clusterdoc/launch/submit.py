@@ -156,6 +156,7 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
         trace=settings["trace"],
         straggler=settings["straggler"],
         port=settings["port"],
+        retries=settings["retries"],
     )
 
 
@@ -277,7 +278,13 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             raise
         record = jd.read()
         record["attempts"].append(
-            {"n": attempt, "script_args": script_args, "backend_id": handle.backend_id, "started": time.time()}
+            {
+                "n": attempt,
+                "script_args": script_args,
+                "backend_id": handle.backend_id,
+                "started": time.time(),
+                **({"exclude": spec.exclude} if spec.exclude else {}),
+            }
         )
         pids = getattr(handle, "pids", [])
         jd.update(
@@ -313,6 +320,14 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             if new is None:
                 outcome.message = f"out of memory at --{name} {current}, which is the minimum ({minimum}); giving up"
         _finish_attempt(jd, attempt, outcome)
+        nxt = None if new is not None or outcome.ok or outcome.state == "CANCELLED" else _retry(spec, jd, attempt, err)
+        if nxt is not None:
+            jd.archive_attempt(attempt, spec.world_size)
+            spec = nxt
+            if streamer:
+                streamer.reset()
+            attempt += 1
+            continue
         if new is not None:
             line = f"attempt {attempt}: out of memory at --{name} {current}; retrying on every rank with --{name} {new}"
             jd.log_attempt(line)
@@ -325,6 +340,14 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             continue
         private.release(jd.reserve_path)  # its last record is written: the space set aside is free again
         return outcome
+
+
+def _retry(spec: JobSpec, jd: JobDir, attempt: int, err) -> JobSpec | None:
+    """After a failed attempt: `clusterdoc why`'s verdict goes on record (status and why show it); with retries
+    left and a node or the scheduler to blame, the spec of the next attempt (the blamed nodes excluded)."""
+    from clusterdoc.launch import retry
+
+    return retry.next_attempt(spec, jd, attempt, err)
 
 
 def one_line(exc: BaseException) -> str:
@@ -646,6 +669,17 @@ def _status_lines(jd: JobDir, rec: dict) -> tuple[list[str], int]:
             f"  attempt {a['n']}: {format_command([str(x) for x in a['script_args']])}: "
             + (Outcome(**{**o, "codes": {int(k): v for k, v in o["codes"].items()}}).describe() if o else "running")
         )
+        why = a.get("why")
+        if isinstance(why, dict) and why.get("category"):  # `clusterdoc why`'s verdict, kept at the attempt's end
+            nodes = why.get("nodes") or []
+            print(
+                f"    why: {why['category']}: {why.get('headline')}"
+                + (
+                    f"; next attempt without {', '.join(map(str, nodes))}"
+                    if a.get("n") != len(rec["attempts"]) and why.get("retry") and nodes
+                    else ""
+                )
+            )
     ranks = []
     for r in range(world):
         e = jd.rank_exit(r)

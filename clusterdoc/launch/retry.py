@@ -1,0 +1,103 @@
+"""`submit --retries N`: after a failed attempt, ask `clusterdoc why` and decide whether a new attempt can succeed.
+
+- a node is to blame (it vanished, its GPU failed, Slurm says NODE_FAIL): run again without it (Slurm's
+  `--exclude`, the hostfile minus it for mpirun), refusing when too few nodes remain;
+- the scheduler ended it (time limit, preemption; the ranks had SIGUSR1 ahead of it to checkpoint): run again;
+- anything else (the code's own exception, OOM, a desync): no retry, it would fail the same way; say so.
+Each attempt's verdict is kept in job.json (attempts[].why); the new attempt's ranks get
+TORCHELASTIC_RESTART_COUNT and CLUSTERDOC_PREVIOUS_ATTEMPT (the last attempt's folder, attempt<N>/).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from dataclasses import replace
+
+from clusterdoc.launch.job import JobDir, JobSpec
+
+
+def record_verdict(jd: JobDir, attempt: int, probe: bool):
+    from clusterdoc.why.main import explain
+
+    try:
+        ev, v = explain(jd, attempt=None, probe=probe)
+    except Exception as exc:  # noqa: BLE001 - a diagnosis must never stop the job's own bookkeeping
+        return None, f"why: {exc}"
+    rec = jd.read()
+    c = v.cause
+    for a in rec["attempts"]:
+        if a["n"] == attempt and c is not None:
+            a["why"] = {
+                "state": v.state,
+                "category": c.category,
+                "headline": c.headline,
+                "nodes": c.nodes,
+                "ranks": c.ranks,
+                "retry": c.retry,
+                "evidence": c.evidence[:6],
+                "ruled_out": v.ruled_out[:6],
+                "time": time.time(),
+            }
+    jd.update(attempts=rec["attempts"])
+    return v, None
+
+
+def available_nodes(spec: JobSpec) -> list[str] | None:
+    """The nodes a new attempt could use (None: unknown, e.g. sinfo not answering)."""
+    if spec.backend == "mpirun" and spec.hostfile:
+        from clusterdoc import hostfile
+
+        return [h.host for h in hostfile.parse_file(spec.hostfile)]
+    if spec.backend == "slurm" and shutil.which("sinfo"):
+        argv = ["sinfo", "-h", "-N", "-o", "%N %t"] + (["-p", spec.partition] if spec.partition else [])
+        try:
+            res = subprocess.run(argv, capture_output=True, text=True, timeout=15)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if res.returncode != 0:
+            return None
+        bad = ("down", "drain", "fail", "maint", "unk", "boot")
+        return sorted(
+            {ln.split()[0] for ln in res.stdout.splitlines() if ln.split() and not ln.split()[-1].startswith(bad)}
+        )
+    return None
+
+
+def _short(host: str) -> str:
+    return host.split(".")[0]
+
+
+def next_attempt(spec: JobSpec, jd: JobDir, attempt: int, err, probe: bool = True) -> JobSpec | None:
+    left = spec.retries - (attempt - 1)
+    v, problem = record_verdict(jd, attempt, probe=probe and left > 0)
+    if left <= 0 or v is None or v.cause is None:
+        if problem and left > 0:
+            print(f"clusterdoc: not retrying: {problem}", file=err, flush=True)
+        return None
+    c = v.cause
+    if not c.retry:
+        line = f"attempt {attempt} failed: {c.category}: {c.headline}; not retrying: {c.next_step}"
+        jd.log_attempt(line)
+        print(f"clusterdoc: {line}", file=err, flush=True)
+        return None
+    exclude = list(spec.exclude)
+    if c.category == "node" and spec.backend != "local":
+        exclude += [n for n in c.nodes if n and n not in exclude]
+    nodes = available_nodes(spec)
+    if nodes is not None:
+        usable = [n for n in nodes if n not in exclude and _short(n) not in exclude]
+        if len(usable) < spec.nodes:
+            line = (
+                f"attempt {attempt} failed: {c.category}: {c.headline}; not retrying: {len(usable)} node(s) left "
+                f"without {', '.join(exclude)}, the job needs {spec.nodes}"
+            )
+            jd.log_attempt(line)
+            print(f"clusterdoc: {line}", file=err, flush=True)
+            return None
+    without = f" without {', '.join(exclude)}" if exclude else ""
+    line = f"attempt {attempt} failed: {c.category}: {c.headline}; retrying{without} (attempt {attempt + 1})"
+    jd.log_attempt(line)
+    print(f"clusterdoc: {line}", file=err, flush=True)
+    return replace(spec, exclude=exclude, restart=attempt, previous_attempt=str(jd.attempt_dir(attempt)))

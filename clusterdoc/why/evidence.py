@@ -1,0 +1,236 @@
+"""What a job folder (and Slurm, and the probe) says about how an attempt ended: gathered once, as plain data.
+
+`gather()` reads; `clusterdoc.why.verdict.judge()` decides. Everything read here comes from a job folder its
+ranks (or anyone with write access) wrote: read through clusterdoc.private (no symlink followed, bounded),
+and the text is never executed, only matched.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from clusterdoc import private
+from clusterdoc.launch.job import JobDir
+from clusterdoc.why import logs
+
+TAIL = 256 * 1024  # the end of a rank's stderr is where it died
+
+
+@dataclass
+class RankFacts:
+    rank: int
+    host: str | None = None  # from rank<R>.start (clusterdoc.run writes it first)
+    addr: str | None = None  # the address its peers reach it by
+    started: float | None = None
+    code: int | None = None  # exit code: the rank's own record, else the launcher's view (None: unknown)
+    recorded: bool = False  # it ended through clusterdoc.run (rank<R>.exit exists)
+    ended: float | None = None  # the record's time
+    oom: bool = False
+    oom_size: str | None = None
+    raised: dict | None = None  # logs.Raised as a dict: the exception it died of
+    peers_lost: list[str] = field(default_factory=list)  # peers whose connection it saw drop
+    cuda: str | None = None  # a CUDA error it printed
+
+    @property
+    def signalled(self) -> bool:
+        c = self.code
+        return c is not None and (c < 0 or c in (130, 137, 143))
+
+
+@dataclass
+class Evidence:
+    job: str
+    backend: str
+    world: int
+    state: str  # the attempt's state as recorded (COMPLETED, FAILED, ...; RUNNING while it runs)
+    attempt: int = 1
+    backend_id: str | None = None
+    started: float | None = None
+    ended: float | None = None
+    message: str = ""  # the launcher's own note on the outcome
+    ranks: list[RankFacts] = field(default_factory=list)
+    hang: dict | None = None  # the hang report: {"headline", "odd": [ranks], "gone": bool, "lines", "started"}
+    preflight: list[str] | None = None  # the preflight's failed lines (it refused the allocation)
+    scheduler: dict | None = None  # {"state", "reason", "nodes", "ends": [logs.slurm_ends], "tasks": [...]}
+    health: dict[str, list[str]] = field(default_factory=dict)  # node -> the probe's problems after the failure
+    unreachable: list[str] = field(default_factory=list)  # job nodes the probe could not reach
+    launcher_lost: list[str] = field(default_factory=list)  # nodes mpirun lost its connection to (mpirun.err)
+    probed: bool = False
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> Evidence:
+        d = dict(d)
+        d["ranks"] = [RankFacts(**r) for r in d.get("ranks") or []]
+        return cls(**d)
+
+    def nodes(self) -> list[str]:
+        return sorted({r.host for r in self.ranks if r.host})
+
+
+def _tail(path: Path) -> str:
+    try:
+        with private.open_read(path) as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - TAIL))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _record(path: Path, limit: int = 1 << 20) -> dict | None:
+    try:
+        rec = private.read_json(path, limit=limit)
+    except (OSError, ValueError):
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def _num(v) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def rank_facts(folder: Path, rank: int, launcher_code: int | None = None) -> RankFacts:
+    start = _record(folder / f"rank{rank}.start", 1 << 16) or {}
+    ex = _record(folder / f"rank{rank}.exit") or {}
+    err = _tail(folder / f"rank{rank}.err")
+    code = ex.get("code") if isinstance(ex.get("code"), int) else launcher_code
+    raised = logs.last_traceback(err)
+    f = RankFacts(
+        rank=rank,
+        host=start.get("host") if isinstance(start.get("host"), str) else None,
+        addr=start.get("addr") if isinstance(start.get("addr"), str) else None,
+        started=_num(start.get("time")),
+        code=code,
+        recorded=bool(ex),
+        ended=_num(ex.get("time")),
+        oom=bool(ex.get("oom")) or logs.is_oom(err),
+        oom_size=logs.oom_size(err),
+        raised=asdict(raised) if raised else None,
+        peers_lost=logs.peers_lost(err),
+        cuda=logs.cuda_error(err),
+    )
+    if code == 0:
+        f.oom = False
+    return f
+
+
+_ODD = re.compile(r"^\s+ranks? ([\d,\- ]+?)\s{2,}(.*?)\s+<- differs\s*$")
+
+
+def ranks_of(text: str) -> list[int]:
+    """'0,2-3' -> [0, 2, 3]."""
+    out: list[int] = []
+    for part in text.replace(" ", "").split(","):
+        a, _, b = part.partition("-")
+        if a.isdigit() and (not b or b.isdigit()):
+            out += list(range(int(a), int(b or a) + 1))
+    return out
+
+
+def hang_report(folder: Path) -> dict | None:
+    """The hang report the launcher wrote (stacks/report.txt), reduced to its odd ranks and its lines."""
+    text = _tail(folder / "stacks" / "report.txt")
+    if not text.strip():
+        return None
+    lines = text.splitlines()
+    odd: list[int] = []
+    gone = False
+    for line in lines:
+        m = _ODD.match(line)
+        if m:
+            odd += ranks_of(m.group(1))
+            gone = gone or m.group(2).startswith("gone:")
+    info = _record(folder / "stacks" / "report.json", 1 << 16) or {}
+    return {
+        "headline": lines[0],
+        "odd": sorted(set(odd)),
+        "gone": gone,
+        "lines": lines[:40],
+        "started": _num(info.get("stall_started")) or _num(info.get("printed")),
+        "loader": bool(re.search(r"dataloader|_next_data|data loader|fetch\(", text, re.IGNORECASE))
+        and "in no collective" in text,
+        "idle": "in no collective" in text,
+    }
+
+
+def preflight_failures(folder: Path) -> list[str] | None:
+    text = _tail(folder / "preflight.txt")
+    if "preflight FAILED" not in text:
+        return None
+    return [line.strip() for line in text.splitlines() if re.search(r"\b(FAIL|✗)\b", line)][:20] or [
+        text.strip().splitlines()[-1]
+    ]
+
+
+def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True, folder: Path | None = None) -> dict | None:
+    """Slurm's side: `scontrol show job` while Slurm remembers the job, and slurmstepd's lines in submitit's
+    logs (there when accounting is not: the test cluster has no sacct)."""
+    if not backend_id:
+        return None
+    text = ""
+    for p in sorted((jd.path / "submitit").glob(f"{backend_id}_*")) if (jd.path / "submitit").is_dir() else []:
+        if p.suffix in (".out", ".err") and not p.is_symlink():
+            text += _tail(p)
+    info: dict[str, str] = {}
+    if live:
+        from clusterdoc.launch import slurm
+
+        try:
+            info = slurm.scontrol_job(slurm.checked_id(backend_id, jd.record_path))
+        except Exception:  # noqa: BLE001 - Slurm not reachable from here: the logs still speak
+            info = {}
+    ends = logs.slurm_ends(text)
+    for e in ends:
+        try:
+            e["time"] = time.mktime(time.strptime(e["at"], "%Y-%m-%dT%H:%M:%S"))
+        except ValueError:
+            e["time"] = None
+    warned = _tail((folder or jd.path) / "slurm-warned").strip()
+    return {
+        "warned": float(warned) if warned.isdigit() else None,
+        "state": info.get("JobState"),
+        "reason": info.get("Reason"),
+        "nodes": info.get("NodeList"),
+        "ends": ends,
+        "tasks": logs.srun_task_errors(text),
+    }
+
+
+def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidence:
+    """An attempt's evidence (default: the last). An earlier attempt's rank files are in attempt<N>/."""
+    rec = jd.read()
+    spec = rec["spec"]
+    world = spec["nodes"] * spec["tasks_per_node"]
+    attempts = rec.get("attempts") or []
+    last = attempts[-1]["n"] if attempts else 1
+    n = attempt or last
+    a: dict = next((x for x in attempts if x.get("n") == n), {})
+    folder = jd.path if n == last else jd.attempt_dir(n)
+    outcome = a.get("outcome") or (rec.get("outcome") if n == last else None) or {}
+    codes = {int(k): v for k, v in (outcome.get("codes") or {}).items() if str(k).isdigit()}
+    state = outcome.get("state") or (rec.get("state") if n == last else "UNKNOWN") or "UNKNOWN"
+    ev = Evidence(
+        job=jd.id,
+        backend=spec.get("backend", "?"),
+        world=world,
+        state=state,
+        attempt=n,
+        backend_id=a.get("backend_id") or (rec.get("backend_id") if n == last else None),
+        started=_num(a.get("started")),
+        ended=_num(a.get("ended")),
+        message=str(outcome.get("message") or ""),
+        ranks=[rank_facts(folder, r, codes.get(r)) for r in range(world)],
+        hang=hang_report(folder),
+        preflight=preflight_failures(folder),
+    )
+    if ev.backend == "mpirun":
+        ev.launcher_lost = logs.launcher_lost(_tail(folder / "mpirun.err"))
+    if ev.backend == "slurm":
+        ev.scheduler = slurm_facts(jd, ev.backend_id, live and n == last, folder)
+    return ev

@@ -1,0 +1,199 @@
+"""`clusterdoc why JOB`: gather the evidence, probe the job's nodes, judge, print (text or --json).
+
+Exit codes: 0 the job completed (or runs without a problem), 1 it failed (the cause is printed), 2 usage.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from clusterdoc.errors import UsageError
+from clusterdoc.launch.job import JobDir, find_job
+from clusterdoc.untrusted import printable
+from clusterdoc.why import evidence, verdict
+
+PROBE_TIMEOUT = 20.0
+
+
+def probe_nodes(
+    ev: evidence.Evidence, ssh_config: str | None, timeout: float = PROBE_TIMEOUT, facts_dir: str | None = None
+) -> None:
+    """Run the doctor's gpu check (XIDs, ECC, lost GPUs: the probe's facts) on the job's nodes, after the failure,
+    over the same SSH `clusterdoc check` uses (or judge saved facts: facts_dir). Fills ev.health and
+    ev.unreachable."""
+    from clusterdoc.doctor import CheckOptions, gather, judge
+
+    nodes = ev.nodes()
+    if not nodes:
+        return
+    where = dict(facts_dir=facts_dir) if facts_dir else dict(nodelist=nodes, ssh_config=ssh_config)
+    opts = CheckOptions(**where, checks=["gpu"], mesh="off", progress=False, timeout=timeout)
+    g = gather(opts)
+    for node in nodes:
+        conn = g.conns.get(node) or {}
+        if not facts_dir and conn.get("status") not in (None, "ok") and not g.facts.get(node):
+            ev.unreachable.append(node)
+    for f in judge(g, opts):
+        if f.get("check") == "gpu" and f.get("node") in nodes and node_problem(f):
+            ev.health.setdefault(f["node"], []).append(str(f.get("message")))
+    ev.probed = True
+
+
+def node_problem(f) -> bool:
+    """A FAIL of the gpu check, or an XID that fails a node even when an earlier run saw it already (the gpu check
+    then only warns, so that a reset GPU is not drained for ever; here the job that just died is the question)."""
+    from clusterdoc.checks import FAIL
+    from clusterdoc.checks.gpuhealth import XIDS
+
+    if f.get("status") == FAIL:
+        return True
+    m = re.match(r"XID (\d+) ", str(f.get("message") or ""))
+    return m is not None and XIDS.get(int(m.group(1)), ("", "", ""))[1] == FAIL
+
+
+def should_probe(ev: evidence.Evidence) -> bool:
+    """The nodes are worth asking when a rank vanished, died of a CUDA error or by SIGKILL, or the job stalled."""
+    if ev.backend == "local" or ev.state == "COMPLETED":
+        return False
+    return any((not r.recorded and r.code != 0) or r.cuda or r.peers_lost for r in ev.ranks) or bool(ev.hang)
+
+
+def render(ev: evidence.Evidence, v: verdict.Verdict, history: list[tuple[int, verdict.Verdict]]) -> str:
+    out = []
+    bid = f" {ev.backend_id}" if ev.backend_id and ev.backend != "local" else ""
+    head = f"job {ev.job} ({ev.backend}{bid}), attempt {ev.attempt}"
+    if v.ok:
+        out.append(f"{head}: {ev.state.lower()}: nothing to explain")
+    else:
+        c = v.cause
+        assert c is not None
+        out.append(f"{head}: {ev.state.lower()}")
+        out.append(f"  cause     {c.category}: {c.headline}")
+        for e in c.evidence[:8]:
+            out.append(f"  evidence  {e}")
+        for e in v.effects:
+            out.append(f"  effects   {e}")
+        for r in v.ruled_out[:6]:
+            out.append(f"  ruled out {r}")
+        if ev.probed:
+            out.append(
+                f"  probe     gpu check on {', '.join(ev.nodes())} after the failure: "
+                + ("; ".join(f"{n}: {len(p)} problem(s)" for n, p in ev.health.items()) or "no GPU problem")
+                + (f"; unreachable: {', '.join(ev.unreachable)}" if ev.unreachable else "")
+            )
+        out.append(f"  next      {c.next_step}" + (" (a retry can succeed)" if c.retry else ""))
+    if len(history) > 1:
+        out.append("  attempts:")
+        for n, h in history:
+            what = "completed" if h.ok else f"{h.cause.category}: {h.cause.headline}" if h.cause else h.state.lower()
+            out.append(f"    {n}: {what}")
+    return "\n".join(printable(line, 2000) for line in out)
+
+
+def history_of(jd: JobDir, live: bool = True) -> list[tuple[int, verdict.Verdict]]:
+    rec = jd.read()
+    out = []
+    for a in rec.get("attempts") or []:
+        n = a.get("n")
+        if not isinstance(n, int):
+            continue
+        saved = a.get("why")
+        if isinstance(saved, dict) and saved.get("category"):
+            c = verdict.Cause(saved["category"], str(saved.get("headline", "")))
+            out.append((n, verdict.Verdict(False, str(saved.get("state", "")), c)))
+        else:
+            out.append((n, verdict.judge(evidence.gather(jd, n, live=live))))
+    return out
+
+
+def explain(
+    jd: JobDir, attempt: int | None = None, probe: bool = True, ssh_config: str | None = None, live: bool = True
+) -> tuple[evidence.Evidence, verdict.Verdict]:
+    """The evidence and verdict of one attempt (default the last); what submit --retries calls too."""
+    ev = evidence.gather(jd, attempt, live=live)
+    spec = jd.read()["spec"]
+    if probe and should_probe(ev):
+        try:
+            probe_nodes(ev, ssh_config or spec.get("ssh_config"))
+        except UsageError:
+            pass  # no SSH to the nodes from here: judged on the job folder alone
+    return ev, verdict.judge(ev)
+
+
+def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdict]:
+    from clusterdoc.launch import slurm
+    from clusterdoc.why.foreign import evidence_from_output
+
+    info: dict = {}
+    paths: list[Path] = [Path(log)] if log else []
+    if not paths:
+        info = slurm.scontrol_job(slurm.checked_id(job, "JOB"))
+        if not info:
+            raise UsageError(
+                f"no clusterdoc job '{printable(job)}' and Slurm does not know job {printable(job)} any more",
+                hint="give its output file: clusterdoc why JOB --log slurm-JOB.out",
+            )
+        paths = [Path(p) for p in {info.get("StdOut"), info.get("StdErr")} if p]
+    text = ""
+    for p in paths:
+        try:
+            from clusterdoc import private
+
+            text += private.read(p).decode("utf-8", "replace")
+        except OSError as err:
+            raise UsageError(f"cannot read {printable(p)}: {err.strerror or err}") from None
+    state = info.get("JobState") or "FAILED"
+    ev = evidence_from_output(text, job, state if state not in ("RUNNING", "PENDING") else state, info)
+    return ev, verdict.judge(ev)
+
+
+def main(
+    job: str,
+    folder: str | None,
+    as_json: bool = False,
+    attempt: int | None = None,
+    probe: bool = True,
+    ssh_config: str | None = None,
+    log: str | None = None,
+) -> int:
+    try:
+        jd = None if log else find_job(job, folder)
+    except UsageError:
+        if not re.fullmatch(r"\d+(_\d+)?", job):
+            raise
+        jd = None
+    if jd is None:
+        ev, v = foreign(job, log)
+        history: list[tuple[int, verdict.Verdict]] = [(1, v)]
+    else:
+        ev, v = explain(jd, attempt, probe, ssh_config)
+        history = history_of(jd)
+        if attempt is None and history:
+            history[-1] = (history[-1][0], v)
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "job": ev.job,
+                    "attempt": ev.attempt,
+                    "state": ev.state,
+                    **v.to_json(),
+                    "history": [
+                        {
+                            "attempt": n,
+                            "ok": h.ok,
+                            "category": h.cause.category if h.cause else None,
+                            "headline": h.cause.headline if h.cause else None,
+                        }
+                        for n, h in history
+                    ],
+                    "evidence": ev.to_json(),
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(render(ev, v, history))
+    return 0 if v.ok else 1

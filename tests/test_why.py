@@ -1,0 +1,199 @@
+"""`clusterdoc why`: the verdict on six real failures, kept as job folders (tests/fixtures/why/jobs, recorded from
+real runs: the local backend for the code/OOM/desync ones, the test cluster's Slurm for the node and time-limit
+ones), real public logs of jobs clusterdoc did not start (tests/fixtures/why/logs, SOURCES.md), the parsers,
+the launcher's outcome when a node dies, the retry decision, and the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from clusterdoc.launch.job import JobDir, JobSpec
+from clusterdoc.launch.outcome import outcome_from_records
+from clusterdoc.why import evidence, logs, main, verdict
+
+FIX = Path(__file__).parent / "fixtures" / "why"
+JOBS, LOGS = FIX / "jobs", FIX / "logs"
+
+
+def judge(name: str, probe_facts: str | None = None) -> verdict.Verdict:
+    ev = evidence.gather(JobDir(JOBS / name), live=False)
+    if probe_facts:
+        main.probe_nodes(ev, None, facts_dir=str(JOBS / probe_facts))
+    return verdict.judge(ev)
+
+
+def test_code_exception_on_rank_2_names_the_rank_and_the_line_not_the_ranks_it_took_down():
+    v = judge("code-rank2")
+    c = v.cause
+    assert c.category == "code" and c.ranks == [2] and not c.retry
+    assert "ValueError: bad sample at step 5" in c.headline and "train_resume.py:70" in c.headline
+    assert any("ranks 1, 3 failed only because a peer went away" in e for e in v.effects), v.effects
+    assert "a retry would fail the same way" in c.next_step
+
+
+def test_a_skipped_collective_is_a_desync_on_the_odd_rank_with_its_call_site():
+    c = judge("skipped-collective").cause
+    assert c.category == "desync" and c.ranks == [2]
+    assert any("barrier #16" in e and "train_resume.py:79" in e for e in c.evidence), c.evidence
+
+
+def test_oom_on_one_rank_names_the_rank_and_the_size():
+    c = judge("oom-rank2").cause
+    assert c.category == "oom" and c.ranks == [2] and "(2.00 GiB)" in c.headline
+
+
+def test_xid_79_on_node3_found_by_the_probe_blames_the_node_not_the_cuda_error():
+    v = judge("xid79-node3", probe_facts="xid79-node3-probe")
+    c = v.cause
+    assert c.category == "node" and c.nodes == ["node3"] and c.retry
+    assert "XID 79 (GPU has fallen off the bus)" in c.headline
+    assert "rank 2 on node3: CUDA error: unspecified launch failure" in c.evidence
+    assert any(r.startswith("code: rank 2 on node3 raised RuntimeError: CUDA error") for r in v.ruled_out), v.ruled_out
+
+
+def test_without_the_probe_the_same_cuda_error_points_at_the_code_or_the_gpu():
+    c = judge("xid79-node3").cause
+    assert c.category == "code" and c.ranks == [2]
+    assert "clusterdoc check on node3: XIDs" in c.next_step
+
+
+def test_a_time_limit_is_the_scheduler():
+    c = judge("time-limit").cause
+    assert c.category == "scheduler" and c.retry and "time limit" in c.headline
+    assert c.evidence == ["slurmstepd: *** JOB 1 ON node1 CANCELLED AT 2026-11-25T18:52:54 DUE TO TIME LIMIT ***"]
+
+
+def test_a_killed_node_is_named_by_the_address_its_peers_lost():
+    v = judge("killed-node3")
+    c = v.cause
+    assert c.category == "node" and c.nodes == ["node3"] and c.ranks == [2] and c.retry
+    assert "rank 2 on node3 (198.18.16.4): no exit record, no exit code" in c.evidence
+    assert "rank 1 on node2 lost its connection to node3's address: 198.18.16.4" in c.evidence
+    assert not any(r.startswith("code") for r in v.ruled_out), v.ruled_out  # the healthy ranks are effects
+
+
+def test_the_launchers_outcome_blames_the_dead_node_not_the_ranks_that_noticed():
+    jd = JobDir(JOBS / "killed-node3")
+    o = outcome_from_records(jd, 4, 1)
+    assert o.failed == [2], o
+    assert "node3 failed: rank 2 there ended without an exit record while ranks 1, 3 lost the connection" in o.message
+
+
+@pytest.mark.parametrize(
+    "name, category, words",
+    [
+        ("llamafactory-7396-watchdog.log", "hang", "ALLREDUCE SeqNum=1580 timed out after 600 s"),
+        ("basicsr-737-watchdog.log", "hang", "on ranks 0, 1, 2; every rank in the log timed out"),
+        ("nccl-795-remote-peer.log", "network", "10.200.84.247"),
+        ("codegeex-160-cuda-error.log", "code", "CUDA error: an illegal memory access was encountered"),
+    ],
+)
+def test_real_logs_of_jobs_clusterdoc_did_not_start(name, category, words):
+    from clusterdoc.why.foreign import evidence_from_output
+
+    v = verdict.judge(evidence_from_output((LOGS / name).read_text(), "123"))
+    assert v.cause.category == category, v
+    assert words in v.cause.headline + " ".join(v.cause.evidence)
+
+
+def test_the_llamafactory_log_names_the_rank_missing_from_it():
+    from clusterdoc.why.foreign import evidence_from_output
+
+    ev = evidence_from_output((LOGS / "llamafactory-7396-watchdog.log").read_text(), "1")
+    assert "(ranks 1 are missing)" in ev.hang["headline"]
+
+
+def test_parsers_on_real_lines():
+    err = (JOBS / "killed-node3" / "rank1.err").read_text()
+    assert logs.peers_lost(err) == ["198.18.16.4"]
+    raised = logs.last_traceback((JOBS / "code-rank2" / "rank2.err").read_text())
+    assert (raised.type, raised.where) == ("ValueError", "train_resume.py:70 in <module>")
+    (end,) = [e for e in logs.slurm_ends((JOBS / "time-limit" / "submitit" / "1_0_log.err").read_text())
+              if e["kind"] == "JOB"]
+    assert (end["node"], end["due_to"]) == ("node1", "TIME LIMIT")
+    assert logs.split_by_rank("[rank3]:[E321 x] boom\n2: hello\n") == {3: "[E321 x] boom\n", 2: "hello\n"}
+
+
+def test_retry_excludes_the_blamed_node_and_refuses_when_too_few_are_left(tmp_path):
+    jd = JobDir(tmp_path / "job")
+    shutil.copytree(JOBS / "killed-node3", jd.path)
+    spec = JobSpec(**json.loads((jd.path / "job.json").read_text())["spec"])
+    hosts = tmp_path / "hosts"
+    hosts.write_text("node1\nnode2\nnode3\nnode4\nnode5\n")
+    spec = replace(spec, backend="mpirun", hostfile=str(hosts), retries=1)
+    from clusterdoc.launch import retry
+
+    err = tmp_path / "err.txt"
+    with err.open("w") as f:
+        nxt = retry.next_attempt(spec, jd, 1, f, probe=False)
+    assert nxt is not None and nxt.exclude == ["node3"] and nxt.restart == 1
+    assert nxt.previous_attempt == str(jd.path / "attempt1")
+    assert nxt.shim_env()["TORCHELASTIC_RESTART_COUNT"] == "1"
+    assert nxt.shim_env()["CLUSTERDOC_PREVIOUS_ATTEMPT"] == str(jd.path / "attempt1")
+    assert "retrying without node3 (attempt 2)" in err.read_text()
+    assert json.loads((jd.path / "job.json").read_text())["attempts"][0]["why"]["nodes"] == ["node3"]
+    hosts.write_text("node1\nnode2\nnode3\nnode4\n")
+    with err.open("w") as f:
+        assert retry.next_attempt(spec, jd, 1, f, probe=False) is None
+    assert "not retrying: 3 node(s) left without node3, the job needs 4" in err.read_text()
+
+
+def test_a_code_error_is_not_retried(tmp_path):
+    jd = JobDir(tmp_path / "job")
+    shutil.copytree(JOBS / "code-rank2", jd.path)
+    spec = replace(JobSpec(**json.loads((jd.path / "job.json").read_text())["spec"]), retries=3)
+    from clusterdoc.launch import retry
+
+    err = tmp_path / "err.txt"
+    with err.open("w") as f:
+        assert retry.next_attempt(spec, jd, 1, f, probe=False) is None
+    assert "attempt 1 failed: code: rank 2 on vm raised ValueError" in err.read_text()
+    assert "not retrying" in err.read_text()
+
+
+def cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "clusterdoc", *map(str, args)], capture_output=True, text=True,
+                          timeout=60, cwd=cwd)
+
+
+def test_cli_text_json_history_and_exit_codes(tmp_path):
+    res = cli("why", JOBS / "retried-node3", "--no-probe")
+    assert res.returncode == 0, res.stdout + res.stderr  # the job completed (on its second attempt)
+    assert "1: node: node3 failed: rank 2 there vanished without an exit record" in res.stdout
+    res = cli("why", JOBS / "retried-node3", "--no-probe", "--attempt", 1, "--json")
+    assert res.returncode == 1
+    doc = json.loads(res.stdout)
+    assert doc["cause"]["category"] == "node" and doc["cause"]["nodes"] == ["node3"]
+    assert [h["category"] for h in doc["history"]] == ["node", None]
+    st = cli("status", JOBS / "retried-node3")
+    assert "why: node: node3 failed" in st.stdout and "next attempt without node3" in st.stdout, st.stdout
+    assert cli("why", "no-such-job", "--folder", tmp_path).returncode == 2
+    assert cli("why", "123", "--log", tmp_path / "missing.log").returncode == 2
+
+
+def test_retries_is_an_option_like_the_others(tmp_path):
+    from clusterdoc import config
+    from clusterdoc.errors import UsageError
+
+    s, origin = config.resolve({}, environ={"CLUSTERDOC_RETRIES": "2"}, cwd=tmp_path, home=tmp_path)
+    assert s["retries"] == 2 and origin["retries"] == "CLUSTERDOC_RETRIES"
+    assert config.resolve({}, environ={}, cwd=tmp_path, home=tmp_path)[0]["retries"] == 0
+    with pytest.raises(UsageError):
+        config.resolve({}, environ={"CLUSTERDOC_RETRIES": "-1"}, cwd=tmp_path, home=tmp_path)
+
+
+def test_a_node_mpich_lost_before_any_rank_could_say_is_named_from_mpirun_err():
+    v = judge("killed-node3-mpirun")
+    c = v.cause
+    assert c.category == "node" and c.nodes == ["node3"] and c.ranks == [2]
+    assert "mpirun (its ssh session) lost its connection to node3's address: 198.18.16.4" in c.evidence
+    o = outcome_from_records(JobDir(JOBS / "killed-node3-mpirun"), 4, 255)
+    assert o.failed == [2] and "node3 failed" in o.message and "mpirun lost the connection" in o.message
