@@ -114,7 +114,7 @@ RECOVERY = {
 }
 
 
-def _xid_status(num: int, texts: list[str]) -> tuple[str, str, str]:
+def xid_status(num: int, texts: list[str]) -> tuple[str, str, str]:
     """(meaning, status, fix) of an XID, by its catalog bucket, refined by its messages where the catalog says
     the message decides (XID 154 names the action; NVLink 5 XIDs say Fatal or Non-fatal)."""
     meaning, bucket = CATALOG.get(num, ("not in clusterdoc's copy of NVIDIA's XID catalog", ""))
@@ -268,7 +268,7 @@ def _xids(node: str, xid: dict | None, gpus: list[dict] | None = None) -> list[F
     uuids = {_bus_key(g.get("bus")): g.get("uuid") for g in gpus or [] if g.get("bus")}
     out = []
     for num, buses, n, n_new, texts in _xid_groups(xid):
-        meaning, status, fix = _xid_status(num, texts)
+        meaning, status, fix = xid_status(num, texts)
         where = ", ".join(f"{b} ({uuids[b]})" if uuids.get(b) else b for b in buses[:8])
         where += f" and {len(buses) - 8} more" if len(buses) > 8 else ""
         when = "since boot (no earlier clusterdoc run)" if first_run else f"{n_new} new since the last clusterdoc run"

@@ -45,12 +45,12 @@ def node_problem(f) -> bool:
     """A FAIL of the gpu check, or an XID that fails a node even when an earlier run saw it already (the gpu check
     then only warns, so that a reset GPU is not drained for ever; here the job that just died is the question)."""
     from clusterdoc.checks import FAIL
-    from clusterdoc.checks.gpuhealth import XIDS
+    from clusterdoc.checks.gpuhealth import xid_status
 
     if f.get("status") == FAIL:
         return True
     m = re.match(r"XID (\d+) ", str(f.get("message") or ""))
-    return m is not None and XIDS.get(int(m.group(1)), ("", "", ""))[1] == FAIL
+    return m is not None and xid_status(int(m.group(1)), [str(f.get("message"))])[1] == FAIL
 
 
 def should_probe(ev: evidence.Evidence) -> bool:
