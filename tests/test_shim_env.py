@@ -121,3 +121,16 @@ def test_missing_peer_fails_in_bounded_time_with_a_clear_error():
     assert proc.returncode != 0
     assert "could not meet the other ranks at 127.0.0.1:" in proc.stderr and "within 3 s" in proc.stderr
     assert time.monotonic() - start < 60
+
+
+def test_more_ranks_on_a_node_than_gpus_is_said_before_nccl_says_duplicate_gpu(monkeypatch):
+    """Seen on a real one-GPU H100: torchrun --nproc-per-node 2 with NCCL stops at the first all_reduce."""
+    from clusterdoc.shim.env import RankEnv, gpu_layout_problem
+
+    two = RankEnv("torchrun", 1, 2, 1, 2, "127.0.0.1", 29500)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    msg = gpu_layout_problem("nccl", two, 1)
+    assert "2 ranks on this node but 1 GPU(s)" in msg and "--nproc-per-node 1" in msg
+    assert gpu_layout_problem("gloo", two, 1) is None
+    assert gpu_layout_problem("nccl", two, 2) is None
+    assert gpu_layout_problem("nccl", two, 0) is None  # no GPU: gloo is chosen, nothing to say

@@ -253,6 +253,21 @@ def _destroy():
         pass
 
 
+def gpu_layout_problem(backend: str, env: RankEnv, gpus: int) -> Optional[str]:
+    """NCCL takes one GPU per rank: more ranks on a node than GPUs it sees fails at the first collective with
+    'Duplicate GPU detected' (seen with torchrun --nproc-per-node 2 on a one-GPU H100). Said before the
+    rendezvous, by every rank alike, with the layout's fix."""
+    if backend != "nccl" or not gpus or env.local_world_size <= gpus:
+        return None
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    seen = f"CUDA_VISIBLE_DEVICES={visible}" if visible is not None else "all of them visible"
+    return (
+        f"{env.launcher}: {env.local_world_size} ranks on this node but {gpus} GPU(s) ({seen}): NCCL needs one GPU "
+        f"per rank and would stop at the first collective ('Duplicate GPU detected'). Start at most {gpus} rank(s) "
+        f"per node (torchrun --nproc-per-node {gpus}, srun --ntasks-per-node {gpus}), or use backend='gloo'."
+    )
+
+
 def init(
     backend: Optional[str] = None,
     init_timeout: Optional[float] = None,
@@ -295,6 +310,9 @@ def init(
         watch.enable_hang_watch()
         return env
     backend = backend or os.environ.get("CLUSTERDOC_DIST_BACKEND") or ("nccl" if has_gpu else "gloo")
+    problem = gpu_layout_problem(backend, env, torch.cuda.device_count() if has_gpu else 0)
+    if problem:
+        raise RankEnvironmentError(problem)
     rendezvous_timeout = _timeout(init_timeout, "CLUSTERDOC_INIT_TIMEOUT", 300)
     assert env.master_addr is not None and env.master_port is not None  # both set just above
     try:
