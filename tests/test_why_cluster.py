@@ -181,3 +181,23 @@ def test_slurms_warning_before_the_time_limit_checkpoints_and_requeues(cluster5,
     resumed = re.search(r"resumed from step (\d+) \(restart 1", (jd / "rank0.out").read_text())
     assert stopped and resumed and stopped.group(1) == resumed.group(1)  # nothing lost, nothing repeated
     assert f"done after {STEPS} steps" in (jd / "rank3.out").read_text()
+
+
+def test_why_on_a_slurm_job_clusterdoc_did_not_start(cluster5, tmp_path):
+    """`why SLURM_ID`: the output files come from `scontrol show job`; here a batch job that prints a real
+    job's CUDA error (tests/fixtures/why/logs) and fails."""
+    log = ROOT / "tests" / "fixtures" / "why" / "logs" / "codegeex-160-cuda-error.log"
+    env = env_for(cluster5, tmp_path)
+    res = subprocess.run(["sbatch", "--parsable", "-o", str(tmp_path / "slurm-%j.out"), "--wrap",
+                          f"cat {log} >&2; exit 1"], env=env, capture_output=True, text=True, timeout=30, check=True)
+    job = res.stdout.strip().split(";")[0]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        state = subprocess.run(["squeue", "-h", "-j", job, "-o", "%T"], env=env, capture_output=True, text=True,
+                               timeout=30).stdout.strip()
+        if not state:
+            break
+        time.sleep(0.5)
+    why = cli(cluster5, tmp_path, "why", job)
+    assert why.returncode == 1, why.stdout + why.stderr
+    assert "cause     code: rank 0 raised RuntimeError: CUDA error: an illegal memory access" in why.stdout, why.stdout
