@@ -34,6 +34,7 @@ from clusterdoc.launch.job import (
 from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.outcome import Outcome, describe_code
 from clusterdoc.launch.stream import LogStreamer
+from clusterdoc.untrusted import printable
 
 POLL = 0.1  # seconds between polls of a running job (local / mpirun: cheap)
 SLURM_POLL = 1.0  # squeue is a request to slurmctld: poll gently
@@ -653,9 +654,9 @@ def status_main(job: str, folder: str | None) -> int:
         if isinstance(why, dict) and why.get("category"):  # `clusterdoc why`'s verdict, kept at the attempt's end
             nodes = why.get("nodes") or []
             print(
-                f"    why: {why['category']}: {why.get('headline')}"
+                f"    why: {printable(why['category'], 40)}: {printable(why.get('headline'), 500)}"
                 + (
-                    f"; next attempt without {', '.join(map(str, nodes))}"
+                    f"; next attempt without {printable(', '.join(map(str, nodes)), 500)}"
                     if a.get("n") != len(rec["attempts"]) and why.get("retry") and nodes
                     else ""
                 )
