@@ -219,3 +219,12 @@ def test_a_ranks_own_exception_is_not_retried_end_to_end(tmp_path):
     assert len(rec["attempts"]) == 1 and rec["attempts"][0]["why"]["category"] == "code"
     why = cli("why", jd, "--json")
     assert why.returncode == 1 and json.loads(why.stdout)["cause"]["ranks"] == [2]
+
+
+@pytest.mark.parametrize(
+    "name, words",
+    [("loader-stall", "a data-loader stall on rank 1"), ("loop-stall", "a stall outside collectives")],
+)
+def test_a_rank_stuck_outside_collectives_is_a_hang_and_a_data_loader_is_told_apart(name, words):
+    c = judge(name).cause
+    assert c.category == "hang" and c.ranks == [1] and words in c.headline, c
