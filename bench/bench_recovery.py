@@ -1,7 +1,8 @@
 """Recovery after a node dies: from the failure to the job running again on healthy nodes, and steps lost.
 
 On the test cluster (5 CPU nodes, Slurm; needs root), a 4-rank jobs/train_resume.py run checkpointing every
-K steps; once it has checkpointed at step 2K, every process of node3 (rank 2's node) is killed with its slurmd.
+K steps; halfway between its second and third checkpoints (step 2K + K/2), every process of node3 (rank 2's
+node) is killed with its slurmd.
 Measured from that kill:
 - clusterdoc: `submit --retries 1`: `why` blames node3, the job is submitted again without it;
 - anchor, plain resubmit: `submit` without retries, and the same command again as soon as it returns (no
@@ -65,6 +66,7 @@ def submit(cluster, cwd, ckpt, every, retries):
         str(every),
         "--step-time",
         "0.1",
+        "--print-steps",
         "--ckpt",
         str(ckpt),
     ]
@@ -75,7 +77,7 @@ def submit(cluster, cwd, ckpt, every, retries):
 
 def last_step(jd: Path) -> int:
     text = (jd / "rank0.out").read_text(errors="replace") if (jd / "rank0.out").exists() else ""
-    steps = [int(s) for s in re.findall(r"checkpoint at step (\d+)", text)]
+    steps = [int(s) for s in re.findall(r"rank 0: step (\d+)", text)]
     return max(steps, default=0)
 
 
@@ -130,7 +132,7 @@ def one_run(cluster: Cluster, mode: str, every: int) -> tuple[float, int]:
     ckpt = cwd / "ckpt"
     try:
         proc = submit(cluster, cwd, ckpt, every, 1 if mode == "clusterdoc" else 0)
-        jd = wait_step(cwd / "clusterdoc-jobs", 2 * every)
+        jd = wait_step(cwd / "clusterdoc-jobs", 2 * every + every // 2)
         t0 = time.time()
         kill_node(cluster, "node3")
         reached = last_step(jd)

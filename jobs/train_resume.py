@@ -25,6 +25,7 @@ p.add_argument("--steps", type=int, default=40)
 p.add_argument("--every", type=int, default=5, help="checkpoint every K steps")
 p.add_argument("--ckpt", default="ckpt", help="checkpoint folder (shared by every attempt)")
 p.add_argument("--step-time", type=float, default=0.1, help="seconds per step")
+p.add_argument("--print-steps", action="store_true", help="rank 0 prints every step it completes")
 p.add_argument("--fail", choices=["exception", "oom", "skip", "cuda"], default=None)
 p.add_argument("--fail-rank", type=int, default=2)
 p.add_argument("--fail-at", type=int, default=5)
@@ -84,6 +85,8 @@ while step < args.steps:
     opt.step()
     step += 1
     executed += 1
+    if args.print_steps and rank == 0:
+        print(f"rank 0: step {step}", flush=True)
     time.sleep(args.step_time)
     if step % args.every == 0:
         save(step)

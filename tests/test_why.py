@@ -7,6 +7,8 @@ the launcher's outcome when a node dies, the retry decision, and the command lin
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +21,7 @@ from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import outcome_from_records
 from clusterdoc.why import evidence, logs, main, verdict
 
+ROOT = Path(__file__).resolve().parents[1]
 FIX = Path(__file__).parent / "fixtures" / "why"
 JOBS, LOGS = FIX / "jobs", FIX / "logs"
 
@@ -197,3 +200,31 @@ def test_a_node_mpich_lost_before_any_rank_could_say_is_named_from_mpirun_err():
     assert "mpirun (its ssh session) lost its connection to node3's address: 198.18.16.4" in c.evidence
     o = outcome_from_records(JobDir(JOBS / "killed-node3-mpirun"), 4, 255)
     assert o.failed == [2] and "node3 failed" in o.message and "mpirun lost the connection" in o.message
+
+
+@pytest.mark.slow
+def test_a_ranks_own_exception_is_not_retried_end_to_end(tmp_path):
+    """A real 4-rank job (local backend) whose rank 2 raises: --retries 1 runs it once and says why not again."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_"))}
+    res = subprocess.run(
+        [sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "4", "--no-preflight",
+         "--retries", "1", str(ROOT / "jobs" / "train_resume.py"), "--steps", "10", "--step-time", "0.05",
+         "--ckpt", str(tmp_path / "ckpt"), "--fail", "exception"],
+        cwd=tmp_path, env={**env, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=180)
+    assert res.returncode == 1, res.stderr[-3000:]
+    assert re.search(r"attempt 1 failed: code: rank 2 on \S+ raised ValueError: bad sample at step 5 at "
+                     r"train_resume\.py:\d+; not retrying", res.stderr), res.stderr[-3000:]
+    (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
+    rec = json.loads((jd / "job.json").read_text())
+    assert len(rec["attempts"]) == 1 and rec["attempts"][0]["why"]["category"] == "code"
+    why = cli("why", jd, "--json")
+    assert why.returncode == 1 and json.loads(why.stdout)["cause"]["ranks"] == [2]
+
+
+@pytest.mark.parametrize(
+    "name, words",
+    [("loader-stall", "a data-loader stall on rank 1"), ("loop-stall", "a stall outside collectives")],
+)
+def test_a_rank_stuck_outside_collectives_is_a_hang_and_a_data_loader_is_told_apart(name, words):
+    c = judge(name).cause
+    assert c.category == "hang" and c.ranks == [1] and words in c.headline, c

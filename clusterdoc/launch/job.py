@@ -212,14 +212,6 @@ class JobDir:
             return None
         return rec if isinstance(rec, dict) and isinstance(rec.get("code"), (int, type(None))) else None
 
-    def rank_start(self, rank: int) -> dict | None:
-        """{"host", "addr", "time", ...}: where the rank ran (clusterdoc.run writes it first), else None."""
-        try:
-            rec = private.read_json(self.start_file(rank), limit=1 << 16)
-        except (OSError, ValueError):
-            return None
-        return rec if isinstance(rec, dict) else None
-
     def attempt_dir(self, attempt: int) -> Path:
         return self.path / f"attempt{attempt}"
 

@@ -28,7 +28,7 @@ from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
 CMD_TIMEOUT = 15.0  # every squeue / scontrol / scancel call
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
-COMPLETING = 10.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
+COMPLETING = 5.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
 TERMINAL = {
     "COMPLETED",
     "FAILED",

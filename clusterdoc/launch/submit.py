@@ -673,9 +673,9 @@ def _status_lines(jd: JobDir, rec: dict) -> tuple[list[str], int]:
         if isinstance(why, dict) and why.get("category"):  # `clusterdoc why`'s verdict, kept at the attempt's end
             nodes = why.get("nodes") or []
             print(
-                f"    why: {why['category']}: {why.get('headline')}"
+                f"    why: {printable(why['category'], 40)}: {printable(why.get('headline'), 500)}"
                 + (
-                    f"; next attempt without {', '.join(map(str, nodes))}"
+                    f"; next attempt without {printable(', '.join(map(str, nodes)), 500)}"
                     if a.get("n") != len(rec["attempts"]) and why.get("retry") and nodes
                     else ""
                 )

@@ -153,10 +153,22 @@ def hang_report(folder: Path) -> dict | None:
         "gone": gone,
         "lines": lines[:40],
         "started": _num(info.get("stall_started")) or _num(info.get("printed")),
-        "loader": bool(re.search(r"dataloader|_next_data|data loader|fetch\(", text, re.IGNORECASE))
-        and "in no collective" in text,
+        "loader": "DataLoader worker" in text or any(_in_loader(folder, r) for r in sorted(set(odd))),
         "idle": "in no collective" in text,
     }
+
+
+_LOADER = re.compile(r"torch/utils/data/|_next_data|_MultiProcessingDataLoaderIter|DataLoader", re.IGNORECASE)
+
+
+def _in_loader(folder: Path, rank: int) -> bool:
+    """The odd rank's stacks (stacks/rank<R>.txt) show its main thread in torch's DataLoader."""
+    text = _tail(folder / "stacks" / f"rank{rank}.txt")
+    start = text.find("Thread MainThread")
+    if start >= 0:
+        end = text.find("\nThread ", start + 1)
+        text = text[start : end if end > 0 else None]
+    return bool(_LOADER.search(text))
 
 
 def preflight_failures(folder: Path) -> list[str] | None:

@@ -117,9 +117,31 @@ def explain(
     if probe and should_probe(ev):
         try:
             probe_nodes(ev, ssh_config or spec.get("ssh_config"))
-        except UsageError:
-            pass  # no SSH to the nodes from here: judged on the job folder alone
+        except Exception:  # noqa: BLE001 - no SSH to the nodes from here (or no answer): judged on the folder alone
+            ev.probed = False
     return ev, verdict.judge(ev)
+
+
+def sacct_job(job: str) -> dict:
+    """What accounting remembers of a job Slurm's controller forgot (clusters with slurmdbd); {} without it."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("sacct"):
+        return {}
+    try:
+        res = subprocess.run(
+            ["sacct", "-j", job, "-X", "-n", "-P", "-o", "State,ExitCode,NodeList"],
+            capture_output=True,
+            text=True,
+            timeout=15,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    fields = res.stdout.strip().splitlines()[0].split("|") if res.returncode == 0 and res.stdout.strip() else []
+    if len(fields) < 3:
+        return {}
+    return {"JobState": fields[0].split()[0], "ExitCode": fields[1], "NodeList": fields[2]}
 
 
 def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdict]:
@@ -129,7 +151,13 @@ def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdi
     info: dict = {}
     paths: list[Path] = [Path(log)] if log else []
     if not paths:
-        info = slurm.scontrol_job(slurm.checked_id(job, "JOB"))
+        info = slurm.scontrol_job(slurm.checked_id(job, "JOB")) or sacct_job(job)
+        if not info.get("StdOut") and info:
+            raise UsageError(
+                f"Slurm job {printable(job)}: {info.get('JobState')} on {info.get('NodeList')}; its output files "
+                "are not known to Slurm any more (accounting keeps no paths)",
+                hint=f"give its output file: clusterdoc why {printable(job)} --log slurm-{printable(job)}.out",
+            )
         if not info:
             raise UsageError(
                 f"no clusterdoc job '{printable(job)}' and Slurm does not know job {printable(job)} any more",

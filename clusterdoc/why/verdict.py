@@ -368,7 +368,11 @@ def candidates(ev: Evidence) -> list[Cause]:
         else:
             cat = "hang" if ev.hang.get("idle") else "desync"
             what = (
-                ("a data-loader stall" if ev.hang.get("loader") else "a stall outside collectives")
+                (
+                    "a data-loader stall"
+                    if ev.hang.get("loader")
+                    else "a stall outside collectives (a loop, a lock, I/O)"
+                )
                 if cat == "hang"
                 else "the ranks called different collectives"
             )
