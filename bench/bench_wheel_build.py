@@ -1,4 +1,4 @@
-"""Benchmark: how long `clusterdoc build-wheel` takes for DeepSpeed's CUDA op (fused_adam, real nvcc 13.0) beside
+"""Benchmark: how long `clusterdoc build-wheel` takes for DeepSpeed's CUDA op (fused_adam, real nvcc) beside
 its CPU ops (cpu_adam, utils), on this machine.
 
 Each build is a fresh process and a fresh source tree (as a user runs it), from the cached 0.19.8 sdist, with
@@ -6,7 +6,7 @@ Each build is a fresh process and a fresh source tree (as a user runs it), from 
 "deepspeed build time" (setup.py alone), and the CPU seconds (user+sys) of build-wheel and everything it ran
 (compilers included), which depend far less than the wall times on the cores and on other work on the machine.
 fused_adam is one .cu file: -j does not shorten its nvcc run, so its wall time is about its CPU time. The environment is scripts/cuda_venv.sh's (torch
-2.14.1+cu130 and nvcc 13.0 from the registry; made on first use, ~5 GB). No target: a reference for users.
+2.15.0+cu132 and nvcc 13.2 from the registry; made on first use, ~5 GB). No target: a reference for users.
 
     .venv/bin/python bench/bench_wheel_build.py [--repeat 1] [--jobs N]
 """
