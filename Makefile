@@ -49,7 +49,9 @@ TORCH_RANGE_TESTS ?= tests/test_shim_tracking.py tests/test_shim_ops.py tests/te
 	"tests/test_hang_local.py::test_stall_report_names_the_odd_rank_and_the_call_sites[skip]" \
 	"tests/test_hang_local.py::test_stall_report_names_the_odd_rank_and_the_call_sites[ddp]" \
 	tests/test_shim_debug.py::test_mismatch_kinds_raise_on_every_rank_and_the_group_stays_usable \
-	tests/test_shim_debug.py::test_subgroup_checks_members_only_and_names_global_ranks
+	tests/test_shim_debug.py::test_subgroup_checks_members_only_and_names_global_ranks \
+	tests/test_shim_launchers.py::test_torchrun_static_rendezvous_two_ranks \
+	"tests/test_shim_launchers.py::test_a_rank_skipping_a_collective_is_named_in_the_hang_report[torchrun]"
 test-torch-range: install-dev
 	@set -e; for v in $(TORCH_RANGE); do \
 		py=$$(bash scripts/torch_venv.sh $$v); \

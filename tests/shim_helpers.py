@@ -1,4 +1,9 @@
-"""Start N real ranks of tests/shim_jobs/job.py on loopback with torchrun's variables."""
+"""Start N real ranks of tests/shim_jobs/job.py on loopback with torchrun's variables set by hand.
+
+For unit scenarios only (the launcher is not their point): what the real launchers do is tested in
+tests/test_shim_launchers.py and tests/test_shim_launchers_cluster.py, which run torchrun, accelerate, srun,
+mpirun and deepspeed themselves.
+"""
 import json
 import os
 import socket

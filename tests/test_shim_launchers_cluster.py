@@ -59,17 +59,33 @@ def test_srun(cpu_cluster, tmp_path):
     check_four(proc, "slurm")
 
 
-def test_srun_a_rank_skipping_a_collective_is_named(cpu_cluster, tmp_path):
-    proc = subprocess.run(srun(HANG, "--scenario", "skip", "--rank", 2), capture_output=True, text=True,
-                          timeout=300, env=clean_env(cpu_cluster, tmp_path, CLUSTERDOC_HANG_TIMEOUT="4"))
+def mpich(cluster, *args):
+    return cluster.mpirun_cmd("-n", "4", "-ppn", "1", sys.executable, *map(str, args))
+
+
+@pytest.mark.parametrize("launcher", ["srun", "mpich"])
+def test_a_rank_skipping_a_collective_is_named(cpu_cluster, tmp_path, launcher):
+    cmd = srun(HANG, "--scenario", "skip", "--rank", 2) if launcher == "srun" else \
+        mpich(cpu_cluster, HANG, "--scenario", "skip", "--rank", 2)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          env=clean_env(cpu_cluster, tmp_path, CLUSTERDOC_HANG_TIMEOUT="4"))
     text = proc.stdout + proc.stderr
     assert proc.returncode != 0 and text.count("clusterdoc: job stalled") == 1, text[-4000:]
     assert re.search(r"rank 2 +in barrier #4 +hang\.py:\d+ in skip +<- differs", text), text[-4000:]
 
 
+@pytest.mark.parametrize("launcher", ["srun", "mpich"])
+def test_debug_mode_fails_fast_naming_both_shapes(cpu_cluster, tmp_path, launcher):
+    cmd = srun(JOB, "mismatch") if launcher == "srun" else mpich(cpu_cluster, JOB, "mismatch")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                          env=clean_env(cpu_cluster, tmp_path, CLUSTERDOC_DEBUG="1"))
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "RESULT" not in proc.stdout, text[-4000:]
+    assert "the ranks' tensors do not agree" in text and "[4, 3]" in text and "[5, 3]" in text, text[-4000:]
+
+
 def test_mpich_mpirun(cpu_cluster, tmp_path):
-    cmd = cpu_cluster.mpirun_cmd("-n", "4", "-ppn", "1", sys.executable, str(JOB), "all")
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=clean_env(cpu_cluster, tmp_path))
+    proc = subprocess.run(mpich(cpu_cluster, JOB, "all"), capture_output=True, text=True, timeout=300, env=clean_env(cpu_cluster, tmp_path))
     check_four(proc, "mpich")
 
 

@@ -10,6 +10,7 @@ import atexit
 import datetime
 import os
 import socket
+import sys
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -196,6 +197,7 @@ def agree_over_mpi(env: RankEnv) -> RankEnv:
             "install it (`pip install mpi4py`) or export MASTER_ADDR and MASTER_PORT to all ranks"
         ) from None
     comm = MPI.COMM_WORLD
+    _abort_on_uncaught(comm)
     rank, world = comm.Get_rank(), comm.Get_size()
     if env.world_size not in (-1, world):
         raise RankEnvironmentError(
@@ -217,6 +219,22 @@ def agree_over_mpi(env: RankEnv) -> RankEnv:
         if world > 1 and lws == world:
             addr = "127.0.0.1" if addr == socket.gethostname() else addr
     return RankEnv(env.launcher, rank, world, local, lws, addr, port)
+
+
+def _abort_on_uncaught(comm) -> None:
+    """A rank that dies of an uncaught exception calls MPI_Abort, as `python -m mpi4py` does: otherwise its exit
+    waits in MPI_Finalize (mpi4py's, at exit) for ranks that will never get there, and mpirun waits with it."""
+    previous = sys.excepthook
+
+    def excepthook(kind, value, tb):
+        previous(kind, value, tb)
+        if issubclass(kind, (KeyboardInterrupt, SystemExit)):
+            return
+        sys.stdout.flush()
+        sys.stderr.flush()
+        comm.Abort(1)
+
+    sys.excepthook = excepthook
 
 
 _state: dict = {"env": None}  # the rank environment

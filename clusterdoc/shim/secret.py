@@ -112,7 +112,9 @@ def establish(store, rank: int, world: int, environ=os.environ) -> bool:
     """Give this rank the job's secret (environ[CLUSTERDOC_JOB_SECRET]) unless it has one: True when it has.
     Every rank of the group calls it at once (shim.init(), after the process group is up), on the same store."""
     if environ.get(seal.ENV) or world < 2:
-        return bool(environ.get(seal.ENV))
+        # made here, on the main thread: the watchdog's thread must not be the first to import `cryptography`
+        # while this thread imports it too (a half-initialised module is an ImportError there)
+        return seal.from_env(environ) is not None
     path = user_file(environ)
     why = ""
     try:
@@ -150,7 +152,7 @@ def establish(store, rank: int, world: int, environ=os.environ) -> bool:
     store.wait([KEY + "done"])
     if store.add(KEY + "bad", 0) == 0 and job:
         environ[seal.ENV] = job
-        return True
+        return seal.from_env(environ) is not None  # imports `cryptography` on this thread (see above)
     if rank == 0:
         # compare_set with an expected value never there answers the key's value, or that value when absent
         reason = bytes(store.compare_set(KEY + "why", "\0", "\0")).decode("utf-8", "replace").strip("\0")
