@@ -5,7 +5,11 @@ __reduce__ payload runs nothing in the draining rank, and the peer gets None fro
 import subprocess
 import sys
 
+import pytest
+
 from clusterdoc.launch.job import free_port
+
+pytestmark = pytest.mark.slow  # two real gloo processes
 
 RANK = r"""
 import datetime, os, sys

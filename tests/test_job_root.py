@@ -50,6 +50,7 @@ def as_user(uid, gid, *argv):
     return subprocess.run(argv, capture_output=True, text=True, timeout=20, preexec_fn=drop)
 
 
+@pytest.mark.slow  # submits a real job (local backend) at its end
 @needs_root
 def test_another_users_world_writable_job_root_is_refused_and_they_read_nothing(shared, other_user):  # noqa: F811
     name, uid, gid = other_user
