@@ -108,12 +108,17 @@ def remote_command(
     python: str | None = None,
     more: list[str] | None = None,
     trust: bool = False,
+    wrap: str | None = None,
 ) -> str:
     """`python` (the job's interpreter; default python3 on PATH) reads the probe from stdin, so its torch and
     packages are what is judged; without it the shell fallback runs (it ignores stdin). `peers`: the nodes it
-    really logs in to; `more`: probe_argv's arguments; `trust`: report ssh trust towards the --peers nodes."""
+    really logs in to; `more`: probe_argv's arguments; `trust`: report ssh trust towards the --peers nodes;
+    `wrap`: the command prefix the ranks run under (a container: `apptainer exec IMG`), the probe runs under it."""
     python = python or "python3"
-    argv = [python, "-", "--timeout", f"{timeout:g}"]
+    prefix = shlex.split(wrap) if wrap else []
+    argv = prefix + [python, "-", "--timeout", f"{timeout:g}"]
+    if wrap:
+        argv += ["--wrapped", wrap]
     if budget:
         argv += ["--budget", f"{budget:g}"]
     if head_mpirun:
@@ -124,9 +129,8 @@ def remote_command(
     if peers:
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)
-    return (
-        f"if command -v {shlex.quote(python)} >/dev/null 2>&1; then exec {py}; else\n{probe.shell_probe(timeout)}\nfi"
-    )
+    first = prefix[0] if prefix else python  # wrapped: the python is inside, the wrapper must be here
+    return f"if command -v {shlex.quote(first)} >/dev/null 2>&1; then exec {py}; else\n{probe.shell_probe(timeout)}\nfi"
 
 
 def with_proxy(command: str, proxy: list[str] | None) -> str:
