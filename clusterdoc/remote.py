@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Callable
 
 import paramiko
+import paramiko.config
 
 from clusterdoc.errors import UsageError
 from clusterdoc.hostfile import Host
@@ -49,6 +50,16 @@ from clusterdoc.openssh import (
     proxy_command_argv,
 )
 from clusterdoc.untrusted import MAX_STREAM, decode, printable
+
+# paramiko's SSHConfig asks getpass.getuser() (the environment, then a passwd lookup) once per config block per
+# lookup: with a block per node (a generated ssh_config) that is nodes x blocks lookups, the head's largest CPU cost
+# after the crypto at 64 nodes (bench/bench_check.py). The local user cannot change during a run: ask once.
+if hasattr(paramiko.config, "getpass"):
+    import functools
+    import getpass
+    import types
+
+    paramiko.config.getpass = types.SimpleNamespace(getuser=functools.lru_cache(maxsize=1)(getpass.getuser))
 
 # paramiko logs every failed handshake at ERROR level; we report failures ourselves, once.
 logging.getLogger("paramiko").setLevel(logging.CRITICAL)

@@ -204,6 +204,7 @@ SCHEMA = {
         "ifname_env": {"*": STR},
         "ib": [{"device": IFNAME, "port": INT_STR, "state": WORD, "link_layer": WORD}],
     },
+    "wrapped": STR,
     "nccl": {
         "env": {"*": STR},
         "wheels": [{"name": Required(STR), "version": VERSION, "path": STR, "lib": STR}],
@@ -211,6 +212,7 @@ SCHEMA = {
         "ld_path": [{"path": STR, "realpath": STR}],
         "preload": [STR],
         "gids": [{"device": IFNAME, "port": INT_STR, "index": INT, "gid": STR, "type": STR}],
+        "runtime": {"driver_module": DRIVER, "sys_infiniband": [IFNAME], "dev_infiniband": [STR]},
     },
     "port": {
         "listen": [
@@ -325,6 +327,7 @@ FIELD_CHECK = {
     "env.TORCH_CUDA_ARCH_LIST": "arch",
     "net": "net",
     "nccl": "nccl",
+    "wrapped": "nccl",
     "port": "port",
     "resources": "resources",
     "clock": "clock",

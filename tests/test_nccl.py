@@ -182,3 +182,58 @@ def test_probe_finds_both_real_wheels(tmp_path):
     f = copy.deepcopy(healthy()["node1"])
     f["nccl"] = facts
     assert problems(run({"node1": f}, checks=["nccl"])) == [("nccl", FAIL, "node1"), ("nccl", WARN, "node1")]
+
+
+def test_runtime_hidden_by_a_container():
+    facts = healthy()
+    f = facts["node2"]
+    f["net"]["ib"] = [ib("mlx5_0", "1")]
+    f["nccl"]["runtime"] = {"driver_module": "470.239.06", "sys_infiniband": ["mlx5_0"], "dev_infiniband": None}
+    f["driver"] = "470.239.06"  # nvidia-smi answers: the cuda check judges the driver, not this one
+    assert problems(run(facts, checks=["nccl"])) == []  # not wrapped, not in a container: the host's own view
+    f["wrapped"] = "apptainer exec train.sif"
+    f["torch"]["cuda"], f["driver"] = "12.8", None  # the image's torch; no nvidia-smi inside
+    findings = [x for x in run(facts, checks=["nccl"]) if x["status"] != OK]
+    assert [(x["node"], x["status"]) for x in findings] == [("node2", FAIL)] * 2
+    text = " | ".join(x["message"] for x in findings)
+    assert "the job's environment (apptainer exec train.sif) has no /dev/infiniband" in text
+    assert "built for CUDA 12.8 but the host's NVIDIA kernel module on node2 is 470.239.06" in text
+    assert "--bind /dev/infiniband" in findings[0]["fix"]
+
+
+def test_probe_reads_the_nvidia_kernel_module_version():
+    """The two forms /proc/driver/nvidia/version has (public outputs: NVIDIA forum posts, nvidia-open issues)."""
+    import re
+
+    from clusterdoc.probe import nccl as probe_nccl
+    src = open(probe_nccl.__file__).read()
+    pattern = re.search(r're\.search\(r"(.+?)", read', src).group(1).replace("\\\\", "\\")
+    for line, version in (("NVRM version: NVIDIA UNIX x86_64 Kernel Module  515.76  Mon Sep 12 19:21:56 UTC 2022",
+                           "515.76"),
+                          ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  "
+                           "(dvs-builder@U16)  Tue May 20 2025", "575.57.08")):
+        assert re.search(pattern, line).group(1) == version
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="the wrapper mounts a tmpfs in its own mount namespace (root)")
+def test_check_under_a_wrapper_judges_the_wrapped_environment(tmp_path):
+    """No container runtime runs in this sandbox (Debian's podman 4.3: `crun: setrlimit RLIMIT_NOFILE: Operation
+    not permitted`), so the wrapper is a plain command prefix that does what a container does to the ranks: its own
+    64 MiB /dev/shm (Docker's default), the image's python packages (both real NCCL wheels)."""
+    site = pip_target("nccl-cu12-cu13", WHEELS)
+    wrap = tmp_path / "container.sh"
+    wrap.write_text("#!/bin/sh\nexec unshare --mount --propagation private sh -c "
+                    f"'mount -t tmpfs -o size=64m tmpfs /dev/shm && exec env PYTHONPATH={site} \"$@\"' wrap \"$@\"\n")
+    wrap.chmod(0o755)
+    base = [sys.executable, "-m", "clusterdoc", "check", "--local", "--json", "--checks", "nccl,resources"]
+    plain = json.loads(subprocess.run(base, capture_output=True, text=True, timeout=120).stdout)
+    p = subprocess.run(base + ["--wrap", f"{wrap}", "--python", sys.executable], capture_output=True, text=True,
+                       timeout=120)
+    wrapped = json.loads(p.stdout)
+    assert wrapped["nodes"][0]["facts"]["wrapped"] == str(wrap)
+    bad = {(f["check"], f["status"]) for f in wrapped["findings"] if f["status"] != OK}
+    assert ("nccl", FAIL) in bad and ("resources", FAIL) in bad, wrapped["findings"]
+    text = " | ".join(f["message"] for f in wrapped["findings"])
+    assert "nvidia-nccl-cu12 2.32.3 and nvidia-nccl-cu13 2.32.3 are both installed" in text and "64 MiB" in text
+    assert not any("both installed" in f["message"] or "64 MiB" in f["message"] for f in plain["findings"])

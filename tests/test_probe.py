@@ -147,3 +147,22 @@ def test_payload_sent_to_nodes_is_the_probe_without_head_only_parts():
         assert p.returncode == 0, p.stderr
         facts = json.loads(p.stdout)
         assert facts["schema"] == 1 and facts["kernel"]["release"]
+
+
+def test_payload_is_kept_between_runs_only_in_a_private_folder(tmp_path, monkeypatch):
+    """doctor/payload.py keeps the payload in the user's cache (named after the sources), not in a folder others
+    can write to; what it sends is the payload made from the sources either way."""
+    from clusterdoc.doctor import payload
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    payload.probe_source.cache_clear()
+    made = payload.probe_source()
+    (cached,) = (tmp_path / "clusterdoc").glob("probe-*.py")
+    assert cached.read_bytes() == made == payload.probe_payload() and cached.stat().st_mode & 0o077 == 0
+    cached.write_bytes(made.replace(b"def main(", b"def main_cached("))  # what a later run reads back
+    payload.probe_source.cache_clear()
+    assert b"def main_cached(" in payload.probe_source()
+    (tmp_path / "clusterdoc").chmod(0o777)  # others could have written it: not read
+    payload.probe_source.cache_clear()
+    assert payload.probe_source() == made
+    payload.probe_source.cache_clear()

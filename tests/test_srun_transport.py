@@ -48,7 +48,8 @@ def test_srun_command_carries_the_probe_in_argv(monkeypatch):
     assert "--nodes=4" in argv and "--partition=gpu" in argv and any(a.startswith("--time=") for a in argv)
     i = argv.index("apptainer")
     assert argv[i - 1] == "--container-image=img.sqsh" and argv[i + 3 : i + 5] == ["/venv/bin/python", "-c"]
-    assert argv[-2:] == ["--env", "NCCL_DEBUG=INFO"] and "--srun" in argv
+    assert argv[argv.index("--env") + 1] == "NCCL_DEBUG=INFO" and "--srun" in argv
+    assert argv[-2:] == ["--wrapped", "apptainer exec x.sif"]
     monkeypatch.setenv("SLURM_JOB_ID", "7")
     monkeypatch.setenv("SLURM_JOB_NUM_NODES", "3")
     inside = srun.srun_argv(20)
@@ -81,3 +82,15 @@ def test_transport_choice(monkeypatch):
         CheckOptions(transport="rsh").validate()
     with pytest.raises(UsageError):
         CheckOptions(transport="ssh", partition="gpu", nodelist=["n1"]).validate()
+
+
+def test_wrapper_prefixes_the_probe_over_ssh_and_srun(monkeypatch):
+    from clusterdoc.doctor import payload
+
+    cmd = payload.remote_command(3.0, None, python="/opt/venv/bin/python", wrap="apptainer exec --nv 'my img.sif'")
+    assert cmd.startswith("if command -v apptainer >/dev/null 2>&1; then exec apptainer exec --nv 'my img.sif' "
+                          "/opt/venv/bin/python - --timeout 3 --wrapped")
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    argv = srun.srun_argv(20, count=1, prefix=["enroot", "start", "img"])
+    assert argv[argv.index("enroot") : argv.index("enroot") + 4] == ["enroot", "start", "img", "python3"]
+    assert argv[argv.index("--wrapped") + 1] == "enroot start img"

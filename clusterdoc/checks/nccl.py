@@ -66,6 +66,7 @@ def check(node: str, facts: dict, tasks_per_node: int | None = None) -> list[Fin
     out += ib_hca(node, facts)
     out += gid_index(node, facts)
     out += layout(node, facts, tasks_per_node)
+    out += runtime(node, facts)
     if not any(f["status"] != OK for f in out):
         out.append(finding(node, CHECK, OK, _summary(facts)))
     return out
@@ -317,6 +318,67 @@ def gid_index(node: str, facts: dict) -> list[Finding]:
                     f"NCCL_IB_GID_INDEX={spec} on {dev}:{port} of {node} is a {entry.get('type') or 'typeless'} "
                     f"GID ({entry['gid']}): RoCE v1 is not routed beyond one L2 segment{hint}",
                     "use the port's RoCE v2 entry (`show_gids`)",
+                )
+            )
+    return out
+
+
+WRAP_FIX = (
+    "give the job's environment the host's devices: Apptainer `--bind /dev/infiniband` (or run without "
+    "--contain), Docker/Podman `--device=/dev/infiniband`, pyxis/enroot: the image's hooks (ENROOT_MOUNT_HOME, "
+    "the mellanox hook)"
+)
+
+
+def runtime(node: str, facts: dict) -> list[Finding]:
+    """What the job's environment (a container: --wrap, pyxis) hides from NCCL or torch: the HCAs' device nodes,
+    a driver older than the CUDA the image's torch needs (procfs shows the host's kernel module whatever
+    nvidia-smi the image has)."""
+    from clusterdoc.tables import driver_min_for, vtuple
+
+    rt = _n(facts).get("runtime") or {}
+    out = []
+    hcas = [d for d in rt.get("sys_infiniband") or [] if d]
+    dev = rt.get("dev_infiniband")
+    where = f"the job's environment ({facts['wrapped']})" if facts.get("wrapped") else "the job's environment"
+    if hcas and not dev and (facts.get("wrapped") or (facts.get("kernel") or {}).get("container")):
+        out.append(
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                f"the kernel of {node} has InfiniBand/RoCE devices ({', '.join(hcas[:8])}) but {where} "
+                f"has {'no /dev/infiniband' if dev is None else 'an empty /dev/infiniband'}: NCCL cannot open them "
+                "and falls back to TCP sockets (or fails with NCCL_IB_DISABLE unset and no socket interface)",
+                WRAP_FIX,
+            )
+        )
+    module = rt.get("driver_module")
+    torch_cuda = (facts.get("torch") or {}).get("cuda")
+    if module and torch_cuda and not facts.get("driver"):  # with nvidia-smi there, the cuda check judges it
+        exact, floor = driver_min_for(torch_cuda)
+        if floor and vtuple(module) < vtuple(floor):
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    FAIL,
+                    f"the job's torch is built for CUDA {torch_cuda} but the host's NVIDIA kernel module on {node} is "
+                    f"{module} (CUDA {torch_cuda} needs >= {exact or floor}): torch sees no GPU ('driver too old')",
+                    f"upgrade the host's driver to {exact or floor} or newer, or use an image whose torch is built "
+                    "for an older CUDA (a forward-compatibility package in the image works on data-center GPUs only)",
+                )
+            )
+        elif exact and vtuple(module) < vtuple(exact):
+            out.append(
+                finding(
+                    node,
+                    CHECK,
+                    WARN,
+                    f"the job's torch is built for CUDA {torch_cuda}; the host's NVIDIA kernel module on {node} is "
+                    f"{module}, below {exact}: it runs only through CUDA's minor-version compatibility (no PTX JIT "
+                    "of newer code)",
+                    f"upgrade the host's driver to {exact} or newer",
                 )
             )
     return out

@@ -119,7 +119,7 @@ def gather_srun(opts: CheckOptions, checks: list[str], nodes: list[str] | None) 
 def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
     started = time.monotonic()
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
-    facts = gather_local(opts.python, opts.timeout, (head or {}).get("path"), probe_args(opts, None))
+    facts = gather_local(opts.python, opts.timeout, (head or {}).get("path"), probe_args(opts, None), opts.wrap)
     conns = {LOCAL: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
     checks = [c for c in checks if c not in NOT_LOCAL]  # one node: nothing to compare or connect to
     comm_result = comm.run_local(facts, opts.timeout) if "comm" in checks else None
@@ -138,32 +138,44 @@ def probe_args(opts: CheckOptions, node_plan: dict | None, peers: list[str] | No
     }
 
 
-def gather_local(python: str | None, timeout: float, head_mpirun: str | None = None, more: dict | None = None) -> dict:
+def gather_local(
+    python: str | None,
+    timeout: float,
+    head_mpirun: str | None = None,
+    more: dict | None = None,
+    wrap: str | None = None,
+) -> dict:
     """This machine's facts as seen by `python` (the job's interpreter): in this process when it is this
     interpreter, else the probe runs under it, exactly as on a remote node. `head_mpirun`: the mpirun
     the check uses (here the head is the node). Cleaned once, here (untrusted.clean_facts): cleaning them again
     would drop the `malformed` list the first pass made, and with it the finding naming a malformed entry."""
-    if not python or os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable):
+    same = not python or os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable)
+    if same and not wrap:
         return clean_facts(
             probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun, **(more or {}))
         )
-    exe = shutil.which(python)
-    if not exe:
-        raise UsageError(f"--python {python!r} is not an executable here", hint="give the python the ranks run")
+    prefix = shlex.split(wrap) if wrap else []
+    exe = python or "python3" if wrap else shutil.which(python or "")  # wrapped: the python is the wrapper's
+    if not exe or (prefix and not shutil.which(prefix[0])):
+        what = f"--wrap {wrap!r}" if prefix else f"--python {python!r}"
+        raise UsageError(f"{what} is not an executable here", hint="give the command the ranks run under")
     argv = (
-        [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"]
+        prefix
+        + [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"]
         + (["--head-mpirun", head_mpirun] if head_mpirun else [])
         + probe_argv(more or {})
+        + (["--wrapped", wrap] if wrap else [])
     )
     try:
         r = subprocess.run(argv, input=probe_source(), capture_output=True, timeout=timeout + 5)
     except subprocess.TimeoutExpired:
-        raise UsageError(f"the probe under {python} did not answer in {timeout:g}s") from None
+        raise UsageError(f"the probe under {wrap or python} did not answer in {timeout:g}s") from None
     facts = parse_output(r.stdout.decode(errors="replace"))
     if not facts:
         tail = (r.stderr.decode(errors="replace").strip().splitlines() or [f"exit {r.returncode}"])[-1]
         raise UsageError(
-            f"the probe does not run under {python}: {tail[:200]}", hint="the ranks' python must be Python 3.6 or newer"
+            f"the probe does not run under {wrap or python}: {tail[:200]}",
+            hint="the ranks' python must be Python 3.6 or newer",
         )
     return facts
 
@@ -277,7 +289,14 @@ def probe_nodes(
         # The probe must answer before the node's timeout: the mesh stops at 75% of it.
         more = probe_argv(probe_args(opts, port_plan.get(h.host), net_peers))
         command = remote_command(
-            probe_timeout(ssh.timeout), tries[h.host], round(ssh.timeout * 0.75, 1), head_path, opts.python, more, trust
+            probe_timeout(ssh.timeout),
+            tries[h.host],
+            round(ssh.timeout * 0.75, 1),
+            head_path,
+            opts.python,
+            more,
+            trust,
+            opts.wrap,
         )
         return with_proxy(command, proxy_of.get(h.host))  # each node starts its own MPI proxy in the same trip
 

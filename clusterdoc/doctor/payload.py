@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import json
+import os
 import shlex
+import sys
 from pathlib import Path
 
-from clusterdoc import probe
+from clusterdoc import private, probe
 from clusterdoc.untrusted import clean_facts
 from clusterdoc.wheel import fatbin
 
@@ -65,11 +68,41 @@ def probe_payload() -> bytes:
     return (ast.unparse(script) + "\n" + MAIN).encode()
 
 
+def _cache_file() -> Path | None:
+    """Where the payload of these sources is kept between runs: named after the sources' paths, sizes and times
+    and this python's version; None when there is no cache folder that only this user can write."""
+    here = Path(probe.__file__).parent
+    sources = [here / f"{name}.py" for name in probe.MODULES] + [Path(fatbin.__file__), Path(__file__)]
+    try:
+        stamp = sys.version + "".join(f"{p}:{p.stat().st_size}:{p.stat().st_mtime_ns};" for p in sources)
+        folder = private.mkdir(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "clusterdoc", True)
+        st = folder.stat()
+    except (OSError, RuntimeError):
+        return None
+    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        return None
+    return folder / f"probe-{hashlib.sha256(stamp.encode()).hexdigest()[:20]}.py"
+
+
 @functools.cache
 def probe_source() -> bytes:
     """probe_payload(), made once, when a probe is first sent (not at import: a check that reaches no
-    node, or a --local one, does not pay for it)."""
-    return probe_payload()
+    node, or a --local one, does not pay for it), and kept in the user's cache between runs (_cache_file:
+    parsing and unparsing the probe's modules was a twentieth of the head's CPU in a 64-node check)."""
+    cached = _cache_file()
+    try:
+        data = private.read(cached, 1 << 22) if cached else b""
+        if data.endswith(MAIN.encode()):
+            return data
+    except OSError:
+        pass
+    data = probe_payload()
+    try:
+        if cached:
+            private.write(cached, data)
+    except OSError:
+        pass  # made again next run
+    return data
 
 
 def __getattr__(name: str):
@@ -108,12 +141,17 @@ def remote_command(
     python: str | None = None,
     more: list[str] | None = None,
     trust: bool = False,
+    wrap: str | None = None,
 ) -> str:
     """`python` (the job's interpreter; default python3 on PATH) reads the probe from stdin, so its torch and
     packages are what is judged; without it the shell fallback runs (it ignores stdin). `peers`: the nodes it
-    really logs in to; `more`: probe_argv's arguments; `trust`: report ssh trust towards the --peers nodes."""
+    really logs in to; `more`: probe_argv's arguments; `trust`: report ssh trust towards the --peers nodes;
+    `wrap`: the command prefix the ranks run under (a container: `apptainer exec IMG`), the probe runs under it."""
     python = python or "python3"
-    argv = [python, "-", "--timeout", f"{timeout:g}"]
+    prefix = shlex.split(wrap) if wrap else []
+    argv = prefix + [python, "-", "--timeout", f"{timeout:g}"]
+    if wrap:
+        argv += ["--wrapped", wrap]
     if budget:
         argv += ["--budget", f"{budget:g}"]
     if head_mpirun:
@@ -124,9 +162,8 @@ def remote_command(
     if peers:
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)
-    return (
-        f"if command -v {shlex.quote(python)} >/dev/null 2>&1; then exec {py}; else\n{probe.shell_probe(timeout)}\nfi"
-    )
+    first = prefix[0] if prefix else python  # wrapped: the python is inside, the wrapper must be here
+    return f"if command -v {shlex.quote(first)} >/dev/null 2>&1; then exec {py}; else\n{probe.shell_probe(timeout)}\nfi"
 
 
 def with_proxy(command: str, proxy: list[str] | None) -> str:

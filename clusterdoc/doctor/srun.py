@@ -79,6 +79,8 @@ def srun_argv(
     probe += ["--budget", f"{timeout * 0.9:g}"]
     for k, v in sorted((env or {}).items()):
         probe += ["--env", f"{k}={v}"]
+    if prefix:
+        probe += ["--wrapped", shlex.join(prefix)]
     return argv + list(prefix or []) + probe
 
 

@@ -56,10 +56,12 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
   net {hostname, own [addr] | null, own_error, resolve {peer: [addr]}, resolve_errors {peer: message},
        ifaces [{name, up, running, loopback, mtu, addrs ["addr/len"]}], route {to, addr, source, iface} | null,
        ifname_env {NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME}, ib [{device, port, state, link_layer}]}
+  wrapped: the command prefix the probe ran under (--wrap: the ranks' container) | null
   nccl {env {NCCL_*: value}, wheels [{name "nvidia-nccl-cu12", version, path (sys.path entry), lib}],
         torch_pin {"nvidia-nccl-cu12": version} | null (torch's METADATA), ld_path [{path, realpath}] (libnccl.so*
         along LD_LIBRARY_PATH), preload [path], gids [{device, port, index, gid | null, type}] (RoCE ports, only
-        with NCCL_IB_GID_INDEX: its entry and the non-empty ones)}
+        with NCCL_IB_GID_INDEX: its entry and the non-empty ones), runtime {driver_module (the host's NVIDIA
+        kernel module, /proc/driver/nvidia/version), sys_infiniband [dev], dev_infiniband [name] | null (missing)}}
   port {listen [{port, mode, status listening|in_use|error, message, expected, accepted, closed}],
         connect [{target, ok, error, message, attempts, elapsed, at}]} | null   (only with --listen/--connect;
         closed: when the listener stopped, at: the last attempt's start, both time.time() of the node)

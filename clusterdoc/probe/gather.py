@@ -251,7 +251,7 @@ def print_chunked(text):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    timeout, mesh, budget, head_mpirun, srun = DEFAULT_TIMEOUT, None, None, None, False
+    timeout, mesh, budget, head_mpirun, srun, wrapped = DEFAULT_TIMEOUT, None, None, None, False, None
     more = {"peers": [], "env": {}, "listen": [], "connect": [], "space": [], "files": [], "trust": False}
     while argv:
         arg = argv.pop(0)
@@ -277,6 +277,8 @@ def main(argv=None):
             head_mpirun = argv.pop(0)
         elif arg == "--trust":
             more["trust"] = True
+        elif arg == "--wrapped" and argv:  # the command prefix this probe runs under (the ranks' container)
+            wrapped = argv.pop(0)
         elif arg == "--srun":  # one task per node of a Slurm step: its nodes are the peers; chunked output
             srun = True
             more["peers"] = expand_hostlist(os.environ.get("SLURM_STEP_NODELIST") or os.environ.get("SLURM_NODELIST"))
@@ -286,6 +288,7 @@ def main(argv=None):
             sys.stderr.write("clusterdoc probe: unknown argument %r\n" % arg)
             return 2
     facts = gather(timeout=timeout, mesh=mesh, budget=budget, head_mpirun=head_mpirun, **more)
+    facts["wrapped"] = wrapped
     if srun:
         print_chunked(json.dumps(facts, sort_keys=True))
         sys.stdout.flush()

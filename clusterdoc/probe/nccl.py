@@ -93,6 +93,18 @@ def _gids(env):
     return out[:64]
 
 
+def _runtime():
+    """What a wrapper (container) may hide from the job: the host's NVIDIA kernel module (procfs shows the host
+    kernel's, whatever libraries the image has), the HCAs the kernel has (sysfs) against the device nodes here."""
+    m = re.search(r"Kernel Module(?: for \S+)?\s+(\d+(?:\.\d+)+)", read("/proc/driver/nvidia/version", 4096) or "")
+    ib = os.path.isdir("/dev/infiniband")
+    return {
+        "driver_module": m.group(1) if m else None,
+        "sys_infiniband": [os.path.basename(d) for d in listdir_prefix("/sys/class/infiniband", "")][:64],
+        "dev_infiniband": [os.path.basename(d) for d in listdir_prefix("/dev/infiniband", "")][:256] if ib else None,
+    }
+
+
 def probe_nccl(env_over):
     """{env {NCCL_*: value} (as a rank here sees them: the node's, then --env), wheels, torch_pin,
     ld_path [{path, realpath}], preload [path], gids} (see _gids)."""
@@ -107,4 +119,5 @@ def probe_nccl(env_over):
         "ld_path": _libs_along(os.environ.get("LD_LIBRARY_PATH")),
         "preload": [p for p in preload if "libnccl" in os.path.basename(p)],
         "gids": _gids(env),
+        "runtime": _runtime(),
     }
