@@ -41,6 +41,9 @@ def test_example_runs_to_completion_with_rank_tagged_ordered_logs(cpu_cluster, t
                  JOBS / "train_ddp.py", "--epochs", 1)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     assert "job completed: all 4 ranks exited 0" in res.stderr
+    # a healthy job: rank 0's pace summary ends it, and no straggler is named, whichever launcher started it
+    assert "[rank 0] clusterdoc: per-rank pace (" in res.stderr, res.stderr[-3000:]
+    assert "straggler" not in (res.stdout + res.stderr).lower(), res.stderr[-3000:]
     done = [l for l in res.stderr.splitlines() if "done after" in l]
     assert [re.match(r"\[rank (\d)\]", l).group(1) for l in done] == ["0", "1", "2", "3"], res.stderr[-3000:]
     for r, line in enumerate(done):
