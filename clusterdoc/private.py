@@ -36,10 +36,22 @@ def size_text(n: int) -> str:
 
 
 def mkdir(path, parents: bool = False) -> Path:
+    """A folder to write in (0700 when made here), checked as opened (O_DIRECTORY | O_NOFOLLOW): not a link, and
+    this user's or its parent folder's owner's (one someone else made there first is refused)."""
     path = Path(path)
     path.mkdir(mode=0o700, parents=parents, exist_ok=True)
-    if path.is_symlink():
-        raise OSError(errno.ELOOP, "is a symbolic link (not followed)", str(path))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as err:
+        if err.errno in (errno.ELOOP, errno.ENOTDIR) and path.is_symlink():
+            raise OSError(errno.ELOOP, "is a symbolic link (not followed)", str(path)) from None
+        raise
+    try:
+        uid = os.fstat(fd).st_uid
+    finally:
+        os.close(fd)
+    if uid != os.geteuid() and uid != _folder_owner(path):
+        raise OSError(errno.EPERM, f"refused: a folder made by another user (uid {uid})", str(path))
     return path
 
 

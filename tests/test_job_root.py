@@ -114,3 +114,15 @@ def test_a_rank_file_another_user_made_first_is_refused_and_ours_are_0600(tmp_pa
     finally:
         os.umask(old)
     assert stat.S_IMODE(jd.err(0).stat().st_mode) == 0o600
+
+
+@needs_root
+def test_a_folder_another_user_made_in_a_job_folder_is_refused(tmp_path, other_user):  # noqa: F811
+    _, uid, gid = other_user
+    spec = JobSpec(script=str(tmp_path / "t.py"), script_args=[], backend="local", nodes=1, tasks_per_node=1)
+    jd = create_job_dir(tmp_path / "root", spec)
+    (jd.path / "stacks").mkdir(mode=0o777)
+    os.chown(jd.path / "stacks", uid, gid)
+    with pytest.raises(OSError, match="a folder made by another user"):
+        private.mkdir(jd.path / "stacks")
+    assert stat.S_IMODE(private.mkdir(jd.path / "attempt1").stat().st_mode) == 0o700
