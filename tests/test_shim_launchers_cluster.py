@@ -132,23 +132,73 @@ def test_torchrun_c10d_rendezvous_across_two_nodes(cpu_cluster, tmp_path):
     assert re.search(r"rank 3 +in barrier #4 +hang\.py:\d+ in skip +<- differs", text), text[-4000:]
 
 
-@pytest.mark.skipif(shutil.which("deepspeed", path=str(Path(sys.executable).parent)) is None,
-                    reason="DeepSpeed not installed (pip install deepspeed)")
-def test_deepspeed_launcher_with_a_hostfile(cpu_cluster, tmp_path):
+DEEPSPEED = "0.19.8"
+# DeepSpeed's runtime requirements less torch and numpy (the venv's): pip names
+DEEPSPEED_DEPS = ["einops", "hjson", "msgpack", "ninja", "packaging>=20.0", "psutil", "py-cpuinfo", "pydantic>=2.0.0",
+                  "tqdm"]
+PIP_TIMEOUT = 300  # each pip step; the sdist's build (python only, DS_BUILD_OPS=0) is cached by pip after the first
+
+
+@pytest.fixture(scope="session")
+def deepspeed_path():
+    """DeepSpeed's launcher in a folder of its own under the repo's ignored .cache/ (reused by later runs), for
+    PYTHONPATH: never in .venv, where it would shadow the wheel that tests/test_wheel_build.py builds and imports.
+    Fails, saying why, when the install does."""
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    target = Path(os.environ.get("CLUSTERDOC_CACHE") or ROOT / ".cache") / f"deepspeed-launcher-{DEEPSPEED}-{tag}"
+    done = target / ".clusterdoc-installed"
+    if done.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--target", str(tmp)]
+    env = dict(os.environ, DS_BUILD_OPS="0", PIP_NO_INPUT="1")
+    steps = [
+        # the sdist built against the venv's torch (no build isolation: it would fetch torch); no deps: torch
+        [*pip, "--no-deps", "--no-build-isolation", f"deepspeed=={DEEPSPEED}"],
+        [*pip, *DEEPSPEED_DEPS],
+        [sys.executable, "-c", "import deepspeed.launcher.runner, deepspeed.launcher.launch"],
+    ]
+    for cmd in steps:
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT, cwd=ROOT,
+                               env=dict(env, PYTHONPATH=str(tmp)) if cmd[1] == "-c" else env)
+        except subprocess.TimeoutExpired:
+            shutil.rmtree(tmp, ignore_errors=True)
+            pytest.fail(f"installing DeepSpeed {DEEPSPEED} into {tmp}: {' '.join(cmd)} ran past {PIP_TIMEOUT} s")
+        if p.returncode != 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            pytest.fail(f"installing DeepSpeed {DEEPSPEED} into {tmp} failed: {' '.join(cmd)} (exit "
+                        f"{p.returncode}):\n{(p.stdout + p.stderr)[-4000:]}")
+    done_tmp = tmp / done.name
+    done_tmp.write_text(f"deepspeed {DEEPSPEED} for {sys.executable}\n")
+    try:
+        tmp.rename(target)  # atomic; loses to a run that got there first (then its folder is as good)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not done.exists():
+            raise
+    return target
+
+
+def test_deepspeed_launcher_with_a_hostfile(cpu_cluster, deepspeed_path, tmp_path):
     """DeepSpeed's `deepspeed` over two nodes (pdsh over the cluster's ssh; its `ssh node hostname` check uses the
     cluster's ssh wrapper on PATH): rank 0 hosts the store, as under srun (whose test shows the hang report: the
     same path; left out here, DeepSpeed's start is slow)."""
     from tests.shim_helpers import free_port
 
     (tmp_path / "hostfile").write_text("node1 slots=2\nnode2 slots=2\n")
+    pythonpath = f"{ROOT}:{deepspeed_path}"
     env = clean_env(cpu_cluster, tmp_path, **cpu_cluster.pdsh_env(),
                     PATH=f"{cpu_cluster.ssh_wrapper.parent}:{os.environ['PATH']}")
+    env["PYTHONPATH"] = pythonpath
 
     def deepspeed(*args, **extra):
         # .deepspeed_env: DeepSpeed's way to pass variables to every node
         (tmp_path / ".deepspeed_env").write_text("".join(f"{k}={v}\n" for k, v in dict(
-            HOME=tmp_path, PYTHONWARNINGS="ignore", OMP_NUM_THREADS=1, **extra).items()))
-        cmd = [str(Path(sys.executable).parent / "deepspeed"), "--hostfile", str(tmp_path / "hostfile"),
+            HOME=tmp_path, PYTHONPATH=pythonpath, PYTHONWARNINGS="ignore", OMP_NUM_THREADS=1, **extra).items()))
+        cmd = [sys.executable, "-m", "deepspeed.launcher.runner", "--hostfile", str(tmp_path / "hostfile"),
                "--master_addr", "node1", "--master_port", str(free_port()), *map(str, args)]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
 
