@@ -197,7 +197,7 @@ def test_a_name_that_does_not_resolve_is_one_finding_and_left_out_of_every_test(
     assert problems(doc) == {("nosuchhost", "ssh")}, [f for f in doc["findings"] if f["status"] != "ok"]
     (f,) = [f for f in doc["findings"] if f["status"] != "ok"]
     assert "nosuchhost: name does not resolve" in f["message"]
-    assert "not tested because of this: mesh, net, port, mpi" in f["message"]
+    assert "not tested because of this: mesh, net, nccl, port, mpi" in f["message"]
     # no node was sent towards it (mesh, net, port), and the mpirun test ran over the four others only
     assert not any("nosuchhost" in json.dumps(n["facts"]) for n in doc["nodes"] if n["node"] != "nosuchhost")
     run = doc["summary"]["mpirun"]
