@@ -13,10 +13,8 @@ own exit records; a job that none of them knows any more ends the wait instead o
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,8 +23,8 @@ from clusterdoc import private
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
+from clusterdoc.launch.slurmcmd import CMD_TIMEOUT, _run, checked_id, scontrol_job  # noqa: F401 (slurm.X users)
 
-CMD_TIMEOUT = 15.0  # every squeue / scontrol / scancel call
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
 COMPLETING = 5.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
 TERMINAL = {
@@ -42,13 +40,6 @@ TERMINAL = {
     "REVOKED",
     "SPECIAL_EXIT",
 }
-
-
-def _run(argv: list[str], timeout: float = CMD_TIMEOUT) -> subprocess.CompletedProcess | None:
-    try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
 
 
 PING_TIMEOUT = 8.0
@@ -113,22 +104,6 @@ HOPELESS = {
 }
 
 
-_JOB_ID = re.compile(r"\d{1,12}(_\d{1,9})?")  # a job, or an array task (submitit's 123_4)
-
-
-def checked_id(value, where) -> str:
-    """A Slurm job id from a job record: digits, never something scancel / squeue would take as an option."""
-    text = str(value)
-    if not _JOB_ID.fullmatch(text):
-        from clusterdoc.untrusted import printable
-
-        raise UsageError(
-            f"{printable(where)}: backend_id {printable(text, 80)!r} is not a Slurm job id; not passing it to Slurm",
-            hint="a job record's owner can edit it: look the job up with squeue yourself",
-        )
-    return text
-
-
 def scancel(job_id: str) -> None:
     _run(["scancel", "--", job_id])
 
@@ -143,14 +118,6 @@ def squeue_state_reason(job_id: str) -> tuple[str | None, str]:
         return None, ""
     parts = res.stdout.split(None, 1)
     return (parts[0], parts[1].strip() if len(parts) > 1 else "") if parts else (None, "")
-
-
-def scontrol_job(job_id: str) -> dict[str, str]:
-    """`scontrol show job` as key=value pairs ({} when Slurm has forgotten the job)."""
-    res = _run(["scontrol", "show", "job", job_id])
-    if res is None or res.returncode != 0:
-        return {}
-    return dict(re.findall(r"(\w+)=(\S*)", res.stdout))
 
 
 def query_state(job_id: str) -> str | None:

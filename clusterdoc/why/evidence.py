@@ -191,7 +191,7 @@ def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True, folder: P
             text += _tail(p)
     info: dict[str, str] = {}
     if live:
-        from clusterdoc.launch import slurm
+        from clusterdoc.launch import slurmcmd as slurm
 
         try:
             info = slurm.scontrol_job(slurm.checked_id(backend_id, jd.record_path))
