@@ -11,6 +11,7 @@ import datetime
 import os
 import socket
 import sys
+import time
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -221,6 +222,9 @@ def agree_over_mpi(env: RankEnv) -> RankEnv:
     return RankEnv(env.launcher, rank, world, local, lws, addr, port)
 
 
+ABORT_GRACE = 1.0  # seconds between a rank's traceback and its MPI_Abort
+
+
 def _abort_on_uncaught(comm) -> None:
     """A rank that dies of an uncaught exception calls MPI_Abort, as `python -m mpi4py` does: otherwise its exit
     waits in MPI_Finalize (mpi4py's, at exit) for ranks that will never get there, and mpirun waits with it."""
@@ -232,6 +236,9 @@ def _abort_on_uncaught(comm) -> None:
             return
         sys.stdout.flush()
         sys.stderr.flush()
+        # MPI_Abort takes every rank down at once, and Hydra's proxies with them: what this rank (and the
+        # others, raising the same error) just wrote may still be on its way to mpirun. Let it arrive first.
+        time.sleep(ABORT_GRACE)
         comm.Abort(1)
 
     sys.excepthook = excepthook
