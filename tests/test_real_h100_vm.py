@@ -26,6 +26,13 @@ def test_its_real_nvidia_smi_xml_is_one_healthy_h100():
     assert (gpu["ecc"]["volatile_uncorrectable"], gpu["ecc"]["aggregate_uncorrectable"]) == (0, 0)
 
 
+def test_what_nccl_it_loads_is_one_wheel_the_one_torch_maps():
+    nccl = _facts()["nccl"]
+    (wheel,) = nccl["wheels"]
+    assert (wheel["name"], wheel["version"]) == ("nvidia-nccl-cu13", "2.28.9")
+    assert _facts()["torch"]["nccl_lib"] == wheel["lib"]
+
+
 def _facts():
     return json.loads((HERE / "vm.json").read_text())
 
