@@ -227,21 +227,27 @@ ABORT_GRACE = 1.0  # seconds between a rank's traceback and its MPI_Abort
 
 def _abort_on_uncaught(comm) -> None:
     """A rank that dies of an uncaught exception calls MPI_Abort, as `python -m mpi4py` does: otherwise its exit
-    waits in MPI_Finalize (mpi4py's, at exit) for ranks that will never get there, and mpirun waits with it."""
+    waits in MPI_Finalize (mpi4py's, at exit) for ranks that will never get there, and mpirun waits with it.
+    The abort waits for the interpreter's exit (an atexit handler, registered last so it runs first), not in
+    the hook: torch's own excepthook (once the process group exists) captures the traceback in a buffer and
+    writes it, rank-prefixed, only after the hooks it wraps return; aborting inside would lose the message."""
     previous = sys.excepthook
 
     def excepthook(kind, value, tb):
         previous(kind, value, tb)
-        if issubclass(kind, (KeyboardInterrupt, SystemExit)):
-            return
-        sys.stdout.flush()
-        sys.stderr.flush()
-        # MPI_Abort takes every rank down at once, and Hydra's proxies with them: what this rank (and the
-        # others, raising the same error) just wrote may still be on its way to mpirun. Let it arrive first.
-        time.sleep(ABORT_GRACE)
-        comm.Abort(1)
+        if not issubclass(kind, (KeyboardInterrupt, SystemExit)):
+            atexit.register(_abort, comm)
 
     sys.excepthook = excepthook
+
+
+def _abort(comm) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # MPI_Abort takes every rank down at once, and Hydra's proxies with them: what this rank (and the others,
+    # raising the same error) just wrote may still be on its way to mpirun. Let it arrive first.
+    time.sleep(ABORT_GRACE)
+    comm.Abort(1)
 
 
 _state: dict = {"env": None}  # the rank environment
