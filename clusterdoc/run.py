@@ -303,6 +303,9 @@ def _shutdown() -> None:
     try:
         if watch is not None:
             watch.stop_hang_watch()  # first: rank 0's store goes with the group, its clients must let go before
+    except Exception:  # noqa: BLE001 - the group must still go: left to the interpreter, its threads abort
+        pass
+    try:
         if mod is not None and mod.is_available() and mod.is_initialized():
             mod.destroy_process_group()
     except Exception:  # noqa: BLE001 - the script's work is done; never turn success into failure here

@@ -272,14 +272,17 @@ def _timeout(seconds: Optional[float], var: str, default: float) -> datetime.tim
 
 
 def _destroy():
+    import torch.distributed as dist
+
+    from . import watch
+
     try:
-        import torch.distributed as dist
-
-        from . import watch
-
         watch.stop_hang_watch()  # the store's clients let go before rank 0's store goes with the group
+    except Exception:  # noqa: BLE001 - best effort at exit; the group must still go below
+        pass
+    try:
         if dist.is_initialized():
-            dist.destroy_process_group()
+            dist.destroy_process_group()  # left to the interpreter's exit, its threads abort the process
     except Exception:  # noqa: BLE001 - best effort at exit
         pass
 

@@ -543,7 +543,10 @@ def _stop_before_destroy(dist) -> None:
 
     def destroy_process_group(group=None):
         if group is None:
-            stop_hang_watch()
+            try:
+                stop_hang_watch()
+            except Exception:  # noqa: BLE001 - the script's own teardown must happen whatever ours did
+                pass
         return original(group)
 
     destroy_process_group._clusterdoc_wrapped = True  # type: ignore[attr-defined]
