@@ -32,8 +32,10 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
     if spec.backend == "slurm":
         return True, "preflight: runs in the allocation as the job's first step (see preflight.txt in the log folder)"
     if spec.backend == "local":
-        report = doctor.check(
-            doctor.CheckOptions(local=True, skip=["mpi"], python=spec.python, tasks_per_node=spec.tasks_per_node)
+        report = doctor.check(  # the ranks start from this shell: its NCCL_* etc. are judged (doctor/jobenv.py)
+            doctor.CheckOptions(
+                local=True, skip=["mpi"], python=spec.python, tasks_per_node=spec.tasks_per_node, launcher="local"
+            )
         )
         return report.ok, "preflight (this machine):\n" + report.render()
     from clusterdoc import hostfile
@@ -54,6 +56,7 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
             python=spec.python,
             ssh_config=spec.ssh_config,
             mpirun=spec.mpirun,
+            launcher=_mpi_launcher(spec.mpirun),  # MPICH passes this shell on, Open MPI only the -x names
             files=files,
             port=port,
             tasks_per_node=spec.tasks_per_node,
@@ -61,6 +64,14 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
         )
     )
     return report.ok, f"preflight ({len(hosts)} node(s) of {spec.hostfile}):\n" + report.render()
+
+
+def _mpi_launcher(mpirun: str | None) -> str:
+    """The mpirun backend's flavour as a launcher of doctor/jobenv.py (what it passes on of this shell)."""
+    from clusterdoc.launch import mpi
+
+    flavour = mpi.flavour_from_version(mpi.version_text(mpirun or "mpirun"), mpirun or "mpirun")
+    return "mpich" if flavour == "mpich" else "openmpi"
 
 
 # --- inside a Slurm allocation ---------------------------------------------------------------------
