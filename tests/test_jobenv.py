@@ -182,3 +182,15 @@ def test_findings_that_differ_otherwise_stay_apart():
     assert len(merged) == 5  # a finding about several nodes already names them: it is kept as it is
     out = render.render([f"node{i}" for i in range(1, 11)], fs, ["net", "port"], None)
     assert "[FAIL] net node1: node1 has MTU 1500" in out and "[FAIL] net node10: node10 has MTU 9000" in out
+
+
+def test_a_slurm_submission_records_the_shells_judged_variables_only(tmp_path):
+    from clusterdoc.launch import preflight
+
+    assert preflight.recorded_shell(tmp_path) is None  # a job submitted before the record existed
+    preflight.record_shell(tmp_path, {"NCCL_SOCKET_IFNAME": "lo", "HF_TOKEN": "hf_x", "PATH": "/bin",
+                                      "CUDA_VISIBLE_DEVICES": "0"})
+    assert preflight.recorded_shell(tmp_path) == {"NCCL_SOCKET_IFNAME": "lo", "CUDA_VISIBLE_DEVICES": "0"}
+    assert "hf_x" not in (tmp_path / preflight.SHELL_FILE).read_text()
+    (tmp_path / preflight.SHELL_FILE).write_text('["not", "a", "dict"]')
+    assert preflight.recorded_shell(tmp_path) is None

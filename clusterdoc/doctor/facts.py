@@ -98,7 +98,10 @@ def resolve_launcher(opts: CheckOptions) -> str:
         return "local"
     if shutil.which("sbatch"):
         return "slurm"
-    flavour = (mpirun.head_mpirun(opts.mpirun) or {}).get("flavour")
+    try:
+        flavour = (mpirun.head_mpirun(opts.mpirun) or {}).get("flavour")
+    except UsageError:  # a bad --mpirun: the mpi check says so (when it runs)
+        flavour = None
     return flavour if flavour in ("mpich", "openmpi") else "none"
 
 
