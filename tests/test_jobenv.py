@@ -15,7 +15,7 @@ from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.doctor.report import Report
 from clusterdoc.doctor.rules import judge
 from clusterdoc.errors import UsageError
-from tests.test_checks_netres import NODES, cluster
+from tests.test_checks_netres import NODES
 from tests.test_nccl import healthy
 
 SLURM = "from your shell, passed on by Slurm's --export=ALL"
@@ -120,6 +120,9 @@ def test_a_shell_value_on_every_node_is_one_fail_line_naming_the_nodes_and_the_s
                      "the loopback interface: the other nodes cannot reach the address it announces (the job hangs at "
                      "init, then 'Connection refused' / a timeout)"], report.render()
     assert report.summary()["problems"] == {WARN: 0, FAIL: 1}
+    assert report.summary()["job_env"] == {"launcher": "slurm", "values": {"NCCL_SOCKET_IFNAME": "lo"},
+                                           "sources": {"NCCL_SOCKET_IFNAME": SLURM}}
+    assert len(json.loads(report.to_json())["findings"]) == len(findings)
     assert "change it there (export or unset NCCL_SOCKET_IFNAME)" in report.render()
     assert all(f["message"].startswith(f"NCCL_SOCKET_IFNAME=lo ({SLURM}) on {f['node']} ") for f in bad)
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from tests.test_submit_cluster import JOBS
 from tests.test_nccl_cluster import TWO_GPUS
+from tests.test_submit_cluster import JOBS, backend_args
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
@@ -28,13 +28,13 @@ def shell(extra, cluster=None, home=None):
     return {**env, **extra}
 
 
-def check_text(cluster, extra):
+def check_text(cluster, extra, *args):
     """`clusterdoc check -w 'node[1-4]'` as a user runs it, from a shell with `extra` set: (exit code, report)."""
     first, last = cluster.nodes[0].name, cluster.nodes[-1].name
     assert (first, last) == ("node1", f"node{len(cluster.nodes)}")
     p = subprocess.run([sys.executable, "-m", "clusterdoc", "check", "-w", f"node[1-{len(cluster.nodes)}]",
-                        "--ssh-config", str(cluster.ssh_config), "--timeout", "20", "--mpirun", str(cluster.mpirun)],
-                       env=shell(extra), capture_output=True, text=True, timeout=180)
+                        "--ssh-config", str(cluster.ssh_config), "--timeout", "20", "--mpirun", str(cluster.mpirun),
+                        *args], env=shell(extra), capture_output=True, text=True, timeout=180)
     assert "Traceback" not in p.stderr, p.stderr
     return p.returncode, p.stdout
 
@@ -66,6 +66,16 @@ def test_a_typo_in_the_shell_is_named_and_a_healthy_shell_gives_nothing(cluster)
     assert problem_lines(text) == [] and code == 0, text
 
 
+def test_open_mpi_passes_only_its_x_names_so_the_nodes_own_value_is_judged(cluster):
+    code, text = check_text(cluster, {"NCCL_SOCKET_IFNAME": "lo"}, "--launcher", "openmpi", "--checks", "net,nccl")
+    assert problem_lines(text) == [] and code == 0, text
+    with cluster.planted({"node2": {"env": {"NCCL_SOCKET_IFNAME": "eth9"}}}):
+        code, text = check_text(cluster, {"NCCL_SOCKET_IFNAME": "eth0"}, "--launcher", "openmpi",
+                                "--checks", "net,nccl")
+    assert problem_lines(text) == ["[FAIL] net node2: NCCL_SOCKET_IFNAME=eth9 (set on the node) matches no interface "
+                                   "on node2 (it has: lo, eth0)"], text
+
+
 def submit(cluster, cwd, extra, *args):
     return subprocess.run([sys.executable, "-m", "clusterdoc", "submit", *map(str, args)], cwd=cwd,
                           env=shell(extra, cluster, cwd), capture_output=True, text=True, timeout=420)
@@ -77,6 +87,15 @@ def test_local_submit_preflight_judges_the_shells_value(cluster, tmp_path):
     assert res.returncode == 1, res.stderr[-3000:]
     assert ("NCCL_SOCKET_IFNAME=eth9 (from your shell, inherited by the ranks started here) matches no interface "
             "on localhost") in res.stderr, res.stderr[-3000:]
+    assert "preflight found problems; job not submitted" in res.stderr
+
+
+def test_mpich_submit_preflight_judges_the_shells_value_on_every_node(cluster, tmp_path):
+    res = submit(cluster, tmp_path, {"NCCL_SOCKET_IFNAME": "lo"}, *backend_args(cluster, "mpirun"), "--nodes", 2,
+                 "--wait", JOBS / "train_ddp.py", "--epochs", 1)
+    assert res.returncode == 1, res.stderr[-3000:]
+    assert ("[FAIL] net node[1-2]: NCCL_SOCKET_IFNAME=lo (from your shell, passed on by MPICH's mpiexec) on node[1-2] "
+            "picks lo (127.0.0.1/8), the loopback interface") in res.stderr, res.stderr[-3000:]
     assert "preflight found problems; job not submitted" in res.stderr
 
 
