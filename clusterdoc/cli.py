@@ -104,6 +104,7 @@ def cmd_check(args) -> int:
         verbose=args.verbose,
         port=args.port,
         env=args.env or None,
+        launcher=args.launcher,
         gpus_per_node=args.gpus_per_node,
         tasks_per_node=args.tasks_per_node,
         transport=args.transport,
@@ -422,7 +423,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--env",
         action="append",
         metavar="K=V",
-        help="a variable the probe sees instead of the node's (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME); repeatable",
+        help="a variable the probe sees instead of the node's (NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME); repeatable; "
+        "it wins over the same variable of this shell",
+    )
+    p.add_argument(
+        "--launcher",
+        choices=["auto", "slurm", "mpich", "openmpi", "local", "none"],
+        default="auto",
+        help="what will start the ranks, so which of this shell's NCCL_*, GLOO_SOCKET_IFNAME, CUDA_VISIBLE_DEVICES "
+        "and TORCH_CUDA_ARCH_LIST reach them and are judged: slurm (--export=ALL), mpich and local pass them on, "
+        "openmpi (only -x names) and none do not; auto: slurm where sbatch is here or through srun, local with "
+        "--local, else the head's mpirun flavour",
     )
     p.add_argument(
         "--python",

@@ -139,8 +139,8 @@ def test_ifname_missing_and_down():
     findings = run(cluster(node2=wrong, node3=down))
     assert ("net", FAIL, "node2") in problems(findings) and ("net", FAIL, "node3") in problems(findings)
     text = " | ".join(f["message"] for f in findings if f["status"] == FAIL)
-    assert "NCCL_SOCKET_IFNAME=ens matches no interface on node2 (it has: lo, eth0)" in text
-    assert "GLOO_SOCKET_IFNAME=eth0: eth0 on node3 is down" in text
+    assert "NCCL_SOCKET_IFNAME=ens (set on the node) matches no interface on node2 (it has: lo, eth0)" in text
+    assert "GLOO_SOCKET_IFNAME=eth0 (set on the node): eth0 on node3 is down" in text
 
 
 def test_named_interfaces_off_the_first_nodes_subnet():

@@ -113,7 +113,7 @@ def test_ib_hca_against_the_nodes_ports():
     two = [ib("mlx5_0", "1"), ib("mlx5_1", "1")]
     assert hca("mlx5", two) == [] and hca("=mlx5_0:1", two) == [] and hca("^mlx5_1", two) == []
     (status, msg), = hca("mlx5_0,mlx5_4", two)
-    assert status == FAIL and msg.startswith("NCCL_IB_HCA=mlx5_0,mlx5_4 names mlx5_4, which node1 does not have")
+    assert status == FAIL and msg.startswith("NCCL_IB_HCA=mlx5_0,mlx5_4 (set on the node) names mlx5_4, which node1 does not have")
     assert hca("=mlx5", two)[0][0] == FAIL  # exact: no device is called mlx5
     assert "names mlx5_0:2" in hca("mlx5_0:2", two)[0][1]  # no port 2
     (status, msg), = hca("^mlx5", two)
@@ -150,7 +150,7 @@ def test_tasks_per_node_against_gpus_and_visible_devices():
     facts["node2"]["env"]["CUDA_VISIBLE_DEVICES"] = "1"
     findings = run(facts, tasks_per_node=2, checks=["nccl"])
     assert problems(findings) == [("nccl", FAIL, "node2")]
-    assert "(CUDA_VISIBLE_DEVICES=1 shows 1)" in next(f["message"] for f in findings if f["status"] == FAIL)
+    assert "(CUDA_VISIBLE_DEVICES=1 (set on the node) shows 1)" in next(f["message"] for f in findings if f["status"] == FAIL)
 
 
 def test_socket_ifname_on_loopback_reaches_no_other_node():
@@ -159,7 +159,7 @@ def test_socket_ifname_on_loopback_reaches_no_other_node():
     findings = run(facts)
     assert problems(findings) == [("net", FAIL, "node3")]
     bad = next(f for f in findings if f["status"] == FAIL)
-    assert "NCCL_SOCKET_IFNAME=lo on node3 picks lo (127.0.0.1/8), the loopback interface" in bad["message"]
+    assert "NCCL_SOCKET_IFNAME=lo (set on the node) on node3 picks lo (127.0.0.1/8), the loopback interface" in bad["message"]
     assert bad["fix"].startswith("on node3: set NCCL_SOCKET_IFNAME to the cluster network's interface (=eth0")
     facts = healthy()  # `^eth` leaves lo to NCCL as well (only IPv6 loopback is skipped)
     facts["node1"]["net"]["ifname_env"]["NCCL_SOCKET_IFNAME"] = "^eth"

@@ -33,10 +33,10 @@ def test_nccl_plants_are_named_with_node_and_fix(cluster):
                           f"python on node2 ({site})"), msg
     assert fix.startswith("on node2: pip uninstall -y nvidia-nccl-cu12 nvidia-nccl-cu13 && pip install nvidia-nccl-cu12")
     (node, msg), fix = next((k, v) for k, v in bad.items() if k[0] == "node3")
-    assert msg == "NCCL_SOCKET_IFNAME=eth9 matches no interface on node3 (it has: lo, eth0)"
+    assert msg == "NCCL_SOCKET_IFNAME=eth9 (set on the node) matches no interface on node3 (it has: lo, eth0)"
     assert "set NCCL_SOCKET_IFNAME to the cluster network's interface" in fix
     (node, msg), fix = next((k, v) for k, v in bad.items() if k[0] == "node4")
-    assert msg.startswith("NCCL_SOCKET_IFNAME=lo on node4 picks lo (127.0.0.1/8), the loopback interface")
+    assert msg.startswith("NCCL_SOCKET_IFNAME=lo (set on the node) on node4 picks lo (127.0.0.1/8), the loopback interface")
     assert fix.startswith("on node4: set NCCL_SOCKET_IFNAME to the cluster network's interface (=eth0")
 
 

@@ -210,7 +210,8 @@ def closest(name: str) -> str | None:
 
 def names(node: str, facts: dict) -> list[Finding]:
     out = []
-    for var in sorted(_n(facts).get("env") or {}):
+    env = _n(facts).get("env") or {}
+    for var in sorted(env):
         rest = var[5:]
         if rest in NCCL_NAMES or rest in OTHER_NAMES or rest.startswith(PLUGIN_PREFIXES):
             continue
@@ -221,8 +222,8 @@ def names(node: str, facts: dict) -> list[Finding]:
                     node,
                     CHECK,
                     WARN,
-                    f"{var} is set on {node}, but NCCL reads no such variable (did you mean {near}?): "
-                    "the setting has no effect",
+                    f"{var}={env[var]} is set for the job on {node}, but NCCL reads no such variable (did you "
+                    f"mean {near}?): the setting has no effect",
                     f"rename it to {near} (NCCL's variables: docs.nvidia.com/deeplearning/nccl, Environment Variables)",
                 )
             )

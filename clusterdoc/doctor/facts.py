@@ -20,7 +20,7 @@ from pathlib import Path
 
 from clusterdoc import private, probe
 from clusterdoc.checks import comm, perf
-from clusterdoc.doctor import mesh, mpirun, srun
+from clusterdoc.doctor import jobenv, mesh, mpirun, srun
 from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
 from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
 from clusterdoc.errors import UsageError
@@ -47,6 +47,7 @@ class Gathered:
     perf: dict | None = None  # the --perf compute and link rounds
     transport: str = "ssh"  # how the facts came: ssh | srun | local | saved
     not_applicable: list[str] = field(default_factory=list)  # asked for, but the transport cannot do them
+    job_env: jobenv.JobEnv = field(default_factory=jobenv.JobEnv)  # what the probe was told on top of the node's
 
     def answered(self) -> dict[str, dict]:
         return {n: f for n, f in self.facts.items() if f}
@@ -56,6 +57,8 @@ def gather(opts: CheckOptions) -> Gathered:
     """The facts `opts` asks for: saved ones (--facts DIR), this machine's (--local), or every node's."""
     opts.validate()
     checks = opts.selected()
+    if not opts.facts_dir:
+        opts.job_env = job_environment(opts)
     if opts.facts_dir:
         g = read_facts(Path(opts.facts_dir), checks)
         g.transport = "saved"
@@ -68,6 +71,8 @@ def gather(opts: CheckOptions) -> Gathered:
         g = gather_nodes(opts, checks)
         if opts.transport == "auto" and _ssh_refused(g) and srun.slurm_answers(min(opts.timeout, 10.0)):
             g = gather_srun(opts, checks, g.nodes)  # the cluster allows Slurm, not SSH (pam_slurm_adopt)
+    if not opts.facts_dir and isinstance(opts.job_env, jobenv.JobEnv):
+        g.job_env = opts.job_env
     if opts.save_facts:
         try:
             save_facts(g, Path(opts.save_facts))
@@ -77,6 +82,41 @@ def gather(opts: CheckOptions) -> Gathered:
                 hint="give a folder you can write to (it is created if missing)",
             ) from None
     return g
+
+
+# --- the job's environment -------------------------------------------------------------------------
+
+
+def resolve_launcher(opts: CheckOptions) -> str:
+    """--launcher, else what will start the ranks: Slurm inside an allocation, through srun or where sbatch is on
+    PATH; this machine's ranks with --local; else the head's mpirun flavour ('none' without one)."""
+    if opts.launcher != "auto":
+        return opts.launcher
+    if opts.uses_srun:
+        return "slurm"
+    if opts.is_local:
+        return "local"
+    if shutil.which("sbatch"):
+        return "slurm"
+    try:
+        flavour = (mpirun.head_mpirun(opts.mpirun) or {}).get("flavour")
+    except UsageError:  # a bad --mpirun: the mpi check says so (when it runs)
+        flavour = None
+    return flavour if flavour in ("mpich", "openmpi") else "none"
+
+
+def job_environment(opts: CheckOptions) -> jobenv.JobEnv:
+    """What the probe is told on top of each node's environment: the shell's judged variables where the launcher
+    passes them on, then --env."""
+    given = dict(opts.env) if isinstance(opts.env, dict) else {}
+    shell = os.environ if opts.environ is None else opts.environ
+    return jobenv.merge(shell, given, resolve_launcher(opts))
+
+
+def _probe_env(opts: CheckOptions) -> dict[str, str]:
+    if isinstance(opts.job_env, jobenv.JobEnv):
+        return dict(opts.job_env.values)
+    return dict(opts.env) if isinstance(opts.env, dict) else {}
 
 
 # --- through srun (Slurm) ----------------------------------------------------------------------------
@@ -101,7 +141,7 @@ def gather_srun(opts: CheckOptions, checks: list[str], nodes: list[str] | None) 
         opts.srun_nodes,
         opts.partition,
         opts.python,
-        dict(opts.env) if isinstance(opts.env, dict) else None,
+        _probe_env(opts) or None,
         opts.srun_options,
         shlex.split(opts.wrap) if opts.wrap else None,
     )
@@ -130,7 +170,7 @@ def probe_args(opts: CheckOptions, node_plan: dict | None, peers: list[str] | No
     """The probe's keyword arguments for the new checks: peer names, --env, listen/connect, space, files."""
     return {
         "peers": peers or [],
-        "env": dict(opts.env) if isinstance(opts.env, dict) else {},
+        "env": _probe_env(opts),
         "listen": (node_plan or {}).get("listen") or [],
         "connect": (node_plan or {}).get("connect") or [],
         "space": [opts.job_folder] if opts.job_folder else [],
@@ -405,6 +445,7 @@ def save_facts(g: Gathered, folder: Path) -> None:
         "mpirun": g.mpirun,
         "comm": g.comm,
         "perf": g.perf,
+        "job_env": g.job_env.to_json(),
     }
     private.write(folder / RUN_FILE, json.dumps(run, indent=1))
 
@@ -452,6 +493,7 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
         _dict(run.get("mpirun")),
         _dict(run.get("comm")),
         perf=_dict(run.get("perf")),
+        job_env=jobenv.JobEnv.from_json(run.get("job_env")),
     )
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from clusterdoc.checks import ALL_CHECKS
+from clusterdoc.doctor.jobenv import LAUNCHERS
 from clusterdoc.errors import UsageError
 from clusterdoc.targets import Targets
 
@@ -49,6 +51,9 @@ class CheckOptions(Targets):
     srun_nodes: int | None = None  # srun: how many nodes the check's own step takes
     srun_options: list[str] | None = None  # more srun options (pyxis: --container-image=IMG ...)
     wrap: str | None = None  # a command prefix the probe runs under, as the ranks do (apptainer exec IMG)
+    launcher: str = "auto"  # what starts the ranks, so which of the shell's variables reach them (doctor/jobenv.py)
+    environ: Mapping[str, str] | None = None  # the shell the job is started from (None: this process's)
+    job_env: object = field(default=None, init=False, repr=False, compare=False)  # jobenv.JobEnv, set by gather
 
     def __post_init__(self):
         if isinstance(self.mesh, bool):
@@ -119,6 +124,8 @@ class CheckOptions(Targets):
             raise UsageError(f"--fanout must be at least 1, got {self.fanout}")
         if self.mesh not in ("sample", "full", "off"):
             raise UsageError(f"--mesh {self.mesh!r}: choose sample, full or off")
+        if self.launcher not in LAUNCHERS:
+            raise UsageError(f"--launcher {self.launcher!r}: choose {', '.join(LAUNCHERS)}")
         if self.transport not in ("ssh", "srun", "auto"):
             raise UsageError(f"--transport {self.transport!r}: choose ssh, srun or auto")
         if self.srun_nodes is not None and self.srun_nodes < 1:

@@ -28,8 +28,9 @@ def hostlist(names) -> str:
 
 def _node_free(f: dict) -> tuple[str, str]:
     """A per-node finding's message and fix with its node's name made a placeholder, so the same failure
-    on many nodes ("n5: name does not resolve") merges into one line."""
-    if f.get("nodes"):
+    on many nodes ("n5: name does not resolve") merges into one line. A finding about one node that a
+    cluster-wide rule made (nodes=[that node]) is per-node too; one naming several nodes stays as it is."""
+    if f.get("nodes") and list(f["nodes"]) != [f["node"]]:
         return f["message"], f["fix"]
     name = re.compile(r"(?<![\w.-])" + re.escape(f["node"]) + r"(?![\w.-])")
     return name.sub("\0NODE\0", f["message"]), name.sub("\0NODE\0", f["fix"] or "")

@@ -37,6 +37,7 @@ class Report:
     perf: dict | None = None  # --perf figures (checks/perf.py summary)
     transport: str = "ssh"  # how the facts came: ssh | srun | local | saved
     not_applicable: list[str] = field(default_factory=list)  # checks the transport cannot run (srun: mesh...)
+    job_env: dict | None = None  # what the probe was told on top of the nodes' own, and from where (jobenv.py)
     names: list[str] = field(init=False)
 
     def __post_init__(self):
@@ -59,6 +60,7 @@ class Report:
             _perf_figures(g, opts),
             g.transport,
             list(g.not_applicable),
+            g.job_env.to_json() if g.job_env.values else None,
         )
 
     @property
@@ -82,6 +84,8 @@ class Report:
         s["transport"] = self.transport
         if self.not_applicable:
             s["not_applicable"] = list(self.not_applicable)
+        if self.job_env:
+            s["job_env"] = escape_all(self.job_env)
         s["head_mpirun"] = self.head_mpirun
         if self.mpirun is not None:
             s["mpirun"] = escape_all({k: v for k, v in self.mpirun.items() if k != "stderr"})

@@ -34,6 +34,7 @@ from clusterdoc.checks import (
     resources,
     ssh,
 )
+from clusterdoc.doctor import jobenv
 from clusterdoc.doctor.facts import Gathered
 from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.hostfile import compress_hostlist
@@ -108,9 +109,20 @@ def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
     if g.perf is not None:
         limits = (opts.compute_fraction, opts.busbw_fraction, opts.min_busbw)
         run(everyone, "perf", perf.check, g.perf, list(answered), answered, *limits)
+    for x in findings:  # where each NAME=VALUE quoted came from: the node, the shell (through the launcher), --env
+        _, facts = _facts_of(g, x)
+        jobenv.annotate(x, jobenv.node_values(facts), g.job_env)
     for x in findings:  # messages quote what nodes sent (mpirun's stderr, rank output): escaped for --json too
         x["message"], x["fix"] = printable(x["message"]), printable(x["fix"])
     return findings
+
+
+def _facts_of(g: Gathered, x: Finding) -> tuple[str | None, dict | None]:
+    """The node a finding is about and its facts (a cluster-wide finding: the first node it names)."""
+    for n in [x["node"], *(x.get("nodes") or [])]:
+        if g.facts.get(n):
+            return n, g.facts[n]
+    return None, None
 
 
 def _guarded(node: str, check: str, rule: Callable[..., list], *args, nodes: list[str] | None = None) -> list[Finding]:

@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -32,8 +34,10 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
     if spec.backend == "slurm":
         return True, "preflight: runs in the allocation as the job's first step (see preflight.txt in the log folder)"
     if spec.backend == "local":
-        report = doctor.check(
-            doctor.CheckOptions(local=True, skip=["mpi"], python=spec.python, tasks_per_node=spec.tasks_per_node)
+        report = doctor.check(  # the ranks start from this shell: its NCCL_* etc. are judged (doctor/jobenv.py)
+            doctor.CheckOptions(
+                local=True, skip=["mpi"], python=spec.python, tasks_per_node=spec.tasks_per_node, launcher="local"
+            )
         )
         return report.ok, "preflight (this machine):\n" + report.render()
     from clusterdoc import hostfile
@@ -54,6 +58,7 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
             python=spec.python,
             ssh_config=spec.ssh_config,
             mpirun=spec.mpirun,
+            launcher=_mpi_launcher(spec.mpirun),  # MPICH passes this shell on, Open MPI only the -x names
             files=files,
             port=port,
             tasks_per_node=spec.tasks_per_node,
@@ -63,7 +68,38 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
     return report.ok, f"preflight ({len(hosts)} node(s) of {spec.hostfile}):\n" + report.render()
 
 
+def _mpi_launcher(mpirun: str | None) -> str:
+    """The mpirun backend's flavour as a launcher of doctor/jobenv.py (what it passes on of this shell)."""
+    from clusterdoc.launch import mpi
+
+    flavour = mpi.flavour_from_version(mpi.version_text(mpirun or "mpirun"), mpirun or "mpirun")
+    return "mpich" if flavour == "mpich" else "openmpi"
+
+
 # --- inside a Slurm allocation ---------------------------------------------------------------------
+
+SHELL_FILE = "shell-env.json"  # in the job folder: the submitting shell's judged variables (doctor/jobenv.py)
+
+
+def record_shell(job_dir: Path, environ=None) -> None:
+    """At submission: the variables of the submitting shell the checks read, which sbatch's --export=ALL hands to
+    the job. The batch shell has them too, but also what Slurm set there itself (a gres' CUDA_VISIBLE_DEVICES):
+    the preflight tells them apart with this record."""
+    from clusterdoc.doctor.jobenv import judged
+
+    env = os.environ if environ is None else environ
+    private.write(job_dir / SHELL_FILE, json.dumps({k: v for k, v in env.items() if judged(k)}, sort_keys=True))
+
+
+def recorded_shell(job_dir: Path) -> dict[str, str] | None:
+    """What record_shell wrote (None: no record, a job submitted before it existed)."""
+    try:
+        doc = private.read_json(job_dir / SHELL_FILE)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    return {k: v for k, v in doc.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def judge(job_dir: Path, nodes: int, tasks_per_node: int | None = None, through_srun: bool = False) -> int:
@@ -74,7 +110,13 @@ def judge(job_dir: Path, nodes: int, tasks_per_node: int | None = None, through_
     from clusterdoc import doctor
 
     folder = str(job_dir / "preflight")
-    opts = doctor.CheckOptions(checks=ALLOCATION_CHECKS, progress=False, tasks_per_node=tasks_per_node)
+    opts = doctor.CheckOptions(
+        checks=ALLOCATION_CHECKS,
+        progress=False,
+        tasks_per_node=tasks_per_node,
+        launcher="slurm",  # the submitting shell's variables reach the ranks (--export=ALL)
+        environ=recorded_shell(job_dir),  # those, not what Slurm set in the batch shell (None: the batch shell's)
+    )
     if through_srun:
         opts.transport, opts.python, opts.timeout, opts.save_facts = "srun", sys.executable, GATHER_TIMEOUT, folder
     else:

@@ -167,6 +167,9 @@ class RankTask:
 
 def preflight_setup(spec: JobSpec, jd: JobDir) -> list[str]:
     """The job's first step: probe every allocated node (one task each), judge, stop the job on failure."""
+    from clusterdoc.launch.preflight import record_shell
+
+    record_shell(jd.path)  # the submitting shell's NCCL_* etc., which --export=ALL hands to the job
     py, d = shlex.quote(spec.python), shlex.quote(str(jd.path))
     return [
         # the doctor through srun: one task per node, whatever --ntasks-per-node the job has

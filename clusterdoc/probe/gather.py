@@ -37,6 +37,9 @@ from clusterdoc.probe.toolkits import (
     toolkit_dirs,
 )
 
+# the rank environment's variables a check reads that --env (and the shell's, doctor/jobenv.py) set for the job
+JOB_VARS = ("TORCH_CUDA_ARCH_LIST", "CUDA_VISIBLE_DEVICES")
+
 # --- gather -----------------------------------------------------------------------------------
 
 
@@ -57,7 +60,8 @@ def gather(
     `timeout`: per command; `budget`: seconds the whole probe may take (bounds the mesh and the port test);
     `head_mpirun`: the head's mpirun path, looked for on this node too (mpi.head_mpirun);
     `peers`: the job's node names, the first node first (resolved here); `env`: {K: V} overriding this
-    node's NCCL/GLOO_SOCKET_IFNAME; `listen`: [(port, "store"|"peer", expected connections)];
+    node's NCCL_*, GLOO_SOCKET_IFNAME and JOB_VARS (the job's environment: --env, the shell's);
+    `listen`: [(port, "store"|"peer", expected connections)];
     `connect`: ["HOST:PORT"]; `space`: folders whose free space counts; `files`: paths to hash."""
     start = time.time()
     facts = {
@@ -65,10 +69,10 @@ def gather(
         "probe": "python",
         "hostname": os.uname()[1],
         "python": {"version": "%d.%d.%d" % sys.version_info[:3], "executable": sys.executable},
-        "env": {
-            k: os.environ.get(k)
+        "env": dict(
+            (k, (env or {}).get(k, os.environ.get(k)) if k in JOB_VARS else os.environ.get(k))
             for k in ("PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "TORCH_CUDA_ARCH_LIST", "CUDA_VISIBLE_DEVICES")
-        },
+        ),
         "cuda_home": os.environ.get("CUDA_HOME") or None,
         "cuda_home_realpath": os.path.realpath(os.environ["CUDA_HOME"]) if os.environ.get("CUDA_HOME") else None,
         "kernel": None,

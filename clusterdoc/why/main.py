@@ -29,7 +29,8 @@ def probe_nodes(
     if not nodes:
         return
     where = dict(facts_dir=facts_dir) if facts_dir else dict(nodelist=nodes, ssh_config=ssh_config)
-    opts = CheckOptions(**where, checks=["gpu"], mesh="off", progress=False, timeout=timeout)
+    # the nodes as they are now: this shell is not the finished job's (launcher none: none of its variables)
+    opts = CheckOptions(**where, checks=["gpu"], mesh="off", progress=False, timeout=timeout, launcher="none")
     g = gather(opts)
     for node in nodes:
         conn = g.conns.get(node) or {}
