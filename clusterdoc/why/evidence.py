@@ -59,6 +59,9 @@ class Evidence:
     unreachable: list[str] = field(default_factory=list)  # job nodes the probe could not reach
     launcher_lost: list[str] = field(default_factory=list)  # nodes mpirun lost its connection to (mpirun.err)
     probed: bool = False
+    foreign: bool = False  # a log clusterdoc did not write (no exit records): thin evidence is "unknown"
+    signs: list[dict] = field(default_factory=list)  # signature lines (logs.Hit as dicts), in log order
+    read: str = ""  # what of the log was read, when not all of it
 
     def to_json(self) -> dict:
         return asdict(self)
