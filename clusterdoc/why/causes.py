@@ -345,6 +345,23 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
                 candidates=_peer_candidates() if sig.category == "peer" else [f"{sig.category}: {sig.meaning}"],
             )
         )
+    return _fill_in(out)
+
+
+def _fill_in(out: Found) -> Found:
+    """A cause without a rank or node takes them from the next line of its kind (slurmstepd's oom-kill line, then
+    srun's 'node107: task 0: Out Of Memory'): one cause, its evidence from both."""
+    for i, c in enumerate(out):
+        if c.ranks or c.nodes:
+            continue
+        nxt = next(
+            (d for d in out[i + 1 :] if d.category == c.category and 0 < d.time - c.time <= 5 and (d.ranks or d.nodes)),
+            None,
+        )
+        if nxt is not None:
+            c.ranks, c.nodes = list(nxt.ranks), list(nxt.nodes)
+            c.evidence += nxt.evidence
+            c.headline = nxt.headline
     return out
 
 

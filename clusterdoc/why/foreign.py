@@ -143,6 +143,12 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         "thin": False,
         "odd": [],
     }
+    if len(groups) > 1 and len(f.process_groups) > 1:  # sequence numbers of different groups do not compare
+        desc = "; ".join(
+            f"{_rs(g)} in {op} SeqNum={seq}" for (op, seq), g in sorted(groups.items(), key=lambda x: x[1])
+        )
+        return {**base, "thin": True, "odd": sorted(timed),
+                "headline": f"NCCL watchdog: timeouts in {len(f.process_groups)} process groups: {desc}"}  # fmt: skip
     if len(groups) > 1:
         major = max(groups.values(), key=len)
         odd = sorted(r for g in groups.values() if g is not major for r in g)

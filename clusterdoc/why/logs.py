@@ -56,6 +56,7 @@ _WD_SEQ = re.compile(r"SeqNum=(\d{1,19})")
 _WD_OP = re.compile(r"OpType=(\w{1,40})")
 _WD_TIMEOUT = re.compile(r"Timeout\(ms\)=(\d{1,19})")
 _WD_RAN = re.compile(r"ran for (\d{1,19}) milliseconds")
+_PG = re.compile(r"\[PG (?:ID )?(\d{1,9})")
 _WATCHDOG_AT = re.compile(r"\[(?:PG [^\]]{0,120}?)?Rank (\d{1,7})\] Exception \(either an error or timeout\) detected")
 _NCCL_WARN = re.compile(r"(?:(\S{1,128}?):\d{1,10}:\d{1,10} \[\d{1,4}\] )?(?:[\w/.]{1,200}:? ?\d{1,6} )?NCCL WARN (.*)")
 _SLURM_END = re.compile(
@@ -124,6 +125,7 @@ class LogFacts:
     torchrun: list[dict] = field(default_factory=list)  # {rank, host, exitcode, line}
     nccl_warns: list[tuple[str, str]] = field(default_factory=list)
     hosts: set[str] = field(default_factory=set)
+    process_groups: set[str] = field(default_factory=set)  # torch's "[PG ID N" in its lines: several groups
 
 
 class _Traceback:
@@ -226,7 +228,11 @@ class Scanner:
         if "Exception (either an error or timeout) detected" in line:
             m = _WATCHDOG_AT.search(line)
             if m and len(f.watchdog_at) < MAX_RANKS_LISTED:
-                f.watchdog_at.add(int(m.group(1)))
+                f.watchdog_at.add(rank if rank is not None else int(m.group(1)))
+        if "[PG " in line and len(f.process_groups) < 64:
+            m = _PG.search(line)
+            if m:
+                f.process_groups.add(m.group(1))
         pending = self._wd.pop(0, None)
         if pending is not None and (pending[0] == key or (rank is None and not line.startswith("["))):
             _, start, wrank, text, k = pending  # the header's line was wrapped: its fields follow
@@ -237,7 +243,7 @@ class Scanner:
         if _WD_HEAD not in line:
             return
         m = _WD_RANK.search(line)
-        wrank = int(m.group(1)) if m else rank
+        wrank = rank if rank is not None else int(m.group(1)) if m else None  # the prefix's rank is the global one
         if self._watchdog_entry(n, wrank, line) is None:
             self._wd[0] = (key, n, wrank, line, 1)
 

@@ -179,6 +179,12 @@ SIGNATURES: list[Signature] = [
       "CollectiveFingerPrint(OpType=ALLGATHER, TensorShape=[41, 256, 8, 8, 8], ...",
       "https://github.com/xljh0520/JOTR/issues/4",
       "make every rank call the same collectives with the same shapes (uneven last batch: drop_last=True)"),
+    S("nccl-mismatched", "desync", ("Mismatched collective detected",),
+      "NCCL saw ranks call different collectives (or with different sizes)",
+      "init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank "
+      "39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs",
+      "https://github.com/NVIDIA/nccl/issues/296",
+      "make every rank call the same collectives in the same order with the same sizes"),
     S("ddp-unused-params", "code", ("Expected to have finished reduction in the prior iteration",),
       "DDP: the model has parameters that got no gradient (unused in the loss)",
       "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
