@@ -319,30 +319,35 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
         sig = signatures.get(s["sig"])
         if sig.category == "effect":
             continue
-        key = (sig.name, s.get("rank"), s.get("node") or s.get("host"))
-        if key in seen:
+        key = (sig.category, s.get("rank"), s.get("node") or s.get("host"))
+        if key in seen:  # the same failure told again (NCCL per channel, torchrun's two lines): one cause
+            same = next((c for c in out if c.rule == str(key)), None)
+            if same is not None and len(same.evidence) < 4:
+                same.evidence.append(f"line {s['line'] + 1}: {s['text']}")
             continue
         seen.add(key)
         if any(c.category == sig.category and abs(c.time - s["line"]) <= 1.5 for c in found):
             continue  # Slurm's end line, read by its own rule
         rank = s.get("rank")
         node = s.get("node") or (s.get("host") if sig.category == "node" else None)
-        who = f"rank {rank}" if rank is not None else ""
-        where = f" on {node or s.get('host')}" if (node or s.get("host")) else ""
+        place = node or s.get("host")
+        who = f"rank {rank}" + (f" on {place}" if place else "") if rank is not None else place or ""
         category = "unknown" if sig.category == "peer" else sig.category
         what = f"raised {s['text']}" if sig.name == "python-exception" else sig.meaning
         out.append(
             Cause(
                 category,
-                f"{who}{where}: {what}".lstrip(": ").strip() if (who or where) else what,
+                f"{who}: {what}" if who else what,
                 float(s["line"]),
                 ranks=[rank] if rank is not None else [],
                 nodes=[node] if node else [],
                 evidence=[f"line {s['line'] + 1}: {s['text']}"],
                 explains=[r.rank for r in ev.ranks],
-                next_step=sig.next_step or "read the lines around it (clusterdoc why --json lists them)",
+                next_step=sig.next_step
+                or "find the rank that failed first: its own log, or its node's (dmesg, clusterdoc check on it)",
                 weak=sig.weak or sig.category == "peer",
-                candidates=_peer_candidates() if sig.category == "peer" else [f"{sig.category}: {sig.meaning}"],
+                rule=str(key),
+                candidates=_peer_candidates() if sig.category == "peer" else _candidates(sig),
             )
         )
     return _fill_in(out)
@@ -362,7 +367,17 @@ def _fill_in(out: Found) -> Found:
             c.ranks, c.nodes = list(nxt.ranks), list(nxt.nodes)
             c.evidence += nxt.evidence
             c.headline = nxt.headline
-    return out
+            nxt.rule = "merged"
+    return [c for c in out if c.rule != "merged"]
+
+
+def _candidates(sig) -> list[str]:
+    if sig.name == "unspecified-launch-failure":
+        return [
+            "code: a kernel fault of the code or an extension (CUDA_LAUNCH_BLOCKING=1 shows where)",
+            "node: the GPU failed (an XID 13/31/43/79 in the node's kernel log: clusterdoc check on it)",
+        ]
+    return [f"{sig.category}: {sig.meaning}"]
 
 
 def _peer_candidates() -> list[str]:

@@ -21,8 +21,8 @@ EFFECT_TYPES = ("ChildFailedError", "CalledProcessError", "SignalException", "Ke
 # torch.distributed's failures: what failed is in the lines after them ("Last error:"), or in another rank
 NCCL_TYPES = ("DistBackendError", "DistNetworkError", "DistStoreError", "ncclSystemError", "ncclInternalError",
               "ncclRemoteError", "ncclUnhandledCudaError", "ProcessGroupNCCL")  # fmt: skip
-NCCL_WORDS = ("NCCL error", "NCCL communicator", "Connection closed by", "Broken pipe", "Socket Timeout",
-              "Connection reset", "NCCL Error", "unhandled system error", "remote process exiting")  # fmt: skip
+NCCL_WORDS = ("NCCL", "Connection closed by", "Broken pipe", "Socket Timeout", "Connection reset", "Watchdog caught",
+              "ProcessGroup", "c10d", "remote process exiting", "Timed out", "timed out")  # fmt: skip
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
 
 
