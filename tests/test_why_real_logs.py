@@ -224,3 +224,45 @@ def test_many_lines_stream_in_bounded_memory():
 
     f = logs.scan(lines())
     assert f.lines == 200_000 and len(f.hits) <= logs.MAX_HITS and len(f.nccl_warns) <= 64
+
+
+@pytest.mark.parametrize(
+    "text, category, rank",
+    [
+        # NCCL's detail after a DistBackendError, without NCCL's WARN prefix
+        ("[rank1]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled cuda "
+         "error\n[rank1]: ncclUnhandledCudaError: Call to CUDA function failed.\n[rank1]: Last error:\n"
+         "[rank1]: Cuda failure 'out of memory'\n", "oom", 1),
+        # the DeepSpeed/pdsh launcher's host, then torch's rank; the OOM before the others' watchdog
+        ("node-2: [rank9]: Traceback (most recent call last):\n"
+         'node-2: [rank9]:   File "/home/u/train.py", line 5, in <module>\n'
+         "node-2: [rank9]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+         "node-1: [rank0]: [E ProcessGroupNCCL.cpp:1] [Rank 0] Watchdog caught collective operation timeout: "
+         "WorkNCCL(SeqNum=9, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600013 milliseconds before timing out.\n",
+         "oom", 9),
+        # Open MPI's --tag-output: rank 3's KeyError, rank 0 only lost its peer
+        ("[1,3]<stderr>:Traceback (most recent call last):\n[1,3]<stderr>:  File \"train.py\", line 12, in <module>\n"
+         "[1,3]<stderr>:KeyError: 'label'\n[1,0]<stderr>:RuntimeError: [../third_party/gloo/gloo/transport/tcp/"
+         "pair.cc:598] Connection closed by peer [10.0.0.4]:6231\n", "code", 3),
+        # a logger's "rank: N | TIME LEVEL | " before every line of a traceback
+        ("rank: 3 | 2024-01-01 CRITICAL | Traceback (most recent call last):\n"
+         'rank: 3 | 2024-01-01 CRITICAL |   File "t.py", line 3, in <module>\n'
+         "rank: 3 | ValueError: shapes do not match\n", "code", 3),
+        # srun --label's "2: ", and srun's own line naming the node
+        ('0: step 1\n2: Traceback (most recent call last):\n2:   File "train.py", line 9, in <module>\n'
+         "2: ZeroDivisionError: division by zero\nsrun: error: node3: task 2: Exited with exit code 1\n", "code", 2),
+        # host memory, not the GPU's
+        ('Traceback (most recent call last):\n  File "train.py", line 3, in <module>\nMemoryError\n', "oom", None),
+        # a rendezvous or store timeout, a bare cancel: the lines do not say what failed
+        ("Traceback (most recent call last):\n  File \"/usr/bin/torchrun\", line 8, in <module>\n"
+         "torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError\n", "unknown", None),
+        ("[rank3]: torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 3/4 clients "
+         "joined.\n", "unknown", None),
+        ("slurmstepd: error: *** JOB 77 ON node4 CANCELLED AT 2024-01-01T00:00:00 ***\n", "unknown", None),
+    ],
+)  # fmt: skip
+def test_more_forms_of_the_same_kinds(text, category, rank):
+    c = verdict.judge(foreign.evidence_from_output(text, "1")).cause
+    assert c.category == category, c
+    assert rank is None or c.ranks == [rank], c
+    assert c.category != "unknown" or c.candidates, c

@@ -20,7 +20,8 @@ from clusterdoc.why.evidence import Evidence, RankFacts
 EFFECT_TYPES = ("ChildFailedError", "CalledProcessError", "SignalException", "KeyboardInterrupt", "SystemExit")
 # torch.distributed's failures: what failed is in the lines after them ("Last error:"), or in another rank
 NCCL_TYPES = ("DistBackendError", "DistNetworkError", "DistStoreError", "ncclSystemError", "ncclInternalError",
-              "ncclRemoteError", "ncclUnhandledCudaError", "ProcessGroupNCCL")  # fmt: skip
+              "ncclRemoteError", "ncclUnhandledCudaError", "ProcessGroupNCCL", "RendezvousTimeoutError",
+              "RendezvousClosedError", "RendezvousConnectionError", "RendezvousError", "DistError")  # fmt: skip
 NCCL_WORDS = ("NCCL", "Connection closed by", "Broken pipe", "Socket Timeout", "Connection reset", "Watchdog caught",
               "ProcessGroup", "c10d", "remote process exiting", "Timed out", "timed out")  # fmt: skip
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
@@ -115,6 +116,8 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     if any(s["line"] == e["line"] for s in near) or (kind == "nccl" and near):
         return []  # the signature says it
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
+    if raised.type == "MemoryError":
+        return [_sign(e["line"], e["rank"], e["host"], "python-memory-error", "oom", text)]
     return [_sign(e["line"], e["rank"], e["host"], "python-exception" if kind == "code" else "nccl-failed", kind, text)]
 
 

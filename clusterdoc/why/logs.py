@@ -208,10 +208,12 @@ class Scanner:
     def _traceback(self, key: object, n: int, line: str, rl: RankLog | None) -> None:
         tb = self._tb.get(key)
         if tb is None:
-            if line.startswith("Traceback (most recent call last)"):
+            if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
                 self._tb[key] = _Traceback(n)
             return
         got = tb.feed(line)
+        if got is False and " | " in line[:160]:  # a logger's "TIME LEVEL | " before each line of it
+            got = tb.feed(line[line.rfind(" | ", 0, 160) + 3 :])
         if got is True:
             return
         del self._tb[key]

@@ -61,6 +61,19 @@ def judge(ev: Evidence) -> Verdict:
                 ranks=[r.rank for r in failed],
                 evidence=[f"rank {r.rank}: exit {r.code}" for r in failed][:8],
                 next_step="read the ranks' logs (clusterdoc logs JOB)",
+            )
+            if not ev.foreign
+            else Cause(
+                "unknown",
+                "the log names no failure clusterdoc knows" + (f" ({ev.message})" if ev.message else ""),
+                next_step="look where the failure would be: the other ranks' logs, Slurm's record, the nodes'",
+                candidates=[
+                    "the failure is in another file: the other ranks' logs, or Slurm's (sacct -j JOB -o "
+                    "State,ExitCode,Reason)",
+                    "a node or process died without a word: the node's kernel log (dmesg: XIDs, the OOM killer), "
+                    "clusterdoc check on it",
+                    "a line clusterdoc does not know yet: one entry in why/signatures.py (docs/why.md)",
+                ],
             ),
         )
     best = causes[0]
