@@ -219,11 +219,12 @@ def test_a_5000_digit_rank_prefix_is_not_a_rank_or_a_traceback():
 
 def test_many_lines_stream_in_bounded_memory():
     def lines():
-        for i in range(200_000):
+        for i in range(200_000):  # every rank's peer lost, again and again
             yield f"[rank{i % 512}]: NCCL WARN Call to recv from 10.0.{i % 250}.1<1234> failed : Broken pipe"
 
-    f = logs.scan(lines())
-    assert f.lines == 200_000 and len(f.hits) <= logs.MAX_HITS and len(f.nccl_warns) <= 64
+    f = logs.scan(list(lines()) + ["[rank7]: torch.OutOfMemoryError: CUDA out of memory"])
+    assert f.lines == 200_001 and len(f.hits) <= logs.MAX_HITS and len(f.nccl_warns) <= 64
+    assert any(h.category == "oom" and h.rank == 7 for h in f.hits)  # a flood of one line crowds out no other
 
 
 @pytest.mark.parametrize(
@@ -266,3 +267,28 @@ def test_more_forms_of_the_same_kinds(text, category, rank):
     assert c.category == category, c
     assert rank is None or c.ranks == [rank], c
     assert c.category != "unknown" or c.candidates, c
+
+
+def test_a_4096_rank_log_is_read_in_linear_time():
+    def log(n):
+        for r in range(n):
+            yield (
+                f"[rank{r}]:[E1 x] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, "
+                "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 milliseconds before "
+                "timing out."
+            )
+        for r in range(n):
+            yield f"[rank{r}]: Traceback (most recent call last):"
+            yield f'[rank{r}]:   File "/x/train.py", line 3, in <module>'
+            yield f"[rank{r}]: torch.distributed.DistBackendError: NCCL communicator was aborted on rank {r}."
+            yield f"[rank{r}]: NCCL WARN Call to recv from 10.0.{r % 250}.1<1234> failed : Broken pipe"
+
+    times = {}
+    for n in (1024, 4096):
+        t = time.perf_counter()
+        ev = foreign.evidence_from_lines(log(n), "1")
+        c = verdict.judge(ev).cause
+        times[n] = time.perf_counter() - t
+        assert c.category == "hang" and len(ev.ranks) == n, c
+    print(f"why --log: 1,024 ranks {times[1024]:.2f} s, 4,096 ranks {times[4096]:.2f} s")
+    assert times[4096] < 10 and times[4096] < 8 * max(times[1024], 0.05), times  # linear, with room for load

@@ -314,19 +314,21 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
     from clusterdoc.why import signatures
 
     out: Found = []
-    seen: set[tuple] = set()
+    seen: dict[tuple, Cause | None] = {}
+    everyone = [r.rank for r in ev.ranks]
+    slurm = [c for c in found if c.rule.startswith("slurm")]
     for s in ev.signs:
         sig = signatures.get(s["sig"])
         if sig.category == "effect":
             continue
         key = (sig.category, s.get("rank"), s.get("node") or s.get("host"))
         if key in seen:  # the same failure told again (NCCL per channel, torchrun's two lines): one cause
-            same = next((c for c in out if c.rule == str(key)), None)
+            same = seen[key]
             if same is not None and len(same.evidence) < 4:
                 same.evidence.append(f"line {s['line'] + 1}: {s['text']}")
             continue
-        seen.add(key)
-        if any(c.category == sig.category and abs(c.time - s["line"]) <= 1.5 for c in found):
+        seen[key] = None
+        if any(c.category == sig.category and abs(c.time - s["line"]) <= 1.5 for c in slurm):
             continue  # Slurm's end line, read by its own rule
         rank = s.get("rank")
         node = s.get("node") or (s.get("host") if sig.category == "node" else None)
@@ -342,14 +344,14 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
                 ranks=[rank] if rank is not None else [],
                 nodes=[node] if node else [],
                 evidence=[f"line {s['line'] + 1}: {s['text']}"],
-                explains=[r.rank for r in ev.ranks],
+                explains=everyone,
                 next_step=sig.next_step
                 or "find the rank that failed first: its own log, or its node's (dmesg, clusterdoc check on it)",
                 weak=sig.weak or sig.category == "peer",
-                rule=str(key),
                 candidates=_peer_candidates() if sig.category == "peer" else _candidates(sig),
             )
         )
+        seen[key] = out[-1]
     return _fill_in(out)
 
 
@@ -359,10 +361,13 @@ def _fill_in(out: Found) -> Found:
     for i, c in enumerate(out):
         if c.ranks or c.nodes:
             continue
-        nxt = next(
-            (d for d in out[i + 1 :] if d.category == c.category and 0 < d.time - c.time <= 5 and (d.ranks or d.nodes)),
-            None,
-        )
+        nxt = None
+        for d in out[i + 1 : i + 8]:  # in line order: the next few causes only
+            if d.time - c.time > 5:
+                break
+            if d.category == c.category and d.time > c.time and (d.ranks or d.nodes):
+                nxt = d
+                break
         if nxt is not None:
             c.ranks, c.nodes = list(nxt.ranks), list(nxt.nodes)
             c.evidence += nxt.evidence

@@ -69,8 +69,11 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         ranks.append(rf)
     for n, raised in f.unranked_raised:
         exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    by_rank: dict = {}
+    for s in signs:
+        by_rank.setdefault(s["rank"], []).append(s)
     for e in exceptions:
-        signs.extend(_exception_sign(e, signs))
+        signs.extend(_exception_sign(e, by_rank.get(e["rank"], [])))
     signs.sort(key=lambda s: s["line"])
     ev = Evidence(
         job=job,
@@ -103,7 +106,8 @@ def _sign(line: int, rank, host, sig: str, category: str, text: str) -> dict:
 
 
 def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
-    """A rank's exception as a signature line: 'code' unless a signature on or just after its line says more."""
+    """A rank's exception as a signature line: 'code' unless a signature on or just after its line says more
+    (`signs`: that rank's signature lines)."""
     raised: logs.Raised = e["raised"]
     kind = _kind(raised)
     if kind == "effect":

@@ -22,7 +22,8 @@ from clusterdoc.why import prefix, signatures
 from clusterdoc.why.signatures import LINE_CAP
 
 MAX_FRAMES = 64  # frames kept per traceback (the innermost ones)
-MAX_HITS = 400  # signature lines kept per log (the first ones: the cause is early, effects repeat)
+MAX_HITS = 2000  # signature lines kept per log (the first ones: the cause is early, effects repeat)
+MAX_HITS_PER_SIG = 64  # of one signature: a flood of one line (every rank's "Connection reset") crowds out no other
 MAX_PEERS = 16
 MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world size
 
@@ -175,6 +176,7 @@ class Scanner:
         self._tb: dict[object, _Traceback] = {}
         self._wd: dict[int, tuple] = {}  # 0 -> (stream, line, rank, text, lines): a header whose fields follow
         self._table: dict | None = None  # torchrun's failure table being read
+        self._per_sig: dict[str, int] = {}
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -288,11 +290,12 @@ class Scanner:
                 item = (m.group(1) or host or "?", m.group(2).strip()[:300])
                 if item not in f.nccl_warns:
                     f.nccl_warns.append(item)
-        if sig is None or len(f.hits) >= MAX_HITS:
+        if sig is None or len(f.hits) >= MAX_HITS or self._per_sig.get(sig.name, 0) >= MAX_HITS_PER_SIG:
             return
         if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
             return  # the same line again (NCCL repeats its warnings per channel)
         f.hits.append(Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None))
+        self._per_sig[sig.name] = self._per_sig.get(sig.name, 0) + 1
 
     def _slurm(self, n: int, line: str) -> None:
         f = self.facts

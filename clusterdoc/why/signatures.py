@@ -314,11 +314,14 @@ def get(name: str) -> Signature:
     return _BY_NAME[name]
 
 
+_FIRST = [(s.needles[0], s.lower, s) for s in SIGNATURES]
+
+
 def match(line: str) -> Signature | None:
     """The first signature that matches the line (its first LINE_CAP characters), or None."""
     line = line[:LINE_CAP]
     low = line.lower()
-    for sig in SIGNATURES:
-        if sig.matches(line, low):
+    for needle, lower, sig in _FIRST:
+        if needle in (low if lower else line) and sig.matches(line, low):
             return sig
     return None

@@ -78,8 +78,9 @@ def judge(ev: Evidence) -> Verdict:
         )
     best = causes[0]
     ruled = []
+    explained = set(best.explains)
     for c in causes[1:]:
-        if set(c.ranks) and set(c.ranks) <= set(best.explains) and c.category != best.category:
+        if set(c.ranks) and set(c.ranks) <= explained and c.category != best.category:
             why = f"an effect of the {best.category} failure first"
         elif c.time > best.time:
             why = "it came later"
