@@ -230,3 +230,27 @@ def test_a_ranks_own_exception_is_not_retried_end_to_end(tmp_path):
 def test_a_rank_stuck_outside_collectives_is_a_hang_and_a_data_loader_is_told_apart(name, words):
     c = judge(name).cause
     assert c.category == "hang" and c.ranks == [1] and words in c.headline, c
+
+
+@pytest.mark.parametrize(
+    "lines, category, nodes",
+    [
+        # the real lines of tests/fixtures/why/real/nccl-342-docker-shm-env.log, then the rank's exception
+        (["include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device",
+          "include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-250a7cc850ba9298-0-1-3 "
+          "(size 9637888)", "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1207, unhandled system error"],
+         "environment", []),
+        (["RuntimeError: CUDA error: uncorrectable ECC error encountered"], "node", ["vm"]),
+        (["RuntimeError: Detected mismatch between collectives on ranks. Rank 2 is running collective: "
+          "CollectiveFingerPrint(SequenceNumber=3, OpType=ALLREDUCE)"], "desync", []),
+    ],
+)  # fmt: skip
+def test_a_clusterdoc_ranks_own_line_names_more_than_code(tmp_path, lines, category, nodes):
+    """In a clusterdoc job folder too: a rank whose output names the environment, its node or a desync is not
+    'code' (its exception is only how the failure reached Python)."""
+    shutil.copytree(JOBS / "code-rank2", tmp_path / "job")
+    err = tmp_path / "job" / "rank2.err"
+    err.write_text(err.read_text() + "\n".join(lines) + "\n")
+    c = verdict.judge(evidence.gather(JobDir(tmp_path / "job"), live=False)).cause
+    assert c.category == category and c.ranks == [2], c
+    assert c.nodes == nodes and c.retry == (category == "node"), c

@@ -252,12 +252,45 @@ def rank_oom(ev: Evidence, found: Found) -> Found:
     return out
 
 
+def _strong_signs(r: RankFacts) -> list[dict]:
+    from clusterdoc.why import signatures
+
+    return [s for s in r.signs if not signatures.get(s["sig"]).weak]
+
+
+def rank_signature(ev: Evidence, found: Found) -> Found:
+    """A clusterdoc job's rank whose own output names an environment, node, network or desync failure: that
+    failure, not 'code' (its exception is how the failure reached Python)."""
+    from clusterdoc.why import signatures
+
+    out = []
+    for r in [] if ev.foreign else _failed(ev):
+        if r.oom:
+            continue
+        for s in _strong_signs(r)[:1]:
+            sig = signatures.get(s["sig"])
+            node = s.get("node") or (r.host if sig.category == "node" else None)
+            out.append(
+                Cause(
+                    sig.category,
+                    f"rank {r.rank}{_on(r)}: {sig.meaning}",
+                    _t(r.ended),
+                    ranks=[r.rank],
+                    nodes=[node] if node else [],
+                    evidence=[f"rank {r.rank}: {s['text']}"],
+                    explains=[r.rank],
+                    next_step=sig.next_step,
+                )
+            )
+    return out
+
+
 def rank_exception(ev: Evidence, found: Found) -> Found:
     out = []
     if ev.foreign:
         return []
     for r in _failed(ev):
-        if r.oom:
+        if r.oom or _strong_signs(r):
             continue
         raised = r.raised or {}
         where = f"{(raised.get('file') or '?').rsplit('/', 1)[-1]}:{raised.get('line')}" if raised else "?"
@@ -501,6 +534,7 @@ CAUSES: list[Rule] = [
     Rule("gpu-health", gpu_health, retry=True),
     Rule("unreachable-node", unreachable_node, retry=True),
     Rule("rank-oom", rank_oom, retry=False),
+    Rule("rank-signature", rank_signature, retry=None),
     Rule("rank-exception", rank_exception, retry=False),
     Rule("signature", signature_causes, retry=None),
     Rule("killed-rank", killed_rank, retry=False),
