@@ -147,9 +147,10 @@ def test_a_silent_rank_is_a_hang_and_its_own_oom_wins():
     silent = "[rank2]: step 10\n" + "".join(wd.format(r=r) for r in (0, 1, 3))
     c = verdict.judge(foreign.evidence_from_output(silent, "1")).cause
     assert c.category == "hang" and c.ranks == [2], c  # never "desync" without a different collective
-    oom = "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n" + silent
-    c = verdict.judge(foreign.evidence_from_output(oom, "1")).cause
-    assert c.category == "oom" and c.ranks == [2], c
+    oom = "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    for text in (oom + silent, silent + oom):  # the silent rank's own error wins, printed before or after
+        c = verdict.judge(foreign.evidence_from_output(text, "1")).cause
+        assert c.category == "oom" and c.ranks == [2], c
 
 
 def test_a_ranks_error_line_without_a_traceback():
