@@ -57,12 +57,11 @@ class Evidence:
     preflight: list[str] | None = None  # the preflight's failed lines (it refused the allocation)
     scheduler: dict | None = None  # {"state", "reason", "nodes", "ends": [logs.slurm_ends], "tasks": [...]}
     health: dict[str, list[str]] = field(default_factory=dict)  # node -> the probe's problems after the failure
+    foreign: bool = False  # a log clusterdoc did not write (no exit records): thin evidence is "unknown"
+    signs: list[dict] = field(default_factory=list)  # signature lines (logs.Hit as dicts), in log order
     unreachable: list[str] = field(default_factory=list)  # job nodes the probe could not reach
     launcher_lost: list[str] = field(default_factory=list)  # nodes mpirun lost its connection to (mpirun.err)
     probed: bool = False
-    foreign: bool = False  # a log clusterdoc did not write (no exit records): thin evidence is "unknown"
-    signs: list[dict] = field(default_factory=list)  # signature lines (logs.Hit as dicts), in log order
-    read: str = ""  # what of the log was read, when not all of it
 
     def to_json(self) -> dict:
         return asdict(self)
