@@ -117,24 +117,11 @@ def rank_facts(folder: Path, rank: int, launcher_code: int | None = None) -> Ran
         raised=asdict(raised) if raised else None,
         peers_lost=logs.peers_lost(err),
         cuda=logs.cuda_error(err),
-        signs=own_signs(err),
+        signs=logs.own_signs(err),
     )
     if code == 0:
         f.oom = False
     return f
-
-
-OWN_LINE = ("environment", "node", "network", "desync")  # what a rank's own line names beyond code and OOM
-
-
-def own_signs(err: str) -> list[dict]:
-    """The lines of a rank's output that name an environment, node, network or desync failure (signatures.py),
-    the first of each signature."""
-    out: list[dict] = []
-    for h in logs.scan_text(err).hits:
-        if h.category in OWN_LINE and not any(o["sig"] == h.sig for o in out) and len(out) < 8:
-            out.append({"sig": h.sig, "category": h.category, "text": h.text, "node": h.node})
-    return out
 
 
 _ODD = re.compile(r"^\s+ranks? ([\d,\- ]+?)\s{2,}(.*?)\s+<- differs\s*$")

@@ -371,6 +371,19 @@ def scan_text(text: str) -> LogFacts:
 
 
 # --- one text in, one fact out (the job-folder side; the same bounds) ---
+OWN_LINE = ("environment", "node", "network", "desync")  # what a rank's own line names beyond code and OOM
+
+
+def own_signs(err: str) -> list[dict]:
+    """The lines of a rank's output that name an environment, node, network or desync failure (signatures.py),
+    the first of each signature."""
+    out: list[dict] = []
+    for h in scan_text(err).hits:
+        if h.category in OWN_LINE and not any(o["sig"] == h.sig for o in out) and len(out) < 8:
+            out.append({"sig": h.sig, "category": h.category, "text": h.text, "node": h.node})
+    return out
+
+
 def _lines(text: str) -> Iterable[str]:
     for line in text.splitlines():
         yield line[:LINE_CAP]
