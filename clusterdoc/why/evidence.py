@@ -30,10 +30,10 @@ class RankFacts:
     ended: float | None = None  # the record's time
     oom: bool = False
     oom_size: str | None = None
+    signs: list[dict] = field(default_factory=list)  # its lines that name a failure beyond its code (logs.own_signs)
     raised: dict | None = None  # logs.Raised as a dict: the exception it died of
     peers_lost: list[str] = field(default_factory=list)  # peers whose connection it saw drop
     cuda: str | None = None  # a CUDA error it printed
-    signs: list[dict] = field(default_factory=list)  # its lines that name a failure other than its own code's
 
     @property
     def signalled(self) -> bool:
@@ -114,10 +114,10 @@ def rank_facts(folder: Path, rank: int, launcher_code: int | None = None) -> Ran
         ended=_num(ex.get("time")),
         oom=bool(ex.get("oom")) or logs.is_oom(err),
         oom_size=logs.oom_size(err),
+        signs=logs.own_signs(err),
         raised=asdict(raised) if raised else None,
         peers_lost=logs.peers_lost(err),
         cuda=logs.cuda_error(err),
-        signs=logs.own_signs(err),
     )
     if code == 0:
         f.oom = False
