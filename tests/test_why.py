@@ -95,7 +95,9 @@ def test_the_launchers_outcome_blames_the_dead_node_not_the_ranks_that_noticed()
     [
         ("llamafactory-7396-watchdog.log", "hang", "ALLREDUCE SeqNum=1580 timed out after 600 s"),
         ("basicsr-737-watchdog.log", "hang", "on ranks 0, 1, 2; every rank in the log timed out"),
-        ("nccl-795-remote-peer.log", "network", "10.200.84.247"),
+        # a recv from a peer failed after that peer crashed (the thread): the log alone cannot tell a dead peer
+        # from a dropped link, so it is "unknown" with both candidates, never a confident "network"
+        ("nccl-795-remote-peer.log", "unknown", "10.200.84.247"),
         ("codegeex-160-cuda-error.log", "code", "CUDA error: an illegal memory access was encountered"),
     ],
 )
@@ -111,7 +113,7 @@ def test_the_llamafactory_log_names_the_rank_missing_from_it():
     from clusterdoc.why.foreign import evidence_from_output
 
     ev = evidence_from_output((LOGS / "llamafactory-7396-watchdog.log").read_text(), "1")
-    assert "(ranks 1 are missing)" in ev.hang["headline"]
+    assert "(rank 1 is missing)" in ev.hang["headline"]
 
 
 def test_parsers_on_real_lines():
@@ -228,3 +230,27 @@ def test_a_ranks_own_exception_is_not_retried_end_to_end(tmp_path):
 def test_a_rank_stuck_outside_collectives_is_a_hang_and_a_data_loader_is_told_apart(name, words):
     c = judge(name).cause
     assert c.category == "hang" and c.ranks == [1] and words in c.headline, c
+
+
+@pytest.mark.parametrize(
+    "lines, category, nodes",
+    [
+        # the real lines of tests/fixtures/why/real/nccl-342-docker-shm-env.log, then the rank's exception
+        (["include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device",
+          "include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-250a7cc850ba9298-0-1-3 "
+          "(size 9637888)", "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1207, unhandled system error"],
+         "environment", []),
+        (["RuntimeError: CUDA error: uncorrectable ECC error encountered"], "node", ["vm"]),
+        (["RuntimeError: Detected mismatch between collectives on ranks. Rank 2 is running collective: "
+          "CollectiveFingerPrint(SequenceNumber=3, OpType=ALLREDUCE)"], "desync", []),
+    ],
+)  # fmt: skip
+def test_a_clusterdoc_ranks_own_line_names_more_than_code(tmp_path, lines, category, nodes):
+    """In a clusterdoc job folder too: a rank whose output names the environment, its node or a desync is not
+    'code' (its exception is only how the failure reached Python)."""
+    shutil.copytree(JOBS / "code-rank2", tmp_path / "job")
+    err = tmp_path / "job" / "rank2.err"
+    err.write_text(err.read_text() + "\n".join(lines) + "\n")
+    c = verdict.judge(evidence.gather(JobDir(tmp_path / "job"), live=False)).cause
+    assert c.category == category and c.ranks == [2], c
+    assert c.nodes == nodes and c.retry == (category == "node"), c

@@ -200,4 +200,5 @@ def test_why_on_a_slurm_job_clusterdoc_did_not_start(cluster5, tmp_path):
         time.sleep(0.5)
     why = cli(cluster5, tmp_path, "why", job)
     assert why.returncode == 1, why.stdout + why.stderr
-    assert "cause     code: rank 0 raised RuntimeError: CUDA error: an illegal memory access" in why.stdout, why.stdout
+    assert "cause     code: a CUDA kernel read or wrote out of bounds" in why.stdout, why.stdout
+    assert "RuntimeError: CUDA error: an illegal memory access was encountered" in why.stdout, why.stdout

@@ -30,6 +30,7 @@ class RankFacts:
     ended: float | None = None  # the record's time
     oom: bool = False
     oom_size: str | None = None
+    signs: list[dict] = field(default_factory=list)  # its lines that name a failure beyond its code (logs.own_signs)
     raised: dict | None = None  # logs.Raised as a dict: the exception it died of
     peers_lost: list[str] = field(default_factory=list)  # peers whose connection it saw drop
     cuda: str | None = None  # a CUDA error it printed
@@ -56,6 +57,8 @@ class Evidence:
     preflight: list[str] | None = None  # the preflight's failed lines (it refused the allocation)
     scheduler: dict | None = None  # {"state", "reason", "nodes", "ends": [logs.slurm_ends], "tasks": [...]}
     health: dict[str, list[str]] = field(default_factory=dict)  # node -> the probe's problems after the failure
+    foreign: bool = False  # a log clusterdoc did not write (no exit records): thin evidence is "unknown"
+    signs: list[dict] = field(default_factory=list)  # signature lines (logs.Hit as dicts), in log order
     unreachable: list[str] = field(default_factory=list)  # job nodes the probe could not reach
     launcher_lost: list[str] = field(default_factory=list)  # nodes mpirun lost its connection to (mpirun.err)
     probed: bool = False
@@ -111,6 +114,7 @@ def rank_facts(folder: Path, rank: int, launcher_code: int | None = None) -> Ran
         ended=_num(ex.get("time")),
         oom=bool(ex.get("oom")) or logs.is_oom(err),
         oom_size=logs.oom_size(err),
+        signs=logs.own_signs(err),
         raised=asdict(raised) if raised else None,
         peers_lost=logs.peers_lost(err),
         cuda=logs.cuda_error(err),

@@ -1,90 +1,204 @@
-"""`clusterdoc why` on a Slurm job clusterdoc did not start: its output files, read for what torch, NCCL, CUDA
-and Slurm print (less depth than a clusterdoc job: no exit records, no start records, no hang report).
+"""`clusterdoc why` on a job clusterdoc did not start: its output, read as an engineer reads it (pure: lines in,
+Evidence out).
 
-Times are unknown in such logs; the order of lines stands for them (what is printed first happened first).
+Every launcher's rank prefix (why/prefix.py), each rank's traceback, the signature lines that name a failure
+by themselves (why/signatures.py), the NCCL watchdog lines compared across ranks, torchrun's failure table,
+Slurm's end and task lines. Times are unknown in such logs; the order of lines stands for them (what is
+printed first happened first). Evidence is thinner than a clusterdoc job's (no exit records, no start records,
+no hang report): where the lines do not say what failed, the verdict is "unknown" with the candidates.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict
 
 from clusterdoc.why import logs
 from clusterdoc.why.evidence import Evidence, RankFacts
 
+# a launcher's own exception after a rank failed, or a stop: never the cause
+EFFECT_TYPES = ("ChildFailedError", "CalledProcessError", "SignalException", "KeyboardInterrupt", "SystemExit")
+# torch.distributed's failures: what failed is in the lines after them ("Last error:"), or in another rank
+NCCL_TYPES = ("DistBackendError", "DistNetworkError", "DistStoreError", "ncclSystemError", "ncclInternalError",
+              "ncclRemoteError", "ncclUnhandledCudaError", "ProcessGroupNCCL", "RendezvousTimeoutError",
+              "RendezvousClosedError", "RendezvousConnectionError", "RendezvousError", "DistError")  # fmt: skip
+NCCL_WORDS = ("NCCL", "Connection closed by", "Broken pipe", "Socket Timeout", "Connection reset", "Watchdog caught",
+              "ProcessGroup", "c10d", "remote process exiting", "Timed out", "timed out")  # fmt: skip
+NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
+
 
 def evidence_from_output(text: str, job: str, state: str = "FAILED", scontrol: dict | None = None) -> Evidence:
-    by_rank = logs.split_by_rank(text) or {0: text}  # no rank prefixes: one process's output
-    lines = text.splitlines()
+    return evidence_from_lines(text.splitlines(), job, state, scontrol)
 
-    def first_line(needle: str) -> float | None:
-        return next((float(i) for i, line in enumerate(lines) if needle and needle in line), None)
 
-    tasks = logs.srun_task_errors(text)
+def evidence_from_lines(
+    lines: Iterable[str], job: str, state: str = "FAILED", scontrol: dict | None = None
+) -> Evidence:
+    return evidence_from_facts(logs.scan(lines), job, state, scontrol)
+
+
+def _kind(raised: logs.Raised) -> str:
+    """'effect', 'nccl' (a distributed call failed: look around it) or 'code'."""
+    if raised.type in EFFECT_TYPES:
+        return "effect"
+    if raised.type in NCCL_TYPES or any(w in raised.message for w in NCCL_WORDS):
+        return "nccl"
+    return "code"
+
+
+def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scontrol: dict | None = None) -> Evidence:
+    signs = [asdict(h) for h in f.hits]
     ranks: list[RankFacts] = []
-    for r in sorted(by_rank):
-        own = by_rank[r]
-        raised = logs.last_traceback(own)
-        f = RankFacts(
+    exceptions: list[dict] = []
+    for r in sorted(f.ranks):
+        rl = f.ranks[r]
+        rf = RankFacts(
             rank=r,
-            raised=asdict(raised) if raised else None,
-            peers_lost=logs.peers_lost(own),
-            cuda=logs.cuda_error(own),
-            oom=logs.is_oom(own),
-            oom_size=logs.oom_size(own),
+            host=rl.host,
+            raised=asdict(rl.raised) if rl.raised else None,
+            peers_lost=list(rl.peers),
+            cuda=rl.cuda,
+            oom=any(h["rank"] == r and h["category"] == "oom" for h in signs),
+            oom_size=rl.oom_size,
         )
-        if raised:
-            f.recorded, f.code = True, 1
-            f.ended = first_line(f"{raised.type}: {raised.message}"[:60]) or first_line(raised.type)
-        elif f.peers_lost:
-            f.recorded, f.code = True, 1
-            f.ended = first_line(f.peers_lost[0])
-        ranks.append(f)
-    watchdog = logs.watchdog_timeouts(text)
-    hang = None
-    if watchdog:
-        timed = logs.watchdog_ranks(text)
-        seen = set(by_rank) | timed
-        w = watchdog[0]
-        silent = sorted(seen - timed)
-        missing = sorted(set(range(max(seen) + 1)) - seen)
-        hang = {
-            "headline": f"NCCL watchdog: {w['op']} SeqNum={w['seq']} timed out after {w['ran_ms'] // 1000} s "
-            f"(timeout {w['timeout_ms'] // 1000} s) on ranks {', '.join(map(str, sorted(timed)))}"
-            + (
-                f"; ranks {', '.join(map(str, silent))} did not time out: the others wait for them"
-                if silent
-                else "; every rank in the log timed out: the rank they wait for is not in it"
-                + (f" (ranks {', '.join(map(str, missing))} are missing)" if missing else "")
-                + " (a dead process or node: look for its log, and at the nodes' XIDs with clusterdoc check)"
-            ),
-            "odd": silent,
-            "watchdog": True,
-            "gone": False,
-            "idle": False,
-            "loader": False,
-            "lines": [],
-            "started": first_line("Watchdog caught collective operation timeout"),
-        }
-    ends = logs.slurm_ends(text)
-    for e in ends:
-        e["time"] = first_line(f"CANCELLED AT {e['at']}")
-    info = scontrol or {}
+        if rl.raised:
+            rf.recorded, rf.code, rf.ended = True, 1, float(rl.raised_at or 0)
+            exceptions.append({"rank": r, "host": rl.host, "line": rl.raised_at, "raised": rl.raised})
+        elif rl.peers:
+            rf.recorded, rf.code = True, 1
+        ranks.append(rf)
+    for n, raised in f.unranked_raised:
+        exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    by_rank: dict = {}
+    for s in signs:
+        by_rank.setdefault(s["rank"], []).append(s)
+    for e in exceptions:
+        signs.extend(_exception_sign(e, by_rank.get(e["rank"], [])))
+    signs.sort(key=lambda s: s["line"])
     ev = Evidence(
         job=job,
         backend="slurm (not started by clusterdoc)",
         world=len(ranks),
         state=state,
         ranks=ranks,
-        hang=hang,
-        scheduler={
-            "state": info.get("JobState"),
-            "reason": info.get("Reason"),
-            "nodes": info.get("NodeList"),
-            "ends": ends,
-            "tasks": tasks,
-        },
+        hang=compare_watchdogs(f),
+        scheduler=_scheduler(f, scontrol or {}),
+        foreign=True,
+        signs=signs,
     )
-    warns = logs.nccl_warnings(text)
-    if warns:
-        ev.message = "; ".join(f"{h}: NCCL WARN {m}" for h, m in warns[:3])
+    for t in f.torchrun:  # torchrun's table: a rank killed by a signal (-9: the host's OOM killer)
+        if t["exitcode"] == -9 and not any(s["sig"] in ("torchrun-sigkill", "sigkill") for s in signs):
+            what = f"exitcode: -9 (rank {t.get('rank')}, local_rank {t.get('local_rank')})"
+            ev.signs.append(_sign(t["line"], t.get("rank"), t.get("host"), "torchrun-sigkill", "oom", what))
+    for s in ev.signs:  # torchrun's table names the rank and host of its exitcode line
+        if s["sig"] in ("torchrun-sigkill", "sigkill") and s.get("rank") is None:
+            near = [t for t in f.torchrun if abs(t["line"] - s["line"]) <= 3 and t.get("rank") is not None]
+            if near:
+                s["rank"], s["host"] = near[0]["rank"], near[0].get("host") or s.get("host")
+    if f.nccl_warns:
+        ev.message = "; ".join(f"{h}: NCCL WARN {m}" for h, m in f.nccl_warns[:3])
     return ev
+
+
+def _sign(line: int, rank, host, sig: str, category: str, text: str) -> dict:
+    return {"line": line, "rank": rank, "host": host, "sig": sig, "category": category, "text": text[:300],
+            "node": None}  # fmt: skip
+
+
+def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
+    """A rank's exception as a signature line: 'code' unless a signature on or just after its line says more
+    (`signs`: that rank's signature lines)."""
+    raised: logs.Raised = e["raised"]
+    kind = _kind(raised)
+    if kind == "effect":
+        return []
+    near = [
+        s
+        for s in signs
+        if s["rank"] == e["rank"] and e["line"] - 1 <= s["line"] <= e["line"] + NEAR and s["category"] != "effect"
+    ]
+    if any(s["line"] == e["line"] for s in near) or (kind == "nccl" and near):
+        return []  # the signature says it
+    text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
+    if raised.type == "MemoryError":
+        return [_sign(e["line"], e["rank"], e["host"], "python-memory-error", "oom", text)]
+    return [_sign(e["line"], e["rank"], e["host"], "python-exception" if kind == "code" else "nccl-failed", kind, text)]
+
+
+def compare_watchdogs(f: logs.LogFacts) -> dict | None:
+    """NCCL's watchdog lines across ranks: the rank whose collective (op, SeqNum) differs is the desync; the same
+    everywhere with a rank silent is that rank (a hang: stuck, dead, or its node); one rank alone is thin."""
+    wd = {r: w for r, w in f.watchdog.items()}
+    if not wd:
+        return None
+    timed = sorted(r for r in wd if r >= 0) or [-1]
+    first = min(wd.values(), key=lambda w: w["line"])
+    groups: dict[tuple, list[int]] = {}
+    for r in timed:
+        w = wd[r]
+        groups.setdefault((w["op"], w["seq"]), []).append(r)
+    seen = set(f.ranks) | set(timed) | f.watchdog_at
+    seen.discard(-1)
+    base = {
+        "watchdog": True,
+        "gone": False,
+        "idle": False,
+        "loader": False,
+        "lines": [],
+        "started": float(first["line"]),
+        "desync": False,
+        "thin": False,
+        "odd": [],
+    }
+    if len(groups) > 1 and len(f.process_groups) > 1:  # sequence numbers of different groups do not compare
+        desc = "; ".join(
+            f"{_rs(g)} in {op} SeqNum={seq}" for (op, seq), g in sorted(groups.items(), key=lambda x: x[1])
+        )
+        return {**base, "thin": True, "odd": sorted(timed),
+                "headline": f"NCCL watchdog: timeouts in {len(f.process_groups)} process groups: {desc}"}  # fmt: skip
+    if len(groups) > 1:
+        major = max(groups.values(), key=len)
+        odd = sorted(r for g in groups.values() if g is not major for r in g)
+        if len(odd) == len(major):  # no majority: name every group
+            odd = sorted(timed)
+        desc = "; ".join(
+            f"{_rs(g)} in {op} SeqNum={seq}" for (op, seq), g in sorted(groups.items(), key=lambda x: x[1])
+        )
+        return {**base, "odd": odd, "desync": True,
+                "headline": f"NCCL watchdog: the ranks timed out in different collectives: {desc}"}  # fmt: skip
+    w = wd[timed[0]]
+    what = f"{w['op']}" + (f" SeqNum={w['seq']}" if w["seq"] is not None else "")
+    head = f"NCCL watchdog: {what} timed out after {w['ran_ms'] // 1000} s (timeout {w['timeout_ms'] // 1000} s) on "
+    head += _rs(timed) if timed != [-1] else "a rank"
+    silent = sorted(seen - set(timed) - f.watchdog_at)
+    if silent:
+        return {**base, "odd": silent,
+                "headline": head + f"; {_rs(silent)} did not time out: the others wait for them"}  # fmt: skip
+    if len(seen) <= 1:
+        return {**base, "thin": True, "odd": [r for r in timed if r >= 0],
+                "headline": head + "; no other rank's lines are in the log"}  # fmt: skip
+    top = max(seen)
+    missing = sorted(set(range(top + 1)) - seen) if top < logs.MAX_RANKS_LISTED else []
+    return {
+        **base,
+        "headline": head
+        + "; every rank in the log timed out: the rank they wait for is not in it"
+        + (f" ({_rs(missing[:32])} {'are' if len(missing) > 1 else 'is'} missing)" if missing else "")
+        + " (a dead process or node: look for its log, and at the nodes' XIDs with clusterdoc check)",
+        "missing": missing[:1024],
+    }
+
+
+def _rs(ranks: list[int]) -> str:
+    return ("ranks " if len(ranks) > 1 else "rank ") + ", ".join(map(str, ranks))
+
+
+def _scheduler(f: logs.LogFacts, info: dict) -> dict:
+    ends = [dict(e, time=float(e["line"])) for e in f.slurm_ends]
+    return {
+        "state": info.get("JobState"),
+        "reason": info.get("Reason"),
+        "nodes": info.get("NodeList"),
+        "ends": ends,
+        "tasks": f.srun_tasks,
+    }

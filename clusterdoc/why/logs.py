@@ -1,47 +1,73 @@
-"""What a rank's output says about how it ended (pure: text in, facts out).
+"""What a job's output says about how it ended (pure: lines in, facts out; linear and bounded).
 
-The forms are the real ones of torch, gloo, NCCL, CUDA and Slurm (fixtures with their sources are in
-tests/fixtures/why/): a Python traceback, gloo's "Connection closed by peer [ADDR]:PORT", NCCL's
-"Connection closed by remote peer HOST<PORT>" and "Got completion from peer ADDR<PORT> with error",
-ProcessGroupNCCL's watchdog timeouts, "CUDA error: ...", "CUDA out of memory. Tried to allocate X",
-and slurmstepd's "*** JOB N ON NODE CANCELLED AT T DUE TO TIME LIMIT ***".
+`scan(lines)` reads any iterable of lines once (a file, a stream, the tail-first reader's chunks split into
+lines) and keeps bounded facts: per rank (from the launchers' prefixes, prefix.py) the exception it died of,
+the signature lines it printed (signatures.py), the peers it lost; the NCCL watchdog's timeouts by rank;
+Slurm's end and task lines; torchrun's failure table. Only the first LINE_CAP characters of a line are
+looked at, every number has a bounded number of digits, and no pattern backtracks over a line: the cost is
+linear in the input whatever it holds. The older helpers below (one text in, one fact out) are kept for the
+job-folder side (why/evidence.py, launch/outcome.py) and share the same bounds.
+
+The forms are the real ones of torch, gloo, NCCL, CUDA and Slurm (fixtures with their sources in
+tests/fixtures/why/real/SOURCES.md and tests/fixtures/why/logs/SOURCES.md).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from clusterdoc.why import prefix, signatures
+from clusterdoc.why.signatures import LINE_CAP
+
+MAX_FRAMES = 64  # frames kept per traceback (the innermost ones)
+MAX_HITS = 2000  # signature lines kept per log (the first ones: the cause is early, effects repeat)
+MAX_HITS_PER_SIG = 64  # of one signature: a flood of one line (every rank's "Connection reset") crowds out no other
+MAX_PEERS = 16
+MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world size
 
 # a frame line of a Python traceback; frames in these folders are libraries, not the user's code
-_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)')
+_FRAME = re.compile(r'\s{0,16}File "([^"\n]{1,1024})", line (\d{1,9}), in (\S{1,200})')
 _LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "/clusterdoc/")
-_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning)|[A-Za-z_][\w.]*Error\w*): ?(.*)$")
+_EXC_LINE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt|Exit|Warning)\w{0,40}): ?(.*)")
+_EXC_BARE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt))\s*$")
 
 # a peer's connection lost: gloo (pair.cc), NCCL (socket.cc, net_ib), torch's TCPStore
 _PEER = [
-    re.compile(r"Connection closed by peer \[([0-9A-Fa-f.:]+)\]"),
-    re.compile(r"(?:Read|Write) error \[([0-9A-Fa-f.:]+)\]"),
-    re.compile(r"Connection reset by peer \[([0-9A-Fa-f.:]+)\]"),
-    re.compile(r"Connection closed by remote peer ([\w.-]+)<\d+>"),
-    re.compile(r"Call to recv from ([\w.:-]+)<\d+> failed"),
-    re.compile(r"Got completion from peer ([\w.:-]+)<\d+> with (?:error|status)"),
+    re.compile(r"Connection closed by peer \[([0-9A-Fa-f.:]{1,64})\]"),
+    re.compile(r"(?:Read|Write) error \[([0-9A-Fa-f.:]{1,64})\]"),
+    re.compile(r"Connection reset by peer \[([0-9A-Fa-f.:]{1,64})\]"),
+    re.compile(r"Connection closed by remote peer ([\w.-]{1,128})<\d{1,6}>"),
+    re.compile(r"Call to recv from ([\w.:-]{1,128})<\d{1,6}> failed"),
+    re.compile(r"Got completion from peer ([\w.:-]{1,128})<\d{1,6}> with (?:error|status)"),
 ]
+_PEER_NEEDLES = ("Connection closed by", "Read error [", "Write error [", "Connection reset by peer [",
+                 "Call to recv from", "Got completion from peer")  # fmt: skip
 _CUDA = re.compile(
-    r"(CUDA error: [^\n]*|CUDA driver error: [^\n]*|cudaErrorLaunchFailure[^\n]*|"
-    r"GPU has fallen off the bus[^\n]*|uncorrectable ECC error encountered[^\n]*)"
+    r"(CUDA error: .{0,300}|CUDA driver error: .{0,300}|cudaErrorLaunchFailure.{0,300}|"
+    r"GPU has fallen off the bus.{0,300}|uncorrectable ECC error encountered.{0,300})"
 )
-_OOM_SIZE = re.compile(r"Tried to allocate ([\d.]+ ?[KMGT]i?B)")
-_WATCHDOG = re.compile(
-    r"\[Rank (\d+)\] Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(\d+), OpType=(\w+)"
-    r"[^)]*Timeout\(ms\)=(\d+)\) ran for (\d+) milliseconds"
-)
-_NCCL_WARN = re.compile(r"^(\S+?):\d+:\d+ \[\d+\] (?:[\w/.]+:\d+ )?NCCL WARN (.*)$", re.MULTILINE)
+_OOM_SIZE = re.compile(r"Tried to allocate ([\d.]{1,12} ?[KMGT]i?B)")
+_OOM_NEEDLES = ("CUDA out of memory", "OutOfMemoryError", "clusterdoc.run: OUT OF MEMORY", "CUDA error: out of memory",
+                "Cuda failure 'out of memory'")  # fmt: skip
+_WD_HEAD = "Watchdog caught collective operation timeout"
+_WD_RANK = re.compile(r"\[Rank (\d{1,7})\] Watchdog caught")
+_WD_SEQ = re.compile(r"SeqNum=(\d{1,19})")
+_WD_OP = re.compile(r"OpType=(\w{1,40})")
+_WD_TIMEOUT = re.compile(r"Timeout\(ms\)=(\d{1,19})")
+_WD_RAN = re.compile(r"ran for (\d{1,19}) milliseconds")
+_PG = re.compile(r"\[PG (?:ID )?(\d{1,9})")
+_WATCHDOG_AT = re.compile(r"\[(?:PG [^\]]{0,120}?)?Rank (\d{1,7})\] Exception \(either an error or timeout\) detected")
+_NCCL_WARN = re.compile(r"(?:(\S{1,128}?):\d{1,10}:\d{1,10} \[\d{1,4}\] )?(?:[\w/.]{1,200}:? ?\d{1,6} )?NCCL WARN (.*)")
 _SLURM_END = re.compile(
-    r"\*\*\* (JOB|STEP) ([\d.]+) ON (\S+) CANCELLED AT (\S+)(?: DUE TO ([A-Z ]+?))?(?: \*\*\*|$)", re.MULTILINE
+    r"\*\*\* (JOB|STEP) ([\d.]{1,30}) ON (\S{1,128}) CANCELLED AT (\S{1,40})(?: DUE TO ([A-Z ]{1,40}?))?(?: \*\*\*|$)"
 )
-_SRUN_TASK = re.compile(r"srun: error: (\S+): tasks? ([\d,-]+): (.*)$", re.MULTILINE)
-# torch's "[rank3]:" (after a tool's own "[N] " or time stamp), clusterdoc's "[rank 3] ", srun --label's "3: "
-_RANK_PREFIX = re.compile(r"^(?:\S{0,40} )?\[rank ?(\d+)\]:?\s?|^(\d+): ")
+_SRUN_TASK = re.compile(r"srun: error: (\S{1,128}): tasks? ([\d,-]{1,200}): (.{0,200})$")
+_TR_KEY = re.compile(r"\s{0,8}(host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
+_TR_RANK = re.compile(r"(\d{1,7})")
+_TR_CODE = re.compile(r"(-?\d{1,4})")
+_TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})")
 
 
 @dataclass
@@ -61,141 +87,426 @@ class Raised:
         return f"{self.file.rsplit('/', 1)[-1]}:{self.line}" + (f" in {self.func}" if self.func else "")
 
 
-def last_traceback(text: str) -> Raised | None:
-    """The last traceback in `text` (the one the rank died of), or None."""
-    lines = text.splitlines()
-    start = max(
-        (i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")), default=None
-    )
-    if start is None:
-        return None
-    frames: list[tuple[str, int, str]] = []
-    for line in lines[start + 1 :]:
+@dataclass
+class Hit:
+    """One line that matched a signature."""
+
+    line: int  # its index in the log: the order stands for time in a foreign log
+    rank: int | None
+    host: str | None
+    sig: str  # signatures.Signature.name
+    category: str
+    text: str  # the line (its first 300 characters, prefixes removed)
+    node: str | None = None  # the node the line itself blames
+
+
+@dataclass
+class RankLog:
+    rank: int
+    host: str | None = None
+    first: int = 0  # its first line
+    lines: int = 0
+    raised: Raised | None = None
+    raised_at: int | None = None
+    peers: list[str] = field(default_factory=list)
+    cuda: str | None = None
+    oom_size: str | None = None
+
+
+@dataclass
+class LogFacts:
+    lines: int = 0
+    ranks: dict[int, RankLog] = field(default_factory=dict)
+    hits: list[Hit] = field(default_factory=list)
+    unranked_raised: list[tuple[int, Raised]] = field(default_factory=list)  # tracebacks with no rank prefix
+    watchdog: dict[int, dict] = field(default_factory=dict)  # rank -> {seq, op, timeout_ms, ran_ms, line}
+    watchdog_at: set[int] = field(default_factory=set)
+    slurm_ends: list[dict] = field(default_factory=list)
+    srun_tasks: list[dict] = field(default_factory=list)
+    torchrun: list[dict] = field(default_factory=list)  # {rank, host, exitcode, line}
+    nccl_warns: list[tuple[str, str]] = field(default_factory=list)
+    hosts: set[str] = field(default_factory=set)
+    process_groups: set[str] = field(default_factory=set)  # torch's "[PG ID N" in its lines: several groups
+
+
+class _Traceback:
+    """A traceback being read, line by line, for one stream (rank)."""
+
+    __slots__ = ("frames", "start")
+
+    def __init__(self, start: int) -> None:
+        self.frames: list[tuple[str, int, str]] = []
+        self.start = start
+
+    def feed(self, line: str) -> Raised | None | bool:
+        """A Raised at its exception line, True while still inside, False when the line ends it without one."""
         m = _FRAME.match(line)
         if m:
-            frames.append((m.group(1), int(m.group(2)), m.group(3)))
+            self.frames.append((m.group(1), int(m.group(2)), m.group(3)))
+            del self.frames[:-MAX_FRAMES]
+            return True
+        if line[:1] in (" ", "\t") or not line.strip():
+            return True
+        if line.startswith(("During handling", "The above exception")):
+            self.frames = []
+            return True
+        if line.startswith("Traceback (most recent call last)"):
+            return True
+        return _raised(line.strip(), self.frames) or False
+
+
+def _raised(line: str, frames: list[tuple[str, int, str]]) -> Raised | None:
+    m = _EXC_LINE.match(line) or _EXC_BARE.match(line)
+    if not m:
+        return None
+    exc_type = m.group(1).rsplit(".", 1)[-1]
+    message = (m.group(2) if m.re is _EXC_LINE else "").strip()
+    own = [f for f in frames if not any(lib in f[0] for lib in _LIBRARY)]
+    if not (own or frames):
+        return Raised(exc_type, message)
+    file, num, func = (own or frames)[-1]
+    return Raised(exc_type, message, file, num, func)
+
+
+class Scanner:
+    """Feed lines (`feed`) or whole texts (`feed_text`); read `facts`. Memory is bounded by the caps above."""
+
+    def __init__(self) -> None:
+        self.facts = LogFacts()
+        self._tb: dict[object, _Traceback] = {}
+        self._wd: dict[int, tuple] = {}  # 0 -> (stream, line, rank, text, lines): a header whose fields follow
+        self._table: dict | None = None  # torchrun's failure table being read
+        self._per_sig: dict[str, int] = {}
+
+    def feed_text(self, text: str) -> None:
+        for line in text.splitlines():
+            self.feed(line)
+
+    def feed(self, raw: str) -> None:
+        f = self.facts
+        n = f.lines
+        f.lines += 1
+        rank, host, line = prefix.split(raw[:LINE_CAP])
+        line = line.rstrip("\r\n")
+        if host:
+            if len(f.hosts) < 4096:
+                f.hosts.add(host)
+        rl = None
+        if rank is not None and rank <= prefix.MAX_RANK:
+            rl = f.ranks.get(rank)
+            if rl is None:
+                rl = f.ranks[rank] = RankLog(rank, host, first=n)
+            rl.lines += 1
+            if host and not rl.host:
+                rl.host = host
+        key: object = rank if rank is not None else ("host", host)
+        self._traceback(key, n, line, rl)
+        self._watchdog(key, n, rank, line)
+        self._signature(n, rank, host, line, rl)
+        self._slurm(n, line)
+        self._torchrun(n, line, host)
+
+    # --- the parts of a line ---
+    def _traceback(self, key: object, n: int, line: str, rl: RankLog | None) -> None:
+        tb = self._tb.get(key)
+        if tb is None:
+            if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
+                self._tb[key] = _Traceback(n)
+            return
+        got = tb.feed(line)
+        if got is False and " | " in line[:160]:  # a logger's "TIME LEVEL | " before each line of it
+            got = tb.feed(line[line.rfind(" | ", 0, 160) + 3 :])
+        if got is True:
+            return
+        del self._tb[key]
+        if isinstance(got, Raised):
+            if rl is not None:
+                rl.raised, rl.raised_at = got, n
+            elif len(self.facts.unranked_raised) < 64:
+                self.facts.unranked_raised.append((n, got))
+        elif line.startswith("Traceback (most recent call last)"):
+            self._tb[key] = _Traceback(n)
+
+    def _watchdog(self, key: object, n: int, rank: int | None, line: str) -> None:
+        f = self.facts
+        if "Exception (either an error or timeout) detected" in line:
+            m = _WATCHDOG_AT.search(line)
+            if m and len(f.watchdog_at) < MAX_RANKS_LISTED:
+                f.watchdog_at.add(rank if rank is not None else int(m.group(1)))
+        if "[PG " in line and len(f.process_groups) < 64:
+            m = _PG.search(line)
+            if m:
+                f.process_groups.add(m.group(1))
+        pending = self._wd.pop(0, None)
+        if pending is not None and (pending[0] == key or (rank is None and not line.startswith("["))):
+            _, start, wrank, text, k = pending  # the header's line was wrapped: its fields follow
+            text = (text + " " + line.strip())[:LINE_CAP]
+            if self._watchdog_entry(start, wrank, text) is None and k < 3:
+                self._wd[0] = (key, start, wrank, text, k + 1)
+            return
+        if _WD_HEAD not in line:
+            return
+        m = _WD_RANK.search(line)
+        wrank = rank if rank is not None else int(m.group(1)) if m else None  # the prefix's rank is the global one
+        if self._watchdog_entry(n, wrank, line) is None:
+            self._wd[0] = (key, n, wrank, line, 1)
+
+    def _watchdog_entry(self, n: int, rank: int | None, text: str) -> dict | None:
+        seq, op, tmo, ran = (p.search(text) for p in (_WD_SEQ, _WD_OP, _WD_TIMEOUT, _WD_RAN))
+        if not (op and tmo and ran):
+            return None
+        entry = {
+            "rank": rank,
+            "seq": int(seq.group(1)) if seq else None,
+            "op": op.group(1),
+            "timeout_ms": int(tmo.group(1)),
+            "ran_ms": int(ran.group(1)),
+            "line": n,
+        }
+        key = rank if rank is not None else -1
+        if key not in self.facts.watchdog and len(self.facts.watchdog) < MAX_RANKS_LISTED:
+            self.facts.watchdog[key] = entry
+        return entry
+
+    def _signature(self, n: int, rank: int | None, host: str | None, line: str, rl: RankLog | None) -> None:
+        f = self.facts
+        sig = signatures.match(line)
+        if rl is not None:
+            if any(s in line for s in _PEER_NEEDLES) and len(rl.peers) < MAX_PEERS:
+                for pat in _PEER:
+                    m = pat.search(line)
+                    if m and m.group(1) not in rl.peers:
+                        rl.peers.append(m.group(1))
+            if rl.cuda is None and ("CUDA" in line or "fallen off" in line or "ECC" in line):
+                m = _CUDA.search(line)
+                if m and rl.cuda is None:
+                    rl.cuda = m.group(1).strip()
+            if rl.oom_size is None and "Tried to allocate" in line:
+                m = _OOM_SIZE.search(line)
+                rl.oom_size = m.group(1) if m else None
+        if "NCCL WARN" in line and len(f.nccl_warns) < 64:
+            m = _NCCL_WARN.search(line)
+            if m:
+                item = (m.group(1) or host or "?", m.group(2).strip()[:300])
+                if item not in f.nccl_warns:
+                    f.nccl_warns.append(item)
+        if sig is None or len(f.hits) >= MAX_HITS or self._per_sig.get(sig.name, 0) >= MAX_HITS_PER_SIG:
+            return
+        if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
+            return  # the same line again (NCCL repeats its warnings per channel)
+        f.hits.append(Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None))
+        self._per_sig[sig.name] = self._per_sig.get(sig.name, 0) + 1
+
+    def _slurm(self, n: int, line: str) -> None:
+        f = self.facts
+        if "CANCELLED AT" in line and "***" in line and len(f.slurm_ends) < 64:
+            m = _SLURM_END.search(line)
+            if m:
+                f.slurm_ends.append(
+                    {
+                        "kind": m.group(1),
+                        "job": m.group(2),
+                        "node": m.group(3),
+                        "at": m.group(4),
+                        "due_to": (m.group(5) or "").strip() or None,
+                        "line": n,
+                    }
+                )
+        if "srun: error: " in line and len(f.srun_tasks) < 256:
+            m = _SRUN_TASK.search(line)
+            if m:
+                f.srun_tasks.append({"node": m.group(1), "tasks": m.group(2), "what": m.group(3).strip(), "line": n})
+
+    def _torchrun(self, n: int, line: str, host: str | None) -> None:
+        """torchrun's ChildFailedError table ("Root Cause (first observed failure)": rank, host, exitcode)."""
+        f = self.facts
+        if "failed (exitcode: " in line and "local_rank: " in line:
+            m = _TR_LOCAL.search(line)
+            if m and len(f.torchrun) < 256:
+                f.torchrun.append({"rank": None, "local_rank": int(m.group(2)), "host": host,
+                                   "exitcode": int(m.group(1)), "line": n})  # fmt: skip
+        if line.strip() in ("Root Cause (first observed failure):", "Failures:"):
+            self._table = {"line": n, "host": host}
+            return
+        if self._table is None:
+            return
+        m = _TR_KEY.match(line)
+        if not m:
+            if line.strip().startswith("[") or not line.strip() or line.strip().startswith(("time", "error_file")):
+                return
+            if set(line.strip()) <= set("=-"):
+                self._finish_table()
+            return
+        k, v = m.group(1), m.group(2)
+        if k == "rank":
+            r = _TR_RANK.match(v)
+            self._table["rank"] = int(r.group(1)) if r else None
+        elif k == "host":
+            self._table["host"] = v.strip()[:128]
+        elif k == "exitcode":
+            c = _TR_CODE.match(v)
+            self._table["exitcode"] = int(c.group(1)) if c else None
+            self._table["line"] = n
+        elif k == "traceback":
+            self._finish_table()
+
+    def _finish_table(self) -> None:
+        t, self._table = self._table, None
+        if t and "exitcode" in t and len(self.facts.torchrun) < 256:
+            self.facts.torchrun.append({"rank": t.get("rank"), "host": t.get("host"), "exitcode": t["exitcode"],
+                                        "line": t["line"]})  # fmt: skip
+
+
+def scan(lines: Iterable[str]) -> LogFacts:
+    """Every fact above from an iterable of lines (any size: memory stays bounded)."""
+    s = Scanner()
+    for line in lines:
+        s.feed(line)
+    s._finish_table()
+    return s.facts
+
+
+def scan_text(text: str) -> LogFacts:
+    return scan(text.splitlines())
+
+
+# --- one text in, one fact out (the job-folder side; the same bounds) ---
+OWN_LINE = ("environment", "node", "network", "desync")  # what a rank's own line names beyond code and OOM
+
+
+def own_signs(err: str) -> list[dict]:
+    """The lines of a rank's output that name an environment, node, network or desync failure (signatures.py),
+    the first of each signature."""
+    out: list[dict] = []
+    for h in scan_text(err).hits:
+        if h.category in OWN_LINE and not any(o["sig"] == h.sig for o in out) and len(out) < 8:
+            out.append({"sig": h.sig, "category": h.category, "text": h.text, "node": h.node})
+    return out
+
+
+def _lines(text: str) -> Iterable[str]:
+    for line in text.splitlines():
+        yield line[:LINE_CAP]
+
+
+def last_traceback(text: str) -> Raised | None:
+    """The last traceback in `text` (the one the rank died of), or None."""
+    tb: _Traceback | None = None
+    last = None
+    for line in _lines(text):
+        if tb is None:
+            if line.startswith("Traceback (most recent call last)"):
+                tb = _Traceback(0)
             continue
-        if line.startswith((" ", "\t")) or not line.strip():
+        got = tb.feed(line)
+        if got is True:
             continue
-        m = _EXC_LINE.match(line.strip())
-        if m:
-            own = [f for f in frames if not any(lib in f[0] for lib in _LIBRARY)]
-            exc_type, message = m.group(1).rsplit(".", 1)[-1], m.group(2).strip()
-            if not (own or frames):
-                return Raised(exc_type, message)
-            file, num, func = (own or frames)[-1]
-            return Raised(exc_type, message, file, num, func)
-        if line.startswith("During handling") or line.startswith("The above exception"):
-            frames = []
-    return None
+        tb = None
+        if isinstance(got, Raised):
+            last = got
+        elif line.startswith("Traceback (most recent call last)"):
+            tb = _Traceback(0)
+    return last
 
 
 def peers_lost(text: str) -> list[str]:
     """Addresses or host names of peers whose connection this output says was lost, in order, once each."""
     found: list[str] = []
-    for pat in _PEER:
-        for m in pat.finditer(text):
-            if m.group(1) not in found:
+    for line in _lines(text):
+        if len(found) >= MAX_PEERS or not any(s in line for s in _PEER_NEEDLES):
+            continue
+        for pat in _PEER:
+            m = pat.search(line)
+            if m and m.group(1) not in found:
                 found.append(m.group(1))
     return found
 
 
 # mpirun's remote sessions ending under it: ssh's own message (MPICH's Hydra launches through ssh), Open MPI's
 _LAUNCHER_LOST = [
-    re.compile(r"Connection to (\S+) closed by remote host"),
-    re.compile(r"ssh: connect to host (\S+) port \d+: "),
-    re.compile(r"ORTE has lost communication with a remote daemon\.(?:.|\n){0,400}?Remote daemon:[^\n]* on node (\S+)"),
+    re.compile(r"Connection to (\S{1,256}) closed by remote host"),
+    re.compile(r"ssh: connect to host (\S{1,256}) port \d{1,6}: "),
 ]
+_ORTE_NODE = re.compile(r"Remote daemon:.{0,300}? on node (\S{1,256})")
 
 
 def launcher_lost(text: str) -> list[str]:
     """Hosts or addresses whose connection mpirun lost (mpirun.err), in order, once each."""
     found: list[str] = []
-    for pat in _LAUNCHER_LOST:
-        for m in pat.finditer(text):
-            if m.group(1).rstrip(".") not in found:
-                found.append(m.group(1).rstrip("."))
+    orte_at = None
+    for i, line in enumerate(_lines(text)):
+        hosts = []
+        for pat in _LAUNCHER_LOST:
+            m = pat.search(line)
+            if m:
+                hosts.append(m.group(1))
+        if "ORTE has lost communication with a remote daemon." in line:
+            orte_at = i
+        if orte_at is not None and i - orte_at <= 8 and "Remote daemon:" in line:
+            m = _ORTE_NODE.search(line)
+            if m:
+                hosts.append(m.group(1))
+                orte_at = None
+        for h in hosts:
+            if h.rstrip(".") not in found:
+                found.append(h.rstrip("."))
     return found
 
 
 def cuda_error(text: str) -> str | None:
-    m = _CUDA.search(text)
-    return m.group(1).strip() if m else None
+    for line in _lines(text):
+        m = _CUDA.search(line) if ("CUDA" in line or "fallen off" in line or "ECC" in line) else None
+        if m:
+            return m.group(1).strip()
+    return None
 
 
 def oom_size(text: str) -> str | None:
     """'2.00 GiB' from torch's "Tried to allocate 2.00 GiB", else None."""
-    m = _OOM_SIZE.search(text)
-    return m.group(1) if m else None
+    for line in _lines(text):
+        if "Tried to allocate" in line:
+            m = _OOM_SIZE.search(line)
+            if m:
+                return m.group(1)
+    return None
 
 
 def is_oom(text: str) -> bool:
-    return bool(re.search(r"CUDA out of memory|OutOfMemoryError|clusterdoc\.run: OUT OF MEMORY", text))
-
-
-_WATCHDOG_AT = re.compile(
-    r"\[(?:PG [^\]]*?)?Rank (\d+)\] Exception \(either an error or timeout\) detected by watchdog"
-)
+    return any(n in line for line in _lines(text) for n in _OOM_NEEDLES)
 
 
 def watchdog_ranks(text: str) -> set[int]:
     """Every rank whose watchdog reported the timeout, in either of its lines."""
-    return {t["rank"] for t in watchdog_timeouts(text)} | {int(m.group(1)) for m in _WATCHDOG_AT.finditer(text)}
+    f = scan_text(text)
+    return {r for r in f.watchdog if r >= 0} | f.watchdog_at
 
 
 def watchdog_timeouts(text: str) -> list[dict]:
     """ProcessGroupNCCL's "[Rank R] Watchdog caught collective operation timeout" lines, once per rank."""
-    out: dict[int, dict] = {}
-    for m in _WATCHDOG.finditer(text):
-        r = int(m.group(1))
-        out.setdefault(
-            r,
-            {
-                "rank": r,
-                "seq": int(m.group(2)),
-                "op": m.group(3),
-                "timeout_ms": int(m.group(4)),
-                "ran_ms": int(m.group(5)),
-            },
-        )
-    return [out[r] for r in sorted(out)]
+    f = scan_text(text)
+    return [{k: v for k, v in f.watchdog[r].items() if k != "line"} for r in sorted(f.watchdog)]
 
 
 def nccl_warnings(text: str) -> list[tuple[str, str]]:
-    """(host, message) of each distinct `NCCL WARN` line."""
-    seen: list[tuple[str, str]] = []
-    for m in _NCCL_WARN.finditer(text):
-        item = (m.group(1), m.group(2).strip())
-        if item not in seen:
-            seen.append(item)
-    return seen
+    """(host, message) of each distinct `NCCL WARN` line (with or without NCCL's host:pid:tid prefix)."""
+    return scan_text(text).nccl_warns
 
 
 def slurm_ends(text: str) -> list[dict]:
     """slurmstepd's "*** JOB 12 ON node1 CANCELLED AT 2024-05-01T10:00:00 DUE TO TIME LIMIT ***" lines."""
-    return [
-        {
-            "kind": m.group(1),
-            "job": m.group(2),
-            "node": m.group(3),
-            "at": m.group(4),
-            "due_to": (m.group(5) or "").strip() or None,
-        }
-        for m in _SLURM_END.finditer(text)
-    ]
+    return [{k: v for k, v in e.items() if k != "line"} for e in scan_text(text).slurm_ends]
 
 
 def srun_task_errors(text: str) -> list[dict]:
     """srun's "srun: error: node3: task 2: Exited with exit code 1" (or "Killed")."""
-    return [{"node": m.group(1), "tasks": m.group(2), "what": m.group(3).strip()} for m in _SRUN_TASK.finditer(text)]
+    return [{k: v for k, v in e.items() if k != "line"} for e in scan_text(text).srun_tasks]
 
 
 def split_by_rank(text: str) -> dict[int, str]:
-    """Lines of a job's combined output by rank, from torch's "[rank3]:" or srun --label's "3: " prefixes."""
+    """Lines of a job's combined output by rank, from any launcher's prefix (prefix.py)."""
     out: dict[int, list[str]] = {}
-    for line in text.splitlines():
-        m = _RANK_PREFIX.match(line)
-        if m:
-            r = int(m.group(1) or m.group(2))
-            out.setdefault(r, []).append(line[m.end() :])
+    for line in _lines(text):
+        r, _, rest = prefix.split(line)
+        if r is not None:
+            out.setdefault(r, []).append(rest)
     return {r: "\n".join(lines) + "\n" for r, lines in out.items()}

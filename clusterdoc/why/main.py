@@ -74,6 +74,8 @@ def render(ev: evidence.Evidence, v: verdict.Verdict, history: list[tuple[int, v
         out.append(f"  cause     {c.category}: {c.headline}")
         for e in c.evidence[:8]:
             out.append(f"  evidence  {e}")
+        for k in c.candidates if c.category == "unknown" else []:
+            out.append(f"  candidate {k}")
         for e in v.effects:
             out.append(f"  effects   {e}")
         for r in v.ruled_out[:6]:

@@ -1,0 +1,543 @@
+"""The causes `clusterdoc why` knows: one small function each, their order and retry rule in one table (CAUSES).
+
+A rule's function takes the evidence and the causes found by the rules above it, and returns its own (each a
+`verdict.Cause` with a time: the first in time that explains the rest wins, verdict.judge). `retry`: whether a
+new attempt (elsewhere, or later) can succeed, for `submit --retries`. A new cause is one function and one
+line in CAUSES; a new line form of a known cause is one entry in why/signatures.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from clusterdoc.why.evidence import Evidence, RankFacts
+from clusterdoc.why.model import INF, Cause, _on, _ranks, _t, _witness, is_effect, vanished_nodes
+
+Found = list[Cause]
+
+
+def preflight(ev: Evidence, found: Found) -> Found:
+    if not ev.preflight:
+        return []
+    return [
+        Cause(
+            "environment",
+            "the preflight refused the allocation: no rank started",
+            -INF,
+            evidence=list(ev.preflight),
+            next_step="fix what the preflight names (clusterdoc check "
+            "on those nodes shows it again), or exclude the node",
+        )
+    ]
+
+
+def _slurm_end(ev: Evidence) -> tuple[dict | None, str | None, str]:
+    """The job's end line (over its steps'), the reason it gives (None: no end known), and the state."""
+    sch = ev.scheduler or {}
+    ends = sch.get("ends") or []
+    jobs = [e for e in ends if e.get("kind", "JOB") == "JOB"] or ends
+    due = next((e for e in jobs if e.get("due_to")), jobs[0] if jobs else None)
+    state = sch.get("state") or ""
+    reason = (due or {}).get("due_to") or {
+        "TIMEOUT": "TIME LIMIT",
+        "PREEMPTED": "PREEMPTION",
+        "NODE_FAIL": "NODE FAILURE",
+        "CANCELLED": "",
+    }.get(state)
+    if not (due or state):
+        return None, None, state
+    return due, reason, state
+
+
+def _end_line(due: dict | None, state: str) -> str:
+    if not due:
+        return f"Slurm: {state}"
+    return (
+        f"slurmstepd: *** {due.get('kind', 'JOB')} {due['job']} ON {due['node']} CANCELLED AT {due['at']}"
+        + (f" DUE TO {due['due_to']}" if due.get("due_to") else "")
+        + " ***"
+    )
+
+
+def _stopped(ev: Evidence) -> list[int]:
+    return [r.rank for r in ev.ranks if r.signalled or not r.recorded]
+
+
+def slurm_node_failure(ev: Evidence, found: Found) -> Found:
+    due, reason, state = _slurm_end(ev)
+    if reason != "NODE FAILURE":
+        return []
+    node = (due or {}).get("node") or (ev.scheduler or {}).get("nodes") or "?"
+    return [
+        Cause(
+            "node",
+            f"Slurm reports a node failure ({node})",
+            _t((due or {}).get("time")) + 1.0,  # slurmstepd's time has whole seconds: the same second is later
+            nodes=[node],
+            evidence=[_end_line(due, state)],
+            explains=_stopped(ev),
+            next_step=f"resubmit without {node} (submit --retries does it)",
+        )
+    ]
+
+
+def slurm_limit(ev: Evidence, found: Found) -> Found:
+    due, reason, state = _slurm_end(ev)
+    if reason not in ("TIME LIMIT", "PREEMPTION", "JOB REQUEUE"):
+        return []
+    what = {"TIME LIMIT": "the time limit", "PREEMPTION": "preemption", "JOB REQUEUE": "a requeue (preemption)"}
+    return [
+        Cause(
+            "scheduler",
+            f"Slurm ended the job: {what[reason]}",
+            _t((due or {}).get("time")) + 1.0,
+            evidence=[_end_line(due, state)],
+            explains=_stopped(ev),
+            next_step="checkpoint on SIGUSR1 (clusterdoc asks Slurm for it ahead of the kill) and "
+            "resubmit (submit --retries requeues it)"
+            if reason == "TIME LIMIT"
+            else "resubmit (submit --retries requeues it); checkpoint on SIGUSR1",
+        )
+    ]
+
+
+def slurm_cancelled(ev: Evidence, found: Found) -> Found:
+    due, reason, state = _slurm_end(ev)
+    if reason != "" or any(r.recorded and r.code not in (0, None) for r in ev.ranks):  # else: clusterdoc stopped it
+        return []
+    return [
+        Cause(
+            "scheduler",
+            "the job was cancelled (scancel or clusterdoc cancel)",
+            _t((due or {}).get("time")) + 1.0,
+            evidence=[_end_line(due, state)],
+            explains=_stopped(ev),
+            next_step="nothing to fix: resubmit when wanted",
+            weak=ev.foreign,  # in a foreign log a cancel often follows the real failure (a hung job scancelled)
+        )
+    ]
+
+
+def slurm_warned(ev: Evidence, found: Found) -> Found:
+    sch = ev.scheduler or {}
+    if not sch.get("warned") or any(c.category == "scheduler" for c in found):
+        return []
+    return [
+        Cause(
+            "scheduler",
+            "Slurm warned of the time limit or preemption (SIGUSR1 ahead of the kill); the ranks stopped",
+            sch["warned"],
+            evidence=["the batch shell got SIGUSR1 and passed it to the ranks (slurm-warned in the job folder)"],
+            explains=[r.rank for r in ev.ranks],
+            next_step="resubmit; the script resumes from its checkpoint (submit --retries does it)",
+        )
+    ]
+
+
+def _by_host(ev: Evidence) -> dict[str, list[RankFacts]]:
+    out: dict[str, list[RankFacts]] = {}
+    for r in ev.ranks:
+        out.setdefault(r.host or "?", []).append(r)
+    return out
+
+
+def vanished_node(ev: Evidence, found: Found) -> Found:
+    out = []
+    by_host = _by_host(ev)
+    for host, witnesses in vanished_nodes(ev).items():
+        mine = by_host[host]
+        addr = next((r.addr for r in mine if r.addr), host)
+        out.append(
+            Cause(
+                "node",
+                f"{host} failed: {_ranks([r.rank for r in mine])} there vanished without an exit record",
+                _t(*[w.ended for w in witnesses]) - 1e-3,
+                ranks=[r.rank for r in mine],
+                nodes=[host],
+                evidence=[f"{_ranks([r.rank for r in mine])} on {host} ({addr}): no exit record, no exit code"]
+                + [
+                    f"{_witness(w)} lost its connection to {host}'s address: {next(p for p in w.peers_lost)}"
+                    for w in witnesses[:4]
+                ]
+                + [f"{host}: {p}" for p in ev.health.get(host, [])]
+                + ([f"{host} does not answer the probe (ssh)"] if host in ev.unreachable else []),
+                explains=[r.rank for r in ev.ranks if r.host != host and is_effect(r)] + [r.rank for r in mine],
+                next_step=f"resubmit without {host} (submit --retries N does it: --exclude {host}); "
+                f"check the node: clusterdoc check on {host}, its dmesg"
+                + (" and slurmd log" if ev.backend == "slurm" else ""),
+            )
+        )
+    return out
+
+
+def gpu_health(ev: Evidence, found: Found) -> Found:
+    out: Found = []
+    by_host = _by_host(ev)
+    for host, problems in ev.health.items():
+        mine = by_host.get(host, [])
+        if not mine or any(c.category == "node" and host in c.nodes for c in found + out):
+            continue
+        dying = [r for r in mine if r.code not in (0, None) or not r.recorded]
+        out.append(
+            Cause(
+                "node",
+                f"{host}'s GPU failed: {problems[0]}",
+                _t(*[r.ended for r in dying]) - 1e-3 if dying else INF,
+                ranks=[r.rank for r in dying],
+                nodes=[host],
+                evidence=[f"{host}: {p}" for p in problems]
+                + [f"rank {r.rank} on {host}: {r.cuda}" for r in dying if r.cuda],
+                explains=[r.rank for r in dying] + [r.rank for r in ev.ranks if is_effect(r)],
+                next_step=f"resubmit without {host} (submit --retries N does it); drain it and reset the GPU "
+                f"(clusterdoc check --slurm-health on {host})",
+            )
+        )
+    return out
+
+
+def unreachable_node(ev: Evidence, found: Found) -> Found:
+    out: Found = []
+    by_host = _by_host(ev)
+    for host in ev.unreachable:
+        mine = by_host.get(host, [])
+        if mine and not any(host in c.nodes for c in found + out) and any(not r.recorded for r in mine):
+            out.append(
+                Cause(
+                    "node",
+                    f"{host} does not answer after the failure",
+                    INF,
+                    ranks=[r.rank for r in mine],
+                    nodes=[host],
+                    evidence=[f"{host}: the probe could not reach it (ssh)"],
+                    explains=[r.rank for r in mine],
+                    next_step=f"resubmit without {host} (submit --retries N)",
+                )
+            )
+    return out
+
+
+def _failed(ev: Evidence) -> list[RankFacts]:
+    return [
+        r
+        for r in ev.ranks
+        if (r.code not in (0, None) or (r.code is None and not r.recorded)) and r.recorded and not is_effect(r)
+    ]
+
+
+def rank_oom(ev: Evidence, found: Found) -> Found:
+    out = []
+    if ev.foreign:  # a foreign log's ranks: their own lines say it (signature_causes)
+        return []
+    for r in _failed(ev):
+        if not r.oom:
+            continue
+        raised = r.raised or {}
+        where = f"{(raised.get('file') or '?').rsplit('/', 1)[-1]}:{raised.get('line')}" if raised else "?"
+        exc = f"{raised.get('type')}: {raised.get('message')}" if raised else f"exit code {r.code}"
+        size = f" ({r.oom_size})" if r.oom_size else ""
+        out.append(
+            Cause(
+                "oom",
+                f"rank {r.rank}{_on(r)} ran out of memory{size}",
+                _t(r.ended),
+                ranks=[r.rank],
+                nodes=[r.host] if r.host else [],
+                evidence=[f"rank {r.rank}: {exc} at {where}"],
+                explains=[r.rank],
+                next_step="lower the batch (submit --oom-retry batch-size), or "
+                "shard more (FSDP/ZeRO), or activation checkpointing",
+            )
+        )
+    return out
+
+
+def _strong_signs(r: RankFacts) -> list[dict]:
+    from clusterdoc.why import signatures
+
+    return [s for s in r.signs if not signatures.get(s["sig"]).weak]
+
+
+def rank_signature(ev: Evidence, found: Found) -> Found:
+    """A clusterdoc job's rank whose own output names an environment, node, network or desync failure: that
+    failure, not 'code' (its exception is how the failure reached Python)."""
+    from clusterdoc.why import signatures
+
+    out = []
+    for r in [] if ev.foreign else _failed(ev):
+        if r.oom:
+            continue
+        for s in _strong_signs(r)[:1]:
+            sig = signatures.get(s["sig"])
+            node = s.get("node") or (r.host if sig.category == "node" else None)
+            out.append(
+                Cause(
+                    sig.category,
+                    f"rank {r.rank}{_on(r)}: {sig.meaning}",
+                    _t(r.ended),
+                    ranks=[r.rank],
+                    nodes=[node] if node else [],
+                    evidence=[f"rank {r.rank}: {s['text']}"],
+                    explains=[r.rank],
+                    next_step=sig.next_step,
+                )
+            )
+    return out
+
+
+def rank_exception(ev: Evidence, found: Found) -> Found:
+    out = []
+    if ev.foreign:
+        return []
+    for r in _failed(ev):
+        if r.oom or _strong_signs(r):
+            continue
+        raised = r.raised or {}
+        where = f"{(raised.get('file') or '?').rsplit('/', 1)[-1]}:{raised.get('line')}" if raised else "?"
+        exc = f"{raised.get('type')}: {raised.get('message')}" if raised else f"exit code {r.code}"
+        if raised:
+            fix = (
+                f"a CUDA error: the code at {where} (rerun with CUDA_LAUNCH_BLOCKING=1) or the GPU "
+                f"(clusterdoc check on {r.host or 'its node'}: XIDs, ECC)"
+                if r.cuda
+                else f"fix the code at {where} (clusterdoc logs JOB --rank {r.rank}); a retry would fail the same way"
+            )
+            func = f" in {raised.get('func')}" if raised.get("func") else ""
+        else:
+            fix, func = f"see rank {r.rank}'s log (clusterdoc logs JOB --rank {r.rank})", ""
+        out.append(
+            Cause(
+                "code",
+                f"rank {r.rank}{_on(r)} raised {exc.split(chr(10))[0]}" + (f" at {where}" if raised else ""),
+                _t(r.ended),
+                ranks=[r.rank],
+                nodes=[r.host] if r.host else [],
+                evidence=[f"rank {r.rank}: {exc}" + (f" at {where}{func}" if raised else "")]
+                + ([f"rank {r.rank}: {r.cuda}"] if r.cuda else []),
+                explains=[r.rank],
+                next_step=fix,
+            )
+        )
+    return out
+
+
+def killed_rank(ev: Evidence, found: Found) -> Found:
+    """Killed by SIGKILL, not by the launcher, on a node whose other ranks are fine: the OOM killer or a user."""
+    out: Found = []
+    for r in ev.ranks:
+        if r.code in (-9, 137) and not r.recorded and not any(r.rank in c.ranks for c in found + out):
+            later = [x.ended for x in ev.ranks if x.recorded and is_effect(x)]
+            out.append(
+                Cause(
+                    "node",
+                    f"rank {r.rank}{_on(r)} was killed by SIGKILL (not by clusterdoc)",
+                    _t(*later) - 1e-3,
+                    ranks=[r.rank],
+                    nodes=[r.host] if r.host else [],
+                    evidence=[f"rank {r.rank}: killed by SIGKILL, no exit record"],
+                    explains=[r.rank] + [x.rank for x in ev.ranks if is_effect(x) and x.rank != r.rank],
+                    next_step=f"look for the kernel's OOM killer in dmesg on {r.host or 'its node'}",
+                )
+            )
+    return out
+
+
+def signature_causes(ev: Evidence, found: Found) -> Found:
+    """A line of the log that says what failed (why/signatures.py): the first of each kind per rank."""
+    from clusterdoc.why import signatures
+
+    out: Found = []
+    seen: dict[tuple, Cause | None] = {}
+    everyone = [r.rank for r in ev.ranks]
+    slurm = [c for c in found if c.rule.startswith("slurm")]
+    for s in ev.signs:
+        sig = signatures.get(s["sig"])
+        if sig.category == "effect":
+            continue
+        key = (sig.category, s.get("rank"), s.get("node") or s.get("host"))
+        if key in seen:  # the same failure told again (NCCL per channel, torchrun's two lines): one cause
+            same = seen[key]
+            if same is not None and len(same.evidence) < 4:
+                same.evidence.append(f"line {s['line'] + 1}: {s['text']}")
+            continue
+        seen[key] = None
+        if any(c.category == sig.category and abs(c.time - s["line"]) <= 1.5 for c in slurm):
+            continue  # Slurm's end line, read by its own rule
+        rank = s.get("rank")
+        node = s.get("node") or (s.get("host") if sig.category == "node" else None)
+        place = node or s.get("host")
+        who = f"rank {rank}" + (f" on {place}" if place else "") if rank is not None else place or ""
+        category = "unknown" if sig.category == "peer" else sig.category
+        what = f"raised {s['text']}" if sig.name == "python-exception" else sig.meaning
+        out.append(
+            Cause(
+                category,
+                f"{who}: {what}" if who else what,
+                float(s["line"]),
+                ranks=[rank] if rank is not None else [],
+                nodes=[node] if node else [],
+                evidence=[f"line {s['line'] + 1}: {s['text']}"],
+                explains=everyone,
+                next_step=sig.next_step
+                or "find the rank that failed first: its own log, or its node's (dmesg, clusterdoc check on it)",
+                weak=sig.weak or sig.category == "peer",
+                candidates=_peer_candidates() if sig.category == "peer" else _candidates(sig),
+            )
+        )
+        seen[key] = out[-1]
+    return _fill_in(out)
+
+
+def _fill_in(out: Found) -> Found:
+    """A cause without a rank or node takes them from the next line of its kind (slurmstepd's oom-kill line, then
+    srun's 'node107: task 0: Out Of Memory'): one cause, its evidence from both."""
+    for i, c in enumerate(out):
+        if c.ranks or c.nodes:
+            continue
+        nxt = None
+        for d in out[i + 1 : i + 8]:  # in line order: the next few causes only
+            if d.time - c.time > 5:
+                break
+            if d.category == c.category and d.time > c.time and (d.ranks or d.nodes):
+                nxt = d
+                break
+        if nxt is not None:
+            c.ranks, c.nodes = list(nxt.ranks), list(nxt.nodes)
+            c.evidence += nxt.evidence
+            c.headline = nxt.headline
+            nxt.rule = "merged"
+    return [c for c in out if c.rule != "merged"]
+
+
+def _candidates(sig) -> list[str]:
+    if sig.name == "unspecified-launch-failure":
+        return [
+            "code: a kernel fault of the code or an extension (CUDA_LAUNCH_BLOCKING=1 shows where)",
+            "node: the GPU failed (an XID 13/31/43/79 in the node's kernel log: clusterdoc check on it)",
+        ]
+    return [f"{sig.category}: {sig.meaning}"]
+
+
+def _peer_candidates() -> list[str]:
+    return [
+        "another rank (or its node) died first: its own log or the node's (dmesg, XIDs) would show it",
+        "network: the link between the nodes dropped (clusterdoc check --perf; NCCL_SOCKET_IFNAME/NCCL_IB_HCA)",
+    ]
+
+
+def stall(ev: Evidence, found: Found) -> Found:
+    """The hang report (a clusterdoc job) or the NCCL watchdog lines compared across ranks (a foreign log)."""
+    h = ev.hang
+    if not h:
+        return []
+    odd = h.get("odd") or []
+    own = {r for c in found if c.category not in ("unknown",) and not c.weak for r in c.ranks}
+    if h.get("watchdog") and h.get("thin"):
+        return [
+            Cause(
+                "hang",
+                h["headline"],
+                _t(h.get("started")),
+                ranks=odd,
+                evidence=[h["headline"]],
+                explains=[r.rank for r in ev.ranks],
+                next_step="the log of the other ranks decides: a rank stuck or dead before the collective (hang) or "
+                "one that never called it (desync: a collective under `if rank == 0`)",
+                weak=True,
+                candidates=[
+                    "hang: the other ranks were stuck or dead before this collective (their logs, the nodes' XIDs)",
+                    "desync: the other ranks never called it (a collective or barrier only some ranks reach)",
+                ],
+            )
+        ]
+    if h.get("watchdog") and not odd:
+        return [
+            Cause(
+                "hang",
+                "a collective timed out on every rank in the log (NCCL watchdog)",
+                _t(h.get("started")),
+                evidence=[h["headline"]],
+                explains=[r.rank for r in ev.ranks],
+                next_step="find the rank missing from the log (its node: clusterdoc check for XIDs and lost GPUs); "
+                "under clusterdoc submit the hang watch names it",
+            )
+        ]
+    if not odd or h.get("gone") or set(odd) <= own:
+        return []  # the report points at ranks that ended, or that said why themselves: their own causes say it
+    cat = "desync" if h.get("desync") or not (h.get("idle") or h.get("watchdog")) else "hang"
+    if cat == "hang":
+        what = (
+            "a data-loader stall"
+            if h.get("loader")
+            else "the others wait for them in a collective (a stall, a dead process or node)"
+            if h.get("watchdog")
+            else "a stall outside collectives (a loop, a lock, I/O)"
+        )
+    else:
+        what = "the ranks called different collectives"
+    return [
+        Cause(
+            cat,
+            f"{what} on {_ranks(odd)}",
+            _t(h.get("started")),
+            ranks=odd,
+            evidence=[h["headline"]] + [ln.strip() for ln in h.get("lines", []) if "<- differs" in ln][:4],
+            explains=list(range(ev.world)),
+            next_step="see the hang report (stacks/report.txt) and fix the call site it names; a retry would stall "
+            "the same way"
+            if not h.get("watchdog")
+            else "read the log of " + _ranks(odd) + " around that time (its stack: py-spy dump, or clusterdoc stacks "
+            "under clusterdoc submit)",
+        )
+    ]
+
+
+def lost_peers(ev: Evidence, found: Found) -> Found:
+    if any(c.category in ("node",) for c in found):
+        return []
+    witnesses = [r for r in ev.ranks if r.peers_lost and r.recorded]
+    if not witnesses or [c for c in found if c.category in ("code", "oom")]:
+        return []
+    peers = sorted({p for r in witnesses for p in r.peers_lost})
+    return [
+        Cause(
+            "network",
+            f"connections between ranks dropped ({', '.join(peers[:4])})",
+            _t(*[r.ended for r in witnesses]),
+            ranks=[r.rank for r in witnesses],
+            evidence=[f"rank {r.rank}{_on(r)}: lost {', '.join(r.peers_lost)}" for r in witnesses],
+            explains=[r.rank for r in witnesses],
+            next_step="clusterdoc check --perf on the job's nodes (slow or flapping links), "
+            "NCCL_SOCKET_IFNAME/NCCL_IB_HCA",
+            weak=ev.foreign,  # a foreign log cannot show that the peer was alive: that would decide
+            candidates=_peer_candidates(),
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    find: Callable[[Evidence, Found], Found]
+    retry: bool | None  # a new attempt can succeed (node: elsewhere; scheduler: later); None: by its category
+
+
+# The order is the order of evaluation (a rule sees what the rules above it found); which cause wins is decided
+# by time, then by category (verdict._ORDER).
+CAUSES: list[Rule] = [
+    Rule("preflight", preflight, retry=False),
+    Rule("slurm-node-failure", slurm_node_failure, retry=True),
+    Rule("slurm-limit", slurm_limit, retry=True),
+    Rule("slurm-cancelled", slurm_cancelled, retry=False),
+    Rule("slurm-warned", slurm_warned, retry=True),
+    Rule("vanished-node", vanished_node, retry=True),
+    Rule("gpu-health", gpu_health, retry=True),
+    Rule("unreachable-node", unreachable_node, retry=True),
+    Rule("rank-oom", rank_oom, retry=False),
+    Rule("rank-signature", rank_signature, retry=None),
+    Rule("rank-exception", rank_exception, retry=False),
+    Rule("signature", signature_causes, retry=None),
+    Rule("killed-rank", killed_rank, retry=False),
+    Rule("stall", stall, retry=False),
+    Rule("lost-peers", lost_peers, retry=False),
+]

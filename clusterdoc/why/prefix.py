@@ -1,0 +1,86 @@
+"""Who printed a line of a combined job log: the prefixes launchers and loggers put in front (pure, bounded).
+
+Forms read (each from real logs, tests/fixtures/why/real/SOURCES.md), in any nesting, after a time stamp:
+
+    [rank3]: ...              torch (torchrun, TORCH_... log prefixes); [rank 3] ... clusterdoc; [RANK 3] ...
+    [default0]:[rank12]: ...  torchrun --tee / --log-dir prefixes (local rank, then global rank)
+    [rank: 3] ...  rank: 3 | ...   Lightning's rank_zero loggers; ParlAI/loguru-style "rank: N |"
+    10.3.0.41: [rank22]: ...  the DeepSpeed launcher over pdsh (the host first)
+    worker-1: ...             pdsh's host prefix alone
+    [1,3]<stderr>: ...        Open MPI's mpirun --tag-output ([job,rank]<stream>:)
+    3: ...                    srun --label
+    [2024-03-18 17:38:50,208] 2024-03-18T17:38:50.1Z  time stamps (skipped)
+
+Every token is matched anchored with bounded repetition, at most MAX_TOKENS of them: the cost of a line is
+bounded whatever its length. A rank has at most 7 digits: a longer number is not a rank (a 5,000-digit
+"rank" prefix is just text).
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_TOKENS = 5
+MAX_RANK = 9_999_999
+
+_TIME = re.compile(
+    r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?:?\s{1,4}"
+    r"|\[?\d\d:\d\d(?::\d\d)?(?:[.,]\d{1,9})?\]?\s{1,4}"
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d\s{1,4}"
+)
+_RANK_TOKENS = [
+    re.compile(r"\[(?:rank|RANK|Rank):? ?(\d{1,7})\]:?\s?"),  # [rank3]: [rank 3] [RANK 3] [rank: 3]
+    re.compile(r"(?:rank|RANK|Rank): ?(\d{1,7}) \|\s?"),  # rank: 3 | ...
+    re.compile(r"\[\d{1,7},(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # Open MPI --tag-output
+]
+_LOCAL = re.compile(r"\[default\d{1,4}\]:\s?|\[\d{1,9}\] (?=\[)")  # torchrun's local rank; a tool's line number
+_SRUN = re.compile(r"\s{0,6}(\d{1,7}): ")  # srun --label
+# pdsh's "host: " (DeepSpeed's launcher): a name with a dot or a dash or a letter, never a bare number
+_HOST = re.compile(r"([A-Za-z0-9][\w.-]{0,62}): |([A-Za-z0-9][\w.-]{0,62}) \[(?:stdout|stderr)\] ")
+_HOST_LIKE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]{0,30}(?:[.-][\w-]{1,30}){0,6}")
+_NOT_HOSTS = frozenset(
+    ("Traceback", "RuntimeError", "Error", "WARNING", "INFO", "ERROR", "DEBUG", "srun", "salloc", "sbatch",
+     "slurmstepd", "error", "warning", "exitcode", "rank", "host", "time", "traceback", "error_file", "Epoch",
+     "Note", "Hint", "note", "Exception", "what", "NCCL", "Warning", "CRITICAL", "FATAL", "local_rank")
+)  # fmt: skip
+
+
+def split(line: str) -> tuple[int | None, str | None, str]:
+    """(rank, host, the rest) of one line; rank and host None where the line does not say."""
+    pos, rank, host = 0, None, None
+    for _ in range(MAX_TOKENS):
+        m = _TIME.match(line, pos)
+        if m:
+            pos = m.end()
+            continue
+        m = _LOCAL.match(line, pos)
+        if m:
+            pos = m.end()
+            continue
+        for pat in _RANK_TOKENS:
+            m = pat.match(line, pos)
+            if m:
+                rank = int(m.group(1))
+                pos = m.end()
+                break
+        else:
+            if rank is None and host is None:
+                m = _SRUN.match(line, pos)
+                if m:
+                    rank, pos = int(m.group(1)), m.end()
+                    continue
+                m = _HOST.match(line, pos)
+                if m and _is_host(m.group(1) or m.group(2)):
+                    host, pos = (m.group(1) or m.group(2)).removeprefix("slurmstepd-"), m.end()
+                    continue
+            break
+    return rank, host, line[pos:]
+
+
+def _is_host(name: str) -> bool:
+    """pdsh's prefix names a host: an address, or a name like a host's (not a word a log line starts with)."""
+    if name in _NOT_HOSTS or name.endswith(("Error", "Exception", "Warning", ".py", ".sh", ".cpp", ".cc", ".h", ".cu")):
+        return False
+    if not _HOST_LIKE.fullmatch(name):
+        return False
+    return "." in name or "-" in name or any(c.isdigit() for c in name)

@@ -1,0 +1,327 @@
+"""The failure signatures `clusterdoc why` knows in a job's output: one entry each, by category.
+
+An entry is what an engineer greps for: `needles`, plain substrings that must all be in the line (linear, no
+backtracking), an optional `node` pattern (one anchored group, bounded) to name the host it blames, the
+category, what it means and what to do, and the real line it was learned from with its source. A new
+signature is one entry here and one fixture in tests/fixtures/why/real/ (SOURCES.md).
+
+Categories: code, oom, desync, hang, node, network, scheduler, environment, and two that are never a cause
+by themselves: `peer` (a rank lost its connection to another: the network, or the other rank died first)
+and `effect` (a rank stopped because something else failed: NCCL's abort after a timeout, a launcher's kill).
+`weak` entries name a candidate, not a verdict: alone they give "unknown" with what would decide.
+Order matters: the first entry that matches a line wins (specific before general).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+LINE_CAP = 4096  # the part of a line any parser looks at: the cost of a line is bounded whatever its length
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    category: str
+    needles: tuple[str, ...]
+    meaning: str
+    learned: str  # the real line it was learned from
+    source: str  # where that line was posted
+    next_step: str = ""
+    node: re.Pattern | None = None  # group 1: the node the line blames
+    weak: bool = False
+    lower: bool = False  # needles are matched against the lowercased line
+
+    def matches(self, line: str, low: str) -> bool:
+        text = low if self.lower else line
+        return all(n in text for n in self.needles)
+
+    def node_of(self, line: str) -> str | None:
+        if self.node is None:
+            return None
+        m = self.node.search(line)
+        return m.group(1) if m else None
+
+
+_NODE = r"([A-Za-z0-9][\w.-]{0,62})"
+S = Signature
+SIGNATURES: list[Signature] = [
+    # --- scheduler (Slurm's own lines) ---
+    S("slurm-time-limit", "scheduler", ("CANCELLED AT", "DUE TO TIME LIMIT"),
+      "Slurm ended the job at its time limit",
+      "slurmstepd: error: *** STEP 55595933.0 ON maestro-3017 CANCELLED AT 2025-01-10T15:27:25 DUE TO TIME LIMIT ***",
+      "https://github.com/Lightning-AI/pytorch-lightning/issues/20542",
+      "checkpoint on SIGUSR1 (sbatch --signal=B:USR1@90) and resubmit; or ask for more --time"),
+    S("slurm-requeue", "scheduler", ("CANCELLED AT", "DUE TO JOB REQUEUE"),
+      "Slurm requeued the job (preemption or a requeue by the admin): not a failure of the job",
+      "slurmstepd: error: *** JOB 608 ON SERVER_NAME CANCELLED AT 2022-08-12T02:06:12 DUE TO JOB REQUEUE ***",
+      "https://github.com/facebookincubator/submitit/issues/1708",
+      "nothing to fix: the job runs again; resume from a checkpoint (handle SIGUSR1/SIGTERM)"),
+    S("submitit-preempted", "scheduler", ("this job is preempted",),
+      "submitit caught Slurm's preemption signal",
+      "submitit WARNING (2022-08-12 02:06:11,453) - Caught signal SIGUSR2 on SERVER_NAME: this job is preempted.",
+      "https://github.com/facebookincubator/submitit/issues/1708",
+      "nothing to fix: the job is requeued; resume from a checkpoint"),
+    S("slurm-node-failure", "node", ("Node failure on ",),
+      "Slurm lost a node of the allocation (it stopped answering slurmctld)",
+      "salloc: error: Node failure on worker-1", "https://github.com/nebius/soperator/issues/854",
+      "resubmit without that node (--exclude); check it (clusterdoc check, its slurmd log)",
+      node=re.compile(r"Node failure on " + _NODE)),
+    S("slurm-oom-kill", "oom", ("oom-kill event",),
+      "the job step ran out of host memory (the cgroup's OOM killer killed a rank): its own memory limit",
+      "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=37205392.0. Some of your processes may have been "
+      "killed by the cgroup out-of-memory handler.", "https://github.com/brain-score/vision/pull/950",
+      "ask for more memory (--mem / --mem-per-gpu) or load less per rank (DataLoader workers, dataset in RAM)",
+      node=re.compile(r"slurmstepd-" + _NODE + r": ")),
+    S("slurm-oom-kill2", "oom", ("oom_kill event",),
+      "the job step ran out of host memory (the cgroup's OOM killer killed a rank): its own memory limit",
+      "slurmstepd: error: Detected 1 oom_kill event in StepId=11300781.0. Some of the step tasks have been OOM Killed.",
+      "https://github.com/nextflow-io/nextflow/issues/5932",
+      "ask for more memory (--mem / --mem-per-gpu) or load less per rank (DataLoader workers, dataset in RAM)"),
+    S("srun-task-oom", "oom", ("srun: error: ", ": Out Of Memory"),
+      "Slurm killed the task for exceeding its host memory (cgroup)",
+      "srun: error: node107: task 0: Out Of Memory", "https://github.com/brain-score/vision/pull/950",
+      "ask for more memory (--mem / --mem-per-gpu) or load less per rank",
+      node=re.compile(r"srun: error: " + _NODE + r": task")),
+    S("slurm-mem-limit", "oom", ("exceeded memory limit",),
+      "Slurm killed the job for going over its memory limit (host memory)",
+      "slurmstepd-dback-c11-n01: error: Job 848444 exceeded memory limit (33715636 > 32757760), being killed",
+      "https://github.com/bcbio/bcbio-nextgen/issues/2393",
+      "ask for more memory (--mem / --mem-per-gpu) or load less per rank",
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+    S("slurm-cancelled", "scheduler", ("CANCELLED AT",),
+      "the job was cancelled (scancel, or Slurm for a reason it did not print)",
+      "slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***",
+      "https://github.com/ZwwWayne/K-Net/issues/30", "see why it was cancelled: sacct -j JOB -o State,Reason",
+      weak=True),
+    # --- node: the GPU or the machine ---
+    S("ecc-uncorrectable", "node", ("uncorrectable ECC error",),
+      "the GPU hit an uncorrectable ECC memory error: the hardware, not the code",
+      "RuntimeError: CUDA error: uncorrectable ECC error encountered",
+      "https://github.com/jade-hpc-gpu/jade-hpc-gpu.github.io/issues/194",
+      "drain the node and reset the GPU (clusterdoc check: ECC, row remapping); resubmit without it"),
+    S("gpu-off-bus", "node", ("fallen off the bus",),
+      "a GPU fell off the PCIe bus (XID 79): the node needs a reset",
+      "NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.",
+      "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1151",
+      "drain the node, reboot it; resubmit without it"),
+    S("xid", "node", ("NVRM: Xid",),
+      "the GPU driver logged an XID (a GPU error): see which one (clusterdoc check reads them)",
+      "NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.",
+      "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1151",
+      "clusterdoc check on the node (its XIDs and what each means); drain it if it is a hardware XID"),
+    S("gpu-lost", "node", ("ERROR_GPU_IS_LOST",),
+      "NVML lost the GPU (it fell off the bus)",
+      "failed to get device remapped rows: ERROR_GPU_IS_LOST", "https://github.com/leptonai/gpud/issues/604",
+      "drain the node, reboot it; resubmit without it"),
+    # --- oom: GPU memory ---
+    S("nccl-cuda-oom", "oom", ("Cuda failure 'out of memory'",),
+      "NCCL could not allocate its GPU buffers: the GPU is out of memory",
+      "VM-0-16-ubuntu:392:494 [2] enqueue.cc:43 NCCL WARN Cuda failure 'out of memory'",
+      "https://github.com/NVIDIA/TensorRT-LLM/issues/1670",
+      "leave NCCL room: a smaller batch, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, fewer NCCL channels"),
+    S("torch-oom", "oom", ("CUDA out of memory",),
+      "a rank ran out of GPU memory",
+      "OutOfMemoryError: CUDA out of memory. Tried to allocate 172.00 MiB (GPU 0; 79.35 GiB total capacity; ...",
+      "https://github.com/Instruction-Tuning-with-GPT-4/GPT-4-LLM/issues/16",
+      "lower the batch (submit --oom-retry batch-size), shard more (FSDP/ZeRO), or activation checkpointing"),
+    S("cuda-error-oom", "oom", ("CUDA error: out of memory",),
+      "a rank ran out of GPU memory (the CUDA runtime's form, often at context creation)",
+      "RuntimeError: CUDA error: out of memory", "https://github.com/ruotianluo/ImageCaptioning.pytorch/issues/176",
+      "lower the batch; check that no other process holds the GPU (nvidia-smi)"),
+    S("cublas-alloc", "oom", ("CUBLAS_STATUS_ALLOC_FAILED",),
+      "cuBLAS could not allocate its workspace: the GPU is out of memory",
+      "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+      "https://github.com/deepspeedai/DeepSpeedExamples/issues/323",
+      "lower the batch or shard more; check that no other process holds the GPU (nvidia-smi)"),
+    S("torch-oom-type", "oom", ("OutOfMemoryError",),
+      "a rank ran out of GPU memory",
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 496.00 MiB. GPU 0 has a total capacty ...",
+      "https://github.com/FoundationVision/GenerateU/issues/10",
+      "lower the batch (submit --oom-retry batch-size), shard more (FSDP/ZeRO), or activation checkpointing"),
+    S("loader-killed", "oom", ("DataLoader worker", "killed by signal: Killed"),
+      "a DataLoader worker was killed by SIGKILL: almost always the host's OOM killer (the job's host memory)",
+      "DataLoader worker (pid 12847) is killed by signal: Killed", "https://github.com/TorchSSL/TorchSSL/issues/4",
+      "fewer DataLoader workers or a smaller prefetch; more host memory (--mem); check dmesg for the OOM killer"),
+    S("torchrun-sigkill", "oom", ("exitcode", ": -9"),
+      "the rank was killed by SIGKILL: almost always the host's OOM killer (the job's host memory)",
+      "  exitcode  : -9 (pid: 14750)", "https://github.com/lzhxmu/CPPO/issues/6",
+      "look for the OOM killer (dmesg, sacct MaxRSS); less host memory per rank (DataLoader workers, "
+      "loading the model once per node), or more --mem"),
+    S("deepspeed-sigkill", "oom", ("exits with return code = -9",),
+      "DeepSpeed's launcher saw a rank killed by SIGKILL: almost always the host's OOM killer",
+      "'/content/DeepSpeedExamples/applications/DeepSpeed-Chat/output/actor-models/125m'] exits with return code = -9",
+      "https://github.com/deepspeedai/DeepSpeed/issues/3232",
+      "look for the OOM killer (dmesg); less host memory per rank (ZeRO offload to CPU needs RAM), or more --mem"),
+    S("sigkill", "oom", ("Signal 9 (SIGKILL) received by PID",),
+      "the rank was killed by SIGKILL: almost always the host's OOM killer (the job's host memory)",
+      "  traceback : Signal 9 (SIGKILL) received by PID 14750", "https://github.com/lzhxmu/CPPO/issues/6",
+      "look for the OOM killer (dmesg, sacct MaxRSS); less host memory per rank, or more --mem"),
+    # --- environment: the software stack or the container ---
+    S("nccl-shm", "environment", ("Error while creating shared memory segment",),
+      "NCCL could not create its shared-memory segment: /dev/shm is too small (a container's 64 MB default)",
+      "include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-250a7cc850ba9298-0-1-3 "
+      "(size 9637888)", "https://github.com/NVIDIA/nccl/issues/342",
+      "give the container more /dev/shm (docker --shm-size=16g or --ipc=host), or NCCL_SHM_DISABLE=1"),
+    S("nccl-shm-extend", "environment", ("NCCL WARN", "failed to extend /dev/shm"),
+      "NCCL could not grow its segment in /dev/shm: too small (a container's default)",
+      "ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 "
+      "bytes", "https://github.com/NVIDIA/nccl-tests/issues/166",
+      "give the container more /dev/shm (docker --shm-size=16g or --ipc=host)"),
+    S("shm-fallocate", "environment", ("posix_fallocate failed",),
+      "no space left in /dev/shm for NCCL's buffers",
+      "include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device",
+      "https://github.com/NVIDIA/nccl/issues/342",
+      "give the container more /dev/shm (docker --shm-size=16g or --ipc=host)"),
+    S("shm-bus-error", "environment", ("Unexpected bus error encountered in worker",),
+      "a DataLoader worker died of a bus error: /dev/shm is too small (a container's default 64 MB)",
+      "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+      "https://github.com/msr-fiddle/pipedream/issues/28",
+      "docker --shm-size=16g or --ipc=host (or -v /dev/shm:/dev/shm); or fewer DataLoader workers"),
+    S("loader-bus-error", "environment", ("DataLoader worker", "killed by signal: Bus error"),
+      "a DataLoader worker died of a bus error: /dev/shm is too small (a container's default 64 MB)",
+      "RuntimeError: DataLoader worker (pid 325) is killed by signal: Bus error.",
+      "https://github.com/msr-fiddle/pipedream/issues/28",
+      "docker --shm-size=16g or --ipc=host (or -v /dev/shm:/dev/shm); or fewer DataLoader workers"),
+    S("undefined-symbol", "environment", ("undefined symbol: ",),
+      "a library is older or newer than what was built against it (e.g. a libnccl older than torch's)",
+      "ImportError: /root/miniconda3/envs/py310/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined "
+      "symbol: ncclCommInitRankScalable", "https://github.com/PaddlePaddle/Paddle/issues/74792",
+      "use the NCCL that torch ships (unset LD_LIBRARY_PATH/LD_PRELOAD entries that put another libnccl first)"),
+    S("no-kernel-image", "environment", ("no kernel image is available",),
+      "the binary was not built for this GPU's architecture (torch, an extension, or a wheel)",
+      "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+      "https://github.com/facebookresearch/detectron2/issues/235",
+      "install a build for this GPU (clusterdoc check: arch), or rebuild with TORCH_CUDA_ARCH_LIST for it"),
+    S("nccl-no-socket-if", "environment", ("no socket interface found",),
+      "NCCL found no usable network interface (NCCL_SOCKET_IFNAME names one that is not there)",
+      "Bootstrap : no socket interface found", "https://github.com/EvolvingLMMs-Lab/open-r1-multimodal/issues/7",
+      "set NCCL_SOCKET_IFNAME to an interface every node has (ip -br addr), or unset it"),
+    S("nccl-addr-family", "environment", ("Address family not supported",),
+      "NCCL's socket has an address family the node does not have (IPv6 vs IPv4, or no interface)",
+      "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol",
+      "https://github.com/NVIDIA/nccl/issues/210",
+      "NCCL_SOCKET_IFNAME to an interface with an IPv4 address on every node (or NCCL_SOCKET_FAMILY=AF_INET)"),
+    S("collective-mismatch", "desync", ("Detected mismatch between collectives",),
+      "the ranks called different collectives (or one with different shapes): TORCH_DISTRIBUTED_DEBUG caught it",
+      "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running inconsistent collective: "
+      "CollectiveFingerPrint(OpType=ALLGATHER, TensorShape=[41, 256, 8, 8, 8], ...",
+      "https://github.com/xljh0520/JOTR/issues/4",
+      "make every rank call the same collectives with the same shapes (uneven last batch: drop_last=True)"),
+    S("nccl-mismatched", "desync", ("Mismatched collective detected",),
+      "NCCL saw ranks call different collectives (or with different sizes)",
+      "init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank "
+      "39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs",
+      "https://github.com/NVIDIA/nccl/issues/296",
+      "make every rank call the same collectives in the same order with the same sizes"),
+    S("ddp-unused-params", "code", ("Expected to have finished reduction in the prior iteration",),
+      "DDP: the model has parameters that got no gradient (unused in the loss)",
+      "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
+      "error indicates that your module has parameters that were not used i", "https://github.com/open-mmlab/mmagic/issues/419",
+      "DistributedDataParallel(find_unused_parameters=True), or make every output take part in the loss"),
+    S("device-assert", "code", ("device-side assert triggered",),
+      "a CUDA kernel's assertion failed: an index out of range (labels >= classes, bad embedding ids)",
+      "RuntimeError: CUDA error: device-side assert triggered",
+      "https://github.com/huggingface/pytorch-image-models/issues/1077",
+      "rerun with CUDA_LAUNCH_BLOCKING=1 (or on CPU) to see the index; check labels against num_classes"),
+    S("kernel-assert", "code", ("Assertion `", "` failed."),
+      "a CUDA kernel's assertion failed: an index out of range",
+      "/pytorch/aten/src/ATen/native/cuda/ScatterGatherKernel.cu:276: operator(): block: [0,0,0], thread: [26,0,0] "
+      "Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.",
+      "https://github.com/huggingface/pytorch-image-models/issues/1077",
+      "rerun with CUDA_LAUNCH_BLOCKING=1 (or on CPU) to see the index; check labels against num_classes"),
+    S("illegal-access", "code", ("an illegal memory access was encountered",),
+      "a CUDA kernel read or wrote out of bounds (the code or an extension; an XID 13/31 names the node rarely)",
+      "RuntimeError: CUDA error: an illegal memory access was encountered",
+      "https://github.com/zai-org/CodeGeeX/issues/160",
+      "rerun with CUDA_LAUNCH_BLOCKING=1; if it moves between nodes, check their XIDs (clusterdoc check)"),
+    S("unspecified-launch-failure", "code", ("unspecified launch failure",),
+      "a CUDA kernel failed without saying why: the code, or the GPU (XID 13/31/43 in the node's kernel log)",
+      "RuntimeError: CUDA error: unspecified launch failure", "https://github.com/ultralytics/yolov5/issues/1752",
+      "clusterdoc check on the node (its XIDs decide: hardware or the code); rerun with CUDA_LAUNCH_BLOCKING=1",
+      weak=True),
+    # --- network: the link itself ---
+    S("no-route", "network", ("No route to host",),
+      "a rank could not reach another's address: the route or the interface NCCL picked is wrong",
+      "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host",
+      "https://github.com/hkproj/pytorch-transformer-distributed/issues/1",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; "
+      "clusterdoc check (net) on the nodes"),
+    S("ib-completion-error", "network", ("NET/IB", "completion", "error 12"),
+      "InfiniBand gave up on a transfer (status 12: transport retry counter exceeded): a link, a port or a peer HCA",
+      "transport/net_ib.cu:781 WARN NET/IB : Got completion with error 12, opcode 1, len0, vendor err 129",
+      "https://github.com/horovod/horovod/issues/147",
+      "clusterdoc check --perf on the nodes (ibstat, link errors); NCCL_IB_HCA to the working ports"),
+    # --- a peer went away: the network, or the peer died first (weak alone) ---
+    S("peer-reset", "peer", ("Connection reset by peer",),
+      "a connection to another rank was reset: the network, or that rank died",
+      "worker0-0d9gnb:15:91 [3] include/socket.h 398 NCCL WARN Call to write failed : Connection reset by peer.",
+      "https://github.com/NVIDIA/nccl/issues/193", weak=True),
+    S("peer-closed-remote", "peer", ("Connection closed by remote peer",),
+      "another rank closed its connection: it died (or its node did), or the network dropped it",
+      "socketProgress: Connection closed by remote peer dgxh100-sapphire-ib0<40484>",
+      "https://github.com/huggingface/accelerate/issues/3413", weak=True),
+    S("peer-closed-gloo", "peer", ("Connection closed by peer",),
+      "gloo lost its connection to another rank: it died, or the network dropped it",
+      "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer "
+      "[198.18.16.4]:50353.",
+      "tests/fixtures/why/jobs/killed-node3/rank1.err (a real run on the test cluster)", weak=True),
+    S("peer-recv-failed", "peer", ("NCCL WARN", "failed : Broken pipe"),
+      "a send or receive to another rank failed: it died, or the network dropped it",
+      "NCCL WARN Net : Call to recv from 10.200.84.247<49473> failed : Broken pipe",
+      "https://github.com/NVIDIA/nccl/issues/795", weak=True),
+    S("nccl-remote-error", "peer", ("remote process exiting prematurely",),
+      "NCCL: a network error or a remote rank exited first",
+      "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+      "https://github.com/huggingface/accelerate/issues/3413", weak=True),
+    S("peer-refused", "peer", ("Connection refused",),
+      "a rank could not connect to another (not listening: not started yet, or died)",
+      "slurmstepd: error: Failed to send MESSAGE_TASK_EXIT: Connection refused",
+      "https://github.com/facebookincubator/submitit/issues/1708", weak=True),
+    # --- effects: a rank stopping because something else failed ---
+    S("nccl-abort", "effect", ("To avoid data inconsistency, we are taking the entire process down",),
+      "NCCL's watchdog takes the rank down after a failed or timed-out collective",
+      "[E ProcessGroupNCCL.cpp:494] To avoid data inconsistency, we are taking the entire process down.",
+      "https://github.com/EleutherAI/lm-evaluation-harness/pull/1404"),
+    S("launcher-sigterm", "effect", ("closing signal SIGTERM",),
+      "torchrun stops the other ranks after one failed",
+      "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 3710366 closing signal SIGTERM",
+      "https://github.com/codefuse-ai/MFTCoder/issues/31"),
+    S("srun-aborted", "effect", ("srun: error: ", "Aborted"),
+      "a task aborted (SIGABRT: NCCL's watchdog or a C++ exception took it down)",
+      "srun: error: ... Aborted (core dumped)", "https://github.com/alan-turing-institute/autocast/issues/381"),
+]  # fmt: skip
+
+# what the parsers make of a rank's traceback when no line above names its failure (never matched by needles)
+FROM_TRACEBACK = [
+    S("python-exception", "code", (), "a rank raised an exception: the code (or its data)",
+      "ValueError: bad sample at step 5", "tests/fixtures/why/jobs/code-rank2/rank2.err (a real run)",
+      "fix the code where it raised; a retry would fail the same way"),
+    S("python-memory-error", "oom", (), "a rank raised MemoryError: the host ran out of memory (not the GPU)",
+      "MemoryError", "https://github.com/microsoft/SoftTeacher/issues/149",
+      "less host memory per rank (DataLoader workers, the dataset in RAM), or more --mem"),
+    S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
+      "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+      "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
+      "https://github.com/hkproj/pytorch-transformer-distributed/issues/1",
+      "rerun with NCCL_DEBUG=INFO (the WARN line says why); read the other ranks' logs", weak=True),
+]  # fmt: skip
+_BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
+
+
+def get(name: str) -> Signature:
+    return _BY_NAME[name]
+
+
+_FIRST = [(s.needles[0], s.lower, s) for s in SIGNATURES]
+
+
+def match(line: str) -> Signature | None:
+    """The first signature that matches the line (its first LINE_CAP characters), or None."""
+    line = line[:LINE_CAP]
+    low = line.lower()
+    for needle, lower, sig in _FIRST:
+        if needle in (low if lower else line) and sig.matches(line, low):
+            return sig
+    return None
