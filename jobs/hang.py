@@ -10,6 +10,7 @@ Scenarios (the odd rank is --rank; the others do the ordinary thing):
   kill     the odd rank is killed with SIGKILL while the others wait in an all_reduce
   ddp      DDP training; the odd rank stalls in its forward while the others wait in backward's all_reduce
   first    the odd rank never reaches the job's first collective
+  early    the odd rank ends its loop one all_reduce early (7 of 8: uneven data) and exits 0
   healthy  no hang: a few steps of all_reduce and barrier
 """
 import argparse
@@ -112,6 +113,13 @@ def first(rank, odd):
     dist.all_reduce(torch.ones(8))
 
 
+def early(rank, odd):
+    t = torch.ones(1024)
+    batches = 7 if rank == odd else 8  # uneven data: the odd rank's shard has one batch fewer
+    for _ in range(batches):
+        train_step(t)
+
+
 def healthy(rank, odd):
     t = torch.ones(1024)
     for _ in range(5):
@@ -120,7 +128,7 @@ def healthy(rank, odd):
     dist.barrier()
 
 
-SCENARIOS = {f.__name__: f for f in (skip, order, loop, lock, kill, ddp, first, healthy)}
+SCENARIOS = {f.__name__: f for f in (skip, order, loop, lock, kill, ddp, first, early, healthy)}
 
 
 def main():

@@ -107,6 +107,8 @@ class HangWatch:
         gone = self._gone(codes, dumps)
         now = time.time()
         states = {r: dumps.get(r) or self._stale(r, now) for r in range(self.world)}
+        for r in gone:
+            states[r] = self._ended(r, states[r])
         try:
             hint = stacks.write(self.jd.path, dumps, self.world) if dumps else None
             text = report.build(states, self.world, exits=gone, stacks_hint=hint)
@@ -143,28 +145,24 @@ class HangWatch:
         for r in range(self.world):
             if r in dumps:
                 continue
-            code = codes.get(r)
-            rec = self.jd.rank_exit(r)
-            if code is None and rec is not None:
-                code = rec.get("code")
+            code = _code(codes.get(r), self.jd.rank_exit(r))
             if code is not None:
                 gone[r] = code
         return gone
 
+    def _ended(self, rank: int, state: dict | None) -> dict | None:
+        """A gone rank's last state with what its exit record adds: where it was in its collectives, and the
+        calls it made (per group and op: an early exit is told by them, hang/early.py)."""
+        rec = self.jd.rank_exit(rank) or {}
+        extra = {k: rec[k] for k in ("collectives", "issued", "ops") if isinstance(rec.get(k), dict)}
+        return {**(state or {}), **extra} if extra else state
+
     def postmortem(self, codes: dict[int, int | None], failed: list[int]) -> str | None:
         """Where each rank was when the job failed: its last heartbeat, or what its exit record says."""
-        states: dict[int, dict | None] = {}
-        for r in range(self.world):
-            rec = self.jd.rank_exit(r) or {}
-            hb = self.heartbeats.get(r)
-            col = rec.get("collectives")
-            states[r] = {**(hb or {}), "collectives": col} if col else hb
+        states = {r: self._ended(r, self.heartbeats.get(r)) for r in range(self.world)}
         if not any(states.values()):
             return None
-        exits = {
-            r: (codes.get(r) if codes.get(r) is not None else (self.jd.rank_exit(r) or {}).get("code"))
-            for r in range(self.world)
-        }
+        exits = {r: _code(codes.get(r), self.jd.rank_exit(r)) for r in range(self.world)}
         first = ", ".join(f"rank {r}" for r in failed) or "a rank"
         try:
             text = report.build(
@@ -177,3 +175,12 @@ class HangWatch:
         except Exception:  # noqa: BLE001 - a heartbeat of an unexpected form: no post-mortem rather than a crash
             return None
         return printable_lines(text)
+
+
+def _code(launcher: int | None, rec: dict | None) -> int | None:
+    """A rank's exit code: the backend's, else its exit record's; the record's 0 over a signal (its script
+    finished; the launcher stopped it in its teardown, after a peer failed)."""
+    mine = rec.get("code") if isinstance(rec, dict) and isinstance(rec.get("code"), int) else None
+    if mine == 0 and (launcher is None or launcher < 0):
+        return 0
+    return launcher if launcher is not None else mine

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from clusterdoc.hang import early
 from clusterdoc.why.evidence import Evidence, RankFacts
 
 INF = float("inf")
@@ -390,6 +391,8 @@ def candidates(ev: Evidence) -> list[Cause]:
                 )
             )
 
+    out += [c for c in [early_exit(ev)] if c is not None]
+
     if not any(c.category in ("node",) for c in out):
         witnesses = [r for r in ev.ranks if r.peers_lost and r.recorded]
         if witnesses and not [c for c in out if c.category in ("code", "oom")]:
@@ -407,6 +410,40 @@ def candidates(ev: Evidence) -> list[Cause]:
                 )
             )
     return out
+
+
+def early_exit(ev: Evidence) -> Cause | None:
+    """A rank that exited 0 while the others were still in (or failed in) their next collective (hang/early.py):
+    a desync, first in time; the peers' 'Connection closed by peer' is its effect, not the network's."""
+    ends = [
+        early.end_of(
+            r.rank,
+            {"issued": r.issued, "ops": r.ops, "collectives": {"last": r.last}},
+            r.code if r.recorded else None,
+            r.at,
+        )
+        for r in ev.ranks
+    ]
+    ee = early.find(ends, ev.world)
+    if ee is None:
+        return None
+    by_rank = {r.rank: r for r in ev.ranks}
+    left = [by_rank[r] for r in ee.ranks]
+    site = next((x.at.get("site") for x in ev.ranks if x.rank in ee.waiting and x.at and x.at.get("site")), None)
+    where = f" at {str(site[0]).rsplit('/', 1)[-1]}:{site[1]}" if site else ""
+    return Cause(
+        "desync",
+        ee.sentence(),
+        _t(*[r.ended for r in left]),
+        ranks=ee.ranks,
+        nodes=sorted({r.host for r in left if r.host}),
+        evidence=[f"rank {r.rank}{_on(r)}: exited 0 after {n} call(s) on {ee.group}" for r, n in zip(left, ee.made)]
+        + [f"{_ranks(ee.waiting)}: in {ee.op} #{ee.seq}{where} when it left"],
+        explains=list(range(ev.world)),
+        next_step="give every rank the same number of batches (DistributedSampler(drop_last=True), or "
+        "truncate to the shortest shard), or wrap the loop in torch.distributed.algorithms.Join; "
+        "a retry would stop the same way",
+    )
 
 
 _ORDER = {"environment": 0, "scheduler": 1, "node": 2, "oom": 3, "code": 4, "desync": 5, "hang": 6, "network": 7}
