@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Collection
 
 from clusterdoc import private
 from clusterdoc.hang import channel, report, seal, stacks
@@ -23,6 +24,7 @@ from clusterdoc.untrusted import printable, printable_lines
 
 POLL = 1.0  # seconds between looks at the store
 COLLECT = 5.0  # how long the ranks have to answer a dump request
+LATE = 10.0  # and how much longer a rank seen alive that recently: its watchdog may only be starved (a loaded node)
 
 
 class HangWatch:
@@ -34,6 +36,7 @@ class HangWatch:
         self.rejected_before = 0  # forged values seen through earlier connections
         self.next_look = 0.0
         self.heartbeats: dict[int, dict] = {}
+        self.seen: dict[int, float] = {}  # rank -> when (our clock) its heartbeat last changed
         self.reported: str | None = None  # the report's headline, once printed
 
     @property
@@ -81,7 +84,7 @@ class HangWatch:
                 self.left = True
                 self._drop()
                 return False
-            self.heartbeats.update(channel.heartbeats(store, self.world))
+            self._beats(channel.heartbeats(store, self.world))
             if channel.counter(store, "stall") == 0:
                 return False
             info = channel.get(store, "stall/info")
@@ -91,11 +94,14 @@ class HangWatch:
             if store.claim("handled", "launcher") != "launcher":  # a rank printed it already (we were late)
                 self.reported = "reported by a rank"
                 return self.on_hang == "abort"
-            dumps = channel.collect(store, self.world, gen, COLLECT)
+            now = time.monotonic()
+            recent = [r for r, t in self.seen.items() if now - t < LATE and codes.get(r) is None]
+            dumps = channel.collect(store, self.world, gen, COLLECT, late=LATE, patient=recent)
+            alive = self._beats(channel.heartbeats(store, self.world))  # a late rank's heartbeat still came
         except Exception:  # noqa: BLE001 - rank 0 (the store) ended: the job's own outcome says why
             self._drop()
             return False
-        self.print_report(dumps, codes)
+        self.print_report(dumps, codes, alive)
         try:  # done with the store: rank 0 need not wait for us when it leaves
             channel.bye(store, "launcher")
         except Exception:  # noqa: BLE001, S110 - gone already
@@ -103,10 +109,23 @@ class HangWatch:
         self._drop()
         return self.on_hang == "abort"
 
-    def print_report(self, dumps: dict[int, dict], codes: dict[int, int | None]) -> None:
+    def _beats(self, beats: dict[int, dict]) -> set[int]:
+        """Keep the ranks' latest heartbeats; the ranks whose heartbeat changed since the last look."""
+        changed = {r for r, hb in beats.items() if hb.get("time") != (self.heartbeats.get(r) or {}).get("time")}
+        now = time.monotonic()
+        self.seen.update({r: now for r in changed})
+        self.heartbeats.update(beats)
+        return changed
+
+    def print_report(self, dumps: dict[int, dict], codes: dict[int, int | None], alive: Collection[int] = ()) -> None:
+        """`alive`: ranks whose heartbeat moved while the dumps were collected: they answer late, not never (their
+        heartbeat stands for their dump)."""
         gone = self._gone(codes, dumps)
         now = time.time()
-        states = {r: dumps.get(r) or self._stale(r, now) for r in range(self.world)}
+        states = {
+            r: dumps.get(r) or (self.heartbeats.get(r) if r in alive else self._stale(r, now))
+            for r in range(self.world)
+        }
         for r in gone:
             states[r] = self._ended(r, states[r])
         try:
