@@ -128,3 +128,37 @@ def test_the_fixture_is_a_real_run_of_the_planted_job():
     assert rec["spec"]["script_args"] == ["--scenario", "early", "--rank", "1"]
     ex = json.loads((JOBS / "early-exit-rank1" / "rank1.exit").read_text())
     assert ex["code"] == 0 and ex["issued"] == {"world": 7} and ex["ops"] == {"world": {"all_reduce": 7}}
+
+
+def test_a_stall_after_an_early_exit_why_reads_the_launchers_report(tmp_path):
+    """NCCL waits where gloo fails: the others stall in their 8th and the hang watch stops them (no exit record,
+    no collectives of theirs on disk). The launcher's report names rank 1, and keeps it in stacks/report.json,
+    so `why` still says the same sentence."""
+    import shutil
+
+    jd = JobDir(tmp_path / "job")
+    shutil.copytree(JOBS / "early-exit-rank1", jd.path)
+    for r in (0, 2, 3):
+        (jd.path / f"rank{r}.exit").unlink()
+        (jd.path / f"rank{r}.err").write_text("")  # stopped by the hang watch: no error of their own
+    wait = {"op": "all_reduce", "seq": 8, "group": "world", "dtype": "float32", "shape": [1024], "start": 1.0,
+            "waited": 30.0, "site": ["/home/user/clusterdoc/jobs/hang.py", 29, "train_step"]}
+    dumps = {r: {"rank": r, "time": 2.0, "collectives": {"current": wait}, "frames": []} for r in (0, 2, 3)}
+    HangWatch(jd, 4).print_report(dumps, {1: 0})
+    text = (jd.path / "stacks" / "report.txt").read_text()
+    assert marked(text) == [1] and SENTENCE in " ".join(text.split()), text
+    rec = json.loads(jd.record_path.read_text())
+    rec["outcome"] = rec["attempts"][0]["outcome"] = {"state": "FAILED", "codes": {"0": -15, "1": 0, "2": -15,
+                                                                                   "3": -15}, "failed": [],
+                                                      "oom": False, "message": "stalled"}
+    jd.record_path.write_text(json.dumps(rec))
+    cause = verdict.judge(evidence.gather(jd, live=False)).cause
+    assert cause.category == "desync" and cause.ranks == [1] and cause.headline == SENTENCE, cause
+
+
+@pytest.mark.parametrize("bad", [None, [], {"ranks": [1]}, {"ranks": ["1"], "made": [7], "waiting": [0], "group": "world",
+                                                            "seq": 8, "op": "all_reduce"},
+                                 {"ranks": [1], "made": [7, 8], "waiting": [0], "group": "world", "seq": 8, "op": "x"},
+                                 {"ranks": [1], "made": [7], "waiting": [0], "group": "world", "seq": True, "op": "x"}])
+def test_a_malformed_record_of_the_launchers_report_is_ignored(bad):
+    assert early.from_json(bad) is None

@@ -158,3 +158,21 @@ def from_record(rank: int, rec: dict | None) -> RankEnd:
 
 def _dict(v) -> dict:
     return v if isinstance(v, dict) else {}
+
+
+def from_json(d) -> EarlyExit | None:
+    """An EarlyExit as the launcher kept it (stacks/report.json), checked field by field; None if malformed."""
+    if not isinstance(d, dict):
+        return None
+
+    def ints(v) -> list[int] | None:
+        ok = isinstance(v, list) and 0 < len(v) <= 1 << 16 and all(_count(x) is not None for x in v)
+        return list(v) if ok else None
+
+    ranks, made, waiting = ints(d.get("ranks")), ints(d.get("made")), ints(d.get("waiting"))
+    group, op, seq = d.get("group"), d.get("op"), _count(d.get("seq"))
+    if not (ranks and made and waiting and len(made) == len(ranks) and seq and isinstance(group, str)):
+        return None
+    if not isinstance(op, str) or len(op) > 100 or len(group) > 1000:
+        return None
+    return EarlyExit(ranks, made, waiting, group, seq, op, d.get("op_only") is True)

@@ -215,6 +215,15 @@ def build(
     return "\n".join(lines)
 
 
+def early_exit(
+    states: Mapping[int, dict | None], world: int, exits: Mapping[int, int | None] | None = None
+) -> early.EarlyExit | None:
+    """The early exit the report names for these states, if any (the launcher keeps it in stacks/report.json
+    for `clusterdoc why`)."""
+    exits = exits or {}
+    return early.find([_end(RankView(r, states.get(r), exits.get(r), r in exits), exits) for r in range(world)], world)
+
+
 def _end(v: RankView, exits: Mapping[int, int | None]) -> early.RankEnd:
     """What hang/early.py needs of a rank: ended 0, its counts (the exit record's, in its state), where it waits."""
     state = v.state or {}

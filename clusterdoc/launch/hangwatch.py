@@ -12,6 +12,7 @@ counted (`rejected`, which submit reports); what is printed is escaped like node
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
@@ -146,12 +147,13 @@ class HangWatch:
         print(printable_lines(text), file=self.err, flush=True)
         try:
             starts = [c["start"] for s in states.values() if s and (c := report.oldest(s))]
+            left = report.early_exit(states, self.world, gone)
         except Exception:  # noqa: BLE001 - see above
-            starts = []
-        private.write(
-            self.jd.path / "stacks" / "report.json",
-            json.dumps({"printed": time.time(), "stall_started": min(starts) if starts else None}) + "\n",
-        )
+            starts, left = [], None
+        info = {"printed": time.time(), "stall_started": min(starts) if starts else None}
+        if left is not None:  # `why` says the same (the ranks left waiting are stopped without a record)
+            info["early_exit"] = dataclasses.asdict(left)
+        private.write(self.jd.path / "stacks" / "report.json", json.dumps(info) + "\n")
 
     def _stale(self, rank: int, now: float) -> dict | None:
         hb = self.heartbeats.get(rank)

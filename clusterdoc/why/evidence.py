@@ -186,6 +186,7 @@ def hang_report(folder: Path) -> dict | None:
         "started": _num(info.get("stall_started")) or _num(info.get("printed")),
         "loader": "DataLoader worker" in text or any(_in_loader(folder, r) for r in sorted(set(odd))),
         "idle": "in no collective" in text,
+        "early_exit": info.get("early_exit") if isinstance(info.get("early_exit"), dict) else None,
     }
 
 

@@ -424,8 +424,8 @@ def early_exit(ev: Evidence) -> Cause | None:
         )
         for r in ev.ranks
     ]
-    ee = early.find(ends, ev.world)
-    if ee is None:
+    ee = early.find(ends, ev.world) or early.from_json((ev.hang or {}).get("early_exit"))
+    if ee is None or any(not 0 <= r < len(ev.ranks) for r in ee.ranks + ee.waiting):
         return None
     by_rank = {r.rank: r for r in ev.ranks}
     left = [by_rank[r] for r in ee.ranks]
