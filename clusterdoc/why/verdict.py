@@ -437,7 +437,10 @@ def early_exit(ev: Evidence) -> Cause | None:
         _t(*[r.ended for r in left]),
         ranks=ee.ranks,
         nodes=sorted({r.host for r in left if r.host}),
-        evidence=[f"rank {r.rank}{_on(r)}: exited 0 after {n} call(s) on {ee.group}" for r, n in zip(left, ee.made)]
+        evidence=[
+            f"rank {r.rank}{_on(r)}: exited 0 (its exit record) after {n} calls on the {ee.group} group"
+            for r, n in zip(left, ee.made)
+        ]
         + [f"{_ranks(ee.waiting)}: in {ee.op} #{ee.seq}{where} when it left"],
         explains=list(range(ev.world)),
         next_step="give every rank the same number of batches (DistributedSampler(drop_last=True), or "
