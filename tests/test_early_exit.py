@@ -162,3 +162,13 @@ def test_a_stall_after_an_early_exit_why_reads_the_launchers_report(tmp_path):
                                  {"ranks": [1], "made": [7], "waiting": [0], "group": "world", "seq": True, "op": "x"}])
 def test_a_malformed_record_of_the_launchers_report_is_ignored(bad):
     assert early.from_json(bad) is None
+
+
+def test_a_node_death_marks_the_dead_rank_alone_not_a_rank_slurm_stopped_with_the_same_code():
+    """Issue 35: rank 2's node died (no exit code), rank 0 was stopped by Slurm (no exit code either): the same
+    'gone: ended without an exit code', but only rank 2 ended the job and only rank 2 is marked."""
+    last = {"collectives": {"failed": {**ar(22), "site": ["/x/train.py", 91, "<module>"]}}}
+    text = report.build({1: last, 3: last}, 4, exits={0: None, 1: 1, 2: None, 3: 1}, first_failed=[2],
+                        headline="clusterdoc: where the ranks were when rank 2 failed")
+    assert marked(text) == [2], text
+    assert re.search(r"(?m)^  rank 0 +gone: ended without an exit code$", text), text

@@ -76,6 +76,13 @@ def test_stall_report_names_the_odd_rank_and_the_call_sites(tmp_path, scenario):
     assert TIMEOUT <= waited <= TIMEOUT + 15, text
     assert "every rank stopped (--on-hang abort)" in res.stderr
     (jd,) = (tmp_path / "jobs").iterdir()
+    # the live report and `why` agree: why blames the ranks the report marks (issue 35)
+    why = subprocess.run([sys.executable, "-m", "clusterdoc", "why", str(jd), "--no-probe", "--json"],
+                         capture_output=True, text=True, timeout=120, env=clean_env())
+    odd = [int(r) for line in text.splitlines() if line.endswith("<- differs")
+           for r in re.findall(r"\d+", re.sub(r"(\d+)-(\d+)", lambda m: ",".join(
+               map(str, range(int(m[1]), int(m[2]) + 1))), line.split()[1]))]
+    assert json.loads(why.stdout)["cause"]["ranks"] == sorted(odd), (why.stdout, text)
     # a rank stopped by the abort while writing its stacks again may leave its hidden temp (.rankR.txt.*.tmp):
     # never read as a report; what counts is that every rank's file and the report are whole
     files = sorted(p.name for p in (jd / "stacks").iterdir() if not p.name.startswith("."))
