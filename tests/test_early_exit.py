@@ -172,3 +172,15 @@ def test_a_node_death_marks_the_dead_rank_alone_not_a_rank_slurm_stopped_with_th
                         headline="clusterdoc: where the ranks were when rank 2 failed")
     assert marked(text) == [2], text
     assert re.search(r"(?m)^  rank 0 +gone: ended without an exit code$", text), text
+
+
+def test_thousands_of_ranks_are_named_as_ranges_and_found_in_linear_time():
+    import time
+
+    world = 4096
+    ends = [early.RankEnd(r, at=ar(8)) for r in range(world)]
+    ends[1] = left(1, 7)
+    start = time.perf_counter()
+    found = early.find(ends, world)
+    assert time.perf_counter() - start < 0.5
+    assert found.sentence().startswith("rank 1 exited 0 after 7 all_reduce calls while ranks 0,2-4095 wait in ")

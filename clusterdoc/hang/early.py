@@ -88,10 +88,10 @@ def find(ends: list[RankEnd], world: int) -> EarlyExit | None:
         if pos is not None:
             places.setdefault(pos, []).append(e.rank)
     for (group, seq, op), waiting in sorted(places.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        group_ranks = members(group, world)
-        if not group_ranks or any(r not in group_ranks for r in waiting):
+        group_ranks, there = members(group, world), set(waiting)  # sets: linear at thousands of ranks
+        if not group_ranks or not there <= set(group_ranks):
             continue
-        early = [r for r in group_ranks if r not in waiting]
+        early = [r for r in group_ranks if r not in there]
         if not early or any(not by_rank.get(r, RankEnd(r)).clean for r in early):
             continue  # a member neither waits there nor exited 0: something else holds the group up
         made = [_made(by_rank[r], group) for r in early]
@@ -109,8 +109,18 @@ def _ordinal(n: int) -> str:
 
 
 def _who(ranks: list[int]) -> str:
+    """'rank 1', 'ranks 0, 2, 3'; past 8 ranks as ranges ('ranks 0,2-4095', Slurm's way)."""
     rs = sorted(ranks)
-    return ("ranks " if len(rs) > 1 else "rank ") + ", ".join(map(str, rs))
+    return ("ranks " if len(rs) > 1 else "rank ") + (", ".join(map(str, rs)) if len(rs) <= 8 else _ranges(rs))
+
+
+def _ranges(rs: list[int]) -> str:
+    out, start = [], 0
+    for i in range(1, len(rs) + 1):
+        if i == len(rs) or rs[i] != rs[i - 1] + 1:
+            out.append(str(rs[start]) if start == i - 1 else f"{rs[start]}-{rs[i - 1]}")
+            start = i
+    return ",".join(out)
 
 
 def made_text(ee: EarlyExit) -> str:
