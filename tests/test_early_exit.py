@@ -64,6 +64,9 @@ def test_other_ops_on_the_group_are_not_called_all_reduce_and_a_subgroup_is_name
         [early.RankEnd(0, at=ar(8)), early.RankEnd(1, clean=True), early.RankEnd(2, at=ar(8))],
         # every rank completed
         [left(0, 8), left(1, 8), left(2, 8)],
+        # most ranks finished after 8 calls, one is in a 9th: an extra call there, more likely; the majority is
+        # never blamed
+        [left(0, 8), left(1, 8), early.RankEnd(2, at=ar(9))],
     ],
 )
 def test_no_early_exit_is_claimed_without_the_evidence(ends):

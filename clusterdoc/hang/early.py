@@ -7,7 +7,9 @@ left is. Told apart by the counts the tracker keeps (shim/track.py: calls per gr
 
 - at least one rank exited 0 on its own record (its script ended: not killed, not failed);
 - every other member of one group waits in, or failed in, the same collective of that group (#seq);
-- each rank that exited 0 had made fewer calls on that group than that #seq.
+- each rank that exited 0 had made fewer calls on that group than that #seq;
+- they are not the group's majority (most ranks finished while a few wait: the few made an extra call, more
+  likely; the majority is never blamed).
 
 Anything else (a rank that raised, one in no collective, two different collectives) is not this, and the
 answer is None: a confident wrong answer is worse than none. The hang report (hang/report.py) and `clusterdoc
@@ -94,6 +96,8 @@ def find(ends: list[RankEnd], world: int) -> EarlyExit | None:
         early = [r for r in group_ranks if r not in there]
         if not early or any(not by_rank.get(r, RankEnd(r)).clean for r in early):
             continue  # a member neither waits there nor exited 0: something else holds the group up
+        if len(early) > len(waiting):
+            continue  # most of the group finished: the few still in a call made an extra one, more likely
         made = [_made(by_rank[r], group) for r in early]
         if any(m is None or m >= seq for m in made):
             continue  # it made that call too (or its count is unknown): not an early exit
