@@ -162,7 +162,12 @@ def _collectives() -> dict:
     track = sys.modules.get("clusterdoc.shim.track")
     if track is None or not track.installed():
         return {}
-    return {"collectives": track.TRACKER.snapshot()}
+    out: dict = {"collectives": track.TRACKER.snapshot()}
+    try:  # the calls it made per group (and op): a rank that ended early is told by its count (hang/early.py)
+        out.update(issued=track.TRACKER.issued(), ops=track.TRACKER.issued_ops())
+    except Exception:  # noqa: BLE001 - a diagnosis aid: never the exit record's loss
+        pass
+    return out
 
 
 def is_oom(exc: BaseException) -> bool:

@@ -10,6 +10,9 @@ Scenarios (the odd rank is --rank; the others do the ordinary thing):
   kill     the odd rank is killed with SIGKILL while the others wait in an all_reduce
   ddp      DDP training; the odd rank stalls in its forward while the others wait in backward's all_reduce
   first    the odd rank never reaches the job's first collective
+  early    the odd rank ends its loop one all_reduce early (7 of 8: uneven data) and exits 0
+  late     as skip, and the next rank's watchdog is starved when the report is made: a thread holds the GIL in
+           native code for --hold seconds from just before the stall is seen (a loaded node's late heartbeat)
   healthy  no hang: a few steps of all_reduce and barrier
 """
 import argparse
@@ -112,6 +115,27 @@ def first(rank, odd):
     dist.all_reduce(torch.ones(8))
 
 
+def late(rank, odd, hold=8.0):
+    if rank == (odd + 1) % dist.get_world_size():
+        import ctypes
+
+        ahead = float(os.environ.get("CLUSTERDOC_HANG_TIMEOUT", "10")) - 2.0
+
+        def starve():
+            time.sleep(max(0.0, ahead))
+            ctypes.PyDLL(None).sleep(int(hold))  # libc's sleep without releasing the GIL: no Python thread runs
+
+        threading.Thread(target=starve, name="starve", daemon=True).start()
+    skip(rank, odd)
+
+
+def early(rank, odd):
+    t = torch.ones(1024)
+    batches = 7 if rank == odd else 8  # uneven data: the odd rank's shard has one batch fewer
+    for _ in range(batches):
+        train_step(t)
+
+
 def healthy(rank, odd):
     t = torch.ones(1024)
     for _ in range(5):
@@ -120,7 +144,7 @@ def healthy(rank, odd):
     dist.barrier()
 
 
-SCENARIOS = {f.__name__: f for f in (skip, order, loop, lock, kill, ddp, first, healthy)}
+SCENARIOS = {f.__name__: f for f in (skip, order, loop, lock, kill, ddp, first, early, late, healthy)}
 
 
 def main():
@@ -128,13 +152,17 @@ def main():
     ap.add_argument("--scenario", choices=sorted(SCENARIOS), default="skip")
     ap.add_argument("--rank", type=int, default=1, help="the odd rank")
     ap.add_argument("--sleep", type=float, default=0.0, help="seconds to wait first (time to call stacks)")
+    ap.add_argument("--hold", type=float, default=8.0, help="late: seconds the GIL is held")
     args = ap.parse_args()
     shim.init()
     if dist.get_backend() == "nccl":  # GPUs: every tensor below on this rank's GPU (shim.init chose it)
         torch.set_default_device(f"cuda:{torch.cuda.current_device()}")
     rank = dist.get_rank()
     time.sleep(args.sleep)
-    SCENARIOS[args.scenario](rank, args.rank)
+    if args.scenario == "late":
+        late(rank, args.rank, args.hold)
+    else:
+        SCENARIOS[args.scenario](rank, args.rank)
     print(f"rank {rank}: {args.scenario} done", flush=True)
 
 

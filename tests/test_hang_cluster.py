@@ -76,3 +76,19 @@ def test_stacks_on_a_running_job_then_cancel_leaves_no_rank(cpu_cluster, tmp_pat
             and time.monotonic() < deadline:
         time.sleep(0.5)
     assert "clusterdoc.run" not in subprocess.run(["pgrep", "-af", str(jd)], capture_output=True, text=True).stdout
+
+
+def test_a_rank_that_exits_0_one_collective_early_is_named_under_slurm(cpu_cluster, tmp_path):
+    """Issue 35's early exit under Slurm (srun does not stop the job for a rank that exits 0): the launcher's
+    summary and `why` name rank 1 and the counts, the ranks left waiting are never marked."""
+    from tests.test_hang_local import check_early_exit
+    from tests.test_why_cluster import env_for
+
+    res = submit(cpu_cluster, tmp_path, *backend_args(cpu_cluster, "slurm"), "--nodes", 4, "--no-preflight",
+                 "--wait", "--hang-timeout", 20, HANG, "--scenario", "early", "--rank", 1, timeout=300)
+    assert res.returncode == 1, res.stdout[-3000:] + res.stderr[-3000:]
+    (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
+    check_early_exit(res.stderr, jd, env=env_for(cpu_cluster, tmp_path))
+    time.sleep(2)
+    left = subprocess.run(["pgrep", "-af", str(jd)], capture_output=True, text=True).stdout
+    assert "clusterdoc.run" not in left, left

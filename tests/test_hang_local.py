@@ -58,6 +58,10 @@ SCENARIOS = {
     "ddp": [r"ranks 0,2-3 +in all_reduce #\d+ float32\[4225\] \(DDP gradient all_reduce, bucket 0, from loss\.backward\(\)\)"
             r" +hang\.py:\d+ in ddp",
             r"rank 1 +not in a collective +hang\.py:\d+ in ddp: time\.sleep\(3600\)"],
+    # issue 38's flake, made to happen every time: rank 2's watchdog is starved (the GIL held in native code for
+    # 8 s from just before the stall) when the dump is asked for; it answers late, and is waited for, not silent
+    "late": [r"ranks 0,2-3 +in all_reduce #4 float32\[4096\] +hang\.py:\d+ in train_step",
+             r"rank 1 +in barrier #4 +hang\.py:\d+ in skip +<- differs", r"^(?![\s\S]*did not answer)"],
 }
 
 
@@ -72,6 +76,13 @@ def test_stall_report_names_the_odd_rank_and_the_call_sites(tmp_path, scenario):
     assert TIMEOUT <= waited <= TIMEOUT + 15, text
     assert "every rank stopped (--on-hang abort)" in res.stderr
     (jd,) = (tmp_path / "jobs").iterdir()
+    # the live report and `why` agree: why blames the ranks the report marks (issue 35)
+    why = subprocess.run([sys.executable, "-m", "clusterdoc", "why", str(jd), "--no-probe", "--json"],
+                         capture_output=True, text=True, timeout=120, env=clean_env())
+    odd = [int(r) for line in text.splitlines() if line.endswith("<- differs")
+           for r in re.findall(r"\d+", re.sub(r"(\d+)-(\d+)", lambda m: ",".join(
+               map(str, range(int(m[1]), int(m[2]) + 1))), line.split()[1]))]
+    assert json.loads(why.stdout)["cause"]["ranks"] == sorted(odd), (why.stdout, text)
     # a rank stopped by the abort while writing its stacks again may leave its hidden temp (.rankR.txt.*.tmp):
     # never read as a report; what counts is that every rank's file and the report are whole
     files = sorted(p.name for p in (jd / "stacks").iterdir() if not p.name.startswith("."))
@@ -188,4 +199,33 @@ def test_on_hang_wait_reports_once_and_keeps_the_job_until_cancelled(tmp_path):
             proc.kill()
     assert proc.returncode == 130
     assert rest.count("clusterdoc: job stalled") == 0  # one report, not one per poll
+    assert leftover_ranks(jd) == []
+
+
+EARLY = ("rank 1 exited 0 after 7 all_reduce calls while ranks 0, 2, 3 wait in their 8th "
+         "(uneven data? torch.distributed.algorithms.Join)")
+
+
+def check_early_exit(stderr: str, jd: Path, env=None) -> None:
+    """Issue 35: rank 1 ends its loop one all_reduce early and exits 0; the others fail in their 8th (gloo:
+    'Connection closed by peer'). The launcher's summary and `why` both name rank 1 and the counts, and the
+    summary marks rank 1 alone (never the ranks left waiting)."""
+    text = report_of(stderr)
+    rows = [line for line in text.splitlines() if re.match(r"  ranks? \d", line)]
+    assert [line for line in rows if line.endswith("<- differs")] == [
+        next(line for line in rows if re.match(r"  rank 1 +gone: exited with code 0", line))], text
+    assert EARLY in " ".join(text.split()), text
+    assert re.search(r"job failed: rank 1 exited with code 0;.*" + re.escape(EARLY), stderr), stderr[-2000:]
+    why = subprocess.run([sys.executable, "-m", "clusterdoc", "why", str(jd), "--no-probe", "--json"],
+                         capture_output=True, text=True, timeout=120, env=env or clean_env())
+    cause = json.loads(why.stdout)["cause"]
+    assert why.returncode == 1 and cause["category"] == "desync" and cause["ranks"] == [1], why.stdout
+    assert cause["headline"] == EARLY, cause
+
+
+def test_a_rank_that_exits_0_one_collective_early_is_named_live_and_by_why(tmp_path):
+    res = submit(tmp_path, "--hang-timeout", TIMEOUT, HANG, "--scenario", "early", "--rank", 1)
+    assert res.returncode == 1, res.stderr[-4000:]
+    (jd,) = (tmp_path / "jobs").iterdir()
+    check_early_exit(res.stderr, jd)
     assert leftover_ranks(jd) == []

@@ -33,6 +33,7 @@ import datetime
 import hashlib
 import socket
 import time
+from collections.abc import Collection
 
 from clusterdoc.hang import seal as seal_mod
 
@@ -235,18 +236,24 @@ def _dump(value, rank: int) -> dict | None:
     return value if isinstance(value, dict) and value.get("rank") == rank else None
 
 
-def collect(store: Channel, world: int, gen: int, wait: float) -> dict[int, dict]:
-    """Each rank's answer to dump request `gen`, waiting up to `wait` seconds for the slow ones."""
+def collect(
+    store: Channel, world: int, gen: int, wait: float, late: float = 0.0, patient: Collection[int] = ()
+) -> dict[int, dict]:
+    """Each rank's answer to dump request `gen`, waiting up to `wait` seconds for the slow ones, then up to
+    `late` seconds more while a rank in `patient` has not answered: one whose heartbeat was seen lately. A loaded
+    node starves a rank's watchdog thread for seconds (its heartbeat is late too): late is not silent. Returns
+    as soon as every rank answered."""
     keys = {r: f"dump/{gen}/{r}" for r in range(world)}
     got: dict[int, dict] = {}
-    deadline = time.monotonic() + wait
+    start = time.monotonic()
     while True:
         for r, key in keys.items():
             if r not in got:
                 value = _dump(store.get(key), r)
                 if value is not None:
                     got[r] = value
-        if len(got) == world or time.monotonic() >= deadline:
+        spent = time.monotonic() - start
+        if len(got) == world or spent >= wait + late or (spent >= wait and not any(r not in got for r in patient)):
             return got
         time.sleep(0.05)
 

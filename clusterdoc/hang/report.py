@@ -18,7 +18,7 @@ import signal
 import textwrap
 from collections.abc import Collection, Mapping
 
-from clusterdoc.hang import verdict
+from clusterdoc.hang import early, verdict
 
 _SIGNALS = {s.value: s.name for s in signal.Signals}
 
@@ -102,14 +102,17 @@ class RankView:
             if state:
                 seen = oldest(state)
                 failed = None if seen else (state.get("collectives") or {}).get("failed")
+                last = None if seen or failed else (state.get("collectives") or {}).get("last")
                 where = (
                     "failed in " + collective_text(failed)
                     if failed
                     else "last seen in " + collective_text(seen)
                     if seen
+                    else "its last call: " + collective_text(last)
+                    if last
                     else "last seen outside any collective"
                 )
-                self.text += f" ({where}, at {site_text(_where(state, seen or failed))})"
+                self.text += f" ({where}, at {site_text(_where(state, seen or failed or last))})"
             return
         if state is None:
             return
@@ -181,8 +184,10 @@ def build(
     views = [RankView(r, states.get(r), exits.get(r), r in exits) for r in range(world)]
     findings = verdict.judge(views, world)
     groups: dict[tuple, list[RankView]] = {}
-    for v in views:
-        groups.setdefault((*v.key, v.rank in findings), []).append(v)
+    ee = early.find([_end(v, exits) for v in views], world)
+    first = set(ee.ranks if ee is not None else first_failed or ())
+    for v in views:  # a rank whose failure ended the job never shares a line with the ranks it took down
+        groups.setdefault((*v.key, v.rank in findings, v.rank in first), []).append(v)
     ordered = sorted(groups.values(), key=lambda g: g[0].rank)
     odd = [
         g
@@ -191,6 +196,8 @@ def build(
         or g[0].kind == "silent"
         or (g[0].kind == "gone" and (not first_failed or any(v.rank in first_failed for v in g)))
     ]
+    if ee is not None:  # a rank ended its loop early: it is the odd one, never the ranks left waiting for it
+        odd = [g for g in ordered if any(v.rank in ee.ranks for v in g) or g[0].kind == "silent"]
     waiting = [v for g in ordered if g not in odd for v in g if v.kind == "in"]
     longest = max(waiting or [v for v in views if v.kind == "in"], key=lambda v: v.waited, default=None)
     lines = [headline or _headline(views, longest)]
@@ -198,13 +205,33 @@ def build(
     for g in ordered:
         mark = "      <- differs" if g in odd else ""
         lines.append(f"  {_who([v.rank for v in g]):<{width}}  {g[0].text}{mark}")
+    said = diagnose([g for g in odd if ee is None or not any(v.rank in ee.ranks for v in g)], findings, world)
     lines += [
         textwrap.fill(d, width=110, initial_indent="  ", subsequent_indent="    ")
-        for d in diagnose(odd, findings, world)
+        for d in ([ee.sentence() + "."] if ee is not None else []) + said
     ]
     if stacks_hint:
         lines.append(f"  stacks: {stacks_hint}")
     return "\n".join(lines)
+
+
+def early_exit(
+    states: Mapping[int, dict | None], world: int, exits: Mapping[int, int | None] | None = None
+) -> early.EarlyExit | None:
+    """The early exit the report names for these states, if any (the launcher keeps it in stacks/report.json
+    for `clusterdoc why`)."""
+    exits = exits or {}
+    return early.find([_end(RankView(r, states.get(r), exits.get(r), r in exits), exits) for r in range(world)], world)
+
+
+def _end(v: RankView, exits: Mapping[int, int | None]) -> early.RankEnd:
+    """What hang/early.py needs of a rank: ended 0, its counts (the exit record's, in its state), where it waits."""
+    state = v.state or {}
+    if v.kind == "gone":
+        failed = (state.get("collectives") or {}).get("failed")
+        at = failed or (oldest(state) if state else None)
+        return early.end_of(v.rank, state, exits.get(v.rank), None if exits.get(v.rank) == 0 else at)
+    return early.end_of(v.rank, None, None, v.collective if v.kind == "in" else None)
 
 
 def _headline(views: list[RankView], longest: RankView | None) -> str:

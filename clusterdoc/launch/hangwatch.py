@@ -12,9 +12,11 @@ counted (`rejected`, which submit reports); what is printed is escaped like node
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import time
+from collections.abc import Collection
 
 from clusterdoc import private
 from clusterdoc.hang import channel, report, seal, stacks
@@ -23,6 +25,7 @@ from clusterdoc.untrusted import printable, printable_lines
 
 POLL = 1.0  # seconds between looks at the store
 COLLECT = 5.0  # how long the ranks have to answer a dump request
+LATE = 10.0  # and how much longer a rank seen alive that recently: its watchdog may only be starved (a loaded node)
 
 
 class HangWatch:
@@ -34,6 +37,7 @@ class HangWatch:
         self.rejected_before = 0  # forged values seen through earlier connections
         self.next_look = 0.0
         self.heartbeats: dict[int, dict] = {}
+        self.seen: dict[int, float] = {}  # rank -> when (our clock) its heartbeat last changed
         self.reported: str | None = None  # the report's headline, once printed
 
     @property
@@ -81,7 +85,7 @@ class HangWatch:
                 self.left = True
                 self._drop()
                 return False
-            self.heartbeats.update(channel.heartbeats(store, self.world))
+            self._beats(channel.heartbeats(store, self.world))
             if channel.counter(store, "stall") == 0:
                 return False
             info = channel.get(store, "stall/info")
@@ -91,11 +95,14 @@ class HangWatch:
             if store.claim("handled", "launcher") != "launcher":  # a rank printed it already (we were late)
                 self.reported = "reported by a rank"
                 return self.on_hang == "abort"
-            dumps = channel.collect(store, self.world, gen, COLLECT)
+            now = time.monotonic()
+            recent = [r for r, t in self.seen.items() if now - t < LATE and codes.get(r) is None]
+            dumps = channel.collect(store, self.world, gen, COLLECT, late=LATE, patient=recent)
+            alive = self._beats(channel.heartbeats(store, self.world))  # a late rank's heartbeat still came
         except Exception:  # noqa: BLE001 - rank 0 (the store) ended: the job's own outcome says why
             self._drop()
             return False
-        self.print_report(dumps, codes)
+        self.print_report(dumps, codes, alive)
         try:  # done with the store: rank 0 need not wait for us when it leaves
             channel.bye(store, "launcher")
         except Exception:  # noqa: BLE001, S110 - gone already
@@ -103,10 +110,25 @@ class HangWatch:
         self._drop()
         return self.on_hang == "abort"
 
-    def print_report(self, dumps: dict[int, dict], codes: dict[int, int | None]) -> None:
+    def _beats(self, beats: dict[int, dict]) -> set[int]:
+        """Keep the ranks' latest heartbeats; the ranks whose heartbeat changed since the last look."""
+        changed = {r for r, hb in beats.items() if hb.get("time") != (self.heartbeats.get(r) or {}).get("time")}
+        now = time.monotonic()
+        self.seen.update({r: now for r in changed})
+        self.heartbeats.update(beats)
+        return changed
+
+    def print_report(self, dumps: dict[int, dict], codes: dict[int, int | None], alive: Collection[int] = ()) -> None:
+        """`alive`: ranks whose heartbeat moved while the dumps were collected: they answer late, not never (their
+        heartbeat stands for their dump)."""
         gone = self._gone(codes, dumps)
         now = time.time()
-        states = {r: dumps.get(r) or self._stale(r, now) for r in range(self.world)}
+        states = {
+            r: dumps.get(r) or (self.heartbeats.get(r) if r in alive else self._stale(r, now))
+            for r in range(self.world)
+        }
+        for r in gone:
+            states[r] = self._ended(r, states[r])
         try:
             hint = stacks.write(self.jd.path, dumps, self.world) if dumps else None
             text = report.build(states, self.world, exits=gone, stacks_hint=hint)
@@ -125,12 +147,13 @@ class HangWatch:
         print(printable_lines(text), file=self.err, flush=True)
         try:
             starts = [c["start"] for s in states.values() if s and (c := report.oldest(s))]
+            left = report.early_exit(states, self.world, gone)
         except Exception:  # noqa: BLE001 - see above
-            starts = []
-        private.write(
-            self.jd.path / "stacks" / "report.json",
-            json.dumps({"printed": time.time(), "stall_started": min(starts) if starts else None}) + "\n",
-        )
+            starts, left = [], None
+        info = {"printed": time.time(), "stall_started": min(starts) if starts else None}
+        if left is not None:  # `why` says the same (the ranks left waiting are stopped without a record)
+            info["early_exit"] = dataclasses.asdict(left)
+        private.write(self.jd.path / "stacks" / "report.json", json.dumps(info) + "\n")
 
     def _stale(self, rank: int, now: float) -> dict | None:
         hb = self.heartbeats.get(rank)
@@ -143,28 +166,24 @@ class HangWatch:
         for r in range(self.world):
             if r in dumps:
                 continue
-            code = codes.get(r)
-            rec = self.jd.rank_exit(r)
-            if code is None and rec is not None:
-                code = rec.get("code")
+            code = _code(codes.get(r), self.jd.rank_exit(r))
             if code is not None:
                 gone[r] = code
         return gone
 
+    def _ended(self, rank: int, state: dict | None) -> dict | None:
+        """A gone rank's last state with what its exit record adds: where it was in its collectives, and the
+        calls it made (per group and op: an early exit is told by them, hang/early.py)."""
+        rec = self.jd.rank_exit(rank) or {}
+        extra = {k: rec[k] for k in ("collectives", "issued", "ops") if isinstance(rec.get(k), dict)}
+        return {**(state or {}), **extra} if extra else state
+
     def postmortem(self, codes: dict[int, int | None], failed: list[int]) -> str | None:
         """Where each rank was when the job failed: its last heartbeat, or what its exit record says."""
-        states: dict[int, dict | None] = {}
-        for r in range(self.world):
-            rec = self.jd.rank_exit(r) or {}
-            hb = self.heartbeats.get(r)
-            col = rec.get("collectives")
-            states[r] = {**(hb or {}), "collectives": col} if col else hb
+        states = {r: self._ended(r, self.heartbeats.get(r)) for r in range(self.world)}
         if not any(states.values()):
             return None
-        exits = {
-            r: (codes.get(r) if codes.get(r) is not None else (self.jd.rank_exit(r) or {}).get("code"))
-            for r in range(self.world)
-        }
+        exits = {r: _code(codes.get(r), self.jd.rank_exit(r)) for r in range(self.world)}
         first = ", ".join(f"rank {r}" for r in failed) or "a rank"
         try:
             text = report.build(
@@ -177,3 +196,12 @@ class HangWatch:
         except Exception:  # noqa: BLE001 - a heartbeat of an unexpected form: no post-mortem rather than a crash
             return None
         return printable_lines(text)
+
+
+def _code(launcher: int | None, rec: dict | None) -> int | None:
+    """A rank's exit code: the backend's, else its exit record's; the record's 0 over a signal (its script
+    finished; the launcher stopped it in its teardown, after a peer failed)."""
+    mine = rec.get("code") if isinstance(rec, dict) and isinstance(rec.get("code"), int) else None
+    if mine == 0 and (launcher is None or launcher < 0):
+        return 0
+    return launcher if launcher is not None else mine

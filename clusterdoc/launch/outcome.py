@@ -100,6 +100,10 @@ def outcome_from_codes(
     message: str = "",
 ) -> Outcome:
     failed = first_failed if first_failed is not None else [r for r, c in sorted(codes.items()) if c not in (0,)]
+    left = _early_exit(jd, len(codes)) if failed and not message and state in (None, "FAILED") else None
+    if left:  # a rank ended its loop early: the others failed waiting for it (gloo: 'Connection closed by peer')
+        failed, message = left[0], left[1]
+        codes = {**codes, **{r: 0 for r in failed}}  # its own record: its script exited 0 (stopped in teardown)
     oom = any(rank_died_of_oom(jd, r, codes.get(r)) for r in failed)
     if state is None:
         state = "FAILED" if failed else ("COMPLETED" if all(c == 0 for c in codes.values()) else "FAILED")
@@ -122,6 +126,20 @@ def _lost_node(jd: JobDir, world_size: int) -> tuple[list[int], str] | None:
         lost = []
     ev = Evidence(job=jd.id, backend="", world=world_size, state="FAILED", ranks=ranks, launcher_lost=lost)
     return lost_node_note(ev)
+
+
+def _early_exit(jd: JobDir, world_size: int) -> tuple[list[int], str] | None:
+    """The ranks that exited 0 before the others' last collective, and the sentence for it (hang/early.py,
+    from the exit records alone: what `why` says too)."""
+    from clusterdoc.hang import early
+
+    try:
+        found = early.find([early.from_record(r, jd.rank_exit(r)) for r in range(world_size)], world_size)
+    except Exception:  # noqa: BLE001 - a diagnosis aid: never let it cost the outcome itself
+        return None
+    if found is None:
+        return None
+    return found.ranks, f"{found.sentence()}: the others' failures are its effects ('clusterdoc why' for the evidence)"
 
 
 def outcome_from_records(

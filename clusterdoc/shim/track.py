@@ -194,6 +194,7 @@ class Tracker:
         self.last = None  # the last completed collective
         self.failed = None  # the collective that raised (a peer died, a timeout)
         self.seq: dict = {}  # group key -> calls so far
+        self.ops: dict = {}  # (group key, op) -> calls so far: an early exit says "after 7 all_reduce calls"
         self.trace: list | None = None  # every Record, with `submit --trace`
         self.lock = threading.Lock()  # only for pending/trace, which async completions touch
         # pace (straggler.py): seconds with a collective outstanding (overlaps counted once), per call site too,
@@ -227,6 +228,7 @@ class Tracker:
                 raise AttemptAborted(gate.aborted)
         seq = self.seq.get(key, 0) + 1
         self.seq[key] = seq
+        self.ops[key, op] = self.ops.get((key, op), 0) + 1
         rec = Record(op, seq, name, shape, dtype, site, note)
         if gate is not None:
             if replay is not None:
@@ -340,8 +342,21 @@ class Tracker:
         return out
 
     def issued(self) -> dict[str, int]:
-        """Group name -> calls seen on it (a hang report compares them within each group)."""
-        return {("world" if key is None else _group_names.get(key, f"group {key:x}")): n for key, n in self.seq.items()}
+        """Group name -> calls seen on it (a hang report compares them within each group; point-to-point
+        sequences are per peer pair, not a group's)."""
+        return {_key_name(key): n for key, n in self.seq.items() if not isinstance(key, tuple)}
+
+    def issued_ops(self) -> dict[str, dict[str, int]]:
+        """Group name -> op -> calls made (what a rank that exited early had done: its exit record keeps it)."""
+        out: dict[str, dict[str, int]] = {}
+        for (key, op), n in list(self.ops.items()):
+            if not isinstance(key, tuple):
+                out.setdefault(_key_name(key), {})[op] = n
+        return out
+
+
+def _key_name(key) -> str:
+    return "world" if key is None else _group_names.get(key, f"group {key:x}")
 
 
 TRACKER = Tracker()

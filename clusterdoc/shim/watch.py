@@ -42,6 +42,7 @@ from . import loader, pace, progress, straggler, track
 
 DEFAULT_TIMEOUT = 300.0
 LAUNCHER_GRACE = 15.0  # how long a rank leaves the report to the launcher before printing it itself
+LATE = 10.0  # how much longer the report waits for a rank whose heartbeat is recent (a loaded node: late, not silent)
 CLAIM_RETRY = 5.0  # seconds before a claim that could not be made (its key kept changing) is tried again
 _watchdog = None
 
@@ -379,7 +380,16 @@ class Watchdog(threading.Thread):
         """No launcher printed it: this rank does (on its stderr), and stops the job if asked to."""
         from clusterdoc.hang import channel, report
 
-        dumps = channel.collect(self.store, self.world, gen, wait=3.0)
+        before = channel.heartbeats(self.store, self.world)
+        recent = [
+            r
+            for r, hb in before.items()
+            if isinstance(hb.get("time"), (int, float)) and time.time() - hb["time"] < LATE
+        ]
+        dumps = channel.collect(self.store, self.world, gen, wait=3.0, late=LATE, patient=recent)
+        for r, hb in channel.heartbeats(self.store, self.world).items():  # late, not silent: its heartbeat moved
+            if r not in dumps and hb.get("time") != (before.get(r) or {}).get("time"):
+                dumps[r] = hb
         hint = f"{self.log_dir}/stacks/rank{{0..{self.world - 1}}}.txt" if self.log_dir else None
         text = report.build(dumps, self.world, stacks_hint=hint)
         print(printable_lines(text), file=sys.stderr, flush=True)

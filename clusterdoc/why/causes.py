@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from clusterdoc.hang import early
 from clusterdoc.why.evidence import Evidence, RankFacts
 from clusterdoc.why.model import INF, Cause, _on, _ranks, _t, _witness, is_effect, vanished_nodes
 
@@ -492,6 +493,47 @@ def stall(ev: Evidence, found: Found) -> Found:
     ]
 
 
+def _early_exit(ev: Evidence) -> Cause | None:
+    """A rank that exited 0 while the others were still in (or failed in) their next collective (hang/early.py):
+    a desync, first in time; the peers' 'Connection closed by peer' is its effect, not the network's."""
+    ends = [
+        early.end_of(
+            r.rank,
+            {"issued": r.issued, "ops": r.ops, "collectives": {"last": r.last}},
+            r.code if r.recorded else None,
+            r.at,
+        )
+        for r in ev.ranks
+    ]
+    ee = early.find(ends, ev.world) or early.from_json((ev.hang or {}).get("early_exit"))
+    if ee is None or any(not 0 <= r < len(ev.ranks) for r in ee.ranks + ee.waiting):
+        return None
+    by_rank = {r.rank: r for r in ev.ranks}
+    left = [by_rank[r] for r in ee.ranks]
+    site = next((x.at.get("site") for x in ev.ranks if x.rank in ee.waiting and x.at and x.at.get("site")), None)
+    where = f" at {str(site[0]).rsplit('/', 1)[-1]}:{site[1]}" if site else ""
+    return Cause(
+        "desync",
+        ee.sentence(),
+        _t(*[r.ended for r in left]),
+        ranks=ee.ranks,
+        nodes=sorted({r.host for r in left if r.host}),
+        evidence=[
+            f"rank {r.rank}{_on(r)}: exited 0 (its exit record) after {n} calls on the {ee.group} group"
+            for r, n in zip(left, ee.made)
+        ]
+        + [f"{_ranks(ee.waiting)}: in {ee.op} #{ee.seq}{where} when it left"],
+        explains=list(range(ev.world)),
+        next_step="give every rank the same number of batches (DistributedSampler(drop_last=True), or "
+        "truncate to the shortest shard), or wrap the loop in torch.distributed.algorithms.Join; "
+        "a retry would stop the same way",
+    )
+
+
+def early_exit(ev: Evidence, found: Found) -> Found:
+    return [c for c in [_early_exit(ev)] if c is not None]
+
+
 def lost_peers(ev: Evidence, found: Found) -> Found:
     if any(c.category in ("node",) for c in found):
         return []
@@ -539,5 +581,6 @@ CAUSES: list[Rule] = [
     Rule("signature", signature_causes, retry=None),
     Rule("killed-rank", killed_rank, retry=False),
     Rule("stall", stall, retry=False),
+    Rule("early-exit", early_exit, retry=False),
     Rule("lost-peers", lost_peers, retry=False),
 ]

@@ -34,6 +34,10 @@ class RankFacts:
     raised: dict | None = None  # logs.Raised as a dict: the exception it died of
     peers_lost: list[str] = field(default_factory=list)  # peers whose connection it saw drop
     cuda: str | None = None  # a CUDA error it printed
+    issued: dict = field(default_factory=dict)  # group -> collective calls it made (its exit record)
+    ops: dict = field(default_factory=dict)  # group -> op -> calls
+    at: dict | None = None  # the collective it failed in, or was in when it ended: {op, seq, group, site}
+    last: dict | None = None  # its last completed collective
 
     @property
     def signalled(self) -> bool:
@@ -119,9 +123,36 @@ def rank_facts(folder: Path, rank: int, launcher_code: int | None = None) -> Ran
         peers_lost=logs.peers_lost(err),
         cuda=logs.cuda_error(err),
     )
+    col = ex["collectives"] if isinstance(ex.get("collectives"), dict) else {}
+    ops = ex["ops"] if isinstance(ex.get("ops"), dict) else {}
+    f.issued = _counts(ex.get("issued"))
+    f.ops = {str(g)[:200]: _counts(v) for g, v in list(ops.items())[:64]}
+    f.at = _call(col.get("failed") or col.get("current") or next(iter(col.get("pending") or []), None))
+    f.last = _call(col.get("last"))
     if code == 0:
         f.oom = False
     return f
+
+
+def _counts(d) -> dict:
+    """{name: count} from a record, bounded, counts as plain ints (anything else dropped)."""
+    if not isinstance(d, dict):
+        return {}
+    return {
+        str(k)[:200]: v for k, v in list(d.items())[:64] if isinstance(v, int) and not isinstance(v, bool) and v >= 0
+    }
+
+
+def _call(c) -> dict | None:
+    """A collective of the exit record, reduced to what a verdict names: op, seq, group, site (bounded)."""
+    if not isinstance(c, dict) or not isinstance(c.get("op"), str):
+        return None
+    out = {k: c[k] for k in ("op", "seq", "group", "peer") if isinstance(c.get(k), (str, int)) and k in c}
+    site = c.get("site")
+    if isinstance(site, list) and len(site) == 3:
+        out["site"] = [str(site[0])[:500], site[1] if isinstance(site[1], int) else 0, str(site[2])[:200]]
+    out["op"] = out["op"][:100]
+    return out
 
 
 _ODD = re.compile(r"^\s+ranks? ([\d,\- ]+?)\s{2,}(.*?)\s+<- differs\s*$")
@@ -159,6 +190,7 @@ def hang_report(folder: Path) -> dict | None:
         "started": _num(info.get("stall_started")) or _num(info.get("printed")),
         "loader": "DataLoader worker" in text or any(_in_loader(folder, r) for r in sorted(set(odd))),
         "idle": "in no collective" in text,
+        "early_exit": info.get("early_exit") if isinstance(info.get("early_exit"), dict) else None,
     }
 
 
