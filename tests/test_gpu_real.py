@@ -230,6 +230,9 @@ XIDS = {  # file: [(status, words)] of the findings it must give, in XID order
     # the catalog: IGNORE, IGNORE (the pending row remap nvidia-smi shows is judged on its own)
     "mleng-xid63.log": [(OK, "XID 63 (ECC page retirement or row remapping recorded) x1 on PCI 0000:10:1c")],
     "gpud-kmsg.1.log": [],
+    # an old driver's one-line form, printed twice for one fall: one XID 79
+    "issue-bumblebee-554-gpu-at-fallen-off-old-driver.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI "
+                                                                    "0000:01:00")],
 }
 
 
@@ -537,6 +540,10 @@ def test_pcie_parts_with_links_inactive_by_design_are_no_fault_and_not_all_up(tm
     text = "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-a)\nNVML: Unable to retrieve NVLink information as all links are inActive\n"
     found = fabric.check_node("n1", _nvlink(tmp_path, monkeypatch, "rtx", text))
     assert bad(found) == [] and "NVLinks up" not in found[0]["message"]
+    # 3 RTX A6000, a bridge on 2: the third has no link up by design, not a fault; the 2 bridged ones are all up
+    a6000 = _nvlink(tmp_path, monkeypatch, "a6000", (REAL / "nvlink" / "siboehm-bench-3x-a6000-bridge-on-2.txt").read_text())
+    found = fabric.check_node("n1", a6000)
+    assert bad(found) == [] and "2 GPU(s) with all NVLinks up" in found[0]["message"]
 
 
 def test_a_saturated_nvlink_error_counter_fails(tmp_path, monkeypatch):

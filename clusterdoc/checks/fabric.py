@@ -117,17 +117,19 @@ def _expected_links(v: dict, most: int) -> tuple[int, str]:
 
 def _nvlink(node: str, h: dict) -> list[Finding]:
     """Links down, judged against the part: an SXM GPU (SXM_LINKS) with fewer active links than its part has, every
-    link of the part wired on its board; another GPU with fewer active links than the node's best GPU (a PCIe
-    board wires only its bridge's links, the same on every GPU), or all down while its peers have links up. A PCIe
-    node with no bridge, every GPU all down, is no finding. Every GPU missing the same links is said as one board
-    fault. FAIL: an SXM GPU with every link down, or an error counter at its ceiling (SATURATED); WARN: some links
-    down, error counters non-zero since the driver loaded or rising."""
+    link of the part wired on its board; another GPU with some links up but fewer than the node's best GPU (a
+    bridge wires the same links on every GPU it joins). A PCIe GPU with no link up has no bridge: no finding.
+    Every GPU missing the same links is said as one board fault. FAIL: an SXM GPU with every link down, or an error
+    counter at its ceiling (SATURATED); WARN: some links down, error counters non-zero since the driver loaded or
+    rising."""
     out = []
     links = {g: v for g, v in (h.get("nvlink") or {}).items() if v}  # a malformed entry is None
     most = max((v.get("active") or 0 for v in links.values()), default=0)
     short: dict[str, tuple[dict, int, str]] = {}
     for g, v in links.items():
         want, why = _expected_links(v, most)
+        if not v.get("active") and why == "the node's best GPU":
+            continue  # a PCIe GPU with no link up has no bridge (3 RTX A6000, a bridge on 2): by design
         if (v.get("active") or 0) < want:
             short[g] = (v, want, why)
     dead = {g for g, (v, _, why) in short.items() if not v.get("active") and why != "the node's best GPU"}

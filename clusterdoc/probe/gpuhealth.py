@@ -84,6 +84,7 @@ XID_MSG = re.compile(r"Xid \(PCI:([0-9A-Fa-f:.]{4,16})\): (\d{1,6})(?!\d),?\s*(.
 # "NVRM: (PCI ID: 10de:26b5) installed in this system has" and "NVRM: fallen off the bus and is not responding..."
 FELL_FIRST = re.compile(r"The NVIDIA GPU " + PCI_BUS)
 FELL_MSG = re.compile(r"(?:GPU " + PCI_BUS + r": )?(?:GPU has )?fallen off the bus")
+PCI_ID_IN = re.compile(r"(?<![0-9A-Za-z:])" + PCI_BUS + r"(?![0-9A-Za-z])")
 # faults without an Xid line, by the driver's own words: the GPU could not be initialised (RmInitAdapter failed,
 # "Cannot attach gpu"), or its GSP firmware stopped answering (heartbeat or RPC timeouts, a memory subsystem error)
 GPU_WHO = re.compile(r"(?:GPU " + PCI_BUS + r":?\s|GPU(\d{1,3})\s)?")
@@ -324,9 +325,10 @@ def _record(msg, following):
     m = FELL_FIRST.match(msg)
     if m and any(FELL_MSG.match(x) for x in following):
         return 79, m.group(1), None, "GPU has fallen off the bus (driver message without an Xid line)"
-    m = FELL_MSG.match(msg)
-    if m and m.group(1):
-        return 79, m.group(1), None, "GPU has fallen off the bus (driver message without an Xid line)"
+    if "fallen off the bus" in msg[:200]:  # "GPU 0000:3b:00.0: GPU has fallen off the bus.", older drivers' "GPU at
+        m = PCI_ID_IN.search(msg[:200])  # 0000:01:00.0 has fallen off the bus."; without a bus id: a 3-line report's
+        if m:  # last line, counted on its first
+            return 79, m.group(1), None, "GPU has fallen off the bus (driver message without an Xid line)"
     fault = _fault(msg, following)
     return None if fault is None else fault + (msg[:200],)
 
