@@ -230,6 +230,9 @@ XIDS = {  # file: [(status, words)] of the findings it must give, in XID order
     # the catalog: IGNORE, IGNORE (the pending row remap nvidia-smi shows is judged on its own)
     "mleng-xid63.log": [(OK, "XID 63 (ECC page retirement or row remapping recorded) x1 on PCI 0000:10:1c")],
     "gpud-kmsg.1.log": [],
+    "notes-2080ti-vfio-fallen-off-two-lines.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI 0000:01:00")],
+    "notes-gb202-cc-guest-fallen-off-three-lines.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI "
+                                                               "0000:02:00")],
     # an old driver's one-line form, printed twice for one fall: one XID 79
     "issue-bumblebee-554-gpu-at-fallen-off-old-driver.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI "
                                                                     "0000:01:00")],
@@ -493,6 +496,15 @@ def test_a_double_bit_ecc_xid_fails_in_every_kernel_log_form(tmp_path, monkeypat
         prefix.replace("kernel:", "myapp[12]:").replace("kern:", "user:") + "mydrv: NVRM: Xid (PCI:0000:19:00): 48, x\n"
     )
     assert bad(judge(node.probe()), FAIL) == []
+
+
+def test_the_kmsg_record_of_a_multi_line_report_is_read():
+    """/dev/kmsg escapes the newlines inside one printk (the open driver's 3-line report is one record); the real
+    NVSentinel lines joined as the kernel writes that record (planted: no real kmsg capture of it was found)."""
+    lines = (REAL / "xid" / "issue-nvsentinel-155-fallen-off-no-xid.log").read_text().splitlines()[:3]
+    record = "3,1843,1843308145,-;" + "\\x0a".join(x.strip() for x in lines).split("] ", 1)[1]
+    assert probe_health.parse_xids(record + "\n")["counts"] == [{"xid": 79, "bus": "0000:b3:00", "n": 1}]
+    assert probe_health.parse_xids("<4>[ 1843.308145] NVRM: Xid (PCI:0000:19:00): 48, x\n")["total"] == 1  # dmesg -r
 
 
 def test_kernel_log_parsing_is_linear_on_hostile_lines():

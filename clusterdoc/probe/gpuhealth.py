@@ -35,7 +35,7 @@ NVRM = "NVRM:"
 MAX_KLOG_PREFIX = 256  # characters before "NVRM:" (real prefixes take under 100)
 KMSG_HEAD = re.compile(r"\d{1,3},\d{1,20},\d{1,20},[^;]{0,16};")
 KLOG_TOKEN = re.compile(r"\[[^\]]{0,64}\]:?|[^\s\[]+(?:\[[^\]\s]{0,16}\])?:?|\S")
-KLOG_STAMP = re.compile(r"\[[^\]]{0,64}\]:?|[+-]?\d[\d.,:+\-TZ]{0,39}:?")
+KLOG_STAMP = re.compile(r"\[[^\]]{0,64}\]:?|[+-]?\d[\d.,:+\-TZ]{0,39}:?|<\d{1,3}>")  # <4>: dmesg -r's level
 KERNEL_TAGS = ("kernel:", "kern:")
 KLOG_LEVELS = ("emerg", "alert", "crit", "err", "error", "warn", "warning", "notice", "info", "debug")
 
@@ -80,10 +80,10 @@ def split_klog(line):
 PCI_BUS = r"(?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)"
 # an XID number has at most 3 digits today; more than 6 is not an XID (the line is skipped, never the whole log)
 XID_MSG = re.compile(r"Xid \(PCI:([0-9A-Fa-f:.]{4,16})\): (\d{1,6})(?!\d),?\s*(.*)")
-# the 570+ open driver's message for a GPU off the bus, with no Xid line: "NVRM: The NVIDIA GPU 0000:b3:00.0" then
-# "NVRM: (PCI ID: 10de:26b5) installed in this system has" and "NVRM: fallen off the bus and is not responding..."
+# the driver's message for a GPU off the bus, with no Xid line: "NVRM: The NVIDIA GPU 0000:b3:00.0" then "NVRM:
+# (PCI ID: 10de:26b5) installed in this system has" and "NVRM: fallen off the bus and is not responding..." (570+
+# open), or "The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1e07) installed in this" then "system has fallen off the bus"
 FELL_FIRST = re.compile(r"The NVIDIA GPU " + PCI_BUS)
-FELL_MSG = re.compile(r"(?:GPU " + PCI_BUS + r": )?(?:GPU has )?fallen off the bus")
 PCI_ID_IN = re.compile(r"(?<![0-9A-Za-z:])" + PCI_BUS + r"(?![0-9A-Za-z])")
 # faults without an Xid line, by the driver's own words: the GPU could not be initialised (RmInitAdapter failed,
 # "Cannot attach gpu"), or its GSP firmware stopped answering (heartbeat or RPC timeouts, a memory subsystem error)
@@ -294,7 +294,10 @@ def _bus_key(bus):
 def _driver_messages(text):
     """[(message, next messages)] of the NVIDIA driver's lines (split_klog), each with the 3 driver messages after
     it (multi-line reports)."""
-    msgs = [m for m in (split_klog(line) for line in text.splitlines()) if m is not None]
+    msgs = []
+    for m in (split_klog(line) for line in text.splitlines()):
+        if m is not None:  # /dev/kmsg escapes a multi-line message's newlines: "...0000:b3:00.0\x0aNVRM: (PCI ID..."
+            msgs += [p.strip()[5 if p.strip().startswith(NVRM) else 0 :].strip() for p in m.split("\\x0a")[:8]]
     return [(m, msgs[i + 1 : i + 4]) for i, m in enumerate(msgs)]
 
 
@@ -323,7 +326,7 @@ def _record(msg, following):
     if m:
         return int(m.group(2)), m.group(1), None, m.group(3)[:200]
     m = FELL_FIRST.match(msg)
-    if m and any(FELL_MSG.match(x) for x in following):
+    if m and any("fallen off the bus" in x[:120] for x in following[:2]):
         return 79, m.group(1), None, "GPU has fallen off the bus (driver message without an Xid line)"
     if "fallen off the bus" in msg[:200]:  # "GPU 0000:3b:00.0: GPU has fallen off the bus.", older drivers' "GPU at
         m = PCI_ID_IN.search(msg[:200])  # 0000:01:00.0 has fallen off the bus."; without a bus id: a 3-line report's
