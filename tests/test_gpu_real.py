@@ -4,8 +4,8 @@ tests/real/SOURCES.md) fed through the real probe, with a fake nvidia-smi / dcgm
 file named with its GPU. In-process and in seconds: the probe's commands are the fakes, its kernel log the file."""
 
 import json
-import re
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -73,9 +73,7 @@ class Node:
         """The real probe's GPU health on this node, cleaned as the head cleans it."""
         mp = self.monkeypatch
         mp.setenv("PATH", f"{self.bin}{os.pathsep}/usr/bin:/bin")
-        mp.setattr(
-            probe_health, "read_kernel_log", lambda: ("/var/log/kern.log", self.kmsg) if self.kmsg else (None, None)
-        )
+        mp.setattr(probe_health, "read_kernel_log", lambda: ("/var/log/kern.log", self.kmsg) if self.kmsg else (None, None))
         mp.setattr(probe_health, "IB_CLASS", str(self.ib))
         mp.setattr(probe_health, "acs_bridges", lambda buses: [])
         mp.setattr(probe_health, "iommu_types", lambda buses: {})
@@ -114,18 +112,9 @@ def test_cuda_version_not_found_is_unknown_not_malformed(tmp_path, monkeypatch):
     facts = Node(tmp_path, monkeypatch).put("q-x.xml", xml).probe()
     assert facts["gpu_health"]["smi"]["cuda"] is None and facts["gpu_health"]["smi"]["driver"] == "530.30.02"
     # even from an older probe that sent the words as they were: unknown, not a malformed fact failing the node
-    raw = {
-        "gpu_health": {"smi": {"driver": "430.26", "cuda": "Not Found", "attached": "[N/A]", "gpus": []}},
-        "gpus": [
-            {
-                "index": 0,
-                "name": "T4",
-                "capability": "[N/A]",
-                "memory_mib": "[Not Supported]",
-                "driver": "Unknown Error",
-            }
-        ],
-    }
+    raw = {"gpu_health": {"smi": {"driver": "430.26", "cuda": "Not Found", "attached": "[N/A]", "gpus": []}},
+           "gpus": [{"index": 0, "name": "T4", "capability": "[N/A]", "memory_mib": "[Not Supported]",
+                     "driver": "Unknown Error"}]}
     clean = clean_facts(raw)
     assert clean["malformed"] == [] and clean["gpu_health"]["smi"]["cuda"] is None
     assert clean["gpus"][0]["capability"] is None and clean["gpus"][0]["driver"] is None
@@ -138,23 +127,15 @@ def test_mig_devices_ecc_and_the_drivers_recovery_fields_are_read(tmp_path, monk
     assert gpu["ecc"]["mig_volatile_uncorrectable"] == 0  # read from its MIG devices
     h100 = Node(tmp_path, monkeypatch, "h100").put("q-x.xml", H100).probe()
     rec = h100["gpu_health"]["smi"]["gpus"][0]["recovery"]
-    assert rec == {
-        "action": "None",
-        "reset_required": None,
-        "drain_and_reset_recommended": None,
-        "channel_repair_pending": False,
-        "tpc_repair_pending": False,
-        "unrepairable_memory": False,
-    }
+    assert rec == {"action": "None", "reset_required": None, "drain_and_reset_recommended": None,
+                   "channel_repair_pending": False, "tpc_repair_pending": False, "unrepairable_memory": False}
     assert bad(judge(h100)) == []
     # the same fields saying what to do: named, with the driver's own words
-    for field, value, status, words in [
-        ("action", "GPU Reset", FAIL, "the driver asks for 'GPU Reset'"),
-        ("action", "Drain and Reset", FAIL, "Drain and Reset"),
-        ("reset_required", True, FAIL, "needs a reset"),
-        ("unrepairable_memory", True, FAIL, "unrepairable memory"),
-        ("channel_repair_pending", True, WARN, "channel repair pending"),
-    ]:
+    for field, value, status, words in [("action", "GPU Reset", FAIL, "the driver asks for 'GPU Reset'"),
+                                        ("action", "Drain and Reset", FAIL, "Drain and Reset"),
+                                        ("reset_required", True, FAIL, "needs a reset"),
+                                        ("unrepairable_memory", True, FAIL, "unrepairable memory"),
+                                        ("channel_repair_pending", True, WARN, "channel repair pending")]:
         facts = json.loads(json.dumps(h100))
         facts["gpu_health"]["smi"]["gpus"][0]["recovery"][field] = value
         found = bad(judge(facts))
@@ -174,17 +155,13 @@ def test_pcie_width_is_judged_against_same_model_peers_across_the_cluster(tmp_pa
     cluster = {"t4": t4, "a10g": a10g, "rtx": rtx, "slow": slow}
     ref = gpuhealth.pcie_reference(cluster)
     assert ref["Tesla T4"] == 8 and ref["NVIDIA A10G"] == 8 and ref["NVIDIA GeForce RTX 3090"] == 16
-
     def pcie(n):
         return [f for f in bad(judge(cluster[n], node=n, pcie=ref)) if "PCIe" in f["message"]]
 
     assert [pcie(n) for n in ("t4", "a10g", "rtx")] == [[], [], []]
     named = pcie("slow")
-    assert (
-        len(named) == 1
-        and "x8 where peers of the same model (NVIDIA GeForce RTX 3090) run x16" in named[0]["message"]
-        and "00000000:00:10.0" in named[0]["message"]
-    )
+    assert len(named) == 1 and "x8 where peers of the same model (NVIDIA GeForce RTX 3090) run x16" in \
+        named[0]["message"] and "00000000:00:10.0" in named[0]["message"]
 
 
 # --- lost GPUs: every form nvidia-smi prints ------------------------------------------------------------------
@@ -214,22 +191,20 @@ def test_a_lost_gpu_in_each_real_form_fails_naming_the_gpu(tmp_path, monkeypatch
 # --- kernel logs: XIDs, the GPU off the bus without one, and lines that only look like XIDs ---------------------
 
 XIDS = {  # file: [(status, words)] of the findings it must give, in XID order
-    "doc-ru-rtxa4000-xid79-154.log": [
-        (FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI 0000:5f:00"),
-        (FAIL, "XID 154 (the driver changed the GPU's recovery action: 0x1 (GPU Reset Required)) x1 on PCI 0000:5f:00"),
-    ],
+    "doc-ru-rtxa4000-xid79-154.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI 0000:5f:00"),
+                                      (FAIL, "XID 154 (the driver changed the GPU's recovery action: 0x1 (GPU "
+                                             "Reset Required)) x1 on PCI 0000:5f:00")],
     "issue-nvsentinel-155-fallen-off-no-xid.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI 0000:b3:00")],
     "gpud-dmesg-with-xid-119.log": [(FAIL, "XID 119 (GSP RPC timeout) x5 on PCI 0000:9b:00")],
     "gpud-dmesg.decode.iso.log.0": [(WARN, "XID 13 (graphics engine exception"), (WARN, "XID 43 (GPU stopped")],
     "gpud-memory-dmesg.decode.iso.log": [(WARN, "XID 13 (graphics engine exception"), (WARN, "XID 43 (GPU stopped")],
-    "issue-gpud-1174-kmsg-nvlink5-xid149-145.log": [
-        (WARN, "XID 145 (NVLink 5 RLW error (non-fatal, corrected))"),
-        (FAIL, "XID 149 (NVLink 5 NETIR error) x2"),
-    ],
+    "issue-gpud-1174-kmsg-nvlink5-xid149-145.log": [(WARN, "XID 145 (NVLink 5 RLW error (non-fatal, corrected))"),
+                                                    (FAIL, "XID 149 (NVLink 5 NETIR error) x2")],
     "issue-open-gpu-kernel-modules-1150-xid45-after-149-145.log": [(WARN, "XID 45 (preemptive cleanup")],
     # the catalog: IGNORE, IGNORE (the pending row remap nvidia-smi shows is judged on its own)
     "mleng-xid63.log": [(OK, "XID 63 (ECC page retirement or row remapping recorded) x1 on PCI 0000:10:1c")],
     "gpud-kmsg.1.log": [],
+    "notes-gb202-healthy-journal-ltr.log": [],  # healthy: a driver load's NVRM lines
     "notes-2080ti-vfio-fallen-off-two-lines.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI 0000:01:00")],
     "notes-gb202-cc-guest-fallen-off-three-lines.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI "
                                                                "0000:02:00")],
@@ -261,13 +236,8 @@ def test_xid_counts_do_not_stop_at_the_sample(tmp_path, monkeypatch):
     found = [f["message"] for f in bad(judge(facts))]
     assert any(m.startswith("XID 13 (") and " x629 " in m for m in found)
     # the next run: nothing new; three new 43s after it are counted as new, the 13s as seen before
-    node.kmsg += "\n" + "\n".join(
-        [
-            "kern  :warn  : 2025-01-21T05:00:00,000000+00:00 NVRM: Xid (PCI:0000:38:00): 43, pid=1, "
-            "name=python, Ch 00000010"
-        ]
-        * 3
-    )
+    node.kmsg += "\n" + "\n".join(["kern  :warn  : 2025-01-21T05:00:00,000000+00:00 NVRM: Xid (PCI:0000:38:00): 43, pid=1, "
+                            "name=python, Ch 00000010"] * 3)
     again = {m.split(" (")[0]: m for m in (f["message"] for f in judge(node.probe())) if m.startswith("XID")}
     assert "3 new since the last clusterdoc run" in again["XID 43"] and "x10 " in again["XID 43"]
     assert "seen by an earlier clusterdoc run" in again["XID 13"]
@@ -292,19 +262,15 @@ def test_nvlink_outputs_all_links_down_is_kept_and_judged_against_peers(tmp_path
     # one A100 of eight with every link down, the others at 12: named (its peers show it should have links)
     a100 = (REAL / "nvlink" / "gpud-nvlink-status-a100.txt").read_text().split("GPU 1:")
     gpu1 = "GPU 1:" + a100[1].split("\nGPU 2:")[0]
-    planted = (
-        a100[0] + "GPU 1:" + gpu1.split("\n")[0][6:] + "\nNVML: Unable to retrieve NVLink information as all "
+    planted = a100[0] + "GPU 1:" + gpu1.split("\n")[0][6:] + "\nNVML: Unable to retrieve NVLink information as all " \
         "links are inActive\nGPU 2:" + a100[1].split("\nGPU 2:")[1]
-    )
     one = Node(tmp_path, monkeypatch, "one").put("q-x.xml", H100).put("nvlink-s.txt", text=planted).probe()
     found = bad(fabric.check_node("n1", one))
     assert len(found) == 1 and "GPU1: every link down" in found[0]["message"] and "GPU0" not in found[0]["message"]
 
 
 def test_the_real_h100_p2p_matrix_with_terminal_underlines_is_read(tmp_path, monkeypatch):
-    node = (
-        Node(tmp_path, monkeypatch).put("q-x.xml", H100).put("topo-p2p-r.txt", REAL / "device" / "h100-topo-p2p-r.txt")
-    )
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100).put("topo-p2p-r.txt", REAL / "device" / "h100-topo-p2p-r.txt")
     assert "\x1b[4m" in (REAL / "device" / "h100-topo-p2p-r.txt").read_text()
     assert node.probe()["gpu_health"]["p2p"] == {"gpus": 1, "bad": []}
 
@@ -345,10 +311,8 @@ def test_dcgm_quick_diagnostic_and_health_are_folded_in(tmp_path, monkeypatch):
     node.put("diag.json", DCGM / "virtualclient-DCGMIDiag_r2_results.json")
     node.put("health.json", DCGM / "virtualclient-DCGMIHealthCheckResults.json")
     facts = node.probe()
-    assert facts["gpu_health"]["dcgm"] == {
-        "diag": {"tests": 11, "results": []},
-        "health": {"overall": "Healthy", "incidents": []},
-    }
+    assert facts["gpu_health"]["dcgm"] == {"diag": {"tests": 11, "results": []},
+                                           "health": {"overall": "Healthy", "incidents": []}}
     findings = judge(facts)
     assert bad(findings) == [] and any("DCGM quick diagnostic passed (11 tests)" in f["message"] for f in findings)
     # the r3 run's Skip is no finding; a malformed answer is said, never a crash
@@ -366,15 +330,12 @@ def test_dcgm_failures_are_named(tmp_path, monkeypatch):
     pcie.update(status="Fail", warnings="GPU 0 PCIe bandwidth below threshold")
     node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
     node.tool("dcgmi")
-    node.put("diag.json", text=json.dumps(doc)).put(
-        "health.json",
-        text='{"body": {"Overall Health": {"value": "Failure"}, "GPU": {"children": {"0": {"value": "Failure"}}}}}',
-    )
+    node.put("diag.json", text=json.dumps(doc)).put("health.json", text='{"body": {"Overall Health": {"value": '
+                                                     '"Failure"}, "GPU": {"children": {"0": {"value": "Failure"}}}}}')
     found = bad(judge(node.probe()))
     assert [(f["status"], f["message"][:60]) for f in found] == [
         (FAIL, "DCGM diagnostic (dcgmi diag -r 1): PCIe Fail on GPU 0: GPU 0"),
-        (FAIL, "DCGM health watches: Failure (GPU / 0: Failure)"),
-    ]
+        (FAIL, "DCGM health watches: Failure (GPU / 0: Failure)")]
 
 
 def test_the_payload_sent_to_nodes_reads_real_output_end_to_end(tmp_path, monkeypatch):
@@ -385,22 +346,17 @@ def test_the_payload_sent_to_nodes_reads_real_output_end_to_end(tmp_path, monkey
 
     from clusterdoc.doctor.payload import parse_output, probe_payload
 
-    node = Node(tmp_path, monkeypatch).put(
-        "q-x.xml", H100, err=(REAL / "lost" / "doc-ru-rtxa4000-gpu3.txt").read_text(), rc=15
-    )
-    env = dict(
-        os.environ, PATH=f"{node.bin}{os.pathsep}/usr/bin:/bin", HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path)
-    )
-    out = subprocess.run(
-        [sys.executable, "-", "--timeout", "10"], input=probe_payload(), capture_output=True, env=env, timeout=60
-    )
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100, err=(REAL / "lost" / "doc-ru-rtxa4000-gpu3.txt").read_text(),
+                                           rc=15)
+    env = dict(os.environ, PATH=f"{node.bin}{os.pathsep}/usr/bin:/bin", HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path))
+    out = subprocess.run([sys.executable, "-", "--timeout", "10"], input=probe_payload(), capture_output=True,
+                         env=env, timeout=60)
     facts = parse_output(out.stdout.decode())
     assert facts and facts["malformed"] == [], out.stderr.decode()[-2000:]
     h = facts["gpu_health"]
     assert [g["name"] for g in h["smi"]["gpus"]] == ["NVIDIA H100 80GB HBM3"]
-    assert h["lost"] == [
-        {"bus": "0000:5F:00.0", "index": 3, "message": (REAL / "lost" / "doc-ru-rtxa4000-gpu3.txt").read_text().strip()}
-    ]
+    assert h["lost"] == [{"bus": "0000:5F:00.0", "index": 3, "message": (REAL / "lost" / "doc-ru-rtxa4000-gpu3.txt")
+                          .read_text().strip()}]
     fails = [f["message"] for f in gpuhealth.check("n1", facts, 2, "test") if f["status"] == FAIL]
     assert any(m.startswith("a GPU fell off the bus: GPU3 (PCI 0000:5F:00.0)") for m in fails), fails
 
@@ -607,3 +563,11 @@ def test_lower_case_gpu_keeps_the_bus_id():
         )["bus"]
         == "0000:01:00.0"
     )
+
+
+@pytest.mark.parametrize("name", ["gpud-kmsg.1.log", "notes-gb202-healthy-journal-ltr.log", "mleng-xid63.log"])
+def test_a_healthy_real_kernel_log_gives_no_finding(tmp_path, monkeypatch, name):
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
+    node.kmsg = (REAL / "xid" / name).read_text()
+    findings = judge(node.probe())
+    assert bad(findings) == [] and any("1 GPU(s) healthy" in f["message"] for f in findings)
