@@ -68,13 +68,13 @@ def _klog_prefix_ok(prefix):
     return True
 
 
-def split_klog(line):
+def split_klog(line, marker=NVRM):
     """The NVIDIA driver's message of a kernel log line (the text after "NVRM:"), or None when the line is not
     the driver's. Linear: one find, then at most MAX_KLOG_PREFIX characters read."""
-    at = line.find(NVRM, 0, MAX_KLOG_PREFIX + len(NVRM))
+    at = line.find(marker, 0, MAX_KLOG_PREFIX + len(marker))
     if at < 0 or not _klog_prefix_ok(line[:at]):
         return None
-    return line[at + len(NVRM) :].strip()
+    return line[at + len(marker) :].strip()
 
 
 PCI_BUS = r"(?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)"
@@ -96,6 +96,8 @@ GSP_FAIL = re.compile(
     r"|_kgspRpcRecvPoll:.{0,80}(?:timeout|timed out)",
 )
 GPU_IN_TEXT = re.compile(r"\bGPU(\d{1,3})\b")
+NV_DEV = re.compile(r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]): ")  # "nvidia 0000:01:00.0: ..."
+MINOR = re.compile(r"rm_init_adapter failed.{0,40}minor number (\d{1,3})")
 ANSI = re.compile(r"\x1b\[[0-9;]{0,16}[A-Za-z]")
 # what nvidia-smi writes for a value it does not know (or may not read): unknown, never malformed
 UNKNOWN = ("N/A", "Not Found", "Not Supported", "Unknown Error", "Insufficient Permissions", "Unknown", "")
@@ -292,13 +294,23 @@ def _bus_key(bus):
 
 
 def _driver_messages(text):
-    """[(message, next messages)] of the NVIDIA driver's lines (split_klog), each with the 3 driver messages after
-    it (multi-line reports)."""
-    msgs = []
-    for m in (split_klog(line) for line in text.splitlines()):
-        if m is not None:  # /dev/kmsg escapes a multi-line message's newlines: "...0000:b3:00.0\x0aNVRM: (PCI ID..."
-            msgs += [p.strip()[5 if p.strip().startswith(NVRM) else 0 :].strip() for p in m.split("\\x0a")[:8]]
-    return [(m, msgs[i + 1 : i + 4]) for i, m in enumerate(msgs)]
+    """[(message, next messages, bus)] of the NVIDIA driver's lines (split_klog), each with the 3 driver messages
+    after it (multi-line reports) and the bus id of a kernel line about the nvidia device just before it
+    (`nvidia 0000:01:00.0: irq 50 for MSI/MSI-X`, at most 3 lines up), the only name an old driver's
+    `RmInitAdapter failed!` has."""
+    msgs, dev_bus, dev_at = [], None, -9
+    for i, line in enumerate(text.splitlines()):
+        m = split_klog(line)
+        if m is None:
+            dev = split_klog(line, "nvidia ") if "nvidia " in line[: MAX_KLOG_PREFIX + 8] else None
+            dev = NV_DEV.match(dev) if dev else None
+            if dev:
+                dev_bus, dev_at = dev.group(1), i
+            continue
+        near = dev_bus if i - dev_at <= 3 else None
+        # /dev/kmsg escapes a multi-line message's newlines: "...0000:b3:00.0\x0aNVRM: (PCI ID..."
+        msgs += [(p.strip()[5 if p.strip().startswith(NVRM) else 0 :].strip(), near) for p in m.split("\\x0a")[:8]]
+    return [(m, [x for x, _ in msgs[i + 1 : i + 4]], near) for i, (m, near) in enumerate(msgs)]
 
 
 def _fault(msg, following):
@@ -320,8 +332,9 @@ def _fault(msg, following):
     return kind, who.group(1), int(who.group(2)) if who.group(2) else None
 
 
-def _record(msg, following):
-    """One driver message as (xid or fault kind, bus, driver's GPU index, text), or None."""
+def _record(msg, following, near=None):
+    """One driver message as (xid or fault kind, bus, driver's GPU index, text), or None (near: the bus id of the
+    nvidia device's kernel line just before it)."""
     m = XID_MSG.match(msg)
     if m:
         return int(m.group(2)), m.group(1), None, m.group(3)[:200]
@@ -333,7 +346,15 @@ def _record(msg, following):
         if m:  # last line, counted on its first
             return 79, m.group(1), None, "GPU has fallen off the bus (driver message without an Xid line)"
     fault = _fault(msg, following)
-    return None if fault is None else fault + (msg[:200],)
+    if fault is None:
+        return None
+    minor = MINOR.search(following[0][:200]) if fault[1] is None and following else None
+    # an old driver names a GPU it cannot bring up only by its device minor number, on the next line
+    where = " (device minor number %s: /dev/nvidia%s)" % (minor.group(1), minor.group(1)) if minor else ""
+    if fault[0] == "init" and fault[1] is None and fault[2] is None and near:
+        fault = (fault[0], near, None)  # the nvidia device the kernel named just before
+        where += " (bus id from the kernel's `nvidia %s:` line before it)" % near
+    return fault + (msg[:200] + where,)
 
 
 def parse_xids(text):
@@ -343,7 +364,7 @@ def parse_xids(text):
     {driver's GPU index: bus} where a message names both, "total": n, "keys": every event's (xid or kind, bus),
     for new_counts}. A GPU off the bus that the driver reported without an Xid line (the open driver's three NVRM
     lines, or `GPU 0000:3b:00.0: GPU has fallen off the bus`) counts as an XID 79 of that GPU, once."""
-    records = [r for r in (_record(m, f) for m, f in _driver_messages(text)) if r]
+    records = [r for r in (_record(m, f, near) for m, f, near in _driver_messages(text)) if r]
     xid79 = set(_bus_key(r[1]) for r in records if r[0] == 79 and not r[3].endswith("without an Xid line)"))
     events, counts, order, keys, faults, gpu_bus = [], {}, [], [], {}, {}
     for xid, bus, index, rest in records:
