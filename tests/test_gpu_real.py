@@ -367,6 +367,8 @@ FAULTS = {  # file: (the GPU named, words of the finding) of the one FAIL it mus
     "issue-open-gpu-kernel-modules-1151-rminitadapter-journal.log": ("PCI 0000:09:00.0", "could not bring the GPU up"),
     "issue-gpu-operator-1146-rminitadapter-syslog.log": ("PCI 0000:0a:00.0", "could not bring the GPU up"),
     "issue-open-gpu-kernel-modules-116-gsp-init-dmesg.log": ("PCI 0000:01:00.0", "could not bring the GPU up"),
+    # the cause named (one finding, not a second one for the RmInitAdapter failure that follows)
+    "notes-tesla-m40-power-cables-580.log": ("PCI 0000:01:00.0", "auxiliary power is not connected"),
     # an old driver (331) names the GPU by minor number only; the kernel's `nvidia 0000:01:00.0:` line just before
     "notes-gk106m-rminitadapter-journal-minor.log": ("PCI 0000:01:00.0", "/dev/nvidia0"),
     # GPU6 is the driver's numbering; nothing in the log or the node ties it to a bus: said so, never guessed

@@ -296,6 +296,11 @@ FAULTS = {
         "the driver could not bring the GPU up (RmInitAdapter failed / Cannot attach gpu): no job can use it",
         f"{REBOOT}; if it stays, {MECHANICALS} and that the driver matches the GPU (`dmesg | grep NVRM`); {RMA}",
     ),
+    "power": (
+        "the GPU's auxiliary power is not connected (the driver could not bring it up)",
+        "power the node off and connect the GPU's auxiliary power cables (the PSU's cable the card needs: "
+        "PCIe or CPU/EPS 8-pin), then check it comes up in `nvidia-smi`",
+    ),
     "gsp": (
         "the GPU's GSP firmware stopped answering (heartbeat or RPC timeout, memory subsystem error)",
         f"{RESET}; {RMA} if it repeats",

@@ -316,9 +316,13 @@ def _driver_messages(text):
 def _fault(msg, following):
     """(kind, bus, driver's GPU index) of a GPU fault the driver reports without an Xid line, or None: "init" (the
     driver could not bring the GPU up: `GPU 0000:09:00.0: RmInitAdapter failed! (...)`, `Cannot attach gpu`, once
-    per failed attach) or "gsp" (its GSP firmware stopped answering: `GPU6 _kgspIsHeartbeatTimedOut: Heartbeat
-    timed out`, `Memory Subsystem Error detected`, `_kgspRpcRecvPoll: GSP RM heartbeat timed out`)."""
-    if INIT_FAIL.search(msg[:200]):
+    per failed attach), "power" (`GPU 0000:01:00.0: GPU does not have the necessary power cables connected.`, the
+    RmInitAdapter failure after it not counted again) or "gsp" (its GSP firmware stopped answering: `GPU6
+    _kgspIsHeartbeatTimedOut: Heartbeat timed out`, `Memory Subsystem Error detected`, `_kgspRpcRecvPoll: GSP RM
+    heartbeat timed out`)."""
+    if "necessary power cables connected" in msg[:200]:  # then RmInitAdapter fails: one event, its cause named
+        kind = "power"
+    elif INIT_FAIL.search(msg[:200]):
         if "rm_init_adapter failed" in msg:
             return None  # the second line of an RmInitAdapter failure, counted on its first
         if "RmInitAdapter failed" not in msg and any("RmInitAdapter failed" in x for x in following):
@@ -365,6 +369,8 @@ def parse_xids(text):
     for new_counts}. A GPU off the bus that the driver reported without an Xid line (the open driver's three NVRM
     lines, or `GPU 0000:3b:00.0: GPU has fallen off the bus`) counts as an XID 79 of that GPU, once."""
     records = [r for r in (_record(m, f, near) for m, f, near in _driver_messages(text)) if r]
+    unpowered = set(_bus_key(r[1]) for r in records if r[0] == "power" and r[1])
+    records = [r for r in records if not (r[0] == "init" and r[1] and _bus_key(r[1]) in unpowered)]
     xid79 = set(_bus_key(r[1]) for r in records if r[0] == 79 and not r[3].endswith("without an Xid line)"))
     events, counts, order, keys, faults, gpu_bus = [], {}, [], [], {}, {}
     for xid, bus, index, rest in records:
