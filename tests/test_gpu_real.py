@@ -253,7 +253,8 @@ def test_nvlink_outputs_all_links_down_is_kept_and_judged_against_peers(tmp_path
         assert bad(fabric.check_node("n1", nvlink(name))) == [], name
     b200 = nvlink("issue-gpud-1085-b200-gpu2-all-inactive.txt")
     assert b200["gpu_health"]["nvlink"] == {"2": {"active": 0, "inactive": [], "all_down": True, "name": "NVIDIA B200"}}
-    down = bad(fabric.check_node("n1", b200))
+    assert bad(fabric.check_node("n1", b200)) == []  # alone on its node (a VM's slice): no peer, no matter
+    down = bad(fabric.check_node("n1", eight_gpus(b200)))
     assert len(down) == 1 and "GPU2: every link down" in down[0]["message"]
     # judged against peers: a PCIe node with no bridge (every GPU says so) is not a fault
     text = "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-a)\nNVML: Unable to retrieve NVLink information as all links are inActive\n"
@@ -483,9 +484,17 @@ def _nvlink(tmp_path, monkeypatch, name, text):
     return Node(tmp_path, monkeypatch, name).put("q-x.xml", H100).put("nvlink-s.txt", text=text).probe()
 
 
+def eight_gpus(facts):
+    """The node of a thread whose file keeps only the faulty GPU's block had 8 GPUs (Azure ND40rs_v2: 8 V100-SXM2; the
+    B200 thread's HGX B200): nvidia-smi's one GPU repeated to 8 (planted)."""
+    facts = json.loads(json.dumps(facts))
+    facts["gpu_health"]["smi"]["gpus"] *= 8
+    return facts
+
+
 def test_sxm_links_down_are_judged_against_what_the_part_has(tmp_path, monkeypatch):
     v100 = (REAL / "nvlink" / "issue-azhpc-diagnostics-73-v100-sxm2-links-3-5-inactive.txt").read_text()
-    found = bad(fabric.check_node("n1", _nvlink(tmp_path, monkeypatch, "v100", v100)))
+    found = bad(fabric.check_node("n1", eight_gpus(_nvlink(tmp_path, monkeypatch, "v100", v100))))
     assert len(found) == 1 and found[0]["status"] == WARN, found
     assert (
         "GPU3: 4 of 6 up (link 3, 5 inactive)" in found[0]["message"]
@@ -498,7 +507,7 @@ def test_sxm_links_down_are_judged_against_what_the_part_has(tmp_path, monkeypat
     assert len(found) == 1 and "link 7 inactive on every GPU (all 8; a NVIDIA A100-SXM4-80GB has 12)" in found[0]["message"], found
     # an SXM GPU with every link down: FAIL (the real B200 thread)
     b200 = (REAL / "nvlink" / "issue-gpud-1085-b200-gpu2-all-inactive.txt").read_text()
-    found = bad(fabric.check_node("n1", _nvlink(tmp_path, monkeypatch, "b200", b200)))
+    found = bad(fabric.check_node("n1", eight_gpus(_nvlink(tmp_path, monkeypatch, "b200", b200))))
     assert [f["status"] for f in found] == [FAIL] and "GPU2: every link down" in found[0]["message"]
     # healthy: the real A100 board, 12 of 12 on every GPU, and the summary counts them
     ok = fabric.check_node("n1", _nvlink(tmp_path, monkeypatch, "ok", a100))

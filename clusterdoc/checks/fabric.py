@@ -119,14 +119,16 @@ def _nvlink(node: str, h: dict) -> list[Finding]:
     """Links down, judged against the part: an SXM GPU (SXM_LINKS) with fewer active links than its part has, every
     link of the part wired on its board; another GPU with some links up but fewer than the node's best GPU (a
     bridge wires the same links on every GPU it joins). A PCIe GPU with no link up has no bridge: no finding.
-    Every GPU missing the same links is said as one board fault. FAIL: an SXM GPU with every link down, or an error
+    Every GPU missing the same links is said as one board fault. A node with one GPU (a VM given one GPU of a
+    board) has no peer for its links to matter: no finding. FAIL: an SXM GPU with every link down, or an error
     counter at its ceiling (SATURATED); WARN: some links down, error counters non-zero since the driver loaded or
     rising."""
     out = []
     links = {g: v for g, v in (h.get("nvlink") or {}).items() if v}  # a malformed entry is None
     most = max((v.get("active") or 0 for v in links.values()), default=0)
     short: dict[str, tuple[dict, int, str]] = {}
-    for g, v in links.items():
+    gpus = len((h.get("smi") or {}).get("gpus") or []) + len(h.get("lost") or [])
+    for g, v in links.items() if max(gpus, len(links)) > 1 else ():  # one GPU (a VM's slice): no peer, no matter
         want, why = _expected_links(v, most)
         if not v.get("active") and why == "the node's best GPU":
             continue  # a PCIe GPU with no link up has no bridge (3 RTX A6000, a bridge on 2): by design
