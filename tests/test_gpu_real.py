@@ -399,17 +399,14 @@ def test_a_gpu_fault_without_an_xid_line_fails_naming_the_gpu(tmp_path, monkeypa
 
 
 def test_the_drivers_gpu_index_is_mapped_to_its_bus_where_the_log_ties_them(tmp_path, monkeypatch):
-    """Xid 119's own words name GPU4 and its PCI id (a real gpud PR's kmsg); the GSP heartbeat line of the real
-    1230 thread, renumbered GPU4 here (planted), is then named by that bus."""
+    """Xid 119's own words name GPU4 and its PCI id (a real gpud PR's kmsg); the GSP heartbeat lines of the real
+    1230 thread, renumbered GPU4 here (planted), are then named by that bus."""
     node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
-    gsp = (
-        (REAL / "xid" / "issue-open-gpu-kernel-modules-1230-gsp-heartbeat-gh100.log")
-        .read_text()
-        .replace("GPU6", "GPU4")
-    )
-    node.kmsg = (REAL / "xid" / "issue-gpud-pr500-xid119-from-gpu4.log").read_text() + gsp
-    found = [f["message"] for f in bad(judge(node.probe()), FAIL) if "GSP firmware" in f["message"]]
-    assert len(found) == 1 and "GPU4 (the driver's numbering) = PCI 0000:9b:00" in found[0]
+    gsp_log = (REAL / "xid" / "issue-open-gpu-kernel-modules-1230-gsp-heartbeat-gh100.log").read_text()
+    node.kmsg = (REAL / "xid" / "issue-gpud-pr500-xid119-from-gpu4.log").read_text() + gsp_log.replace("GPU6", "GPU4")
+    fails = [f["message"] for f in bad(judge(node.probe()), FAIL)]
+    assert len(fails) == 2 and fails[0].startswith("XID 119 (GSP RPC timeout) x2 on PCI 0000:9b:00"), fails
+    assert "GSP firmware stopped answering" in fails[1] and "GPU4 (the driver's numbering) = PCI 0000:9b:00" in fails[1]
 
 
 FORMS = {  # file: the XIDs it must name, by status (the kernel-log forms the probe reads)

@@ -308,9 +308,10 @@ FAULTS = {
 }
 
 
-def _fault_gpu(f: dict, xid: dict, gpus: list[dict], lost: list[dict]) -> str:
-    """The GPU a driver fault names: its bus id (and UUID), else the driver's index mapped to a bus id where the
-    facts allow (a message of the same log naming both; GPU0 on a node with one GPU), else the index, said so."""
+def _fault_gpu(f: dict, xid: dict, gpus: list[dict], lost: list[dict]) -> tuple[str | None, str]:
+    """(bus id, words) of the GPU a driver fault names: its bus id (and UUID), else the driver's index mapped to a
+    bus id where the facts allow (a message of the same log naming both; GPU0 on a node with one GPU), else the
+    index, said so."""
     uuids = {_bus_key(g.get("bus")): g.get("uuid") for g in gpus if g.get("bus")}
     bus, index = f.get("bus"), f.get("gpu")
     via = ""
@@ -321,21 +322,22 @@ def _fault_gpu(f: dict, xid: dict, gpus: list[dict], lost: list[dict]) -> str:
             bus, via = gpus[0]["bus"], f"GPU{index} (the driver's numbering; the node's only GPU) = "
     if bus:
         uuid = uuids.get(_bus_key(bus))
-        return f"{via}PCI {bus}" + (f" ({uuid})" if uuid else "")
+        return bus, f"{via}PCI {bus}" + (f" ({uuid})" if uuid else "")
     if index is not None:
-        return f"GPU{index} (the driver's numbering; no message names its bus id)"
-    return "a GPU the message does not name"
+        return None, f"GPU{index} (the driver's numbering; no message names its bus id)"
+    return None, "a GPU the message does not name"
 
 
 def _faults(node: str, xid: dict | None, gpus: list[dict], lost: list[dict]) -> list[Finding]:
-    """GPU faults without an Xid line (the driver's init failures and GSP timeouts), judged as XIDs are: FAIL when
-    new since the last clusterdoc run (or since boot on a first run), else shown as seen before."""
+    """GPU faults without an Xid line (the driver's init failures, missing power, GSP timeouts), judged as XIDs
+    are: FAIL when new since the last clusterdoc run (or since boot on a first run), else shown as seen before."""
     if not xid:
         return []
     first_run = xid.get("since") is None
     out = []
     for f in [f for f in xid.get("faults") or [] if f and f.get("kind") in FAULTS][:16]:
         meaning, fix = FAULTS[f["kind"]]
+        _, gpu = _fault_gpu(f, xid, gpus, lost)
         n = f.get("n") or 0
         n_new = n if first_run else f.get("new") or 0
         status = FAIL if n_new else WARN
@@ -350,8 +352,7 @@ def _faults(node: str, xid: dict | None, gpus: list[dict], lost: list[dict]) -> 
                 node,
                 CHECK,
                 status,
-                f"{meaning} on {_fault_gpu(f, xid, gpus, lost)}, x{n} {when} (from {xid.get('source')}: "
-                f"NVRM: {f.get('text')})",
+                f"{meaning} on {gpu}, x{n} {when} (from {xid.get('source')}: NVRM: {f.get('text')})",
                 fix,
             )
         )

@@ -36,7 +36,6 @@ MAX_KLOG_PREFIX = 256  # characters before "NVRM:" (real prefixes take under 100
 KMSG_HEAD = re.compile(r"\d{1,3},\d{1,20},\d{1,20},[^;]{0,16};")
 KLOG_TOKEN = re.compile(r"\[[^\]]{0,64}\]:?|[^\s\[]+(?:\[[^\]\s]{0,16}\])?:?|\S")
 KLOG_STAMP = re.compile(r"\[[^\]]{0,64}\]:?|[+-]?\d[\d.,:+\-TZ]{0,39}:?|<\d{1,3}>")  # <4>: dmesg -r's level
-KERNEL_TAGS = ("kernel:", "kern:")
 KLOG_LEVELS = ("emerg", "alert", "crit", "err", "error", "warn", "warning", "notice", "info", "debug")
 
 
