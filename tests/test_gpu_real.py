@@ -409,9 +409,21 @@ def test_the_drivers_gpu_index_is_mapped_to_its_bus_where_the_log_ties_them(tmp_
     assert "GSP firmware stopped answering" in fails[1] and "GPU4 (the driver's numbering) = PCI 0000:9b:00" in fails[1]
 
 
+def test_only_the_second_line_of_an_init_failure_still_fails(tmp_path, monkeypatch):
+    """A log grepped for `rm_init_adapter` keeps only an RmInitAdapter failure's second line (the real 1146 syslog,
+    its other lines dropped here): still the GPU the driver could not bring up, by its bus id."""
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
+    lines = (REAL / "xid" / "issue-gpu-operator-1146-rminitadapter-syslog.log").read_text().splitlines(True)
+    node.kmsg = "".join(x for x in lines if "rm_init_adapter" in x)
+    fails = [f["message"] for f in bad(judge(node.probe()), FAIL)]
+    assert len(fails) == 1 and "could not bring the GPU up on PCI 0000:0a:00.0, x6 " in fails[0], fails
+
+
 FORMS = {  # file: the XIDs it must name, by status (the kernel-log forms the probe reads)
     "issue-open-gpu-kernel-modules-446-talos-xid62-45.log": [(WARN, "XID 45 "), (FAIL, "XID 62 ")],  # talosctl dmesg
     "gpud-pr46-dmesg-ctime-xid13-109.log": [(WARN, "XID 13 "), (FAIL, "XID 109 ")],  # dmesg -T / --ctime
+    "notes-old-driver-xid-without-pci-prefix-syslog.log": [(WARN, "XID 13 (graphics engine exception (often the "
+                                                                  "application: an out-of-bounds access)) x1 on PCI 0000:03:00")],
 }
 
 

@@ -78,7 +78,7 @@ def split_klog(line, marker=NVRM):
 
 PCI_BUS = r"(?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)"
 # an XID number has at most 3 digits today; more than 6 is not an XID (the line is skipped, never the whole log)
-XID_MSG = re.compile(r"Xid \(PCI:([0-9A-Fa-f:.]{4,16})\): (\d{1,6})(?!\d),?\s*(.*)")
+XID_MSG = re.compile(r"Xid \((?:PCI:)?([0-9A-Fa-f:.]{4,16})\): (\d{1,6})(?!\d),?\s*(.*)")  # old drivers: no PCI:
 # the driver's message for a GPU off the bus, with no Xid line: "NVRM: The NVIDIA GPU 0000:b3:00.0" then "NVRM:
 # (PCI ID: 10de:26b5) installed in this system has" and "NVRM: fallen off the bus and is not responding..." (570+
 # open), or "The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1e07) installed in this" then "system has fallen off the bus"
@@ -293,10 +293,10 @@ def _bus_key(bus):
 
 
 def _driver_messages(text):
-    """[(message, next messages, bus)] of the NVIDIA driver's lines (split_klog), each with the 3 driver messages
-    after it (multi-line reports) and the bus id of a kernel line about the nvidia device just before it
-    (`nvidia 0000:01:00.0: irq 50 for MSI/MSI-X`, at most 3 lines up), the only name an old driver's
-    `RmInitAdapter failed!` has."""
+    """[(message, next messages, bus, previous message)] of the NVIDIA driver's lines (split_klog), each with the 3
+    driver messages after it (multi-line reports), the one before it, and the bus id of a kernel line about the
+    nvidia device just before it (`nvidia 0000:01:00.0: irq 50 for MSI/MSI-X`, at most 3 lines up), the only name
+    an old driver's `RmInitAdapter failed!` has."""
     msgs, dev_bus, dev_at = [], None, -9
     for i, line in enumerate(text.splitlines()):
         m = split_klog(line)
@@ -309,10 +309,12 @@ def _driver_messages(text):
         near = dev_bus if i - dev_at <= 3 else None
         # /dev/kmsg escapes a multi-line message's newlines: "...0000:b3:00.0\x0aNVRM: (PCI ID..."
         msgs += [(p.strip()[5 if p.strip().startswith(NVRM) else 0 :].strip(), near) for p in m.split("\\x0a")[:8]]
-    return [(m, [x for x, _ in msgs[i + 1 : i + 4]], near) for i, (m, near) in enumerate(msgs)]
+    return [
+        (m, [x for x, _ in msgs[i + 1 : i + 4]], near, msgs[i - 1][0] if i else "") for i, (m, near) in enumerate(msgs)
+    ]
 
 
-def _fault(msg, following):
+def _fault(msg, following, previous=""):
     """(kind, bus, driver's GPU index) of a GPU fault the driver reports without an Xid line, or None: "init" (the
     driver could not bring the GPU up: `GPU 0000:09:00.0: RmInitAdapter failed! (...)`, `Cannot attach gpu`, once
     per failed attach), "power" (`GPU 0000:01:00.0: GPU does not have the necessary power cables connected.`, the
@@ -322,7 +324,7 @@ def _fault(msg, following):
     if "necessary power cables connected" in msg[:200]:  # then RmInitAdapter fails: one event, its cause named
         kind = "power"
     elif INIT_FAIL.search(msg[:200]):
-        if "rm_init_adapter failed" in msg:
+        if "rm_init_adapter failed" in msg and "RmInitAdapter failed" in previous:
             return None  # the second line of an RmInitAdapter failure, counted on its first
         if "RmInitAdapter failed" not in msg and any("RmInitAdapter failed" in x for x in following):
             return None  # "Cannot attach gpu" before the RmInitAdapter line that names the GPU: one event
@@ -335,7 +337,7 @@ def _fault(msg, following):
     return kind, who.group(1), int(who.group(2)) if who.group(2) else None
 
 
-def _record(msg, following, near=None):
+def _record(msg, following, near=None, previous=""):
     """One driver message as (xid or fault kind, bus, driver's GPU index, text), or None (near: the bus id of the
     nvidia device's kernel line just before it)."""
     m = XID_MSG.match(msg)
@@ -348,10 +350,10 @@ def _record(msg, following, near=None):
         m = PCI_ID_IN.search(msg[:200])  # 0000:01:00.0 has fallen off the bus."; without a bus id: a 3-line report's
         if m:  # last line, counted on its first
             return 79, m.group(1), None, "GPU has fallen off the bus (driver message without an Xid line)"
-    fault = _fault(msg, following)
+    fault = _fault(msg, following, previous)
     if fault is None:
         return None
-    minor = MINOR.search(following[0][:200]) if fault[1] is None and following else None
+    minor = MINOR.search(" ".join([msg] + following[:1])[:400]) if fault[1] is None else None
     # an old driver names a GPU it cannot bring up only by its device minor number, on the next line
     where = " (device minor number %s: /dev/nvidia%s)" % (minor.group(1), minor.group(1)) if minor else ""
     if fault[0] == "init" and fault[1] is None and fault[2] is None and near:
@@ -367,7 +369,7 @@ def parse_xids(text):
     {driver's GPU index: bus} where a message names both, "total": n, "keys": every event's (xid or kind, bus),
     for new_counts}. A GPU off the bus that the driver reported without an Xid line (the open driver's three NVRM
     lines, or `GPU 0000:3b:00.0: GPU has fallen off the bus`) counts as an XID 79 of that GPU, once."""
-    records = [r for r in (_record(m, f, near) for m, f, near in _driver_messages(text)) if r]
+    records = [r for r in (_record(m, f, near, prev) for m, f, near, prev in _driver_messages(text)) if r]
     unpowered = set(_bus_key(r[1]) for r in records if r[0] == "power" and r[1])
     records = [r for r in records if not (r[0] == "init" and r[1] and _bus_key(r[1]) in unpowered)]
     xid79 = set(_bus_key(r[1]) for r in records if r[0] == 79 and not r[3].endswith("without an Xid line)"))
