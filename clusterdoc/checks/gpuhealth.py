@@ -293,16 +293,16 @@ def _xids(node: str, xid: dict | None, gpus: list[dict] | None = None) -> list[F
 # faults the driver reports without an Xid line (probe: _fault): what it means, what to do
 FAULTS = {
     "init": (
-        "the driver could not bring the GPU up (RmInitAdapter failed / Cannot attach gpu): no job can use it",
+        "the driver could not bring it up (RmInitAdapter failed / Cannot attach gpu): no job can use it",
         f"{REBOOT}; if it stays, {MECHANICALS} and that the driver matches the GPU (`dmesg | grep NVRM`); {RMA}",
     ),
     "power": (
-        "the GPU's auxiliary power is not connected (the driver could not bring it up)",
+        "its auxiliary power is not connected: the driver could not bring it up",
         "power the node off and connect the GPU's auxiliary power cables (the PSU's cable the card needs: "
         "PCIe or CPU/EPS 8-pin), then check it comes up in `nvidia-smi`",
     ),
     "gsp": (
-        "the GPU's GSP firmware stopped answering (heartbeat or RPC timeout, memory subsystem error)",
+        "its GSP firmware stopped answering (heartbeat or RPC timeout, memory subsystem error)",
         f"{RESET}; {RMA} if it repeats",
     ),
 }
@@ -352,7 +352,7 @@ def _faults(node: str, xid: dict | None, gpus: list[dict], lost: list[dict]) -> 
                 node,
                 CHECK,
                 status,
-                f"{meaning} on {gpu}, x{n} {when} (from {xid.get('source')}: NVRM: {f.get('text')})",
+                f"{gpu}: {meaning}; x{n} {when} (from {xid.get('source')}: NVRM: {f.get('text')})",
                 fix,
             )
         )
