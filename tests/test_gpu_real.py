@@ -493,11 +493,12 @@ def _nvlink(tmp_path, monkeypatch, name, text):
     return Node(tmp_path, monkeypatch, name).put("q-x.xml", H100).put("nvlink-s.txt", text=text).probe()
 
 
-def eight_gpus(facts):
-    """The node of a thread whose file keeps only the faulty GPU's block had 8 GPUs (Azure ND40rs_v2: 8 V100-SXM2; the
-    B200 thread's HGX B200): nvidia-smi's one GPU repeated to 8 (planted)."""
+def eight_gpus(facts, n=8, hypervisor=True):
+    """The node of a thread whose file keeps only the faulty GPU's block had 8 GPUs (Azure ND40rs_v2: 8 V100-SXM2 in
+    a VM; the B200 thread's HGX B200): nvidia-smi's one GPU repeated to n (planted)."""
     facts = json.loads(json.dumps(facts))
-    facts["gpu_health"]["smi"]["gpus"] *= 8
+    facts["gpu_health"]["smi"]["gpus"] *= n
+    facts["gpu_health"]["hypervisor"] = hypervisor
     return facts
 
 
@@ -509,6 +510,12 @@ def test_sxm_links_down_are_judged_against_what_the_part_has(tmp_path, monkeypat
         "GPU3: 4 of 6 up (link 3, 5 inactive)" in found[0]["message"]
         and "Tesla V100-SXM2-32GB has 6" in found[0]["message"]
     )
+    # the same GPU in a VM given 4 GPUs of the board: which of the part's links reach its GPUs is the host's, so
+    # judged against its peers only (here none to compare): unknown, no finding; on bare metal, judged by the part
+    sliced = eight_gpus(_nvlink(tmp_path, monkeypatch, "v100s", v100), n=4)
+    assert bad(fabric.check_node("n1", sliced)) == []
+    metal = bad(fabric.check_node("n1", eight_gpus(_nvlink(tmp_path, monkeypatch, "v100m", v100), n=4, hypervisor=False)))
+    assert len(metal) == 1 and "GPU3: 4 of 6 up" in metal[0]["message"]
     # every GPU of an 8x A100 board lost the same link (planted from the real A100 file): said as one board fault
     a100 = (REAL / "nvlink" / "gpud-nvlink-status-a100.txt").read_text()
     lost = "\n".join(re.sub(r"Link 7: .*", "Link 7: <inactive>", x) for x in a100.splitlines())

@@ -106,13 +106,18 @@ def _links_desc(v: dict, of: int) -> str:
     )
 
 
-def _expected_links(v: dict, most: int) -> tuple[int, str]:
-    """(links this GPU should have up, why): what its SXM part has (every link wired), else the node's best GPU."""
+PEERS = "the node's best GPU"
+FULL_BOARD = 8  # GPUs of an HGX/DGX baseboard: a VM with fewer has a slice, whose links to the rest are not its
+
+
+def _expected_links(v: dict, most: int, sliced: bool) -> tuple[int, str]:
+    """(links this GPU should have up, why): what its SXM part has (every link wired), else, and on a VM given part
+    of a board (which of the part's links reach its GPUs is the host's), the node's best GPU."""
     part = sxm_links(v.get("name"))
     listed = (v.get("active") or 0) + len(v.get("inactive") or [])
-    if part:
+    if part and not sliced:
         return max(part, listed), f"a {v.get('name')} has {part}"
-    return most, "the node's best GPU"
+    return most, PEERS
 
 
 def _nvlink(node: str, h: dict) -> list[Finding]:
@@ -120,21 +125,23 @@ def _nvlink(node: str, h: dict) -> list[Finding]:
     link of the part wired on its board; another GPU with some links up but fewer than the node's best GPU (a
     bridge wires the same links on every GPU it joins). A PCIe GPU with no link up has no bridge: no finding.
     Every GPU missing the same links is said as one board fault. A node with one GPU (a VM given one GPU of a
-    board) has no peer for its links to matter: no finding. FAIL: an SXM GPU with every link down, or an error
-    counter at its ceiling (SATURATED); WARN: some links down, error counters non-zero since the driver loaded or
-    rising."""
+    board) has no peer for its links to matter: no finding; a VM with fewer GPUs than a board's 8 is judged
+    against its best GPU only. FAIL: an SXM GPU with every link down, or an error counter at its ceiling
+    (SATURATED); WARN: some links down, error counters non-zero since the driver loaded or rising."""
     out = []
     links = {g: v for g, v in (h.get("nvlink") or {}).items() if v}  # a malformed entry is None
     most = max((v.get("active") or 0 for v in links.values()), default=0)
     short: dict[str, tuple[dict, int, str]] = {}
-    gpus = len((h.get("smi") or {}).get("gpus") or []) + len(h.get("lost") or [])
-    for g, v in links.items() if max(gpus, len(links)) > 1 else ():  # one GPU (a VM's slice): no peer, no matter
-        want, why = _expected_links(v, most)
-        if not v.get("active") and why == "the node's best GPU":
+    gpus = max(len((h.get("smi") or {}).get("gpus") or []) + len(h.get("lost") or []), len(links))
+    sliced = bool(h.get("hypervisor")) and gpus < FULL_BOARD
+    for g, v in links.items() if gpus > 1 else ():  # one GPU (a VM's slice): no peer, no matter
+        want, why = _expected_links(v, most, sliced)
+        sxm = sxm_links(v.get("name"))
+        if not v.get("active") and (not sxm or not most) and why == PEERS:
             continue  # a PCIe GPU with no link up has no bridge (3 RTX A6000, a bridge on 2): by design
         if (v.get("active") or 0) < want:
             short[g] = (v, want, why)
-    dead = {g for g, (v, _, why) in short.items() if not v.get("active") and why != "the node's best GPU"}
+    dead = {g for g, (v, _, _) in short.items() if not v.get("active") and sxm_links(v.get("name"))}
     if short:
         sets = {tuple(v.get("inactive") or []) for v, _, _ in short.values()}
         same = len(short) == len(links) > 1 and len(sets) == 1 and sets != {()}
