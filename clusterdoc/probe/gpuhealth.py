@@ -33,7 +33,7 @@ MAX_DCGM = 1 << 20  # bytes of a dcgmi JSON answer parsed
 # such as "mydrv:" or "sshd[1]:" before it, a word after the kernel's tag) is not.
 NVRM = "NVRM:"
 MAX_KLOG_PREFIX = 256  # characters before "NVRM:" (real prefixes take under 100)
-KMSG_HEAD = re.compile(r"\d{1,3},\d{1,20},\d{1,20},[^;]{0,16};")
+KMSG_HEAD = re.compile(r"(\d{1,3}),\d{1,20},\d{1,20},[^;]{0,16};")  # the first field: facility * 8 + level
 KLOG_TOKEN = re.compile(r"\[[^\]]{0,64}\]:?|[^\s\[]+(?:\[[^\]\s]{0,16}\])?:?|\S")
 KLOG_STAMP = re.compile(r"\[[^\]]{0,64}\]:?|[+-]?\d[\d.,:+\-TZ]{0,39}:?|<\d{1,3}>")  # <4>: dmesg -r's level
 KLOG_LEVELS = ("emerg", "alert", "crit", "err", "error", "warn", "warning", "notice", "info", "debug")
@@ -51,8 +51,8 @@ def _klog_prefix_ok(prefix):
     if len(prefix) > MAX_KLOG_PREFIX:
         return False
     head = KMSG_HEAD.match(prefix)
-    if head:  # /dev/kmsg: the message follows its record header at once
-        return not prefix[head.end() :].strip()
+    if head:  # /dev/kmsg: the message follows its record header at once; facility 0 is the kernel's (a program
+        return int(head.group(1)) < 8 and not prefix[head.end() :].strip()  # writing to /dev/kmsg is 1 or more)
     tokens = KLOG_TOKEN.findall(re.sub(r"\s+:", ":", prefix))
     kernel = next((i for i, t in enumerate(tokens) if _kernel_tag(t)), None)
     if kernel is None:  # bare dmesg: timestamps only
