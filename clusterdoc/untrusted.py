@@ -267,6 +267,8 @@ SCHEMA = {
             "events": [{"bus": STR, "xid": INT, "text": TEXT}],
             "counts": [{"xid": INT, "bus": STR, "n": INT}],
             "new_counts": [{"xid": INT, "bus": STR, "n": INT}],
+            "faults": [{"kind": WORD, "bus": STR, "gpu": INT, "n": INT, "new": INT, "text": TEXT}],
+            "gpu_bus": {"*": STR},
             "total": INT,
             "new": INT,
             "since": NUM,

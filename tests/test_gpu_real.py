@@ -5,6 +5,7 @@ file named with its GPU. In-process and in seconds: the probe's commands are the
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -203,6 +204,13 @@ XIDS = {  # file: [(status, words)] of the findings it must give, in XID order
     # the catalog: IGNORE, IGNORE (the pending row remap nvidia-smi shows is judged on its own)
     "mleng-xid63.log": [(OK, "XID 63 (ECC page retirement or row remapping recorded) x1 on PCI 0000:10:1c")],
     "gpud-kmsg.1.log": [],
+    "notes-gb202-healthy-journal-ltr.log": [],  # healthy: a driver load's NVRM lines
+    "notes-2080ti-vfio-fallen-off-two-lines.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI 0000:01:00")],
+    "notes-gb202-cc-guest-fallen-off-three-lines.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI "
+                                                               "0000:02:00")],
+    # an old driver's one-line form, printed twice for one fall: one XID 79
+    "issue-bumblebee-554-gpu-at-fallen-off-old-driver.log": [(FAIL, "XID 79 (GPU has fallen off the bus) x1 on PCI "
+                                                                    "0000:01:00")],
 }
 
 
@@ -245,7 +253,8 @@ def test_nvlink_outputs_all_links_down_is_kept_and_judged_against_peers(tmp_path
         assert bad(fabric.check_node("n1", nvlink(name))) == [], name
     b200 = nvlink("issue-gpud-1085-b200-gpu2-all-inactive.txt")
     assert b200["gpu_health"]["nvlink"] == {"2": {"active": 0, "inactive": [], "all_down": True, "name": "NVIDIA B200"}}
-    down = bad(fabric.check_node("n1", b200))
+    assert bad(fabric.check_node("n1", b200)) == []  # alone on its node (a VM's slice): no peer, no matter
+    down = bad(fabric.check_node("n1", eight_gpus(b200)))
     assert len(down) == 1 and "GPU2: every link down" in down[0]["message"]
     # judged against peers: a PCIe node with no bridge (every GPU says so) is not a fault
     text = "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-a)\nNVML: Unable to retrieve NVLink information as all links are inActive\n"
@@ -351,3 +360,243 @@ def test_the_payload_sent_to_nodes_reads_real_output_end_to_end(tmp_path, monkey
                           .read_text().strip()}]
     fails = [f["message"] for f in gpuhealth.check("n1", facts, 2, "test") if f["status"] == FAIL]
     assert any(m.startswith("a GPU fell off the bus: GPU3 (PCI 0000:5F:00.0)") for m in fails), fails
+
+
+# --- issue 36: faults without an Xid line, every kernel-log form, NVLink against the part, old drivers' lost GPU --
+
+FAULTS = {  # file: (the GPU named, words of the finding) of the one FAIL it must give
+    "issue-open-gpu-kernel-modules-1151-rminitadapter-journal.log": ("PCI 0000:09:00.0", "the driver could not bring it up"),
+    "issue-gpu-operator-1146-rminitadapter-syslog.log": ("PCI 0000:0a:00.0", "the driver could not bring it up"),
+    "issue-open-gpu-kernel-modules-116-gsp-init-dmesg.log": ("PCI 0000:01:00.0", "the driver could not bring it up"),
+    # the cause named (one finding, not a second one for the RmInitAdapter failure that follows)
+    "notes-tesla-m40-power-cables-580.log": ("PCI 0000:01:00.0", "auxiliary power is not connected"),
+    # an old driver (331) names the GPU by minor number only; the kernel's `nvidia 0000:01:00.0:` line just before
+    "notes-gk106m-rminitadapter-journal-minor.log": ("PCI 0000:01:00.0", "/dev/nvidia0"),
+    # GPU6 is the driver's numbering; nothing in the log or the node ties it to a bus: said so, never guessed
+    "issue-open-gpu-kernel-modules-1230-gsp-heartbeat-gh100.log": (
+        "GPU6 (the driver's numbering; no message names",
+        "GSP firmware stopped answering",
+    ),
+    # the node's only GPU (the H100 file): GPU0 is that one
+    "issue-bazzite-4449-gsp-heartbeat-journal-no-hostname.log": (
+        "GPU0 (the driver's numbering; the node's only GPU) = PCI 00000000:00:06.0 (GPU-",
+        "GSP firmware",
+    ),
+}
+
+
+@pytest.mark.parametrize("name, want", sorted(FAULTS.items()))
+def test_a_gpu_fault_without_an_xid_line_fails_naming_the_gpu(tmp_path, monkeypatch, name, want):
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
+    node.kmsg = (REAL / "xid" / name).read_text()
+    findings = judge(node.probe())
+    fails = bad(findings, FAIL)
+    assert len(fails) == 1 and want[0] in fails[0]["message"] and want[1] in fails[0]["message"], fails
+    assert not any("healthy" in f["message"] for f in findings)
+    # the next run, nothing new: seen before, not failed again (a reset GPU does not keep the node drained)
+    again = bad(judge(node.probe()))
+    assert [f["status"] for f in again] == [WARN] and "seen by an earlier clusterdoc run" in again[0]["message"]
+
+
+def test_the_drivers_gpu_index_is_mapped_to_its_bus_where_the_log_ties_them(tmp_path, monkeypatch):
+    """Xid 119's own words name GPU4 and its PCI id (a real gpud PR's kmsg); the GSP heartbeat lines of the real
+    1230 thread, renumbered GPU4 here (planted), are then named by that bus."""
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
+    gsp_log = (REAL / "xid" / "issue-open-gpu-kernel-modules-1230-gsp-heartbeat-gh100.log").read_text()
+    node.kmsg = (REAL / "xid" / "issue-gpud-pr500-xid119-from-gpu4.log").read_text() + gsp_log.replace("GPU6", "GPU4")
+    fails = [f["message"] for f in bad(judge(node.probe()), FAIL)]
+    assert len(fails) == 2 and fails[0].startswith("XID 119 (GSP RPC timeout) x2 on PCI 0000:9b:00"), fails
+    assert "GSP firmware stopped answering" in fails[1] and "GPU4 (the driver's numbering) = PCI 0000:9b:00" in fails[1]
+
+
+def test_only_the_second_line_of_an_init_failure_still_fails(tmp_path, monkeypatch):
+    """A log grepped for `rm_init_adapter` keeps only an RmInitAdapter failure's second line (the real 1146 syslog,
+    its other lines dropped here): still the GPU the driver could not bring up, by its bus id."""
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
+    lines = (REAL / "xid" / "issue-gpu-operator-1146-rminitadapter-syslog.log").read_text().splitlines(True)
+    node.kmsg = "".join(x for x in lines if "rm_init_adapter" in x)
+    fails = [f["message"] for f in bad(judge(node.probe()), FAIL)]
+    assert len(fails) == 1 and "PCI 0000:0a:00.0: the driver could not bring it up" in fails[0], fails
+
+
+FORMS = {  # file: the XIDs it must name, by status (the kernel-log forms the probe reads)
+    "issue-open-gpu-kernel-modules-446-talos-xid62-45.log": [(WARN, "XID 45 "), (FAIL, "XID 62 ")],  # talosctl dmesg
+    "gpud-pr46-dmesg-ctime-xid13-109.log": [(WARN, "XID 13 "), (FAIL, "XID 109 ")],  # dmesg -T / --ctime
+    "notes-old-driver-xid-without-pci-prefix-syslog.log": [(WARN, "XID 13 (graphics engine exception (often the "
+                                                                  "application: an out-of-bounds access)) x1 on PCI 0000:03:00")],
+}
+
+
+@pytest.mark.parametrize("name, want", sorted(FORMS.items()))
+def test_each_real_kernel_log_form_parses(tmp_path, monkeypatch, name, want):
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
+    node.kmsg = (REAL / "xid" / name).read_text()
+    found = [(f["status"], f["message"]) for f in judge(node.probe()) if f["message"].startswith("XID")]
+    assert [(s, m[: len(w)]) for (s, m), (_, w) in zip(found, want)] == want and len(found) == len(want), found
+
+
+# the prefixes each tool writes before the driver's message (dmesg --time-format iso, dmesg -T, journalctl in
+# English, German, French, Russian and Japanese locales, -o short-iso and short-full, talosctl, kmsg, rsyslog),
+# put here before the real Xid 48 message form the issue quotes (planted: no real Xid 48 log in these forms found)
+PREFIXES = [
+    "2024-11-15T12:02:03,470068+00:00 ",
+    "[Fri Nov 15 12:02:03 2024] ",
+    "Nov 15 12:02:03 gpu-node-7 kernel: ",
+    "Dez 15 12:02:03 gpu-node-7 kernel: ",
+    "déc. 15 12:02:03 gpu-node-7 kernel: ",
+    "ноя 15 12:02:03 gpu-node-7 kernel: [ 1843.308145] ",
+    "11月 15 12:02:03 gpu-node-7 kernel: ",
+    "2024-11-15T12:02:03+0000 gpu-node-7 kernel: ",
+    "Fri 2024-11-15 12:02:03 UTC gpu-node-7 kernel: ",
+    "10.0.0.7: kern: warning: [2024-11-15T12:02:03.470068Z]: ",
+    "kern  :warn  : 2024-11-15T12:02:03,470068+00:00 ",
+    "4,1843,1843308145,-;",
+    "",
+]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_a_double_bit_ecc_xid_fails_in_every_kernel_log_form(tmp_path, monkeypatch, prefix):
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
+    node.kmsg = prefix + "NVRM: Xid (PCI:0000:19:00): 48, pid=2411, name=python3, DBE (0x1) detected\n"
+    fails = [f["message"] for f in bad(judge(node.probe()), FAIL)]
+    assert len(fails) == 1 and fails[0].startswith("XID 48 (double-bit ECC error) x1 on PCI 0000:19:00"), fails
+    # the same message behind another program's tag is not the driver's
+    node.kmsg = (
+        prefix.replace("kernel:", "myapp[12]:").replace("kern:", "user:") + "mydrv: NVRM: Xid (PCI:0000:19:00): 48, x\n"
+    )
+    assert bad(judge(node.probe()), FAIL) == []
+
+
+def test_the_kmsg_record_of_a_multi_line_report_is_read():
+    """/dev/kmsg escapes the newlines inside one printk (the open driver's 3-line report is one record); the real
+    NVSentinel lines joined as the kernel writes that record (planted: no real kmsg capture of it was found)."""
+    lines = (REAL / "xid" / "issue-nvsentinel-155-fallen-off-no-xid.log").read_text().splitlines()[:3]
+    record = "3,1843,1843308145,-;" + "\\x0a".join(x.strip() for x in lines).split("] ", 1)[1]
+    assert probe_health.parse_xids(record + "\n")["counts"] == [{"xid": 79, "bus": "0000:b3:00", "n": 1}]
+    assert probe_health.parse_xids("<4>[ 1843.308145] NVRM: Xid (PCI:0000:19:00): 48, x\n")["total"] == 1  # dmesg -r
+
+
+def test_kernel_log_parsing_is_linear_on_hostile_lines():
+    import time
+
+    line = "[" + " " * 5000 + "NVRM: " * 20000 + "\n"
+    start = time.monotonic()
+    assert probe_health.parse_xids(line * 50 + ("kern: " * 40000) + "NVRM: Xid (PCI:0000:19:00): 48, x\n")["total"] == 0
+    assert time.monotonic() - start < 2
+
+
+# --- NVLink judged against the part ---------------------------------------------------------------------------
+
+
+def _nvlink(tmp_path, monkeypatch, name, text):
+    return Node(tmp_path, monkeypatch, name).put("q-x.xml", H100).put("nvlink-s.txt", text=text).probe()
+
+
+def eight_gpus(facts, n=8, hypervisor=True):
+    """The node of a thread whose file keeps only the faulty GPU's block had 8 GPUs (Azure ND40rs_v2: 8 V100-SXM2 in
+    a VM; the B200 thread's HGX B200): nvidia-smi's one GPU repeated to n (planted)."""
+    facts = json.loads(json.dumps(facts))
+    facts["gpu_health"]["smi"]["gpus"] *= n
+    facts["gpu_health"]["hypervisor"] = hypervisor
+    return facts
+
+
+def test_sxm_links_down_are_judged_against_what_the_part_has(tmp_path, monkeypatch):
+    v100 = (REAL / "nvlink" / "issue-azhpc-diagnostics-73-v100-sxm2-links-3-5-inactive.txt").read_text()
+    found = bad(fabric.check_node("n1", eight_gpus(_nvlink(tmp_path, monkeypatch, "v100", v100))))
+    assert len(found) == 1 and found[0]["status"] == WARN, found
+    assert (
+        "GPU3: 4 of 6 up (link 3, 5 inactive)" in found[0]["message"]
+        and "Tesla V100-SXM2-32GB has 6" in found[0]["message"]
+    )
+    # the same GPU in a VM given 4 GPUs of the board: which of the part's links reach its GPUs is the host's, so
+    # judged against its peers only (here none to compare): unknown, no finding; on bare metal, judged by the part
+    sliced = eight_gpus(_nvlink(tmp_path, monkeypatch, "v100s", v100), n=4)
+    assert bad(fabric.check_node("n1", sliced)) == []
+    metal = bad(fabric.check_node("n1", eight_gpus(_nvlink(tmp_path, monkeypatch, "v100m", v100), n=4, hypervisor=False)))
+    assert len(metal) == 1 and "GPU3: 4 of 6 up" in metal[0]["message"]
+    # every GPU of an 8x A100 board lost the same link (planted from the real A100 file): said as one board fault
+    a100 = (REAL / "nvlink" / "gpud-nvlink-status-a100.txt").read_text()
+    lost = "\n".join(re.sub(r"Link 7: .*", "Link 7: <inactive>", x) for x in a100.splitlines())
+    found = bad(fabric.check_node("n1", _nvlink(tmp_path, monkeypatch, "a100", lost)))
+    assert len(found) == 1 and "link 7 inactive on every GPU (all 8; a NVIDIA A100-SXM4-80GB has 12)" in found[0]["message"], found
+    # an SXM GPU with every link down: FAIL (the real B200 thread)
+    b200 = (REAL / "nvlink" / "issue-gpud-1085-b200-gpu2-all-inactive.txt").read_text()
+    found = bad(fabric.check_node("n1", eight_gpus(_nvlink(tmp_path, monkeypatch, "b200", b200))))
+    assert [f["status"] for f in found] == [FAIL] and "GPU2: every link down" in found[0]["message"]
+    # healthy: the real A100 board, 12 of 12 on every GPU, and the summary counts them
+    ok = fabric.check_node("n1", _nvlink(tmp_path, monkeypatch, "ok", a100))
+    assert bad(ok) == [] and "8 GPU(s) with all NVLinks up" in ok[0]["message"]
+
+
+def test_pcie_parts_with_links_inactive_by_design_are_no_fault_and_not_all_up(tmp_path, monkeypatch):
+    h100 = _nvlink(tmp_path, monkeypatch, "h100", (REAL / "nvlink" / "hpe-h100pcie-x2-nvlink-s.txt").read_text())
+    found = fabric.check_node("n1", h100)
+    assert bad(found) == [] and "with all NVLinks up" not in found[0]["message"]
+    text = "GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-a)\nNVML: Unable to retrieve NVLink information as all links are inActive\n"
+    found = fabric.check_node("n1", _nvlink(tmp_path, monkeypatch, "rtx", text))
+    assert bad(found) == [] and "NVLinks up" not in found[0]["message"]
+    # 3 RTX A6000, a bridge on 2: the third has no link up by design, not a fault; the 2 bridged ones are all up
+    a6000 = _nvlink(tmp_path, monkeypatch, "a6000", (REAL / "nvlink" / "siboehm-bench-3x-a6000-bridge-on-2.txt").read_text())
+    found = fabric.check_node("n1", a6000)
+    assert bad(found) == [] and "2 GPU(s) with all NVLinks up" in found[0]["message"]
+
+
+def test_a_saturated_nvlink_error_counter_fails(tmp_path, monkeypatch):
+    """nvidia-smi nvlink -e in the V100-era form ("Link 0: CRC Errors: N"); the value 65535 planted (the 16-bit
+    counter's ceiling: it no longer counts, so the link's real error rate is unknown)."""
+    text = (
+        "GPU 0: Tesla V100-SXM2-32GB (UUID: GPU-a)\n\t Link 0: Replay Errors: 0\n\t Link 0: Recovery Errors: 0\n"
+        "\t Link 0: CRC Errors: 65535\n\t Link 1: Replay Errors: 3\n"
+    )
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100).put("nvlink-e.txt", text=text)
+    found = bad(fabric.check_node("n1", node.probe()))
+    assert [f["status"] for f in found] == [FAIL, WARN], found
+    assert "GPU0 link 0 CRC Errors at 65535" in found[0]["message"]
+
+
+# --- a lost GPU on a driver without compute_cap; nvidia-smi's lower-case "for gpu" --------------------------------
+
+
+def test_an_old_drivers_lost_gpu_keeps_the_other_gpus_and_is_reported_once(tmp_path, monkeypatch):
+    from clusterdoc.checks import arch
+    from clusterdoc.probe.gpus import probe_gpus
+
+    lost = (REAL / "lost" / "owod-81-gpu-is-lost.txt").read_text()
+    node = Node(tmp_path, monkeypatch)
+    # driver 470: --query-gpu with compute_cap is refused; without it, the GPUs it reaches and the lost one (exit 15)
+    node.bin.joinpath("nvidia-smi").write_text(
+        '#!/bin/sh\ncase "$*" in\n*compute_cap*) echo \'Field "compute_cap" is not a valid field to query.\'; exit 2 ;;\n'
+        f"--query-gpu=*) echo '0, Tesla V100-SXM2-32GB, 32510, 470.57.02'; echo '{lost.strip()}'; exit 15 ;;\n"
+        f"-q*) cat {node.dir}/q-x.xml; echo '{lost.strip()}' >&2; exit 15 ;;\nesac\n"
+    )
+    node.put("q-x.xml", H100)
+    facts = node.probe()
+    facts["gpus"] = probe_gpus(10)
+    assert [(g["index"], g["capability"]) for g in facts["gpus"]] == [(0, "7.0")]
+    assert [f for f in arch.check("n1", facts) if f["status"] == FAIL] == []
+    lost_findings = [f for f in judge(facts) if "fell off the bus" in f["message"]]
+    assert len(lost_findings) == 1 and "PCI 0000:02:00.0" in lost_findings[0]["message"]
+
+
+def test_lower_case_gpu_keeps_the_bus_id():
+    from clusterdoc.probe.gpus import lost_gpu
+
+    line = (REAL / "lost" / "open-gpu-kernel-modules-246-lowercase-gpu.txt").read_text().strip()
+    assert lost_gpu(line)["bus"] == "0000:01:00.0"
+    assert (
+        lost_gpu(
+            "Unable to determine the device handle for gpu 0000:01:00.0: GPU is lost.  Reboot the system "
+            "to recover this GPU"
+        )["bus"]
+        == "0000:01:00.0"
+    )
+
+
+@pytest.mark.parametrize("name", ["gpud-kmsg.1.log", "notes-gb202-healthy-journal-ltr.log", "mleng-xid63.log"])
+def test_a_healthy_real_kernel_log_gives_no_finding(tmp_path, monkeypatch, name):
+    node = Node(tmp_path, monkeypatch).put("q-x.xml", H100)
+    node.kmsg = (REAL / "xid" / name).read_text()
+    findings = judge(node.probe())
+    assert bad(findings) == [] and any("1 GPU(s) healthy" in f["message"] for f in findings)

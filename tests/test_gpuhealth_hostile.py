@@ -64,6 +64,8 @@ def test_another_drivers_line_that_contains_an_xid_is_not_counted():
         "6,100,200,-;evil: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.",
         "Jan 15 01:48:25 host kernel: [  12.3] other: NVRM: Xid (PCI:0000:3b:00): 48, x",
         "Jan 15 01:48:25 host sshd[1]: NVRM: Xid (PCI:0000:3b:00): 79, a user's log line",
+        "12,101,201,-;NVRM: Xid (PCI:0000:3b:00): 79, a program's write to /dev/kmsg (facility user)",
+        "syslog:err   : 2025-05-27T04:18:56,089671+00:00 NVRM: Xid (PCI:0000:04:00): 79, GPU has fallen off the bus",
         "[  13.000000] NVRM: Xid (PCI:0000:5e:00): 13, Graphics Exception",  # the driver's own
     ])
     xids = probe.parse_xids(log)

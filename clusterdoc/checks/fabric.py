@@ -55,7 +55,7 @@ def check_node(node: str, facts: dict) -> list[Finding]:
         parts = ["fabric manager active"] if fm == "active" else []
         parts += [f"{len(h.get('ib') or [])} InfiniBand port(s) clean"] if h.get("ib") else []
         parts += ["no ACS/IOMMU P2P trap"] if _has_gpus(h) and h.get("acs") is not None else []
-        parts += [f"{len(h['nvlink'])} GPU(s) with all NVLinks up"] if h.get("nvlink") else []
+        parts += _nvlink_summary(h)
         if h.get("ib") and _has_gpus(h):
             parts += ["GPUDirect RDMA through " + ("nvidia_peermem" if h.get("peermem") else "DMA-BUF")]
         out.append(finding(node, CHECK, OK, "; ".join(parts) or "nothing to judge"))
@@ -71,50 +71,119 @@ P2P_MEANING = {
 }
 
 
-# GPUs that always have NVLinks (SXM boards on an NVSwitch baseboard): one with every link down is a fault even
-# with no peer to compare (a node's only such GPU, or all of them)
-NVLINK_BOARD = re.compile(r"SXM|HBM3|B[123]00|GB[23]00|H[12]00(?! PCIe| NVL)|H800(?! PCIe)")
+# NVLinks each SXM part has, every one wired on its board (NVIDIA's datasheets: P100 SXM2 4 links (160 GB/s), V100
+# SXM2/SXM3 6 (300 GB/s), A100 SXM4 12 (600 GB/s), A800 SXM4 8 (400 GB/s), H100 SXM5 and H200 SXM 18 (900 GB/s),
+# H800 SXM5 8 (400 GB/s), H20 18 (900 GB/s), B200/B300/GB200/GB300 18 (1.8 TB/s)), by the name nvidia-smi prints
+# ("Tesla V100-SXM2-32GB", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3" is the SXM5 H100). PCIe parts (H100
+# PCIe/NVL, A100 PCIe, RTX) wire links only through a bridge, so theirs are judged against their peers only.
+SXM_LINKS = (
+    (re.compile(r"P100-SXM"), 4),
+    (re.compile(r"V100S?-SXM"), 6),
+    (re.compile(r"A800-SXM"), 8),
+    (re.compile(r"A100-SXM"), 12),
+    (re.compile(r"H800(?! PCIe| NVL)"), 8),
+    (re.compile(r"H100 80GB HBM3|H100-SXM|H100 SXM"), 18),
+    (re.compile(r"(?<![A-Z])H200(?! NVL)|(?<![A-Z])H20\b"), 18),
+    (re.compile(r"(?<![A-Z])B[123]00|GB[23]00"), 18),
+)
+# a counter at a register's ceiling no longer counts: the link's error rate is unknown and high
+SATURATED = (0xFFFF, 0xFFFFFFFF, (1 << 64) - 1)
 
 
-def _links_desc(v: dict, most: int) -> str:
+def sxm_links(name: str | None) -> int | None:
+    """The NVLinks an SXM part has (SXM_LINKS), None for a part whose links depend on a bridge or are unknown."""
+    return next((n for pattern, n in SXM_LINKS if pattern.search(name or "")), None)
+
+
+def _links_desc(v: dict, of: int) -> str:
     if v.get("all_down"):
         return "every link down (NVML: all links are inactive)"
     inactive = ", ".join(map(str, (v.get("inactive") or [])[:18]))
     return (
-        f"{v.get('active') or 0} of {most} up (link {inactive} inactive)"
+        f"{v.get('active') or 0} of {of} up (link {inactive} inactive)"
         if inactive
-        else f"{v.get('active') or 0} of {most} up"
+        else f"{v.get('active') or 0} of {of} up"
     )
 
 
+PEERS = "the node's best GPU"
+FULL_BOARD = 8  # GPUs of an HGX/DGX baseboard: a VM with fewer has a slice, whose links to the rest are not its
+
+
+def _expected_links(v: dict, most: int, sliced: bool) -> tuple[int, str]:
+    """(links this GPU should have up, why): what its SXM part has (every link wired), else, and on a VM given part
+    of a board (which of the part's links reach its GPUs is the host's), the node's best GPU."""
+    part = sxm_links(v.get("name"))
+    listed = (v.get("active") or 0) + len(v.get("inactive") or [])
+    if part and not sliced:
+        return max(part, listed), f"a {v.get('name')} has {part}"
+    return most, PEERS
+
+
 def _nvlink(node: str, h: dict) -> list[Finding]:
-    """Links down, judged against the GPU's peers: a GPU with fewer active NVLinks than the node's best GPU (boards
-    that wire fewer links leave the same ones inactive on every GPU); a GPU whose links are all down ("Unable to
-    retrieve NVLink information as all links are inActive") while its peers have links up, or on a board whose GPUs
-    always have NVLinks (SXM). A PCIe node with no bridge, every GPU all down, is no finding. Error counters
-    non-zero since the driver loaded, or rising."""
+    """Links down, judged against the part: an SXM GPU (SXM_LINKS) with fewer active links than its part has, every
+    link of the part wired on its board; another GPU with some links up but fewer than the node's best GPU (a
+    bridge wires the same links on every GPU it joins). A PCIe GPU with no link up has no bridge: no finding.
+    Every GPU missing the same links is said as one board fault. A node with one GPU (a VM given one GPU of a
+    board) has no peer for its links to matter: no finding; a VM with fewer GPUs than a board's 8 is judged
+    against its best GPU only. FAIL: an SXM GPU with every link down, or an error counter at its ceiling
+    (SATURATED); WARN: some links down, error counters non-zero since the driver loaded or rising."""
     out = []
     links = {g: v for g, v in (h.get("nvlink") or {}).items() if v}  # a malformed entry is None
     most = max((v.get("active") or 0 for v in links.values()), default=0)
-    short = {
-        g: v
-        for g, v in links.items()
-        if (v.get("active") or 0) < most or (v.get("all_down") and NVLINK_BOARD.search(str(v.get("name") or "")))
-    }
+    short: dict[str, tuple[dict, int, str]] = {}
+    gpus = max(len((h.get("smi") or {}).get("gpus") or []) + len(h.get("lost") or []), len(links))
+    sliced = bool(h.get("hypervisor")) and gpus < FULL_BOARD
+    for g, v in links.items() if gpus > 1 else ():  # one GPU (a VM's slice): no peer, no matter
+        want, why = _expected_links(v, most, sliced)
+        sxm = sxm_links(v.get("name"))
+        if not v.get("active") and (not sxm or not most) and why == PEERS:
+            continue  # a PCIe GPU with no link up has no bridge (3 RTX A6000, a bridge on 2): by design
+        if (v.get("active") or 0) < want:
+            short[g] = (v, want, why)
+    dead = {g for g, (v, _, _) in short.items() if not v.get("active") and sxm_links(v.get("name"))}
     if short:
-        where = "; ".join(f"GPU{g}: {_links_desc(v, most)}" for g, v in sorted(short.items())[:8])
+        sets = {tuple(v.get("inactive") or []) for v, _, _ in short.values()}
+        same = len(short) == len(links) > 1 and len(sets) == 1 and sets != {()}
+        if same:
+            lost = ", ".join(map(str, next(iter(sets))[:18]))
+            v, want, why = next(iter(short.values()))
+            where = f"link {lost} inactive on every GPU (all {len(links)}; {why}): a board-wide fault"
+        else:
+            where = "; ".join(f"GPU{g}: {_links_desc(v, want)}" for g, (v, want, _) in sorted(short.items())[:8])
+            whys = sorted({why for _, _, why in short.values()})
+            where += f" (judged against {' and '.join(whys)})"
         out.append(
             finding(
                 node,
                 CHECK,
-                WARN,
-                f"NVLink links down ({where}): GPU<->GPU traffic on those GPUs runs slower or through PCIe",
+                FAIL if dead else WARN,
+                f"NVLink links down ({where}): GPU<->GPU traffic on those GPUs runs slower or through PCIe"
+                + (", or fails where the board has no other path" if dead else ""),
                 "reset the GPUs (`nvidia-smi -r` with nothing running) or reboot; if the link stays down, "
-                "check the NVLink bridge/baseboard (`nvidia-smi nvlink -s`) and RMA",
+                "check the NVLink bridge/baseboard and NVSwitch tray (`nvidia-smi nvlink -s`), and the fabric "
+                "manager on NVSwitch systems, then RMA",
             )
         )
     errors = {g: c for g, c in (h.get("nvlink_errors") or {}).items() if c}
+    stuck = [
+        f"GPU{g} link {k} at {v}" for g, c in sorted(errors.items()) for k, v in sorted(c.items()) if v in SATURATED
+    ]
+    if stuck:
+        out.append(
+            finding(
+                node,
+                CHECK,
+                FAIL,
+                f"NVLink error counter at its ceiling: {', '.join(stuck[:8])}: it no longer counts, the link has "
+                "had so many errors that its current rate is unknown",
+                "reset the GPUs (clears the counters) and watch them (`nvidia-smi nvlink -e`); if they climb "
+                "again, the link is bad: check the bridge/baseboard and RMA",
+            )
+        )
     rising = [r for r in h.get("nvlink_rising") or [] if r]
+    errors = {g: {k: v for k, v in c.items() if v not in SATURATED} for g, c in errors.items()}
+    errors = {g: c for g, c in errors.items() if c}
     if errors or rising:
         counts = "; ".join(
             f"GPU{g} " + ", ".join(f"link {k} {v}" for k, v in sorted(c.items())[:4])
@@ -132,6 +201,17 @@ def _nvlink(node: str, h: dict) -> list[Finding]:
             )
         )
     return out
+
+
+def _nvlink_summary(h: dict) -> list[str]:
+    """The healthy NVLink state for the OK line: GPUs with every link up; those whose links a PCIe board leaves
+    unused by design are not counted as 'all up'."""
+    links = [v for v in (h.get("nvlink") or {}).values() if v]
+    up = [v for v in links if (v.get("active") or 0) > 0 and not v.get("inactive")]
+    bridged = [v for v in links if (v.get("active") or 0) > 0 and v.get("inactive")]
+    parts = [f"{len(up)} GPU(s) with all NVLinks up"] if up else []
+    parts += [f"{len(bridged)} GPU(s) with their bridge's NVLinks up (the rest unused by design)"] if bridged else []
+    return parts
 
 
 def _p2p_confirmed(h: dict) -> str:

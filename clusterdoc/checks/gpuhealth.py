@@ -209,6 +209,7 @@ def check(
             )
         )
     out += _xids(node, h.get("xid"), gpus)
+    out += _faults(node, h.get("xid"), gpus, lost)
     out += _memory(node, gpus)
     out += _recovery_fields(node, gpus)
     out += _state(node, gpus)
@@ -283,6 +284,75 @@ def _xids(node: str, xid: dict | None, gpus: list[dict] | None = None) -> list[F
                 CHECK,
                 status,
                 f"XID {num} ({meaning}) x{n} on PCI {where} {when} (from {xid.get('source')}{last})",
+                fix,
+            )
+        )
+    return out
+
+
+# faults the driver reports without an Xid line (probe: _fault): what it means, what to do
+FAULTS = {
+    "init": (
+        "the driver could not bring it up (RmInitAdapter failed / Cannot attach gpu): no job can use it",
+        f"{REBOOT}; if it stays, {MECHANICALS} and that the driver matches the GPU (`dmesg | grep NVRM`); {RMA}",
+    ),
+    "power": (
+        "its auxiliary power is not connected: the driver could not bring it up",
+        "power the node off and connect the GPU's auxiliary power cables (the PSU's cable the card needs: "
+        "PCIe or CPU/EPS 8-pin), then check it comes up in `nvidia-smi`",
+    ),
+    "gsp": (
+        "its GSP firmware stopped answering (heartbeat or RPC timeout, memory subsystem error)",
+        f"{RESET}; {RMA} if it repeats",
+    ),
+}
+
+
+def _fault_gpu(f: dict, xid: dict, gpus: list[dict], lost: list[dict]) -> tuple[str | None, str]:
+    """(bus id, words) of the GPU a driver fault names: its bus id (and UUID), else the driver's index mapped to a
+    bus id where the facts allow (a message of the same log naming both; GPU0 on a node with one GPU), else the
+    index, said so."""
+    uuids = {_bus_key(g.get("bus")): g.get("uuid") for g in gpus if g.get("bus")}
+    bus, index = f.get("bus"), f.get("gpu")
+    via = ""
+    if not bus and index is not None:
+        bus = (xid.get("gpu_bus") or {}).get(str(index))
+        via = f"GPU{index} (the driver's numbering) = " if bus else ""
+        if not bus and index == 0 and len(gpus) + len(lost) == 1 and gpus and gpus[0].get("bus"):
+            bus, via = gpus[0]["bus"], f"GPU{index} (the driver's numbering; the node's only GPU) = "
+    if bus:
+        uuid = uuids.get(_bus_key(bus))
+        return bus, f"{via}PCI {bus}" + (f" ({uuid})" if uuid else "")
+    if index is not None:
+        return None, f"GPU{index} (the driver's numbering; no message names its bus id)"
+    return None, "a GPU the message does not name"
+
+
+def _faults(node: str, xid: dict | None, gpus: list[dict], lost: list[dict]) -> list[Finding]:
+    """GPU faults without an Xid line (the driver's init failures, missing power, GSP timeouts), judged as XIDs
+    are: FAIL when new since the last clusterdoc run (or since boot on a first run), else shown as seen before."""
+    if not xid:
+        return []
+    first_run = xid.get("since") is None
+    out = []
+    for f in [f for f in xid.get("faults") or [] if f and f.get("kind") in FAULTS][:16]:
+        meaning, fix = FAULTS[f["kind"]]
+        _, gpu = _fault_gpu(f, xid, gpus, lost)
+        n = f.get("n") or 0
+        n_new = n if first_run else f.get("new") or 0
+        status = FAIL if n_new else WARN
+        when = "since boot (no earlier clusterdoc run)" if first_run else f"{n_new} new since the last clusterdoc run"
+        if not n_new:
+            when, fix = (
+                "this boot, seen by an earlier clusterdoc run (not new)",
+                f"if the GPU was reset since, nothing to do; else: {fix}",
+            )
+        out.append(
+            finding(
+                node,
+                CHECK,
+                status,
+                f"{gpu}: {meaning}; x{n} {when} (from {xid.get('source')}: NVRM: {f.get('text')})",
                 fix,
             )
         )

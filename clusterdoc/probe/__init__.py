@@ -31,7 +31,8 @@ Facts schema (version 1) -- the contract the checks and the wheel builder read:
               | null (values nvidia-smi does not know, N/A, Not Found, [Not Supported]..., are null),
               lost [{bus | null, index | null, message}],
               xid {source, events [{bus, xid, text}] (the newest 64), counts [{xid, bus, n}] (every event),
-              new_counts [{xid, bus, n}], total, new, since} | null, fabricmanager (systemd state
+              new_counts [{xid, bus, n}], faults [{kind (init|gsp), bus | null, gpu (driver's index) | null,
+              n, new, text}], gpu_bus {driver's GPU index: bus}, total, new, since} | null, fabricmanager (systemd state
               | null: not an NVSwitch system), acs [{bridge, gpus}] | null (config space not readable),
               iommu {bus: type}, peermem (bool), ib [{device, port, link_layer, hca, rate_gbps, link_downed,
               symbol_error, link_error_recovery}], ib_changed ["dev/port counter"], nccl_env {K: V},

@@ -21,24 +21,82 @@ MAX_SMI_XML = 8 << 20  # bytes of `nvidia-smi -q -x` parsed (8 GPUs take ~100 Ki
 MAX_KMSG = 8 << 20  # bytes of kernel log read
 MAX_XIDS = 64  # XID events kept as a sample (the newest); every event is counted
 MAX_XID_KEYS = 256  # (XID, GPU) pairs counted apart; the rest are counted together
+MAX_FAULT_KEYS = 32  # (fault kind, GPU) pairs of faults without an Xid line kept
 MAX_STATE = 64 << 10  # bytes of the XID state file read
 MAX_DCGM = 1 << 20  # bytes of a dcgmi JSON answer parsed
-# A kernel log line as /dev/kmsg ("6,3964,206764307,-;MSG"), dmesg ("[ 1843.30] MSG", "[Sun Mar 29 19:20:37] MSG"),
-# dmesg --decode ("kern  :warn  : 2025-01-21T04:41:44,283302+00:00 MSG"), syslog/journal ("Jan 15 01:48:25 host
-# kernel: [ 12.3] MSG", "kernel: MSG") or bare: only a message that *starts* with NVRM is the NVIDIA driver's
-# (another driver's line that merely contains "NVRM: Xid" is not).
-KLOG_PREFIX = (
-    r"^\s*(?:\d{1,3},\d{1,20},\d{1,20},[^;]{0,16};"
-    r"|kern\s*:\s*[a-z]{1,8}\s*:\s*(?:\[[^\]]{0,40}\]|\S{1,40})\s+"
-    r"|(?:(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\d[T ][\d:.,+-]{8,40}) \S{1,64} )?kernel: )?"
-    r"(?:\[[^\]]{0,40}\]\s*)?"
-)
+# A kernel log line: /dev/kmsg ("6,3964,206764307,-;MSG"), dmesg ("[ 1843.30] MSG"), dmesg -T ("[Fri Nov 15
+# 12:02:03 2024] MSG"), dmesg --time-format iso ("2024-11-15T12:02:03,470068+00:00 MSG"), dmesg --decode ("kern
+# :warn  : ISO MSG"), syslog and journalctl in any locale ("Nov 15 12:02:03 host kernel: [ 12.3] MSG", "ноя 15 ...
+# kernel: MSG", "2024-11-15T12:02:03+0000 host kernel: MSG"), talosctl dmesg ("NODE: kern: warning: [ISO]: MSG")
+# or bare. Only a message that *starts* with NVRM is the NVIDIA driver's: the prefix before "NVRM: " is read
+# token by token (split_klog), and another driver's or program's line that merely contains "NVRM: Xid" (a tag
+# such as "mydrv:" or "sshd[1]:" before it, a word after the kernel's tag) is not.
+NVRM = "NVRM:"
+MAX_KLOG_PREFIX = 256  # characters before "NVRM:" (real prefixes take under 100)
+KMSG_HEAD = re.compile(r"(\d{1,3}),\d{1,20},\d{1,20},[^;]{0,16};")  # the first field: facility * 8 + level
+KLOG_TOKEN = re.compile(r"\[[^\]]{0,64}\]:?|[^\s\[]+(?:\[[^\]\s]{0,16}\])?:?|\S")
+KLOG_STAMP = re.compile(r"\[[^\]]{0,64}\]:?|[+-]?\d[\d.,:+\-TZ]{0,39}:?|<\d{1,3}>")  # <4>: dmesg -r's level
+KLOG_LEVELS = ("emerg", "alert", "crit", "err", "error", "warn", "warning", "notice", "info", "debug")
+
+
+def _kernel_tag(tok):
+    """ "kernel:", "kern:", dmesg --decode's "kern:warn:" (blanks before its colons removed)."""
+    parts = tok.lower().split(":")
+    return parts[0] in ("kernel", "kern") and all(p in KLOG_LEVELS for p in parts[1:-1]) and parts[-1] == ""
+
+
+def _klog_prefix_ok(prefix):
+    """Whether `prefix` (the text before "NVRM:") is a kernel log's own prefix: timestamps, a host, the kernel's
+    tag and level, in the forms above; never another tag ("mydrv:", "sshd[1]:") or a word after the last tag."""
+    if len(prefix) > MAX_KLOG_PREFIX:
+        return False
+    head = KMSG_HEAD.match(prefix)
+    if head:  # /dev/kmsg: the message follows its record header at once; facility 0 is the kernel's (a program
+        return int(head.group(1)) < 8 and not prefix[head.end() :].strip()  # writing to /dev/kmsg is 1 or more)
+    tokens = KLOG_TOKEN.findall(re.sub(r"\s+:", ":", prefix))
+    kernel = next((i for i, t in enumerate(tokens) if _kernel_tag(t)), None)
+    if kernel is None:  # bare dmesg: timestamps only
+        return all(KLOG_STAMP.fullmatch(t) for t in tokens)
+    for i, tok in enumerate(tokens):
+        stamp = KLOG_STAMP.fullmatch(tok)
+        if i < kernel:  # before the kernel's tag: a date in any locale, a host; a tag only as talos' "NODE:"
+            if tok.endswith(":") and not stamp and not (i == 0 and kernel == 1):
+                return False
+        elif i > kernel and not stamp and not (tok.endswith(":") and tok[:-1].lower() in KLOG_LEVELS):
+            return False  # after it: timestamps and the level only
+    return True
+
+
+def split_klog(line, marker=NVRM):
+    """The NVIDIA driver's message of a kernel log line (the text after "NVRM:"), or None when the line is not
+    the driver's. Linear: one find, then at most MAX_KLOG_PREFIX characters read."""
+    at = line.find(marker, 0, MAX_KLOG_PREFIX + len(marker))
+    if at < 0 or not _klog_prefix_ok(line[:at]):
+        return None
+    return line[at + len(marker) :].strip()
+
+
+PCI_BUS = r"(?:PCI:)?([0-9A-Fa-f]{1,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)"
 # an XID number has at most 3 digits today; more than 6 is not an XID (the line is skipped, never the whole log)
-XID_LINE = re.compile(KLOG_PREFIX + r"NVRM: Xid \(PCI:([0-9A-Fa-f:.]{4,16})\): (\d{1,6})(?!\d),?\s*(.*)")
-# the 570+ open driver's message for a GPU off the bus, with no Xid line: "NVRM: The NVIDIA GPU 0000:b3:00.0" then
-# "NVRM: (PCI ID: 10de:26b5) installed in this system has" and "NVRM: fallen off the bus and is not responding..."
-FELL_FIRST = re.compile(KLOG_PREFIX + r"NVRM: The NVIDIA GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
-FELL_LINE = re.compile(KLOG_PREFIX + r"NVRM: (?:GPU ([0-9A-Fa-f:.]{7,16}): GPU has )?fallen off the bus")
+XID_MSG = re.compile(r"Xid \((?:PCI:)?([0-9A-Fa-f:.]{4,16})\): (\d{1,6})(?!\d),?\s*(.*)")  # old drivers: no PCI:
+# the driver's message for a GPU off the bus, with no Xid line: "NVRM: The NVIDIA GPU 0000:b3:00.0" then "NVRM:
+# (PCI ID: 10de:26b5) installed in this system has" and "NVRM: fallen off the bus and is not responding..." (570+
+# open), or "The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1e07) installed in this" then "system has fallen off the bus"
+FELL_FIRST = re.compile(r"The NVIDIA GPU " + PCI_BUS)
+PCI_ID_IN = re.compile(r"(?<![0-9A-Za-z:])" + PCI_BUS + r"(?![0-9A-Za-z])")
+# faults without an Xid line, by the driver's own words: the GPU could not be initialised (RmInitAdapter failed,
+# "Cannot attach gpu"), or its GSP firmware stopped answering (heartbeat or RPC timeouts, a memory subsystem error)
+GPU_WHO = re.compile(r"(?:GPU " + PCI_BUS + r":?\s|GPU(\d{1,3})\s)?")
+INIT_FAIL = re.compile(
+    r"RmInitAdapter failed|Cannot attach gpu|rm_init_adapter failed|RmInitAdapter: Cannot initialize"
+)
+GSP_FAIL = re.compile(
+    r"[Hh]eartbeat timed out|Memory Subsystem Error detected|GSP Timeout|Timeout waiting for RPC from GSP"
+    r"|_kgspRpcRecvPoll:.{0,80}(?:timeout|timed out)",
+)
+GPU_IN_TEXT = re.compile(r"\bGPU(\d{1,3})\b")
+NV_DEV = re.compile(r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]): ")  # "nvidia 0000:01:00.0: ..."
+MINOR = re.compile(r"rm_init_adapter failed.{0,40}minor number (\d{1,3})")
 ANSI = re.compile(r"\x1b\[[0-9;]{0,16}[A-Za-z]")
 # what nvidia-smi writes for a value it does not know (or may not read): unknown, never malformed
 UNKNOWN = ("N/A", "Not Found", "Not Supported", "Unknown Error", "Insufficient Permissions", "Unknown", "")
@@ -234,40 +292,124 @@ def _bus_key(bus):
     return "%04x:%s:%s" % (int(parts[-3][-8:] or "0", 16), parts[-2], parts[-1].split(".")[0])
 
 
+def _driver_messages(text):
+    """[(message, next messages, bus, previous message)] of the NVIDIA driver's lines (split_klog), each with the 3
+    driver messages after it (multi-line reports), the one before it, and the bus id of a kernel line about the
+    nvidia device just before it (`nvidia 0000:01:00.0: irq 50 for MSI/MSI-X`, at most 3 lines up), the only name
+    an old driver's `RmInitAdapter failed!` has."""
+    msgs, dev_bus, dev_at = [], None, -9
+    for i, line in enumerate(text.splitlines()):
+        m = split_klog(line)
+        if m is None:
+            dev = split_klog(line, "nvidia ") if "nvidia " in line[: MAX_KLOG_PREFIX + 8] else None
+            dev = NV_DEV.match(dev) if dev else None
+            if dev:
+                dev_bus, dev_at = dev.group(1), i
+            continue
+        near = dev_bus if i - dev_at <= 3 else None
+        # /dev/kmsg escapes a multi-line message's newlines: "...0000:b3:00.0\x0aNVRM: (PCI ID..."
+        msgs += [(p.strip()[5 if p.strip().startswith(NVRM) else 0 :].strip(), near) for p in m.split("\\x0a")[:8]]
+    return [
+        (m, [x for x, _ in msgs[i + 1 : i + 4]], near, msgs[i - 1][0] if i else "") for i, (m, near) in enumerate(msgs)
+    ]
+
+
+def _fault(msg, following, previous=""):
+    """(kind, bus, driver's GPU index) of a GPU fault the driver reports without an Xid line, or None: "init" (the
+    driver could not bring the GPU up: `GPU 0000:09:00.0: RmInitAdapter failed! (...)`, `Cannot attach gpu`, once
+    per failed attach), "power" (`GPU 0000:01:00.0: GPU does not have the necessary power cables connected.`, the
+    RmInitAdapter failure after it not counted again) or "gsp" (its GSP firmware stopped answering: `GPU6
+    _kgspIsHeartbeatTimedOut: Heartbeat timed out`, `Memory Subsystem Error detected`, `_kgspRpcRecvPoll: GSP RM
+    heartbeat timed out`)."""
+    if "necessary power cables connected" in msg[:200]:  # then RmInitAdapter fails: one event, its cause named
+        kind = "power"
+    elif INIT_FAIL.search(msg[:200]):
+        if "rm_init_adapter failed" in msg and "RmInitAdapter failed" in previous:
+            return None  # the second line of an RmInitAdapter failure, counted on its first
+        if "RmInitAdapter failed" not in msg and any("RmInitAdapter failed" in x for x in following):
+            return None  # "Cannot attach gpu" before the RmInitAdapter line that names the GPU: one event
+        kind = "init"
+    elif GSP_FAIL.search(msg[:300]):
+        kind = "gsp"
+    else:
+        return None
+    who = GPU_WHO.match(msg)
+    return kind, who.group(1), int(who.group(2)) if who.group(2) else None
+
+
+def _record(msg, following, near=None, previous=""):
+    """One driver message as (xid or fault kind, bus, driver's GPU index, text), or None (near: the bus id of the
+    nvidia device's kernel line just before it)."""
+    m = XID_MSG.match(msg)
+    if m:
+        return int(m.group(2)), m.group(1), None, m.group(3)[:200]
+    m = FELL_FIRST.match(msg)
+    if m and any("fallen off the bus" in x[:120] for x in following[:2]):
+        return 79, m.group(1), None, "GPU has fallen off the bus (driver message without an Xid line)"
+    if "fallen off the bus" in msg[:200]:  # "GPU 0000:3b:00.0: GPU has fallen off the bus.", older drivers' "GPU at
+        m = PCI_ID_IN.search(msg[:200])  # 0000:01:00.0 has fallen off the bus."; without a bus id: a 3-line report's
+        if m:  # last line, counted on its first
+            return 79, m.group(1), None, "GPU has fallen off the bus (driver message without an Xid line)"
+    fault = _fault(msg, following, previous)
+    if fault is None:
+        return None
+    minor = MINOR.search(" ".join([msg] + following[:1])[:400]) if fault[1] is None else None
+    # an old driver names a GPU it cannot bring up only by its device minor number, on the next line
+    where = " (device minor number %s: /dev/nvidia%s)" % (minor.group(1), minor.group(1)) if minor else ""
+    if fault[0] == "init" and fault[1] is None and fault[2] is None and near:
+        fault = (fault[0], near, None)  # the nvidia device the kernel named just before
+        where += " (bus id from the kernel's `nvidia %s:` line before it)" % near
+    return fault + (msg[:200] + where,)
+
+
 def parse_xids(text):
-    """Every NVIDIA driver XID of a kernel log (only lines whose message starts with "NVRM: Xid", see KLOG_PREFIX):
+    """Every NVIDIA driver XID of a kernel log (only lines whose message starts with "NVRM: ", see split_klog):
     {"events": the newest MAX_XIDS [{bus, xid, text}], "counts": [{xid, bus, n}] of all of them (bounded by
-    (XID, GPU) pairs), "total": n, "keys": every event's (xid, bus), for new_counts}. A GPU off the bus that the
-    driver reported without an Xid line (the open driver's three NVRM lines) counts as an XID 79 of that GPU."""
-    events, counts, order, keys = [], {}, [], []
-    lines = text.splitlines()
-    xid79 = set()
-    for i, line in enumerate(lines):
-        m = XID_LINE.match(line)
-        bus = xid = None
-        if m:
-            bus, xid, rest = m.group(1), int(m.group(2)), m.group(3)[:200]
-            if xid == 79:
-                xid79.add(_bus_key(bus))
-        else:
-            m = FELL_FIRST.match(line)
-            if m and any(FELL_LINE.match(x) for x in lines[i + 1 : i + 4]):
-                bus, xid, rest = m.group(1), 79, "GPU has fallen off the bus (driver message without an Xid line)"
+    (XID, GPU) pairs), "faults": [{kind, bus, gpu, n, text}] of the faults without an Xid line (_fault), "gpu_bus":
+    {driver's GPU index: bus} where a message names both, "total": n, "keys": every event's (xid or kind, bus),
+    for new_counts}. A GPU off the bus that the driver reported without an Xid line (the open driver's three NVRM
+    lines, or `GPU 0000:3b:00.0: GPU has fallen off the bus`) counts as an XID 79 of that GPU, once."""
+    records = [r for r in (_record(m, f, near, prev) for m, f, near, prev in _driver_messages(text)) if r]
+    unpowered = set(_bus_key(r[1]) for r in records if r[0] == "power" and r[1])
+    records = [r for r in records if not (r[0] == "init" and r[1] and _bus_key(r[1]) in unpowered)]
+    xid79 = set(_bus_key(r[1]) for r in records if r[0] == 79 and not r[3].endswith("without an Xid line)"))
+    events, counts, order, keys, faults, gpu_bus = [], {}, [], [], {}, {}
+    for xid, bus, index, rest in records:
+        if isinstance(xid, int):
+            if xid == 79 and rest.endswith("without an Xid line)"):
                 if _bus_key(bus) in xid79:
                     continue
-        if xid is None:
-            continue
-        events.append({"bus": bus, "xid": xid, "text": rest})
-        if len(events) > MAX_XIDS:
-            del events[0]
-        key = (xid, _bus_key(bus)) if len(counts) < MAX_XID_KEYS else (xid, "other")
-        if key not in counts:
-            counts[key] = 0
-            order.append(key)
-        counts[key] += 1
+                xid79.add(_bus_key(bus))
+            named = set(GPU_IN_TEXT.findall(rest))
+            if len(named) == 1 and len(gpu_bus) < 64:  # "... RPC response from GPU4 GSP!": GPU4 is this bus
+                gpu_bus[str(named.pop())] = bus
+            events.append({"bus": bus, "xid": xid, "text": rest})
+            if len(events) > MAX_XIDS:
+                del events[0]
+            key = (xid, _bus_key(bus)) if len(counts) < MAX_XID_KEYS else (xid, "other")
+            if key not in counts:
+                counts[key] = 0
+                order.append(key)
+            counts[key] += 1
+        else:
+            ident = _bus_key(bus) if bus else ("gpu%d" % index if index is not None else "")
+            key = (xid, ident)
+            if key not in faults:
+                if len(faults) >= MAX_FAULT_KEYS:
+                    continue
+                faults[key] = {"kind": xid, "bus": bus, "gpu": index, "n": 0, "ident": ident}
+            faults[key]["n"] += 1
+            faults[key]["text"] = rest
         keys.append(key)
     counted = [{"xid": k[0], "bus": k[1], "n": counts[k]} for k in order]
-    return {"events": events, "counts": counted, "total": len(keys), "keys": keys}
+    return {
+        "events": events,
+        "counts": counted,
+        "faults": list(faults.values()),
+        "gpu_bus": gpu_bus,
+        "total": len(keys),
+        "keys": keys,
+    }
 
 
 def _read_state(path):
@@ -402,7 +544,7 @@ def read_ib_counters():
 NVLINK_GPU = re.compile(r"GPU (\d{1,3}): (.{0,80}?)(?: \(UUID|$)")
 NVLINK_ALL_DOWN = re.compile(r"\s*(?:NVML: )?Unable to retrieve NVLink information as all links are inactive", re.I)
 NVLINK_STATE = re.compile(r"\s*Link (\d{1,3}): (?:<(inactive)>|([\d.]{1,12}) GB/s)")
-NVLINK_COUNTER = re.compile(r"\s*Link (\d{1,3}): ([A-Za-z][\w ]{0,40}?): (\d{1,18})\s*$")
+NVLINK_COUNTER = re.compile(r"\s*Link (\d{1,3}): ([A-Za-z][\w ]{0,40}?): (\d{1,20})\s*$")
 P2P_CODES = ("OK", "NS", "CNS", "GNS", "TNS", "U")
 
 
@@ -424,7 +566,11 @@ def parse_nvlink(text, counters=False):
         if counters:
             m = NVLINK_COUNTER.match(line)
             if m:
-                out.setdefault(gpu, {})["%s %s" % (m.group(1), m.group(2)[:40])] = int(m.group(3))
+                # a 64-bit counter at its ceiling is kept as that ceiling's 32-bit value (facts stay < 2**63)
+                value = int(m.group(3))
+                out.setdefault(gpu, {})["%s %s" % (m.group(1), m.group(2)[:40])] = (
+                    value if value < 1 << 62 else 0xFFFFFFFF
+                )
             continue
         m = NVLINK_STATE.match(line)
         if m:
@@ -673,7 +819,11 @@ def probe_gpu_health(timeout, env_over=None, state_dir=None):
         path = os.path.join(state_dir or os.path.join(cache, "clusterdoc"), "gpu-%s.json" % os.uname()[1])
         new, since = xid_state(xids["total"], path)
         xids.update(source=source, new=new, since=since)
-        xids["new_counts"] = new_counts(xids.pop("keys"), new)
+        fresh = new_counts(xids.pop("keys"), new)
+        xids["new_counts"] = [c for c in fresh if not isinstance(c["xid"], str)]
+        for f in xids["faults"]:
+            ident = f.pop("ident")
+            f["new"] = sum(c["n"] for c in fresh if c["xid"] == f["kind"] and c["bus"] == ident)
         out["xid"] = xids
     out["acs"] = acs_bridges(buses)
     out["iommu"] = iommu_types(buses)

@@ -62,24 +62,27 @@ def probe_gpus(timeout):
     if not smi:
         return []  # no driver tools: a CPU node, not an error
     code, out, err = run([smi, "--query-gpu=" + NVIDIA_SMI_QUERY, "--format=csv,noheader,nounits"], timeout)
-    if code != 0 and "compute_cap" in (out + err):
+    has_cap = True
+    if code != 0 and "compute_cap" in (out + err):  # a driver before compute_cap (~510): ask without it
+        has_cap = False
         code, out, err = run(
             [smi, "--query-gpu=index,name,memory.total,driver_version", "--format=csv,noheader,nounits"], timeout
         )
-        if code == 0:
-            return parse_nvidia_smi(out, has_cap=False)
-    gpus = parse_nvidia_smi(out)
-    if code != 0 and not (gpus and any(lost_gpu(x) for x in (out + err).splitlines())):
+    gpus = parse_nvidia_smi(out, has_cap=has_cap)
+    if code != 0 and not any(lost_gpu(x) for x in (out + err).splitlines()):
         raise RuntimeError("nvidia-smi exited %d: %s" % (code, (err or out).strip()[:300]))
-    return gpus  # with a GPU off the bus: the others (gpu_health.lost names the lost one)
+    return gpus  # with a GPU off the bus: the others (gpu_health.lost names the lost one, once)
 
 
 # nvidia-smi's words for a GPU the driver knows but cannot reach (NVML_ERROR_GPU_IS_LOST, exit code 15), in the
 # forms drivers print: "for GPU 0000:04:00.0: Unknown Error" (older), "for GPU0000:65:00.0: ...", and today's
-# "for GPU3: 0000:5F:00.0: Unknown Error" or "for GPU2: Unknown Error" (an index, the bus id when known).
+# "for GPU3: 0000:5F:00.0: Unknown Error" or "for GPU2: Unknown Error" (an index, the bus id when known), and
+# the lower-case "for gpu 0000:01:00.0: Not Found" some drivers print.
 PCI_ID = r"[0-9A-Fa-f]{3,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
 LOST_LINE = re.compile(
-    r"(?:.*?Unable to determine the device handle for GPU\s*(?:(?P<index>\d{1,3}):\s+)?(?P<bus>" + PCI_ID + r")?.*"
+    r"(?:.*?Unable to determine the device handle for [Gg][Pp][Uu]\s*(?:(?P<index>\d{1,3}):\s+)?(?P<bus>"
+    + PCI_ID
+    + r")?.*"
     r"|.*GPU is lost.*|.*fallen off the bus.*)"
 )
 
