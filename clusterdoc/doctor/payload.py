@@ -40,8 +40,22 @@ def _is_probe_import(node: ast.stmt) -> bool:
 
 
 # The payload's last statement: run, then exit even if a stuck thread remains (a probe must never hang the
-# node's session).
-MAIN = 'if __name__ == "__main__":\n    code = main()\n    sys.stdout.flush()\n    os._exit(code)\n'
+# node's session). Before it runs, the probe arms its own end: SIGALRM (default action: the process ends, even
+# blocked in a read) a little past the head's deadline for the node (--budget is 75 % of it over SSH, 90 % through
+# srun), so a probe stuck on something of the node's never stays behind after the head gave up on it.
+MAIN = (
+    'if __name__ == "__main__":\n'
+    "    import signal\n"
+    "    try:\n"
+    '        _b = float(sys.argv[sys.argv.index("--budget") + 1])\n'
+    "    except (ValueError, IndexError):\n"
+    "        _b = 0.0\n"
+    "    if 0 < _b < 1e6:\n"
+    "        signal.alarm(int(_b * 1.4) + 2)\n"
+    "    code = main()\n"
+    "    sys.stdout.flush()\n"
+    "    os._exit(code)\n"
+)
 
 
 def probe_payload() -> bytes:
