@@ -9,6 +9,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -59,3 +60,26 @@ def test_srun_answers_are_the_tasks_own_bounded_and_a_silent_node_is_named(clust
     assert ssh["node1"]["status"] == ssh["node3"]["status"] == "ok", ssh
     assert rss_mib < 200, rss_mib  # the 200 MB flood is not held
     assert not left, left  # Slurm stopped the silent node's process with the step
+
+
+def test_over_ssh_a_node_whose_python_hangs_is_named_and_its_process_ended(cluster, tmp_path):
+    """node2's python never answers: the check names it at its deadline, and what ran there is ended a little
+    later (the probe's command runs under `timeout`, doctor/payload.py), not left on the node."""
+    exe = tmp_path / "python3.11"
+    exe.write_text(HOSTILE["node4"])
+    exe.chmod(0o755)
+    nodes = ["-w", ",".join(n.name for n in cluster.nodes), "--ssh-config", str(cluster.ssh_config)]
+    with cluster.planted({"node2": {"python": str(exe)}}):
+        p = subprocess.run([sys.executable, "-m", "clusterdoc", "check", "--json", *nodes, "--timeout", "6",
+                            "--no-mesh", "--mpirun", str(cluster.mpirun)], capture_output=True, text=True, timeout=180)
+        running = cluster.ssh("node2", "pgrep -f 'sleep 60[0]' || true").stdout.strip()
+        deadline = time.monotonic() + 30
+        left = running
+        while left and time.monotonic() < deadline:
+            time.sleep(1)
+            left = cluster.ssh("node2", "pgrep -f 'sleep 60[0]' || true").stdout.strip()
+    doc = json.loads(p.stdout)
+    assert p.returncode == 1, p.stderr[-2000:]
+    ssh = {f["node"]: f for f in doc["findings"] if f["check"] == "ssh"}
+    assert ssh["node2"]["status"] == "fail" and "timeout" in json.dumps(ssh["node2"]).lower(), ssh["node2"]
+    assert running and not left, (running, left)  # it was there when the check gave up, and then ended

@@ -51,7 +51,7 @@ MAIN = (
     "    except (ValueError, IndexError):\n"
     "        _b = 0.0\n"
     "    if 0 < _b < 1e6:\n"
-    "        signal.alarm(int(_b * 1.4) + 2)\n"
+    "        signal.alarm(int(_b * 1.4) + 5)\n"
     "    code = main()\n"
     "    sys.stdout.flush()\n"
     "    os._exit(code)\n"
@@ -242,7 +242,16 @@ def remote_command(
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)
     first = prefix[0] if prefix else python  # wrapped: the python is inside, the wrapper must be here
-    return f"if command -v {shlex.quote(first)} >/dev/null 2>&1; then exec {py}; else\n{probe.shell_probe(timeout)}\nfi"
+    run = f"exec {py}"
+    if budget:  # ended (with what it started) a little past the head's deadline, even a python that hangs
+        run = f"command -v timeout >/dev/null 2>&1 && exec timeout -k 2 {end_after(budget)} {py}; {run}"
+    return f"if command -v {shlex.quote(first)} >/dev/null 2>&1; then {run}; else\n{probe.shell_probe(timeout)}\nfi"
+
+
+def end_after(budget: float) -> int:
+    """Seconds after which a node's probe is ended whatever it does: a little past the head's deadline for the
+    node (the budget is 75 % of it over SSH, 90 % through srun). MAIN's alarm uses the same."""
+    return int(budget * 1.4) + 5
 
 
 def with_proxy(command: str, proxy: list[str] | None) -> str:
