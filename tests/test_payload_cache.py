@@ -70,3 +70,32 @@ def test_a_swap_above_the_cache_never_makes_another_users_script_the_probe(stran
         assert int(out) > 100 and loads > 20, (out, loads)  # they did swap, and we did load meanwhile
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_the_folder_checked_is_the_folder_read_even_when_swapped_in_between(stranger, monkeypatch):  # noqa: F811
+    """The race made certain: the swap happens right between the check and the read. Read by path (as before),
+    the other user's file would be what comes back; read through the checked descriptor, it is ours."""
+    shared = Path(tempfile.mkdtemp(dir="/tmp", prefix="cd-shared-"))
+    try:
+        shared.chmod(0o777)
+        (shared / "x").mkdir(0o755)
+        monkeypatch.setenv("XDG_CACHE_HOME", str(shared / "x"))
+        made = payload.load_source()
+        name = payload._cache_name()
+        evil = shared / "evil" / "clusterdoc"
+        evil.mkdir(parents=True)
+        (evil / name).write_bytes(b"print('EVIL')\n" + payload.MAIN.encode())
+        for p in (evil.parent, evil, evil / name):
+            os.chown(p, stranger.pw_uid, stranger.pw_gid)
+        dfd = payload._cache_dir()  # checked: ours
+        assert dfd is not None
+        try:
+            os.rename(shared / "x", shared / "x.real")  # what the other user can do in a shared folder
+            os.rename(shared / "evil", shared / "x")
+            assert b"EVIL" in (shared / "x" / "clusterdoc" / name).read_bytes()  # by path: theirs
+            assert payload._read_cached(dfd, name) == made  # through the descriptor: ours
+        finally:
+            os.close(dfd)
+        assert b"EVIL" not in payload.load_source()  # a fresh load: their folder is not ours, not used
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
