@@ -21,7 +21,7 @@ os.setgroups([])
 os.setgid(gid)
 os.setuid(uid)
 CTL = "clusterdoc/hang//ctl"
-S = "clusterdoc/secret/"
+S = "0//clusterdoc/secret/"  # torch keeps the default group's keys under "0/" (its PrefixStore adds a "/")
 KEYS = [CTL, S + "nonce", S + "proof"]
 ESC = "\x1b]0;pwned\x07\x1b[2J\x1b[31mFORGED"
 out = {"uid": os.getuid(), "copied": {}, "wrote": 0, "errors": []}
