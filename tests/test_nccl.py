@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from clusterdoc.checks import FAIL, OK, WARN, nccl
+from clusterdoc.probe import nccl as nccl_probe
 from clusterdoc.doctor.facts import Gathered
 from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.doctor.rules import judge
@@ -237,3 +238,37 @@ def test_check_under_a_wrapper_judges_the_wrapped_environment(tmp_path):
     text = " | ".join(f["message"] for f in wrapped["findings"])
     assert "nvidia-nccl-cu12 2.32.3 and nvidia-nccl-cu13 2.32.3 are both installed" in text and "64 MiB" in text
     assert not any("both installed" in f["message"] or "64 MiB" in f["message"] for f in plain["findings"])
+
+
+def test_a_fifo_or_blanks_as_torchs_metadata_neither_block_nor_stall_the_probe(tmp_path):
+    """torch's METADATA is the node's file: a FIFO there is not waited on (the probe answers, no pin), and a
+    METADATA of blank lines after `Requires-Dist:` is read in linear time."""
+    import time
+
+    info = tmp_path / "torch-2.5.1.dist-info"
+    info.mkdir()
+    os.mkfifo(info / "METADATA")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    p = subprocess.run([sys.executable, "-m", "clusterdoc.probe", "--timeout", "5"], env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert json.loads(p.stdout)["nccl"]["torch_pin"] == {}
+    (info / "METADATA").unlink()
+    (info / "METADATA").write_text(("Requires-Dist:" + " " * 200 + "\n" * 50) * 1000)
+    t0 = time.monotonic()
+    assert nccl_probe._torch_pin([str(tmp_path)]) == {}
+    assert time.monotonic() - t0 < 1.0
+    (info / "METADATA").write_text("Requires-Dist: nvidia-nccl-cu12==2.21.5; platform_system == \"Linux\"\n")
+    assert nccl_probe._torch_pin([str(tmp_path)]) == {"nvidia-nccl-cu12": "2.21.5"}
+
+
+def test_a_probe_stuck_past_its_budget_ends_itself():
+    """The payload arms its own end (doctor/payload.py MAIN): a probe stuck on something of the node's is gone
+    a little after the head's deadline for the node, never left running there."""
+    import time
+
+    from clusterdoc.doctor import payload
+
+    stuck = b"import os, sys, time\ndef main():\n    time.sleep(120)\n    return 0\n" + payload.MAIN.encode()
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-", "--budget", "1"], input=stuck, capture_output=True, timeout=60)
+    assert p.returncode == -14 and time.monotonic() - t0 < 20, (p.returncode, p.stderr)  # SIGALRM

@@ -47,7 +47,8 @@ def test_srun_command_carries_the_probe_in_argv(monkeypatch):
     assert argv[:6] == ["srun", "--ntasks-per-node=1", "--kill-on-bad-exit=0", "--input=none", "--label", "--quiet"]
     assert "--nodes=4" in argv and "--partition=gpu" in argv and any(a.startswith("--time=") for a in argv)
     i = argv.index("apptainer")
-    assert argv[i - 1] == "--container-image=img.sqsh" and argv[i + 3 : i + 5] == ["/venv/bin/python", "-c"]
+    assert argv[i - 4 : i] == ["sh", "-c", srun.NAME_FIRST, srun.MARK]  # slurmd's node name first, then the probe
+    assert argv[i - 5] == "--container-image=img.sqsh" and argv[i + 3 : i + 5] == ["/venv/bin/python", "-c"]
     assert argv[argv.index("--env") + 1] == "NCCL_DEBUG=INFO" and "--srun" in argv
     assert argv[-2:] == ["--wrapped", "apptainer exec x.sif"]
     monkeypatch.setenv("SLURM_JOB_ID", "7")
@@ -94,3 +95,80 @@ def test_wrapper_prefixes_the_probe_over_ssh_and_srun(monkeypatch):
     argv = srun.srun_argv(20, count=1, prefix=["enroot", "start", "img"])
     assert argv[argv.index("enroot") : argv.index("enroot") + 4] == ["enroot", "start", "img", "python3"]
     assert argv[argv.index("--wrapped") + 1] == "enroot start img"
+
+
+def task_lines(task, name, facts, monkeypatch, claim=None):
+    """One task's lines as srun --label writes them: NAME_FIRST's line (slurmd's name), then the probe's."""
+    lines = chunked(claim or name, facts, monkeypatch)
+    return [f"{task}: {srun.MARK} node {name}"] + [f"{task}: {x}" for x in lines]
+
+
+def facts_of(name):
+    return {"schema": 1, "hostname": name, "errors": [{"probe": "x", "message": name * 30}]}
+
+
+def test_answers_are_bound_to_slurms_task_not_to_the_nodes_claim(monkeypatch):
+    """Task 2 runs on node3 (its first line, from slurmd's SLURMD_NODENAME) and its python says it is node1:
+    its facts are node3's; node1's are node1's."""
+    one = task_lines(0, "node1", facts_of("node1"), monkeypatch)
+    liar = task_lines(2, "node3", facts_of("liar"), monkeypatch, claim="node1")
+    got = srun.parse("\n".join(one + liar))
+    assert got["node1"]["hostname"] == "node1" and got["node3"]["hostname"] == "liar", got
+
+
+def test_a_carriage_return_in_one_nodes_output_loses_no_other_nodes_facts(monkeypatch):
+    one = task_lines(0, "node1", facts_of("node1"), monkeypatch)
+    two = task_lines(1, "node2", facts_of("node2"), monkeypatch)
+    evil = ["2: " + srun.MARK + " node node3", "2: junk\r", "2: \r0: " + srun.MARK + " end 3", "2: a\rb\x1c\x85c"]
+    mixed = [x for pair in zip(one, evil + [""] * len(one)) for x in pair if x] + two
+    got = srun.parse("\n".join(mixed))
+    assert got["node1"]["hostname"] == "node1" and got["node2"]["hostname"] == "node2", got
+    assert got["node3"] is None
+
+
+def test_a_name_claimed_by_two_tasks_is_credited_to_neither(monkeypatch):
+    tasks = srun.Tasks()
+    for line in task_lines(0, "node1", facts_of("node1"), monkeypatch) + task_lines(1, "node1", facts_of("x"),
+                                                                                     monkeypatch):
+        tasks.feed(line.encode() + b"\n")
+    facts, why = srun.answers(tasks)
+    assert facts == {"node1": None} and "srun tasks 0, 1 all say they ran here" in why["node1"]
+
+
+def test_a_flooding_task_is_cut_at_its_cap_and_named(monkeypatch):
+    tasks = srun.Tasks()
+    tasks.feed(f"1: {srun.MARK} node node2\n".encode())
+    line = b"1: " + b"A" * 1000 + b"\n"
+    for _ in range(srun.MAX_TASK // len(line) + 10):
+        tasks.feed(line)
+    tasks.feed(b"0: " + b"B" * (srun.MAX_LINE * 3))  # one line longer than srun writes: dropped to its newline
+    tasks.feed(b"0: forged\n")
+    for x in task_lines(0, "node1", facts_of("node1"), monkeypatch):
+        tasks.feed(x.encode() + b"\n")
+    facts, why = srun.answers(tasks)
+    assert facts["node1"]["hostname"] == "node1" and facts["node2"] is None
+    assert "more than 4 MiB" in why["node2"] and tasks.tasks[1]["data"] == [] and tasks.ended(1)
+
+
+FAKE_SRUN = """import sys, time
+sys.stdout.write("0: @@clusterdoc-srun node node1\\n1: @@clusterdoc-srun node node2\\n")
+sys.stdout.flush()
+line = "1: " + "F" * 1000 + "\\n"
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end:
+    sys.stdout.write(line * 64)
+"""
+
+
+def test_reading_a_flood_stays_bounded_and_stops_at_the_deadline():
+    """srun's output read as it comes (a real process writing about 1 GB/s): memory stays bounded, the
+    flooding task is cut at its cap, the silent one is not ended, and the step is stopped at the limit."""
+    import resource
+    import time
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.monotonic()
+    tasks, err, code, killed = srun.run_srun([sys.executable, "-c", FAKE_SRUN, "60"], 4.0, 2)
+    assert killed and code is None and time.monotonic() - t0 < 15
+    assert tasks.too_large(1) and not tasks.ended(0) and tasks.tasks[1]["bytes"] > 4 * srun.MAX_TASK
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 64 * 1024  # KiB: under 64 MiB more

@@ -7,7 +7,9 @@ import functools
 import hashlib
 import json
 import os
+import secrets
 import shlex
+import stat
 import sys
 from pathlib import Path
 
@@ -38,8 +40,22 @@ def _is_probe_import(node: ast.stmt) -> bool:
 
 
 # The payload's last statement: run, then exit even if a stuck thread remains (a probe must never hang the
-# node's session).
-MAIN = 'if __name__ == "__main__":\n    code = main()\n    sys.stdout.flush()\n    os._exit(code)\n'
+# node's session). Before it runs, the probe arms its own end: SIGALRM (default action: the process ends, even
+# blocked in a read) a little past the head's deadline for the node (--budget is 75 % of it over SSH, 90 % through
+# srun), so a probe stuck on something of the node's never stays behind after the head gave up on it.
+MAIN = (
+    'if __name__ == "__main__":\n'
+    "    import signal\n"
+    "    try:\n"
+    '        _b = float(sys.argv[sys.argv.index("--budget") + 1])\n'
+    "    except (ValueError, IndexError):\n"
+    "        _b = 0.0\n"
+    "    if 0 < _b < 1e6:\n"
+    "        signal.alarm(int(_b * 1.4) + 5)\n"
+    "    code = main()\n"
+    "    sys.stdout.flush()\n"
+    "    os._exit(code)\n"
+)
 
 
 def probe_payload() -> bytes:
@@ -68,41 +84,104 @@ def probe_payload() -> bytes:
     return (ast.unparse(script) + "\n" + MAIN).encode()
 
 
-def _cache_file() -> Path | None:
-    """Where the payload of these sources is kept between runs: named after the sources' paths, sizes and times
-    and this python's version; None when there is no cache folder that only this user can write."""
+MAX_CACHED = 1 << 22  # bytes of a cached payload read at most (it is about 150 kB)
+
+
+def _cache_name() -> str | None:
+    """The cached payload's name for these sources: their paths, sizes and times and this python's version."""
     here = Path(probe.__file__).parent
     sources = [here / f"{name}.py" for name in probe.MODULES] + [Path(fatbin.__file__), Path(__file__)]
     try:
         stamp = sys.version + "".join(f"{p}:{p.stat().st_size}:{p.stat().st_mtime_ns};" for p in sources)
-        folder = private.mkdir(Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "clusterdoc", True)
-        st = folder.stat()
+    except OSError:
+        return None
+    return f"probe-{hashlib.sha256(stamp.encode()).hexdigest()[:20]}.py"
+
+
+def _cache_dir() -> int | None:
+    """The cache folder, opened once (a descriptor every later step goes through): made 0700 when missing, and
+    only when what was opened is a folder of this user's that nobody else can write; else None (no cache).
+    Folders above it may belong to anyone: whatever they are swapped for later, the descriptor stays this one."""
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "clusterdoc"
+    try:
+        private.mkdir(folder, True)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except (OSError, RuntimeError):
         return None
+    st = os.fstat(fd)
     if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        os.close(fd)
         return None
-    return folder / f"probe-{hashlib.sha256(stamp.encode()).hexdigest()[:20]}.py"
+    return fd
+
+
+def _read_cached(dfd: int, name: str) -> bytes:
+    """The cached payload through the folder's descriptor: a regular file of this user's that nobody else can
+    write (no link followed, never waiting on a FIFO), read from the descriptor that was checked."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dfd)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+            return b""
+        chunks, left = [], MAX_CACHED
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _write_cached(dfd: int, name: str, data: bytes) -> None:
+    """A fresh file (O_EXCL, 0600) renamed into place, both in the folder's descriptor."""
+    tmp = f".{name}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=dfd)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dfd)
+        except OSError:
+            pass
+        raise
+
+
+def load_source() -> bytes:
+    """probe_payload(), from the user's cache when it holds this version (written there when not): the cache
+    folder is opened once and the file read through that descriptor, so nothing swapped in above or beside it
+    between the check and the read is ever sent to a node as the probe."""
+    name, dfd = _cache_name(), _cache_dir()
+    try:
+        if dfd is not None and name:
+            try:
+                data = _read_cached(dfd, name)
+                if data.endswith(MAIN.encode()):
+                    return data
+            except OSError:
+                pass
+        data = probe_payload()
+        if dfd is not None and name:
+            try:
+                _write_cached(dfd, name, data)
+            except OSError:
+                pass  # made again next run
+        return data
+    finally:
+        if dfd is not None:
+            os.close(dfd)
 
 
 @functools.cache
 def probe_source() -> bytes:
     """probe_payload(), made once, when a probe is first sent (not at import: a check that reaches no
-    node, or a --local one, does not pay for it), and kept in the user's cache between runs (_cache_file:
+    node, or a --local one, does not pay for it), and kept in the user's cache between runs (load_source:
     parsing and unparsing the probe's modules was a twentieth of the head's CPU in a 64-node check)."""
-    cached = _cache_file()
-    try:
-        data = private.read(cached, 1 << 22) if cached else b""
-        if data.endswith(MAIN.encode()):
-            return data
-    except OSError:
-        pass
-    data = probe_payload()
-    try:
-        if cached:
-            private.write(cached, data)
-    except OSError:
-        pass  # made again next run
-    return data
+    return load_source()
 
 
 def __getattr__(name: str):
@@ -163,7 +242,16 @@ def remote_command(
         argv += ["--mesh"] + peers
     py = " ".join(shlex.quote(a) for a in argv)
     first = prefix[0] if prefix else python  # wrapped: the python is inside, the wrapper must be here
-    return f"if command -v {shlex.quote(first)} >/dev/null 2>&1; then exec {py}; else\n{probe.shell_probe(timeout)}\nfi"
+    run = f"exec {py}"
+    if budget:  # ended (with what it started) a little past the head's deadline, even a python that hangs
+        run = f"command -v timeout >/dev/null 2>&1 && exec timeout -k 2 {end_after(budget)} {py}; {run}"
+    return f"if command -v {shlex.quote(first)} >/dev/null 2>&1; then {run}; else\n{probe.shell_probe(timeout)}\nfi"
+
+
+def end_after(budget: float) -> int:
+    """Seconds after which a node's probe is ended whatever it does: a little past the head's deadline for the
+    node (the budget is 75 % of it over SSH, 90 % through srun). MAIN's alarm uses the same."""
+    return int(budget * 1.4) + 5
 
 
 def with_proxy(command: str, proxy: list[str] | None) -> str:

@@ -8,13 +8,17 @@ libnccl files on LD_LIBRARY_PATH / LD_PRELOAD by name; which library torch reall
 
 import os
 import re
+import stat
 import sys
 
 from clusterdoc.probe.base import listdir_prefix, read
 from clusterdoc.probe.network import probe_ib
 
 NCCL_WHEEL = re.compile(r"^nvidia_nccl_(cu\d+)-([^-]+)\.dist-info$")
-NCCL_PIN = re.compile(r"^Requires-Dist:\s*(nvidia-nccl-cu\d+)\s*\(?\s*==\s*([0-9][0-9A-Za-z.+]*)", re.M | re.I)
+NCCL_PIN = re.compile(  # blanks within the line only (\s would run on across lines), bounded names
+    r"^Requires-Dist:[ \t]*(nvidia-nccl-cu\d{1,4})[ \t]*\(?[ \t]*==[ \t]*([0-9][0-9A-Za-z.+]{0,63})", re.M | re.I
+)
+MAX_METADATA = 1 << 18  # bytes of torch's METADATA read (it is about 10 kB)
 MAX_GIDS = 256  # a port's GID table (mlx5: 255 entries at most)
 
 
@@ -47,9 +51,33 @@ def _torch_pin(paths):
     for entry in paths:
         for d in listdir_prefix(entry or ".", "torch-"):
             if d.endswith(".dist-info"):
-                text = read(os.path.join(d, "METADATA"), 1 << 18) or ""
+                text = read_regular(os.path.join(d, "METADATA"), MAX_METADATA) or ""
                 return dict((m.group(1).lower(), m.group(2)) for m in NCCL_PIN.finditer(text))
     return None
+
+
+def read_regular(path, limit):
+    """A regular file's first `limit` bytes as text, else None: opened without waiting (a FIFO in its place
+    answers at once, and is not read), checked by its descriptor, read from it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _libs_along(ld_path):

@@ -382,12 +382,12 @@ def init(
 
 def _agree_on_secret(env: RankEnv) -> None:
     """The job's secret for the store's sealed values, from the user's own secret file when no launcher of ours
-    gave one (secret.py); the default group's store is where every rank meets."""
-    from torch.distributed import distributed_c10d as c10d
+    gave one (secret.py): two all_gathers on the default group, never through the job's store."""
+    from . import progress, secret
 
-    from . import secret
-
+    before = progress.issued_now()
     try:
-        secret.establish(c10d._get_default_store(), env.rank, env.world_size)
+        secret.establish(env.rank, env.world_size)
+        progress.hide_own(before)  # its all_gathers are not the job's: the hang report numbers the job's own
     except Exception as exc:  # noqa: BLE001 - the job goes on; only the side channels stay off (said once)
-        secret.say(env.rank, f"the ranks could not agree on one through the job's store: {type(exc).__name__}: {exc}")
+        secret.say(env.rank, f"the ranks could not agree on one: {type(exc).__name__}: {exc}")

@@ -96,9 +96,49 @@ def _entries(frames: bool) -> list[dict]:
     return _dump(True).get("entries") or []
 
 
-def normal(entry: dict, names: dict[str, str]) -> dict:
-    """One recorder entry in the shim's record form (what report.py and trace.py read)."""
-    rec = recorder.record(entry, names)
+# recorder group name -> (first, last) sequence numbers of the collectives the shim itself issued there (the job
+# secret's two all_gathers, shim/secret.py): not the job's, so left out, and the job's numbered as if they were not
+_OURS: dict[str, tuple[int, int]] = {}
+
+
+def issued_now() -> dict[str, int]:
+    """Per recorder group name, how many collectives it has issued so far ({} without a recorder)."""
+    if not available():
+        return {}
+    try:
+        return {pg: issued for pg, (issued, _) in status().items()}
+    except Exception:  # noqa: BLE001 - a torch without this dump: nothing to renumber
+        return {}
+
+
+def hide_own(before: dict[str, int]) -> None:
+    """The collectives issued since `before` (issued_now()) were the shim's own: left out from now on."""
+    for pg, last in issued_now().items():
+        first = before.get(pg, 0) + 1
+        if last >= first:
+            _OURS[pg] = (first, last)
+
+
+def _renumber(rec: dict, pg: str) -> dict | None:
+    span = _OURS.get(pg)
+    if span is None or rec.get("p2p"):
+        return rec
+    first, last = span
+    if first <= rec["seq"] <= last:
+        return None
+    if rec["seq"] > last:
+        rec["seq"] -= last - first + 1
+    return rec
+
+
+def normal(entry: dict, names: dict[str, str]) -> dict | None:
+    """One recorder entry in the shim's record form (what report.py and trace.py read); None for a collective the
+    shim issued itself (hide_own)."""
+    pg = entry.get("process_group")
+    found = _renumber(recorder.record(entry, names), str(pg[0]) if isinstance(pg, (list, tuple)) and pg else "")
+    if found is None:
+        return None
+    rec = found
     for key in ("end", "note"):
         rec.pop(key, None)
     rec["site"], rec["source"] = _site(entry.get("frames")), "flight recorder"
@@ -131,6 +171,8 @@ def unfinished(shim_records: list[dict]) -> tuple[list[dict], dict[str, int]]:
     out = []
     for e in raw:
         rec = normal(e, names)
+        if rec is None:
+            continue
         if not rec.get("p2p"):
             issued[rec["group"]] = max(issued.get(rec["group"], 0), rec["seq"])
         if not e.get("retired"):

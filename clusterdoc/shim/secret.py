@@ -8,12 +8,15 @@ torchrun, `accelerate launch`, srun, mpirun or deepspeed gets it here, with no s
     0700, the file 0600 and created whole, by link(), so ranks starting at once all read the same one). It is
     opened without following links and checked by its descriptor (a regular file, owned by this user, no
     access for group or others); a home shared between the nodes (the usual NFS home) shares it.
-  - per job, rank 0 puts a fresh random nonce on the job's store; every rank derives the job's secret as
-    HMAC(user secret, nonce), so values sealed in an earlier job never open in this one. Rank 0 adds a proof
-    (HMAC of the derived secret), each rank compares it with its own and the ranks count disagreements on the
-    store: only when every rank agrees does any rank export CLUSTERDOC_JOB_SECRET.
-  - otherwise (a home not shared between the nodes, an unreadable file, a stranger meddling with the store)
-    nothing is sealed, so the side channels stay off, and rank 0 says once, in one line, what to do.
+  - per job, every rank draws 32 random bytes and the ranks exchange them with one all_gather on the default
+    process group (torch's own connections between the ranks, never the store, which answers anyone); each
+    rank derives the job's secret as HMAC(user secret, all the parts), its own part its own, so nothing sealed
+    in an earlier job opens in this one and nothing another user put on the store takes part. A second
+    all_gather carries each rank's proof (HMAC of the derived secret and its rank, which reveals neither
+    secret): every rank sees the same proofs and so decides alike; only when all prove the same secret does any
+    rank export CLUSTERDOC_JOB_SECRET.
+  - otherwise (a home not shared between the nodes, an unreadable file) nothing is sealed, so the side channels
+    stay off, and rank 0 says once, in one line, what to do.
 
 Neither the user secret nor the job's appears on the store, a command line or the output.
 """
@@ -33,7 +36,8 @@ from pathlib import Path
 from clusterdoc.hang import seal
 
 RELATIVE = Path(".config") / "clusterdoc" / "job-secret"
-KEY = "clusterdoc/secret/"  # on the job's store: nonce, proof, bad, arrived, done, why
+NONCE, PROOF, HOST, WHY = 32, 32, 64, 320  # bytes: each rank's contribution; its proof, host and reason
+RECORD = 1 + PROOF + HOST + WHY
 _said: list = []  # the one line rank 0 said, if any (the watchdog then says nothing more)
 
 
@@ -100,17 +104,68 @@ def user_secret(path: Path) -> str:
         os.close(dfd)
 
 
-def derive(user: str, nonce: str) -> str:
-    return hmac.new(user.encode(), b"clusterdoc job secret v1/" + nonce.encode(), hashlib.sha256).hexdigest()
+def derive(user: str, contributions: bytes) -> str:
+    """The job's secret: the user's, keyed to every rank's fresh random contribution to this job."""
+    digest = hashlib.sha256(contributions).hexdigest()
+    return hmac.new(user.encode(), b"clusterdoc job secret v2/" + digest.encode(), hashlib.sha256).hexdigest()
 
 
-def _proof(job: str) -> bytes:
-    return hmac.new(job.encode(), b"clusterdoc job secret proof", hashlib.sha256).hexdigest().encode()
+def _proof(job: str, rank: int) -> bytes:
+    """What rank `rank` shows the others: 32 bytes only a holder of `job` can compute, reveals nothing of it."""
+    return hmac.new(job.encode(), f"clusterdoc job secret proof v2/{rank}".encode(), hashlib.sha256).digest()
 
 
-def establish(store, rank: int, world: int, environ=os.environ) -> bool:
+def _field(text: str, size: int) -> bytes:
+    return text.encode("utf-8", "replace")[:size].ljust(size, b"\0")
+
+
+def _text(raw: bytes) -> str:
+    return raw.rstrip(b"\0").decode("utf-8", "replace")
+
+
+def pack(ok: bool, proof: bytes, host: str, why: str) -> bytes:
+    """A rank's second-round record: ok, its proof, its host name and why it has no secret (fixed size)."""
+    return bytes([1 if ok else 0]) + proof[:PROOF].ljust(PROOF, b"\0") + _field(host, HOST) + _field(why, WHY)
+
+
+def decide(job: str, records: list[bytes], path: Path) -> tuple[bool, str]:
+    """(agreed, the first reason when not) from every rank's record, the same at every rank (all saw the same
+    records): agreed when every rank had its secret and proved the job's secret this rank derived."""
+    for r, rec in enumerate(records):
+        if len(rec) != RECORD or rec[0] != 1:
+            why = _text(rec[1 + PROOF + HOST :]) if len(rec) == RECORD else ""
+            return False, why or f"rank {r} has no job secret"
+    for r, rec in enumerate(records):
+        if not job or not hmac.compare_digest(rec[1 : 1 + PROOF], _proof(job, r)):
+            host = _text(rec[1 + PROOF : 1 + PROOF + HOST])
+            shared = "(is the home folder shared between the nodes?)"
+            return False, f"rank {r} on {host} has another {path} than rank 0 {shared}"
+    return True, ""
+
+
+def all_gather_bytes(data: bytes) -> list[bytes]:
+    """Every rank's `data` (the same size at every rank) through one all_gather on the default group (torch's
+    own channel between the ranks, not the store: nothing another user writes on the store enters here)."""
+    import torch
+    import torch.distributed as dist
+
+    from . import track
+
+    c10d = dist.distributed_c10d
+    finder = getattr(c10d, "_get_object_coll_device", None) or getattr(c10d, "_get_pg_default_device", None)
+    device = torch.device(finder(None)) if finder is not None else torch.device("cpu")
+    world = dist.get_world_size()
+    mine = torch.tensor(list(data), dtype=torch.uint8, device=device)
+    out = [torch.zeros_like(mine) for _ in range(world)]
+    gather = track.ORIGINALS.get("all_gather") or dist.all_gather
+    gather(out, mine)
+    return [bytes(t.cpu().tolist()) for t in out]
+
+
+def establish(rank: int, world: int, environ=os.environ, gather=all_gather_bytes) -> bool:
     """Give this rank the job's secret (environ[CLUSTERDOC_JOB_SECRET]) unless it has one: True when it has.
-    Every rank of the group calls it at once (shim.init(), after the process group is up), on the same store."""
+    Every rank of the default group calls it at once (shim.init(), after the process group is up): two
+    all_gathers, whatever happens here, so no rank is left waiting in one."""
     if environ.get(seal.ENV) or world < 2:
         # made here, on the main thread: the watchdog's thread must not be the first to import `cryptography`
         # while this thread imports it too (a half-initialised module is an ImportError there)
@@ -121,42 +176,18 @@ def establish(store, rank: int, world: int, environ=os.environ) -> bool:
         user = user_secret(path)
     except OSError as exc:
         user, why = "", f"rank {rank} on {socket.gethostname()} cannot use {path} ({exc.strerror or exc})"
-    job = ""
-    if rank == 0:
-        nonce = secrets.token_hex(16)
-        got = store.compare_set(KEY + "nonce", "", nonce)
-        if bytes(got) != nonce.encode():
-            user, why = "", why or "the job's store already held a secret nonce (someone else wrote there)"
-        if user:
-            job = derive(user, nonce)
-            store.set(KEY + "proof", _proof(job))
-        else:
-            store.set(KEY + "proof", b"-")
-    else:
-        nonce = bytes(store.get(KEY + "nonce")).decode("ascii", "replace")
-        proof = bytes(store.get(KEY + "proof"))
-        if user:
-            job = derive(user, nonce)
-            if not hmac.compare_digest(proof, _proof(job)):
-                job = ""
-                if proof != b"-":  # rank 0 could not read its own file: it says why itself
-                    why = (
-                        f"rank {rank} on {socket.gethostname()} has another {path} than rank 0 "
-                        "(is the home folder shared between the nodes?)"
-                    )
-    if why:
-        store.compare_set(KEY + "why", "", why[:400])
-    store.add(KEY + "bad", 0 if job else 1)
-    if store.add(KEY + "arrived", 1) == world:
-        store.set(KEY + "done", b"1")
-    store.wait([KEY + "done"])
-    if store.add(KEY + "bad", 0) == 0 and job:
+    mine = secrets.token_bytes(NONCE)  # this rank's fresh part: no job secret of an earlier job can match it
+    parts = gather(mine)
+    if len(parts) != world or any(len(p) != NONCE for p in parts):
+        raise ValueError("the ranks' contributions came back malformed")
+    parts[rank] = mine
+    job = derive(user, b"".join(parts)) if user else ""
+    records = gather(pack(bool(user), _proof(job, rank) if job else b"", socket.gethostname(), why))
+    agreed, reason = decide(job, records, path)
+    if agreed:
         environ[seal.ENV] = job
         return seal.from_env(environ) is not None  # imports `cryptography` on this thread (see above)
-    if rank == 0:
-        # compare_set with an expected value never there answers the key's value, or that value when absent
-        reason = bytes(store.compare_set(KEY + "why", "\0", "\0")).decode("utf-8", "replace").strip("\0")
-        say(rank, reason or "a rank disagreed")
+    say(rank, reason or "a rank disagreed")
     return False
 
 

@@ -170,6 +170,41 @@ def scenario_trigger(stop_rank, stop_step):
     out(rank=env.rank, step=step, who=who, next=nxt)
 
 
+def scenario_secret(homes, mode="run", seconds="0"):
+    """The job's secret from each rank's HOME (homes: one per rank, comma-separated), no CLUSTERDOC_JOB_SECRET:
+    whether it agreed, a digest of it (never the secret), then all_reduces for `seconds` (the watchdog ticking).
+    mode abort: rank 0 also puts a genuine abort on the store (sealed under this job's secret), as the hang
+    watch does, for another user to copy (run it with CLUSTERDOC_HANG_TIMEOUT=0: nothing acts on it here)."""
+    import hashlib
+
+    import torch
+    import torch.distributed as dist
+
+    os.environ["HOME"] = homes.split(",")[int(os.environ["RANK"])]
+    from clusterdoc import shim
+
+    env = shim.init()
+    job = os.environ.get("CLUSTERDOC_JOB_SECRET", "")
+    if mode == "abort" and env.rank == 0 and job:
+        from clusterdoc.hang import channel
+
+        ch = channel.connect(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]))
+        channel.request_abort(ch)
+    end = time.monotonic() + float(seconds)
+    steps = 0
+    while True:
+        t = torch.ones(1)
+        dist.all_reduce(t)
+        steps += 1
+        done = torch.tensor([1.0 if time.monotonic() >= end else 0.0])
+        dist.all_reduce(done, op=dist.ReduceOp.MIN)
+        if done.item():
+            break
+        time.sleep(0.2)
+    out(rank=env.rank, agreed=bool(job), digest=hashlib.sha256(job.encode()).hexdigest()[:16] if job else "",
+        steps=steps)
+
+
 def scenario_oom(mode, limit):
     """Only rank 1 runs out of memory above `limit`; report the sizes each rank ran."""
     from clusterdoc import shim
