@@ -14,7 +14,7 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.launch.job import JobDir
-from clusterdoc.why import logs
+from clusterdoc.why import logread, logs
 
 TAIL = 256 * 1024  # the end of a rank's stderr is where it died
 
@@ -66,6 +66,7 @@ class Evidence:
     unreachable: list[str] = field(default_factory=list)  # job nodes the probe could not reach
     launcher_lost: list[str] = field(default_factory=list)  # nodes mpirun lost its connection to (mpirun.err)
     probed: bool = False
+    read: list[dict] = field(default_factory=list)  # what was read of each log (logread.LogRead.to_json)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -155,41 +156,64 @@ def _call(c) -> dict | None:
     return out
 
 
-_ODD = re.compile(r"^\s+ranks? ([\d,\- ]+?)\s{2,}(.*?)\s+<- differs\s*$")
+REPORT_MAX = 16 << 20  # bytes of the hang report read (from its start: the headline and every group's line)
+DIFFERS = "<- differs"
 
 
-def ranks_of(text: str) -> list[int]:
-    """'0,2-3' -> [0, 2, 3]."""
+def ranks_of(text: str, world: int | None = None) -> list[int]:
+    """'0,2-3' -> [0, 2, 3]; ranks at or above `world` (or a number of more than 7 digits) are not ranks."""
     out: list[int] = []
+    top = world if world is not None else 10**7
     for part in text.replace(" ", "").split(","):
         a, _, b = part.partition("-")
-        if a.isdigit() and (not b or b.isdigit()):
-            out += list(range(int(a), int(b or a) + 1))
+        if a.isdigit() and len(a) <= 7 and (not b or (b.isdigit() and len(b) <= 7)):
+            out += range(int(a), min(int(b or a), top - 1) + 1)
     return out
 
 
-def hang_report(folder: Path) -> dict | None:
-    """The hang report the launcher wrote (stacks/report.txt), reduced to its odd ranks and its lines."""
-    text = _tail(folder / "stacks" / "report.txt")
-    if not text.strip():
+def odd_line(line: str) -> tuple[str, str] | None:
+    """A report line marked '<- differs': (its rank list, its text), read without a regex (linear: the
+    report's lines are padded, and a backtracking pattern took minutes on a 1,024-rank report)."""
+    body = line.rstrip()
+    if not body.endswith(DIFFERS) or not line[:1].isspace():
         return None
-    lines = text.splitlines()
-    odd: list[int] = []
-    gone = False
+    parts = body[: -len(DIFFERS)].split(None, 2)
+    if len(parts) < 3 or parts[0] not in ("rank", "ranks"):
+        return None
+    return parts[1], parts[2].strip()
+
+
+def hang_report(folder: Path, world: int | None = None) -> dict | None:
+    """The hang report the launcher wrote (stacks/report.txt), reduced to its odd ranks and its lines. Read
+    from its start, line by line, bounded (REPORT_MAX, logread.MAX_LINE a line): linear in its size."""
+    try:
+        with private.open_read(folder / "stacks" / "report.txt") as f:
+            lines = list(logread.lines_of(f, REPORT_MAX))
+    except OSError:
+        return None
+    if not any(line.strip() for line in lines):
+        return None
+    odd: set[int] = set()
+    gone = loader = idle = False
+    before = ""  # the end of the line before: a sentence of the report may wrap between two words
     for line in lines:
-        m = _ODD.match(line)
-        if m:
-            odd += ranks_of(m.group(1))
-            gone = gone or m.group(2).startswith("gone:")
+        found = odd_line(line)
+        if found:
+            odd.update(ranks_of(found[0], world))
+            gone = gone or found[1].startswith("gone:")
+        joined = before + " " + line.lstrip()
+        loader = loader or "DataLoader worker" in joined
+        idle = idle or "in no collective" in joined
+        before = line[-40:]
     info = _record(folder / "stacks" / "report.json", 1 << 16) or {}
     return {
         "headline": lines[0],
-        "odd": sorted(set(odd)),
+        "odd": sorted(odd),
         "gone": gone,
         "lines": lines[:40],
         "started": _num(info.get("stall_started")) or _num(info.get("printed")),
-        "loader": "DataLoader worker" in text or any(_in_loader(folder, r) for r in sorted(set(odd))),
-        "idle": "in no collective" in text,
+        "loader": loader or any(_in_loader(folder, r) for r in sorted(odd)[:64]),
+        "idle": idle,
         "early_exit": info.get("early_exit") if isinstance(info.get("early_exit"), dict) else None,
     }
 
@@ -274,7 +298,7 @@ def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidenc
         ended=_num(a.get("ended")),
         message=str(outcome.get("message") or ""),
         ranks=[rank_facts(folder, r, codes.get(r)) for r in range(world)],
-        hang=hang_report(folder),
+        hang=hang_report(folder, world),
         preflight=preflight_failures(folder),
     )
     if ev.backend == "mpirun":
