@@ -103,10 +103,22 @@ def _num(v) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def rank_facts(folder: Path, rank: int, launcher_code: int | None = None) -> RankFacts:
+def _log(path: Path, reads: list[dict] | None = None) -> str:
+    """A rank's whole log as logread reads it (the end line by line, the rest for failure words); a log
+    longer than that end is noted in `reads`."""
+    try:
+        got = logread.read_log(path)
+    except OSError:
+        return ""
+    if reads is not None and got.size > got.tail:
+        reads.append(got.to_json())
+    return got.text()
+
+
+def rank_facts(folder: Path, rank: int, launcher_code: int | None = None, reads: list[dict] | None = None) -> RankFacts:
     start = _record(folder / f"rank{rank}.start", 1 << 16) or {}
     ex = _record(folder / f"rank{rank}.exit") or {}
-    err = _tail(folder / f"rank{rank}.err")
+    err = _log(folder / f"rank{rank}.err", reads)
     code = ex.get("code") if isinstance(ex.get("code"), int) else launcher_code
     raised = logs.last_traceback(err)
     f = RankFacts(
@@ -287,6 +299,7 @@ def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidenc
     outcome = a.get("outcome") or (rec.get("outcome") if n == last else None) or {}
     codes = {int(k): v for k, v in (outcome.get("codes") or {}).items() if str(k).isdigit()}
     state = outcome.get("state") or (rec.get("state") if n == last else "UNKNOWN") or "UNKNOWN"
+    reads: list[dict] = []
     ev = Evidence(
         job=jd.id,
         backend=spec.get("backend", "?"),
@@ -297,9 +310,10 @@ def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidenc
         started=_num(a.get("started")),
         ended=_num(a.get("ended")),
         message=str(outcome.get("message") or ""),
-        ranks=[rank_facts(folder, r, codes.get(r)) for r in range(world)],
+        ranks=[rank_facts(folder, r, codes.get(r), reads) for r in range(world)],
         hang=hang_report(folder, world),
         preflight=preflight_failures(folder),
+        read=reads,
     )
     if ev.backend == "mpirun":
         ev.launcher_lost = logs.launcher_lost(_tail(folder / "mpirun.err"))
