@@ -134,3 +134,29 @@ def test_a_job_folder_rank_log_bigger_than_the_end_is_read_whole(tmp_path):
     assert f.oom and f.oom_size == "2.00 GiB" and f.raised and f.raised["type"] == "OutOfMemoryError"
     (read,) = reads
     assert read["complete"] and read["path"].endswith("rank2.err")
+
+
+REAL = sorted((ROOT / "tests" / "fixtures" / "why" / "logs").glob("*.log")) + sorted(
+    (ROOT.parent.parent / "shared" / "real-logs").glob("*.log")
+)
+
+
+@pytest.mark.parametrize("log", REAL, ids=lambda p: p.name)
+def test_on_real_logs_the_failure_words_keep_every_line_the_verdict_needs(log):
+    """The contract between this reader and the parsers: judged on the lines that hold a failure word only
+    (as the part of a big log before its last 4 MiB is), a real log gets the verdict its whole text gets. A new
+    signature whose lines hold no word of logread.WORDS fails here: add the word."""
+    from clusterdoc.why import verdict
+    from clusterdoc.why.foreign import evidence_from_output
+
+    whole = log.read_bytes().decode("utf-8", "replace")
+    words = logread.read_log(log, tail=0)  # nothing read line by line: every line through the words
+    assert words.complete and words.tail == 0
+    a = verdict.judge(evidence_from_output(whole, "1")).to_json()
+    b = verdict.judge(evidence_from_output(words.text(), "1")).to_json()
+    for v in (a, b):
+        if v.get("cause"):
+            v["cause"].pop("time", None)
+    assert (b.get("cause") or {}).get("category") == (a.get("cause") or {}).get("category")
+    assert (b.get("cause") or {}).get("ranks") == (a.get("cause") or {}).get("ranks")
+    assert (b.get("cause") or {}).get("nodes") == (a.get("cause") or {}).get("nodes")

@@ -61,6 +61,17 @@ WORDS = (
     b"Interrupt",
     b"SystemExit",
     b"terminate",
+    b"undefined symbol",
+    b"kernel image",
+    b"mismatch",
+    b"fallen off",
+    b"fault",
+    b"core dumped",
+    b"reempt",
+    b"equeue",
+    b"route to host",
+    b"host      : ",  # torchrun's failure table: its host and rank lines hold none of the words above
+    b"rank      : ",
 )
 
 
