@@ -160,3 +160,12 @@ def test_on_real_logs_the_failure_words_keep_every_line_the_verdict_needs(log):
     assert (b.get("cause") or {}).get("category") == (a.get("cause") or {}).get("category")
     assert (b.get("cause") or {}).get("ranks") == (a.get("cause") or {}).get("ranks")
     assert (b.get("cause") or {}).get("nodes") == (a.get("cause") or {}).get("nodes")
+
+
+def test_a_pipe_is_read_in_batches_with_long_lines_cut_across_pieces():
+    import io
+
+    data = b"0:a\n" + b"x" * 100 + b"\n" + b"9:b\n" + b"y" * 15 + b"\nlast"
+    for chunk in (1, 3, 7, 1000):
+        lines = [line for batch in logread._pipe_lines(io.BytesIO(data), 10, chunk) for line in batch]
+        assert lines == [b"0:a", b"x" * 10, b"9:b", b"y" * 10, b"last"], chunk

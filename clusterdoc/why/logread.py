@@ -163,30 +163,35 @@ def read_log(path, tail: int = TAIL, keep: int = KEEP, budget: int | None = None
 
 def _scan(f, end: int, keep: int, out: LogRead) -> deque[str]:
     """The lines of f's first `end` bytes that hold a word, the latest `keep` bytes of them; counts in `out`."""
-    for lines in (_grep_lines, matching_lines):
+    for batches in (_grep_lines, _python_lines):
         kept: deque[str] = deque()
         size = out.matched = out.dropped = 0
         f.seek(0)
         try:
-            for line in lines(f, end):
-                out.matched += 1
-                kept.append(line)
-                size += len(line) + 1
+            for batch in batches(f, end):
+                out.matched += len(batch)
+                kept.extend(batch)
+                size += sum(map(len, batch)) + len(batch)
                 while size > keep and kept:
                     size -= len(kept.popleft()) + 1
                     out.dropped += 1
         except GrepFailed:
             continue  # Python does it
         return kept
-    raise AssertionError("unreachable: matching_lines does not fail over")
+    raise AssertionError("unreachable: _python_lines does not fail over")
 
 
 class GrepFailed(Exception):
     pass
 
 
-def _grep_lines(f, length: int, words=WORDS, max_line: int = MAX_LINE) -> Iterator[str]:
-    """matching_lines, by the system's grep -F reading f (from its current offset) on its standard input."""
+def _python_lines(f, length: int) -> Iterator[list[str]]:
+    yield from ([line] for line in matching_lines(f, length))
+
+
+def _grep_lines(f, length: int, words=WORDS, max_line: int = MAX_LINE) -> Iterator[list[str]]:
+    """matching_lines in batches, by the system's grep -F reading f (from its current offset) on its standard
+    input; `-b` puts each line's offset in front, and the lines at or after `length` (the tail) are left out."""
     exe = shutil.which("grep", path="/usr/bin:/bin")
     if exe is None or length <= 0:
         raise GrepFailed("no grep") if exe is None else GrepFailed("nothing to scan")
@@ -203,14 +208,19 @@ def _grep_lines(f, length: int, words=WORDS, max_line: int = MAX_LINE) -> Iterat
     assert proc.stdout is not None
     early = False
     try:
-        for line in lines_of(proc.stdout, 1 << 62, max_line + 24):
-            off, sep, text = line.partition(":")
-            if not sep or not off.isdigit():
-                raise GrepFailed(f"grep printed {line[:80]!r}")
-            if base + int(off) >= length:
-                early = True  # the tail: read line by line already
+        for raw in _pipe_lines(proc.stdout, max_line + 24):
+            batch = []
+            for line in raw:
+                off, sep, text = line.partition(b":")
+                if not sep or not off.isdigit() or len(off) > 20:
+                    raise GrepFailed(f"grep printed {line[:80]!r}")
+                if base + int(off) >= length:
+                    early = True  # the tail: read line by line already
+                    break
+                batch.append(text[:max_line].rstrip(b"\r").decode("utf-8", "replace"))
+            yield batch
+            if early:
                 break
-            yield text[:max_line]
     finally:
         if early or proc.poll() is None:
             proc.kill()
@@ -218,6 +228,28 @@ def _grep_lines(f, length: int, words=WORDS, max_line: int = MAX_LINE) -> Iterat
         code = proc.wait()
     if not early and code not in (0, 1):
         raise GrepFailed(f"grep exited with {code}")
+
+
+def _pipe_lines(stream, cap: int, chunk: int = 1 << 20) -> Iterator[list[bytes]]:
+    """What a pipe carries, as batches of lines (without their newline), each cut to `cap` bytes; the rest of
+    a longer line is skipped as it arrives, never held."""
+    carry, skipping = b"", False
+    while True:
+        piece = stream.read1(chunk)
+        if not piece:
+            break
+        if skipping:
+            nl = piece.find(b"\n")
+            if nl < 0:
+                continue
+            piece, skipping = piece[nl:], False  # its newline ends the cut line held in carry
+        parts = (carry + piece).split(b"\n")
+        carry = parts.pop()
+        if len(carry) > cap:
+            carry, skipping = carry[:cap], True
+        yield [p[:cap] for p in parts]
+    if carry:
+        yield [carry]
 
 
 GREP_MEMORY = 128 << 20  # grep holds a whole line: a longer one makes it fail, and Python looks instead
