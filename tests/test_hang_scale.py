@@ -20,14 +20,31 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from bench_hang_scale import job_folder, states  # noqa: E402
 
 
+def padded_as_before(text: str) -> str:
+    """The report as clusterdoc wrote it before issue 38: every group's line padded to the longest rank list
+    (old job folders keep such reports, and why still reads them)."""
+    lines = text.splitlines()
+    groups = [i for i, line in enumerate(lines) if line.startswith(("  rank ", "  ranks ")) and "  " in line[2:]]
+    split = {i: lines[i][2:].split(None, 2) for i in groups}
+    width = max(len(f"{p[0]} {p[1]}") for p in split.values())
+    for i, p in split.items():
+        lines[i] = f"  {p[0] + ' ' + p[1]:<{width}}  {p[2]}"
+    return "\n".join(lines) + "\n"
+
+
 @pytest.mark.timeout(60)
 def test_a_2048_rank_report_padded_to_a_long_rank_list_is_read_back_at_once(tmp_path):
     jd, text = job_folder(tmp_path, "sites", 2048)
+    old = padded_as_before(text)
+    assert sum(len(line) > 4000 for line in old.splitlines()) > 1000  # every line padded to ~4,600 columns
+    (jd.path / "stacks" / "report.txt").write_text(old)
     t = time.perf_counter()
     h = evidence.hang_report(jd.path, 2048)
     took = time.perf_counter() - t
     assert h is not None and h["odd"] == [] and h["headline"].startswith("clusterdoc: job stalled: all_reduce #118")
     assert took < 5.0, took
+    (jd.path / "stacks" / "report.txt").write_text(padded_as_before(report.build(states("desync", 2048), 2048)))
+    assert evidence.hang_report(jd.path, 2048)["odd"] == list(range(1, 2048, 2))
 
 
 @pytest.mark.timeout(60)
@@ -41,14 +58,24 @@ def test_a_2048_rank_desync_names_every_odd_rank_and_the_report_grows_linearly(t
     assert "more groups of ranks that differ" in text  # sentences for the first groups, not one per rank
 
 
+def test_a_group_line_longer_than_a_log_line_keeps_its_mark(tmp_path):
+    st = {r: {**states("desync", 1)[0], "rank": r} for r in range(0, 8192, 2)}  # even ranks in all_reduce
+    jd, _ = job_folder(tmp_path, "desync", 4)
+    text = report.build(st, 8192, exits={r: -9 for r in range(1, 8192, 2)})  # every odd rank gone, one group
+    assert max(len(line) for line in text.splitlines() if line.endswith("<- differs")) > 10_000
+    (jd.path / "stacks" / "report.txt").write_text(text + "\n")
+    h = evidence.hang_report(jd.path, 8192)
+    assert h["odd"] == list(range(1, 8192, 2)) and h["gone"]
+
+
 def test_build_and_read_times_grow_no_faster_than_linear():
     def best(n: int) -> float:
         st = states("desync", n)
         times = []
         for _ in range(3):
-            t = time.perf_counter()
+            t = time.process_time()  # CPU time: the machine is shared
             report.build(st, n)
-            times.append(time.perf_counter() - t)
+            times.append(time.process_time() - t)
         return min(times)
 
     small, big = best(512), best(2048)

@@ -197,10 +197,10 @@ def odd_line(line: str) -> tuple[str, str] | None:
 
 def hang_report(folder: Path, world: int | None = None) -> dict | None:
     """The hang report the launcher wrote (stacks/report.txt), reduced to its odd ranks and its lines. Read
-    from its start, line by line, bounded (REPORT_MAX, logread.MAX_LINE a line): linear in its size."""
+    from its start, line by line, bounded (REPORT_MAX): linear in its size."""
     try:
         with private.open_read(folder / "stacks" / "report.txt") as f:
-            lines = list(logread.lines_of(f, REPORT_MAX))
+            lines = list(logread.lines_of(f, REPORT_MAX, REPORT_MAX))  # a group's line lists all its ranks
     except OSError:
         return None
     if not any(line.strip() for line in lines):
@@ -222,7 +222,7 @@ def hang_report(folder: Path, world: int | None = None) -> dict | None:
         "headline": lines[0],
         "odd": sorted(odd),
         "gone": gone,
-        "lines": lines[:40],
+        "lines": [line[:2000] for line in lines[:40]],
         "started": _num(info.get("stall_started")) or _num(info.get("printed")),
         "loader": loader or any(_in_loader(folder, r) for r in sorted(odd)[:64]),
         "idle": idle,
