@@ -136,9 +136,11 @@ def test_a_job_folder_rank_log_bigger_than_the_end_is_read_whole(tmp_path):
     assert read["complete"] and read["path"].endswith("rank2.err")
 
 
-REAL = sorted((ROOT / "tests" / "fixtures" / "why" / "logs").glob("*.log")) + sorted(
-    (ROOT.parent.parent / "shared" / "real-logs").glob("*.log")
-)
+REAL = [
+    *sorted((ROOT / "tests" / "fixtures" / "why" / "logs").glob("*.log")),
+    *sorted((ROOT / "tests" / "fixtures" / "why" / "real").glob("*.log")),
+    *sorted(Path("/work/shared/real-logs").glob("*.log")),
+]
 
 
 @pytest.mark.parametrize("log", REAL, ids=lambda p: p.name)

@@ -32,7 +32,7 @@ CHUNK = 8 << 20
 MAX_LINE = 4096  # characters of one line kept (a 190 KB line of a dataset's text is cut, not held)
 # A line with none of these is no evidence of how a job ended. Spellings, not patterns: every signature of
 # why/logs.py holds one ("rror" for Error/error/ERROR; "xception" for Exception/exception).
-WORDS = (
+WORDS: tuple[bytes, ...] = (
     b"rror",
     b"xception",
     b"Traceback",
@@ -70,9 +70,27 @@ WORDS = (
     b"reempt",
     b"equeue",
     b"route to host",
+    b"milliseconds",  # a watchdog line wrapped: "ran for 1800090 milliseconds before timing out."
+    b"stopped",
     b"host      : ",  # torchrun's failure table: its host and rank lines hold none of the words above
     b"rank      : ",
 )
+
+
+def _signature_words() -> tuple[bytes, ...]:
+    """A needle of every signature in why/signatures.py (a line it matches holds all of its needles), in the
+    cases a line may show a lowercase-matched one in: a new signature is read in big logs with no change here."""
+    from clusterdoc.why.signatures import SIGNATURES
+
+    out: list[bytes] = []
+    for sig in SIGNATURES:
+        needle = max(sig.needles, key=len)
+        forms = {needle, needle.capitalize(), needle.upper(), needle.title()} if sig.lower else {needle}
+        out += [f.encode() for f in sorted(forms) if f and f.encode() not in out]
+    return tuple(out)
+
+
+WORDS = WORDS + tuple(w for w in _signature_words() if w not in WORDS)
 
 
 @dataclass

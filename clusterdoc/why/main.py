@@ -151,7 +151,7 @@ def sacct_job(job: str) -> dict:
 
 def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdict]:
     from clusterdoc.launch import slurm
-    from clusterdoc.why.foreign import evidence_from_output
+    from clusterdoc.why.foreign import evidence_from_lines
 
     info: dict = {}
     paths: list[Path] = [Path(log)] if log else []
@@ -169,16 +169,16 @@ def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdi
                 hint="give its output file: clusterdoc why JOB --log slurm-JOB.out",
             )
         paths = [Path(p) for p in {info.get("StdOut"), info.get("StdErr")} if p]
-    text, reads = "", []
+    logs = []
     for p in paths:
         try:
-            got = logread.read_log(p)  # the end first, the rest streamed: any size, memory bounded
+            logs.append(logread.read_log(p))  # the end first, the rest streamed: any size, memory bounded
         except OSError as err:
             raise UsageError(f"cannot read {printable(p)}: {err.strerror or err}") from None
-        text += got.text()
-        reads.append(got.to_json())
+    reads = [got.to_json() for got in logs]
+    lines = (line for got in logs for line in got.lines)
     state = info.get("JobState") or "FAILED"
-    ev = evidence_from_output(text, job, state if state not in ("RUNNING", "PENDING") else state, info)
+    ev = evidence_from_lines(lines, job, state if state not in ("RUNNING", "PENDING") else state, info)
     ev.read = reads
     return ev, verdict.judge(ev)
 
