@@ -23,21 +23,30 @@ from clusterdoc.hang import early, verdict
 _SIGNALS = {s.value: s.name for s in signal.Signals}
 
 
-def ranks_text(ranks) -> str:
-    """[0, 2, 3] -> '0,2-3' (Slurm's and dshbak's way)."""
+WIDTH = 40  # the rank column is padded to at most this: a long rank list is not padded onto every line
+SAID = 20  # groups explained in words at most (the lines above list every group)
+NAMED = 300  # characters of a rank list inside a sentence or the headline, at most
+
+
+def ranks_text(ranks, limit: int | None = None) -> str:
+    """[0, 2, 3] -> '0,2-3' (Slurm's and dshbak's way). With `limit`, a longer text is cut at a comma and ends
+    with ',... (N ranks)'."""
     ranks = sorted(ranks)
-    out, i = [], 0
+    out, i, size = [], 0, 0
     while i < len(ranks):
         j = i
         while j + 1 < len(ranks) and ranks[j + 1] == ranks[j] + 1:
             j += 1
         out.append(str(ranks[i]) if i == j else f"{ranks[i]}-{ranks[j]}")
+        size += len(out[-1]) + 1
         i = j + 1
+        if limit is not None and size > limit and i < len(ranks):
+            return ",".join(out) + f",... ({len(ranks)} ranks)"
     return ",".join(out)
 
 
-def _who(ranks) -> str:
-    return f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks)}"
+def _who(ranks, limit: int | None = None) -> str:
+    return f"rank{'s' if len(ranks) > 1 else ''} {ranks_text(ranks, limit)}"
 
 
 def exit_text(code: int | None) -> str:
@@ -196,16 +205,19 @@ def build(
         or g[0].kind == "silent"
         or (g[0].kind == "gone" and (not first_failed or any(v.rank in first_failed for v in g)))
     ]
+    early_ranks = set(ee.ranks) if ee is not None else set()
     if ee is not None:  # a rank ended its loop early: it is the odd one, never the ranks left waiting for it
-        odd = [g for g in ordered if any(v.rank in ee.ranks for v in g) or g[0].kind == "silent"]
-    waiting = [v for g in ordered if g not in odd for v in g if v.kind == "in"]
+        odd = [g for g in ordered if any(v.rank in early_ranks for v in g) or g[0].kind == "silent"]
+    marked = {id(g) for g in odd}  # looked up, not searched: linear in the groups
+    waiting = [v for g in ordered if id(g) not in marked for v in g if v.kind == "in"]
     longest = max(waiting or [v for v in views if v.kind == "in"], key=lambda v: v.waited, default=None)
     lines = [headline or _headline(views, longest)]
-    width = max(len(_who([v.rank for v in g])) for g in ordered)
-    for g in ordered:
-        mark = "      <- differs" if g in odd else ""
-        lines.append(f"  {_who([v.rank for v in g]):<{width}}  {g[0].text}{mark}")
-    said = diagnose([g for g in odd if ee is None or not any(v.rank in ee.ranks for v in g)], findings, world)
+    who = [_who([v.rank for v in g]) for g in ordered]
+    width = min(WIDTH, max(len(w) for w in who))
+    for g, w in zip(ordered, who):
+        mark = "      <- differs" if id(g) in marked else ""
+        lines.append(f"  {w:<{width}}  {g[0].text}{mark}")
+    said = diagnose([g for g in odd if not any(v.rank in early_ranks for v in g)], findings, world)
     lines += [
         textwrap.fill(d, width=110, initial_indent="  ", subsequent_indent="    ")
         for d in ([ee.sentence() + "."] if ee is not None else []) + said
@@ -247,14 +259,15 @@ def _headline(views: list[RankView], longest: RankView | None) -> str:
         and v.collective["seq"] == c["seq"]
         and v.collective.get("group") == c.get("group")
     ]
-    return f"clusterdoc: job stalled: {c['op']} #{c['seq']} has waited {longest.waited:.0f} s on {_who(same)}"
+    return f"clusterdoc: job stalled: {c['op']} #{c['seq']} has waited {longest.waited:.0f} s on {_who(same, NAMED)}"
 
 
 def diagnose(odd: list[list[RankView]], findings: dict[int, verdict.Finding], world: int) -> list[str]:
-    """The situation in words, one sentence per group of ranks that differ."""
+    """The situation in words, one sentence per group of ranks that differ (the first SAID groups: the report's
+    lines name every group, and a sentence per rank of a 4,096-rank job helps no one)."""
     out = []
-    for g in odd:
-        v, who = g[0], _who([x.rank for x in g])
+    for g in odd[:SAID]:
+        v, who = g[0], _who([x.rank for x in g], NAMED)
         is_ = "is" if len(g) == 1 else "are"
         f = findings.get(v.rank)
         if v.kind == "gone":
@@ -268,6 +281,8 @@ def diagnose(odd: list[list[RankView]], findings: dict[int, verdict.Finding], wo
             )
         elif f is not None:
             out.append(_explain(v, g, f, world))
+    if len(odd) > SAID:
+        out.append(f"... and {len(odd) - SAID} more groups of ranks that differ (their lines are above).")
     return out
 
 
@@ -286,8 +301,8 @@ def _group_text(group: str, world: int) -> str:
 
 
 def _explain(v: RankView, g: list[RankView], f: verdict.Finding, world: int) -> str:
-    who, is_ = _who([x.rank for x in g]), "is" if len(g) == 1 else "are"
-    them = _who(f.ref)
+    who, is_ = _who([x.rank for x in g], NAMED), "is" if len(g) == 1 else "are"
+    them = _who(f.ref, NAMED)
     c, b = v.collective, f.collective
     where = f" {collective_text(b)} ({site_text((b or {}).get('site'))})" if b else ""
     waits = "waits" if len(f.ref) == 1 else "wait"

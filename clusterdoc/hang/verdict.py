@@ -79,14 +79,15 @@ def judge(views: list, world: int) -> dict[int, Finding]:
     )
     sizes: dict[str, int] = {}
     for g in groups:
-        judged = [v for v in views if v.rank in members(g, world) and v.kind in ("in", "idle")]
+        inside = set(members(g, world))  # once per group, a set: linear in the ranks, not quadratic
+        judged = [v for v in views if v.rank in inside and v.kind in ("in", "idle")]
         sizes[g] = len(judged)
         classes: dict[tuple, list[int]] = {}
-        for v in judged:
-            pos = _position(v, g)
+        positions = [_position(v, g) for v in judged]
+        waited = max((p[1] for p in positions if p[0] == "at"), default=None)
+        for v, pos in zip(judged, positions):
             if pos[0] != "at":
                 issued = _issued(v, g)
-                waited = max((x.collective["seq"] for x in judged if _position(x, g)[0] == "at"), default=None)
                 if issued is not None and waited is not None and issued >= waited:
                     continue  # it has made that call: not what the others wait for
             classes.setdefault(pos, []).append(v.rank)
@@ -119,18 +120,19 @@ def judge(views: list, world: int) -> dict[int, Finding]:
 
 def _causes(views: list, findings: dict[int, list[Finding]], sizes: dict[str, int]) -> dict[int, Finding]:
     by_rank = {v.rank: v for v in views}
+    odd_in_group: dict[str, set[int]] = {}  # group -> the ranks with a finding in it (looked up, not searched)
+    for o, fs in findings.items():
+        for f in fs:
+            odd_in_group.setdefault(f.group, set()).add(o)
 
     def waits_on_another(r: int) -> bool:
         v = by_rank[r]
         if v.kind != "in" or v.collective is None:
             return False
         c = v.collective
-        mine = c.get("group", "world")
         peer = c.get("peer")
-        return any(
-            o != r and any(f.group == mine or (isinstance(peer, int) and o == peer) for f in fs)
-            for o, fs in findings.items()
-        )
+        odd = odd_in_group.get(c.get("group", "world"), set())
+        return len(odd) > (r in odd) or (isinstance(peer, int) and peer != r and bool(findings.get(peer)))
 
     causes = {r: fs for r, fs in findings.items() if not waits_on_another(r)}
     if not causes and findings:  # a cycle across groups: the group with the clearest majority decides

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.launch.job import JobDir
-from clusterdoc.why import logs
+from clusterdoc.why import logread, logs
 
 TAIL = 256 * 1024  # the end of a rank's stderr is where it died
 
@@ -66,6 +66,7 @@ class Evidence:
     unreachable: list[str] = field(default_factory=list)  # job nodes the probe could not reach
     launcher_lost: list[str] = field(default_factory=list)  # nodes mpirun lost its connection to (mpirun.err)
     probed: bool = False
+    read: list[dict] = field(default_factory=list)  # what was read of each log (logread.LogRead.to_json)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -102,10 +103,22 @@ def _num(v) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def rank_facts(folder: Path, rank: int, launcher_code: int | None = None) -> RankFacts:
+def _log(path: Path, reads: list[dict] | None = None) -> str:
+    """A rank's whole log as logread reads it (the end line by line, the rest for failure words); a log
+    longer than that end is noted in `reads`."""
+    try:
+        got = logread.read_log(path)
+    except OSError:
+        return ""
+    if reads is not None and got.size > got.tail:
+        reads.append(got.to_json())
+    return got.text()
+
+
+def rank_facts(folder: Path, rank: int, launcher_code: int | None = None, reads: list[dict] | None = None) -> RankFacts:
     start = _record(folder / f"rank{rank}.start", 1 << 16) or {}
     ex = _record(folder / f"rank{rank}.exit") or {}
-    err = _tail(folder / f"rank{rank}.err")
+    err = _log(folder / f"rank{rank}.err", reads)
     code = ex.get("code") if isinstance(ex.get("code"), int) else launcher_code
     raised = logs.last_traceback(err)
     f = RankFacts(
@@ -155,41 +168,64 @@ def _call(c) -> dict | None:
     return out
 
 
-_ODD = re.compile(r"^\s+ranks? ([\d,\- ]+?)\s{2,}(.*?)\s+<- differs\s*$")
+REPORT_MAX = 16 << 20  # bytes of the hang report read (from its start: the headline and every group's line)
+DIFFERS = "<- differs"
 
 
-def ranks_of(text: str) -> list[int]:
-    """'0,2-3' -> [0, 2, 3]."""
+def ranks_of(text: str, world: int | None = None) -> list[int]:
+    """'0,2-3' -> [0, 2, 3]; ranks at or above `world` (or a number of more than 7 digits) are not ranks."""
     out: list[int] = []
+    top = world if world is not None else 10**7
     for part in text.replace(" ", "").split(","):
         a, _, b = part.partition("-")
-        if a.isdigit() and (not b or b.isdigit()):
-            out += list(range(int(a), int(b or a) + 1))
+        if a.isdigit() and len(a) <= 7 and (not b or (b.isdigit() and len(b) <= 7)):
+            out += range(int(a), min(int(b or a), top - 1) + 1)
     return out
 
 
-def hang_report(folder: Path) -> dict | None:
-    """The hang report the launcher wrote (stacks/report.txt), reduced to its odd ranks and its lines."""
-    text = _tail(folder / "stacks" / "report.txt")
-    if not text.strip():
+def odd_line(line: str) -> tuple[str, str] | None:
+    """A report line marked '<- differs': (its rank list, its text), read without a regex (linear: the
+    report's lines are padded, and a backtracking pattern took minutes on a 1,024-rank report)."""
+    body = line.rstrip()
+    if not body.endswith(DIFFERS) or not line[:1].isspace():
         return None
-    lines = text.splitlines()
-    odd: list[int] = []
-    gone = False
+    parts = body[: -len(DIFFERS)].split(None, 2)
+    if len(parts) < 3 or parts[0] not in ("rank", "ranks"):
+        return None
+    return parts[1], parts[2].strip()
+
+
+def hang_report(folder: Path, world: int | None = None) -> dict | None:
+    """The hang report the launcher wrote (stacks/report.txt), reduced to its odd ranks and its lines. Read
+    from its start, line by line, bounded (REPORT_MAX): linear in its size."""
+    try:
+        with private.open_read(folder / "stacks" / "report.txt") as f:
+            lines = list(logread.lines_of(f, REPORT_MAX, REPORT_MAX))  # a group's line lists all its ranks
+    except OSError:
+        return None
+    if not any(line.strip() for line in lines):
+        return None
+    odd: set[int] = set()
+    gone = loader = idle = False
+    before = ""  # the end of the line before: a sentence of the report may wrap between two words
     for line in lines:
-        m = _ODD.match(line)
-        if m:
-            odd += ranks_of(m.group(1))
-            gone = gone or m.group(2).startswith("gone:")
+        found = odd_line(line)
+        if found:
+            odd.update(ranks_of(found[0], world))
+            gone = gone or found[1].startswith("gone:")
+        joined = before + " " + line.lstrip()
+        loader = loader or "DataLoader worker" in joined
+        idle = idle or "in no collective" in joined
+        before = line[-40:]
     info = _record(folder / "stacks" / "report.json", 1 << 16) or {}
     return {
         "headline": lines[0],
-        "odd": sorted(set(odd)),
+        "odd": sorted(odd),
         "gone": gone,
-        "lines": lines[:40],
+        "lines": [line[:2000] for line in lines[:40]],
         "started": _num(info.get("stall_started")) or _num(info.get("printed")),
-        "loader": "DataLoader worker" in text or any(_in_loader(folder, r) for r in sorted(set(odd))),
-        "idle": "in no collective" in text,
+        "loader": loader or any(_in_loader(folder, r) for r in sorted(odd)[:64]),
+        "idle": idle,
         "early_exit": info.get("early_exit") if isinstance(info.get("early_exit"), dict) else None,
     }
 
@@ -263,6 +299,7 @@ def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidenc
     outcome = a.get("outcome") or (rec.get("outcome") if n == last else None) or {}
     codes = {int(k): v for k, v in (outcome.get("codes") or {}).items() if str(k).isdigit()}
     state = outcome.get("state") or (rec.get("state") if n == last else "UNKNOWN") or "UNKNOWN"
+    reads: list[dict] = []
     ev = Evidence(
         job=jd.id,
         backend=spec.get("backend", "?"),
@@ -273,9 +310,10 @@ def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidenc
         started=_num(a.get("started")),
         ended=_num(a.get("ended")),
         message=str(outcome.get("message") or ""),
-        ranks=[rank_facts(folder, r, codes.get(r)) for r in range(world)],
-        hang=hang_report(folder),
+        ranks=[rank_facts(folder, r, codes.get(r), reads) for r in range(world)],
+        hang=hang_report(folder, world),
         preflight=preflight_failures(folder),
+        read=reads,
     )
     if ev.backend == "mpirun":
         ev.launcher_lost = logs.launcher_lost(_tail(folder / "mpirun.err"))

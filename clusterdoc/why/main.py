@@ -12,7 +12,7 @@ from pathlib import Path
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import JobDir, find_job
 from clusterdoc.untrusted import printable
-from clusterdoc.why import evidence, verdict
+from clusterdoc.why import evidence, logread, verdict
 
 PROBE_TIMEOUT = 20.0
 
@@ -87,6 +87,8 @@ def render(ev: evidence.Evidence, v: verdict.Verdict, history: list[tuple[int, v
                 + (f"; unreachable: {', '.join(ev.unreachable)}" if ev.unreachable else "")
             )
         out.append(f"  next      {c.next_step}" + (" (a retry can succeed)" if c.retry else ""))
+    for got in ev.read:
+        out.append(f"  read      {got['path']}: {got['summary']}")
     if len(history) > 1:
         out.append("  attempts:")
         for n, h in history:
@@ -149,7 +151,7 @@ def sacct_job(job: str) -> dict:
 
 def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdict]:
     from clusterdoc.launch import slurm
-    from clusterdoc.why.foreign import evidence_from_output
+    from clusterdoc.why.foreign import evidence_from_lines
 
     info: dict = {}
     paths: list[Path] = [Path(log)] if log else []
@@ -167,16 +169,17 @@ def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdi
                 hint="give its output file: clusterdoc why JOB --log slurm-JOB.out",
             )
         paths = [Path(p) for p in {info.get("StdOut"), info.get("StdErr")} if p]
-    text = ""
+    logs = []
     for p in paths:
         try:
-            from clusterdoc import private
-
-            text += private.read(p).decode("utf-8", "replace")
+            logs.append(logread.read_log(p))  # the end first, the rest streamed: any size, memory bounded
         except OSError as err:
             raise UsageError(f"cannot read {printable(p)}: {err.strerror or err}") from None
+    reads = [got.to_json() for got in logs]
+    lines = (line for got in logs for line in got.lines)
     state = info.get("JobState") or "FAILED"
-    ev = evidence_from_output(text, job, state if state not in ("RUNNING", "PENDING") else state, info)
+    ev = evidence_from_lines(lines, job, state if state not in ("RUNNING", "PENDING") else state, info)
+    ev.read = reads
     return ev, verdict.judge(ev)
 
 
@@ -211,6 +214,7 @@ def main(
                     "attempt": ev.attempt,
                     "state": ev.state,
                     **v.to_json(),
+                    "read": ev.read,
                     "history": [
                         {
                             "attempt": n,

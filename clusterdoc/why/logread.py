@@ -1,0 +1,329 @@
+"""Reading a log of any size for `clusterdoc why`: the end first, the rest streamed, memory bounded.
+
+A failed job's cause is at the end of its output (the traceback, the watchdog lines, Slurm's CANCELLED), and a
+multi-day log is GBs. So `read_log`:
+  1. reads the last TAIL bytes line by line: every line, as the parsers in why/logs.py expect;
+  2. then streams the rest from the start and keeps only the lines that hold one of WORDS (the words every
+     failure signature has: "Error", "Traceback", "WARN", "CANCELLED", ...), at most KEEP bytes of them (the
+     latest kept when there are more). The system's grep -F does the looking when there is one (/usr/bin or
+     /bin: many fixed strings at once, several times faster than Python); it is handed the file already opened
+     (never its path), its memory is capped (GREP_MEMORY: it holds a whole line), and what it prints is read as
+     any line is. Without it (or when it fails), Python does it in CHUNK-sized pieces, one bytes.find per word;
+  3. hands the parsers the kept lines then the tail's, in the file's order, and says what it read.
+Every line is cut to MAX_LINE characters; the rest of a longer line is skipped, never held. Memory is bounded by
+TAIL + KEEP + CHUNK whatever the file's size, and the work is linear in it (bytes.find, no regex on the bulk).
+The file is opened as clusterdoc.private opens job files: no symlink followed, a regular file only, no blocking.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from clusterdoc import private
+
+TAIL = 4 << 20  # the end of the log read whole (a 1,000-rank job's tracebacks and watchdog lines: 0.3 MB)
+KEEP = 16 << 20  # bytes of matching lines kept from the rest, at most
+CHUNK = 8 << 20
+MAX_LINE = 4096  # characters of one line kept (a 190 KB line of a dataset's text is cut, not held)
+# A line with none of these is no evidence of how a job ended. Spellings, not patterns: every signature of
+# why/logs.py holds one ("rror" for Error/error/ERROR; "xception" for Exception/exception).
+WORDS: tuple[bytes, ...] = (
+    b"rror",
+    b"xception",
+    b"Traceback",
+    b'File "',
+    b"WARN",
+    b"Warning",
+    b"atchdog",
+    b"CANCELLED",
+    b"emory",
+    b"OOM",
+    b"illed",
+    b"ignal",
+    b"xitcode",
+    b"imeout",
+    b"imed out",
+    b"ail",
+    b"FAIL",
+    b"bort",
+    b"Xid",
+    b"ECC",
+    b"srun:",
+    b"slurmstepd",
+    b"Connection",
+    b"closed by",
+    b"NCCL",
+    b"Interrupt",
+    b"SystemExit",
+    b"terminate",
+    b"undefined symbol",
+    b"kernel image",
+    b"mismatch",
+    b"fallen off",
+    b"fault",
+    b"core dumped",
+    b"reempt",
+    b"equeue",
+    b"route to host",
+    b"milliseconds",  # a watchdog line wrapped: "ran for 1800090 milliseconds before timing out."
+    b"stopped",
+    b"host      : ",  # torchrun's failure table: its host and rank lines hold none of the words above
+    b"rank      : ",
+)
+
+
+def _signature_words() -> tuple[bytes, ...]:
+    """A needle of every signature in why/signatures.py (a line it matches holds all of its needles), in the
+    cases a line may show a lowercase-matched one in: a new signature is read in big logs with no change here."""
+    from clusterdoc.why.signatures import SIGNATURES
+
+    out: list[bytes] = []
+    for sig in SIGNATURES:
+        needle = max(sig.needles, key=len)
+        forms = {needle, needle.capitalize(), needle.upper(), needle.title()} if sig.lower else {needle}
+        out += [f.encode() for f in sorted(forms) if f and f.encode() not in out]
+    return tuple(out)
+
+
+WORDS = WORDS + tuple(w for w in _signature_words() if w not in WORDS)
+
+
+@dataclass
+class LogRead:
+    """What was read of one log: its lines (cut, in order) and how much of it."""
+
+    path: str
+    size: int = 0
+    tail: int = 0  # bytes of the end read line by line
+    scanned: int = 0  # bytes of the rest scanned for WORDS
+    matched: int = 0  # lines of the rest that held one
+    dropped: int = 0  # of those, lines not kept (over KEEP: the earliest go)
+    lines: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.lines)
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n" if self.lines else ""
+
+    @property
+    def complete(self) -> bool:
+        return self.tail + self.scanned >= self.size
+
+    def summary(self) -> str:
+        """'read all 1.0 GB (...)' or 'read the last 16 MiB and ... (N not read)'."""
+        if self.size <= self.tail:
+            return f"read all {human(self.size)}"
+        rest = self.size - self.tail
+        how = (
+            f"the last {human(self.tail)} line by line, the first {human(self.scanned)} for failure words "
+            f"({self.matched} line(s) matched"
+            + (f", the earliest {self.dropped} not kept" if self.dropped else "")
+            + ")"
+        )
+        if self.complete:
+            return f"read all {human(self.size)}: {how}"
+        return (
+            f"read the last {human(self.tail)} and {human(self.scanned)} of the {human(rest)} before it "
+            f"({human(self.size - self.tail - self.scanned)} not read): {how}"
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "size": self.size,
+            "tail_bytes": self.tail,
+            "scanned_bytes": self.scanned,
+            "complete": self.complete,
+            "matched_lines": self.matched,
+            "dropped_lines": self.dropped,
+            "summary": self.summary(),
+        }
+
+
+def human(n: int) -> str:
+    for unit, shift in (("GB", 9), ("MB", 6), ("KB", 3)):
+        if n >= 10**shift:
+            return f"{n / 10**shift:.1f} {unit}"
+    return f"{n} B"
+
+
+def read_log(path, tail: int = TAIL, keep: int = KEEP, budget: int | None = None) -> LogRead:
+    """The log at `path` read as the module says. `budget`: bytes of the rest to scan at most (None: all of it).
+    OSError as private.open_read raises it (a symlink, a FIFO, a device, missing)."""
+    out = LogRead(str(path))
+    with private.open_read(path) as f:
+        out.size = os.fstat(f.fileno()).st_size
+        start = max(0, out.size - tail)
+        if start:  # the tail begins at the first whole line in it (a cut line is the rest's)
+            f.seek(start - 1)
+            skipped = 0
+            while True:
+                piece = f.readline(1 << 16)
+                skipped += len(piece)
+                if not piece or piece.endswith(b"\n"):
+                    break
+            start += skipped - 1
+        out.tail = out.size - start
+        f.seek(start)
+        tail_lines = list(lines_of(f, out.size - start))
+        end = start if budget is None else min(start, budget)
+        kept = _scan(f, end, keep, out)
+        out.scanned = end
+    out.lines = [*kept, *tail_lines]
+    return out
+
+
+def _scan(f, end: int, keep: int, out: LogRead) -> deque[str]:
+    """The lines of f's first `end` bytes that hold a word, the latest `keep` bytes of them; counts in `out`."""
+    for batches in (_grep_lines, _python_lines):
+        kept: deque[str] = deque()
+        size = out.matched = out.dropped = 0
+        f.seek(0)
+        try:
+            for batch in batches(f, end):
+                out.matched += len(batch)
+                kept.extend(batch)
+                size += sum(map(len, batch)) + len(batch)
+                while size > keep and kept:
+                    size -= len(kept.popleft()) + 1
+                    out.dropped += 1
+        except GrepFailed:
+            continue  # Python does it
+        return kept
+    raise AssertionError("unreachable: _python_lines does not fail over")
+
+
+class GrepFailed(Exception):
+    pass
+
+
+def _python_lines(f, length: int) -> Iterator[list[str]]:
+    yield from ([line] for line in matching_lines(f, length))
+
+
+def _grep_lines(f, length: int, words=WORDS, max_line: int = MAX_LINE) -> Iterator[list[str]]:
+    """matching_lines in batches, by the system's grep -F reading f (from its current offset) on its standard
+    input; `-b` puts each line's offset in front, and the lines at or after `length` (the tail) are left out."""
+    exe = shutil.which("grep", path="/usr/bin:/bin")
+    if exe is None or length <= 0:
+        raise GrepFailed("no grep") if exe is None else GrepFailed("nothing to scan")
+    argv = [exe, "-a", "-b", "-F"]
+    for w in words:
+        argv += ["-e", w.decode()]
+    base = f.tell()
+    try:
+        proc = subprocess.Popen(
+            argv, stdin=f.fileno(), stdout=subprocess.PIPE, env={"LC_ALL": "C"}, preexec_fn=_grep_limits
+        )
+    except OSError as err:
+        raise GrepFailed(str(err)) from None
+    assert proc.stdout is not None
+    early = False
+    try:
+        for raw in _pipe_lines(proc.stdout, max_line + 24):
+            batch = []
+            for line in raw:
+                off, sep, text = line.partition(b":")
+                if not sep or not off.isdigit() or len(off) > 20:
+                    raise GrepFailed(f"grep printed {line[:80]!r}")
+                if base + int(off) >= length:
+                    early = True  # the tail: read line by line already
+                    break
+                batch.append(text[:max_line].rstrip(b"\r").decode("utf-8", "replace"))
+            yield batch
+            if early:
+                break
+    finally:
+        if early or proc.poll() is None:
+            proc.kill()
+        proc.stdout.close()
+        code = proc.wait()
+    if not early and code not in (0, 1):
+        raise GrepFailed(f"grep exited with {code}")
+
+
+def _pipe_lines(stream, cap: int, chunk: int = 1 << 20) -> Iterator[list[bytes]]:
+    """What a pipe carries, as batches of lines (without their newline), each cut to `cap` bytes; the rest of
+    a longer line is skipped as it arrives, never held."""
+    carry, skipping = b"", False
+    while True:
+        piece = stream.read1(chunk)
+        if not piece:
+            break
+        if skipping:
+            nl = piece.find(b"\n")
+            if nl < 0:
+                continue
+            piece, skipping = piece[nl:], False  # its newline ends the cut line held in carry
+        parts = (carry + piece).split(b"\n")
+        carry = parts.pop()
+        if len(carry) > cap:
+            carry, skipping = carry[:cap], True
+        yield [p[:cap] for p in parts]
+    if carry:
+        yield [carry]
+
+
+GREP_MEMORY = 128 << 20  # grep holds a whole line: a longer one makes it fail, and Python looks instead
+
+
+def _grep_limits() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (GREP_MEMORY, GREP_MEMORY))
+
+
+def lines_of(f, length: int, max_line: int = MAX_LINE) -> Iterator[str]:
+    """The next `length` bytes of binary file `f` as lines (without their newline), each cut to `max_line`
+    bytes: the rest of a longer line is read in bounded pieces and skipped."""
+    left = length
+    while left > 0:
+        line = f.readline(min(max_line, left))
+        if not line:
+            return
+        left -= len(line)
+        if not line.endswith(b"\n"):
+            while left > 0:  # a cut line: skip to its end without holding it
+                rest = f.readline(min(1 << 16, left))
+                left -= len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+        yield line.rstrip(b"\r\n").decode("utf-8", "replace")
+
+
+def matching_lines(f, length: int, words=WORDS, max_line: int = MAX_LINE, chunk: int = CHUNK) -> Iterator[str]:
+    """The lines among the next `length` bytes of `f` that hold one of `words`, in order, each cut to
+    `max_line` bytes. A chunk without any word costs one bytes.find per word; a line longer than a chunk is
+    looked at in chunk-sized pieces."""
+    left, carry = length, b""
+    while left > 0:
+        piece = f.read(min(chunk, left))
+        if not piece:
+            return
+        left -= len(piece)
+        data = carry + piece
+        cut = data.rfind(b"\n") + 1 if left > 0 else len(data)
+        if cut == 0:  # no newline in a whole chunk: a giant line, looked at as it is
+            cut = len(data)
+        data, carry = data[:cut], data[cut:]
+        yield from _hits(data, words, max_line)
+
+
+def _hits(data: bytes, words, max_line: int) -> Iterator[str]:
+    starts: dict[int, int] = {}  # line start -> line end
+    for w in words:
+        p = data.find(w)
+        while p >= 0:
+            s = data.rfind(b"\n", 0, p) + 1
+            e = data.find(b"\n", p)
+            e = len(data) if e < 0 else e
+            starts[s] = e
+            p = data.find(w, e)
+    for s in sorted(starts):
+        yield data[s : min(starts[s], s + max_line)].rstrip(b"\r").decode("utf-8", "replace")
