@@ -487,3 +487,125 @@ def test_must_show_two_ranks_under_torchrun_log_the_callers_line_in_rank_order(t
     assert "on rank(s) [1]" in retry[0]
     found = sorted(parse_results(proc.stdout), key=lambda r: r["rank"])
     assert found == [{"rank": 0, "released": [None], "batch": 3}, {"rank": 1, "released": [None], "batch": 3}]
+
+
+# ---------------------------------------------------------------- overflow (transformers debug_utils.py)
+# The expected texts below are what transformers' DebugUnderflowOverflow (src/transformers/debug_utils.py @3f7e3145)
+# prints for the same model and batches: checked side by side before being written here.
+
+P = " " * 17  # transformers' self.prefix
+
+
+def tiny_model():
+    m = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1))
+    with torch.no_grad():
+        m[0].weight.copy_(torch.tensor([[0.5, -1.0], [2.0, 0.25]]))
+        m[0].bias.fill_(0.125)
+        m[2].weight.copy_(torch.tensor([[4.0, -0.5]]))
+        m[2].bias.fill_(-2.0)
+    return m
+
+
+def batch_frames(n):
+    return [
+        "",
+        "",
+        f"{P} *** Starting batch number={n} ***",
+        "abs min  abs max  metadata",
+        f"{P} 0 Linear",
+        "2.50e-01 2.00e+00 weight",
+        "1.25e-01 1.25e-01 bias",
+        "1.00e+00 2.00e+00 input[0]",
+        "1.38e+00 2.62e+00 output",
+        f"{P} 1 ReLU",
+        "1.38e+00 2.62e+00 input[0]",
+        "0.00e+00 2.62e+00 output",
+        f"{P} 2 Linear",
+        "5.00e-01 4.00e+00 weight",
+        "2.00e+00 2.00e+00 bias",
+        "0.00e+00 2.62e+00 input[0]",
+        "3.31e+00 3.31e+00 output",
+        f"{P}  Sequential",
+        "1.00e+00 2.00e+00 input[0]",
+        "3.31e+00 3.31e+00 output",
+    ]
+
+
+X2 = torch.tensor([[1.0, 2.0]])
+
+
+def test_trace_batch_nums_prints_each_batch_with_its_start_line_and_header(capsys):
+    """transformers' docstring, mode 2: `trace_batch_nums=[1,3]` traces those whole batches, 0-indexed, each
+    beginning with `*** Starting batch number=N ***` and the `abs min  abs max  metadata` header."""
+    model = tiny_model()
+    shim.DebugUnderflowOverflow(model, trace_batch_nums=[1, 2])
+    for _ in range(4):
+        model(X2)
+    assert capsys.readouterr().out.splitlines() == batch_frames(1) + batch_frames(2)
+
+
+def test_a_nan_weight_is_reported_as_transformers_reports_it(capsys):
+    model = tiny_model()
+    shim.DebugUnderflowOverflow(model, max_frames_to_save=2)
+    model(X2)
+    with torch.no_grad():
+        model[2].weight[0, 1] = float("nan")
+    with pytest.raises(ValueError, match=r"in the weight of 2 Linear \(batch_number=1\)"):
+        model(X2)
+    assert capsys.readouterr().out == "\n".join([
+        "weight has nans",
+        "output has nans",
+        "",
+        "Detected inf/nan during batch_number=1",
+        "Last 2 forward frames:",
+        "abs min  abs max  metadata",
+        f"{P} 1 ReLU",
+        "1.38e+00 2.62e+00 input[0]",
+        "0.00e+00 2.62e+00 output",
+        f"{P} 2 Linear",
+        "     nan      nan weight",
+        "2.00e+00 2.00e+00 bias",
+        "0.00e+00 2.62e+00 input[0]",
+        "     nan      nan output",
+        "\n\n\n",
+    ])
+
+
+def test_an_inf_input_is_reported_at_the_first_module_with_its_batch_start(capsys):
+    model = tiny_model()
+    shim.DebugUnderflowOverflow(model)
+    model(X2)
+    with pytest.raises(ValueError, match=r"in the input\[0\] of 0 Linear \(batch_number=1\)"):
+        model(torch.tensor([[float("inf"), 2.0]]))
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == ["input[0] has infs", "output has infs"]
+    assert f"{P} *** Starting batch number=1 ***" in out and "2.00e+00      inf input[0]" in out
+
+
+def test_a_nan_weight_that_never_reaches_an_output_is_found():
+    """transformers looks at "weight, input or output": a nan in an embedding row no token uses leaves every
+    output finite, and is still found (check_weights=False, the cheaper setting, does not see it)."""
+    model = nn.Sequential(nn.Embedding(10, 4))
+    with torch.no_grad():
+        model[0].weight[9] = float("nan")
+    ids = torch.tensor([[0, 1, 2]])
+    assert torch.isfinite(model(ids)).all()
+    dbg = shim.DebugUnderflowOverflow(model)
+    with pytest.raises(ValueError, match="in the weight of 0 Embedding"):
+        model(ids)
+    dbg.remove()
+    shim.DebugUnderflowOverflow(model, check_weights=False)
+    model(ids)
+
+
+def test_a_nan_input_a_module_masks_is_found():
+    class Masked(nn.Module):
+        def forward(self, x):
+            return torch.where(torch.isfinite(x), x, torch.zeros_like(x))
+
+    model = nn.Sequential(Masked(), nn.Linear(2, 2))
+    x = torch.tensor([[float("nan"), 1.0]])
+    assert torch.isfinite(model(x)).all()
+    shim.DebugUnderflowOverflow(model)
+    with pytest.raises(ValueError, match=r"in the input\[0\] of 0 Masked"):
+        model(x)
