@@ -188,15 +188,15 @@ class _Tracker:
             )
 
     def _weight_flags(self, records):
-        """One fused max-abs per weight of the modules that ran (ord=inf: exact, finite stays finite)."""
+        """One fused max-abs per weight of the modules that ran (ord=inf: exact, finite stays finite). Plain
+        tensors only: a DTensor weight (FSDP2, tensor parallel) would not stack with the other flags."""
         params = {}
         for module, _, _ in records:
             for p in module._parameters.values():
                 if p is not None and p.is_floating_point():
-                    params[id(p)] = p
-        if not params:
-            return []
-        return list(torch._foreach_norm([p.detach() for p in params.values()], math.inf))
+                    params[id(p)] = p.detach()
+        weights = [w for w in params.values() if type(w) is _Tensor]
+        return list(torch._foreach_norm(weights, math.inf)) if weights else []
 
     def _start_lines(self, batch):
         """transformers' batch_start_frame: the lines its first frame of each batch begins with."""
