@@ -1,8 +1,9 @@
 """The shim against its peers' own tests: what Accelerate's and transformers' test suites assert, run on the shim.
 
 Ported (assertions kept, set-up adapted):
-- Accelerate tests/test_logging.py and tests/test_memory_utils.py at huggingface/accelerate@16cb6eb80dd9aa8b4df1a63ef57863e455d53b83
-  (2026-07-24); the code they pin down: src/accelerate/logging.py, src/accelerate/utils/memory.py, same commit.
+- Accelerate tests/test_logging.py and tests/test_memory_utils.py at
+  huggingface/accelerate@16cb6eb80dd9aa8b4df1a63ef57863e455d53b83 (2026-07-24); the code they pin down:
+  src/accelerate/logging.py, src/accelerate/utils/memory.py, same commit.
 - transformers src/transformers/debug_utils.py (DebugUnderflowOverflow's docstring and format) at
   huggingface/transformers@3f7e3145ac52f6d3558b5cf1f20ca204aac697a3; transformers has no unit test of its own for it.
 
@@ -38,6 +39,16 @@ IMPLS = ["shim", pytest.param("accelerate", marks=needs_accelerate)]
 
 
 # ---------------------------------------------------------------- logging (Accelerate tests/test_logging.py)
+
+
+@pytest.fixture(autouse=True)
+def root_logger_restored():
+    """get_logger(log_level=...) sets the root logger's level too (as Accelerate's): not past this test."""
+    root = logging.getLogger()
+    level, handlers = root.level, list(root.handlers)
+    yield
+    root.setLevel(level)
+    root.handlers[:] = handlers
 
 
 def current_lineno() -> int:
@@ -552,23 +563,25 @@ def test_a_nan_weight_is_reported_as_transformers_reports_it(capsys):
         model[2].weight[0, 1] = float("nan")
     with pytest.raises(ValueError, match=r"in the weight of 2 Linear \(batch_number=1\)"):
         model(X2)
-    assert capsys.readouterr().out == "\n".join([
-        "weight has nans",
-        "output has nans",
-        "",
-        "Detected inf/nan during batch_number=1",
-        "Last 2 forward frames:",
-        "abs min  abs max  metadata",
-        f"{P} 1 ReLU",
-        "1.38e+00 2.62e+00 input[0]",
-        "0.00e+00 2.62e+00 output",
-        f"{P} 2 Linear",
-        "     nan      nan weight",
-        "2.00e+00 2.00e+00 bias",
-        "0.00e+00 2.62e+00 input[0]",
-        "     nan      nan output",
-        "\n\n\n",
-    ])
+    assert capsys.readouterr().out == "\n".join(
+        [
+            "weight has nans",
+            "output has nans",
+            "",
+            "Detected inf/nan during batch_number=1",
+            "Last 2 forward frames:",
+            "abs min  abs max  metadata",
+            f"{P} 1 ReLU",
+            "1.38e+00 2.62e+00 input[0]",
+            "0.00e+00 2.62e+00 output",
+            f"{P} 2 Linear",
+            "     nan      nan weight",
+            "2.00e+00 2.00e+00 bias",
+            "0.00e+00 2.62e+00 input[0]",
+            "     nan      nan output",
+            "\n\n\n",
+        ]
+    )
 
 
 def test_an_inf_input_is_reported_at_the_first_module_with_its_batch_start(capsys):
