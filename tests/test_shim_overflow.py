@@ -30,8 +30,8 @@ def test_must_show_fp16_overflow_caught_with_the_module_named(capsys, tmp_path):
         model(X)
     out = capsys.readouterr().out
     assert "Detected inf/nan during batch_number=1" in out and "Last 2 forward frames:" in out
-    assert "[rank 0/1 " in out
-    lines = [line.split("] ", 1)[1] for line in out.splitlines() if "] " in line]
+    assert "[rank " not in out  # one process: transformers' text as it is (rank tags only with several)
+    lines = out.splitlines()
     assert "1.00e+03 1.00e+03 weight" in lines and "     inf      inf output" in lines
     assert "0 Linear" not in out  # only the last 2 frames: ReLU and the Linear that overflowed
     assert "inf      inf output" in (tmp_path / "overflow_rank0.txt").read_text()

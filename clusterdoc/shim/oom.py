@@ -16,14 +16,16 @@ from __future__ import annotations
 import functools
 import gc
 import inspect
+import logging
 import math
 import os
+import reprlib
 import sys
 
 from . import settle
 from .attempt import AttemptAborted, Gate
 from .drain import RetryUnsafe
-from .logging import get_logger
+from .logging import internal_logger
 
 # Lower-cased fragments of OOM messages, by source.
 OOM_MESSAGES = (
@@ -65,7 +67,16 @@ def is_oom_error(exc: BaseException | None) -> bool:
 should_reduce_batch_size = is_oom_error  # Accelerate's name
 
 
-def release_memory() -> None:
+def release_memory(*objects) -> list:
+    """Accelerate's release_memory: returns a list of as many `None`s as `objects` were given (reassign them:
+    `a, b = release_memory(a, b)`), after gc.collect() and emptying the device's cache allocator."""
+    released: list = [None] * len(objects)
+    del objects  # drop this frame's references before collecting
+    _clear_device_cache()
+    return released
+
+
+def _clear_device_cache() -> None:
     gc.collect()
     try:
         import torch
@@ -144,6 +155,31 @@ def _accumulation(target: int, size: int):
     return math.ceil(target / steps), steps
 
 
+def _exhausted(minimum: int) -> str:
+    """Accelerate's message when the sizes run out (its minimum is always 1, its next size 0)."""
+    if minimum <= 1:
+        return "No executable batch size found, reached zero."
+    return f"No executable batch size found, reached the minimum batch size {minimum} (minimum_batch_size)."
+
+
+def _passed_batch_size(function, params, args, n_fixed: int) -> str:
+    """Accelerate's TypeError text when the caller passed the batch size itself (values shown bounded)."""
+    name = getattr(function, "__name__", "function")
+    shown = ", ".join(f"{p}={reprlib.repr(v)}" for p, v in zip(params[n_fixed:], args[n_fixed:]))
+    fixed = "batch_size and accumulation_steps" if n_fixed == 2 else "the first argument"
+    return (
+        f"Batch size was passed into `{name}` as {fixed} when called. "
+        f"Remove this as the decorator already does so: `{name}({shown})`"
+    )
+
+
+def _say(log, level: int, msg: str, up: int) -> None:
+    """Log `msg` with the call site `up` frames above _say's caller (the user's call of the decorated
+    function). An adapter whose log() is a frame of its own (ours, Accelerate's) takes one more."""
+    own = 0 if getattr(type(log).log, "__module__", "logging") == "logging" else 1
+    log.log(level, msg, stacklevel=2 + own + up)
+
+
 def _timeout() -> float:
     try:
         return float(os.environ.get("CLUSTERDOC_OOM_TIMEOUT") or os.environ.get("CLUSTERDOC_TIMEOUT") or 1800)
@@ -196,11 +232,12 @@ def find_executable_batch_size(
         )
     if not 0 < factor < 1:
         raise ValueError(f"factor must be between 0 and 1, got {factor}")
-    if minimum_batch_size < 1 or starting_batch_size < minimum_batch_size:
+    # starting_batch_size=0 is Accelerate's "reached zero" RuntimeError when called, not an error here
+    if minimum_batch_size < 1 or starting_batch_size < 0 or 0 < starting_batch_size < minimum_batch_size:
         raise ValueError(
             f"need 1 <= minimum_batch_size ({minimum_batch_size}) <= starting_batch_size ({starting_batch_size})"
         )
-    log = logger or get_logger("clusterdoc.shim.oom")
+    log = logger or internal_logger("clusterdoc.shim.oom")
     state = {"size": starting_batch_size, "attempts": 0}
     n_fixed = 2 if gradient_accumulation else 1
 
@@ -226,7 +263,7 @@ def find_executable_batch_size(
                 f"out of memory at batch_size={size}; see their logs"
             )
         if worst == OOM:
-            release_memory()
+            _clear_device_cache()
             state["last_error"] = note if status == OOM else state.get("last_error", "")
             state["oom_ranks"] = ranks
             return False, None
@@ -278,7 +315,7 @@ def find_executable_batch_size(
         if not ooms and gate.aborted is None:
             return True, result
         del result
-        release_memory()
+        _clear_device_cache()
         common = [n for n in before if n in ddpstate.live()]
         ddpstate.reset(common if _same_everywhere(common) else [])
         state["last_error"] = note if status == settle.OOM else found[ooms[0]]["note"] if ooms else ""
@@ -286,9 +323,10 @@ def find_executable_batch_size(
         return False, None
 
     def give_up(size):
+        state["size"] = 0  # as in Accelerate, the next call raises at once
         raise BatchSizeSearchError(
-            f"No executable batch size found: out of memory on rank(s) {state['oom_ranks']} even at the "
-            f"minimum batch size {size} (started at {starting_batch_size}; last error on this rank: "
+            f"{_exhausted(minimum_batch_size)} Out of memory on rank(s) {state['oom_ranks']} even at batch size "
+            f"{size} (started at {starting_batch_size}; last error on this rank: "
             f"{state.get('last_error') or 'none'}). Lower the model's memory use or minimum_batch_size."
         )
 
@@ -302,11 +340,16 @@ def find_executable_batch_size(
             if size <= minimum_batch_size:
                 give_up(size)
             fail, size = size, max(minimum_batch_size, size // 2)
-            log.info(f"probe: batch_size={fail} out of memory on rank(s) {state['oom_ranks']}; trying {size}")
+            _say(
+                log,
+                logging.INFO,
+                f"probe: batch_size={fail} out of memory on rank(s) {state['oom_ranks']}; trying {size}",
+                up=2,
+            )
         while fail is not None and fail - size > 1 and size < (1 - search_tolerance) * (fail - 1):
             mid = (size + fail) // 2
             ok, _ = attempt(probe, mid)
-            log.info(f"probe: batch_size={mid} {'fits' if ok else 'out of memory'}")
+            _say(log, logging.INFO, f"probe: batch_size={mid} {'fits' if ok else 'out of memory'}", up=2)
             size, fail = (mid, fail) if ok else (size, mid)
         return size
 
@@ -314,13 +357,11 @@ def find_executable_batch_size(
     def wrapper(*args, **kwargs):
         params = list(inspect.signature(function).parameters)
         if len(params) < len(args) + n_fixed:
-            raise TypeError(
-                f"Batch size was passed into `{function.__name__}` as an argument when called. "
-                "Remove it: the decorator passes "
-                + ("batch_size and accumulation_steps." if n_fixed == 2 else "batch_size.")
-            )
-        release_memory()
+            raise TypeError(_passed_batch_size(function, params, args, n_fixed))
+        _clear_device_cache()
         size = state["size"]
+        if size < minimum_batch_size:  # started at 0, or an earlier call found nothing
+            raise BatchSizeSearchError(_exhausted(minimum_batch_size))
         if probe is not None:
             size = search(size)
         while True:
@@ -335,10 +376,16 @@ def find_executable_batch_size(
                 return result
             if size <= minimum_batch_size:
                 give_up(size)
-            new = max(minimum_batch_size, min(size - 1, _next_size(reduce_batch_size_fn, size, factor)))
-            log.warning(
+            new = _next_size(reduce_batch_size_fn, size, factor)
+            if new < 1:  # a reduce_batch_size_fn that answers 0: Accelerate's "reached zero"
+                give_up(size)
+            new = max(minimum_batch_size, min(size - 1, new))
+            _say(
+                log,
+                logging.WARNING,
                 f"out of memory at batch_size={size} on rank(s) {state['oom_ranks']} "
-                f"({state.get('last_error') or 'another rank'}); retrying with batch_size={new}"
+                f"({state.get('last_error') or 'another rank'}); retrying with batch_size={new}",
+                up=1,
             )
             size = new
 

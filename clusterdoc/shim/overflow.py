@@ -1,11 +1,15 @@
 """inf/nan detection in forward (and optionally backward), transformers' DebugUnderflowOverflow API.
 
-Hot path: per module output one on-device reduction (a float32 sum: inf and nan survive a sum, so a
-non-finite sum flags the output) appended to a list; the top-level module's forward hook stacks the
-flags and syncs once per forward. Only when a flag is non-finite does the slow path run: it finds
-the first module whose output really is non-finite (exact isfinite, so a sum that overflowed on
-finite values is not reported) and prints transformers' report of the frames leading to it, with
-a rank tag, also appended to a per-rank file. transformers' version syncs 4 times per tensor.
+What is checked, as transformers does: every weight, input and output of each module that runs. Hot path:
+per module input and output tensor one on-device reduction (a float32 sum: inf and nan survive a sum, so a
+non-finite sum flags the tensor; each tensor object once per forward, so an input that an earlier module
+output costs nothing more), and at the end of the forward one fused max-abs over the weights of the modules
+that ran (torch._foreach_norm, ord=inf: exact, no overflow on finite values); the flags are stacked and
+synced once per forward. Only when a flag is non-finite does the slow path run: it finds the first module
+with a really non-finite weight, input or output (exact isfinite, so a sum that overflowed on finite values
+is not reported) and prints transformers' report of the frames leading to it (tagged with the rank when
+there are several), also appended to a per-rank file. transformers' version syncs 4 times per tensor.
+check_inputs=False / check_weights=False take those parts off the hot path.
 
 Frames keep references (not copies) to each module's inputs and outputs until the end of the
 forward; outputs modified in place later in the forward are reported with their later values.
@@ -14,6 +18,7 @@ forward; outputs modified in place later in the forward are reported with their 
 from __future__ import annotations
 
 import collections
+import math
 import os
 import weakref
 
@@ -36,6 +41,17 @@ def _tag():
 
     rank, world = _where()
     return rank, world, f"[rank {rank}/{world} {_HOST}]"
+
+
+def _nonfinite_notes(var, ctx):
+    """transformers' detect_overflow lines for a tensor, without printing them."""
+    notes = []
+    if torch.is_tensor(var) and (var.is_floating_point() or var.is_complex()):
+        if torch.isnan(var).any().item():
+            notes.append(f"{ctx} has nans")
+        if torch.isinf(var).any().item():
+            notes.append(f"{ctx} has infs")
+    return notes
 
 
 def get_abs_min_max(var, ctx):
@@ -98,8 +114,19 @@ def _finite(var) -> bool:
 class _Tracker:
     """Shared engine of DebugUnderflowOverflow and enable_overflow_detection()."""
 
-    def __init__(self, max_frames_to_save=21, trace_batch_nums=(), abort_after_batch_num=None, report_dir=None):
+    def __init__(
+        self,
+        max_frames_to_save=21,
+        trace_batch_nums=(),
+        abort_after_batch_num=None,
+        report_dir=None,
+        check_inputs=True,
+        check_weights=True,
+    ):
         self.max_frames = max_frames_to_save
+        self.check_inputs = check_inputs
+        self.check_weights = check_weights
+        self.traced_batch = None  # the traced batch whose start line is printed
         self.trace_batch_nums = list(trace_batch_nums or [])
         self.abort_after_batch_num = abort_after_batch_num
         self.report_dir = report_dir if report_dir is not None else os.environ.get("CLUSTERDOC_OVERFLOW_DIR")
@@ -128,9 +155,11 @@ class _Tracker:
     # ---- forward
     def on_output(self, module, inputs, output):
         if self.batch_number in self.trace_batch_nums:
-            self._print([self._frame(module, inputs, output)])
+            self._trace(module, inputs, output)
             return
-        tensors = (output,) if type(output) is _Tensor else [t for _, t in _tensors(output, "output")]
+        tensors = [output] if type(output) is _Tensor else [t for _, t in _tensors(output, "output")]
+        if self.check_inputs:
+            tensors += inputs if all(type(x) is _Tensor for x in inputs) else [t for _, t in _tensors(inputs, "")]
         seen = self.seen
         for t in tensors:
             # a container usually returns its last child's tensor: check each tensor object once
@@ -146,9 +175,9 @@ class _Tracker:
         self.flags, self.records, self.seen = [], [], set()
         batch = self.batch_number
         self.batch_number += 1
+        if self.check_weights and records:
+            flags += self._weight_flags(records)
         if flags:
-            import torch
-
             if not bool(torch.isfinite(torch.stack(flags)).all()):
                 self._report_forward(records, batch)
         del records
@@ -158,38 +187,73 @@ class _Tracker:
                 f"`abort_after_batch_num={self.abort_after_batch_num}` arg"
             )
 
-    def _frame(self, module, inputs, output):
-        lines = [f"{PREFIX} {self.names.get(module, '?')} {module.__class__.__name__}"]
+    def _weight_flags(self, records):
+        """One fused max-abs per weight of the modules that ran (ord=inf: exact, finite stays finite). Plain
+        tensors only: a DTensor weight (FSDP2, tensor parallel) would not stack with the other flags."""
+        params = {}
+        for module, _, _ in records:
+            for p in module._parameters.values():
+                if p is not None and p.is_floating_point():
+                    params[id(p)] = p.detach()
+        weights = [w for w in params.values() if type(w) is _Tensor]
+        return list(torch._foreach_norm(weights, math.inf)) if weights else []
+
+    def _start_lines(self, batch):
+        """transformers' batch_start_frame: the lines its first frame of each batch begins with."""
+        return [f"\n\n{PREFIX} *** Starting batch number={batch} ***", f"{'abs min':8} {'abs max':8} metadata"]
+
+    def _frame(self, module, inputs, output, start=None):
+        lines = list(self._start_lines(start)) if start is not None else []
+        lines.append(f"{PREFIX} {self.names.get(module, '?')} {module.__class__.__name__}")
         for name, p in module.named_parameters(recurse=False):
             lines.append(_line(p, name))
         lines += [_line(x, c) for c, x in _tensors(inputs, "input")]
         lines += [_line(x, c) for c, x in _tensors(output, "output")]
         return "\n".join(lines)
 
+    def _trace(self, module, inputs, output):
+        """Trace mode: each frame printed as its forward completes, the batch's first with its start lines."""
+        start = None
+        if self.traced_batch != self.batch_number:
+            self.traced_batch = start = self.batch_number
+        notes = [n for c, x in self._checked(module, inputs, output) for n in _nonfinite_notes(x, c)]
+        self._print(notes + [self._frame(module, inputs, output, start)])
+
+    def _checked(self, module, inputs, output):
+        """(ctx, tensor) of a frame in transformers' order: weights, inputs, output (all of them: off the hot
+        path, check_inputs/check_weights do not apply)."""
+        yield from module.named_parameters(recurse=False)
+        yield from _tensors(inputs, "input")
+        yield from _tensors(output, "output")
+
     def _report_forward(self, records, batch):
-        bad = [
-            i
-            for i, (_module, _inputs, output) in enumerate(records)
-            if not all(_finite(t) for _, t in _tensors(output, "output"))
-        ]
-        if not bad:
+        bad = None
+        for i, rec in enumerate(records):
+            ctx = next((c for c, t in self._checked(*rec) if not _finite(t)), None)
+            if ctx is not None:
+                bad = i, ctx
+                break
+        if bad is None:
             return  # a float32 sum overflowed on finite values: nothing to report
-        i = bad[0]
+        i, ctx = bad
         self.detected_overflow = True
         self.frames.clear()
-        for rec in records[max(0, i - self.max_frames + 1) : i + 1]:
-            self.frames.append(self._frame(*rec))
-        name = f"{self.names.get(records[i][0], '?')} {records[i][0].__class__.__name__}"
+        first = max(0, i - self.max_frames + 1)
+        for j in range(first, i + 1):
+            self.frames.append(self._frame(*records[j], start=batch if j == 0 else None))
+        module, inputs, output = records[i]
+        name = f"{self.names.get(module, '?')} {module.__class__.__name__}"
+        notes = [n for c, x in self._checked(module, inputs, output) for n in _nonfinite_notes(x, c)]
         header = [
             f"\nDetected inf/nan during batch_number={batch}",
-            f"first non-finite output in module: {name}",
             f"Last {len(self.frames)} forward frames:",
             f"{'abs min':8} {'abs max':8} metadata",
         ]
-        self._print(header + list(self.frames) + ["\n"])
+        # transformers' text as it is; which tensor it was, the exception says
+        self._print(notes[:16] + header + list(self.frames) + ["\n\n"])
         self.frames.clear()
         raise OverflowDetected(
-            f"DebugUnderflowOverflow: inf/nan detected in the output of {name} (batch_number={batch}), aborting "
+            f"DebugUnderflowOverflow: inf/nan detected in the {ctx} of {name} (batch_number={batch}), aborting "
             "as there is no point running further. Please scroll up above this traceback to see the activation "
             "values prior to this event."
         )
@@ -230,8 +294,10 @@ class _Tracker:
 
     # ---- output
     def _print(self, lines):
-        rank, _, tag = _tag()
-        text = "\n".join(f"{tag} {line}" if line.strip() else line for line in "\n".join(lines).split("\n"))
+        rank, world, tag = _tag()
+        text = "\n".join(lines)
+        if world > 1:  # one process: transformers' text as it is
+            text = "\n".join(f"{tag} {line}" if line.strip() else line for line in text.split("\n"))
         print(text, flush=True)
         if self.report_dir:
             folder = private.mkdir(self.report_dir, parents=True)
@@ -247,7 +313,8 @@ class _Tracker:
 
 class DebugUnderflowOverflow:
     """transformers-compatible: DebugUnderflowOverflow(model, max_frames_to_save=21, trace_batch_nums=[],
-    abort_after_batch_num=None), plus check_gradients=, report_dir= (per-rank file) and .remove()."""
+    abort_after_batch_num=None), plus check_gradients=, report_dir= (per-rank file), check_inputs= and
+    check_weights= (both on, as in transformers) and .remove()."""
 
     def __init__(
         self,
@@ -257,9 +324,13 @@ class DebugUnderflowOverflow:
         abort_after_batch_num=None,
         check_gradients=False,
         report_dir=None,
+        check_inputs=True,
+        check_weights=True,
     ):
         self.model = model
-        self._t = _Tracker(max_frames_to_save, trace_batch_nums, abort_after_batch_num, report_dir)
+        self._t = _Tracker(
+            max_frames_to_save, trace_batch_nums, abort_after_batch_num, report_dir, check_inputs, check_weights
+        )
         self._t.name_model(model)
         self.module_names = self._t.names
         model.apply(self._register)
@@ -337,7 +408,13 @@ _active: dict = {}
 
 
 def enable_overflow_detection(
-    max_frames_to_save=21, check_gradients=False, report_dir=None, trace_batch_nums=None, abort_after_batch_num=None
+    max_frames_to_save=21,
+    check_gradients=False,
+    report_dir=None,
+    trace_batch_nums=None,
+    abort_after_batch_num=None,
+    check_inputs=True,
+    check_weights=True,
 ):
     """Check every module of every model this process runs (no change to the script). Idempotent;
     returns the handle, whose .remove() switches it off."""
@@ -348,6 +425,8 @@ def enable_overflow_detection(
             report_dir=report_dir,
             trace_batch_nums=trace_batch_nums,
             abort_after_batch_num=abort_after_batch_num,
+            check_inputs=check_inputs,
+            check_weights=check_weights,
         )
     return _active["global"]
 
