@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from clusterdoc.why import disk
 from clusterdoc.why.evidence import Evidence, RankFacts
 
 INF = float("inf")
@@ -415,7 +416,10 @@ _ORDER = {"environment": 0, "scheduler": 1, "node": 2, "oom": 3, "code": 4, "des
 def judge(ev: Evidence) -> Verdict:
     if ev.state in ("COMPLETED",) and all(r.code == 0 for r in ev.ranks if r.code is not None):
         return Verdict(True, ev.state, None)
-    causes = sorted(candidates(ev), key=lambda c: (c.time, _ORDER.get(c.category, 9)))
+    causes = sorted(
+        disk.relabel(candidates(ev), ev.message, {r.rank for r in ev.ranks if r.raised}, Cause),
+        key=lambda c: (c.time, _ORDER.get(c.category, 9)),
+    )
     if ev.state in ("RUNNING", "PENDING") and not causes:
         return Verdict(True, ev.state, None)
     if not causes:
