@@ -63,7 +63,7 @@ WATCHDOG_IN_A_STORE_CALL = """
 import sys, time
 from clusterdoc.shim import watch
 from clusterdoc import run
-if len(sys.argv) > 2:  # the code before the fix (by hand: 2 aborts in 6 runs): a 3 s join, then the teardown
+if len(sys.argv) > 2:  # the code before the fix (by hand: 1 abort in 8 runs, a race): a 3 s join, then teardown
     watch.EXIT_JOIN = float(sys.argv[2])
     watch.still_in_torch = lambda: False
 class SlowTeardown:
