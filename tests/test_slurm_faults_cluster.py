@@ -116,3 +116,41 @@ def test_a_jobs_hostile_comment_does_not_set_its_state_or_nodes(cluster, tmp_pat
         assert info["JobState"] == "RUNNING" and info["ExitCode"] == "0:0", info
     finally:
         subprocess.run(["scancel", job], env=env, timeout=30)
+    why = clusterdoc(cluster, tmp_path, "why", job, "--no-probe")
+    assert "node[1-4]" not in why.stdout and "NODE_FAIL" not in why.stdout.replace("x JobState=NODE_FAIL", ""), (
+        why.stdout + why.stderr)
+
+
+SHORT_JOB = """
+import time
+for step in range(20):
+    print(f"step {step}", flush=True)
+    time.sleep(1)
+"""
+
+
+def test_status_after_a_sigkill_of_submit_says_submit_is_gone_not_running(cluster, tmp_path):
+    script = tmp_path / "short.py"
+    script.write_text(SHORT_JOB)
+    err = (tmp_path / "submit.err").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "clusterdoc", "submit", "--backend", "slurm", "--nodes", "2",
+                             "--no-preflight", "--hang-timeout", "0", "--wait", str(script)], cwd=tmp_path,
+                            env=clean_env(cluster, tmp_path), stdout=err, stderr=err)
+    try:
+        wait_until(lambda: "[rank 1] step 2" in (tmp_path / "submit.err").read_text(), 120, "rank 1 at step 2")
+        proc.kill()  # SIGKILL: it records nothing more; the Slurm job runs on, as with sbatch
+        proc.wait()
+    finally:
+        err.close()
+    (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
+    rec = json.loads((jd / "job.json").read_text())
+    job = rec["backend_id"]
+    env = clean_env(cluster, tmp_path)
+    wait_until(lambda: not subprocess.run(["squeue", "-h", "-j", job], env=env, capture_output=True,
+                                          text=True).stdout.strip(), 120, "the Slurm job to end")
+    assert json.loads((jd / "job.json").read_text())["state"] == "RUNNING"  # what the record says
+    status = clusterdoc(cluster, tmp_path, "status", jd.name)
+    out = status.stdout
+    assert f"job {jd.name}: COMPLETED" in out, out
+    assert "clusterdoc submit (pid" in out and "is gone (killed?)" in out, out
+    assert "not recorded (the job is COMPLETED now)" in out and ": running" not in out, out
