@@ -264,3 +264,15 @@ def test_the_retry_verdict_line_is_escaped(tmp_path):
     text = out.read_text()
     assert "attempt 1 failed: code:" in text and "\x1b" not in text and "\\x1b" in text
     assert "\x1b" not in (jd.path / "attempts.log").read_text()
+
+
+def test_a_job_submit_gave_up_on_is_asked_again_and_can_be_cancelled(monkeypatch, tmp_path, capsys):
+    jd, _ = job_dir(tmp_path)
+    record_running(jd, dead_pid())
+    jd.update(state="UNKNOWN")  # submit's wait ran out (--slurm-wait): the job may still run
+    cancelled = tmp_path / "cancelled"
+    on_path(monkeypatch, tmp_path, squeue="echo RUNNING None", scancel=f"touch {cancelled}")
+    submit.status_main(jd.id, str(tmp_path / "jobs"))
+    assert f"job {jd.id}: RUNNING" in capsys.readouterr().out  # Slurm's word now, not the record's
+    assert submit.cancel_main(jd.id, str(tmp_path / "jobs")) == 0
+    assert cancelled.exists() and jd.read()["state"] == "CANCELLED"

@@ -657,7 +657,7 @@ def cancel_main(job: str, folder: str | None, grace: float = 30.0, quiet: bool =
         ):
             time.sleep(0.2)
     rec = jd.read()
-    if rec.get("state") in ("PENDING", "RUNNING"):
+    if rec.get("state") in ("PENDING", "RUNNING", "UNKNOWN"):  # UNKNOWN: submit gave up on an away controller
         jd.update(state="CANCELLED", ended=time.time())
     if not quiet:
         print(f"job {jd.id} cancelled")
