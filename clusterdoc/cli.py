@@ -158,6 +158,7 @@ def cmd_submit(args) -> int:
         straggler=args.straggler,
         port=args.port,
         retries=args.retries,
+        slurm_wait=args.slurm_wait,
         config=args.config,
     )
     return submit.main(opts)
@@ -519,6 +520,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="after a failure `clusterdoc why` blames on a node or the scheduler (time limit, preemption), run "
         "the job again up to N times without the blamed nodes; never after the code's own error (default 0)",
+    )
+    p.add_argument(
+        "--slurm-wait",
+        type=int,
+        default=None,
+        metavar="SECONDS",
+        help="slurm: how long a controller that does not answer (a slurmctld restart) is waited for; the job "
+        "meanwhile is 'unknown', never failed nor retried (default 600)",
     )
     p.add_argument(
         "--config",

@@ -67,6 +67,7 @@ SETTINGS = {
         Setting("straggler", int, 10),
         Setting("port", int, None),
         Setting("retries", int, 0),
+        Setting("slurm_wait", int, 600),
     ]
 }
 

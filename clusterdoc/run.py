@@ -22,7 +22,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import cast
+from typing import NoReturn, cast
 
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
@@ -317,9 +317,24 @@ def _shutdown() -> None:
         pass
 
 
+def _teardown_would_abort() -> bool:
+    """A thread of ours still inside a torch call: the interpreter's teardown would abort the rank with
+    'terminate called without an active exception' (shim/watch.py's EXIT_JOIN says how)."""
+    watch = sys.modules.get("clusterdoc.shim.watch")
+    try:
+        return bool(watch is not None and watch.still_in_torch())
+    except Exception:  # noqa: BLE001 - a check at exit: never a reason to fail
+        return False
+
+
+def leave(code: int) -> NoReturn:
+    """A failed rank must not wait in interpreter teardown for peers stuck in a collective; a healthy one must not
+    be aborted by it either (a thread of ours still in torch): both leave with os._exit, after a flush."""
+    _flush()
+    if code or _teardown_would_abort():
+        os._exit(code)
+    sys.exit(0)
+
+
 if __name__ == "__main__":
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # a failed rank must not wait in interpreter teardown for peers stuck in a collective
-    os._exit(code) if code else sys.exit(0)
+    leave(main())

@@ -61,6 +61,7 @@ class JobSpec:
     straggler: int = 10  # % of the step the median rank waits for a straggler before it is logged (0: off)
     port: int | None = None  # MASTER_PORT (None: derived from the job id; local: a free port)
     retries: int = 0  # new attempts after a node or scheduler failure (`clusterdoc why` decides)
+    slurm_wait: int = 600  # slurm: seconds a controller that does not answer is waited for (the job is UNKNOWN)
     signal_ahead: int = 90  # slurm: seconds before the time limit the ranks get SIGUSR1 (checkpoint, requeue)
     exclude: list[str] = field(default_factory=list)  # nodes left out (blamed by an earlier attempt)
     restart: int = 0  # this attempt's TORCHELASTIC_RESTART_COUNT

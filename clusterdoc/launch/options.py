@@ -36,6 +36,7 @@ class SubmitOptions:
     straggler: int | None = None  # % of the step the median rank waits for a straggler before it is logged (0: off)
     port: int | None = None  # the rendezvous MASTER_PORT (default: derived from the job id)
     retries: int | None = None  # new attempts after a node or scheduler failure, without the blamed nodes
+    slurm_wait: int | None = None  # seconds to wait for a Slurm controller that does not answer
     config: str | None = None  # an explicit YAML config file
 
     def flags(self) -> dict[str, object]:

@@ -11,7 +11,7 @@ from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER, JobDir
 
 @dataclass
 class Outcome:
-    state: str  # COMPLETED, FAILED, CANCELLED, TIMEOUT, LOST
+    state: str  # COMPLETED, FAILED, CANCELLED, TIMEOUT, LOST, UNKNOWN (Slurm's controller did not answer)
     codes: dict[int, int | None] = field(default_factory=dict)  # rank -> exit code (None: unknown)
     failed: list[int] = field(default_factory=list)  # the ranks that failed first
     oom: bool = False  # a failed rank died of out-of-memory

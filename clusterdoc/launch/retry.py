@@ -16,6 +16,7 @@ import time
 from dataclasses import replace
 
 from clusterdoc.launch.job import JobDir, JobSpec
+from clusterdoc.untrusted import printable
 
 
 def record_verdict(jd: JobDir, attempt: int, probe: bool):
@@ -77,8 +78,10 @@ def next_attempt(spec: JobSpec, jd: JobDir, attempt: int, err, probe: bool = Tru
             print(f"clusterdoc: not retrying: {problem}", file=err, flush=True)
         return None
     c = v.cause
+    # a rank's exception text: no terminal escapes reach the user's terminal
+    headline = f"{printable(c.category, 40)}: {printable(c.headline, 500)}"
     if not c.retry:
-        line = f"attempt {attempt} failed: {c.category}: {c.headline}; not retrying: {c.next_step}"
+        line = f"attempt {attempt} failed: {headline}; not retrying: {printable(c.next_step, 300)}"
         jd.log_attempt(line)
         print(f"clusterdoc: {line}", file=err, flush=True)
         return None
@@ -90,14 +93,14 @@ def next_attempt(spec: JobSpec, jd: JobDir, attempt: int, err, probe: bool = Tru
         usable = [n for n in nodes if n not in exclude and _short(n) not in exclude]
         if len(usable) < spec.nodes:
             line = (
-                f"attempt {attempt} failed: {c.category}: {c.headline}; not retrying: {len(usable)} node(s) left "
-                f"without {', '.join(exclude)}, the job needs {spec.nodes}"
+                f"attempt {attempt} failed: {headline}; not retrying: {len(usable)} node(s) left "
+                f"without {printable(', '.join(exclude), 300)}, the job needs {spec.nodes}"
             )
             jd.log_attempt(line)
             print(f"clusterdoc: {line}", file=err, flush=True)
             return None
-    without = f" without {', '.join(exclude)}" if exclude else ""
-    line = f"attempt {attempt} failed: {c.category}: {c.headline}; retrying{without} (attempt {attempt + 1})"
+    without = f" without {printable(', '.join(exclude), 300)}" if exclude else ""
+    line = f"attempt {attempt} failed: {headline}; retrying{without} (attempt {attempt + 1})"
     jd.log_attempt(line)
     print(f"clusterdoc: {line}", file=err, flush=True)
     return replace(spec, exclude=exclude, restart=attempt, previous_attempt=str(jd.attempt_dir(attempt)))

@@ -8,6 +8,10 @@ process is the srun task itself (signals, exit codes and --kill-on-bad-exit act 
 Clusters without accounting storage: `sacct` fails there and submitit's job state stays UNKNOWN, so the
 state comes from `squeue`, then `scontrol show job` (kept MinJobAge seconds after the end), then the ranks'
 own exit records; a job that none of them knows any more ends the wait instead of hanging it.
+
+A controller that does not answer (a slurmctld restart, an overloaded one) says nothing about the job: its
+state is unknown, the ranks go on, and the wait goes on for --slurm-wait seconds (default 600) of silence
+before submit gives up with UNKNOWN (never a failure, never a new attempt: the job may still be running).
 """
 
 from __future__ import annotations
@@ -23,7 +27,16 @@ from clusterdoc import private
 from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
-from clusterdoc.launch.slurmcmd import CMD_TIMEOUT, _run, checked_id, scontrol_job  # noqa: F401 (slurm.X users)
+from clusterdoc.launch.slurmcmd import (  # noqa: F401 (slurm.X users)
+    CMD_TIMEOUT,
+    Unreachable,
+    _run,
+    checked_id,
+    read_job,
+    scancel,
+    scontrol_job,
+    squeue_state_reason,
+)
 
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
 COMPLETING = 5.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
@@ -104,24 +117,13 @@ HOPELESS = {
 }
 
 
-def scancel(job_id: str) -> None:
-    _run(["scancel", "--", job_id])
-
-
 def squeue_state(job_id: str) -> str | None:
     return squeue_state_reason(job_id)[0]
 
 
-def squeue_state_reason(job_id: str) -> tuple[str | None, str]:
-    res = _run(["squeue", "-h", "-j", job_id, "-o", "%T %r"])
-    if res is None or res.returncode != 0:
-        return None, ""
-    parts = res.stdout.split(None, 1)
-    return (parts[0], parts[1].strip() if len(parts) > 1 else "") if parts else (None, "")
-
-
 def query_state(job_id: str) -> str | None:
-    return squeue_state(job_id) or scontrol_job(job_id).get("JobState")
+    """Slurm's state of the job; None when Slurm has forgotten it; Unreachable when the controller is away."""
+    return squeue_state(job_id) or read_job(job_id).get("JobState")
 
 
 def _master_addr(environ) -> str:
@@ -238,8 +240,41 @@ class SlurmJob:
         self.reason = "None"  # squeue's reason for a job that is just waiting its turn
         self.cancelled = False
         self.cancelled_at: float | None = None
+        self.unreachable_since: float | None = None  # the controller has not answered since then
 
     def poll(self) -> Outcome | None:
+        try:
+            outcome = self._poll()
+        except Unreachable as exc:
+            return self.controller_away(str(exc))
+        if self.unreachable_since is not None:
+            away = time.monotonic() - self.unreachable_since
+            self.unreachable_since = None
+            self.say(f"the Slurm controller answers again after {away:.0f}s; job {self.backend_id} goes on")
+        return outcome
+
+    def say(self, line: str) -> None:
+        self.jd.log_attempt(line)
+        print(f"clusterdoc: {line}", file=sys.stderr, flush=True)
+
+    def controller_away(self, said: str) -> Outcome | None:
+        """The controller did not answer: the job's state is unknown, not ended. Wait for it up to --slurm-wait;
+        then every rank's own exit record decides COMPLETED, else UNKNOWN (the job may still be running)."""
+        now = time.monotonic()
+        wait = self.spec.slurm_wait
+        if self.unreachable_since is None:
+            self.unreachable_since = now
+            self.say(
+                f"slurm job {self.backend_id}: state unknown, the Slurm controller does not answer ({said}); "
+                f"the ranks go on; waiting up to {wait}s for it (--slurm-wait)"
+            )
+        if any((r := self.jd.rank_exit(rank)) and r["code"] != 0 for rank in range(self.spec.world_size)):
+            self.cancel(tries=1)  # srun --kill-on-bad-exit does it on the nodes; this asks the controller too
+        if now - self.unreachable_since < wait:
+            return None
+        return away_outcome(self.jd, self.spec.world_size, self.backend_id, wait, said)
+
+    def _poll(self) -> Outcome | None:
         state, reason = squeue_state_reason(self.backend_id)
         if state == "PENDING" and reason in HOPELESS:
             self.cancel()
@@ -257,7 +292,7 @@ class SlurmJob:
                 return None
             # a dead node keeps the job COMPLETING until Slurm declares it down (SlurmdTimeout, minutes): what
             # its ranks did is on record already, and the next attempt must not wait for it
-        info = scontrol_job(self.backend_id)
+        info = read_job(self.backend_id)
         state = state or info.get("JobState")
         if state == "COMPLETING":  # we cancelled it (above): over for us
             state = "CANCELLED"
@@ -295,11 +330,35 @@ class SlurmJob:
         ends = [(self.jd.rank_exit(r) or {}).get("time") for r in range(self.spec.world_size)]
         return any(not isinstance(t, (int, float)) or t >= warned - 1 for t in ends)
 
-    def cancel(self) -> None:
-        if not self.cancelled:
-            scancel(self.backend_id)
+    def cancel(self, tries: int = 3) -> str | None:
+        """scancel (tried again while the controller is away); None when done, else what the last try said."""
+        if self.cancelled:
+            return None
+        failed = scancel(self.backend_id, tries=tries)
+        if failed is None:
             self.cancelled = True
             self.cancelled_at = time.monotonic()
+        return failed
+
+
+def away_outcome(jd: JobDir, world_size: int, job_id: str, wait: float, said: str) -> Outcome:
+    """After --slurm-wait seconds without the controller: every rank recorded exit 0 -> COMPLETED (their own
+    word); else UNKNOWN, with the failures on record: Slurm may still be running the job."""
+    codes = {r: (rec["code"] if (rec := jd.rank_exit(r)) else None) for r in range(world_size)}
+    if all(c == 0 for c in codes.values()):
+        return Outcome(
+            state="COMPLETED",
+            codes=codes,
+            message=f"every rank recorded exit 0; the Slurm controller did not answer for {wait}s ({said})",
+        )
+    bad = sorted((rec.get("time", 0.0), r) for r in range(world_size) if (rec := jd.rank_exit(r)) and rec["code"])
+    return Outcome(
+        state="UNKNOWN",
+        codes=codes,
+        failed=[bad[0][1]] if bad else [],
+        message=f"the Slurm controller did not answer for {wait}s ({said}): job {job_id} may still be running "
+        f"(squeue -j {job_id}; clusterdoc cancel stops it); not retried",
+    )
 
 
 def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> SlurmJob:

@@ -1,5 +1,12 @@
-"""The Slurm commands the launcher and `why` both ask (scontrol, with a checked job id), apart from the backend:
-`why` reads a job without importing the backend that made it."""
+"""The Slurm commands the launcher and `why` both ask (squeue, scontrol, scancel, with a checked job id), apart
+from the backend: `why` reads a job without importing the backend that made it.
+
+A command that fails is not an answer about the job. Slurm says a job is unknown in one way only:
+`slurm_load_jobs error: Invalid job id specified` (squeue -j and scontrol show job, exit 1, once the job is past
+MinJobAge); every other failure, `Unable to contact slurm controller (connect failure)`, `Socket timed out on
+send/recv operation`, no answer within CMD_TIMEOUT, is the controller's outage (a restart, a busy slurmctld) and
+raises Unreachable: the job may well be running on.
+"""
 
 from __future__ import annotations
 
@@ -34,9 +41,109 @@ def checked_id(value, where) -> str:
     return text
 
 
-def scontrol_job(job_id: str) -> dict[str, str]:
-    """`scontrol show job` as key=value pairs ({} when Slurm has forgotten the job)."""
-    res = _run(["scontrol", "show", "job", job_id])
-    if res is None or res.returncode != 0:
+INVALID_JOB = "Invalid job id specified"  # squeue -j / scontrol show job: Slurm does not know the job (any more)
+
+
+class Unreachable(Exception):
+    """Slurm's controller did not answer (str(): what the command said, one line, bounded)."""
+
+
+def said(res: subprocess.CompletedProcess | None, argv: list[str], timeout: float) -> str:
+    """What a failed Slurm command said, on one line: its last line of stderr (escaped, bounded)."""
+    from clusterdoc.untrusted import printable
+
+    if res is None:
+        return f"{argv[0]} did not answer within {timeout:g}s"
+    lines = [ln.strip() for ln in f"{res.stderr}\n{res.stdout}".splitlines() if ln.strip()]
+    return printable(lines[-1] if lines else f"{argv[0]} exited with {res.returncode}", 200)
+
+
+def ask(argv: list[str], timeout: float = CMD_TIMEOUT) -> str | None:
+    """A job query's output; None when Slurm says it does not know the job; Unreachable for any other failure."""
+    res = _run(argv, timeout)
+    if res is not None and res.returncode == 0:
+        return res.stdout
+    if res is not None and INVALID_JOB in res.stderr:
+        return None
+    raise Unreachable(said(res, argv, timeout))
+
+
+def squeue_state_reason(job_id: str) -> tuple[str | None, str]:
+    """(state, reason) from squeue; (None, "") when squeue does not list the job; Unreachable when it failed."""
+    out = ask(["squeue", "-h", "-j", job_id, "-o", "%T %r"])
+    parts = (out or "").split(None, 1)
+    return (parts[0], parts[1].strip() if len(parts) > 1 else "") if parts else (None, "")
+
+
+def scancel(job_id: str, tries: int = 3, pause: float = 5.0) -> str | None:
+    """scancel, tried again while the controller does not answer; None when done (or the job is gone), else what
+    the last try said (the controller stayed away: the job may still run)."""
+    import time
+
+    last = None
+    for i in range(tries):
+        res = _run(["scancel", "--", job_id])
+        if res is not None and (res.returncode == 0 or INVALID_JOB in res.stderr or "already completing" in res.stderr):
+            return None
+        last = said(res, ["scancel"], CMD_TIMEOUT)
+        if i + 1 < tries:
+            time.sleep(pause)
+    return last
+
+
+# the lines read, by the key they start with, and the keys taken from each; every other line (the job's name,
+# comment, command, paths, account, features: text the job's owner chose) is never read for a field
+LINES = {
+    "JobState": ("JobState", "Reason"),
+    "Requeue": ("ExitCode",),
+    "NodeList": ("NodeList",),
+    "StdErr": ("StdErr",),
+    "StdOut": ("StdOut",),
+}
+_PAIR = re.compile(r" ([A-Za-z_]\w*)=(\S*)")
+
+
+def parse_show_job(text: str) -> dict[str, str]:
+    """`scontrol show job` (one record) read by its layout, not as key=value pairs anywhere in the text: the
+    record starts `JobId=N`, and each field read comes from the indented line that starts with it (LINES).
+    StdOut/StdErr are the rest of their line. A line that starts a field twice means some value (a name or a
+    comment with a newline) forged one: {} (nothing known beats a confident wrong field), as for any other text."""
+    lines = text.split("\n")
+    m = re.match(r"JobId=(\S+)", lines[0].strip()) if lines else None
+    if not m:
         return {}
-    return dict(re.findall(r"(\w+)=(\S*)", res.stdout))
+    info = {"JobId": m.group(1)}
+    seen: set[str] = set()
+    for line in lines[1:]:
+        if not line.strip():
+            break  # the next record (a job array, a het job): not this job
+        if not line.startswith("   ") or line.startswith("    "):
+            continue  # a continuation of some value, not a field line
+        lead = line[3:].split("=", 1)[0]
+        if lead not in LINES:
+            continue
+        if lead in seen:
+            return {}
+        seen.add(lead)
+        if lead in ("StdErr", "StdOut"):
+            info[lead] = line[3:].split("=", 1)[1] if "=" in line else ""
+            continue
+        pairs: dict[str, str] = {}
+        for k, v in _PAIR.findall(" " + line[3:]):
+            pairs.setdefault(k, v)
+        info.update({k: pairs[k] for k in LINES[lead] if k in pairs})
+    return info
+
+
+def read_job(job_id: str) -> dict[str, str]:
+    """`scontrol show job` by its layout ({} when Slurm has forgotten the job); Unreachable when it failed."""
+    out = ask(["scontrol", "show", "job", job_id])
+    return parse_show_job(out) if out else {}
+
+
+def scontrol_job(job_id: str) -> dict[str, str]:
+    """read_job, {} also when the controller does not answer (for who only adds what Slurm says, if it does)."""
+    try:
+        return read_job(job_id)
+    except Unreachable:
+        return {}

@@ -157,6 +157,7 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
         straggler=settings["straggler"],
         port=settings["port"],
         retries=settings["retries"],
+        slurm_wait=settings["slurm_wait"],
     )
 
 
@@ -304,14 +305,21 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             outcome = wait_for(handle, streamer, POLL if spec.backend != "slurm" else SLURM_POLL, watch)
         except KeyboardInterrupt:
             _hold_signals()
-            handle.cancel()
+            failed = handle.cancel()  # Slurm: what scancel said when the controller stayed away
             if streamer:
                 streamer.pump(final=True)
             outcome = Outcome(state="CANCELLED", message="cancelled (Ctrl-C or a signal to clusterdoc submit)")
+            if failed:
+                outcome = Outcome(
+                    state="UNKNOWN",
+                    message=f"could not cancel slurm job {handle.backend_id}: the controller does not answer "
+                    f"({failed}); it may still be running: clusterdoc cancel {jd.id} (or scancel) once it answers",
+                )
+                print(f"clusterdoc: {outcome.message}", file=err, flush=True)
             _finish_attempt(jd, attempt, outcome)
             raise
         new = None
-        if outcome.oom and retry:
+        if outcome.oom and retry and outcome.state != "UNKNOWN":
             name, minimum = retry
             value = get_arg(script_args, name)
             assert value is not None  # checked before the first attempt; set_arg keeps it
@@ -320,7 +328,9 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             if new is None:
                 outcome.message = f"out of memory at --{name} {current}, which is the minimum ({minimum}); giving up"
         _finish_attempt(jd, attempt, outcome)
-        nxt = None if new is not None or outcome.ok or outcome.state == "CANCELLED" else _retry(spec, jd, attempt, err)
+        # UNKNOWN: the scheduler could not say whether the job still runs; a new attempt could run a second copy
+        final = outcome.ok or outcome.state in ("CANCELLED", "UNKNOWN")
+        nxt = None if new is not None or final else _retry(spec, jd, attempt, err)
         if nxt is not None:
             jd.archive_attempt(attempt, spec.world_size)
             spec = nxt
@@ -547,16 +557,39 @@ def supervise(path: str) -> int:
 
 
 def live_state(jd: JobDir, rec: dict) -> str:
+    return live(jd, rec)[0]
+
+
+def live(jd: JobDir, rec: dict) -> tuple[str, str]:
+    """(the job's state now, what the record alone does not say). A job recorded running whose submit process
+    is gone (killed: it could not record the end) is Slurm's word if Slurm has one, else LOST / UNKNOWN; a Slurm
+    controller that does not answer makes it UNKNOWN, never ended."""
     state = rec.get("state", "UNKNOWN")
-    if state not in ("PENDING", "RUNNING"):
-        return state
+    if state not in ("PENDING", "RUNNING", "UNKNOWN"):
+        return state, ""
+    pid = rec.get("supervisor_pid")
+    gone = state != "UNKNOWN" and bool(pid) and not supervisor_alive(rec)  # UNKNOWN: submit gave up, on record
+    note = (
+        f"clusterdoc submit (pid {pid}) is gone (killed?) before it recorded the end: this attempt's outcome, "
+        "its retries and its hang watch were not done"
+        if gone
+        else ""
+    )
     if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
         from clusterdoc.launch import slurm
 
-        return slurm.query_state(slurm.checked_id(rec["backend_id"], jd.record_path)) or state
-    if rec.get("supervisor_pid") and not supervisor_alive(rec):
-        return "LOST"
-    return state
+        job_id = slurm.checked_id(rec["backend_id"], jd.record_path)
+        try:
+            now = slurm.query_state(job_id)
+        except slurm.Unreachable as exc:
+            away = f"the Slurm controller does not answer ({exc}): slurm job {job_id} may still be running"
+            return "UNKNOWN", f"{away}; {note}" if note else away
+        if now is None and gone:
+            return "UNKNOWN", f"{note}; Slurm no longer knows job {job_id}: how it ended is not known"
+        return now or state, note
+    if gone:
+        return "LOST", note
+    return state, ""
 
 
 def supervisor_alive(rec: dict) -> bool:
@@ -586,14 +619,22 @@ def cancel_main(job: str, folder: str | None, grace: float = 30.0, quiet: bool =
     jd = find_job(job, folder)
     rec = jd.read()
     state = live_state(jd, rec)
-    if state not in ("PENDING", "RUNNING", "LOST"):
+    if state not in ("PENDING", "RUNNING", "LOST", "UNKNOWN"):
         if not quiet:
             print(f"job {jd.id} has already ended ({state})")
         return 0
     if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
         from clusterdoc.launch import slurm
 
-        slurm.scancel(slurm.checked_id(rec["backend_id"], jd.record_path))
+        job_id = slurm.checked_id(rec["backend_id"], jd.record_path)
+        failed = slurm.scancel(job_id)  # tried again while the controller is away
+        if failed:
+            print(
+                f"clusterdoc cancel: could not cancel slurm job {job_id}: the Slurm controller does not answer "
+                f"({failed}); it may still be running: try again once it answers (scontrol ping)",
+                file=sys.stderr,
+            )
+            return 1
     pid, started = rec.get("supervisor_pid"), rec.get("supervisor_start")
     if isinstance(pid, int) and lifeline.same_process(pid, started):
         os.kill(pid, signal.SIGTERM)
@@ -616,7 +657,7 @@ def cancel_main(job: str, folder: str | None, grace: float = 30.0, quiet: bool =
         ):
             time.sleep(0.2)
     rec = jd.read()
-    if rec.get("state") in ("PENDING", "RUNNING"):
+    if rec.get("state") in ("PENDING", "RUNNING", "UNKNOWN"):  # UNKNOWN: submit gave up on an away controller
         jd.update(state="CANCELLED", ended=time.time())
     if not quiet:
         print(f"job {jd.id} cancelled")
@@ -641,7 +682,7 @@ def status_main(job: str, folder: str | None) -> int:
 
 def _status_lines(jd: JobDir, rec: dict) -> tuple[list[str], int]:
     spec = rec["spec"]
-    state = live_state(jd, rec)
+    state, note = live(jd, rec)
     world = spec["nodes"] * spec["tasks_per_node"]
     out = [f"job {rec['id']}: {state}"]
     out.append(
@@ -661,18 +702,26 @@ def _status_lines(jd: JobDir, rec: dict) -> tuple[list[str], int]:
         reason = f"its supervisor (pid {rec.get('supervisor_pid')}) ended without a word: see {jd.path}/supervisor.log"
     if reason and not any((a.get("outcome") or {}).get("message") == reason for a in attempts):
         out.append(f"  reason  {reason}")  # what no attempt line says: it never started, or its supervisor failed
+    if note:
+        out.append(f"  note    {note}")
     if not attempts and reason:
         return out, 0 if state in ("RUNNING", "PENDING") else 1  # it never started: no rank has anything to say
     for a in attempts:
         o = a.get("outcome")
         out.append(
             f"  attempt {a['n']}: {format_command([str(x) for x in a['script_args']])}: "
-            + (Outcome(**{**o, "codes": {int(k): v for k, v in o["codes"].items()}}).describe() if o else "running")
+            + (
+                Outcome(**{**o, "codes": {int(k): v for k, v in o["codes"].items()}}).describe()
+                if o
+                else "running"
+                if state in ("RUNNING", "PENDING") and not note
+                else f"not recorded (the job is {state} now)"
+            )
         )
         why = a.get("why")
         if isinstance(why, dict) and why.get("category"):  # `clusterdoc why`'s verdict, kept at the attempt's end
             nodes = why.get("nodes") or []
-            print(
+            out.append(
                 f"    why: {printable(why['category'], 40)}: {printable(why.get('headline'), 500)}"
                 + (
                     f"; next attempt without {printable(', '.join(map(str, nodes)), 500)}"
@@ -687,7 +736,7 @@ def _status_lines(jd: JobDir, rec: dict) -> tuple[list[str], int]:
             f"rank {r}: "
             + (
                 "running"
-                if e is None and state == "RUNNING"
+                if e is None and state == "RUNNING" and not note
                 else "no exit record"
                 if e is None
                 else describe_code(e["code"])

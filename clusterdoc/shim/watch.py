@@ -43,6 +43,11 @@ from . import loader, pace, progress, straggler, track
 DEFAULT_TIMEOUT = 300.0
 LAUNCHER_GRACE = 15.0  # how long a rank leaves the report to the launcher before printing it itself
 LATE = 10.0  # how much longer the report waits for a rank whose heartbeat is recent (a loaded node: late, not silent)
+# At exit the watchdog is waited for until it is out of torch: a daemon thread still inside a store call (C++, GIL
+# released) when the interpreter finalizes is ended by pthread_exit as it takes the GIL back, and that unwinds
+# through a noexcept C++ frame: "terminate called without an active exception", SIGABRT, on a healthy rank
+# (tests/test_exit_abort.py shows it with torch's own TCPStore). Its store calls time out in 10 s (connect too).
+EXIT_JOIN = 25.0
 CLAIM_RETRY = 5.0  # seconds before a claim that could not be made (its key kept changing) is tried again
 _watchdog = None
 
@@ -172,7 +177,7 @@ class Watchdog(threading.Thread):
         from clusterdoc.hang import channel
 
         try:
-            self.store = _connect(self.addr, self.port)
+            self.store = _connect(self.addr, self.port, self.stop)
         except channel.NoSecret as exc:  # no secret, no side channel: tracking goes on (seal.py)
             from . import secret
 
@@ -185,6 +190,8 @@ class Watchdog(threading.Thread):
             )
             return
         except Exception as exc:  # noqa: BLE001 - no channel: say so once, the job itself goes on
+            if self.stop.is_set():
+                return  # the rank is exiting: nothing to watch any more
             print(
                 f"clusterdoc: rank {self.rank}: hang watch off, cannot reach the job's store at "
                 f"{self.addr}:{self.port} ({exc})",
@@ -213,7 +220,7 @@ class Watchdog(threading.Thread):
 
         self.stop.set()
         if self.is_alive() and threading.current_thread() is not self:
-            self.join(timeout=2 * self.interval + 1)
+            self.join(timeout=EXIT_JOIN)  # out of its store call first (see EXIT_JOIN); at once when idle
         store, self.store = self.store, None
         if store is not None and store.rejected:
             from clusterdoc.hang import channel
@@ -444,7 +451,7 @@ class Watchdog(threading.Thread):
             pass
 
 
-def _connect(addr: str, port: int):
+def _connect(addr: str, port: int, stop: threading.Event | None = None):
     from clusterdoc.hang import channel
 
     deadline = time.monotonic() + 30
@@ -454,7 +461,7 @@ def _connect(addr: str, port: int):
         except channel.NoSecret:
             raise
         except Exception:  # noqa: BLE001 - rank 0's store may still be starting
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or (stop is not None and stop.is_set()):  # at exit: no new try
                 raise
             time.sleep(0.5)
 
@@ -569,6 +576,12 @@ def stop_hang_watch() -> None:
     store go: clusterdoc.run and shim.init()'s exit hook call it first)."""
     if _watchdog is not None:
         _watchdog.shutdown()
+
+
+def still_in_torch() -> bool:
+    """After stop_hang_watch(): the watchdog thread did not end (stuck in a store call past EXIT_JOIN): the
+    interpreter's teardown would abort the process (see EXIT_JOIN), so clusterdoc.run leaves with os._exit."""
+    return _watchdog is not None and _watchdog.is_alive() and _watchdog.stop.is_set()
 
 
 def hang_watch_enabled() -> bool:

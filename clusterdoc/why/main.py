@@ -156,7 +156,13 @@ def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdi
     info: dict = {}
     paths: list[Path] = [Path(log)] if log else []
     if not paths:
-        info = slurm.scontrol_job(slurm.checked_id(job, "JOB")) or sacct_job(job)
+        try:
+            info = slurm.read_job(slurm.checked_id(job, "JOB")) or sacct_job(job)
+        except slurm.Unreachable as exc:
+            raise UsageError(
+                f"Slurm job {printable(job)}: the Slurm controller does not answer ({exc})",
+                hint="try again once it answers (scontrol ping), or give its output file with --log",
+            ) from None
         if not info.get("StdOut") and info:
             raise UsageError(
                 f"Slurm job {printable(job)}: {info.get('JobState')} on {info.get('NodeList')}; its output files "

@@ -11,6 +11,7 @@ the others are listed as ruled out, with why.
 
 from __future__ import annotations
 
+from clusterdoc.why import disk
 from clusterdoc.why.causes import CAUSES
 from clusterdoc.why.evidence import Evidence, RankFacts
 from clusterdoc.why.model import (  # noqa: F401 - the names other modules import from here
@@ -43,7 +44,7 @@ def candidates(ev: Evidence) -> list[Cause]:
 def judge(ev: Evidence) -> Verdict:
     if ev.state in ("COMPLETED",) and all(r.code == 0 for r in ev.ranks if r.code is not None):
         return Verdict(True, ev.state, None)
-    found = candidates(ev)
+    found = disk.relabel(candidates(ev), ev.message, {r.rank for r in ev.ranks if r.raised}, Cause)
     causes = sorted([c for c in found if not c.weak], key=lambda c: (c.time, _ORDER.get(c.category, 9))) or _unknown(
         ev, [c for c in found if c.weak]
     )

@@ -96,3 +96,23 @@ def our_cgroups(prefix: str) -> list[Path]:
         return sorted(CPU_CGROUP / n for n in os.listdir(CPU_CGROUP) if n.startswith(prefix + "-"))
     except OSError:
         return []
+
+
+def packet_loss(netns: str, percent: int | None) -> None:
+    """Drop `percent` % of the packets leaving the node and of those reaching it (its netns, loopback spared) at
+    random, as `tc netem loss` on its link would (netem is not in this machine's kernel: nftables' numgen does it);
+    None takes it away."""
+    table = "clusterdoc_loss"
+    base = ["ip", "netns", "exec", netns, "nft"]
+    subprocess.run(base + ["delete", "table", "inet", table], capture_output=True, timeout=30)
+    if percent is None:
+        return
+    drop = ["numgen", "random", "mod", "100", "<", str(percent), "drop"]
+    for argv in (["add", "table", "inet", table],
+                 ["add", "chain", "inet", table, "out", "{ type filter hook output priority 0; }"],
+                 ["add", "chain", "inet", table, "in", "{ type filter hook input priority 0; }"],
+                 ["add", "rule", "inet", table, "out", "oifname", "!=", "lo", *drop],
+                 ["add", "rule", "inet", table, "in", "iifname", "!=", "lo", *drop]):
+        proc = subprocess.run(base + argv, capture_output=True, text=True, timeout=30)
+        if proc.returncode != 0:
+            raise ClusterError(f"nft {' '.join(argv)} in {netns} failed: {proc.stderr.strip()}")

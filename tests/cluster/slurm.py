@@ -108,9 +108,11 @@ class Slurm:
         wait_for(ready, 15, "munged to create its socket", log)
         return proc.pid
 
-    def start_ctld(self, ctld_port: int) -> int:
+    def start_ctld(self, ctld_port: int, clear: bool = True) -> int:
+        """clear: a fresh controller (-c); False: it recovers its saved state (jobs included), as a restart does."""
         log = self.dir / "log" / "slurmctld.log"
-        proc = self._popen([SLURMCTLD, "-D", "-c", "-i", "-f", str(self.conf)], self.dir / "log" / "slurmctld.out")
+        argv = [SLURMCTLD, "-D", *(["-c"] if clear else []), "-i", "-f", str(self.conf)]
+        proc = self._popen(argv, self.dir / "log" / "slurmctld.out")
 
         def ready():
             if proc.poll() is not None:
@@ -119,6 +121,24 @@ class Slurm:
             return any(port == ctld_port for _, port in listeners())
         wait_for(ready, 30, f"slurmctld to listen on port {ctld_port}", log)
         return proc.pid
+
+    def ctld_port(self) -> int:
+        for line in self.conf.read_text().splitlines():
+            if line.startswith("SlurmctldPort="):
+                return int(line.split("=", 1)[1])
+        raise ClusterError(f"no SlurmctldPort in {self.conf}")
+
+    def stop_ctld(self, timeout: float = 30) -> None:
+        """slurmctld stopped as an admin (or a crash-free restart) does: SIGTERM, it saves its state and exits."""
+        import signal
+        pid = read_pid(self.dir / "slurmctld.pid")
+        if alive(pid):
+            os.kill(pid, signal.SIGTERM)
+        wait_for(lambda: not alive(pid), timeout, "slurmctld to exit", self.dir / "log" / "slurmctld.log")
+
+    def restart_ctld(self) -> int:
+        """slurmctld back after stop_ctld, with the jobs it saved (not -c)."""
+        return self.start_ctld(self.ctld_port(), clear=False)
 
     def start_slurmd(self, node: Node, holder_pid: int, memlock: int | None = None) -> subprocess.Popen:
         (self.dir / "spool" / node.name).mkdir(parents=True, exist_ok=True)
