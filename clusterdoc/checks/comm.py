@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from clusterdoc.checks import FAIL, OK, Finding, finding
+from clusterdoc.checks.spec import Check
 
 CHECK = "comm"
 
@@ -122,3 +123,16 @@ def run_local(facts: dict, timeout: float) -> dict:
     except subprocess.TimeoutExpired:
         rank = {"ok": False, "message": f"timed out after {timeout:g}s"}
     return {"world": 1, "master": "127.0.0.1:29517", "ranks": {"localhost": rank}}
+
+
+CHECKS = (
+    Check(
+        "comm",
+        160,
+        "a real torch.distributed all_reduce, one rank per node",
+        default=False,
+        ssh_only=True,
+        cluster=lambda c: check(c.comm, list(c.answered)) if c.comm is not None else [],
+        cluster_order=90,
+    ),
+)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks.spec import Check, Shared
 
 CHECK = "gpu"
 
@@ -599,3 +600,22 @@ def expected_counts(all_facts: dict[str, dict], gpus_per_node: int | None) -> tu
     if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
         return {}, ""
     return {n: ranked[0][0] for n in counts}, f"what {ranked[0][1]} of {len(counts)} GPU nodes have"
+
+
+CHECKS = (
+    Check(
+        "gpu",
+        100,
+        "GPU count, XIDs, ECC, row remaps, clocks, PCIe, MIG, DCGM",
+        reads=("gpu_health", "gpus"),
+        probe_errors={"gpuhealth": FAIL},
+        allocation=True,
+        prepare=(
+            Shared("gpus_expected", lambda c: expected_counts(dict(c.answered), c.opts.gpus_per_node), ({}, "")),
+            Shared("pcie", lambda c: pcie_reference(dict(c.answered)), {}),
+        ),
+        node=lambda c: check(
+            c.node, c.facts, c.shared["gpus_expected"][0].get(c.node), c.shared["gpus_expected"][1], c.shared["pcie"]
+        ),
+    ),
+)

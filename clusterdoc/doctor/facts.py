@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clusterdoc import private, probe
-from clusterdoc.checks import comm, perf
+from clusterdoc.checks import comm, perf, registry
 from clusterdoc.doctor import jobenv, mesh, mpirun, srun
 from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
 from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
@@ -123,7 +123,7 @@ def _probe_env(opts: CheckOptions) -> dict[str, str]:
 
 # checks that need SSH by nature (node-to-node logins for mpirun; the head's mpirun and port plan over SSH):
 # not applicable through srun, said so in the report
-SSH_ONLY = ("mesh", "port", "comm", "perf")
+SSH_ONLY = registry.ssh_only()
 
 
 def _ssh_refused(g: Gathered) -> bool:

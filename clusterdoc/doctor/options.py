@@ -5,16 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from clusterdoc.checks import ALL_CHECKS
+from clusterdoc.checks import ALL_CHECKS, registry
 from clusterdoc.doctor.jobenv import LAUNCHERS
 from clusterdoc.errors import UsageError
 from clusterdoc.targets import Targets
 
-# With no --checks: everything but the ones that start processes on the nodes (comm).
-DEFAULT_OFF = ("comm", "files", "perf")
+# With no --checks: everything but what a check declares off (comm, files, perf: they start processes or need to
+# be told what to compare). From the registry (checks/registry.py), as every list of checks.
+DEFAULT_OFF = registry.default_off()
 DEFAULT_PORT = 29500  # torchrun's default MASTER_PORT (submit derives a port per job: its preflight passes that one)
 # One machine: nothing to compare or to connect to; the net check judges only its interfaces and InfiniBand there.
-NOT_LOCAL = ("mesh", "consistency", "port", "clock", "perf")
+NOT_LOCAL = registry.not_local()
 
 
 @dataclass
