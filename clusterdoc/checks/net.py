@@ -512,7 +512,7 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
 
 
 def _views(c: Context) -> dict:
-    return peer_views(c.answered) if c.multi else {}
+    return peer_views(dict(c.answered)) if c.multi else {}
 
 
 def _port(c: Context) -> list[Finding]:

@@ -280,11 +280,11 @@ def _reach(c: Context) -> list[Finding]:
 
 
 def _names(c: Context) -> list[Finding]:
-    return check_names(c.answered, compress_hostlist) if len(c.answered) > 1 else []
+    return check_names(dict(c.answered), compress_hostlist) if len(c.answered) > 1 else []
 
 
 def _trust(c: Context) -> list[Finding]:
-    return check_trust(c.answered) if len(c.answered) > 1 else []
+    return check_trust(dict(c.answered)) if len(c.answered) > 1 else []
 
 
 CHECKS = (
