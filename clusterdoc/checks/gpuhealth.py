@@ -2,9 +2,9 @@
 
 From facts["gpu_health"] (clusterdoc/probe/gpuhealth.py: `nvidia-smi -q -x`, the kernel log's XIDs): GPUs the driver
 sees vs the count expected, GPUs off the bus, XIDs, uncorrectable ECC, row remaps, retired pages, persistence mode,
-clock throttling, PCIe width, MIG and compute mode. FAIL is what `--slurm-health` drains for (a lost GPU, a
-short count, an XID that needs a reset new since the last clusterdoc run on the node, uncorrectable ECC since the
-driver loaded); the rest warns.
+clock throttling, PCIe width and MIG (the compute mode is checks/compute.py's). FAIL is what `--slurm-health` drains
+for (a lost GPU, a short count, an XID that needs a reset new since the last clusterdoc run on the node,
+uncorrectable ECC since the driver loaded); the rest warns.
 """
 
 from __future__ import annotations
@@ -565,19 +565,6 @@ def _state(node: str, gpus: list[dict]) -> list[Finding]:
                 WARN,
                 _gpus("MIG mode on (a job sees slices, not whole GPUs) on", mig, len(gpus)),
                 "`nvidia-smi -mig 0` (then a GPU reset) if the job expects whole GPUs",
-            )
-        )
-    for mode in sorted({str(g["compute_mode"]) for g in gpus if g.get("compute_mode") not in (None, "Default")}):
-        gs = [g for g in gpus if g.get("compute_mode") == mode]
-        status = FAIL if mode == "Prohibited" else WARN
-        out.append(
-            finding(
-                node,
-                CHECK,
-                status,
-                _gpus(f"compute mode {mode} on", gs, len(gpus)),
-                "`nvidia-smi -c DEFAULT`: in Exclusive_Process mode a second process on a GPU (a helper, a "
-                "second rank, a profiler) fails with 'all CUDA-capable devices are busy'",
             )
         )
     return out
