@@ -21,7 +21,7 @@ from pathlib import Path
 from clusterdoc import private, probe
 from clusterdoc.checks import comm, perf, registry
 from clusterdoc.doctor import jobenv, mesh, mpirun, srun
-from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
+from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
 from clusterdoc.errors import UsageError
 from clusterdoc.hostfile import natural_key
@@ -121,9 +121,9 @@ def _probe_env(opts: CheckOptions) -> dict[str, str]:
 
 # --- through srun (Slurm) ----------------------------------------------------------------------------
 
-# checks that need SSH by nature (node-to-node logins for mpirun; the head's mpirun and port plan over SSH):
-# not applicable through srun, said so in the report
-SSH_ONLY = registry.ssh_only()
+# checks that need SSH by nature (node-to-node logins for mpirun; the head's mpirun and port plan over SSH; a
+# check's `ssh_only`): not applicable through srun, said so in the report. One machine (a check's `local=False`):
+# nothing to compare or to connect to; the net check judges only its interfaces and InfiniBand there.
 
 
 def _ssh_refused(g: Gathered) -> bool:
@@ -145,11 +145,11 @@ def gather_srun(opts: CheckOptions, checks: list[str], nodes: list[str] | None) 
         opts.srun_options,
         shlex.split(opts.wrap) if opts.wrap else None,
     )
-    applicable = [c for c in checks if c not in SSH_ONLY]
+    applicable = [c for c in checks if c not in registry.ssh_only()]
     if len(names) < 2:
-        applicable = [c for c in applicable if c not in NOT_LOCAL]
+        applicable = [c for c in applicable if c not in registry.not_local()]
     g = Gathered(names, conns, facts, applicable, head, None, None, started, transport="srun")
-    g.not_applicable = [c for c in checks if c in SSH_ONLY]
+    g.not_applicable = [c for c in checks if c in registry.ssh_only()]
     return g
 
 
@@ -161,7 +161,7 @@ def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
     facts = gather_local(opts.python, opts.timeout, (head or {}).get("path"), probe_args(opts, None), opts.wrap)
     conns = {LOCAL: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
-    checks = [c for c in checks if c not in NOT_LOCAL]  # one node: nothing to compare or connect to
+    checks = [c for c in checks if c not in registry.not_local()]  # one node: nothing to compare or connect to
     comm_result = comm.run_local(facts, opts.timeout) if "comm" in checks else None
     return Gathered([LOCAL], conns, {LOCAL: facts}, checks, head, None, comm_result, started)
 
@@ -483,7 +483,7 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
         for n, c in found.items()
     }
     if len(nodes) == 1 and conns[nodes[0]]["status"] == "local":
-        checks = [c for c in checks if c not in NOT_LOCAL]
+        checks = [c for c in checks if c not in registry.not_local()]
     return Gathered(
         nodes,
         conns,
