@@ -88,3 +88,21 @@ def test_the_doctor_judges_and_reports_it_in_its_own_column(tmp_path, monkeypatc
     report = Report.build(g, judge(g, CheckOptions(tasks_per_node=4)))
     assert "compute" in report.checks and report.nodes[0].status["compute"] == WARN
     assert "compute" in registry.allocation()  # submit's Slurm preflight judges it too
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
+def test_on_the_test_cluster_prohibited_fails_and_exclusive_with_one_rank_per_gpu_is_quiet(cluster):
+    """The modes planted where a node shows them (its nvidia-smi -q -x, tests/cluster/fakes.py); 8 ranks per node on
+    8 A100s: node2's Exclusive_Process is no problem, node3's Prohibited is; with 9 ranks node2 warns too."""
+    from tests.test_doctor_cluster import check, names, problems
+
+    with cluster.planted({"node2": {"compute_mode": "Exclusive_Process"}, "node3": {"compute_mode": "Prohibited"}}):
+        args = ("-w", names(cluster), "--ssh-config", cluster.ssh_config, "--timeout", 20, "--mpirun", cluster.mpirun,
+                "--checks", "compute")  # fmt: skip
+        code, doc = check(*args, "--tasks-per-node", 8)
+        assert problems(doc) == {("node3", "compute")} and code == 1, doc["findings"]
+        assert any(f["node"] == "node2" and "Exclusive_Process (one process per GPU)" in f["message"]
+                   for f in doc["findings"])  # fmt: skip
+        code, doc = check(*args, "--tasks-per-node", 9)
+        assert problems(doc, WARN) == {("node2", "compute")}, doc["findings"]
