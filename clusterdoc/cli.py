@@ -268,6 +268,8 @@ def _add_target_options(p: argparse.ArgumentParser, hostfile_positional: bool = 
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from clusterdoc.checks import registry  # the check names, each declared once (checks/registry.py)
+
     parser = _Parser(
         prog="clusterdoc",
         description="A doctor for distributed PyTorch training on SLURM/MPI clusters.",
@@ -326,8 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--checks",
         metavar="LIST",
-        help="comma-separated checks to run (ssh,mesh,net,nccl,port,mpi,kernel,"
-        "cuda,arch,gpu,fabric,resources,clock,files,consistency,comm,perf)",
+        help=f"comma-separated checks to run ({','.join(registry.names())})",
     )
     p.add_argument(
         "--tasks-per-node",

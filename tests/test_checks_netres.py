@@ -308,7 +308,7 @@ def test_malformed_new_facts_are_dropped_and_reported():
 
 def test_local_selection_and_options():
     assert CheckOptions().selected() == ["ssh", "mesh", "net", "nccl", "port", "mpi", "kernel", "cuda", "arch", "gpu",
-                                         "fabric", "resources", "clock", "consistency"]
+                                         "compute", "fabric", "resources", "clock", "consistency"]
     assert "files" in CheckOptions(files=["/x"]).selected()
     assert CheckOptions(env=["NCCL_SOCKET_IFNAME=eth0"]).env == {"NCCL_SOCKET_IFNAME": "eth0"}
     import pytest

@@ -118,8 +118,6 @@ def _gpu0(facts):
         (lambda g: g.update(throttle=["hw_power_brake_slowdown", "sw_power_cap"]), WARN, "HW power brake"),
         (lambda g: g["pcie"].update(width=8), WARN, "x8 where peers of the same model"),
         (lambda g: g.update(mig="Enabled"), WARN, "MIG mode on"),
-        (lambda g: g.update(compute_mode="Exclusive_Process"), WARN, "compute mode Exclusive_Process"),
-        (lambda g: g.update(compute_mode="Prohibited"), FAIL, "compute mode Prohibited"),
     ],
 )
 def test_each_gpu_state_rule_names_the_gpu_with_a_fix(change, status, words):

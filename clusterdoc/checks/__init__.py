@@ -5,6 +5,10 @@ made of several messages; here each message is a finding:
     {"node": str, "check": str, "status": "ok"|"warn"|"fail", "message": str, "fix": str}
 Cluster-wide findings (consistency, mesh pairs) name a hostlist in "node" and list the nodes
 they concern in "nodes". No check runs commands: they only compare facts.
+
+Each module declares its checks once, `CHECKS = (Check(...),)` (spec.py: name, column, facts read, default,
+where it can run, its probe errors, its rules taking one `Context`); registry.py collects them, and
+doctor/rules.judge, the options, the gather step, --checks and submit's preflight read that registry.
 """
 
 from __future__ import annotations
@@ -18,48 +22,18 @@ if TYPE_CHECKING:  # typing.NotRequired is Python 3.11; at run time a TypedDict'
 OK, WARN, FAIL = "ok", "warn", "fail"
 RANK = {OK: 0, WARN: 1, FAIL: 2}
 
-# Column order of the report; "mesh" (node-to-node ssh) lives in checks/ssh.py.
-ALL_CHECKS = (
-    "ssh",
-    "mesh",
-    "net",
-    "nccl",
-    "port",
-    "mpi",
-    "kernel",
-    "cuda",
-    "arch",
-    "gpu",
-    "fabric",
-    "resources",
-    "clock",
-    "files",
-    "consistency",
-    "comm",
-    "perf",
-)
+# ALL_CHECKS (the report's columns, in order), PROBE_ERROR_CHECK ({probe: (check, status)}: which check a
+# probe error, facts["errors"][].probe, belongs to, and how bad it is) and MALFORMED_LABELS come from the
+# registry (checks/registry.py: what each module declares in CHECKS), read when first asked for.
+_DERIVED = {"ALL_CHECKS": "names", "PROBE_ERROR_CHECK": "probe_error_check", "MALFORMED_LABELS": "malformed_labels"}
 
-# Which check a probe error (facts["errors"][].probe) belongs to, and how bad it is.
-PROBE_ERROR_CHECK = {
-    "kernel": ("kernel", FAIL),
-    "gpus": ("arch", FAIL),
-    "gpuhealth": ("gpu", FAIL),
-    "nvcc": ("cuda", FAIL),
-    "gcc": ("cuda", WARN),
-    "torch": ("cuda", FAIL),
-    "deepspeed": ("arch", WARN),
-    "mpirun": ("mpi", FAIL),
-    "mpi4py": ("mpi", WARN),
-    "libaio": ("arch", WARN),
-    "mesh": ("mesh", FAIL),
-    "python3": ("ssh", WARN),
-    "net": ("net", WARN),
-    "nccl": ("nccl", WARN),
-    "port": ("port", WARN),
-    "resources": ("resources", WARN),
-    "clock": ("clock", WARN),
-    "files": ("files", FAIL),
-}
+
+def __getattr__(name: str):
+    if name in _DERIVED:
+        from clusterdoc.checks import registry
+
+        return getattr(registry, _DERIVED[name])()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Finding(TypedDict):
@@ -88,11 +62,13 @@ def worst(findings) -> str | None:
 
 
 def probe_errors(node: str, facts: dict, check: str) -> list[Finding]:
-    """The node's probe errors that belong to `check`, as findings."""
+    """The node's probe errors that belong to `check`, as findings (a probe no check claims: cuda's WARN)."""
+    from clusterdoc.checks import registry
+
     out = []
     for err in facts.get("errors") or []:
         name = err.get("probe", "")
-        target, status = PROBE_ERROR_CHECK.get(name.split()[0], ("cuda", WARN))
+        target, status = registry.probe_error_check().get(name.split()[0], ("cuda", WARN))
         if target == check:
             out.append(
                 finding(
@@ -106,22 +82,13 @@ def probe_errors(node: str, facts: dict, check: str) -> list[Finding]:
     return out
 
 
-MALFORMED_LABELS = {
-    "driver": "driver version",
-    "gpus": "GPU list",
-    "gpus[*]": "GPU entry",
-    "gpus[*].driver": "GPU driver version",
-    "gpus[*].name": "GPU name",
-    "gpus[*].capability": "GPU compute capability",
-    "kernel.release": "kernel release",
-    "hostname": "host name",
-}
-
-
 def malformed(node: str, facts: dict, checks) -> list[Finding]:
     """A FAIL per value the node sent in a form it cannot have (see clusterdoc/untrusted.py): the value
     was dropped before judging, so the check it belongs to cannot be ok. Filed under that check only: a
     check the run skips (--skip mpi) judges nothing of the node, so its malformed values are not reported."""
+    from clusterdoc.checks import registry
+
+    labels = registry.malformed_labels()
     out, seen = [], set()
     for m in facts.get("malformed") or []:
         check = m["check"]
@@ -136,8 +103,7 @@ def malformed(node: str, facts: dict, checks) -> list[Finding]:
                 node,
                 check,
                 FAIL,
-                f"the node sent a malformed {MALFORMED_LABELS.get(field, field)}: "
-                f"{m['value']} (not trusted, not judged)",
+                f"the node sent a malformed {labels.get(field, field)}: {m['value']} (not trusted, not judged)",
                 "look at what produces it on the node (for GPUs: nvidia-smi --query-gpu=name,"
                 "driver_version --format=csv | cat -v): a broken install or a tampered tool",
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks.spec import Check, Shared
 from clusterdoc.tables import cap_str, format_arch_list, nvcc_can_build, parse_capability
 
 CHECK = "arch"
@@ -335,3 +336,23 @@ def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> li
             )
         )
     return out
+
+
+CHECKS = (
+    Check(
+        "arch",
+        90,
+        "torch and DeepSpeed ops are built for the GPUs",
+        reads=("gpus", "torch", "deepspeed", "libaio", "libaio_header", "env"),
+        probe_errors={"gpus": FAIL, "deepspeed": WARN, "libaio": WARN},
+        malformed_labels={
+            "gpus": "GPU list",
+            "gpus[*]": "GPU entry",
+            "gpus[*].name": "GPU name",
+            "gpus[*].capability": "GPU compute capability",
+        },
+        allocation=True,
+        prepare=(Shared("needed", lambda c: needed_arch_list(dict(c.answered)), ""),),
+        node=lambda c: check(c.node, c.facts, c.opts.arch_list, c.shared["needed"]),
+    ),
+)

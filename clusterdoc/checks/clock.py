@@ -11,6 +11,7 @@ or rewound: Slurm cannot start the job's steps). Only a lower bound above the li
 from __future__ import annotations
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks.spec import Check
 
 CHECK = "clock"
 WARN_S, FAIL_S = 1.0, 60.0
@@ -75,3 +76,16 @@ def check(node: str, facts: dict) -> list[Finding]:
     else:
         out.append(finding(node, CHECK, OK, f"clock within {max(abs(theta), delta):.2f} s of the head's"))
     return out
+
+
+CHECKS = (
+    Check(
+        "clock",
+        130,
+        "clocks agree with the head's",
+        reads=("clock",),
+        probe_errors={"clock": WARN},
+        local=False,
+        node=lambda c: check(c.node, c.facts),
+    ),
+)

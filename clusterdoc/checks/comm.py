@@ -1,13 +1,14 @@
 """comm (--comm): judge a real torch.distributed all_reduce + barrier, one rank per node.
 
-The rank script below is what doctor sends to every node (python3 -, over SSH); this module
-only parses its output and judges the result."""
+The rank script below is what doctor sends to every node (python3 -, over SSH; doctor/ranks.py starts the
+ranks); this module only parses its output and judges the result."""
 
 from __future__ import annotations
 
 import json
 
 from clusterdoc.checks import FAIL, OK, Finding, finding
+from clusterdoc.checks.spec import Check
 
 CHECK = "comm"
 
@@ -99,26 +100,14 @@ def check(result: dict, nodes: list[str]) -> list[Finding]:
     return out
 
 
-def run_local(facts: dict, timeout: float) -> dict:
-    """--local --comm: a world of one rank on this machine (still a real process group)."""
-    import subprocess
-    import sys
-
-    if not facts.get("torch"):
-        return {"error": "torch is not installed here"}
-    argv = [
-        sys.executable,
-        "-c",
-        RANK_SCRIPT,
-        "0",
-        "1",
-        "127.0.0.1",
-        "29517",
-        str(max(5.0, timeout - 5)),
-    ]
-    try:
-        p = subprocess.run(argv, capture_output=True, timeout=timeout)
-        rank = parse_rank_output("ok", p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace"))
-    except subprocess.TimeoutExpired:
-        rank = {"ok": False, "message": f"timed out after {timeout:g}s"}
-    return {"world": 1, "master": "127.0.0.1:29517", "ranks": {"localhost": rank}}
+CHECKS = (
+    Check(
+        "comm",
+        160,
+        "a real torch.distributed all_reduce, one rank per node",
+        default=False,
+        ssh_only=True,
+        cluster=lambda c: check(c.comm, list(c.answered)) if c.comm is not None else [],
+        cluster_order=90,
+    ),
+)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from clusterdoc.checks import OK, WARN, Finding, finding
+from clusterdoc.checks.spec import Check
+from clusterdoc.hostfile import compress_hostlist
 
 CHECK = "consistency"
 
@@ -78,3 +80,16 @@ def check(all_facts: dict, compress=_hostlist) -> list[Finding]:
                 finding(n, CHECK, OK, "same software and GPUs as the other nodes" if len(nodes) > 1 else "single node")
             )
     return out
+
+
+CHECKS = (
+    Check(
+        "consistency",
+        150,
+        "every node runs the same versions",
+        local=False,
+        allocation=True,
+        cluster=lambda c: check(dict(c.answered), compress_hostlist) if len(c.answered) > 1 else [],
+        cluster_order=80,
+    ),
+)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks.spec import Check
 from clusterdoc.tables import driver_min_for, ds_tolerates, gcc_max_for, major_minor, vtuple
 
 CHECK = "cuda"
@@ -292,3 +293,17 @@ def check(node: str, facts: dict) -> list[Finding]:
         else:
             out.append(finding(node, CHECK, OK, f"driver {driver} supports CUDA {torch_cuda}"))
     return out
+
+
+CHECKS = (
+    Check(
+        "cuda",
+        80,
+        "driver, toolkits, nvcc, gcc and torch's CUDA agree",
+        reads=("torch", "nvcc", "cuda_home", "toolkits", "libcudart_first", "gcc", "driver", "env", "python"),
+        probe_errors={"nvcc": FAIL, "gcc": WARN, "torch": FAIL},
+        malformed_labels={"driver": "driver version", "gpus[*].driver": "GPU driver version"},
+        allocation=True,
+        node=lambda c: check(c.node, c.facts),
+    ),
+)

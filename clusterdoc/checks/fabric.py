@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding
+from clusterdoc.checks.spec import Check
+from clusterdoc.hostfile import compress_hostlist
 
 CHECK = "fabric"
 
@@ -428,3 +430,17 @@ def check_cluster(all_facts: dict[str, dict], compress) -> list[Finding]:
                 )
             )
     return out
+
+
+CHECKS = (
+    Check(
+        "fabric",
+        110,
+        "NVLink, fabric manager, ACS, IOMMU, InfiniBand links",
+        reads=("gpu_health",),
+        allocation=True,
+        node=lambda c: check_node(c.node, c.facts),
+        cluster=lambda c: check_cluster(dict(c.answered), compress_hostlist) if c.multi else [],
+        cluster_order=30,
+    ),
+)

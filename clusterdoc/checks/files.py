@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from clusterdoc.checks import FAIL, OK, Finding, finding
+from clusterdoc.checks.spec import Check
 
 CHECK = "files"
 
@@ -63,3 +64,17 @@ def check(all_facts: dict[str, dict | None], nodes: list[str]) -> list[Finding]:
         if n not in bad:
             out.append(finding(n, CHECK, OK, f"{len(paths)} file(s) the same as on the other nodes"))
     return out
+
+
+CHECKS = (
+    Check(
+        "files",
+        140,
+        "the job's files are the same on every node",
+        reads=("files",),
+        probe_errors={"files": FAIL},
+        default=False,
+        cluster=lambda c: check(dict(c.all_facts), c.nodes),
+        cluster_order=40,
+    ),
+)

@@ -2,9 +2,9 @@
 
 From facts["gpu_health"] (clusterdoc/probe/gpuhealth.py: `nvidia-smi -q -x`, the kernel log's XIDs): GPUs the driver
 sees vs the count expected, GPUs off the bus, XIDs, uncorrectable ECC, row remaps, retired pages, persistence mode,
-clock throttling, PCIe width, MIG and compute mode. FAIL is what `--slurm-health` drains for (a lost GPU, a
-short count, an XID that needs a reset new since the last clusterdoc run on the node, uncorrectable ECC since the
-driver loaded); the rest warns.
+clock throttling, PCIe width and MIG (the compute mode is checks/compute.py's). FAIL is what `--slurm-health` drains
+for (a lost GPU, a short count, an XID that needs a reset new since the last clusterdoc run on the node,
+uncorrectable ECC since the driver loaded); the rest warns.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks.spec import Check, Shared
 
 CHECK = "gpu"
 
@@ -566,19 +567,6 @@ def _state(node: str, gpus: list[dict]) -> list[Finding]:
                 "`nvidia-smi -mig 0` (then a GPU reset) if the job expects whole GPUs",
             )
         )
-    for mode in sorted({str(g["compute_mode"]) for g in gpus if g.get("compute_mode") not in (None, "Default")}):
-        gs = [g for g in gpus if g.get("compute_mode") == mode]
-        status = FAIL if mode == "Prohibited" else WARN
-        out.append(
-            finding(
-                node,
-                CHECK,
-                status,
-                _gpus(f"compute mode {mode} on", gs, len(gpus)),
-                "`nvidia-smi -c DEFAULT`: in Exclusive_Process mode a second process on a GPU (a helper, a "
-                "second rank, a profiler) fails with 'all CUDA-capable devices are busy'",
-            )
-        )
     return out
 
 
@@ -599,3 +587,22 @@ def expected_counts(all_facts: dict[str, dict], gpus_per_node: int | None) -> tu
     if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
         return {}, ""
     return {n: ranked[0][0] for n in counts}, f"what {ranked[0][1]} of {len(counts)} GPU nodes have"
+
+
+CHECKS = (
+    Check(
+        "gpu",
+        100,
+        "GPU count, XIDs, ECC, row remaps, clocks, PCIe, MIG, DCGM",
+        reads=("gpu_health", "gpus"),
+        probe_errors={"gpuhealth": FAIL},
+        allocation=True,
+        prepare=(
+            Shared("gpus_expected", lambda c: expected_counts(dict(c.answered), c.opts.gpus_per_node), ({}, "")),
+            Shared("pcie", lambda c: pcie_reference(dict(c.answered)), {}),
+        ),
+        node=lambda c: check(
+            c.node, c.facts, c.shared["gpus_expected"][0].get(c.node), c.shared["gpus_expected"][1], c.shared["pcie"]
+        ),
+    ),
+)

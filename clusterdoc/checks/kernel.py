@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks.spec import Check
 from clusterdoc.tables import KERNEL_MIN, vtuple
 
 CHECK = "kernel"
@@ -46,3 +47,17 @@ def check(node: str, facts: dict) -> list[Finding]:
             )
         ]
     return out + [finding(node, CHECK, OK, f"kernel {release}{where}")]
+
+
+CHECKS = (
+    Check(
+        "kernel",
+        70,
+        "the kernel is new enough, not gVisor",
+        reads=("kernel",),
+        probe_errors={"kernel": FAIL},
+        malformed_labels={"kernel.release": "kernel release"},
+        allocation=True,
+        node=lambda c: check(c.node, c.facts),
+    ),
+)

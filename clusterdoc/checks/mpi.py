@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks.spec import Check, Context
 
 CHECK = "mpi"
 
@@ -169,3 +170,23 @@ def _no_rank(node: str, hostname: str | None, run: dict, cmd: str) -> Finding:
         f"no rank started on {node} ({hostname}): mpirun {why}" + (f": {reason[:200]}" if reason else ""),
         f"run by hand: {cmd}; check passwordless ssh from the head to {node} and that the same MPI is installed there",
     )
+
+
+def _run(c: Context) -> list[Finding]:
+    if c.mpirun is None:
+        return []
+    return check_run({n: c.answered[n].get("hostname") for n in c.nodes if n in c.answered}, c.mpirun)
+
+
+CHECKS = (
+    Check(
+        "mpi",
+        60,
+        "mpirun and mpi4py agree, and a real mpirun across the nodes",
+        reads=("mpi",),
+        probe_errors={"mpirun": FAIL, "mpi4py": WARN},
+        node=lambda c: check(c.node, c.facts, c.head_mpirun),
+        cluster=_run,
+        cluster_order=50,
+    ),
+)

@@ -17,6 +17,7 @@ import re
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 from clusterdoc.checks.nccl_names import NCCL_NAMES, OTHER_NAMES, PLUGIN_PREFIXES
+from clusterdoc.checks.spec import Check
 
 CHECK = "nccl"
 
@@ -409,3 +410,16 @@ def layout(node: str, facts: dict, tasks_per_node: int | None) -> list[Finding]:
             f"ask for nodes with {tasks_per_node} GPUs (--gpus-per-node {tasks_per_node})",
         )
     ]
+
+
+CHECKS = (
+    Check(
+        "nccl",
+        40,
+        "NCCL_* variables, the libnccl torch loads, RoCE GIDs",
+        reads=("nccl", "wrapped"),
+        probe_errors={"nccl": WARN},
+        allocation=True,
+        node=lambda c: check(c.node, c.facts, c.opts.tasks_per_node),
+    ),
+)

@@ -17,6 +17,8 @@ from typing import Any
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, clock, finding, probe_errors
 from clusterdoc.checks.nccl import if_selected, parse_if_list
+from clusterdoc.checks.spec import Check, Context, Shared
+from clusterdoc.checks.ssh import UNREACHABLE
 
 NET, PORT = "net", "port"
 IFNAME_VARS = ("NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME")
@@ -507,3 +509,41 @@ def check_port(all_facts: dict[str, dict | None], nodes: list[str], port: int) -
         extra = f"listened on {port} (rendezvous); " if n == first else ""
         out.append(finding(n, PORT, OK, f"{extra}{k} TCP connection(s) from here ok"))
     return out
+
+
+def _views(c: Context) -> dict:
+    return peer_views(dict(c.answered)) if c.multi else {}
+
+
+def _port(c: Context) -> list[Finding]:
+    if not c.multi:
+        return []
+    # the port plan's nodes: those the head could connect to (the others were left out of it)
+    planned = [n for n in c.nodes if c.conns[n]["status"] not in UNREACHABLE]
+    return check_port(dict(c.all_facts), planned or c.nodes, c.opts.port)
+
+
+CHECKS = (
+    Check(
+        "net",
+        30,
+        "names resolve alike, the interface NCCL/gloo pick, node-to-node TCP",
+        reads=("net",),
+        probe_errors={"net": WARN},
+        prepare=(Shared("views", _views, {}),),
+        node=lambda c: check_node(c.node, c.facts, c.shared["views"].get(c.node), c.multi),
+        cluster=lambda c: check_cluster(dict(c.answered), c.nodes) if c.multi else [],
+        cluster_order=10,
+    ),
+    Check(
+        "port",
+        50,
+        "the rendezvous port is free on the first node and reachable from the others",
+        reads=("port",),
+        probe_errors={"port": WARN},
+        local=False,
+        ssh_only=True,
+        cluster=_port,
+        cluster_order=20,
+    ),
+)

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, linkplan
+from clusterdoc.checks.spec import Check, Context
 
 CHECK = "perf"
 COMPUTE_SECONDS = 1.5  # five windows of 0.3 s
@@ -509,3 +510,24 @@ def summary(
         "floor_busbw": v["floor"],
         "slow": [order[x] for x in v["slow"]],
     }
+
+
+def _judge(c: Context) -> list[Finding]:
+    if c.perf is None:
+        return []
+    o = c.opts
+    return check(c.perf, list(c.answered), dict(c.answered), o.compute_fraction, o.busbw_fraction, o.min_busbw)
+
+
+CHECKS = (
+    Check(
+        "perf",
+        170,
+        "each node's compute and which links are slow",
+        default=False,
+        local=False,
+        ssh_only=True,
+        cluster=_judge,
+        cluster_order=100,
+    ),
+)

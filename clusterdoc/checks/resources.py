@@ -12,6 +12,7 @@ Thresholds (see README):
 from __future__ import annotations
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks.spec import Check
 
 CHECK = "resources"
 SHM_FAIL_MIB, SHM_WARN_MIB, SHM_FREE_FAIL_MIB = 1024, 2048, 512
@@ -147,3 +148,15 @@ def check(node: str, facts: dict) -> list[Finding]:
         else:
             out.append(finding(node, CHECK, OK, f"{path}: {_size(free)} free"))
     return out
+
+
+CHECKS = (
+    Check(
+        "resources",
+        120,
+        "/dev/shm, memlock and open-file limits, free space",
+        reads=("resources",),
+        probe_errors={"resources": WARN},
+        node=lambda c: check(c.node, c.facts),
+    ),
+)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
+from clusterdoc.checks.spec import Check, Context
+from clusterdoc.hostfile import compress_hostlist
 
 CHECK = "ssh"
 MESH = "mesh"
@@ -269,3 +271,45 @@ def check_names(facts: dict[str, dict], compress) -> list[Finding]:
                 )
             )
     return out
+
+
+def _reach(c: Context) -> list[Finding]:
+    f = c.facts or None
+    untested = [x for x in c.checks if x != "ssh"] if not f and c.conn["status"] != "ok" else []
+    return check(c.node, c.conn, f, untested)
+
+
+def _names(c: Context) -> list[Finding]:
+    return check_names(dict(c.answered), compress_hostlist) if len(c.answered) > 1 else []
+
+
+def _trust(c: Context) -> list[Finding]:
+    return check_trust(dict(c.answered)) if len(c.answered) > 1 else []
+
+
+CHECKS = (
+    Check(
+        "ssh",
+        10,
+        "the head reaches each node, the probe runs, node names are distinct",
+        reads=("hostname", "python", "probe"),
+        probe_errors={"python3": WARN},
+        malformed_labels={"hostname": "host name"},
+        node=_reach,
+        without_facts=True,
+        cluster=_names,
+        cluster_order=60,
+    ),
+    Check(
+        "mesh",
+        20,
+        "node-to-node ssh, as mpirun needs",
+        reads=("mesh", "ssh_trust"),
+        probe_errors={"mesh": FAIL},
+        local=False,
+        ssh_only=True,
+        node=lambda c: check_mesh(c.node, c.facts),
+        cluster=_trust,
+        cluster_order=70,
+    ),
+)

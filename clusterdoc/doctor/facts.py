@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from clusterdoc import private, probe
-from clusterdoc.checks import comm, perf
-from clusterdoc.doctor import jobenv, mesh, mpirun, srun
-from clusterdoc.doctor.options import NOT_LOCAL, CheckOptions
+from clusterdoc.checks import registry
+from clusterdoc.doctor import jobenv, mesh, mpirun, ranks, srun
+from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
 from clusterdoc.errors import UsageError
 from clusterdoc.hostfile import natural_key
@@ -121,9 +121,9 @@ def _probe_env(opts: CheckOptions) -> dict[str, str]:
 
 # --- through srun (Slurm) ----------------------------------------------------------------------------
 
-# checks that need SSH by nature (node-to-node logins for mpirun; the head's mpirun and port plan over SSH):
-# not applicable through srun, said so in the report
-SSH_ONLY = ("mesh", "port", "comm", "perf")
+# checks that need SSH by nature (node-to-node logins for mpirun; the head's mpirun and port plan over SSH; a
+# check's `ssh_only`): not applicable through srun, said so in the report. One machine (a check's `local=False`):
+# nothing to compare or to connect to; the net check judges only its interfaces and InfiniBand there.
 
 
 def _ssh_refused(g: Gathered) -> bool:
@@ -145,11 +145,11 @@ def gather_srun(opts: CheckOptions, checks: list[str], nodes: list[str] | None) 
         opts.srun_options,
         shlex.split(opts.wrap) if opts.wrap else None,
     )
-    applicable = [c for c in checks if c not in SSH_ONLY]
+    applicable = [c for c in checks if c not in registry.ssh_only()]
     if len(names) < 2:
-        applicable = [c for c in applicable if c not in NOT_LOCAL]
+        applicable = [c for c in applicable if c not in registry.not_local()]
     g = Gathered(names, conns, facts, applicable, head, None, None, started, transport="srun")
-    g.not_applicable = [c for c in checks if c in SSH_ONLY]
+    g.not_applicable = [c for c in checks if c in registry.ssh_only()]
     return g
 
 
@@ -161,8 +161,8 @@ def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
     facts = gather_local(opts.python, opts.timeout, (head or {}).get("path"), probe_args(opts, None), opts.wrap)
     conns = {LOCAL: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
-    checks = [c for c in checks if c not in NOT_LOCAL]  # one node: nothing to compare or connect to
-    comm_result = comm.run_local(facts, opts.timeout) if "comm" in checks else None
+    checks = [c for c in checks if c not in registry.not_local()]  # one node: nothing to compare or connect to
+    comm_result = ranks.comm_local(facts, opts.timeout) if "comm" in checks else None
     return Gathered([LOCAL], conns, {LOCAL: facts}, checks, head, None, comm_result, started)
 
 
@@ -301,10 +301,10 @@ def _gather_reachable(opts: CheckOptions, checks: list[str], ssh, hosts, context
             result = mpirun.run_mpirun(opts, reachable, head, python, opts.timeout)
     if "comm" in checks:
         progress.note("running the all_reduce test (--comm)")
-    comm_result = comm_test(ssh, hosts, facts, max(opts.timeout, 30.0)) if "comm" in checks else None
+    comm_result = ranks.comm_test(ssh, hosts, facts, max(opts.timeout, 30.0)) if "comm" in checks else None
     if "perf" in checks:
         progress.note("timing compute and links (--perf)")
-    perf_result = perf_test(ssh, hosts, facts, opts) if "perf" in checks else None
+    perf_result = ranks.perf_test(ssh, hosts, facts, opts) if "perf" in checks else None
     return Gathered([h.host for h in hosts], conns, facts, checks, head, result, comm_result, perf=perf_result)
 
 
@@ -376,57 +376,6 @@ def probe_nodes(
     return conns, facts
 
 
-def run_ranks(ssh, hosts, facts, timeout, script: str, argv_for, parse, port_base: int) -> dict:
-    """One rank per node that has torch, launched over SSH with `script` on stdin (comm, perf):
-    {world, master, order: [node by rank], ranks: {node: parse(its output)}} or {error}."""
-    from dataclasses import replace
-
-    from clusterdoc import remote
-
-    alive = [h for h in hosts if facts.get(h.host) and (facts[h.host].get("torch") or None)]
-    if len(alive) < 1:
-        return {"error": "no node has torch"}
-    port = port_base + (os.getpid() % 400)
-    rank = {h.host: i for i, h in enumerate(alive)}
-
-    def command_for(h) -> str:
-        argv = ["python3", "-", *argv_for(rank[h.host], len(alive), alive[0].host, port, max(5.0, timeout - 5))]
-        return shlex.join(argv)
-
-    res = remote.run_many(alive, command_for, replace(ssh, timeout=timeout), stdin=script.encode(),
-                          fanout=max(len(alive), 1))  # fmt: skip
-    return {
-        "world": len(alive),
-        "master": f"{alive[0].host}:{port}",
-        "order": [h.host for h in alive],
-        "ranks": {
-            h.host: parse(res[h.host].status, res[h.host].stdout, res[h.host].stderr, res[h.host].message)
-            for h in alive
-        },
-    }
-
-
-def comm_test(ssh, hosts, facts, timeout) -> dict:
-    """A real torch.distributed all_reduce + barrier, one rank per node, launched over SSH."""
-
-    def argv_for(rank, world, master, port, limit):
-        return [str(rank), str(world), master, str(port), f"{limit:g}"]
-
-    return run_ranks(ssh, hosts, facts, timeout, comm.RANK_SCRIPT, argv_for, comm.parse_rank_output, 29500)
-
-
-def perf_test(ssh, hosts, facts, opts: CheckOptions) -> dict:
-    """Compute per node and pair rounds over the links (checks/perf.py), one rank per node."""
-    timeout = max(opts.timeout, 60.0)
-
-    def argv_for(rank, world, master, port, limit):
-        return perf.rank_argv(rank, world, master, port, limit, opts)
-
-    result = run_ranks(ssh, hosts, facts, timeout, perf.rank_script(), argv_for, perf.parse_rank_output, 30000)
-    # what the head asked each pair to move: a pair's figure is judged against this, not a node's claim of it
-    return result if result.get("error") else dict(result, bytes=int(opts.perf_mib * 2**20), iters=perf.DEFAULT_ITERS)
-
-
 # --- saved facts ------------------------------------------------------------------------------------
 
 
@@ -483,7 +432,7 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
         for n, c in found.items()
     }
     if len(nodes) == 1 and conns[nodes[0]]["status"] == "local":
-        checks = [c for c in checks if c not in NOT_LOCAL]
+        checks = [c for c in checks if c not in registry.not_local()]
     return Gathered(
         nodes,
         conns,

@@ -5,16 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from clusterdoc.checks import ALL_CHECKS
+from clusterdoc.checks import registry
 from clusterdoc.doctor.jobenv import LAUNCHERS
 from clusterdoc.errors import UsageError
 from clusterdoc.targets import Targets
 
-# With no --checks: everything but the ones that start processes on the nodes (comm).
-DEFAULT_OFF = ("comm", "files", "perf")
 DEFAULT_PORT = 29500  # torchrun's default MASTER_PORT (submit derives a port per job: its preflight passes that one)
-# One machine: nothing to compare or to connect to; the net check judges only its interfaces and InfiniBand there.
-NOT_LOCAL = ("mesh", "consistency", "port", "clock", "perf")
 
 
 @dataclass
@@ -92,7 +88,10 @@ class CheckOptions(Targets):
 
     def selected(self) -> list[str]:
         """The checks to run, in report order: --checks (default all but comm), +comm, -skip, -mesh."""
-        chosen = _names(self.checks, "--checks") or [c for c in ALL_CHECKS if c not in DEFAULT_OFF]
+        # with no --checks: every check declared on by default (not comm, files, perf: they start processes or
+        # must be told what to compare); every list of checks comes from the registry (checks/registry.py)
+        every = registry.names()
+        chosen = _names(self.checks, "--checks") or [c for c in every if c not in registry.default_off()]
         if self.files and "files" not in chosen:
             chosen.append("files")
         if self.comm and "comm" not in chosen:
@@ -102,7 +101,7 @@ class CheckOptions(Targets):
         skip = set(_names(self.skip, "--skip"))
         if self.mesh == "off":
             skip.add("mesh")
-        return [c for c in ALL_CHECKS if c in chosen and c not in skip]
+        return [c for c in every if c in chosen and c not in skip]
 
     def validate(self) -> None:
         """Bad input is a UsageError before any node is touched."""
@@ -151,7 +150,8 @@ class CheckOptions(Targets):
 def _names(value: list[str] | str | None, flag: str) -> list[str]:
     items = value.split(",") if isinstance(value, str) else list(value or [])
     names = [c.strip() for c in items if c.strip()]
-    unknown = [c for c in names if c not in ALL_CHECKS]
+    every = registry.names()
+    unknown = [c for c in names if c not in every]
     if unknown:
-        raise UsageError(f"{flag}: unknown check(s) {', '.join(unknown)}", hint=f"choose from {','.join(ALL_CHECKS)}")
+        raise UsageError(f"{flag}: unknown check(s) {', '.join(unknown)}", hint=f"choose from {','.join(every)}")
     return names

@@ -12,28 +12,10 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
+from dataclasses import replace
 
-from clusterdoc.checks import (
-    FAIL,
-    Finding,
-    arch,
-    clock,
-    comm,
-    consistency,
-    cuda,
-    fabric,
-    files,
-    finding,
-    gpuhealth,
-    kernel,
-    malformed,
-    mpi,
-    nccl,
-    net,
-    perf,
-    resources,
-    ssh,
-)
+from clusterdoc.checks import FAIL, Finding, finding, malformed, registry
+from clusterdoc.checks.spec import Check, Context
 from clusterdoc.doctor import jobenv
 from clusterdoc.doctor.facts import Gathered
 from clusterdoc.doctor.options import CheckOptions
@@ -42,79 +24,54 @@ from clusterdoc.untrusted import printable
 
 
 def judge(g: Gathered, opts: CheckOptions | None = None) -> list[Finding]:
+    """Every registered check of the run (g.checks), in three passes: what checks share, computed once; each
+    node's rules in column order (a check declared `without_facts` first, then the node's malformed values,
+    then the others); the cluster-wide rules in their `cluster_order`."""
     opts = opts or CheckOptions()
-    checks = g.checks
-    answered = g.answered()
-    findings: list[Finding] = []
-
-    def run(node: str, check: str, rule: Callable[..., list], *args) -> None:
-        if check in checks:
-            findings.extend(_guarded(node, check, rule, *args, nodes=g.nodes if node == everyone else None))
-
-    def shared(check: str, compute: Callable, default):
-        """What several checks use, computed under the same guard: a crash is a finding, and `default` is used."""
-        computed = []
-
-        def rule() -> list:
-            computed.append(compute())
-            return []
-
-        run(everyone, check, rule)
-        return computed[0] if computed else default
-
     everyone = compress_hostlist(g.nodes)
-    multi = len(g.nodes) > 1
-    needed = shared("arch", lambda: arch.needed_arch_list(answered), "")
-    views = shared("net", lambda: net.peer_views(answered), {}) if multi else {}
-    gpus_expected, gpus_from = shared("gpu", lambda: gpuhealth.expected_counts(answered, opts.gpus_per_node), ({}, ""))
-    pcie = shared("gpu", lambda: gpuhealth.pcie_reference(answered), {})
-
+    chosen = [c for c in registry.registry() if c.name in g.checks]
+    base = Context(
+        everyone, {}, {}, g.nodes, everyone, g.facts, g.answered(), g.conns, list(g.checks), opts,
+        g.head_mpirun, g.mpirun, g.comm, g.perf,
+    )  # fmt: skip
+    findings: list[Finding] = []
+    shared: dict = {}
+    for c in chosen:
+        for s in c.prepare:
+            box: list = []
+            findings.extend(_guarded(everyone, c.name, lambda s=s, box=box: box.append(s.compute(base)) or [],
+                                     nodes=g.nodes))  # fmt: skip
+            shared[s.key] = box[0] if box else s.default
+    base = replace(base, shared=shared)
+    first = [c for c in chosen if c.node and c.without_facts]
+    rest = [c for c in chosen if c.node and not c.without_facts]
     for n in g.nodes:
         f = g.facts.get(n)
-        untested = [c for c in checks if c != "ssh"] if not f and g.conns[n]["status"] != "ok" else []
-        run(n, "ssh", ssh.check, n, g.conns[n], f, untested)
+        ctx = replace(base, node=n, facts=f or {}, conn=g.conns[n])
+        findings.extend(_node_rules(first, ctx))
         if not f:
             continue
-        findings.extend(_guarded(n, "ssh", malformed, n, f, checks))
-        if g.conns[n]["status"] != "local":
-            run(n, "mesh", ssh.check_mesh, n, f)
-        run(n, "net", net.check_node, n, f, views.get(n), multi)
-        run(n, "nccl", nccl.check, n, f, opts.tasks_per_node)
-        run(n, "mpi", mpi.check, n, f, g.head_mpirun)
-        run(n, "kernel", kernel.check, n, f)
-        run(n, "cuda", cuda.check, n, f)
-        run(n, "arch", arch.check, n, f, opts.arch_list, needed)
-        run(n, "gpu", gpuhealth.check, n, f, gpus_expected.get(n), gpus_from, pcie)
-        run(n, "fabric", fabric.check_node, n, f)
-        run(n, "resources", resources.check, n, f)
-        if g.conns[n]["status"] != "local":
-            run(n, "clock", clock.check, n, f)
-    if multi:
-        run(everyone, "net", net.check_cluster, answered, g.nodes)
-        # the port plan's nodes: those the head could connect to (the others were left out of it)
-        planned = [n for n in g.nodes if g.conns[n]["status"] not in ssh.UNREACHABLE]
-        run(everyone, "port", net.check_port, g.facts, planned or g.nodes, opts.port)
-        run(everyone, "fabric", fabric.check_cluster, answered, compress_hostlist)
-    run(everyone, "files", files.check, g.facts, g.nodes)
-    if g.mpirun is not None:
-        run(
-            everyone, "mpi", mpi.check_run, {n: answered[n].get("hostname") for n in g.nodes if n in answered}, g.mpirun
-        )
-    if len(answered) > 1:
-        run(everyone, "ssh", ssh.check_names, answered, compress_hostlist)
-        run(everyone, "mesh", ssh.check_trust, answered)
-        run(everyone, "consistency", consistency.check, answered, compress_hostlist)
-    if g.comm is not None:
-        run(everyone, "comm", comm.check, g.comm, list(answered))
-    if g.perf is not None:
-        limits = (opts.compute_fraction, opts.busbw_fraction, opts.min_busbw)
-        run(everyone, "perf", perf.check, g.perf, list(answered), answered, *limits)
+        findings.extend(_guarded(n, "ssh", malformed, n, f, g.checks))
+        findings.extend(_node_rules(rest, ctx))
+    for c in sorted((c for c in chosen if c.cluster), key=lambda c: c.cluster_order):
+        assert c.cluster is not None
+        findings.extend(_guarded(everyone, c.name, c.cluster, base, nodes=g.nodes))
     for x in findings:  # where each NAME=VALUE quoted came from: the node, the shell (through the launcher), --env
         _, facts = _facts_of(g, x)
         jobenv.annotate(x, jobenv.node_values(facts), g.job_env)
     for x in findings:  # messages quote what nodes sent (mpirun's stderr, rank output): escaped for --json too
         x["message"], x["fix"] = printable(x["message"]), printable(x["fix"])
     return findings
+
+
+def _node_rules(checks: list[Check], ctx: Context) -> list[Finding]:
+    """The node rules of `checks` for one node; a check that needs other nodes (local=False) skips a node
+    reached as this machine."""
+    out: list[Finding] = []
+    for c in checks:
+        if c.node and (c.local or ctx.conn.get("status") != "local"):
+            out.extend(_guarded(ctx.node, c.name, c.node, ctx))
+    return out
 
 
 def _facts_of(g: Gathered, x: Finding) -> tuple[str | None, dict | None]:

@@ -18,9 +18,10 @@ import sys
 from pathlib import Path
 
 from clusterdoc import private
+from clusterdoc.checks import registry
 from clusterdoc.launch.job import JobSpec
 
-ALLOCATION_CHECKS = ["nccl", "kernel", "cuda", "arch", "consistency", "gpu", "fabric"]  # judged from facts alone
+ALLOCATION_CHECKS = registry.allocation()  # judged from facts alone (a check's `allocation`), in column order
 # per node inside the allocation: every rank is about to import torch anyway, and on a busy node that import
 # alone can take longer than the doctor's interactive limits (the torch child gets most of it)
 GATHER_TIMEOUT = 60.0
