@@ -286,10 +286,13 @@ def test_a_4096_rank_log_is_read_in_linear_time():
 
     times = {}
     for n in (1024, 4096):
-        t = time.perf_counter()
-        ev = foreign.evidence_from_lines(log(n), "1")
-        c = verdict.judge(ev).cause
-        times[n] = time.perf_counter() - t
-        assert c.category == "hang" and len(ev.ranks) == n, c
+        best = float("inf")
+        for _ in range(3):  # CPU time, best of 3: other work on the machine neither adds nor steals
+            t = time.process_time()
+            ev = foreign.evidence_from_lines(log(n), "1")
+            c = verdict.judge(ev).cause
+            best = min(best, time.process_time() - t)
+            assert c.category == "hang" and len(ev.ranks) == n, c
+        times[n] = best
     print(f"why --log: 1,024 ranks {times[1024]:.2f} s, 4,096 ranks {times[4096]:.2f} s")
     assert times[4096] < 10 and times[4096] < 8 * max(times[1024], 0.05), times  # linear, with room for load
