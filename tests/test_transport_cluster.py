@@ -72,7 +72,9 @@ def test_build_wheel_reads_the_nodes_gpus_through_srun_in_an_allocation(cluster,
         + shlex.join(base + ["--transport", "srun"])
         + f" > {tmp_path}/srun.txt 2>&1; "
         + shlex.join(base + ["--transport", "ssh"])
-        + f" > {tmp_path}/ssh.txt 2>&1; true"
+        + f" > {tmp_path}/ssh.txt 2>&1; "
+        + shlex.join([a for a in base if a not in ("-w", names(cluster))])  # no nodes named: the allocation's
+        + f" > {tmp_path}/alloc.txt 2>&1; true"
     )
     with cluster.planted({"node3": {"gpus": [H100]}}):
         env = env_for(cluster)
@@ -86,7 +88,7 @@ def test_build_wheel_reads_the_nodes_gpus_through_srun_in_an_allocation(cluster,
             )
     assert p.returncode == 0, p.stderr[-3000:]
     want = "arch list: 8.0;9.0+PTX  (from nodes; GPUs: node1, node2, node4: 8.0; node3: 9.0)"
-    for name in ("auto", "srun"):
+    for name in ("auto", "srun", "alloc"):
         text = (tmp_path / f"{name}.txt").read_text()
         assert "Traceback" not in text, text
         assert "(through srun: no SSH to the nodes)" in text, text

@@ -206,7 +206,7 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
     jobs = args.jobs or build.default_jobs()
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
-    hosts = args.hosts() if args.given else []
+    hosts = args.hosts() if args.given else allocation_hosts(args)
     if args.install and not hosts:
         raise UsageError("--install needs the nodes", hint="give --hostfile FILE or -w/--nodelist EXPR")
     if args.wheel:
@@ -356,7 +356,7 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
     if not args.install:
         return EXIT_OK
     assert carrier is not None  # --install needs the nodes (checked above): they were probed
-    return install(carrier, args, wheel, facts, record, digest)
+    return install(carrier, args, hosts, wheel, facts, record, digest)
 
 
 def read_binary_archs(wheel: Path) -> tuple[dict, list[str]]:
@@ -395,10 +395,20 @@ def carrier_for(args: WheelOptions) -> Transport:
     """The transport to the nodes, chosen by name where the doctor chooses it (doctor/transports.resolve)."""
     from clusterdoc.doctor import transports
 
-    name = transports.resolve(args.transport, given=True)
+    name = transports.resolve(args.transport, given=args.given)
     if name == "srun":
         return transports.SrunTransport(fanout=args.fanout)
     return transports.SSHTransport(args.hosts(), args.ssh_options(), fanout=args.fanout)
+
+
+def allocation_hosts(args: WheelOptions) -> list:
+    """No nodes named: inside an allocation (--transport auto or srun), its nodes, as `clusterdoc check` takes them."""
+    from clusterdoc.doctor import srun, transports
+    from clusterdoc.hostfile import Host
+
+    if transports.resolve(args.transport, given=False) != "srun":
+        return []
+    return [Host(n) for n in srun.allocation_nodes()]
 
 
 def _probe(args: WheelOptions, hosts: list, purpose: str) -> tuple[Transport, dict[str, dict] | None]:
@@ -440,7 +450,7 @@ def _install_prebuilt(args: WheelOptions, hosts: list) -> int:
     carrier, facts = _probe(args, hosts, "take the wheel")
     if facts is None:
         return EXIT_PROBLEMS
-    return install(carrier, args, wheel, facts, dict(record, binary_archs=found), digest, record)
+    return install(carrier, args, hosts, wheel, facts, dict(record, binary_archs=found), digest, record)
 
 
 def _append(path: Path, text: str) -> None:
@@ -486,6 +496,7 @@ def plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_di
 def install(
     carrier: Transport,
     args: WheelOptions,
+    hosts: list,
     wheel: Path,
     facts: dict,
     record: dict,
@@ -506,7 +517,7 @@ def install(
         out(f"{len(refused)} GPU kind(s) cannot run this wheel: nothing was installed on any node")
         return EXIT_PROBLEMS
     pythons = {h: ((f.get("python") or {}).get("executable") or "python3") for h, f in facts.items()}
-    names = [h.host for h in args.hosts()]
+    names = [h.host for h in hosts]
     out(f"installing {wheel.name} on {len(names)} node(s) ...")
     results = nodes.install_all(
         carrier, names, wheel, pythons, args.timeout, expected or record, digest, fanout=args.fanout
