@@ -1,4 +1,5 @@
-"""Step 1 of the doctor (gather): the facts. One round trip per node (SSH, or this machine, or saved files).
+"""Step 1 of the doctor (gather): the facts. One round trip per node (SSH, srun, this machine, or saved files:
+doctor/transports/, chosen in one place, transports.resolve).
 
 Remote: one paramiko session per node (bounded fan-out, per-node timeout) runs the probe from stdin,
 with the node-to-node ssh test inside that same round trip; meanwhile the head runs one mpirun across
