@@ -199,6 +199,7 @@ def cmd_why(args) -> int:
         probe=not args.no_probe,
         ssh_config=args.ssh_config,
         log=args.log,
+        transport=args.transport,
     )
 
 
@@ -224,11 +225,24 @@ def cmd_build_wheel(args) -> int:
         wheel=args.wheel,
         no_ptx=args.no_ptx,
         dry_run=args.dry_run,
+        transport=args.transport,
     )
     return wheel.build_wheel(opts, echo=True).exit_code
 
 
 # --- parser ----------------------------------------------------------------------------------
+
+
+def _add_transport_option(p: argparse.ArgumentParser, what: str) -> None:
+    from clusterdoc.doctor.transports import CHOICES
+
+    p.add_argument(
+        "--transport",
+        choices=list(CHOICES),
+        default="auto",
+        help=f"how {what} reaches the nodes: ssh, srun (a Slurm step, no SSH) or auto (default: srun inside an "
+        "allocation when no nodes are named, or where SSH to every node is refused and Slurm answers)",
+    )
 
 
 def _add_target_options(p: argparse.ArgumentParser, hostfile_positional: bool = True) -> None:
@@ -591,6 +605,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--attempt", type=int, default=None, metavar="N", help="judge attempt N (default the last)")
     p.add_argument("--no-probe", action="store_true", help="do not probe the job's nodes (XIDs, ECC, lost GPUs)")
     p.add_argument("--ssh-config", metavar="FILE", default=None, help="OpenSSH config to reach the nodes")
+    _add_transport_option(p, "the probe of the job's nodes")
     p.add_argument(
         "--log", metavar="FILE", default=None, help="judge this output file (a job not started by clusterdoc)"
     )
@@ -628,6 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-ptx", action="store_true", help="SASS only: no +PTX on the highest arch (newer GPUs cannot JIT-compile)"
     )
     p.add_argument("--dry-run", action="store_true", help="print the environment and commands, build nothing")
+    _add_transport_option(p, "reading the nodes' GPUs and --install")
     p.set_defaults(func=cmd_build_wheel)
     return parser
 

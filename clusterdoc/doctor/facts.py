@@ -1,4 +1,5 @@
-"""Step 1 of the doctor (gather): the facts. One round trip per node (SSH, or this machine, or saved files).
+"""Step 1 of the doctor (gather): the facts. One round trip per node (SSH, srun, this machine, or saved files:
+doctor/transports/, chosen in one place, transports.resolve).
 
 Remote: one paramiko session per node (bounded fan-out, per-node timeout) runs the probe from stdin,
 with the node-to-node ssh test inside that same round trip; meanwhile the head runs one mpirun across
@@ -11,25 +12,24 @@ import json
 import os
 import shlex
 import shutil
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from clusterdoc import private, probe
+from clusterdoc import private
 from clusterdoc.checks import registry
-from clusterdoc.doctor import jobenv, mesh, mpirun, ranks, srun
+from clusterdoc.doctor import jobenv, mesh, mpirun, ranks, transports
 from clusterdoc.doctor.options import CheckOptions
 from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
+from clusterdoc.doctor.transports.base import ProbeRequest
+from clusterdoc.doctor.transports.local import LOCAL, gather_local
+from clusterdoc.doctor.transports.saved import MAX_FACTS_FILE, RUN_FILE, load, node_files, valid_name
 from clusterdoc.errors import UsageError
 from clusterdoc.hostfile import natural_key
-from clusterdoc.untrusted import MAX_TEXT, clean_facts, escape_all, printable
+from clusterdoc.untrusted import MAX_TEXT, escape_all, printable
 
-LOCAL = "localhost"
-RUN_FILE = "_run.json"  # beside the node files (an underscore is never in a host name): the head's side
-MAX_FACTS_FILE = 4 << 20
+__all__ = ["LOCAL", "MAX_FACTS_FILE", "RUN_FILE", "Gathered", "gather", "gather_local", "read_facts", "save_facts"]
 
 
 @dataclass
@@ -59,17 +59,21 @@ def gather(opts: CheckOptions) -> Gathered:
     checks = opts.selected()
     if not opts.facts_dir:
         opts.job_env = job_environment(opts)
-    if opts.facts_dir:
-        g = read_facts(Path(opts.facts_dir), checks)
+    name = transports.resolve(
+        opts.transport, opts.given, opts.local, opts.facts_dir, opts.partition, opts.srun_nodes
+    )  # the one place the way to the nodes is chosen
+    if name == "saved":
+        g = read_facts(Path(opts.facts_dir or ""), checks)
         g.transport = "saved"
-    elif opts.uses_srun:
+    elif name == "srun":
         g = gather_srun(opts, checks, [h.host for h in opts.hosts()] if opts.given else None)
-    elif opts.is_local:
+    elif name == "local":
         g = gather_here(opts, checks)
         g.transport = "local"
     else:
         g = gather_nodes(opts, checks)
-        if opts.transport == "auto" and _ssh_refused(g) and srun.slurm_answers(min(opts.timeout, 10.0)):
+        answers = {n: transports.Answer(g.conns[n]["status"]) for n in g.nodes}
+        if transports.fall_back(opts.transport, answers, opts.timeout):
             g = gather_srun(opts, checks, g.nodes)  # the cluster allows Slurm, not SSH (pam_slurm_adopt)
     if not opts.facts_dir and isinstance(opts.job_env, jobenv.JobEnv):
         g.job_env = opts.job_env
@@ -126,25 +130,15 @@ def _probe_env(opts: CheckOptions) -> dict[str, str]:
 # nothing to compare or to connect to; the net check judges only its interfaces and InfiniBand there.
 
 
-def _ssh_refused(g: Gathered) -> bool:
-    """Every node turned the login down (no key accepted, or sshd refused): SSH is not the way in here."""
-    return bool(g.nodes) and all(g.conns[n]["status"] in ("auth", "refused") for n in g.nodes)
-
-
 def gather_srun(opts: CheckOptions, checks: list[str], nodes: list[str] | None) -> Gathered:
-    """Every node's facts from one srun step (clusterdoc/doctor/srun.py): the same probe and facts as over SSH."""
+    """Every node's facts from one srun step (transports/srun.py): the same probe and facts as over SSH."""
     started = time.monotonic()
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
-    names, conns, facts = srun.gather(
-        opts.timeout,
-        nodes,
-        opts.srun_nodes,
-        opts.partition,
-        opts.python,
-        _probe_env(opts) or None,
-        opts.srun_options,
-        shlex.split(opts.wrap) if opts.wrap else None,
-    )
+    prefix = shlex.split(opts.wrap) if opts.wrap else None
+    carrier = transports.SrunTransport(opts.partition, opts.srun_nodes, opts.srun_options, prefix)
+    names, answers = carrier.probe(nodes or [], probe_request(opts, python_only=True))
+    conns = {n: a.conn() for n, a in answers.items()}
+    facts = {n: a.facts for n, a in answers.items()}
     applicable = [c for c in checks if c not in registry.ssh_only()]
     if len(names) < 2:
         applicable = [c for c in applicable if c not in registry.not_local()]
@@ -166,58 +160,24 @@ def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
     return Gathered([LOCAL], conns, {LOCAL: facts}, checks, head, None, comm_result, started)
 
 
+def probe_request(opts: CheckOptions, head_mpirun: str | None = None, python_only: bool = False) -> ProbeRequest:
+    """What `opts` asks every node's probe, once, whatever carries it. `python_only`: the srun step's probe gets
+    --env alone, as it always has (its wrap goes in as the step's prefix)."""
+    return ProbeRequest(
+        timeout=opts.timeout,
+        python=opts.python,
+        wrap=None if python_only else opts.wrap,
+        head_mpirun=head_mpirun,
+        env=_probe_env(opts),
+        space=() if python_only else ((opts.job_folder,) if opts.job_folder else ()),
+        files=() if python_only else tuple(opts.files or []),
+    )
+
+
 def probe_args(opts: CheckOptions, node_plan: dict | None, peers: list[str] | None = None) -> dict:
     """The probe's keyword arguments for the new checks: peer names, --env, listen/connect, space, files."""
-    return {
-        "peers": peers or [],
-        "env": _probe_env(opts),
-        "listen": (node_plan or {}).get("listen") or [],
-        "connect": (node_plan or {}).get("connect") or [],
-        "space": [opts.job_folder] if opts.job_folder else [],
-        "files": list(opts.files or []),
-    }
-
-
-def gather_local(
-    python: str | None,
-    timeout: float,
-    head_mpirun: str | None = None,
-    more: dict | None = None,
-    wrap: str | None = None,
-) -> dict:
-    """This machine's facts as seen by `python` (the job's interpreter): in this process when it is this
-    interpreter, else the probe runs under it, exactly as on a remote node. `head_mpirun`: the mpirun
-    the check uses (here the head is the node). Cleaned once, here (untrusted.clean_facts): cleaning them again
-    would drop the `malformed` list the first pass made, and with it the finding naming a malformed entry."""
-    same = not python or os.path.realpath(shutil.which(python) or python) == os.path.realpath(sys.executable)
-    if same and not wrap:
-        return clean_facts(
-            probe.gather(timeout=probe_timeout(timeout), budget=timeout * 0.9, head_mpirun=head_mpirun, **(more or {}))
-        )
-    prefix = shlex.split(wrap) if wrap else []
-    exe = python or "python3" if wrap else shutil.which(python or "")  # wrapped: the python is the wrapper's
-    if not exe or (prefix and not shutil.which(prefix[0])):
-        what = f"--wrap {wrap!r}" if prefix else f"--python {python!r}"
-        raise UsageError(f"{what} is not an executable here", hint="give the command the ranks run under")
-    argv = (
-        prefix
-        + [exe, "-", "--timeout", f"{probe_timeout(timeout):g}", "--budget", f"{timeout * 0.9:g}"]
-        + (["--head-mpirun", head_mpirun] if head_mpirun else [])
-        + probe_argv(more or {})
-        + (["--wrapped", wrap] if wrap else [])
-    )
-    try:
-        r = subprocess.run(argv, input=probe_source(), capture_output=True, timeout=timeout + 5)
-    except subprocess.TimeoutExpired:
-        raise UsageError(f"the probe under {wrap or python} did not answer in {timeout:g}s") from None
-    facts = parse_output(r.stdout.decode(errors="replace"))
-    if not facts:
-        tail = (r.stderr.decode(errors="replace").strip().splitlines() or [f"exit {r.returncode}"])[-1]
-        raise UsageError(
-            f"the probe does not run under {wrap or python}: {tail[:200]}",
-            hint="the ranks' python must be Python 3.6 or newer",
-        )
-    return facts
+    plan = node_plan or {}
+    return probe_request(opts).args(peers, plan.get("listen"), plan.get("connect"))
 
 
 # --- every node over SSH --------------------------------------------------------------------------
@@ -403,17 +363,8 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
     """Facts saved by `--save-facts`, or collected by hand (`python3 - < probe.py > NODE.json` on each node,
     probe.py from `python -m clusterdoc.probe --payload`:
     then every node counts as reached, and what only the head saw, mpirun and comm, is not judged)."""
-    if not folder.is_dir():
-        raise UsageError(
-            f"--facts {printable(folder)}: not a folder", hint="give the folder of NODE.json files (--save-facts)"
-        )
-    facts: dict[str, dict | None] = {}
-    for path in sorted(folder.glob("*.json")):
-        if path.name == RUN_FILE or path.name.startswith("."):
-            continue  # the head's side, or a file still being written
-        node = path.stem
-        facts[node] = _load(path, node)
-    run = _load(folder / RUN_FILE, None) if (folder / RUN_FILE).is_file() else {}
+    facts: dict[str, dict | None] = {node: load(path, node) for node, path in node_files(folder).items()}
+    run = load(folder / RUN_FILE, None) if (folder / RUN_FILE).is_file() else {}
     nodes = _names(run.get("nodes"), folder) or sorted(facts, key=natural_key)
     for n in nodes:
         facts.setdefault(n, None)
@@ -446,36 +397,10 @@ def read_facts(folder: Path, checks: list[str]) -> Gathered:
     )
 
 
-def _load(path: Path, node: str | None) -> dict:
-    """One saved file; its contents are as untrusted as a node's output."""
-    where = printable(path)
-    if node is not None and not _valid_name(node):
-        raise UsageError(
-            f"{printable(path.name)}: '{printable(node, 80)}' is not a host name",
-            where=where,
-            hint="name each file after its node: NODE.json",
-        )
-    try:
-        data = private.read_json(path, MAX_FACTS_FILE)  # bounded, no NaN / Infinity, no RecursionError
-    except OSError as err:
-        raise UsageError(f"cannot read saved facts: {err.strerror or err}", where=where) from None
-    except ValueError as err:
-        raise UsageError(f"cannot read saved facts: not valid JSON: {printable(err, 200)}", where=where) from None
-    if not isinstance(data, dict):
-        raise UsageError("expected a JSON object (the probe's facts)", where=where)
-    return clean_facts(data) if node is not None else data
-
-
-def _valid_name(name: str) -> bool:
-    from clusterdoc.hostfile import is_valid_hostname
-
-    return name == LOCAL or is_valid_hostname(name)
-
-
 def _names(value, folder: Path) -> list[str]:
     if value is None:
         return []
-    if not isinstance(value, list) or not all(isinstance(n, str) and _valid_name(n) for n in value):
+    if not isinstance(value, list) or not all(isinstance(n, str) and valid_name(n) for n in value):
         raise UsageError(f"{RUN_FILE}: 'nodes' must be a list of host names", where=str(folder / RUN_FILE))
     return value
 

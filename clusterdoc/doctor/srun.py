@@ -66,6 +66,7 @@ def srun_argv(
     env: dict | None = None,
     srun_options: list[str] | None = None,
     prefix: list[str] | None = None,
+    more: list[str] | None = None,
 ) -> list[str]:
     """srun running the probe once on each node: `nodes` by name, else `count` nodes (of the allocation when in
     one: all of them when neither is given)."""
@@ -86,6 +87,7 @@ def srun_argv(
     probe += ["--budget", f"{timeout * 0.9:g}"]
     for k, v in sorted((env or {}).items()):
         probe += ["--env", f"{k}={v}"]
+    probe += list(more or [])  # the request's other arguments (transports.ProbeRequest.argv)
     if prefix:
         probe += ["--wrapped", shlex.join(prefix)]
     return argv + ["sh", "-c", NAME_FIRST, MARK] + list(prefix or []) + probe
@@ -272,11 +274,12 @@ def gather(
     env: dict | None = None,
     srun_options: list[str] | None = None,
     prefix: list[str] | None = None,
+    more: list[str] | None = None,
 ) -> tuple[list[str], dict, dict]:
     """(nodes in order, {node: conn}, {node: facts | None}) from one srun step: the same probe and facts as over
     SSH, every node's conn says transport srun. A node that gave no facts is named with why (no answer, too much
     output, a name claimed twice) and srun's own last words."""
-    argv = srun_argv(timeout, nodes, count, partition, python, env, srun_options, prefix)
+    argv = srun_argv(timeout, nodes, count, partition, python, env, srun_options, prefix, more)
     expected = expected_tasks(nodes, count)
     sent = time.time()
     try:

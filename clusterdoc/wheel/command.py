@@ -17,6 +17,7 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clusterdoc.checks import FAIL
 from clusterdoc.checks import cuda as cuda_check
@@ -27,6 +28,9 @@ from clusterdoc.untrusted import printable
 from clusterdoc.wheel import archlist, build, coverage, manifest, preflight
 from clusterdoc.wheel.options import WheelOptions, WheelResult
 from clusterdoc.wheel.preflight import Finding
+
+if TYPE_CHECKING:  # doctor.payload imports wheel.fatbin: the transports are imported where used (_probe)
+    from clusterdoc.doctor.transports.base import Transport
 
 EXIT_OK, EXIT_PROBLEMS = 0, 1
 
@@ -202,7 +206,7 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
     jobs = args.jobs or build.default_jobs()
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
-    hosts = args.hosts() if args.given else []
+    hosts = args.hosts() if args.given else allocation_hosts(args)
     if args.install and not hosts:
         raise UsageError("--install needs the nodes", hint="give --hostfile FILE or -w/--nodelist EXPR")
     if args.wheel:
@@ -223,10 +227,9 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
 
     # nodes: their GPUs decide the arch list; their pythons take the wheel
     facts: dict[str, dict] = {}
-    opts = None
+    carrier = None
     if hosts:
-        opts = args.ssh_options()
-        probed = _probe(hosts, opts, args.fanout, "take the wheel" if args.arch_list else "know its GPUs")
+        carrier, probed = _probe(args, hosts, "take the wheel" if args.arch_list else "know its GPUs")
         if probed is None:
             return EXIT_PROBLEMS
         facts = probed
@@ -352,7 +355,8 @@ def _run(args: WheelOptions, result: WheelResult) -> int:
 
     if not args.install:
         return EXIT_OK
-    return install(hosts, wheel, facts, opts, record, digest, args.fanout)
+    assert carrier is not None  # --install needs the nodes (checked above): they were probed
+    return install(carrier, args, hosts, wheel, facts, record, digest)
 
 
 def read_binary_archs(wheel: Path) -> tuple[dict, list[str]]:
@@ -387,18 +391,42 @@ def check_binary_archs(wheel: Path, archs: list, buildable: list | None) -> dict
     return found
 
 
-def _probe(hosts: list, opts, fanout: int, purpose: str) -> dict[str, dict] | None:
-    """Every node's facts, or None (each silent node said) when one did not answer."""
+def carrier_for(args: WheelOptions) -> Transport:
+    """The transport to the nodes, chosen by name where the doctor chooses it (doctor/transports.resolve)."""
+    from clusterdoc.doctor import transports
+
+    name = transports.resolve(args.transport, given=args.given)
+    if name == "srun":
+        return transports.SrunTransport(fanout=args.fanout)
+    return transports.SSHTransport(args.hosts(), args.ssh_options(), fanout=args.fanout)
+
+
+def allocation_hosts(args: WheelOptions) -> list:
+    """No nodes named: inside an allocation (--transport auto or srun), its nodes, as `clusterdoc check` takes them."""
+    from clusterdoc.doctor import srun, transports
+    from clusterdoc.hostfile import Host
+
+    if transports.resolve(args.transport, given=False) != "srun":
+        return []
+    return [Host(n) for n in srun.allocation_nodes()]
+
+
+def _probe(args: WheelOptions, hosts: list, purpose: str) -> tuple[Transport, dict[str, dict] | None]:
+    """The transport that reached the nodes and every node's facts, or None (each silent node said) when one did
+    not answer."""
     from clusterdoc.wheel import nodes
 
     out(f"probing {len(hosts)} node(s) ...")
-    facts, problems = nodes.gather_facts(hosts, opts, fanout=fanout)
+    carrier, facts, problems = nodes.gather_facts(carrier_for(args), [h.host for h in hosts], args.timeout,
+                                                  args.transport)  # fmt: skip
+    if carrier.name != "ssh":
+        out(f"  (through {carrier.name}: no SSH to the nodes)")
     if not problems:
-        return facts
+        return carrier, facts
     for host, why in problems.items():
         out(f"  FAIL  {host}: {why}")
     out(f"every node must answer to {purpose}; fix them (clusterdoc check shows why) or leave them out of the hostfile")
-    return None
+    return carrier, None
 
 
 def _install_prebuilt(args: WheelOptions, hosts: list) -> int:
@@ -419,11 +447,10 @@ def _install_prebuilt(args: WheelOptions, hosts: list) -> int:
     found, problems = read_binary_archs(wheel)
     if problems:
         return EXIT_PROBLEMS
-    opts = args.ssh_options()
-    facts = _probe(hosts, opts, args.fanout, "take the wheel")
+    carrier, facts = _probe(args, hosts, "take the wheel")
     if facts is None:
         return EXIT_PROBLEMS
-    return install(hosts, wheel, facts, opts, dict(record, binary_archs=found), digest, args.fanout, record)
+    return install(carrier, args, hosts, wheel, facts, dict(record, binary_archs=found), digest, record)
 
 
 def _append(path: Path, text: str) -> None:
@@ -467,7 +494,14 @@ def plan(added, python, missing_deps, source, cache, work, cmd, log_path, out_di
 
 
 def install(
-    hosts, wheel: Path, facts: dict, opts, record: dict, digest: str, fanout: int, expected: dict | None = None
+    carrier: Transport,
+    args: WheelOptions,
+    hosts: list,
+    wheel: Path,
+    facts: dict,
+    record: dict,
+    digest: str,
+    expected: dict | None = None,
 ) -> int:
     """Refuse (nothing installed anywhere) when a node's GPU cannot run the wheel's binaries, then install.
     `expected`: the manifest the nodes must end up with (default `record`)."""
@@ -483,8 +517,11 @@ def install(
         out(f"{len(refused)} GPU kind(s) cannot run this wheel: nothing was installed on any node")
         return EXIT_PROBLEMS
     pythons = {h: ((f.get("python") or {}).get("executable") or "python3") for h, f in facts.items()}
-    out(f"installing {wheel.name} on {len(hosts)} node(s) ...")
-    results = nodes.install_all(hosts, wheel, pythons, opts, expected or record, digest, fanout=fanout)
+    names = [h.host for h in hosts]
+    out(f"installing {wheel.name} on {len(names)} node(s) ...")
+    results = nodes.install_all(
+        carrier, names, wheel, pythons, args.timeout, expected or record, digest, fanout=args.fanout
+    )
     rows = []
     for r in results:
         notes = [r.message] if r.message else []

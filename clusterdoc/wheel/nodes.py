@@ -1,8 +1,9 @@
-"""The nodes' side: their facts (the doctor's probe, one SSH round trip each) and installing the wheel.
+"""The nodes' side: their facts (the doctor's probe, one round trip each) and installing the wheel, both through
+the doctor's transports (SSH, or srun where only Slurm reaches the nodes: doctor/transports/).
 
-Install per node: make a private temporary directory, copy the wheel there with SFTP, install it with
-the node's own python (`python -m pip install --no-deps`), import it there (and run ds_report where it
-is installed), clean up. Every step has a timeout; a node that fails never stops the others.
+Install per node: make a private temporary directory, copy the wheel there (SFTP, or a Slurm step's stdin),
+install it with the node's own python (`python -m pip install --no-deps`), import it there (and run ds_report
+where it is installed), clean up. Every step has a timeout; a node that fails never stops the others.
 
 Clusters often share one environment over NFS: nodes naming the same python may be one directory, and
 several `pip install --force-reinstall` into it at once break each other. So the first node of each
@@ -15,33 +16,32 @@ from __future__ import annotations
 import json
 import shlex
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
-from clusterdoc import remote
-from clusterdoc.hostfile import Host
+from clusterdoc.doctor import transports
+from clusterdoc.doctor.transports import ProbeRequest, Transport
+from clusterdoc.untrusted import MAX_TEXT, printable
 
 INSTALL_TIMEOUT = 600.0  # pip install + import deepspeed (imports torch) + ds_report on a busy node
 
 
-def gather_facts(hosts: list[Host], opts: remote.SSHOptions, fanout: int = 32) -> tuple[dict, dict]:
-    """({host: facts}, {host: problem sentence}): the doctor's one probe round trip per node."""
-    from clusterdoc.doctor import payload
-
-    command = payload.remote_command(payload.probe_timeout(opts.timeout), None, round(opts.timeout * 0.75, 1))
-    results = remote.run_many(hosts, command, opts, stdin=payload.PROBE_SOURCE, fanout=fanout)
+def gather_facts(
+    carrier: Transport, nodes: list[str], timeout: float, choice: str = "ssh"
+) -> tuple[Transport, dict, dict]:
+    """(the transport that answered, {node: facts}, {node: problem sentence}): the doctor's one probe round trip
+    per node; under `choice` auto, SSH refused by every node goes on through srun (transports.probe)."""
+    carrier, names, answers = transports.probe(choice, carrier, nodes, ProbeRequest(timeout=timeout))
     facts, problems = {}, {}
-    for name, res in results.items():
-        if res.status != "ok":
-            problems[name] = res.message or res.status
-            continue
-        found = payload.parse_output(res.stdout)
-        if found is None:
-            err = (res.stderr.strip().splitlines() or [f"exit {res.exit_code}, no output"])[-1]
-            problems[name] = f"the probe gave no facts: {err[:200]}"
-            continue
-        facts[name] = found
-    return facts, problems
+    for name in names:
+        a = answers[name]
+        if a.facts is not None and a.status in ("ok", "local"):
+            facts[name] = a.facts
+        elif a.status == "ok":
+            problems[name] = f"the probe gave no facts: {a.message[:200]}"
+        else:
+            problems[name] = printable(a.message or a.status, MAX_TEXT)
+    return carrier, facts, problems
 
 
 INSTALL_SCRIPT = r"""
@@ -146,34 +146,35 @@ def judge_install(host: str, python: str, text: str, expected: dict) -> InstallR
 
 
 def install_one(
-    host: Host, wheel: Path, python: str, opts: remote.SSHOptions, expected: dict, digest: str
+    carrier: Transport, host: str, wheel: Path, python: str, timeout: float, expected: dict, digest: str
 ) -> InstallResult:
-    res = InstallResult(host.host, python)
-    mk = remote.run_one(host, "mktemp -d /tmp/clusterdoc-wheel.XXXXXX", opts)
+    res = InstallResult(host, python)
+    mk = carrier.run([host], "mktemp -d /tmp/clusterdoc-wheel.XXXXXX", timeout)[host]
     if not mk.ok or not mk.stdout.strip().startswith("/tmp/clusterdoc-wheel."):
         res.message = mk.message or f"mktemp failed: {mk.stderr.strip()[:200]}"
         return res
-    target = f"{mk.stdout.strip()}/{wheel.name}"
-    put = remote.put_file(host, wheel, target, opts)
+    folder = mk.stdout.strip().splitlines()[0]
+    target = f"{folder}/{wheel.name}"
+    put = carrier.put(host, wheel, target, timeout)
     if put.status != "ok":
-        remote.run_one(host, f"rm -rf {shlex.quote(mk.stdout.strip())}", opts)
+        carrier.run([host], f"rm -rf {shlex.quote(folder)}", timeout)
         res.message = f"copy failed: {put.message}"
         return res
     script = INSTALL_SCRIPT.format(py=shlex.quote(python), whl=shlex.quote(target), digest=shlex.quote(digest))
-    long_opts = replace(opts, timeout=max(opts.timeout, INSTALL_TIMEOUT))
-    run = remote.run_one(host, "bash -s", long_opts, stdin=script.encode())
+    run = carrier.run([host], "bash -s", max(timeout, INSTALL_TIMEOUT), stdin=script.encode())[host]
     if run.status != "ok":
         res.copied = True
         res.message = run.message
         return res
-    return judge_install(host.host, python, run.stdout, expected)
+    return judge_install(host, python, run.stdout, expected)
 
 
 def install_all(
-    hosts: list[Host],
+    carrier: Transport,
+    hosts: list[str],
     wheel: Path,
     pythons: dict[str, str],
-    opts: remote.SSHOptions,
+    timeout: float,
     expected: dict,
     digest: str,
     fanout: int = 32,
@@ -181,7 +182,7 @@ def install_all(
     """Install everywhere: first one node per python path (in parallel), then all the others."""
     firsts, seen = [], set()
     for h in hosts:
-        py = pythons.get(h.host) or "python3"
+        py = pythons.get(h) or "python3"
         if py not in seen:
             seen.add(py)
             firsts.append(h)
@@ -190,8 +191,8 @@ def install_all(
     with ThreadPoolExecutor(max_workers=max(1, min(fanout, len(hosts)))) as pool:
         for batch in (firsts, rest):
             futures = {
-                h.host: pool.submit(install_one, h, wheel, pythons.get(h.host) or "python3", opts, expected, digest)
+                h: pool.submit(install_one, carrier, h, wheel, pythons.get(h) or "python3", timeout, expected, digest)
                 for h in batch
             }
             results.update({name: f.result() for name, f in futures.items()})
-    return [results[h.host] for h in hosts]
+    return [results[h] for h in hosts]

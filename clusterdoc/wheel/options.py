@@ -25,6 +25,8 @@ class WheelOptions(Targets):
     wheel: str | None = None  # with install: a wheel build-wheel made before, installed instead of building one
     no_ptx: bool = False  # SASS only: no +PTX on the highest arch (newer GPUs cannot JIT; flagged)
     dry_run: bool = False  # the environment and commands only, nothing built
+    transport: str = "auto"  # how the nodes are reached: ssh | srun | auto (doctor/transports: srun inside an
+    #   allocation, or where SSH to every node is refused and Slurm answers)
 
 
 @dataclass

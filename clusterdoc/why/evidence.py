@@ -66,6 +66,7 @@ class Evidence:
     unreachable: list[str] = field(default_factory=list)  # job nodes the probe could not reach
     launcher_lost: list[str] = field(default_factory=list)  # nodes mpirun lost its connection to (mpirun.err)
     probed: bool = False
+    probed_through: str | None = None  # the transport the probe went through (ssh, srun, saved)
     read: list[dict] = field(default_factory=list)  # what was read of each log (logread.LogRead.to_json)
 
     def to_json(self) -> dict:

@@ -18,11 +18,15 @@ PROBE_TIMEOUT = 20.0
 
 
 def probe_nodes(
-    ev: evidence.Evidence, ssh_config: str | None, timeout: float = PROBE_TIMEOUT, facts_dir: str | None = None
+    ev: evidence.Evidence,
+    ssh_config: str | None,
+    timeout: float = PROBE_TIMEOUT,
+    facts_dir: str | None = None,
+    transport: str = "auto",
 ) -> None:
     """Run the doctor's gpu check (XIDs, ECC, lost GPUs: the probe's facts) on the job's nodes, after the failure,
-    over the same SSH `clusterdoc check` uses (or judge saved facts: facts_dir). Fills ev.health and
-    ev.unreachable."""
+    through the transport `clusterdoc check` uses (SSH, or srun where only Slurm reaches the nodes; or judge saved
+    facts: facts_dir). Fills ev.health, ev.unreachable and ev.probed_through."""
     from clusterdoc.doctor import CheckOptions, gather, judge
 
     nodes = ev.nodes()
@@ -30,8 +34,11 @@ def probe_nodes(
         return
     where = dict(facts_dir=facts_dir) if facts_dir else dict(nodelist=nodes, ssh_config=ssh_config)
     # the nodes as they are now: this shell is not the finished job's (launcher none: none of its variables)
-    opts = CheckOptions(**where, checks=["gpu"], mesh="off", progress=False, timeout=timeout, launcher="none")
+    opts = CheckOptions(
+        **where, checks=["gpu"], mesh="off", progress=False, timeout=timeout, launcher="none", transport=transport
+    )
     g = gather(opts)
+    ev.probed_through = g.transport
     for node in nodes:
         conn = g.conns.get(node) or {}
         if not facts_dir and conn.get("status") not in (None, "ok") and not g.facts.get(node):
@@ -82,7 +89,9 @@ def render(ev: evidence.Evidence, v: verdict.Verdict, history: list[tuple[int, v
             out.append(f"  ruled out {r}")
         if ev.probed:
             out.append(
-                f"  probe     gpu check on {', '.join(ev.nodes())} after the failure: "
+                f"  probe     gpu check on {', '.join(ev.nodes())}"
+                + (f" through {ev.probed_through}" if ev.probed_through not in (None, "ssh") else "")
+                + " after the failure: "
                 + ("; ".join(f"{n}: {len(p)} problem(s)" for n, p in ev.health.items()) or "no GPU problem")
                 + (f"; unreachable: {', '.join(ev.unreachable)}" if ev.unreachable else "")
             )
@@ -114,14 +123,19 @@ def history_of(jd: JobDir, live: bool = True) -> list[tuple[int, verdict.Verdict
 
 
 def explain(
-    jd: JobDir, attempt: int | None = None, probe: bool = True, ssh_config: str | None = None, live: bool = True
+    jd: JobDir,
+    attempt: int | None = None,
+    probe: bool = True,
+    ssh_config: str | None = None,
+    live: bool = True,
+    transport: str = "auto",
 ) -> tuple[evidence.Evidence, verdict.Verdict]:
     """The evidence and verdict of one attempt (default the last); what submit --retries calls too."""
     ev = evidence.gather(jd, attempt, live=live)
     spec = jd.read()["spec"]
     if probe and should_probe(ev):
         try:
-            probe_nodes(ev, ssh_config or spec.get("ssh_config"))
+            probe_nodes(ev, ssh_config or spec.get("ssh_config"), transport=transport)
         except Exception:  # noqa: BLE001 - no SSH to the nodes from here (or no answer): judged on the folder alone
             ev.probed = False
     return ev, verdict.judge(ev)
@@ -197,6 +211,7 @@ def main(
     probe: bool = True,
     ssh_config: str | None = None,
     log: str | None = None,
+    transport: str = "auto",
 ) -> int:
     try:
         jd = None if log else find_job(job, folder)
@@ -208,7 +223,7 @@ def main(
         ev, v = foreign(job, log)
         history: list[tuple[int, verdict.Verdict]] = [(1, v)]
     else:
-        ev, v = explain(jd, attempt, probe, ssh_config)
+        ev, v = explain(jd, attempt, probe, ssh_config, transport=transport)
         history = history_of(jd)
         if attempt is None and history:
             history[-1] = (history[-1][0], v)

@@ -1,0 +1,121 @@
+"""doctor/transports: the choice by name in one place, the probe request built once, and the srun, local and saved
+transports' actions on real processes and files (the srun steps themselves: tests/test_transport_cluster.py)."""
+
+import json
+
+import pytest
+
+from clusterdoc.doctor import facts, transports
+from clusterdoc.doctor.options import CheckOptions
+from clusterdoc.doctor.payload import probe_argv
+from clusterdoc.doctor.transports import ProbeRequest, resolve
+from clusterdoc.doctor.transports.local import LocalTransport
+from clusterdoc.doctor.transports.saved import SavedTransport
+from clusterdoc.doctor.transports.srun import MAX_OUTPUT, SrunTransport, run_step
+from clusterdoc.errors import UsageError
+
+
+@pytest.fixture
+def no_allocation(monkeypatch):
+    for k in ("SLURM_JOB_ID", "SLURM_JOB_NODELIST", "SLURM_NODELIST"):
+        monkeypatch.delenv(k, raising=False)
+
+
+def test_resolve_is_the_one_choice(no_allocation, monkeypatch):
+    assert resolve("auto", given=True) == "ssh"
+    assert resolve("auto", given=False) == "local"
+    assert resolve("srun", given=True) == "srun"
+    assert resolve("auto", given=True, partition="gpu") == "srun"
+    assert resolve("ssh", given=True) == "ssh"
+    assert resolve("auto", given=False, facts_dir="x") == "saved"
+    assert resolve("auto", given=False, local=True) == "local"
+    monkeypatch.setenv("SLURM_JOB_ID", "7")
+    assert resolve("auto", given=False) == "srun"  # inside an allocation: its nodes
+    assert resolve("auto", given=True) == "ssh"  # nodes named: SSH first, srun when every node refuses
+    assert resolve("ssh", given=False) == "local"
+    with pytest.raises(UsageError, match="--transport 'pdsh'"):
+        resolve("pdsh")
+
+
+def test_the_doctors_probe_arguments_come_from_one_request():
+    opts = CheckOptions(nodelist=["a", "b"], env=["NCCL_DEBUG=INFO"], files=["/x"], job_folder="/j")
+    opts.job_env = facts.job_environment(opts)
+    plan = {"listen": [(29500, "store", 1)], "connect": ["b:29500"]}
+    args = facts.probe_args(opts, plan, ["a", "b"])
+    assert args == {"peers": ["a", "b"], "env": {"NCCL_DEBUG": "INFO"}, "listen": [(29500, "store", 1)],
+                    "connect": ["b:29500"], "space": ["/j"], "files": ["/x"]}  # fmt: skip
+    request = facts.probe_request(opts)
+    assert request.argv(["a", "b"], plan["listen"], plan["connect"]) == probe_argv(args)
+    # through srun the probe gets --env alone, as before (its --wrap is the step's prefix)
+    assert facts.probe_request(opts, python_only=True).argv() == ["--env", "NCCL_DEBUG=INFO"]
+
+
+def test_a_srun_step_runs_on_the_one_node_named(no_allocation):
+    t = SrunTransport(partition="gpu", srun_options=["--container-image=x"])
+    argv = t.step_argv("node3", 100, ["bash", "-c", "true"])
+    assert argv[:6] == ["srun", "--nodes=1", "--ntasks=1", "--nodelist=node3", "--kill-on-bad-exit=0", "--quiet"]
+    assert "--partition=gpu" in argv and "--time=3" in argv and argv[-4:] == ["--container-image=x", "bash", "-c",
+                                                                                "true"]  # fmt: skip
+    for bad in ("-w", "node1,node2", "a b", ""):
+        with pytest.raises(UsageError, match="not a Slurm node name"):
+            t.step_argv(bad, 10, ["true"])
+
+
+def test_a_step_is_read_bounded_and_ended_at_its_timeout(monkeypatch):
+    big = run_step("n1", ["sh", "-c", f"head -c {MAX_OUTPUT + 100000} /dev/zero; cat"], b"in", 20)
+    assert big.status == "ok" and big.exit_code == 0 and len(big.stdout) == MAX_OUTPUT
+    echo = run_step("n1", ["sh", "-c", "cat; echo oops >&2; exit 3"], b"hello", 20)
+    assert (echo.stdout, echo.stderr.strip(), echo.exit_code) == ("hello", "oops", 3)
+    assert "exited with 3" in echo.message
+    monkeypatch.setattr("clusterdoc.doctor.transports.srun.STARTUP", 0.0)
+    slow = run_step("n1", ["sleep", "30"], None, 1)
+    assert slow.status == "timeout" and slow.exit_code is None and slow.elapsed < 15
+    missing = run_step("n1", ["/nonexistent/srun"], None, 1)
+    assert missing.status == "error" and "cannot start srun" in missing.message
+
+
+def test_local_transport_runs_and_copies(tmp_path):
+    t = LocalTransport()
+    r = t.run(["localhost"], "cat; exit 2", 10, stdin=b"x")["localhost"]
+    assert (r.status, r.exit_code, r.stdout) == ("ok", 2, "x")
+    src = tmp_path / "a.whl"
+    src.write_bytes(b"wheel")
+    assert t.put("localhost", src, str(tmp_path / "b.whl"), 10).status == "ok"
+    assert (tmp_path / "b.whl").read_bytes() == b"wheel"
+    assert t.put("localhost", src, str(tmp_path / "no" / "c.whl"), 10).status == "error"
+
+
+def test_saved_facts_answer_without_reaching_a_node(tmp_path):
+    (tmp_path / "node1.json").write_text(json.dumps({"hostname": "node1"}))
+    (tmp_path / "_run.json").write_text("{}")
+    names, answers = SavedTransport(tmp_path).probe([], ProbeRequest(timeout=5))
+    assert names == ["node1"] and answers["node1"].facts and answers["node1"].facts["hostname"] == "node1"
+    _, answers = SavedTransport(tmp_path).probe(["node1", "node2"], ProbeRequest(timeout=5))
+    assert answers["node2"].facts is None and answers["node2"].status == "error"
+    with pytest.raises(UsageError, match="cannot run commands"):
+        SavedTransport(tmp_path).run(["node1"], "true", 5)
+    (tmp_path / "bad name.json").write_text("{}")
+    with pytest.raises(UsageError, match="is not a host name"):
+        SavedTransport(tmp_path).probe([], ProbeRequest(timeout=5))
+
+
+class Refused:
+    """A transport every node refuses (what SSH says where pam_slurm_adopt turns a user away)."""
+
+    name = "ssh"
+
+    def probe(self, nodes, request):
+        return list(nodes), {n: transports.Answer("auth", f"{n}: no key accepted") for n in nodes}
+
+
+def test_only_auto_falls_back_and_only_when_every_node_refused(monkeypatch):
+    monkeypatch.setattr(transports.slurm_steps, "slurm_answers", lambda timeout: True)
+    refused = {n: transports.Answer("auth") for n in ("a", "b")}
+    assert transports.fall_back("auto", refused, 5)
+    assert not transports.fall_back("ssh", refused, 5)
+    assert not transports.fall_back("auto", dict(refused, c=transports.Answer("ok")), 5)
+    assert not transports.fall_back("auto", {}, 5)
+    carrier, names, answers = transports.probe("ssh", Refused(), ["a"], ProbeRequest(timeout=5))
+    assert carrier.name == "ssh" and answers["a"].status == "auth"
+    monkeypatch.setattr(transports.slurm_steps, "slurm_answers", lambda timeout: False)
+    assert not transports.fall_back("auto", refused, 5)
