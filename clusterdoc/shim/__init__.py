@@ -19,6 +19,7 @@ _EXPORTS = {
     "resolve": "env",
     "RankEnv": "env",
     "RankEnvironmentError": "env",
+    "ShimError": "errors",
     "enable_debug": "debug",
     "disable_debug": "debug",
     "debug_enabled": "debug",

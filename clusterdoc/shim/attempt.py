@@ -27,11 +27,13 @@ import threading
 import time
 import weakref
 
+from .errors import ShimError
+
 KEEP = 256  # collectives kept per group: how far behind its peers a rank can be and still drain
 ROOTS = {"broadcast": ("src", 1), "reduce": ("dst", 1), "gather": ("dst", 2), "scatter": ("src", 2)}
 
 
-class AttemptAborted(RuntimeError):
+class AttemptAborted(ShimError, RuntimeError):
     """Another rank's attempt failed: this rank leaves the attempt (raised by its next collective)."""
 
 

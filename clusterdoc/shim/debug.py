@@ -41,6 +41,7 @@ import os
 import sys
 
 from . import track
+from .errors import ShimError
 from .exchange import Exchange
 
 MAX_DIMS = 8
@@ -89,7 +90,7 @@ _ROOTED = ("reduce", "broadcast", "gather", "scatter", "broadcast_object_list", 
 _SOURCES = ("broadcast", "scatter", "broadcast_object_list", "scatter_object_list")  # their root is src=
 
 
-class DistributedOperationException(Exception):
+class DistributedOperationException(ShimError):
     """A collective was called with tensors that do not agree across ranks (raised on every rank)."""
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 
 from . import track
+from .errors import ShimError
 
 REPLAYABLE = {
     "all_reduce",
@@ -37,7 +38,7 @@ REPLAYABLE = {
 ROOTED = {"broadcast", "reduce", "gather", "scatter"}
 
 
-class RetryUnsafe(RuntimeError):
+class RetryUnsafe(ShimError, RuntimeError):
     """The ranks cannot be brought to the same point for an in-process retry."""
 
 

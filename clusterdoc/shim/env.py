@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from . import rendezvous
+from .errors import ShimError
 
 
-class RankEnvironmentError(RuntimeError):
+class RankEnvironmentError(ShimError, RuntimeError):
     """The environment cannot describe a consistent set of ranks (raised instead of hanging)."""
 
 

@@ -25,6 +25,7 @@ import sys
 from . import settle
 from .attempt import AttemptAborted, Gate
 from .drain import RetryUnsafe
+from .errors import ShimError
 from .logging import internal_logger
 
 # Lower-cased fragments of OOM messages, by source.
@@ -41,7 +42,7 @@ OOM_MESSAGES = (
 OK, OOM, FAILED = 0, 1, 2
 
 
-class BatchSizeSearchError(RuntimeError):
+class BatchSizeSearchError(ShimError, RuntimeError):
     """Out of memory even at the minimum batch size."""
 
 

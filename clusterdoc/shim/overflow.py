@@ -26,13 +26,15 @@ import torch
 
 from clusterdoc import private
 
+from .errors import ShimError
+
 _Tensor = torch.Tensor
 _F32 = torch.float32
 _WIDE = (torch.float32, torch.float64)
 PREFIX = "                 "
 
 
-class OverflowDetected(ValueError):
+class OverflowDetected(ShimError, ValueError):
     """inf/nan found; a ValueError like transformers' DebugUnderflowOverflow raises."""
 
 
