@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 from clusterdoc.doctor import CheckOptions, Report
-from clusterdoc.launch.job import JobDir, JobSpec, find_job
+from clusterdoc.jobs.folder import JobDir, find_job
+from clusterdoc.launch.job import JobSpec
 from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.outcome import Outcome
 from clusterdoc.wheel.options import WheelOptions, WheelResult

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from clusterdoc.launch import slurm, slurmcmd, submit
+from clusterdoc.jobs import slurmcmd
+from clusterdoc.launch import slurm, submit
 from clusterdoc.launch.job import JobDir, JobSpec
 
 FIX = Path(__file__).parent / "fixtures"

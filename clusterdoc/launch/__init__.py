@@ -1,7 +1,7 @@
 """Launching jobs: `clusterdoc submit`, `status`, `logs`.
 
 Core (the same for every backend), in the spirit of submitit's core vs its executors:
-    job.py        job spec, log folder layout, rank environment, script-argument editing
+    job.py        job spec, rank environment, script-argument editing (the folder: clusterdoc/jobs/folder.py)
     outcome.py    how an attempt ended: per-rank exit codes, first failure, OOM
     stream.py     rank-tagged streaming of the rank log files
     preflight.py  the doctor on the job's nodes (before submitting, or as the Slurm job's first step)

@@ -25,9 +25,7 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.errors import UsageError
-from clusterdoc.launch.job import JobDir, JobSpec
-from clusterdoc.launch.outcome import Outcome, outcome_from_records
-from clusterdoc.launch.slurmcmd import (  # noqa: F401 (slurm.X users)
+from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
     CMD_TIMEOUT,
     Unreachable,
     _run,
@@ -37,6 +35,8 @@ from clusterdoc.launch.slurmcmd import (  # noqa: F401 (slurm.X users)
     scontrol_job,
     squeue_state_reason,
 )
+from clusterdoc.launch.job import JobDir, JobSpec
+from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
 COMPLETING = 5.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
