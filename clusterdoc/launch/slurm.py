@@ -198,6 +198,7 @@ def signal_setup(jd: JobDir) -> list[str]:
 
 class SlurmJob:
     backend = "slurm"
+    pids: list[int] = []  # the ranks are Slurm's, not processes of this machine
 
     def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str], preflight: bool = False):
         import submitit
@@ -320,6 +321,9 @@ class SlurmJob:
         if not outcome.ok and state == "CANCELLED" and not outcome.failed:
             outcome.state = "CANCELLED"
         return outcome
+
+    def rank_codes(self) -> dict[int, int | None]:
+        return {}  # the ranks' own exit records say it (jd.rank_exit); Slurm has no per-rank code to poll
 
     def stopped_on_warning(self) -> bool:
         """Slurm's warning came (the batch shell's trap wrote its time) before some rank ended."""

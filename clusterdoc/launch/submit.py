@@ -7,7 +7,6 @@ sees about a job's life is decided here, the same for all of them.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +16,9 @@ from pathlib import Path
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
 from clusterdoc.hang import channel, seal
+from clusterdoc.jobs import slurmcmd
 from clusterdoc.launch import lifeline
+from clusterdoc.launch.backend import Handle, backend_for, by_affinity
 from clusterdoc.launch.hangwatch import HangWatch
 from clusterdoc.launch.job import (
     JobDir,
@@ -36,8 +37,6 @@ from clusterdoc.launch.outcome import Outcome, describe_code
 from clusterdoc.launch.stream import LogStreamer
 from clusterdoc.untrusted import printable, printable_lines
 
-POLL = 0.1  # seconds between polls of a running job (local / mpirun: cheap)
-SLURM_POLL = 1.0  # squeue is a request to slurmctld: poll gently
 BATCH_ARGS = ("batch-size", "batch_size", "per-device-batch-size", "per_device_train_batch_size", "bs")
 
 
@@ -77,15 +76,6 @@ def parse_oom_retry(value: str | None, script_args: list[str]) -> tuple[str, int
     return name, max(low, 1)
 
 
-def slurm_answers(timeout: float = 5.0) -> bool:
-    if not shutil.which("squeue"):
-        return False
-    try:
-        return subprocess.run(["squeue", "-h", "-o", "%i"], capture_output=True, timeout=timeout).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
 def choose_backend(settings: dict) -> str:
     return backend_and_why(settings, {})[0]
 
@@ -100,12 +90,7 @@ def backend_and_why(settings: dict, origin: dict, environ=os.environ) -> tuple[s
             return chosen, f"--backend {chosen}"
         elsewhere = "" if chosen == "local" else "; --backend local to run here"
         return chosen, (f"{where}={chosen}" if where.startswith(config.ENV_PREFIX) else f"set in {where}") + elsewhere
-    if slurm_answers():
-        because = "SLURM_CONF is set" if environ.get("SLURM_CONF") else "a Slurm controller answers here (squeue)"
-        return "slurm", f"{because}; --backend local to run here"
-    if settings["hostfile"]:
-        return "mpirun", "--hostfile given and no Slurm here; --backend local to run here"
-    return "local", "no Slurm answers here and no --hostfile; --backend slurm or --hostfile to run on a cluster"
+    return by_affinity(settings, environ)
 
 
 def build_spec(settings: dict, script: str, script_args: list[str], backend: str) -> JobSpec:
@@ -117,9 +102,8 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
     for key in ("hostfile", "ssh_config"):
         if settings[key] and not Path(settings[key]).expanduser().is_file():
             raise UsageError(f"--{key.replace('_', '-')} {settings[key]!r} does not exist")
+    backend_for(backend).validate(settings)
     if backend == "mpirun":
-        if not settings["hostfile"]:
-            raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
         from clusterdoc import hostfile
 
         count = len(hostfile.parse_file(settings["hostfile"]))
@@ -167,23 +151,7 @@ def _abs(p: str | None) -> str | None:
 
 def check_ready(spec: JobSpec) -> None:
     """What the backend can know before anything starts (Slurm: sbatch, slurm.conf, the controller)."""
-    ready = getattr(backend_module(spec.backend), "check_ready", None)
-    if ready:
-        ready()
-
-
-def backend_module(name: str):
-    if name == "local":
-        from clusterdoc.launch import local
-
-        return local
-    if name == "slurm":
-        from clusterdoc.launch import slurm
-
-        return slurm
-    from clusterdoc.launch import mpi
-
-    return mpi
+    backend_for(spec.backend).check_ready()
 
 
 # --- effective batch note ------------------------------------------------------------------------
@@ -235,9 +203,7 @@ def _mtime(path: Path) -> float:
 
 def preflight(spec: JobSpec, job_id: str, out=sys.stderr) -> None:
     """The doctor on the job's nodes; raises PreflightFailed (with the report) when it finds problems."""
-    from clusterdoc.launch import preflight as pf
-
-    ok, text = pf.run(spec, job_id)
+    ok, text = backend_for(spec.backend).preflight(spec, job_id)
     if text and out is not None:
         print(text, file=out)
     if not ok:
@@ -258,14 +224,10 @@ def lowered(value: int, minimum: int) -> int | None:
 
 def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sys.stderr) -> Outcome:
     """Launch, wait, and on OOM re-launch with --ARG lowered, until done. Records everything in jd."""
-    mod = backend_module(spec.backend)
+    backend = backend_for(spec.backend)
     script_args = list(spec.script_args)
     retry = parse_oom_retry(spec.oom_retry, script_args)
-    streamer = (
-        LogStreamer(jd, spec.world_size, out, err, extra=getattr(mod, "extra_logs", lambda jd: {})(jd))
-        if stream
-        else None
-    )
+    streamer = LogStreamer(jd, spec.world_size, out, err, extra=backend.extra_logs(jd)) if stream else None
     # `status` tells a dead supervisor (LOST) from a running job; `cancel` signals only this very process
     jd.update(supervisor_pid=os.getpid(), supervisor_start=lifeline.start_time(os.getpid()))
     attempt = 1
@@ -273,7 +235,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         jd.log_attempt(f"attempt {attempt} started: {format_command([spec.script, *script_args])}")
         try:
             seal.write_secret(jd.path)  # a fresh one per attempt: the ranks read it from the job folder
-            handle = mod.start(spec, jd, script_args)
+            handle = backend.start(spec, jd, script_args)
         except Exception as exc:  # sbatch refused, mpirun missing, ...: on record, then reported by the CLI
             _finish_attempt(jd, attempt, Outcome(state="FAILED", message=f"could not start: {one_line(exc)}"))
             raise
@@ -287,7 +249,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
                 **({"exclude": spec.exclude} if spec.exclude else {}),
             }
         )
-        pids = getattr(handle, "pids", [])
+        pids = handle.pids
         jd.update(
             state="RUNNING",
             backend_id=handle.backend_id,
@@ -302,7 +264,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             )
         watch = HangWatch(jd, spec.world_size, spec.on_hang, err) if spec.hang_timeout > 0 else None
         try:
-            outcome = wait_for(handle, streamer, POLL if spec.backend != "slurm" else SLURM_POLL, watch)
+            outcome = wait_for(handle, streamer, backend.poll_interval, watch)
         except KeyboardInterrupt:
             _hold_signals()
             failed = handle.cancel()  # Slurm: what scancel said when the controller stayed away
@@ -391,7 +353,7 @@ def disk_full_note(jd: JobDir) -> str | None:
     return f"the job folder's file system is full ({free // 1024} KiB free): ranks could not write their logs"
 
 
-def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangWatch | None = None) -> Outcome:
+def wait_for(handle: Handle, streamer: LogStreamer | None, interval: float, watch: HangWatch | None = None) -> Outcome:
     while True:
         outcome = handle.poll()
         if outcome is None and watch is not None and watch.poll(rank_codes(handle)):
@@ -415,10 +377,9 @@ def wait_for(handle, streamer: LogStreamer | None, interval: float, watch: HangW
         time.sleep(interval)
 
 
-def rank_codes(handle) -> dict[int, int | None]:
+def rank_codes(handle: Handle) -> dict[int, int | None]:
     """Each rank's exit code as far as the backend can tell (None: running or unknown)."""
-    codes = getattr(handle, "rank_codes", None)
-    return codes() if codes else {}
+    return handle.rank_codes()
 
 
 # --- commands -----------------------------------------------------------------------------------
@@ -575,13 +536,12 @@ def live(jd: JobDir, rec: dict) -> tuple[str, str]:
         if gone
         else ""
     )
-    if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
-        from clusterdoc.launch import slurm
-
-        job_id = slurm.checked_id(rec["backend_id"], jd.record_path)
+    backend = backend_for(rec["spec"]["backend"])
+    if backend.name == "slurm" and rec.get("backend_id"):
+        job_id = slurmcmd.checked_id(rec["backend_id"], jd.record_path)
         try:
-            now = slurm.query_state(job_id)
-        except slurm.Unreachable as exc:
+            now = backend.live_state(jd, rec)
+        except slurmcmd.Unreachable as exc:
             away = f"the Slurm controller does not answer ({exc}): slurm job {job_id} may still be running"
             return "UNKNOWN", f"{away}; {note}" if note else away
         if now is None and gone:
@@ -623,18 +583,15 @@ def cancel_main(job: str, folder: str | None, grace: float = 30.0, quiet: bool =
         if not quiet:
             print(f"job {jd.id} has already ended ({state})")
         return 0
-    if rec["spec"]["backend"] == "slurm" and rec.get("backend_id"):
-        from clusterdoc.launch import slurm
-
-        job_id = slurm.checked_id(rec["backend_id"], jd.record_path)
-        failed = slurm.scancel(job_id)  # tried again while the controller is away
-        if failed:
-            print(
-                f"clusterdoc cancel: could not cancel slurm job {job_id}: the Slurm controller does not answer "
-                f"({failed}); it may still be running: try again once it answers (scontrol ping)",
-                file=sys.stderr,
-            )
-            return 1
+    failed = backend_for(rec["spec"]["backend"]).cancel(jd, rec)  # Slurm: scancel, tried again while away
+    if failed:
+        job_id = rec.get("backend_id")
+        print(
+            f"clusterdoc cancel: could not cancel slurm job {job_id}: the Slurm controller does not answer "
+            f"({failed}); it may still be running: try again once it answers (scontrol ping)",
+            file=sys.stderr,
+        )
+        return 1
     pid, started = rec.get("supervisor_pid"), rec.get("supervisor_start")
     if isinstance(pid, int) and lifeline.same_process(pid, started):
         os.kill(pid, signal.SIGTERM)
