@@ -176,3 +176,31 @@ def test_backends_are_one_table_chosen_by_affinity(monkeypatch):
     assert backend.by_affinity({"hostfile": None}, {})[0] == "local"
     with pytest.raises(UsageError, match="needs --hostfile"):
         backend.backend_for("mpirun").validate({"hostfile": None})
+
+
+def test_status_and_cancel_are_data_the_cli_and_the_api_both_render(tmp_path, capsys):
+    """control.py returns what a job is and what cancelling did; `clusterdoc status/cancel` and api.Job print or
+    return it (api.Job no longer calls the CLI's cancel_main)."""
+    import ast
+    from pathlib import Path
+
+    from clusterdoc import api
+    from clusterdoc.launch import control, submit
+    from clusterdoc.launch.job import JobSpec, create_job_dir
+    from clusterdoc.launch.outcome import Outcome
+
+    spec = JobSpec(script=str(tmp_path / "t.py"), script_args=[], backend="local", nodes=1)
+    jd = create_job_dir(tmp_path, spec)
+    jd.update(state="COMPLETED", outcome=Outcome("COMPLETED", codes={0: 0}).to_json())
+    lines, code = control.status(jd)
+    assert lines[0] == f"job {jd.id}: COMPLETED" and code == 0 and capsys.readouterr().out == ""
+    done = control.cancel(jd)
+    assert (done.state, done.ok, done.message) == ("ended", True, f"job {jd.id} has already ended (COMPLETED)")
+    assert capsys.readouterr().out == ""  # data, not printed
+    assert submit.cancel_main(jd.id, str(tmp_path)) == 0
+    assert capsys.readouterr().out == f"job {jd.id} has already ended (COMPLETED)\n"
+    api.Job(jd.path).cancel()
+    assert capsys.readouterr() == ("", "")
+    called = {n.id if isinstance(n, ast.Name) else getattr(n, "attr", "")
+              for n in ast.walk(ast.parse(Path(api.__file__).read_text()))}
+    assert not {"cancel_main", "status_main", "logs_main"} & called
