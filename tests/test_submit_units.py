@@ -165,7 +165,11 @@ def test_backends_are_one_table_chosen_by_affinity(monkeypatch):
     from clusterdoc.errors import UsageError
     from clusterdoc.launch import backend
 
+    from clusterdoc import config
+
     assert list(backend.BACKENDS) == ["slurm", "mpirun", "local"]
+    assert set(config.BACKENDS) == {"auto", *backend.BACKENDS}  # what --backend and clusterdoc.yaml accept
+    assert backend.of_record({"spec": {"backend": "edited"}}).name == "local"  # no scheduler to ask
     assert all(isinstance(b, backend.Backend) and backend.backend_for(n) is b for n, b in backend.BACKENDS.items())
     with pytest.raises(UsageError, match="unknown backend 'pbs'"):
         backend.backend_for("pbs")

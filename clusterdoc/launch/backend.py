@@ -193,6 +193,12 @@ def backend_for(name: str) -> Backend:
         raise UsageError(f"unknown backend {name!r}", hint=f"one of: auto, {', '.join(sorted(BACKENDS))}") from None
 
 
+def of_record(rec: dict) -> Backend:
+    """The backend of a job on record. job.json is data its owner may have edited: a name this table does not
+    know is a job with no scheduler to ask (its recorded processes are what `cancel` stops), not an error."""
+    return BACKENDS.get(str(rec["spec"]["backend"]), BACKENDS["local"])
+
+
 def by_affinity(settings: Mapping, environ: Mapping[str, str] = os.environ) -> tuple[str, str]:
     """(the backend for a job that names none, why, in words)."""
     for b in BACKENDS.values():

@@ -14,7 +14,7 @@ from clusterdoc.errors import UsageError
 from clusterdoc.jobs import slurmcmd
 from clusterdoc.jobs.folder import JobDir
 from clusterdoc.launch import lifeline
-from clusterdoc.launch.backend import backend_for
+from clusterdoc.launch.backend import of_record
 from clusterdoc.launch.job import format_command
 from clusterdoc.launch.outcome import Outcome, describe_code
 from clusterdoc.untrusted import printable
@@ -53,7 +53,7 @@ def live(jd: JobDir, rec: dict) -> tuple[str, str]:
         if gone
         else ""
     )
-    backend = backend_for(rec["spec"]["backend"])
+    backend = of_record(rec)
     if backend.name == "slurm" and rec.get("backend_id"):
         job_id = slurmcmd.checked_id(rec["backend_id"], jd.record_path)
         try:
@@ -97,7 +97,7 @@ def cancel(jd: JobDir, grace: float = 30.0) -> Cancelled:
     state = live_state(jd, rec)
     if state not in ("PENDING", "RUNNING", "LOST", "UNKNOWN"):
         return Cancelled(jd.id, "ended", f"job {jd.id} has already ended ({state})")
-    failed = backend_for(rec["spec"]["backend"]).cancel(jd, rec)  # Slurm: scancel, tried again while away
+    failed = of_record(rec).cancel(jd, rec)  # Slurm: scancel, tried again while away
     if failed:
         return Cancelled(
             jd.id,
