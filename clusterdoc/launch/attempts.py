@@ -123,7 +123,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
 def _retry(spec: JobSpec, jd: JobDir, attempt: int, err) -> JobSpec | None:
     """After a failed attempt: `clusterdoc why`'s verdict goes on record (status and why show it); with retries
     left and a node or the scheduler to blame, the spec of the next attempt (the blamed nodes excluded)."""
-    from clusterdoc.launch import retry
+    from clusterdoc.launch import retry  # start-up cost: retry loads `why` (its verdicts), needed after a failure only
 
     return retry.next_attempt(spec, jd, attempt, err)
 
