@@ -7,11 +7,13 @@ the CLI prints.
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
 from clusterdoc.doctor import CheckOptions, Report
-from clusterdoc.launch.job import JobDir, JobSpec, find_job
+from clusterdoc.jobs.folder import JobDir, find_job
+from clusterdoc.launch.job import JobSpec
 from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.outcome import Outcome
 from clusterdoc.wheel.options import WheelOptions, WheelResult
@@ -95,10 +97,10 @@ class Job:
         """PENDING, RUNNING, COMPLETED, FAILED or CANCELLED (Slurm's words). A job whose supervisor died
         without a word (LOST) and Slurm's other ends (TIMEOUT, NODE_FAIL, ...) are FAILED. The job has ended
         when its supervisor has recorded how (so the outcome is there to read), not when Slurm says so."""
-        from clusterdoc.launch.submit import live_state
+        from clusterdoc.launch import control
 
         record = self._dir.read()
-        state = live_state(self._dir, record)
+        state = control.live_state(self._dir, record)
         if record.get("state") not in ("PENDING", "RUNNING") or state == "LOST":
             return _slurm_word(record.get("state") if state != "LOST" else "FAILED")
         return "PENDING" if state == "PENDING" else "RUNNING"
@@ -125,19 +127,22 @@ class Job:
 
     def logs(self, rank: int | None = None) -> str:
         """One rank's stdout then stderr, or every rank's with "[rank R] " before each line."""
-        from clusterdoc.launch.submit import rank_logs
+        from clusterdoc.launch import control
 
-        text, _refused = rank_logs(self._dir, rank)
+        text, _refused = control.rank_logs(self._dir, rank)
         if rank is None:
             return text
         prefix = f"[rank {rank}] "
         return "".join(line[len(prefix) :] if line.startswith(prefix) else line for line in text.splitlines(True))
 
     def cancel(self) -> None:
-        """Stop every rank (scancel for Slurm); returns when they are gone."""
-        from clusterdoc.launch.submit import cancel_main
+        """Stop every rank (scancel for Slurm); returns when they are gone. A Slurm controller that does not
+        answer is said on stderr, as `clusterdoc cancel` says it: the job may still run."""
+        from clusterdoc.launch import control
 
-        cancel_main(str(self.folder), None, quiet=True)
+        done = control.cancel(self._dir)
+        if not done.ok:
+            print(f"clusterdoc cancel: {done.message}", file=sys.stderr)
 
     def __repr__(self) -> str:
         return f"Job({self.id!r}, backend={self.backend!r}, folder={str(self.folder)!r})"

@@ -1,6 +1,6 @@
 """An installed DeepSpeed's compiled ops against the node's GPUs: what the probe reads from the .so files (their
 .nv_fatbin, no manifest needed) and how the arch check judges it (from facts alone; the coverage rule itself
-is clusterdoc/wheel/coverage.py's, tested in test_wheel_coverage.py).
+is clusterdoc/gpuarch.py's, tested in test_wheel_coverage.py).
 
 tests/facts/fatbin/fused_adam_sm80_only.so is real nvcc 13.0 output (this machine's /usr/local/cuda-13.0), from a
 one-kernel .cu: `nvcc -shared -Xcompiler -fPIC -cudart none -gencode arch=compute_80,code=sm_80 k.cu`, stripped.

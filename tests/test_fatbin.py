@@ -1,4 +1,4 @@
-"""Reading a CUDA binary's architectures from its .nv_fatbin section (clusterdoc/wheel/fatbin.py).
+"""Reading a CUDA binary's architectures from its .nv_fatbin section (clusterdoc/fatbin.py).
 
 The fixtures in tests/facts/fatbin/ are real nvcc 13.0 output (pip's nvidia-cuda-nvcc), made on a machine
 without a GPU from two one-kernel .cu files:
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from clusterdoc.wheel import fatbin
+from clusterdoc import fatbin
 
 FACTS = Path(__file__).parent / "facts" / "fatbin"
 TWO = FACTS / "sm80_sm90_ptx86_ptx90.so"

@@ -340,7 +340,7 @@ def test_dcgm_failures_are_named(tmp_path, monkeypatch):
 
 
 def test_the_payload_sent_to_nodes_reads_real_output_end_to_end(tmp_path, monkeypatch):
-    """The one script the head sends (doctor/payload.py joins the probe package), run as a node runs it, with the
+    """The one script the head sends (probe/payload.py joins the probe package), run as a node runs it, with the
     fake nvidia-smi first on PATH printing the real H100 file and a lost-GPU line in today's form."""
     import subprocess
     import sys

@@ -262,7 +262,7 @@ def test_a_fifo_or_blanks_as_torchs_metadata_neither_block_nor_stall_the_probe(t
 
 
 def test_a_probe_stuck_past_its_budget_ends_itself():
-    """The payload arms its own end (doctor/payload.py MAIN): a probe stuck on something of the node's is gone
+    """The payload arms its own end (probe/payload.py MAIN): a probe stuck on something of the node's is gone
     a little after the head's deadline for the node, never left running there."""
     import time
 

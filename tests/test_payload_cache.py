@@ -3,7 +3,7 @@
 XDG_CACHE_HOME sits in a folder a second Unix user (made and removed here) can write, without the sticky bit;
 they swap the cache's parent for one of their own, holding a "probe" of theirs under the very name, in a loop,
 while the head loads the payload again and again. The cache folder is opened once and its file read through
-that descriptor (doctor/payload.py): their script is never the probe.
+that descriptor (probe/payload.py): their script is never the probe.
 """
 import os
 import shutil
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from clusterdoc.doctor import payload
+from clusterdoc.probe import payload
 from tests.test_store_security import stranger  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.slow

@@ -9,6 +9,7 @@ from clusterdoc import doctor
 from clusterdoc.doctor import facts as gather, payload
 from clusterdoc.checks import FAIL, ssh
 from clusterdoc.launch import preflight
+from clusterdoc.launch.backend import backend_for
 from clusterdoc.launch.job import JobSpec
 
 
@@ -35,7 +36,7 @@ def test_preflight_passes_the_job_python_to_the_doctor(monkeypatch, tmp_path, ba
     hf.write_text("node1\nnode2\n")
     spec = JobSpec(script="train.py", script_args=[], backend=backend, nodes=2, hostfile=str(hf),
                    python="/venv/bin/python")
-    assert preflight.run(spec, "mpirun-20261123-120000-abcd")[0]
+    assert backend_for(backend).preflight(spec, "mpirun-20261123-120000-abcd")[0]
     assert seen[0].python == "/venv/bin/python"
     if backend == "mpirun":  # the port check listens on the job's own MASTER_PORT
         from clusterdoc.shim.env import port_from_job_id

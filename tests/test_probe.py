@@ -150,9 +150,9 @@ def test_payload_sent_to_nodes_is_the_probe_without_head_only_parts():
 
 
 def test_payload_is_kept_between_runs_only_in_a_private_folder(tmp_path, monkeypatch):
-    """doctor/payload.py keeps the payload in the user's cache (named after the sources), not in a folder others
+    """probe/payload.py keeps the payload in the user's cache (named after the sources), not in a folder others
     can write to; what it sends is the payload made from the sources either way."""
-    from clusterdoc.doctor import payload
+    from clusterdoc.probe import payload
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     payload.probe_source.cache_clear()

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from clusterdoc.launch import slurm, slurmcmd, submit
+from clusterdoc.jobs import slurmcmd
+from clusterdoc.launch import slurm, submit
 from clusterdoc.launch.job import JobDir, JobSpec
 
 FIX = Path(__file__).parent / "fixtures"
@@ -165,8 +166,12 @@ def test_an_unknown_outcome_is_never_retried(tmp_path):
     jd, spec = job_dir(tmp_path, retries=3)
     from clusterdoc.launch.outcome import Outcome
 
-    class Away:
+    class Away:  # a Handle (launch/backend.py) whose controller stayed away
         backend_id = "7"
+        pids: list[int] = []
+
+        def rank_codes(self):
+            return {}
 
         def poll(self):
             return Outcome(state="UNKNOWN", message="the Slurm controller did not answer for 600s")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from clusterdoc.launch import slurmcmd
+from clusterdoc.jobs import slurmcmd
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 OUTAGE = 75.0  # seconds: issue 38 saw 30 s pass and 75 s drop the job

@@ -94,14 +94,14 @@ def test_auto_backend_without_slurm(monkeypatch, tmp_path):
 
 
 def test_the_backend_comes_with_why(monkeypatch, tmp_path):
-    from clusterdoc.launch import submit
+    from clusterdoc.launch import backend, submit
 
     auto = {"backend": "auto", "hostfile": None}
-    monkeypatch.setattr(submit, "slurm_answers", lambda: True)
+    monkeypatch.setattr(backend, "slurm_answers", lambda: True)  # the Slurm backend's affinity asks it
     assert submit.backend_and_why(auto, {}, {"SLURM_CONF": "/x/slurm.conf"}) == (
         "slurm", "SLURM_CONF is set; --backend local to run here")
     assert submit.backend_and_why(auto, {}, {})[1].startswith("a Slurm controller answers here")
-    monkeypatch.setattr(submit, "slurm_answers", lambda: False)
+    monkeypatch.setattr(backend, "slurm_answers", lambda: False)
     assert submit.backend_and_why({**auto, "hostfile": "h"}, {}, {}) == (
         "mpirun", "--hostfile given and no Slurm here; --backend local to run here")
     assert submit.backend_and_why(auto, {}, {})[0] == "local"
@@ -158,3 +158,53 @@ def test_the_straggler_threshold_reaches_every_rank_and_100_or_more_is_a_usage_e
     assert submit.build_spec(default, str(script), [], "local").shim_env()["CLUSTERDOC_STRAGGLER"] == "10"
     with pytest.raises(UsageError, match="--straggler 100: a percentage of the step below 100"):
         submit.build_spec({**settings, "straggler": 100}, str(script), [], "local")
+
+
+def test_backends_are_one_table_chosen_by_affinity(monkeypatch):
+    """Each backend implements launch/backend.py's interface and is found by name; `auto` asks them in order."""
+    from clusterdoc.errors import UsageError
+    from clusterdoc.launch import backend
+
+    from clusterdoc import config
+
+    assert list(backend.BACKENDS) == ["slurm", "mpirun", "local"]
+    assert set(config.BACKENDS) == {"auto", *backend.BACKENDS}  # what --backend and clusterdoc.yaml accept
+    assert backend.of_record({"spec": {"backend": "edited"}}).name == "local"  # no scheduler to ask
+    assert all(isinstance(b, backend.Backend) and backend.backend_for(n) is b for n, b in backend.BACKENDS.items())
+    with pytest.raises(UsageError, match="unknown backend 'pbs'"):
+        backend.backend_for("pbs")
+    monkeypatch.setattr(backend, "slurm_answers", lambda: True)
+    assert backend.by_affinity({"hostfile": "h"}, {})[0] == "slurm"  # Slurm first, hostfile or not
+    monkeypatch.setattr(backend, "slurm_answers", lambda: False)
+    assert backend.by_affinity({"hostfile": "h"}, {})[0] == "mpirun"
+    assert backend.by_affinity({"hostfile": None}, {})[0] == "local"
+    with pytest.raises(UsageError, match="needs --hostfile"):
+        backend.backend_for("mpirun").validate({"hostfile": None})
+
+
+def test_status_and_cancel_are_data_the_cli_and_the_api_both_render(tmp_path, capsys):
+    """control.py returns what a job is and what cancelling did; `clusterdoc status/cancel` and api.Job print or
+    return it (api.Job no longer calls the CLI's cancel_main)."""
+    import ast
+    from pathlib import Path
+
+    from clusterdoc import api
+    from clusterdoc.launch import control, submit
+    from clusterdoc.launch.job import JobSpec, create_job_dir
+    from clusterdoc.launch.outcome import Outcome
+
+    spec = JobSpec(script=str(tmp_path / "t.py"), script_args=[], backend="local", nodes=1)
+    jd = create_job_dir(tmp_path, spec)
+    jd.update(state="COMPLETED", outcome=Outcome("COMPLETED", codes={0: 0}).to_json())
+    lines, code = control.status(jd)
+    assert lines[0] == f"job {jd.id}: COMPLETED" and code == 0 and capsys.readouterr().out == ""
+    done = control.cancel(jd)
+    assert (done.state, done.ok, done.message) == ("ended", True, f"job {jd.id} has already ended (COMPLETED)")
+    assert capsys.readouterr().out == ""  # data, not printed
+    assert submit.cancel_main(jd.id, str(tmp_path)) == 0
+    assert capsys.readouterr().out == f"job {jd.id} has already ended (COMPLETED)\n"
+    api.Job(jd.path).cancel()
+    assert capsys.readouterr() == ("", "")
+    called = {n.id if isinstance(n, ast.Name) else getattr(n, "attr", "")
+              for n in ast.walk(ast.parse(Path(api.__file__).read_text()))}
+    assert not {"cancel_main", "status_main", "logs_main"} & called

@@ -1,8 +1,8 @@
-"""Which GPUs a wheel's binaries run on (clusterdoc/wheel/coverage.py): pure functions."""
+"""Which GPUs a wheel's binaries run on (clusterdoc/gpuarch.py): pure functions."""
 
 import pytest
 
-from clusterdoc.wheel import coverage
+from clusterdoc import gpuarch as coverage
 
 H100 = {"name": "NVIDIA H100 80GB HBM3", "capability": "9.0"}
 A100 = {"name": "NVIDIA A100-SXM4-80GB", "capability": "8.0"}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from clusterdoc.wheel import fatbin
+from clusterdoc import fatbin
 from tests.test_wheel_build import A100, CACHE, H100, layered_venv
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,6 +6,7 @@ import re
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 from clusterdoc.checks.spec import Check, Shared
+from clusterdoc.gpuarch import covered_by, gpu_short_name, sm_name, what_it_has
 from clusterdoc.tables import cap_str, format_arch_list, nvcc_can_build, parse_capability
 
 CHECK = "arch"
@@ -28,9 +29,7 @@ def parse_arch_entries(text: str):
 
 def covers(entries, cap) -> str | None:
     """'sass' if a cubin of the list runs on cap (sm_80 runs on 8.6: same major, lower minor), 'ptx' if only a
-    +PTX entry can JIT for it, None otherwise (clusterdoc/wheel/coverage.py's rule)."""
-    from clusterdoc.wheel.coverage import covered_by  # lazily: wheel/ imports this module
-
+    +PTX entry can JIT for it, None otherwise (clusterdoc/gpuarch.py's rule)."""
     sass = [f"sm_{c[0]}{c[1]}" for c, _ in entries]
     return covered_by(cap, sass, [f"compute_{c[0]}{c[1]}" for c, ptx in entries if ptx])
 
@@ -71,8 +70,6 @@ def parse_torch_arch_list(text: str) -> tuple[list[str], list[str], list[str]]:
 
 
 def _torch_covers(arch_list, cap) -> bool:
-    from clusterdoc.wheel.coverage import covered_by
-
     return bool(
         covered_by(
             cap, [a for a in arch_list if a.startswith("sm_")], [a for a in arch_list if a.startswith("compute_")]
@@ -118,8 +115,6 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
         else "set TORCH_CUDA_ARCH_LIST to the GPUs' capabilities"
     )
     if given:
-        from clusterdoc.wheel.coverage import covered_by
-
         entries, ds_bad = parse_arch_entries(given)
         sass, ptx, bad = parse_torch_arch_list(given)
         if bad:
@@ -277,9 +272,6 @@ def check(node: str, facts: dict, arch_list: str | None = None, cluster_list: st
 def binary_findings(node: str, ds: dict, gpus: list[dict], arch_list: str) -> list[Finding]:
     """The SASS and PTX each installed DeepSpeed op's binary carries (the probe read them from the .so files on
     the node, whoever built them) against the node's GPUs; `arch_list` is offered for the rebuild."""
-    # imported here: clusterdoc.wheel's package imports this module
-    from clusterdoc.wheel.coverage import covered_by, gpu_short_name, sm_name, what_it_has
-
     out = []
     models: dict[tuple, str] = {}
     for g in gpus:

@@ -183,6 +183,9 @@ class MpiJob:
                 return None
         return outcome_from_records(self.jd, self.spec.world_size, code)
 
+    def rank_codes(self) -> dict[int, int | None]:
+        return {}  # one mpirun process for all ranks: their own exit records say it
+
     def cancel(self) -> None:
         """SIGINT to mpirun first: Hydra and ORTE then kill the remote ranks themselves (ssh would not)."""
         steps = (

@@ -27,27 +27,34 @@ ALLOCATION_CHECKS = registry.allocation()  # judged from facts alone (a check's 
 GATHER_TIMEOUT = 60.0
 
 
-def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
-    """(ok, report) for the local and mpirun backends; slurm's runs inside the job. `job_id`: the job's id,
-    from which its rendezvous port derives (unless spec.port): the port check listens there on the first node."""
-    from clusterdoc import doctor
+def run_local(spec: JobSpec) -> tuple[bool, str]:
+    """The local backend's preflight: this machine, as the ranks will start from this shell."""
+    from clusterdoc import doctor  # start-up cost: the doctor loads only when a preflight runs
 
-    if spec.backend == "slurm":
-        return True, "preflight: runs in the allocation as the job's first step (see preflight.txt in the log folder)"
-    if spec.backend == "local":
-        report = doctor.check(  # the ranks start from this shell: its NCCL_* etc. are judged (doctor/jobenv.py)
-            doctor.CheckOptions(
-                local=True, skip=["mpi"], python=spec.python, tasks_per_node=spec.tasks_per_node, launcher="local"
-            )
+    report = doctor.check(  # the ranks start from this shell: its NCCL_* etc. are judged (doctor/jobenv.py)
+        doctor.CheckOptions(
+            local=True, skip=["mpi"], python=spec.python, tasks_per_node=spec.tasks_per_node, launcher="local"
         )
-        return report.ok, "preflight (this machine):\n" + report.render()
+    )
+    return report.ok, "preflight (this machine):\n" + report.render()
+
+
+def hostfile_nodes(spec: JobSpec) -> list[str]:
+    """The mpirun backend's nodes: the hostfile's first spec.nodes hosts, as [user@]host."""
     from clusterdoc import hostfile
     from clusterdoc.errors import UsageError
 
     if spec.hostfile is None:
         raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
-    hosts = hostfile.parse_file(spec.hostfile)[: spec.nodes]
-    nodelist = [(f"{h.user}@" if h.user else "") + h.host for h in hosts]
+    return [(f"{h.user}@" if h.user else "") + h.host for h in hostfile.parse_file(spec.hostfile)[: spec.nodes]]
+
+
+def run_mpirun(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
+    """The mpirun backend's preflight: the doctor over SSH on the hostfile's nodes. `job_id`: the job's id, from
+    which its rendezvous port derives (unless spec.port): the port check listens there on the first node."""
+    from clusterdoc import doctor  # start-up cost: the doctor loads only when a preflight runs
+
+    nodelist = hostfile_nodes(spec)
     # files: the job's interpreter and script, the same bytes on every node (the ranks run them by path)
     files = [spec.python, spec.script]
     from clusterdoc.shim.env import port_from_job_id
@@ -66,7 +73,7 @@ def run(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
             progress=False,
         )
     )
-    return report.ok, f"preflight ({len(hosts)} node(s) of {spec.hostfile}):\n" + report.render()
+    return report.ok, f"preflight ({len(nodelist)} node(s) of {spec.hostfile}):\n" + report.render()
 
 
 def _mpi_launcher(mpirun: str | None) -> str:

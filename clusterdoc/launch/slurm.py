@@ -25,9 +25,7 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.errors import UsageError
-from clusterdoc.launch.job import JobDir, JobSpec
-from clusterdoc.launch.outcome import Outcome, outcome_from_records
-from clusterdoc.launch.slurmcmd import (  # noqa: F401 (slurm.X users)
+from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
     CMD_TIMEOUT,
     Unreachable,
     _run,
@@ -37,6 +35,8 @@ from clusterdoc.launch.slurmcmd import (  # noqa: F401 (slurm.X users)
     scontrol_job,
     squeue_state_reason,
 )
+from clusterdoc.launch.job import JobDir, JobSpec
+from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
 COMPLETING = 5.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
@@ -198,6 +198,7 @@ def signal_setup(jd: JobDir) -> list[str]:
 
 class SlurmJob:
     backend = "slurm"
+    pids: list[int] = []  # the ranks are Slurm's, not processes of this machine
 
     def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str], preflight: bool = False):
         import submitit
@@ -320,6 +321,9 @@ class SlurmJob:
         if not outcome.ok and state == "CANCELLED" and not outcome.failed:
             outcome.state = "CANCELLED"
         return outcome
+
+    def rank_codes(self) -> dict[int, int | None]:
+        return {}  # the ranks' own exit records say it (jd.rank_exit); Slurm has no per-rank code to poll
 
     def stopped_on_warning(self) -> bool:
         """Slurm's warning came (the batch shell's trap wrote its time) before some rank ended."""

@@ -1,9 +1,9 @@
 """The probe: gather one node's facts and print them as one JSON object.
 
 One module per topic (base, system, gpus, toolkits, pyenv, mpi, network, nccl, ports, ssh, gpuhealth, gather; shell
-is the head's fallback for nodes without python3). clusterdoc/doctor/payload.py joins them, in that order, into
-the one script sent over SSH (or srun) to `python3 -` on every node: one round trip. So every module must stay
-stdlib-only and parse on old pythons (3.6+: no walrus, no `from __future__ import annotations`, no
+is the head's fallback for nodes without python3). payload.py (the head's side, never sent itself) joins them, in
+that order, into the one script sent over SSH (or srun) to `python3 -` on every node: one round trip. So every
+module must stay stdlib-only and parse on old pythons (3.6+: no walrus, no `from __future__ import annotations`, no
 `capture_output`). Every command it runs has a short timeout; a command that fails or hangs
 becomes an entry in `errors` and every other fact still comes out. Commands run in parallel
 threads, so the whole probe costs about as long as its slowest command.

@@ -5,7 +5,7 @@ import os
 import sys
 
 if sys.argv[1:] == ["--payload"]:
-    from clusterdoc.doctor.payload import probe_payload
+    from clusterdoc.probe.payload import probe_payload
 
     sys.stdout.buffer.write(probe_payload())
     sys.exit(0)

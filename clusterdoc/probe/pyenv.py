@@ -156,7 +156,7 @@ def _load_data_module(path):
     return ns
 
 
-# clusterdoc/wheel/fatbin.py's text, put here by the head in what it sends (doctor/payload.py); None when the probe
+# clusterdoc/fatbin.py's text, put here by the head in what it sends (probe/payload.py); None when the probe
 # runs from a checkout, which has the file beside it.
 FATBIN_SOURCE = None
 MAX_DS_BINARIES = 64  # compiled op extensions read on one node (DeepSpeed has about 25 ops)
@@ -168,7 +168,7 @@ def fatbin_reader():
     here = globals().get("__file__")
     if source is None and here:  # run from the package (head, or --local): clusterdoc/probe/pyenv.py
         package = os.path.dirname(os.path.dirname(os.path.abspath(here)))
-        source = read(os.path.join(package, "wheel", "fatbin.py"))
+        source = read(os.path.join(package, "fatbin.py"))
     if not source:
         return None
     ns = {"__name__": "clusterdoc_fatbin"}

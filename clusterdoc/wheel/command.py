@@ -19,13 +19,14 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from clusterdoc import gpuarch as coverage
 from clusterdoc.checks import FAIL
 from clusterdoc.checks import cuda as cuda_check
 from clusterdoc.checks.arch import covers, parse_arch_entries
 from clusterdoc.errors import UsageError
 from clusterdoc.tables import cap_str, format_arch_list
 from clusterdoc.untrusted import printable
-from clusterdoc.wheel import archlist, build, coverage, manifest, preflight
+from clusterdoc.wheel import archlist, build, manifest, preflight
 from clusterdoc.wheel.options import WheelOptions, WheelResult
 from clusterdoc.wheel.preflight import Finding
 

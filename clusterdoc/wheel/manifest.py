@@ -19,7 +19,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from clusterdoc.wheel import fatbin
+from clusterdoc import fatbin
 
 MANIFEST_NAME = "clusterdoc-wheel.json"
 SCHEMA = 1

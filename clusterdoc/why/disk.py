@@ -10,7 +10,7 @@ from dataclasses import replace
 
 # errno 28 / 122 as Python, C and torch's writer print them (strerror is glibc's text)
 FULL = re.compile(r"No space left on device|\[Errno 28\]|\bENOSPC\b|Disk quota exceeded|\[Errno 122\]|\bEDQUOT\b")
-FOLDER_FULL = "the job folder's file system is full"  # launch/submit.py's disk_full_note
+FOLDER_FULL = "the job folder's file system is full"  # launch/attempts.py's disk_full_note
 NEXT = (
     "free space where the job writes (df -h / quota on its nodes, the job folder, the checkpoint folder), or "
     "point its logs and checkpoints elsewhere; the code is not at fault, and a retry would fill it again"

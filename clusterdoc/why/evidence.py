@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from clusterdoc import private
-from clusterdoc.launch.job import JobDir
+from clusterdoc.jobs import slurmcmd
+from clusterdoc.jobs.folder import JobDir
 from clusterdoc.why import logread, logs
 
 TAIL = 256 * 1024  # the end of a rank's stderr is where it died
@@ -264,10 +265,8 @@ def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True, folder: P
             text += _tail(p)
     info: dict[str, str] = {}
     if live:
-        from clusterdoc.launch import slurmcmd as slurm
-
         try:
-            info = slurm.scontrol_job(slurm.checked_id(backend_id, jd.record_path))
+            info = slurmcmd.scontrol_job(slurmcmd.checked_id(backend_id, jd.record_path))
         except Exception:  # noqa: BLE001 - Slurm not reachable from here: the logs still speak
             info = {}
     ends = logs.slurm_ends(text)

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 from clusterdoc.errors import UsageError
-from clusterdoc.launch.job import JobDir, find_job
+from clusterdoc.jobs import slurmcmd
+from clusterdoc.jobs.folder import JobDir, find_job
 from clusterdoc.untrusted import printable
 from clusterdoc.why import evidence, logread, verdict
 
@@ -141,38 +142,15 @@ def explain(
     return ev, verdict.judge(ev)
 
 
-def sacct_job(job: str) -> dict:
-    """What accounting remembers of a job Slurm's controller forgot (clusters with slurmdbd); {} without it."""
-    import shutil
-    import subprocess
-
-    if not shutil.which("sacct"):
-        return {}
-    try:
-        res = subprocess.run(
-            ["sacct", "-j", job, "-X", "-n", "-P", "-o", "State,ExitCode,NodeList"],
-            capture_output=True,
-            text=True,
-            timeout=15,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    fields = res.stdout.strip().splitlines()[0].split("|") if res.returncode == 0 and res.stdout.strip() else []
-    if len(fields) < 3:
-        return {}
-    return {"JobState": fields[0].split()[0], "ExitCode": fields[1], "NodeList": fields[2]}
-
-
 def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdict]:
-    from clusterdoc.launch import slurm
     from clusterdoc.why.foreign import evidence_from_lines
 
     info: dict = {}
     paths: list[Path] = [Path(log)] if log else []
     if not paths:
         try:
-            info = slurm.read_job(slurm.checked_id(job, "JOB")) or sacct_job(job)
-        except slurm.Unreachable as exc:
+            info = slurmcmd.read_job(slurmcmd.checked_id(job, "JOB")) or slurmcmd.sacct_job(job)
+        except slurmcmd.Unreachable as exc:
             raise UsageError(
                 f"Slurm job {printable(job)}: the Slurm controller does not answer ({exc})",
                 hint="try again once it answers (scontrol ping), or give its output file with --log",

@@ -6,7 +6,7 @@ A GPU of compute capability X.Y runs
   - PTX built for compute_AB <= X.Y, compiled by the driver when the program starts (slow first start);
     arch-specific PTX (compute_90a) only on its own capability, family PTX (compute_100f) within its major.
 Neither: CUDA says 'no kernel image is available for execution on the device', at the first kernel launch.
-Pure functions; the archs come from clusterdoc/wheel/fatbin.py.
+Pure functions; the archs come from clusterdoc/fatbin.py.
 """
 
 from __future__ import annotations

@@ -1,0 +1,165 @@
+"""Settings -> the job: flag > env > config file > default resolved (clusterdoc/config.py), the backend chosen
+(by name, or by affinity: launch/backend.py), checked and made into the JobSpec every backend runs; the note on the
+effective batch when the same script last ran on another shape.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from clusterdoc import config, private
+from clusterdoc.errors import UsageError
+from clusterdoc.launch.backend import backend_for, by_affinity
+from clusterdoc.launch.job import JobSpec, get_arg
+from clusterdoc.launch.options import SubmitOptions
+
+BATCH_ARGS = ("batch-size", "batch_size", "per-device-batch-size", "per_device_train_batch_size", "bs")
+
+
+def resolve_settings(opts: SubmitOptions) -> tuple[dict, dict]:
+    return config.resolve(opts.flags(), explicit_config=opts.config)
+
+
+def resolve(opts: SubmitOptions) -> tuple[JobSpec, dict, str]:
+    """(the job every backend runs, the resolved settings, why that backend): flag > env > config file > default."""
+    settings, origin = resolve_settings(opts)
+    backend, why = backend_and_why(settings, origin)
+    return build_spec(settings, opts.script, list(opts.script_args), backend), settings, why
+
+
+def parse_oom_retry(value: str | None, script_args: list[str]) -> tuple[str, int] | None:
+    """`batch-size` or `batch-size:8` (minimum) -> ("batch-size", 8). The script must get --ARG."""
+    if not value:
+        return None
+    name, _, minimum = value.lstrip("-").partition(":")
+    if not name:
+        raise UsageError(f"--oom-retry needs the name of the script's argument, e.g. 'batch-size', not {value!r}")
+    try:
+        low = int(minimum) if minimum else 1
+    except ValueError:
+        raise UsageError(f"--oom-retry {value!r}: the minimum after ':' must be an integer") from None
+    current = get_arg(script_args, name)
+    if current is None:
+        raise UsageError(
+            f"--oom-retry {name}: the script's arguments have no --{name} to lower",
+            hint=f"pass it after the script, e.g. 'clusterdoc submit --oom-retry {name} train.py --{name} 64'",
+        )
+    if not current.isdigit() or int(current) < max(low, 1):
+        raise UsageError(f"--oom-retry {name}: --{name} {current!r} must be an integer of at least {max(low, 1)}")
+    return name, max(low, 1)
+
+
+def choose_backend(settings: dict) -> str:
+    return backend_and_why(settings, {})[0]
+
+
+def backend_and_why(settings: dict, origin: dict, environ=os.environ) -> tuple[str, str]:
+    """The backend and why, in words for the first line of every submit: the choice changes with the
+    environment (an exported SLURM_CONF sends the next job to Slurm), so the user must see it."""
+    chosen = settings["backend"]
+    if chosen != "auto":
+        where = origin.get("backend", "flag")
+        if where in ("flag", "default"):
+            return chosen, f"--backend {chosen}"
+        elsewhere = "" if chosen == "local" else "; --backend local to run here"
+        return chosen, (f"{where}={chosen}" if where.startswith(config.ENV_PREFIX) else f"set in {where}") + elsewhere
+    return by_affinity(settings, environ)
+
+
+def build_spec(settings: dict, script: str, script_args: list[str], backend: str) -> JobSpec:
+    path = Path(script).expanduser()
+    if not path.is_file():
+        raise UsageError(f"script not found: {script}")
+    gpus = settings["gpus_per_node"] or 0
+    tasks = settings["tasks_per_node"] or (gpus if gpus > 0 else 1)
+    for key in ("hostfile", "ssh_config"):
+        if settings[key] and not Path(settings[key]).expanduser().is_file():
+            raise UsageError(f"--{key.replace('_', '-')} {settings[key]!r} does not exist")
+    backend_for(backend).validate(settings)
+    if backend == "mpirun":
+        from clusterdoc import hostfile
+
+        count = len(hostfile.parse_file(settings["hostfile"]))
+        if count < settings["nodes"]:
+            raise UsageError(
+                f"--nodes {settings['nodes']} but the hostfile lists {count} host(s)", where=settings["hostfile"]
+            )
+    parse_oom_retry(settings["oom_retry"], script_args)
+    if settings["straggler"] >= 100:
+        raise UsageError(
+            f"--straggler {settings['straggler']}: a percentage of the step below 100",
+            hint="e.g. --straggler 10 (the default), or 0 to switch the straggler watch off",
+        )
+    return JobSpec(
+        script=str(path.absolute()),
+        script_args=list(script_args),
+        backend=backend,
+        nodes=settings["nodes"],
+        tasks_per_node=tasks,
+        gpus_per_node=gpus,
+        hostfile=_abs(settings["hostfile"]),
+        ssh_config=_abs(settings["ssh_config"]),
+        partition=settings["partition"],
+        time=settings["time"],
+        debug=settings["debug"],
+        log_level=settings["log_level"],
+        overflow=settings["overflow"],
+        oom_retry=settings["oom_retry"],
+        mpirun=settings["mpirun"],
+        preflight=not settings["no_preflight"],
+        python=settings["python"] or sys.executable,
+        hang_timeout=settings["hang_timeout"],
+        on_hang=settings["on_hang"],
+        trace=settings["trace"],
+        straggler=settings["straggler"],
+        port=settings["port"],
+        retries=settings["retries"],
+        slurm_wait=settings["slurm_wait"],
+    )
+
+
+def _abs(p: str | None) -> str | None:
+    return str(Path(p).expanduser().absolute()) if p else None
+
+
+def batch_note(spec: JobSpec, root: Path) -> str | None:
+    """When this script last ran on another shape, say what happens to the effective batch."""
+    prev = None
+    for rec_path in sorted(root.glob("*/job.json"), key=_mtime, reverse=True):
+        try:
+            rec = private.read_json(rec_path)
+        except (OSError, ValueError):
+            continue
+        found = rec.get("spec") if isinstance(rec, dict) else None
+        if isinstance(found, dict) and found.get("script") == spec.script:
+            prev = found
+            break
+    if prev is None or not all(isinstance(prev.get(k), (int, type(None))) for k in ("nodes", "tasks_per_node")):
+        return None
+    old = (prev.get("nodes"), prev.get("tasks_per_node"), prev.get("gpus_per_node"))
+    if old == (spec.nodes, spec.tasks_per_node, spec.gpus_per_node):
+        return None
+    old_world = (prev.get("nodes") or 1) * (prev.get("tasks_per_node") or 1)
+    shape = f"{spec.nodes} node(s) x {spec.gpus_per_node} GPU(s), {spec.world_size} ranks"
+    old_shape = f"{old[0]} node(s) x {old[2]} GPU(s), {old_world} ranks"
+    names = ([spec.oom_retry.split(":")[0].lstrip("-")] if spec.oom_retry else []) + list(BATCH_ARGS)
+    per_rank = next((get_arg(spec.script_args, n) for n in names if get_arg(spec.script_args, n)), None)
+    if per_rank and per_rank.isdigit():
+        b = int(per_rank)
+        return (
+            f"note: {old_shape} -> {shape}: effective batch = per-GPU batch {b} x world size = "
+            f"{b * spec.world_size} (was {b * old_world}); scale the learning rate or the per-GPU batch"
+        )
+    return (
+        f"note: {old_shape} -> {shape}: the effective batch is per-GPU batch x world size, "
+        f"so it changes by {spec.world_size}/{old_world}"
+    )
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return 0.0
