@@ -252,7 +252,7 @@ class _Tracker:
             f"{'abs min':8} {'abs max':8} metadata",
         ]
         # transformers' text as it is; which tensor it was, the exception says
-        self._print(notes[:16] + header + list(self.frames) + ["\n\n"])
+        self._print(notes[:16] + header + list(self.frames) + ["\n\n"], [f"first non-finite {ctx} in module: {name}"])
         self.frames.clear()
         raise OverflowDetected(
             f"DebugUnderflowOverflow: inf/nan detected in the {ctx} of {name} (batch_number={batch}), aborting "
@@ -295,7 +295,8 @@ class _Tracker:
         )
 
     # ---- output
-    def _print(self, lines):
+    def _print(self, lines, file_head=()):
+        """transformers' text to stdout; the per-rank report file (ours) also gets `file_head` first."""
         rank, world, tag = _tag()
         text = "\n".join(lines)
         if world > 1:  # one process: transformers' text as it is
@@ -304,7 +305,7 @@ class _Tracker:
         if self.report_dir:
             folder = private.mkdir(self.report_dir, parents=True)
             with private.open_append(folder / f"overflow_rank{rank}.txt") as fh:
-                fh.write("\n".join(lines) + "\n")
+                fh.write("\n".join([*file_head, *lines]) + "\n")
 
     def remove(self):
         for h in self.handles:
