@@ -165,7 +165,7 @@ def _collectives() -> dict:
     out: dict = {"collectives": track.TRACKER.snapshot()}
     try:  # the calls it made per group (and op): a rank that ended early is told by its count (hang/early.py)
         out.update(issued=track.TRACKER.issued(), ops=track.TRACKER.issued_ops())
-    except Exception:  # noqa: BLE001 - a diagnosis aid: never the exit record's loss
+    except Exception:  # a diagnosis aid: never the exit record's loss
         pass
     return out
 
@@ -176,7 +176,7 @@ def is_oom(exc: BaseException) -> bool:
         from clusterdoc.shim.oom import is_oom_error
 
         return bool(is_oom_error(exc))
-    except Exception:  # noqa: BLE001
+    except Exception:
         return isinstance(exc, MemoryError)
 
 
@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # the launcher cancelling the job (mpirun forwards SIGINT): no traceback
         print(f"clusterdoc.run: rank {rank} interrupted", file=sys.stderr)
         code = 130
-    except BaseException as exc:  # noqa: BLE001 - every way a rank can die must be recorded
+    except BaseException as exc:  # every way a rank can die must be recorded
         oom = is_oom(exc)
         code = OOM_EXIT_CODE if oom else 1
         try:  # stderr's file system may be the full one: the exit record still comes
@@ -308,12 +308,12 @@ def _shutdown() -> None:
     try:
         if watch is not None:
             watch.stop_hang_watch()  # first: rank 0's store goes with the group, its clients must let go before
-    except Exception:  # noqa: BLE001 - the group must still go: left to the interpreter, its threads abort
+    except Exception:  # the group must still go: left to the interpreter, its threads abort
         pass
     try:
         if mod is not None and mod.is_available() and mod.is_initialized():
             mod.destroy_process_group()
-    except Exception:  # noqa: BLE001 - the script's work is done; never turn success into failure here
+    except Exception:  # the script's work is done; never turn success into failure here
         pass
 
 
@@ -323,7 +323,7 @@ def _teardown_would_abort() -> bool:
     watch = sys.modules.get("clusterdoc.shim.watch")
     try:
         return bool(watch is not None and watch.still_in_torch())
-    except Exception:  # noqa: BLE001 - a check at exit: never a reason to fail
+    except Exception:  # a check at exit: never a reason to fail
         return False
 
 

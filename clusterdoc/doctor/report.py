@@ -132,12 +132,12 @@ def _perf_figures(g: Gathered, opts) -> dict | None:
         if opts is None:
             return perf.summary(g.perf, g.nodes)
         return perf.summary(g.perf, g.nodes, opts.busbw_fraction, opts.min_busbw)
-    except Exception:  # noqa: BLE001 - judge() reported the same crash as a finding; the report goes on
+    except Exception:  # judge() reported the same crash as a finding; the report goes on
         return None
 
 
 def _needed_arch_list(g: Gathered) -> str | None:
     try:
         return arch.needed_arch_list(g.answered())
-    except Exception:  # noqa: BLE001 - judge() reported the same crash as a finding; the report goes on
+    except Exception:  # judge() reported the same crash as a finding; the report goes on
         return None

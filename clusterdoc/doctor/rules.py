@@ -85,7 +85,7 @@ def _facts_of(g: Gathered, x: Finding) -> tuple[str | None, dict | None]:
 def _guarded(node: str, check: str, rule: Callable[..., list], *args, nodes: list[str] | None = None) -> list[Finding]:
     try:
         return rule(*args)
-    except Exception as err:  # noqa: BLE001 - a crashing check is a finding, never a lost report
+    except Exception as err:  # a crashing check is a finding, never a lost report
         f = finding(
             node,
             check,

@@ -147,7 +147,7 @@ class Channel:
             left = [k for k in keys if k not in found]
             try:
                 self.store.wait(left, datetime.timedelta(seconds=max(0.01, deadline - time.monotonic())))
-            except Exception:  # noqa: BLE001 - DistStoreError on timeout: say which
+            except Exception:  # DistStoreError on timeout: say which
                 pass
             found.update(self.valid(left))
             if len(found) == len(keys):

@@ -82,7 +82,7 @@ def load_why(path: Path) -> tuple[dict | None, str]:
         else:
             scan_pickle(data)
             doc = _PlainUnpickler(io.BytesIO(data)).load()
-    except Exception as exc:  # noqa: BLE001 - a broken or hostile file: not a dump
+    except Exception as exc:  # a broken or hostile file: not a dump
         return None, f"not a flight recorder dump ({type(exc).__name__}: {str(exc)[:200]})"
     return (doc, "") if isinstance(doc, dict) else (None, "not a flight recorder dump (not a dict)")
 

@@ -51,11 +51,11 @@ class HangWatch:
         try:
             info = private.read_json(self.jd.path / "watch.json")
             store = channel.connect(info["addr"], info["port"], timeout=3.0, secret=self.secret)
-        except Exception:  # noqa: BLE001 - not up yet, already gone, or an unreadable file: try again later
+        except Exception:  # not up yet, already gone, or an unreadable file: try again later
             return None
         try:
             channel.put(store, "hello/launcher", True)  # rank 0 waits for our bye before its store goes
-        except Exception:  # noqa: BLE001
+        except Exception:
             return None
         return store
 
@@ -99,13 +99,13 @@ class HangWatch:
             recent = [r for r, t in self.seen.items() if now - t < LATE and codes.get(r) is None]
             dumps = channel.collect(store, self.world, gen, COLLECT, late=LATE, patient=recent)
             alive = self._beats(channel.heartbeats(store, self.world))  # a late rank's heartbeat still came
-        except Exception:  # noqa: BLE001 - rank 0 (the store) ended: the job's own outcome says why
+        except Exception:  # rank 0 (the store) ended: the job's own outcome says why
             self._drop()
             return False
         self.print_report(dumps, codes, alive)
         try:  # done with the store: rank 0 need not wait for us when it leaves
             channel.bye(store, "launcher")
-        except Exception:  # noqa: BLE001, S110 - gone already
+        except Exception:  # gone already
             pass
         self._drop()
         return self.on_hang == "abort"
@@ -132,7 +132,7 @@ class HangWatch:
         try:
             hint = stacks.write(self.jd.path, dumps, self.world) if dumps else None
             text = report.build(states, self.world, exits=gone, stacks_hint=hint)
-        except Exception as exc:  # noqa: BLE001 - a rank's state of an unexpected form: a finding, not a crash
+        except Exception as exc:  # a rank's state of an unexpected form: a finding, not a crash
             text = (
                 "clusterdoc: job stalled; the ranks' states could not be read "
                 f"({type(exc).__name__}: {printable(exc, 200)}); stacks: {self.jd.path / 'stacks'}"
@@ -148,7 +148,7 @@ class HangWatch:
         try:
             starts = [c["start"] for s in states.values() if s and (c := report.oldest(s))]
             left = report.early_exit(states, self.world, gone)
-        except Exception:  # noqa: BLE001 - see above
+        except Exception:  # see above
             starts, left = [], None
         info = {"printed": time.time(), "stall_started": min(starts) if starts else None}
         if left is not None:  # `why` says the same (the ranks left waiting are stopped without a record)
@@ -193,7 +193,7 @@ class HangWatch:
                 headline=f"clusterdoc: where the ranks were when {first} failed",
                 first_failed=failed,
             )
-        except Exception:  # noqa: BLE001 - a heartbeat of an unexpected form: no post-mortem rather than a crash
+        except Exception:  # a heartbeat of an unexpected form: no post-mortem rather than a crash
             return None
         return printable_lines(text)
 

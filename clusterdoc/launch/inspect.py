@@ -40,7 +40,7 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
         store = channel.connect(addr, port, timeout=5.0, secret=secret)
         gen = channel.request_dump(store)
         dumps = channel.collect(store, world, gen, WAIT)
-    except Exception as exc:  # noqa: BLE001 - the job ended, or its rank 0 cannot be reached from here
+    except Exception as exc:  # the job ended, or its rank 0 cannot be reached from here
         print(
             f"clusterdoc stacks: job {jd.id} does not answer at {printable(addr)}:{port} ({printable(exc, 300)}); "
             "has it ended? ('clusterdoc status')",
@@ -61,7 +61,7 @@ def stacks_main(job: str, folder: str | None, full: bool = False, out=sys.stdout
             stacks_hint=hint,
             headline=f"clusterdoc: job {jd.id}: {len(dumps)} of {world} ranks answered",
         )
-    except Exception as exc:  # noqa: BLE001 - a rank's state of an unexpected form: a finding, not a crash
+    except Exception as exc:  # a rank's state of an unexpected form: a finding, not a crash
         print(f"clusterdoc stacks: the ranks' states could not be read ({printable(exc, 200)})", file=sys.stderr)
         return 1
     print(printable_lines(text), file=out)

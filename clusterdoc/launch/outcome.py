@@ -116,7 +116,7 @@ def _lost_node(jd: JobDir, world_size: int) -> tuple[list[int], str] | None:
 
     try:
         ranks = [rank_facts(jd.path, r) for r in range(world_size)]
-    except Exception:  # noqa: BLE001 - a diagnosis aid: never let it cost the outcome itself
+    except Exception:  # a diagnosis aid: never let it cost the outcome itself
         return None
     from clusterdoc.why.logs import launcher_lost
 
@@ -135,7 +135,7 @@ def _early_exit(jd: JobDir, world_size: int) -> tuple[list[int], str] | None:
 
     try:
         found = early.find([early.from_record(r, jd.rank_exit(r)) for r in range(world_size)], world_size)
-    except Exception:  # noqa: BLE001 - a diagnosis aid: never let it cost the outcome itself
+    except Exception:  # a diagnosis aid: never let it cost the outcome itself
         return None
     if found is None:
         return None

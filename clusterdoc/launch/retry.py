@@ -24,7 +24,7 @@ def record_verdict(jd: JobDir, attempt: int, probe: bool):
 
     try:
         ev, v = explain(jd, attempt=None, probe=probe)
-    except Exception as exc:  # noqa: BLE001 - a diagnosis must never stop the job's own bookkeeping
+    except Exception as exc:  # a diagnosis must never stop the job's own bookkeeping
         return None, f"why: {exc}"
     rec = jd.read()
     c = v.cause

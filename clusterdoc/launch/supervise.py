@@ -63,7 +63,7 @@ def supervise(path: str) -> int:
     except UsageError as exc:  # could not start (sbatch refused it): on record already, for `status`
         print(f"clusterdoc: {exc}", file=sys.stderr)
         return 1
-    except Exception as exc:  # noqa: BLE001 - recorded for `clusterdoc status`
+    except Exception as exc:  # recorded for `clusterdoc status`
         jd.update(state="FAILED", outcome=Outcome(state="FAILED", message=f"supervisor error: {exc}").to_json())
         raise
     return 0 if outcome.ok else 1

@@ -149,12 +149,12 @@ class Listener(threading.Thread):
         try:  # a genuine value only (the store is a sealed channel: a stranger's "fail" is no wake-up)
             value = self.store.wait([self.key], time.monotonic() + self.timeout)[self.key]
             self.value = value if isinstance(value, str) else ""
-        except Exception:  # noqa: BLE001 - the store is gone or the wait timed out: the main thread decides
+        except Exception:  # the store is gone or the wait timed out: the main thread decides
             self.value = ""
         if self.value.startswith("fail "):
             self.gate.abort(self.value[5:])
             try:
                 self.publish(self.store)
-            except Exception:  # noqa: BLE001, S110 - the main thread publishes it then
+            except Exception:  # the main thread publishes it then
                 pass
         self.woken.set()

@@ -509,7 +509,7 @@ def _pair(op_name, tensor, group, peer, tag, sending, called=None) -> None:
     for key in (other_key, base + ("send" if sending else "recv")):
         try:
             ch.store.delete_key(key)
-        except Exception:  # noqa: BLE001 - a store without delete: the keys stay (small)
+        except Exception:  # a store without delete: the keys stay (small)
             pass
     send_row, recv_row = (mine, other) if sending else (other, mine)
     if send_row[_DTYPE : _DIMS + MAX_DIMS] == recv_row[_DTYPE : _DIMS + MAX_DIMS] and send_row[-1] == recv_row[-1]:

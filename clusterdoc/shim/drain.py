@@ -50,7 +50,7 @@ def _group(name: str):
         return None
     try:
         group = dist.distributed_c10d._resolve_process_group(name)  # type: ignore[arg-type]
-    except Exception:  # noqa: BLE001 - a group this rank does not have
+    except Exception:  # a group this rank does not have
         return False
     return group if dist.get_rank(group) >= 0 else False
 

@@ -279,12 +279,12 @@ def _destroy():
 
     try:
         watch.stop_hang_watch()  # the store's clients let go before rank 0's store goes with the group
-    except Exception:  # noqa: BLE001 - best effort at exit; the group must still go below
+    except Exception:  # best effort at exit; the group must still go below
         pass
     try:
         if dist.is_initialized():
             dist.destroy_process_group()  # left to the interpreter's exit, its threads abort the process
-    except Exception:  # noqa: BLE001 - best effort at exit
+    except Exception:  # best effort at exit
         pass
 
 
@@ -390,5 +390,5 @@ def _agree_on_secret(env: RankEnv) -> None:
     try:
         secret.establish(env.rank, env.world_size)
         progress.hide_own(before)  # its all_gathers are not the job's: the hang report numbers the job's own
-    except Exception as exc:  # noqa: BLE001 - the job goes on; only the side channels stay off (said once)
+    except Exception as exc:  # the job goes on; only the side channels stay off (said once)
         secret.say(env.rank, f"the ranks could not agree on one: {type(exc).__name__}: {exc}")

@@ -274,7 +274,7 @@ def _open_channel(group, rank, world):
     try:
         store = _group_store(group)
         timeout = store.timeout.total_seconds()
-    except Exception:  # noqa: BLE001 - no store to meet through (old torch): every member falls back alike
+    except Exception:  # no store to meet through (old torch): every member falls back alike
         return None
     if sealer is None:
         return None

@@ -53,7 +53,7 @@ def loader_wait(frame) -> dict | None:
         pids = [w.pid for w in it._workers]
         info = it._task_info.get(it._rcvd_idx) or ()
         worker = info[0] if info else None
-    except Exception:  # noqa: BLE001 - torch internals that moved: the PIDs are a bonus
+    except Exception:  # torch internals that moved: the PIDs are a bonus
         return None
     out: dict = {"workers": pids}
     if isinstance(worker, int) and 0 <= worker < len(pids):

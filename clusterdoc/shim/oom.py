@@ -250,7 +250,7 @@ def find_executable_batch_size(
         result, status, error = None, OK, None
         try:
             result = call(size)
-        except Exception as exc:  # noqa: BLE001 - decided below, re-raised unless OOM
+        except Exception as exc:  # decided below, re-raised unless OOM
             status = OOM if is_oom_error(exc) else FAILED
             error = exc if status == FAILED else None
             note = _short(exc)
@@ -283,7 +283,7 @@ def find_executable_batch_size(
         track.GATE = gate
         try:
             result = call(size)
-        except Exception as exc:  # noqa: BLE001 - decided below, re-raised unless OOM
+        except Exception as exc:  # decided below, re-raised unless OOM
             if gate.aborted is not None and _left(exc):
                 status = settle.ABORTED  # another rank's failure stopped this one (its text quotes that OOM)
             else:

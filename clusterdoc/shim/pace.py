@@ -33,7 +33,7 @@ def own_pace() -> dict:
         if torch is not None and torch.cuda.is_initialized():
             pace["peak"], pace["memory"] = int(torch.cuda.max_memory_allocated()), "GPU"
             return pace
-    except Exception:  # noqa: BLE001 - no CUDA figure: the process's own
+    except Exception:  # no CUDA figure: the process's own
         pass
     pace["peak"], pace["memory"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "RSS"  # KiB on Linux
     return pace

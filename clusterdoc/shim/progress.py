@@ -80,7 +80,7 @@ def group_names() -> dict[str, str]:
 
         pgs = list(c10d._world.pg_names.items())
         default = c10d._world.default_pg
-    except Exception:  # noqa: BLE001 - no group yet, or a torch without these internals
+    except Exception:  # no group yet, or a torch without these internals
         return {}
     return {str(name): ("world" if pg is default else track._group_name(pg)) for pg, name in pgs}
 
@@ -91,7 +91,7 @@ def _entries(frames: bool) -> list[dict]:
     if frames:
         try:
             return pickle.loads(c10d._dump_fr_trace(True, True, False)).get("entries") or []
-        except Exception:  # noqa: BLE001 - fall back to the entries without frames
+        except Exception:  # fall back to the entries without frames
             pass
     return _dump(True).get("entries") or []
 
@@ -107,7 +107,7 @@ def issued_now() -> dict[str, int]:
         return {}
     try:
         return {pg: issued for pg, (issued, _) in status().items()}
-    except Exception:  # noqa: BLE001 - a torch without this dump: nothing to renumber
+    except Exception:  # a torch without this dump: nothing to renumber
         return {}
 
 
@@ -219,7 +219,7 @@ def blocked_in(frame) -> dict | None:
     op = found.f_code.co_name
     try:
         args = dict(found.f_locals)
-    except Exception:  # noqa: BLE001 - a frame leaving as we read it
+    except Exception:  # a frame leaving as we read it
         return {"op": op}
     out: dict = {"op": op}
     for name in _BLOCKING[op]:

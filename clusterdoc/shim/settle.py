@@ -160,6 +160,6 @@ class Meeting:
         if not self.listener.woken.is_set():
             try:
                 self.store.set(self.key("wake", self.rank), "end")
-            except Exception:  # noqa: BLE001, S110 - the store is gone: the listener's own wait fails soon after
+            except Exception:  # the store is gone: the listener's own wait fails soon after
                 pass
         self.listener.join(timeout=5.0)

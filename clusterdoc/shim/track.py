@@ -376,7 +376,7 @@ def _group_name(group) -> str:
             else:
                 ranks = dist.get_process_group_ranks(group)
                 name = "ranks " + ",".join(map(str, ranks))
-        except Exception:  # noqa: BLE001 - a name for the report, never a reason to fail a collective
+        except Exception:  # a name for the report, never a reason to fail a collective
             name = f"group {id(group):x}"
         _group_names[id(group)] = name
     return name
@@ -481,7 +481,7 @@ def _p2p(op, args, kwargs, group):
             import torch.distributed as dist
 
             peer = dist.get_global_rank(group, kwargs["group_" + name])
-        except Exception:  # noqa: BLE001 - a name for the report, never a reason to fail the call
+        except Exception:  # a name for the report, never a reason to fail the call
             peer = kwargs["group_" + name]
     tag = kwargs["tag"] if "tag" in kwargs else (args[3] if len(args) > 3 else 0)
     return peer, tag
@@ -563,7 +563,7 @@ def _end_when_done(rec: Record, work):
     works = work if isinstance(work, list) else [work]
     try:
         futures = [w.get_future() for w in works]
-    except Exception:  # noqa: BLE001 - no future (gloo send/recv): the caller's wait() tells
+    except Exception:  # no future (gloo send/recv): the caller's wait() tells
         if rec.op in P2P:
             return [_WaitedWork(w, rec) for w in work] if isinstance(work, list) else _WaitedWork(work, rec)
         TRACKER.end(rec)  # an old backend's collective: count it done at once
@@ -764,7 +764,7 @@ def _wrap_functional(name, fn, op, group_pos):
             group = _functional_group(
                 group_arg, kwargs.get("tag", args[group_pos + 1] if len(args) > group_pos + 1 else "")
             )
-        except Exception:  # noqa: BLE001 - a group we cannot name: torch's own error, or the call untracked
+        except Exception:  # a group we cannot name: torch's own error, or the call untracked
             return fn(*args, **kwargs)
         tensor = args[0] if args else kwargs.get("self")
         shape, dtype = (tensor.shape, tensor.dtype) if hasattr(tensor, "shape") else (None, None)
@@ -799,7 +799,7 @@ def _install_functional() -> None:
     try:
         import torch
         from torch.distributed import _functional_collectives as fc
-    except Exception:  # noqa: BLE001 - a torch without them
+    except Exception:  # a torch without them
         return
     _compiling = getattr(getattr(torch, "compiler", None), "is_compiling", _compiling)
     for name, (op, group_pos) in FUNCTIONAL.items():

@@ -110,7 +110,7 @@ def rank_state(rank: int, full: bool = False) -> dict:
         if _watchdog is not None and _watchdog.recorder:
             try:
                 state["unfinished"], state["issued"] = progress.unfinished(open_)
-            except Exception:  # noqa: BLE001 - the recorder unreadable now: the shim's own records stand
+            except Exception:  # the recorder unreadable now: the shim's own records stand
                 pass
         if "issued" not in state:
             state["issued"] = track.TRACKER.issued()
@@ -189,7 +189,7 @@ class Watchdog(threading.Thread):
                 file=sys.stderr,
             )
             return
-        except Exception as exc:  # noqa: BLE001 - no channel: say so once, the job itself goes on
+        except Exception as exc:  # no channel: say so once, the job itself goes on
             if self.stop.is_set():
                 return  # the rank is exiting: nothing to watch any more
             print(
@@ -205,7 +205,7 @@ class Watchdog(threading.Thread):
             try:
                 self.tick()
                 errors = 0
-            except Exception:  # noqa: BLE001 - a slow store, or a gone one (rank 0 ended): then stop watching
+            except Exception:  # a slow store, or a gone one (rank 0 ended): then stop watching
                 errors += 1
                 if errors >= 3:
                     break
@@ -241,7 +241,7 @@ class Watchdog(threading.Thread):
             else:
                 channel.put(store, f"hb/{self.rank}", rank_state(self.rank))  # the final pace, for the summary
                 channel.bye(store, f"rank{self.rank}")
-        except Exception:  # noqa: BLE001, S110 - rank 0 is gone already: nothing to let go of
+        except Exception:  # rank 0 is gone already: nothing to let go of
             pass
 
     def _write_watch_file(self):
@@ -282,7 +282,7 @@ class Watchdog(threading.Thread):
         if self.pace is not None:
             try:
                 self.pace.tick(lambda: channel.heartbeats(store, self.world))
-            except Exception:  # noqa: BLE001, S110 - the straggler watch is advice: never the hang watch's end
+            except Exception:  # the straggler watch is advice: never the hang watch's end
                 pass
         waited = self.waited()
         now = time.monotonic()
@@ -327,7 +327,7 @@ class Watchdog(threading.Thread):
         if self.recorder is not False:
             try:
                 counts = progress.status()
-            except Exception as exc:  # noqa: BLE001 - an unreadable recorder must not stop the watchdog
+            except Exception as exc:  # an unreadable recorder must not stop the watchdog
                 self.recorder = False
                 progress.say_fallback_once(f"the flight recorder cannot be read ({type(exc).__name__}: {exc})")
                 return self.waited()
@@ -380,7 +380,7 @@ class Watchdog(threading.Thread):
             doc = json.loads(c10d._dump_fr_trace_json(True, False))
             doc["clusterdoc"] = {"rank": self.rank, "groups": progress.group_names()}
             private.write(private.mkdir(self.log_dir / "fr") / f"rank{self.rank}.json", json.dumps(doc) + "\n")
-        except Exception:  # noqa: BLE001 - the report goes on without the file
+        except Exception:  # the report goes on without the file
             pass
 
     def report(self, gen: int):
@@ -447,7 +447,7 @@ class Watchdog(threading.Thread):
             elif not agent_serves_store():
                 keys = [f"bye/abort/rank{r}" for r in range(1, self.world)]
                 store.wait(keys, time.monotonic() + 3 * self.interval + 2)
-        except Exception:  # noqa: BLE001, S110 - a gone store or a slow rank: leave anyway
+        except Exception:  # a gone store or a slow rank: leave anyway
             pass
 
 
@@ -460,7 +460,7 @@ def _connect(addr: str, port: int, stop: threading.Event | None = None):
             return channel.connect(addr, port, timeout=10.0)
         except channel.NoSecret:
             raise
-        except Exception:  # noqa: BLE001 - rank 0's store may still be starting
+        except Exception:  # rank 0's store may still be starting
             if time.monotonic() > deadline or (stop is not None and stop.is_set()):  # at exit: no new try
                 raise
             time.sleep(0.5)
@@ -492,7 +492,7 @@ def _backend() -> str:
         import torch.distributed as dist
 
         return str(dist.get_backend())
-    except Exception:  # noqa: BLE001 - only a word in a message
+    except Exception:  # only a word in a message
         return "this backend"
 
 
@@ -562,7 +562,7 @@ def _stop_before_destroy(dist) -> None:
         if group is None:
             try:
                 stop_hang_watch()
-            except Exception:  # noqa: BLE001 - the script's own teardown must happen whatever ours did
+            except Exception:  # the script's own teardown must happen whatever ours did
                 pass
         return original(group)
 

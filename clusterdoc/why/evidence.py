@@ -267,7 +267,7 @@ def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True, folder: P
     if live:
         try:
             info = slurmcmd.scontrol_job(slurmcmd.checked_id(backend_id, jd.record_path))
-        except Exception:  # noqa: BLE001 - Slurm not reachable from here: the logs still speak
+        except Exception:  # Slurm not reachable from here: the logs still speak
             info = {}
     ends = logs.slurm_ends(text)
     for e in ends:

@@ -137,7 +137,7 @@ def explain(
     if probe and should_probe(ev):
         try:
             probe_nodes(ev, ssh_config or spec.get("ssh_config"), transport=transport)
-        except Exception:  # noqa: BLE001 - no SSH to the nodes from here (or no answer): judged on the folder alone
+        except Exception:  # no SSH to the nodes from here (or no answer): judged on the folder alone
             ev.probed = False
     return ev, verdict.judge(ev)
 
