@@ -191,6 +191,11 @@ def cmd_stacks(args) -> int:
 def cmd_why(args) -> int:
     from clusterdoc.why.main import main
 
+    if args.job is None and args.log is None:
+        raise UsageError(
+            "why needs a JOB (a job id, its folder, a Slurm job id) or --log FILE",
+            hint="clusterdoc why JOB, or clusterdoc why --log slurm-1234.out",
+        )
     return main(
         args.job,
         args.folder,
@@ -600,7 +605,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and a probe of its nodes after the failure. JOB: a clusterdoc job id, its folder, or a Slurm job id "
         "(one clusterdoc did not start: its output files are read). Exit 0: the job completed; 1: it failed.",
     )
-    p.add_argument("job", help="job id, its log folder, or a Slurm job id")
+    p.add_argument(
+        "job", nargs="?", default=None, help="job id, its log folder, or a Slurm job id (optional with --log)"
+    )
     p.add_argument("--json", action="store_true", help="the verdict and the evidence as JSON")
     p.add_argument("--attempt", type=int, default=None, metavar="N", help="judge attempt N (default the last)")
     p.add_argument("--no-probe", action="store_true", help="do not probe the job's nodes (XIDs, ECC, lost GPUs)")

@@ -174,3 +174,14 @@ def test_a_pipe_is_read_in_batches_with_long_lines_cut_across_pieces():
     for chunk in (1, 3, 7, 1000):
         lines = [line for batch in logread._pipe_lines(io.BytesIO(data), 10, chunk) for line in batch]
         assert lines == [b"0:a", b"x" * 10, b"9:b", b"y" * 10, b"last"], chunk
+
+
+def test_why_takes_a_log_alone_and_no_argument_is_a_usage_error(tmp_path):
+    """`clusterdoc why --log FILE` (no job id: a user with only an output file); neither is exit 2, no traceback."""
+    (tmp_path / "slurm-77.out").write_bytes(OOM)
+    cmd = [sys.executable, "-m", "clusterdoc", "why", "--no-probe", "--json", "--log", str(tmp_path / "slurm-77.out")]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    got = json.loads(res.stdout)
+    assert res.returncode == 1 and got["job"] == "slurm-77.out" and got["cause"]["category"] == "oom", res.stderr
+    res = subprocess.run([sys.executable, "-m", "clusterdoc", "why"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and "--log FILE" in res.stderr and "Traceback" not in res.stderr

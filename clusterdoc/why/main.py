@@ -182,7 +182,7 @@ def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdi
 
 
 def main(
-    job: str,
+    job: str | None,
     folder: str | None,
     as_json: bool = False,
     attempt: int | None = None,
@@ -191,6 +191,8 @@ def main(
     log: str | None = None,
     transport: str = "auto",
 ) -> int:
+    if job is None:  # only an output file: it names the job
+        job = Path(log or "-").name
     try:
         jd = None if log else find_job(job, folder)
     except UsageError:
