@@ -99,11 +99,17 @@ def python(code: str, timeout: float = 60) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_torch_aborts_a_process_that_finalizes_with_a_thread_in_a_store_call():
-    # the cause, without clusterdoc: every run aborts (not ours to fix: ours not to leave a thread there)
-    for _ in range(3):
+    # the cause, without clusterdoc (not ours to fix: ours not to leave a thread there). It is torch's race with
+    # the interpreter's teardown: it showed in 3 of 3 runs here, but CI once saw none, so the test asks for one
+    # abort in 6 and skips (saying so) when the race does not show: it tests torch, not clusterdoc.
+    aborted = 0
+    for _ in range(6):
         res = python(TORCH_ONLY)
-        assert "script done" in res.stdout
-        assert res.returncode == -6 and "terminate called without an active exception" in res.stderr, res.stderr
+        assert "script done" in res.stdout and res.returncode in (0, -6), (res.returncode, res.stderr[-2000:])
+        aborted += res.returncode == -6 and "terminate called without an active exception" in res.stderr
+        if aborted:
+            return
+    pytest.skip("torch's exit race did not show in 6 runs on this machine (the cause is not re-shown this time)")
 
 
 @pytest.mark.slow
