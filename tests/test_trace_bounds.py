@@ -19,22 +19,24 @@ ENTRY = {"profiling_name": "nccl:all_reduce", "collective_seq_id": 1, "time_crea
          "frames": [{"filename": "/home/u/train.py", "line": 10, "name": "step"}]}  # fmt: skip
 
 
+# The peak RSS of `clusterdoc trace` alone: a small python starts it and reports its one child's ru_maxrss. Read
+# from pytest itself, RUSAGE_CHILDREN is the largest of every child this session ever had, and a direct child's
+# ru_maxrss carries pytest's own peak across the fork and exec (509 MiB late in a CI run, over this test's bound).
+MEASURE = (
+    "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:]); "
+    "sys.stderr.write('\\nPEAK_RSS_KB %d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+    "sys.exit(r.returncode)"
+)
+
+
 def run_trace(job, timeout=60):
     """`clusterdoc trace JOB`: (exit code, stdout, stderr, seconds, peak RSS in MiB) of that one process."""
     t0 = time.monotonic()
-    p = subprocess.Popen([sys.executable, "-m", "clusterdoc", "trace", str(job)], env=clean_env(), text=True,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    out, err = p.communicate(timeout=timeout)
-    _, status, usage = os.wait4(p.pid, 0) if p.returncode is None else (0, 0, None)
+    p = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-m", "clusterdoc", "trace", str(job)],
+                       env=clean_env(), text=True, capture_output=True, timeout=timeout)  # fmt: skip
     took = time.monotonic() - t0
-    rss = (usage.ru_maxrss if usage else _peak_of_children()) / 1024
-    return p.returncode, out, err, took, rss
-
-
-def _peak_of_children():
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    err, _, peak = p.stderr.rstrip("\n").rpartition("\nPEAK_RSS_KB ")
+    return p.returncode, p.stdout, err + "\n" if err else err, took, int(peak) / 1024
 
 
 def memo_bomb() -> bytes:
