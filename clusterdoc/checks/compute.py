@@ -13,21 +13,12 @@ the job's CUDA_VISIBLE_DEVICES (env).
 from __future__ import annotations
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding
+from clusterdoc.checks.gpuhealth import _gpus
 from clusterdoc.checks.spec import Check
 
 CHECK = "compute"
 EXCLUSIVE = ("Exclusive_Process", "Exclusive_Thread")
 BUSY = "'all CUDA-capable devices are busy or unavailable'"
-
-
-def _gpus(label: str, gpus: list[dict], total: int) -> str:
-    if total > 1 and len(gpus) == total:
-        return f"{label} all {total} GPUs"
-    return (
-        f"{label} "
-        + ", ".join(f"{g.get('bus')} ({g.get('uuid')})" for g in gpus[:8])
-        + (f" and {len(gpus) - 8} more" if len(gpus) > 8 else "")
-    )
 
 
 def visible(gpus: list[dict], cvd: str | None) -> list[dict] | None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from clusterdoc.hang.verdict import members
+
 JOIN = "uneven data? torch.distributed.algorithms.Join"
 
 
@@ -46,18 +48,6 @@ class EarlyExit:
 
     def sentence(self) -> str:
         return sentence(self)
-
-
-def members(group: str, world: int) -> list[int]:
-    """'world' -> every rank; 'ranks 0,2,5' -> [0, 2, 5] (the shim's group names); [] when unknown."""
-    if group == "world":
-        return list(range(world))
-    if group.startswith("ranks "):
-        try:
-            return [r for r in (int(x) for x in group[6:].split(",")) if 0 <= r < world]
-        except ValueError:
-            return []
-    return []
 
 
 def _count(v) -> int | None:
