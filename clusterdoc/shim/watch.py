@@ -46,8 +46,10 @@ LATE = 10.0  # how much longer the report waits for a rank whose heartbeat is re
 # At exit the watchdog is waited for until it is out of torch: a daemon thread still inside a store call (C++, GIL
 # released) when the interpreter finalizes is ended by pthread_exit as it takes the GIL back, and that unwinds
 # through a noexcept C++ frame: "terminate called without an active exception", SIGABRT, on a healthy rank
-# (tests/test_exit_abort.py shows it with torch's own TCPStore). Its store calls time out in 10 s (connect too).
-EXIT_JOIN = 25.0
+# (tests/test_exit_abort.py shows it with torch's own TCPStore). Its store calls time out in 10 s, but a connect to a
+# store that accepts and then hangs up can take two of those (torch's connect, then its retries: 24.5 s seen here);
+# past EXIT_JOIN the rank leaves with os._exit (clusterdoc.run.leave), which cannot abort either.
+EXIT_JOIN = 35.0
 CLAIM_RETRY = 5.0  # seconds before a claim that could not be made (its key kept changing) is tried again
 _watchdog = None
 
