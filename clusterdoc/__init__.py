@@ -21,12 +21,17 @@ if TYPE_CHECKING:
     from clusterdoc.api import Job, build_wheel, check, submit
     from clusterdoc.checks import Finding
     from clusterdoc.doctor import CheckOptions, NodeResult, Report
-    from clusterdoc.errors import UsageError
+    from clusterdoc.errors import ClusterdocError, UsageError
+    from clusterdoc.hang.errors import HangError
+    from clusterdoc.jobs.errors import JobsError
+    from clusterdoc.launch.errors import LaunchError
     from clusterdoc.launch.job import JobSpec
     from clusterdoc.launch.options import SubmitOptions
     from clusterdoc.launch.outcome import Outcome
     from clusterdoc.launch.submit import PreflightFailed
+    from clusterdoc.shim.errors import ShimError
     from clusterdoc.wheel.options import WheelOptions, WheelResult
+    from clusterdoc.why.errors import WhyError
 
 _EXPORTS = {
     "check": "clusterdoc.api",
@@ -44,6 +49,13 @@ _EXPORTS = {
     "WheelOptions": "clusterdoc.wheel.options",
     "WheelResult": "clusterdoc.wheel.options",
     "UsageError": "clusterdoc.errors",
+    # one base per package that raises errors of its own, all under ClusterdocError (clusterdoc/errors.py)
+    "ClusterdocError": "clusterdoc.errors",
+    "LaunchError": "clusterdoc.launch.errors",
+    "WhyError": "clusterdoc.why.errors",
+    "HangError": "clusterdoc.hang.errors",
+    "JobsError": "clusterdoc.jobs.errors",
+    "ShimError": "clusterdoc.shim.errors",
 }
 __all__ = sorted(_EXPORTS)
 

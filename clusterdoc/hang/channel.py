@@ -36,6 +36,7 @@ import time
 from collections.abc import Collection
 
 from clusterdoc.hang import seal as seal_mod
+from clusterdoc.hang.errors import HangError
 
 PREFIX = "clusterdoc/hang/"
 OOM_PREFIX = "clusterdoc/oom/"
@@ -44,7 +45,7 @@ MAX_REJECTED = 10000  # distinct rejected values remembered (so one forged value
 MAX_KEYS = 100000  # keys whose newest value a client remembers (a job uses a few per rank)
 
 
-class NoSecret(RuntimeError):
+class NoSecret(HangError, RuntimeError):
     """No job secret in this process: the side channel stays off (seal.py)."""
 
 

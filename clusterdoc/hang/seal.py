@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from clusterdoc import private
+from clusterdoc.hang.errors import HangError
 
 ENV = "CLUSTERDOC_JOB_SECRET"
 FILE = "secret"  # in the job folder
@@ -35,7 +36,7 @@ MAGIC = b"cd2"  # format version: nonce (12 bytes) and the GCM ciphertext+tag of
 MIN_SECRET = 16  # characters: a user's own CLUSTERDOC_JOB_SECRET shorter than this is refused
 
 
-class Rejected(ValueError):
+class Rejected(HangError, ValueError):
     """A value that is not sealed under this job's secret for this key (forged, altered, moved, foreign)."""
 
 

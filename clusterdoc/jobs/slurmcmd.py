@@ -15,6 +15,7 @@ import shutil
 import subprocess
 
 from clusterdoc.errors import UsageError
+from clusterdoc.jobs.errors import JobsError
 
 CMD_TIMEOUT = 15.0  # every squeue / scontrol / scancel call
 
@@ -45,7 +46,7 @@ def checked_id(value, where) -> str:
 INVALID_JOB = "Invalid job id specified"  # squeue -j / scontrol show job: Slurm does not know the job (any more)
 
 
-class Unreachable(Exception):
+class Unreachable(JobsError):
     """Slurm's controller did not answer (str(): what the command said, one line, bounded)."""
 
 

@@ -13,6 +13,7 @@ from clusterdoc.launch import control
 from clusterdoc.launch.attempts import cancel_on_signals, hold_signals, lowered, run_attempts  # noqa: F401 (lowered: submit.X users)
 from clusterdoc.launch.backend import backend_for
 from clusterdoc.launch.control import live_state, rank_logs  # noqa: F401 (submit.X users)
+from clusterdoc.launch.errors import LaunchError
 from clusterdoc.launch.job import JobSpec, init_job_dir
 from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.settings import (  # noqa: F401 (submit.X users)
@@ -40,7 +41,7 @@ def preflight(spec: JobSpec, job_id: str, out=sys.stderr) -> None:
         raise PreflightFailed(text)
 
 
-class PreflightFailed(Exception):
+class PreflightFailed(LaunchError):
     """The preflight found problems: the job was not submitted. str() is the doctor's report."""
 
 

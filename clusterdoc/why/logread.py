@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from clusterdoc import private
+from clusterdoc.why.errors import WhyError
 
 TAIL = 4 << 20  # the end of the log read whole (a 1,000-rank job's tracebacks and watchdog lines: 0.3 MB)
 KEEP = 16 << 20  # bytes of matching lines kept from the rest, at most
@@ -199,7 +200,7 @@ def _scan(f, end: int, keep: int, out: LogRead) -> deque[str]:
     raise AssertionError("unreachable: _python_lines does not fail over")
 
 
-class GrepFailed(Exception):
+class GrepFailed(WhyError):
     pass
 
 
