@@ -131,36 +131,9 @@ def cmd_check(args) -> int:
 def cmd_submit(args) -> int:
     from clusterdoc.launch import submit
     from clusterdoc.launch.options import SubmitOptions
+    from clusterdoc.optiontable import from_args
 
-    opts = SubmitOptions(
-        script=args.script,
-        script_args=args.script_args or [],
-        backend=args.backend,
-        nodes=args.nodes,
-        tasks_per_node=args.tasks_per_node,
-        gpus_per_node=args.gpus_per_node,
-        hostfile=args.hostfile,
-        ssh_config=args.ssh_config,
-        partition=args.partition,
-        time=args.time,
-        debug=args.debug,
-        log_level=args.log_level,
-        overflow=args.overflow,
-        oom_retry=args.oom_retry,
-        preflight=None if args.no_preflight is None else not args.no_preflight,
-        wait=args.wait,
-        folder=args.folder,
-        mpirun=args.mpirun,
-        python=args.python,
-        hang_timeout=args.hang_timeout,
-        on_hang=args.on_hang,
-        trace=args.trace,
-        straggler=args.straggler,
-        port=args.port,
-        retries=args.retries,
-        slurm_wait=args.slurm_wait,
-        config=args.config,
-    )
+    opts = SubmitOptions(script=args.script, script_args=args.script_args or [], **from_args(args))
     return submit.main(opts)
 
 
@@ -287,6 +260,7 @@ def _add_target_options(p: argparse.ArgumentParser, hostfile_positional: bool = 
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from clusterdoc import optiontable  # submit's options, each declared once
     from clusterdoc.checks import registry  # the check names, each declared once (checks/registry.py)
 
     parser = _Parser(
@@ -475,103 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
         "before SCRIPT; what follows it is the script's. Every option can also come "
         "from CLUSTERDOC_<OPTION> or a YAML config (flag > env > file > default).",
     )
-    p.add_argument(
-        "--backend",
-        choices=["auto", "local", "slurm", "mpirun"],
-        default=None,
-        help="where to run (default auto: Slurm if its commands answer, else mpirun with a hostfile, else local)",
-    )
-    p.add_argument("--nodes", "-N", type=int, default=None, help="number of nodes (default 1)")
-    p.add_argument("--tasks-per-node", type=int, default=None, help="ranks per node (default 1, or GPUs per node)")
-    p.add_argument("--gpus-per-node", type=int, default=None, help="GPUs per node (default 0)")
-    p.add_argument("--hostfile", metavar="FILE", help="hostfile for the mpirun backend and the preflight check")
-    p.add_argument("--ssh-config", metavar="FILE", help="OpenSSH client config for mpirun and the preflight check")
-    p.add_argument("--partition", "-p", help="Slurm partition")
-    p.add_argument("--time", type=int, default=None, metavar="MIN", help="time limit in minutes (Slurm, default 60)")
-    p.add_argument("--debug", action="store_true", default=None, help="collective shape checking in every rank")
-    p.add_argument("--log-level", metavar="LEVEL", default=None, help="shim log level (DEBUG, INFO, WARNING, ...)")
-    p.add_argument(
-        "--overflow", action="store_true", default=None, help="inf/nan detection on every module of every model"
-    )
-    p.add_argument(
-        "--oom-retry",
-        metavar="ARG[:MIN]",
-        default=None,
-        help="on OOM, re-launch with the script's --ARG halved on every rank, down to MIN (default 1), "
-        "e.g. batch-size:8",
-    )
-    p.add_argument("--no-preflight", action="store_true", default=None, help="do not run the doctor first")
-    p.add_argument(
-        "--hang-timeout",
-        type=int,
-        default=None,
-        metavar="SECONDS",
-        help="a rank in one collective this long makes every rank report where it is (default 300; 0: off)",
-    )
-    p.add_argument(
-        "--on-hang",
-        choices=["abort", "wait"],
-        default=None,
-        help="after the hang report: stop every rank (abort, the default) or keep waiting",
-    )
-    p.add_argument(
-        "--trace", action="store_true", default=None, help="keep every rank's collectives for 'clusterdoc trace JOB'"
-    )
-    p.add_argument(
-        "--straggler",
-        type=int,
-        default=None,
-        metavar="PERCENT",
-        help="log the rank that keeps the others waiting when the median rank waits this share of the step "
-        "for it (default 10; 0: off)",
-    )
-    p.add_argument(
-        "--port",
-        type=int,
-        default=None,
-        metavar="PORT",
-        help="the rendezvous MASTER_PORT (default: derived from the job id; local: a free port); the "
-        "mpirun preflight checks that the first node can listen on it and the others reach it",
-    )
-    p.add_argument(
-        "--retries",
-        type=int,
-        default=None,
-        metavar="N",
-        help="after a failure `clusterdoc why` blames on a node or the scheduler (time limit, preemption), run "
-        "the job again up to N times without the blamed nodes; never after the code's own error (default 0)",
-    )
-    p.add_argument(
-        "--slurm-wait",
-        type=int,
-        default=None,
-        metavar="SECONDS",
-        help="slurm: how long a controller that does not answer (a slurmctld restart) is waited for; the job "
-        "meanwhile is 'unknown', never failed nor retried (default 600)",
-    )
-    p.add_argument(
-        "--config",
-        metavar="FILE",
-        help="YAML config (default ./clusterdoc.yaml, then ~/.config/clusterdoc/config.yaml)",
-    )
-    wait = p.add_mutually_exclusive_group()
-    wait.add_argument(
-        "--wait", dest="wait", action="store_true", default=None, help="stream output and wait (default for local)"
-    )
-    wait.add_argument("--no-wait", dest="wait", action="store_false", help="print the job id and return")
-    p.add_argument("--folder", metavar="DIR", default=None, help="log folder (default ./clusterdoc-jobs)")
-    p.add_argument(
-        "--mpirun",
-        metavar="CMD",
-        default=None,
-        help="mpirun for the mpirun backend (default: mpirun on PATH; e.g. mpirun.mpich, mpirun.openmpi)",
-    )
-    p.add_argument(
-        "--python",
-        metavar="PATH",
-        default=None,
-        help="python the ranks run (default: this one, which must exist at the same path on the nodes)",
-    )
+    optiontable.add_arguments(p)  # every option, one row each (clusterdoc/optiontable.py)
     p.add_argument("script", help="Python training script")
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments for the script")
     p.set_defaults(func=cmd_submit)

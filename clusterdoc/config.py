@@ -3,8 +3,9 @@
 Files are YAML mappings whose keys are the flag names (`debug: true`, `log-level: INFO`; `log_level` works
 too). They are layered, later ones winning: ~/.config/clusterdoc/config.yaml, then ./clusterdoc.yaml, then
 the file given with --config. Each setting also has an environment variable, CLUSTERDOC_<KEY>
-(CLUSTERDOC_DEBUG=1, CLUSTERDOC_LOG_LEVEL=INFO, ...). An unknown key or a value of the wrong type is a
-UsageError naming the key and the file:line, so a typo never silently does nothing.
+(CLUSTERDOC_DEBUG=1, CLUSTERDOC_LOG_LEVEL=INFO, ...). The settings, their types, defaults, choices and bounds are
+the rows of clusterdoc/optiontable.py. An unknown key or a value of the wrong type is a UsageError naming the key
+and the file:line, so a typo never silently does nothing.
 
 A config file can name the Python that runs the ranks and switch the preflight off, and the files found by
 themselves (the user's and ./clusterdoc.yaml) are found, not chosen: they are used only when they belong to
@@ -20,72 +21,21 @@ import errno
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from clusterdoc.errors import UsageError
+from clusterdoc.optiontable import BACKENDS, ENV_PREFIX, OPTIONS, Option, env_name  # noqa: F401 (config.X users)
 from clusterdoc.untrusted import printable
 
-LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-BACKENDS = ("auto", "local", "slurm", "mpirun")
-ON_HANG = ("abort", "wait")
-
-
-@dataclass(frozen=True)
-class Setting:
-    key: str  # the attribute name argparse uses (dashes become underscores)
-    type: type  # bool, int or str
-    default: object
-    choices: tuple = ()
-
-
-SETTINGS = {
-    s.key: s
-    for s in [
-        Setting("backend", str, "auto", BACKENDS),
-        Setting("nodes", int, 1),
-        Setting("tasks_per_node", int, None),
-        Setting("gpus_per_node", int, 0),
-        Setting("hostfile", str, None),
-        Setting("ssh_config", str, None),
-        Setting("partition", str, None),
-        Setting("time", int, 60),
-        Setting("debug", bool, False),
-        Setting("log_level", str, None, LOG_LEVELS),
-        Setting("overflow", bool, False),
-        Setting("oom_retry", str, None),
-        Setting("no_preflight", bool, False),
-        Setting("wait", bool, None),
-        Setting("folder", str, "clusterdoc-jobs"),
-        Setting("mpirun", str, None),
-        Setting("python", str, None),
-        Setting("hang_timeout", int, 300),
-        Setting("on_hang", str, "abort", ON_HANG),
-        Setting("trace", bool, False),
-        Setting("straggler", int, 10),
-        Setting("port", int, None),
-        Setting("retries", int, 0),
-        Setting("slurm_wait", int, 600),
-    ]
-}
-
-# 0 GPUs; 0 s: no hang watch; 0 %: no straggler watch; 0 retries
-ZERO_ALLOWED = ("gpus_per_node", "hang_timeout", "straggler", "retries")
-ENV_PREFIX = "CLUSTERDOC_"
+# every setting is a row of clusterdoc/optiontable.py: its key, type, default, choices and bounds
+SETTINGS: dict[str, Option] = {o.key: o for o in OPTIONS if o.layered}
 USER_CONFIG = Path("~/.config/clusterdoc/config.yaml")
 CWD_CONFIG = Path("clusterdoc.yaml")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 MAX_CONFIG = 64 * 1024  # bytes: a config file is a few lines
 MAX_DEPTH = 16  # nesting levels (a config is one flat mapping; deeper is refused before Python's recursion limit)
-MAX_INT = 2**31 - 1  # no setting needs more (node counts, minutes, seconds)
-MAX_PORT = 65535
-
-
-def env_name(key: str) -> str:
-    """CLUSTERDOC_<OPTION>. (The shim's nccl/gloo choice is CLUSTERDOC_DIST_BACKEND, not `backend`.)"""
-    return ENV_PREFIX + key.upper()
 
 
 def config_files(
@@ -178,7 +128,7 @@ class _Loader(yaml.SafeLoader):
             self.depth -= 1
 
 
-def _convert(setting: Setting, value, where: str, what: str):
+def _convert(setting: Option, value, where: str, what: str):
     """Check one value against its setting's type and choices; `what` names it in the error."""
     t = setting.type
     if value is None:
@@ -190,14 +140,13 @@ def _convert(setting: Setting, value, where: str, what: str):
         raise UsageError(
             f"{what} must be {_type_name(t)}, not {type(value).__name__} ({printable(repr(value), 80)})", where=where
         )
-    if setting.key == "log_level":
+    if setting.fold_case:
         value = value.upper()
     if setting.choices and value not in setting.choices:
         raise UsageError(
             f"{what} must be one of {', '.join(setting.choices)}, not {printable(repr(value), 80)}", where=where
         )
-    low = 0 if setting.key in ZERO_ALLOWED else 1
-    high = MAX_PORT if setting.key == "port" else MAX_INT
+    low, high = setting.low, setting.high
     if t is int and value < low:
         raise UsageError(f"{what} must be at least {low}, not {printable(value, 40)}", where=where)
     if t is int and value > high:

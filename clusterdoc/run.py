@@ -211,11 +211,10 @@ def _make_init_idempotent() -> None:
 def apply_settings(settings: dict) -> None:
     """Switch the shim's features on in this process (env too: the shim and child processes read it)."""
     if settings.get("log_level"):
-        os.environ["CLUSTERDOC_LOG_LEVEL"] = settings["log_level"]
-    if settings.get("debug"):
-        os.environ["CLUSTERDOC_DEBUG"] = "1"
-    if settings.get("overflow"):
-        os.environ["CLUSTERDOC_OVERFLOW"] = "1"
+        os.environ[config.env_name("log_level")] = settings["log_level"]
+    for key in ("debug", "overflow"):
+        if settings.get(key):
+            os.environ[config.env_name(key)] = "1"
     from clusterdoc import shim  # after the env is set: the shim reads its switches at import too
 
     shim.init()

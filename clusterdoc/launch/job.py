@@ -25,6 +25,7 @@ from clusterdoc.jobs.folder import (  # noqa: F401 (launch's users of job.X)
     open_root,
     reserve_job_dir,
 )
+from clusterdoc.optiontable import default, rank_switches
 
 OOM_EXIT_CODE = 75  # EX_TEMPFAIL: "try again", which is what --oom-retry does
 OOM_MARKER = "clusterdoc.run: OUT OF MEMORY"
@@ -35,28 +36,29 @@ class JobSpec:
     script: str  # absolute path
     script_args: list[str]
     backend: str  # local | slurm | mpirun (auto already resolved)
-    nodes: int = 1
-    tasks_per_node: int = 1
-    gpus_per_node: int = 0
-    hostfile: str | None = None
-    ssh_config: str | None = None
-    partition: str | None = None
-    time: int = 60
-    debug: bool = False
-    log_level: str | None = None
-    overflow: bool = False
-    oom_retry: str | None = None
-    mpirun: str | None = None
-    preflight: bool = True  # slurm runs it inside the allocation, as the job's first step
-    python: str = sys.executable
+    # the options' fields: their defaults are clusterdoc/optiontable.py's (tests/test_option_table.py)
+    nodes: int = default("nodes")
+    tasks_per_node: int = 1  # resolved: the GPUs per node, else 1 (settings.build_spec)
+    gpus_per_node: int = default("gpus_per_node")
+    hostfile: str | None = default("hostfile")
+    ssh_config: str | None = default("ssh_config")
+    partition: str | None = default("partition")
+    time: int = default("time")
+    debug: bool = default("debug")
+    log_level: str | None = default("log_level")
+    overflow: bool = default("overflow")
+    oom_retry: str | None = default("oom_retry")
+    mpirun: str | None = default("mpirun")
+    preflight: bool = not default("no_preflight")  # slurm runs it inside the allocation, as the job's first step
+    python: str = sys.executable  # resolved: --python, else this one
     cwd: str = field(default_factory=os.getcwd)
-    hang_timeout: int = 300  # seconds in one collective before the hang report (0: no watchdog)
-    on_hang: str = "abort"  # abort | wait
-    trace: bool = False  # keep every collective for `clusterdoc trace`
-    straggler: int = 10  # % of the step the median rank waits for a straggler before it is logged (0: off)
-    port: int | None = None  # MASTER_PORT (None: derived from the job id; local: a free port)
-    retries: int = 0  # new attempts after a node or scheduler failure (`clusterdoc why` decides)
-    slurm_wait: int = 600  # slurm: seconds a controller that does not answer is waited for (the job is UNKNOWN)
+    hang_timeout: int = default("hang_timeout")  # 0: no watchdog
+    on_hang: str = default("on_hang")
+    trace: bool = default("trace")
+    straggler: int = default("straggler")
+    port: int | None = default("port")  # None: derived from the job id; local: a free port
+    retries: int = default("retries")  # `clusterdoc why` decides which failures are retried
+    slurm_wait: int = default("slurm_wait")  # the job is UNKNOWN meanwhile
     signal_ahead: int = 90  # slurm: seconds before the time limit the ranks get SIGUSR1 (checkpoint, requeue)
     exclude: list[str] = field(default_factory=list)  # nodes left out (blamed by an earlier attempt)
     restart: int = 0  # this attempt's TORCHELASTIC_RESTART_COUNT
@@ -68,26 +70,15 @@ class JobSpec:
 
     def shim_env(self) -> dict[str, str]:
         """The switches clusterdoc.run reads in every rank (same names as the config's env layer)."""
-        env = {
-            "CLUSTERDOC_DEBUG": "1" if self.debug else "0",
-            "CLUSTERDOC_OVERFLOW": "1" if self.overflow else "0",
-            "PYTHONUNBUFFERED": "1",
-        }  # rank logs appear as they are written, so --wait streams them live
-        if self.log_level:
-            env["CLUSTERDOC_LOG_LEVEL"] = self.log_level
+        # the options every rank reads (debug, overflow, log level, the hang watch: optiontable's to_ranks rows)
+        env = rank_switches(asdict(self))
+        env["PYTHONUNBUFFERED"] = "1"  # rank logs appear as they are written, so --wait streams them live
         # torchrun's name for "this is a restart" (0 on the first attempt), and where the last one's files are
         env["TORCHELASTIC_RESTART_COUNT"] = str(self.restart)
         env["CLUSTERDOC_ATTEMPT"] = str(self.restart + 1)
         if self.previous_attempt:
             env["CLUSTERDOC_PREVIOUS_ATTEMPT"] = self.previous_attempt
-        # the hang watch: the launcher prints the report (it knows which ranks are gone)
-        env.update(
-            CLUSTERDOC_HANG_TIMEOUT=str(self.hang_timeout),
-            CLUSTERDOC_ON_HANG=self.on_hang,
-            CLUSTERDOC_TRACE="1" if self.trace else "0",
-            CLUSTERDOC_STRAGGLER=str(self.straggler),
-            CLUSTERDOC_HANG_WATCHER="launcher",
-        )
+        env["CLUSTERDOC_HANG_WATCHER"] = "launcher"  # the launcher prints the hang report (it knows who is gone)
         return env
 
     def rank_command(self, log_dir: Path, script_args: list[str] | None = None) -> list[str]:

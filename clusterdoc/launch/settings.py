@@ -1,4 +1,5 @@
-"""Settings -> the job: flag > env > config file > default resolved (clusterdoc/config.py), the backend chosen
+"""Settings -> the job: flag > env > config file > default resolved (clusterdoc/config.py; the settings are
+clusterdoc/optiontable.py's rows), the backend chosen
 (by name, or by affinity: launch/backend.py), checked and made into the JobSpec every backend runs; the note on the
 effective batch when the same script last ran on another shape.
 """
@@ -14,6 +15,7 @@ from clusterdoc.errors import UsageError
 from clusterdoc.launch.backend import backend_for, by_affinity
 from clusterdoc.launch.job import JobSpec, get_arg
 from clusterdoc.launch.options import SubmitOptions
+from clusterdoc.optiontable import spec_values
 
 BATCH_ARGS = ("batch-size", "batch_size", "per-device-batch-size", "per_device_train_batch_size", "bs")
 
@@ -92,32 +94,16 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
             f"--straggler {settings['straggler']}: a percentage of the step below 100",
             hint="e.g. --straggler 10 (the default), or 0 to switch the straggler watch off",
         )
-    return JobSpec(
-        script=str(path.absolute()),
-        script_args=list(script_args),
-        backend=backend,
-        nodes=settings["nodes"],
-        tasks_per_node=tasks,
-        gpus_per_node=gpus,
-        hostfile=_abs(settings["hostfile"]),
-        ssh_config=_abs(settings["ssh_config"]),
-        partition=settings["partition"],
-        time=settings["time"],
-        debug=settings["debug"],
-        log_level=settings["log_level"],
-        overflow=settings["overflow"],
-        oom_retry=settings["oom_retry"],
-        mpirun=settings["mpirun"],
-        preflight=not settings["no_preflight"],
-        python=settings["python"] or sys.executable,
-        hang_timeout=settings["hang_timeout"],
-        on_hang=settings["on_hang"],
-        trace=settings["trace"],
-        straggler=settings["straggler"],
-        port=settings["port"],
-        retries=settings["retries"],
-        slurm_wait=settings["slurm_wait"],
-    )
+    derived = {  # the spec's resolved forms of a few settings; every other row goes in as it is
+        "backend": backend,
+        "tasks_per_node": tasks,
+        "gpus_per_node": gpus,
+        "hostfile": _abs(settings["hostfile"]),
+        "ssh_config": _abs(settings["ssh_config"]),
+        "python": settings["python"] or sys.executable,
+    }
+    values = {**spec_values(settings), **derived}
+    return JobSpec(script=str(path.absolute()), script_args=list(script_args), **values)
 
 
 def _abs(p: str | None) -> str | None:
