@@ -185,6 +185,14 @@ def test_every_variable_the_shim_reads_is_one_the_ranks_get():
     assert "CLUSTERDOC_LOG_LEVEL" not in JobSpec(script="/x.py", script_args=[], backend="local").shim_env()
 
 
+def test_the_shim_s_own_defaults_are_the_table_s():
+    """A job started without submit (torchrun, srun) gets no variables: the shim's defaults then are submit's."""
+    from clusterdoc.shim import straggler, watch
+
+    assert watch.DEFAULT_TIMEOUT == optiontable.default("hang_timeout")
+    assert round(straggler.DEFAULT_THRESHOLD * 100) == optiontable.default("straggler")
+
+
 def test_the_help_says_the_table_s_default_and_docs_name_every_option():
     for o in OPTIONS:
         assert "{" not in o.help_text() and (str(o.default) in o.help_text()) is ("{default}" in o.help)

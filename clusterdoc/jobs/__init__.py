@@ -3,4 +3,5 @@ explains them): neither imports the other for these.
 
     folder.py     one job's folder: layout, job.json record, reserving it safely, finding a job by id
     slurmcmd.py   every Slurm command clusterdoc asks (squeue, scontrol, scancel, sacct), with a checked job id
+    errors.py     JobsError, the base of their own errors (slurmcmd.Unreachable)
 """

@@ -10,6 +10,7 @@ Core (the same for every backend), in the spirit of submitit's core vs its execu
     supervise.py  --no-wait's detached supervisor (`python -m clusterdoc.launch.submit --supervise`)
     control.py    a job on record: live state, status, cancel, logs, as data (the CLI and api.Job render it)
     submit.py     the commands: `submit`, `status`, `logs`, `cancel`, printed
+    errors.py     LaunchError, the base of launch's own errors (PreflightFailed)
 Backends (start / poll / cancel only), each behind backend.py's interface (Backend, Handle) in one table, BACKENDS:
     local.py      N x K processes on this machine
     slurm.py      sbatch through submitit, one srun task per rank; state without sacct
