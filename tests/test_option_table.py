@@ -62,6 +62,10 @@ def test_submit_options_has_one_field_per_row_each_not_given_by_default():
     for o in OPTIONS:
         assert fields[o.attr].default is None
         assert fields[o.attr].type == f"{o.type.__name__} | None", o.key
+    # what the API's keywords give, by config key: preflight=False is no_preflight, None stays "not given"
+    given = SubmitOptions(script="t.py", preflight=False, hang_timeout=0).flags()
+    assert given["no_preflight"] is True and given["hang_timeout"] == 0 and given["nodes"] is None
+    assert "config" not in given and SubmitOptions(script="t.py").flags()["no_preflight"] is None
 
 
 def test_every_layered_row_is_a_config_key_and_an_environment_variable(tmp_path):
