@@ -36,8 +36,8 @@ from tests.cluster import Cluster, ClusterError, missing_tools  # noqa: E402
 CPU_NODE = {"gpus": [], "torch": "real", "deepspeed": None}  # as tests/conftest.py
 
 HELLO = "import os, socket\nprint('hello from rank', os.environ['RANK'], 'on', socket.gethostname())\n"
-# rank 1 fails once rank 0 has ended (its exit record, then 3 s): which of them Slurm ends first is then
-# always the same, so the job's state, rank 0's record and `why`'s evidence are too
+# rank 1 fails once rank 0 has ended (its exit record, then 10 s for its process to go): which of them Slurm
+# ends first is then always the same, so the job's state, rank 0's record and `why`'s evidence are too
 FAIL = (
     "import os, pathlib, time\n"
     "rank = int(os.environ['RANK'])\n"
@@ -47,7 +47,7 @@ FAIL = (
     "    deadline = time.monotonic() + 120\n"
     "    while not done.exists() and time.monotonic() < deadline:\n"
     "        time.sleep(0.2)\n"
-    "    time.sleep(3)\n"
+    "    time.sleep(10)\n"
     "    raise RuntimeError('CUDA error: an illegal memory access was encountered')\n"
 )
 
