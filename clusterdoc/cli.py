@@ -321,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--checks",
         metavar="LIST",
-        help=f"comma-separated checks to run ({','.join(registry.names())})",
+        help=f"comma-separated checks to run ({', '.join(registry.names())})",
     )
     p.add_argument(
         "--tasks-per-node",
