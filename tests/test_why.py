@@ -254,3 +254,18 @@ def test_a_clusterdoc_ranks_own_line_names_more_than_code(tmp_path, lines, categ
     c = verdict.judge(evidence.gather(JobDir(tmp_path / "job"), live=False)).cause
     assert c.category == category and c.ranks == [2], c
     assert c.nodes == nodes and c.retry == (category == "node"), c
+
+
+def test_a_traceback_source_line_is_code_not_the_error():
+    """`raise RuntimeError('CUDA error: ...')` shown as a frame's source is not read as the error (it was, with a
+    stray `')` in the evidence); the exception line under it is."""
+    text = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/job/fail.py", line 12, in <module>\n'
+        "[rank1]:     raise RuntimeError('CUDA error: an illegal memory access was encountered')\n"
+        "[rank1]: RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    facts = logs.scan_text(text)
+    assert facts.ranks[1].cuda == "CUDA error: an illegal memory access was encountered"
+    assert [h.line for h in facts.hits] == [3]
+    assert facts.ranks[1].raised.line == 12

@@ -132,15 +132,17 @@ class LogFacts:
 class _Traceback:
     """A traceback being read, line by line, for one stream (rank)."""
 
-    __slots__ = ("frames", "start")
+    __slots__ = ("frames", "start", "after_frame")
 
     def __init__(self, start: int) -> None:
         self.frames: list[tuple[str, int, str]] = []
         self.start = start
+        self.after_frame = False  # the next line is a frame's source line (code, not a message)
 
     def feed(self, line: str) -> Raised | None | bool:
         """A Raised at its exception line, True while still inside, False when the line ends it without one."""
         m = _FRAME.match(line)
+        self.after_frame = bool(m)
         if m:
             self.frames.append((m.group(1), int(m.group(2)), m.group(3)))
             del self.frames[:-MAX_FRAMES]
@@ -200,9 +202,14 @@ class Scanner:
             if host and not rl.host:
                 rl.host = host
         key: object = rank if rank is not None else ("host", host)
+        tb = self._tb.get(key)
+        # `raise RuntimeError("CUDA error: ...")` under a frame is code, not the error (indented: a filtered log may
+        # have lost the source line, and the exception line then follows the frame)
+        source = tb is not None and tb.after_frame and line[:1] in (" ", "\t")
         self._traceback(key, n, line, rl)
         self._watchdog(key, n, rank, line)
-        self._signature(n, rank, host, line, rl)
+        if not source:
+            self._signature(n, rank, host, line, rl)
         self._slurm(n, line)
         self._torchrun(n, line, host)
 
