@@ -201,8 +201,8 @@ def stopped_rank3(tmp_path, place):
     (jd.path / "rank3.err").write_text("")  # killed: not a word of its own
     call = {k: v for k, v in failed.items() if k not in ("end", "error")}  # as it entered the call
     if place is not None:
-        body = {"current": {**call, "seq": place[1]}} if place[0] == "in" else {"last": {**call, "seq": place[1]}}
-        (jd.path / "rank3.where").write_text(json.dumps({"time": failed["start"], **body}) + "  \n")
+        place_file = {"in": int(place[0] == "in"), "call": {**call, "seq": place[1]}}
+        (jd.path / "rank3.where").write_text(json.dumps(place_file) + "  ")
     rec = json.loads(jd.record_path.read_text())
     codes = {"0": 1, "1": 0, "2": 1, "3": -15}
     rec["outcome"]["codes"] = rec["attempts"][0]["outcome"]["codes"] = codes
@@ -238,9 +238,10 @@ def test_a_rank_stopped_before_its_8th_call_or_unknown_makes_no_early_exit(tmp_p
     assert cause.headline != SENTENCE and 1 not in (cause.ranks or []), cause
 
 
-@pytest.mark.parametrize("bad", [[], "x", {"current": "x"}, {"current": {"op": 3}}, {"last": {"op": ""}},
-                                 {"current": {"op": "all_reduce", "seq": -1, "shape": "big", "site": [1, 2, 3],
-                                              "group": ["world"], "dtype": "x" * 99, "start": True}}])
+@pytest.mark.parametrize("bad", [[], "x", {"in": 1, "call": "x"}, {"in": 1, "call": {"op": 3}},
+                                 {"in": 0, "call": {"op": ""}}, {"in": True, "call": {"op": "all_reduce"}},
+                                 {"in": 1, "call": {"op": "all_reduce", "seq": -1, "shape": "big", "site": [1, 2, 3],
+                                                    "group": ["world"], "dtype": "x" * 99, "start": True}}])
 def test_a_malformed_place_file_is_ignored_or_kept_to_its_well_formed_fields(tmp_path, bad):
     place = early.stand_in(bad)
     assert place is None or place["collectives"]["current"] == {"op": "all_reduce"}, place

@@ -168,11 +168,10 @@ def stand_in(where) -> dict | None:
     """An exit record's stand-in for a rank that left none (stopped by its launcher, killed): its place as its
     rank<R>.where says (shim/where.py), checked field by field, its code unknown. A rank stopped while it waited in
     the others' collective is one of them; one stopped in an earlier call, or between calls, is not."""
-    if not isinstance(where, dict):
+    call = _call(where.get("call")) if isinstance(where, dict) and where.get("in") in (0, 1) else None
+    if call is None:
         return None
-    current, last = _call(where.get("current")), _call(where.get("last"))
-    if current is None and last is None:
-        return None
+    current, last = (call, None) if where["in"] == 1 else (None, call)
     return {"code": None, "collectives": {"current": current, "pending": [], "last": last, "failed": None}}
 
 
