@@ -5,7 +5,8 @@
    alternates); the figure is the median over rounds of that paired difference, as in bench_shim_debug.py.
    Targets: <= 2 % of the op at 4 MiB, <= 20 us at 4 KiB, judged on the wrapper's own cost per call (timed
    around a function that does nothing: the op itself is unchanged), since on 2 shared cores the paired
-   figure's noise is larger than the effect; both are printed.
+   figure's noise is larger than the effect; both are printed. With the rank's place file on (shim/where.py), as
+   every rank under `clusterdoc submit` has it.
 2. The flight recorder's own cost per collective (the shim turns it on for gloo): fresh 1-rank processes with
    and without TORCH_FR_BUFFER_SIZE, alternating; printed with its spread, not judged (on 2 shared cores the
    spread between fresh processes is wider than the effect).
@@ -38,6 +39,9 @@ def worker(rounds, iters_small, iters_big):
 
     os.environ["CLUSTERDOC_HANG_TIMEOUT"] = "0"  # the wrappers only: the watchdog thread is not on the op's path
     shim.init()
+    from clusterdoc.shim import where
+
+    where.start(Path(tempfile.mkdtemp()), dist.get_rank())  # the place file, as clusterdoc.run keeps it under submit
     torch.set_num_threads(1)
     results = {}
     for size_name, numel, iters in (("4KiB", 1024, iters_small), ("4MiB", 1024 * 1024, iters_big)):

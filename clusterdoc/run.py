@@ -157,6 +157,17 @@ def _keep_running_on_usr1() -> None:
         )
 
 
+def _keep_place(log_dir: Path, rank: int) -> None:
+    """rank<R>.where from now on: where this rank is in its collectives, for when it leaves no exit record
+    (stopped by its launcher, killed; shim/where.py)."""
+    try:
+        from clusterdoc.shim import where
+
+        where.start(log_dir, rank)
+    except Exception:  # a diagnosis aid: never the job's failure
+        pass
+
+
 def _collectives() -> dict:
     """Where the rank was in its collectives when it ended (a failed rank's report names its call)."""
     track = sys.modules.get("clusterdoc.shim.track")
@@ -259,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         _make_init_idempotent()
         apply_settings(settings)
+        if log_dir is not None:
+            _keep_place(log_dir, rank)
         run_script(ns.script, ns.script_args)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

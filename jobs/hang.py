@@ -10,7 +10,7 @@ Scenarios (the odd rank is --rank; the others do the ordinary thing):
   kill     the odd rank is killed with SIGKILL while the others wait in an all_reduce
   ddp      DDP training; the odd rank stalls in its forward while the others wait in backward's all_reduce
   first    the odd rank never reaches the job's first collective
-  early    the odd rank ends its loop one all_reduce early (7 of 8: uneven data) and exits 0
+  early    the odd rank ends its loop one all_reduce early (7 of 8: uneven data) and exits 0 (--freeze R: see help)
   late     as skip, and the next rank's watchdog is starved when the report is made: a thread holds the GIL in
            native code for --hold seconds from just before the stall is seen (a loaded node's late heartbeat)
   healthy  no hang: a few steps of all_reduce and barrier
@@ -129,11 +129,29 @@ def late(rank, odd, hold=8.0):
     skip(rank, odd)
 
 
-def early(rank, odd):
+def early(rank, odd, freeze=None):
     t = torch.ones(1024)
     batches = 7 if rank == odd else 8  # uneven data: the odd rank's shard has one batch fewer
+    frozen = os.path.join(os.environ.get("CLUSTERDOC_LOG_DIR", "."), "frozen")
+    if rank == freeze:
+        threading.Thread(target=freeze_in_call, args=(batches, frozen), daemon=True).start()
     for _ in range(batches):
         train_step(t)
+    if rank == odd and freeze is not None:  # leave once rank `freeze` is frozen in its last call
+        deadline = time.monotonic() + 120
+        while not os.path.exists(frozen) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+def freeze_in_call(seq, marker):
+    """This whole process stops (SIGSTOP) once its main thread is in collective #seq: nothing it could record."""
+    from clusterdoc.shim import track
+
+    while (track.TRACKER.current is None or track.TRACKER.current.seq < seq):
+        time.sleep(0.01)
+    time.sleep(0.2)  # well inside the call (gloo's wait)
+    open(marker, "w").close()
+    os.kill(os.getpid(), signal.SIGSTOP)
 
 
 def healthy(rank, odd):
@@ -153,6 +171,13 @@ def main():
     ap.add_argument("--rank", type=int, default=1, help="the odd rank")
     ap.add_argument("--sleep", type=float, default=0.0, help="seconds to wait first (time to call stacks)")
     ap.add_argument("--hold", type=float, default=8.0, help="late: seconds the GIL is held")
+    ap.add_argument(
+        "--freeze",
+        type=int,
+        default=None,
+        help="early: rank R stops itself (SIGSTOP) in its 8th call, and the odd rank leaves only then: R records "
+        "nothing and the launcher stops it there (what a loaded machine may do to a rank)",
+    )
     args = ap.parse_args()
     shim.init()
     if dist.get_backend() == "nccl":  # GPUs: every tensor below on this rank's GPU (shim.init chose it)
@@ -161,6 +186,8 @@ def main():
     time.sleep(args.sleep)
     if args.scenario == "late":
         late(rank, args.rank, args.hold)
+    elif args.scenario == "early":
+        early(rank, args.rank, args.freeze)
     else:
         SCENARIOS[args.scenario](rank, args.rank)
     print(f"rank {rank}: {args.scenario} done", flush=True)

@@ -187,3 +187,65 @@ def test_thousands_of_ranks_are_named_as_ranges_and_found_in_linear_time():
     found = early.find(ends, world)
     assert time.perf_counter() - start < 0.5
     assert found.sentence().startswith("rank 1 exited 0 after 7 all_reduce calls while ranks 0,2-4095 wait in ")
+
+
+def stopped_rank3(tmp_path, place):
+    """The fixture as CI saw it twice: the launcher stopped rank 3 (SIGTERM) after rank 0 failed, before rank 3
+    recorded anything; `place` is its rank3.where as shim/where.py left it (None: no such file)."""
+    import shutil
+
+    jd = JobDir(tmp_path / "job")
+    shutil.copytree(JOBS / "early-exit-rank1", jd.path)
+    failed = json.loads((jd.path / "rank3.exit").read_text())["collectives"]["failed"]
+    (jd.path / "rank3.exit").unlink()
+    (jd.path / "rank3.err").write_text("")  # killed: not a word of its own
+    call = {k: v for k, v in failed.items() if k not in ("end", "error")}  # as it entered the call
+    if place is not None:
+        place_file = {"in": int(place[0] == "in"), "call": {**call, "seq": place[1]}}
+        (jd.path / "rank3.where").write_text(json.dumps(place_file) + "  ")
+    rec = json.loads(jd.record_path.read_text())
+    codes = {"0": 1, "1": 0, "2": 1, "3": -15}
+    rec["outcome"]["codes"] = rec["attempts"][0]["outcome"]["codes"] = codes
+    jd.record_path.write_text(json.dumps(rec))
+    return jd, {0: 1, 1: 0, 2: 1, 3: -15}
+
+
+def test_a_rank_stopped_in_its_8th_call_before_it_recorded_is_judged_by_where_it_was(tmp_path):
+    jd, codes = stopped_rank3(tmp_path, ("in", 8))
+    text = HangWatch(jd, 4).postmortem(codes, [0])
+    assert marked(text) == [1] and SENTENCE in " ".join(text.split()), text
+    assert re.search(r"(?m)^  rank 3 +gone: killed by SIGTERM \(last seen in all_reduce #8 float32\[1024\], at "
+                     r"hang\.py:29 in train_step\)$", text), text
+    line = outcome_from_codes(codes, jd, first_failed=[0], stopped=True).describe()
+    assert line.startswith("job failed: rank 1 exited with code 0;") and SENTENCE in line, line
+    cause = verdict.judge(evidence.gather(jd, live=False)).cause
+    assert cause.category == "desync" and cause.ranks == [1] and cause.headline == SENTENCE, cause
+
+
+@pytest.mark.parametrize("place", [None, ("in", 7), ("done", 7)], ids=["unknown", "in-7th", "between-7th-8th"])
+def test_a_rank_stopped_before_its_8th_call_or_unknown_makes_no_early_exit(tmp_path, place):
+    """Stopped in an earlier call, between calls, or with no place on record: not one of the ranks waiting in the
+    8th, so no early exit is claimed (the rule's 'a member neither waits there nor exited 0')."""
+    jd, codes = stopped_rank3(tmp_path, place)
+    text = HangWatch(jd, 4).postmortem(codes, [0])
+    assert "exited 0 after" not in text, text
+    if place is not None:
+        seen = "last seen in" if place[0] == "in" else "its last call:"
+        assert re.search(rf"(?m)^  rank 3 +gone: killed by SIGTERM \({seen} all_reduce #7 ", text), text
+    line = outcome_from_codes(codes, jd, first_failed=[0], stopped=True).describe()
+    assert SENTENCE not in line and not line.startswith("job failed: rank 1"), line
+    cause = verdict.judge(evidence.gather(jd, live=False)).cause
+    assert cause.headline != SENTENCE and 1 not in (cause.ranks or []), cause
+
+
+@pytest.mark.parametrize("bad", [[], "x", {"in": 1, "call": "x"}, {"in": 1, "call": {"op": 3}},
+                                 {"in": 0, "call": {"op": ""}}, {"in": True, "call": {"op": "all_reduce"}},
+                                 {"in": 1, "call": {"op": "all_reduce", "seq": -1, "shape": "big", "site": [1, 2, 3],
+                                                    "group": ["world"], "dtype": "x" * 99, "start": True}}])
+def test_a_malformed_place_file_is_ignored_or_kept_to_its_well_formed_fields(tmp_path, bad):
+    place = early.stand_in(bad)
+    assert place is None or place["collectives"]["current"] == {"op": "all_reduce"}, place
+    jd, codes = stopped_rank3(tmp_path, None)
+    (jd.path / "rank3.where").write_text(json.dumps(bad))
+    text = HangWatch(jd, 4).postmortem(codes, [0])
+    assert "exited 0 after" not in text and re.search(r"(?m)^  rank 3 +gone: killed by SIGTERM", text), text

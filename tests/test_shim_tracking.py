@@ -21,3 +21,16 @@ def test_tracking_sees_plain_async_object_and_ddp_collectives():
         assert out["grad"] == [[3.0, 3.0, 3.0, 3.0]], out["grad"]
     assert res[0]["seen"] == res[1]["seen"] or all(
         a["seq"] == b["seq"] for a, b in zip(res[0]["seen"], res[1]["seen"]))
+
+
+def test_the_place_file_names_the_call_a_rank_waits_in_and_the_last_one_done(tmp_path):
+    """shim/where.py: what is left of a rank the launcher stops (or a frozen one) before it records anything."""
+    res = results(run_ranks("where", tmp_path, n=2))
+    for r, o in enumerate(res):
+        assert o["after"]["in"] == 0 and (o["after"]["call"]["op"], o["after"]["call"]["seq"]) == ("all_reduce", 1), o
+        assert o["after"]["call"]["site"][2] == "scenario_where" and o["after"]["call"]["shape"] == [3]
+        assert o["after"]["call"]["dtype"] == "float32" and o["after"]["call"]["group"] == "world"
+        assert o["after_async"]["in"] == 0 and o["after_async"]["call"]["op"] == "broadcast", o
+        assert o["end"]["in"] == 0 and (o["end"]["call"]["op"], o["end"]["call"]["seq"]) == ("all_gather_object", 3), o
+    inside = res[0]["inside"]
+    assert inside["in"] == 1 and (inside["call"]["op"], inside["call"]["seq"]) == ("all_gather_object", 3), inside

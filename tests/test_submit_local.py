@@ -66,6 +66,28 @@ def test_a_rank_exiting_3_fails_the_job_quickly_and_is_named(tmp_path):
 
 
 @pytest.mark.slow
+def test_after_a_failure_the_others_end_on_their_own_within_the_grace_else_are_stopped(tmp_path):
+    """local.FAIL_GRACE: rank 0 fails at once; rank 1 fails on its own 2 s later (a peer in a collective with it
+    does, late on a loaded machine) and its own exit is on record, not the launcher's SIGTERM; rank 2 would never
+    end and is stopped once the grace is over."""
+    from clusterdoc.launch.local import FAIL_GRACE, STOP_GRACE
+
+    script = tmp_path / "ends.py"
+    script.write_text("import os, sys, time\nrank = int(os.environ['RANK'])\nif rank == 0:\n    sys.exit(1)\n"
+                      "time.sleep(2.0 if rank == 1 else 3600)\nsys.exit(3)\n")
+    start = time.monotonic()
+    res = clusterdoc(["submit", "--nodes", "3", "--no-preflight", str(script)], tmp_path, timeout=120)
+    elapsed = time.monotonic() - start
+    assert res.returncode == 1, res.stderr
+    summary = res.stderr.strip().splitlines()[-1]
+    assert "job failed: rank 0 exited with code 1; afterwards rank 1 exited with code 3, rank 2 stopped" in summary, (
+        summary)
+    jd = job_dir(tmp_path)
+    assert json.loads((jd / "rank1.exit").read_text())["code"] == 3 and not (jd / "rank2.exit").exists()
+    assert elapsed < 30 + FAIL_GRACE + STOP_GRACE, elapsed  # bounded: start-up, the grace, the stop
+
+
+@pytest.mark.slow
 def test_oom_retry_relaunches_with_a_lower_batch_on_every_rank(tmp_path):
     res = clusterdoc(["submit", "--nodes", "2", "--no-preflight", "--oom-retry", "batch-size",
                       str(JOBS / "fail_oom_one_rank.py"), "--no-shim-retry", "--batch-size", "40", "--fits", "20"],

@@ -164,6 +164,40 @@ def _dict(v) -> dict:
     return v if isinstance(v, dict) else {}
 
 
+def stand_in(where) -> dict | None:
+    """An exit record's stand-in for a rank that left none (stopped by its launcher, killed): its place as its
+    rank<R>.where says (shim/where.py), checked field by field, its code unknown. A rank stopped while it waited in
+    the others' collective is one of them; one stopped in an earlier call, or between calls, is not."""
+    call = _call(where.get("call")) if isinstance(where, dict) and where.get("in") in (0, 1) else None
+    if call is None:
+        return None
+    current, last = (call, None) if where["in"] == 1 else (None, call)
+    return {"code": None, "collectives": {"current": current, "pending": [], "last": last, "failed": None}}
+
+
+def _call(c) -> dict | None:
+    """A collective as a rank file gives it, with only well-formed fields (the report prints them)."""
+    if not isinstance(c, dict) or not isinstance(c.get("op"), str) or not 0 < len(c["op"]) <= 100:
+        return None
+    out: dict = {"op": c["op"]}
+    if _count(c.get("seq")) is not None:
+        out["seq"] = c["seq"]
+    for key, size in (("group", 1000), ("dtype", 50), ("note", 200)):
+        if isinstance(c.get(key), str) and len(c[key]) <= size:
+            out[key] = c[key]
+    shape = c.get("shape")
+    if isinstance(shape, list) and len(shape) <= 32 and all(_count(x) is not None for x in shape):
+        out["shape"] = shape
+    site = c.get("site")
+    if isinstance(site, list) and len(site) == 3 and _count(site[1]) is not None:
+        if all(isinstance(x, str) and len(x) <= 500 for x in (site[0], site[2])):
+            out["site"] = site
+    for key in ("start", "end"):
+        if isinstance(c.get(key), (int, float)) and not isinstance(c.get(key), bool):
+            out[key] = float(c[key])
+    return out
+
+
 def from_json(d) -> EarlyExit | None:
     """An EarlyExit as the launcher kept it (stacks/report.json), checked field by field; None if malformed."""
     if not isinstance(d, dict):

@@ -6,6 +6,7 @@ Layout of one job (the folder is on a shared file system for Slurm and mpirun, a
     <root>/<job id>/attempts.log      one line per attempt (time, script arguments, result)
     <root>/<job id>/rank<R>.out|.err  each rank's stdout / stderr (the latest attempt)
     <root>/<job id>/rank<R>.exit      JSON {"code": N, "oom": bool} written by clusterdoc.run at exit
+    <root>/<job id>/rank<R>.where     the rank's place in its collectives, kept as it goes (shim/where.py)
     <root>/<job id>/attempt<N>/...    rank files of earlier attempts (kept on --oom-retry)
 
 Ranks write their own files (clusterdoc.run --log-dir): the same on every backend, no mpirun/srun
@@ -60,6 +61,9 @@ class JobDir:
     def start_file(self, rank: int) -> Path:
         return self.path / f"rank{rank}.start"
 
+    def where_file(self, rank: int) -> Path:
+        return self.path / f"rank{rank}.where"
+
     @property
     def record_path(self) -> Path:
         return self.path / "job.json"
@@ -111,6 +115,14 @@ class JobDir:
             return None
         return rec if isinstance(rec, dict) and isinstance(rec.get("code"), (int, type(None))) else None
 
+    def rank_where(self, rank: int) -> dict | None:
+        """The rank's last place in its collectives (shim/where.py), unchecked; None if it wrote none."""
+        try:
+            rec = private.read_json(self.where_file(rank), limit=1 << 16)
+        except (OSError, ValueError):
+            return None
+        return rec if isinstance(rec, dict) else None
+
     def attempt_dir(self, attempt: int) -> Path:
         return self.path / f"attempt{attempt}"
 
@@ -124,7 +136,8 @@ class JobDir:
             if p.exists() and not p.is_symlink():
                 p.replace(dest / p.name)
         for rank in range(world_size):
-            for p in (self.out(rank), self.err(rank), self.exit_file(rank), self.start_file(rank)):
+            files = (self.out(rank), self.err(rank), self.exit_file(rank), self.start_file(rank), self.where_file(rank))
+            for p in files:
                 if p.exists():
                     p.replace(dest / p.name)
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Collection
 
 from clusterdoc import private
-from clusterdoc.hang import channel, report, seal, stacks
+from clusterdoc.hang import channel, early, report, seal, stacks
 from clusterdoc.launch.job import JobDir
 from clusterdoc.untrusted import printable, printable_lines
 
@@ -173,8 +173,9 @@ class HangWatch:
 
     def _ended(self, rank: int, state: dict | None) -> dict | None:
         """A gone rank's last state with what its exit record adds: where it was in its collectives, and the
-        calls it made (per group and op: an early exit is told by them, hang/early.py)."""
-        rec = self.jd.rank_exit(rank) or {}
+        calls it made (per group and op: an early exit is told by them, hang/early.py). A rank that left no record
+        (stopped, killed) has its place from rank<R>.where, fresher than any heartbeat."""
+        rec = self.jd.rank_exit(rank) or early.stand_in(self.jd.rank_where(rank)) or {}
         extra = {k: rec[k] for k in ("collectives", "issued", "ops") if isinstance(rec.get(k), dict)}
         return {**(state or {}), **extra} if extra else state
 

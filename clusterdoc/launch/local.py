@@ -18,6 +18,12 @@ from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.outcome import Outcome, outcome_from_codes
 
 STOP_GRACE = 3.0  # seconds between SIGTERM and SIGKILL when stopping ranks
+# After a rank failed, how long the others have to end on their own before they are stopped: its peers fail too
+# (gloo: 'Connection closed by peer'), and on a loaded machine one may not have run yet; stopped, it records no
+# failure of its own, and a rank that left early (hang/early.py) could then not be told (CI saw it twice). Ranks
+# that end sooner end the wait sooner; a rank still in a collective past it is stopped, its place on record
+# (rank<R>.where, shim/where.py).
+FAIL_GRACE = 5.0
 
 
 class LocalJob:
@@ -27,6 +33,7 @@ class LocalJob:
         self.spec, self.jd = spec, jd
         self.procs: list[subprocess.Popen] = []
         self.failed_at: dict[int, float] = {}  # rank -> when it exited non-zero
+        self.failure_seen: float | None = None  # when our poll first saw a rank fail (monotonic)
         self.backend_id = str(os.getpid())
         port = spec.port or free_port()
         cmd = spec.rank_command(jd.path, script_args)
@@ -71,6 +78,9 @@ class LocalJob:
                 rec = self.jd.rank_exit(rank)  # clusterdoc.run's own timestamp beats our poll's
                 self.failed_at[rank] = rec.get("time", now) if rec else now
         if self.failed_at:
+            self.failure_seen = self.failure_seen or time.monotonic()
+            if None in codes.values() and time.monotonic() - self.failure_seen < FAIL_GRACE:
+                return None  # the others may still be failing on their own: let them record it (FAIL_GRACE)
             # peers of a dead rank fail too, milliseconds later (gloo: "Connection closed by peer"):
             # the cause is the earliest failure, and a rank that left no exit record (killed by a
             # signal) came before the peers it took down, whatever our polls saw first

@@ -130,11 +130,12 @@ def _lost_node(jd: JobDir, world_size: int) -> tuple[list[int], str] | None:
 
 def _early_exit(jd: JobDir, world_size: int) -> tuple[list[int], str] | None:
     """The ranks that exited 0 before the others' last collective, and the sentence for it (hang/early.py,
-    from the exit records alone: what `why` says too)."""
+    from the exit records, and a stopped rank's place (rank<R>.where): what `why` says too)."""
     from clusterdoc.hang import early
 
     try:
-        found = early.find([early.from_record(r, jd.rank_exit(r)) for r in range(world_size)], world_size)
+        ends = [early.from_record(r, jd.rank_exit(r) or early.stand_in(jd.rank_where(r))) for r in range(world_size)]
+        found = early.find(ends, world_size)
     except Exception:  # a diagnosis aid: never let it cost the outcome itself
         return None
     if found is None:

@@ -196,6 +196,7 @@ class Tracker:
         self.seq: dict = {}  # group key -> calls so far
         self.ops: dict = {}  # (group key, op) -> calls so far: an early exit says "after 7 all_reduce calls"
         self.trace: list | None = None  # every Record, with `submit --trace`
+        self.where = None  # where.Where: this rank's place, in a file that outlives it (clusterdoc.run starts it)
         self.lock = threading.Lock()  # only for pending/trace, which async completions touch
         # pace (straggler.py): seconds with a collective outstanding (overlaps counted once), per call site too,
         # from the first collective's start to the last one's end: what a rank does before its first or after its
@@ -247,6 +248,8 @@ class Tracker:
             return rec
         else:
             self.current = rec
+        if self.where is not None and not p2p:
+            self.where.began(rec)
         if self.trace is not None:
             with self.lock:
                 self.trace.append(rec)
@@ -270,6 +273,8 @@ class Tracker:
                 self.pending.pop(id(rec), None)
         if self.last is None or rec.start >= self.last.start:
             self.last = rec
+        if self.where is not None:
+            self.where.ended(rec, self.oldest)
         # the waiting time not yet counted: completions on gloo's threads may race this, off by a call at most
         since = rec.start if rec.start > self.waited_until else self.waited_until
         if rec.end > since:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from clusterdoc import private
+from clusterdoc.hang import early
 from clusterdoc.jobs import slurmcmd
 from clusterdoc.jobs.folder import JobDir
 from clusterdoc.why import logread, logs
@@ -139,6 +140,8 @@ def rank_facts(folder: Path, rank: int, launcher_code: int | None = None, reads:
         cuda=logs.cuda_error(err),
     )
     col = ex["collectives"] if isinstance(ex.get("collectives"), dict) else {}
+    if not ex:  # stopped or killed: its place as it kept it (shim/where.py) says where it waited
+        col = (early.stand_in(_record(folder / f"rank{rank}.where", 1 << 16)) or {}).get("collectives") or {}
     ops = ex["ops"] if isinstance(ex.get("ops"), dict) else {}
     f.issued = _counts(ex.get("issued"))
     f.ops = {str(g)[:200]: _counts(v) for g, v in list(ops.items())[:64]}

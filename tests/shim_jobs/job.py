@@ -356,6 +356,39 @@ def scenario_channel(case):
         readable=any(word in record for word in (b"token", b"port", b"host", b"ips")))
 
 
+def scenario_where(folder):
+    """rank<R>.where (shim/where.py) as the rank goes: the call done last between calls, and the call it is in while
+    it waits (read from another thread, as the file outlives a frozen or killed rank)."""
+    import threading
+    from pathlib import Path
+
+    import torch
+    import torch.distributed as dist
+
+    from clusterdoc import shim
+    from clusterdoc.shim import where
+
+    r = shim.init().rank
+    path = Path(folder) / f"rank{r}.where"
+    assert where.start(Path(folder), r)
+    read = lambda: json.loads(path.read_text())  # noqa: E731
+    dist.all_reduce(torch.ones(3))
+    after = read()
+    dist.broadcast(torch.ones(2), src=0, async_op=True).wait()
+    time.sleep(0.2)  # its completion runs on a gloo thread
+    after_async = read()
+    inside = {}
+    if r == 0:
+        peek = threading.Thread(target=lambda: (time.sleep(1.0), inside.update(read())))
+        peek.start()
+    else:
+        time.sleep(2.0)  # rank 0 waits in the next all_reduce meanwhile
+    dist.all_gather_object([None] * dist.get_world_size(), r)
+    if r == 0:
+        peek.join()
+    out(rank=r, after=after, after_async=after_async, inside=inside, end=read())
+
+
 def scenario_tracking():
     """Tracking sees plain collectives, async ones, torch's own object collectives and DDP's gradient
     all_reduce (with and without a user's comm hook), and DDP still averages the gradients right."""
