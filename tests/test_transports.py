@@ -142,3 +142,28 @@ def test_only_auto_falls_back_and_only_when_every_node_refused(monkeypatch):
     assert carrier.name == "ssh" and answers["a"].status == "auth"
     monkeypatch.setattr(transports.slurm_steps, "slurm_answers", lambda timeout: False)
     assert not transports.fall_back("auto", refused, 5)
+
+
+def test_nodes_are_reached_through_the_transports_only():
+    """Every node probe (check's full SSH gather, build-wheel's, why's) goes through doctor/transports/: only the
+    SSH transport speaks remote.py's SSH itself, besides doctor/ranks.py (check --comm/--perf start one rank per
+    node, a run, not a probe). A planted `remote.run_many` elsewhere fails here."""
+    import ast
+    from pathlib import Path
+
+    import clusterdoc
+
+    root = Path(clusterdoc.__file__).parent
+    allowed = {"remote.py", "doctor/transports/ssh.py", "doctor/ranks.py"}
+    speaks = {"run_many", "run_one", "reach", "put_file", "connect", "SSHContext"}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel in allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in speaks and ast.unparse(node.value) == "remote":
+                found.append(f"{rel}:{node.lineno}")
+            if isinstance(node, ast.ImportFrom) and node.module == "clusterdoc.remote":
+                found += [f"{rel}:{node.lineno}" for a in node.names if a.name in speaks]
+    assert not found, found
