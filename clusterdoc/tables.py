@@ -100,6 +100,19 @@ def driver_min_for(cuda: str | None) -> tuple[str | None, str | None]:
     return DRIVER_MIN.get(v), DRIVER_FLOOR.get(v[0])
 
 
+def driver_short_of(driver: str, cuda: str | None) -> tuple[str, str] | None:
+    """Where a driver (or kernel module) version falls short of CUDA `cuda`: ("too old", the version it needs)
+    below its major's minor-version compatibility floor (torch sees no GPU); ("compat", the release's own minimum)
+    at or above the floor but below that minimum (it runs through minor-version compatibility only, no PTX JIT of
+    newer code); None when it is enough or the tables do not know `cuda`."""
+    exact, floor = driver_min_for(cuda)
+    if floor and vtuple(driver) < vtuple(floor):
+        return "too old", exact or floor
+    if exact and vtuple(driver) < vtuple(exact):
+        return "compat", exact
+    return None
+
+
 def nvcc_can_build(cuda: str | None, cap: tuple) -> bool | None:
     """Whether nvcc of this CUDA version can build this capability (None: cannot tell)."""
     v = major_minor(cuda)

@@ -165,3 +165,19 @@ def test_cuda_home_of_links_to_the_nvcc_in_use_is_not_an_unknown_toolkit():
     assert not [f for f in cuda.check("n1", facts) if "not one of the toolkits" in f["message"]]
     facts["cuda_home"] = "/elsewhere/cuda"
     assert [f for f in cuda.check("n1", facts) if "not one of the toolkits" in f["message"]]
+
+
+def test_a_driver_is_judged_against_torchs_cuda_in_one_place():
+    """tables.driver_short_of: the cuda check (nvidia-smi's driver) and the nccl check (the host's kernel module
+    seen from a container) judge a driver by the same rule (shared/reference.md §2), in their own words."""
+    from clusterdoc.tables import driver_short_of
+
+    assert driver_short_of("470.239.06", "12.1") == ("too old", "530.30.02")  # below 12.x's floor
+    assert driver_short_of("525.60.13", "12.4") == ("compat", "550.54.14")  # minor-version compatibility only
+    assert driver_short_of("550.54.14", "12.4") is None and driver_short_of("999.1", "12.4") is None
+    assert driver_short_of("100.0", "9.9") is None  # a CUDA the tables do not know: nothing said
+    facts = {"torch": {"version": "2.4.0", "cuda": "12.4"}, "driver": "525.60.13"}
+    (warn,) = [f for f in cuda.check("n1", facts) if "driver" in f["message"]]
+    assert warn["status"] == WARN and "below CUDA 12.4's 550.54.14" in warn["message"]
+    (fail,) = [f for f in cuda.check("n1", dict(facts, driver="470.239.06")) if "driver" in f["message"]]
+    assert fail["status"] == FAIL and "needs >= 550.54.14" in fail["message"]

@@ -208,3 +208,51 @@ def test_status_and_cancel_are_data_the_cli_and_the_api_both_render(tmp_path, ca
     called = {n.id if isinstance(n, ast.Name) else getattr(n, "attr", "")
               for n in ast.walk(ast.parse(Path(api.__file__).read_text()))}
     assert not {"cancel_main", "status_main", "logs_main"} & called
+
+
+def test_launch_never_asks_a_backend_its_name():
+    """What submit, retry, status and the supervisor do differently per backend comes from launch/backend.py's
+    interface (issue 37): no module of launch/ but the table compares a backend's name with a string, so a new
+    backend is its class in the table and its own module."""
+    import ast
+    from pathlib import Path
+
+    from clusterdoc.launch import backend
+
+    found = []
+    for path in sorted(Path(backend.__file__).parent.glob("*.py")):
+        if path.name == "backend.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            named = any(ast.unparse(s).split(".")[-1] in ("backend", "name") for s in sides)
+            if named and any(isinstance(s, ast.Constant) and s.value in backend.BACKENDS for s in sides):
+                found.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, found
+    for b in backend.BACKENDS.values():  # each says, in one place, what the others ask of it
+        assert {"scheduler", "start_word", "leaves_out_nodes", "waits"} <= set(dir(b)), b.name
+
+
+def test_a_backend_names_the_nodes_a_retry_could_use(tmp_path):
+    """retry.available_nodes asks the job's backend: mpirun its hostfile's hosts, local none to choose from."""
+    from clusterdoc.launch import retry
+    from clusterdoc.launch.job import JobSpec
+
+    hosts = tmp_path / "hosts"
+    hosts.write_text("node1 slots=2\nalice@node2\n")
+    spec = JobSpec(script="/jobs/t.py", script_args=[], backend="mpirun", nodes=1, hostfile=str(hosts))
+    assert retry.available_nodes(spec) == ["node1", "node2"]
+    assert retry.available_nodes(JobSpec(script="/jobs/t.py", script_args=[], backend="local", nodes=1)) is None
+
+
+def test_the_mpirun_backend_refuses_more_nodes_than_its_hostfile(tmp_path):
+    from clusterdoc.errors import UsageError
+    from clusterdoc.launch import backend
+
+    hosts = tmp_path / "hosts"
+    hosts.write_text("node1\nnode2\n")
+    backend.backend_for("mpirun").validate({"hostfile": str(hosts), "nodes": 2})
+    with pytest.raises(UsageError, match="--nodes 3 but the hostfile lists 2 host"):
+        backend.backend_for("mpirun").validate({"hostfile": str(hosts), "nodes": 3})

@@ -38,16 +38,39 @@ def test_resolve_is_the_one_choice(no_allocation, monkeypatch):
 
 
 def test_the_doctors_probe_arguments_come_from_one_request():
-    opts = CheckOptions(nodelist=["a", "b"], env=["NCCL_DEBUG=INFO"], files=["/x"], job_folder="/j")
+    opts = CheckOptions(nodelist=["a", "b"], env=["NCCL_DEBUG=INFO"], files=["/x"], job_folder="/j", port=29500)
     opts.job_env = facts.job_environment(opts)
-    plan = {"listen": [(29500, "store", 1)], "connect": ["b:29500"]}
-    args = facts.probe_args(opts, plan, ["a", "b"])
-    assert args == {"peers": ["a", "b"], "env": {"NCCL_DEBUG": "INFO"}, "listen": [(29500, "store", 1)],
-                    "connect": ["b:29500"], "space": ["/j"], "files": ["/x"]}  # fmt: skip
-    request = facts.probe_request(opts)
-    assert request.argv(["a", "b"], plan["listen"], plan["connect"]) == probe_argv(args)
+    # the full SSH gather's request: the same probe_request, and each node's part of it
+    request = facts.ssh_request(opts, ["a", "b"], ["net", "port", "mesh"], head_path="/usr/bin/mpirun")
+    plan = request.ports["b"]
+    args = request.args("b")
+    assert args == {"peers": ["a", "b"], "env": {"NCCL_DEBUG": "INFO"}, "listen": plan["listen"],
+                    "connect": plan["connect"], "space": ["/j"], "files": ["/x"]}  # fmt: skip
+    assert request.argv("b") == probe_argv(args) and request.head_mpirun == "/usr/bin/mpirun"
+    assert request.mesh == {"a": ["b"], "b": ["a"]} and request.trust and request.order[0] == "a"
+    assert facts.probe_request(opts).args() == dict(args, peers=[], listen=[], connect=[])
     # through srun the probe gets --env alone, as before (its --wrap is the step's prefix)
     assert facts.probe_request(opts, python_only=True).argv() == ["--env", "NCCL_DEBUG=INFO"]
+
+
+def test_a_node_answers_only_what_it_was_asked_over_ssh():
+    """transports/ssh.answer: mesh pairs and trusted peers the request did not name are dropped (a node cannot add
+    them), the head's send and receive times go beside the node's clock, a missing interpreter is named."""
+    from clusterdoc.doctor.transports.ssh import answer
+    from clusterdoc.remote import RunResult
+
+    request = ProbeRequest(timeout=5, python="/opt/py/bin/python", mesh={"a": ["b"]})
+    node = {"schema": 1, "mesh": {"b": {"ok": True}, "evil": {"ok": True}}, "clock": {"start": 1.0},
+            "ssh_trust": {"known": {"a": [], "b": [], "c": []}}}  # fmt: skip
+    r = RunResult("a", "timeout", None, json.dumps(node), "", 5.0, "a: did not finish", 10.0, 11.0)
+    a = answer(r, request, ["a", "b"])
+    assert a.status == "ok" and a.facts is not None  # the facts came: whatever hung is in its errors
+    assert list(a.facts["mesh"]) == ["b"] and list(a.facts["ssh_trust"]["known"]) == ["b"]
+    assert (a.facts["clock"]["head_sent"], a.facts["clock"]["head_received"]) == (10.0, 11.0)
+    shell = answer(RunResult("a", "ok", 0, "@@clusterdoc-shell-probe\n"), request, ["a"])
+    assert shell.facts is not None and shell.facts["python_missing"] == "/opt/py/bin/python"
+    dead = answer(RunResult("a", "refused", None, message="a: connection refused"))
+    assert dead.conn() == {"status": "refused", "message": "a: connection refused", "elapsed": 0.0, "exit_code": None}
 
 
 def test_a_srun_step_runs_on_the_one_node_named(no_allocation):
@@ -119,3 +142,28 @@ def test_only_auto_falls_back_and_only_when_every_node_refused(monkeypatch):
     assert carrier.name == "ssh" and answers["a"].status == "auth"
     monkeypatch.setattr(transports.slurm_steps, "slurm_answers", lambda timeout: False)
     assert not transports.fall_back("auto", refused, 5)
+
+
+def test_nodes_are_reached_through_the_transports_only():
+    """Every node probe (check's full SSH gather, build-wheel's, why's) goes through doctor/transports/: only the
+    SSH transport speaks remote.py's SSH itself, besides doctor/ranks.py (check --comm/--perf start one rank per
+    node, a run, not a probe). A planted `remote.run_many` elsewhere fails here."""
+    import ast
+    from pathlib import Path
+
+    import clusterdoc
+
+    root = Path(clusterdoc.__file__).parent
+    allowed = {"remote.py", "doctor/transports/ssh.py", "doctor/ranks.py"}
+    speaks = {"run_many", "run_one", "reach", "put_file", "connect", "SSHContext"}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel in allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in speaks and ast.unparse(node.value) == "remote":
+                found.append(f"{rel}:{node.lineno}")
+            if isinstance(node, ast.ImportFrom) and node.module == "clusterdoc.remote":
+                found += [f"{rel}:{node.lineno}" for a in node.names if a.name in speaks]
+    assert not found, found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 from clusterdoc.checks.spec import Check
-from clusterdoc.tables import driver_min_for, ds_tolerates, gcc_max_for, major_minor, vtuple
+from clusterdoc.tables import driver_short_of, ds_tolerates, gcc_max_for, major_minor, vtuple
 
 CHECK = "cuda"
 
@@ -268,26 +268,26 @@ def check(node: str, facts: dict) -> list[Finding]:
     # driver against torch's CUDA
     driver = facts.get("driver")
     if driver and torch_cuda:
-        exact, floor = driver_min_for(torch_cuda)
-        if floor and vtuple(driver) < vtuple(floor):
+        short, need = driver_short_of(driver, torch_cuda) or ("", "")
+        if short == "too old":
             out.append(
                 finding(
                     node,
                     CHECK,
                     FAIL,
-                    f"driver {driver} is too old for torch's CUDA {torch_cuda} (needs >= {exact or floor})",
-                    f"upgrade the NVIDIA driver to {exact or floor} or newer, or install torch built for an older CUDA",
+                    f"driver {driver} is too old for torch's CUDA {torch_cuda} (needs >= {need})",
+                    f"upgrade the NVIDIA driver to {need} or newer, or install torch built for an older CUDA",
                 )
             )
-        elif exact and vtuple(driver) < vtuple(exact):
+        elif short == "compat":
             out.append(
                 finding(
                     node,
                     CHECK,
                     WARN,
-                    f"driver {driver} is below CUDA {torch_cuda}'s {exact}: runs only through minor-version "
+                    f"driver {driver} is below CUDA {torch_cuda}'s {need}: runs only through minor-version "
                     "compatibility (no PTX JIT)",
-                    f"upgrade the NVIDIA driver to {exact} or newer",
+                    f"upgrade the NVIDIA driver to {need} or newer",
                 )
             )
         else:

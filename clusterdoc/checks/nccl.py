@@ -18,6 +18,7 @@ import re
 from clusterdoc.checks import FAIL, OK, WARN, Finding, finding, probe_errors
 from clusterdoc.checks.nccl_names import NCCL_NAMES, OTHER_NAMES, PLUGIN_PREFIXES
 from clusterdoc.checks.spec import Check
+from clusterdoc.tables import driver_short_of
 
 CHECK = "nccl"
 
@@ -336,8 +337,6 @@ def runtime(node: str, facts: dict) -> list[Finding]:
     """What the job's environment (a container: --wrap, pyxis) hides from NCCL or torch: the HCAs' device nodes,
     a driver older than the CUDA the image's torch needs (procfs shows the host's kernel module whatever
     nvidia-smi the image has)."""
-    from clusterdoc.tables import driver_min_for, vtuple
-
     rt = _n(facts).get("runtime") or {}
     out = []
     hcas = [d for d in rt.get("sys_infiniband") or [] if d]
@@ -358,29 +357,29 @@ def runtime(node: str, facts: dict) -> list[Finding]:
     module = rt.get("driver_module")
     torch_cuda = (facts.get("torch") or {}).get("cuda")
     if module and torch_cuda and not facts.get("driver"):  # with nvidia-smi there, the cuda check judges it
-        exact, floor = driver_min_for(torch_cuda)
-        if floor and vtuple(module) < vtuple(floor):
+        short, need = driver_short_of(module, torch_cuda) or ("", "")
+        if short == "too old":
             out.append(
                 finding(
                     node,
                     CHECK,
                     FAIL,
                     f"the job's torch is built for CUDA {torch_cuda} but the host's NVIDIA kernel module on {node} is "
-                    f"{module} (CUDA {torch_cuda} needs >= {exact or floor}): torch sees no GPU ('driver too old')",
-                    f"upgrade the host's driver to {exact or floor} or newer, or use an image whose torch is built "
+                    f"{module} (CUDA {torch_cuda} needs >= {need}): torch sees no GPU ('driver too old')",
+                    f"upgrade the host's driver to {need} or newer, or use an image whose torch is built "
                     "for an older CUDA (a forward-compatibility package in the image works on data-center GPUs only)",
                 )
             )
-        elif exact and vtuple(module) < vtuple(exact):
+        elif short == "compat":
             out.append(
                 finding(
                     node,
                     CHECK,
                     WARN,
                     f"the job's torch is built for CUDA {torch_cuda}; the host's NVIDIA kernel module on {node} is "
-                    f"{module}, below {exact}: it runs only through CUDA's minor-version compatibility (no PTX JIT "
+                    f"{module}, below {need}: it runs only through CUDA's minor-version compatibility (no PTX JIT "
                     "of newer code)",
-                    f"upgrade the host's driver to {exact} or newer",
+                    f"upgrade the host's driver to {need} or newer",
                 )
             )
     return out

@@ -1,7 +1,7 @@
 """Step 1 of the doctor (gather): the facts. One round trip per node (SSH, srun, this machine, or saved files:
 doctor/transports/, chosen in one place, transports.resolve).
 
-Remote: one paramiko session per node (bounded fan-out, per-node timeout) runs the probe from stdin,
+Remote (transports/ssh.py): one paramiko session per node (bounded fan-out, per-node timeout) runs the probe,
 with the node-to-node ssh test inside that same round trip; meanwhile the head runs one mpirun across
 all nodes. A dead node costs one timeout, once. Nothing here judges: see rules.py.
 """
@@ -14,14 +14,13 @@ import shlex
 import shutil
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from clusterdoc import private
-from clusterdoc.checks import registry
+from clusterdoc.checks import net, registry
 from clusterdoc.doctor import jobenv, mesh, mpirun, ranks, transports
 from clusterdoc.doctor.options import CheckOptions
-from clusterdoc.doctor.payload import parse_output, probe_argv, probe_source, probe_timeout, remote_command, with_proxy
 from clusterdoc.doctor.transports.base import ProbeRequest
 from clusterdoc.doctor.transports.local import LOCAL, gather_local
 from clusterdoc.doctor.transports.saved import MAX_FACTS_FILE, RUN_FILE, load, node_files, valid_name
@@ -153,7 +152,7 @@ def gather_srun(opts: CheckOptions, checks: list[str], nodes: list[str] | None) 
 def gather_here(opts: CheckOptions, checks: list[str]) -> Gathered:
     started = time.monotonic()
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
-    facts = gather_local(opts.python, opts.timeout, (head or {}).get("path"), probe_args(opts, None), opts.wrap)
+    facts = gather_local(opts.python, opts.timeout, (head or {}).get("path"), probe_request(opts).args(), opts.wrap)
     conns = {LOCAL: {"status": "local", "message": "", "elapsed": 0.0, "exit_code": 0}}
     checks = [c for c in checks if c not in registry.not_local()]  # one node: nothing to compare or connect to
     comm_result = ranks.comm_local(facts, opts.timeout) if "comm" in checks else None
@@ -174,12 +173,6 @@ def probe_request(opts: CheckOptions, head_mpirun: str | None = None, python_onl
     )
 
 
-def probe_args(opts: CheckOptions, node_plan: dict | None, peers: list[str] | None = None) -> dict:
-    """The probe's keyword arguments for the new checks: peer names, --env, listen/connect, space, files."""
-    plan = node_plan or {}
-    return probe_request(opts).args(peers, plan.get("listen"), plan.get("connect"))
-
-
 # --- every node over SSH --------------------------------------------------------------------------
 
 
@@ -187,34 +180,34 @@ REACH_WINDOW = 1.0  # seconds: how long the head waits for every node's TCP conn
 
 
 def gather_nodes(opts: CheckOptions, checks: list[str]) -> Gathered:
-    from clusterdoc import remote
+    """Every node over SSH (transports/ssh.py), in one round trip each, with the head's mpirun meanwhile."""
     from clusterdoc.doctor.render import Progress
 
     started = time.monotonic()
     ssh = opts.ssh_options()
     everyone = opts.hosts()
     progress = Progress(len(everyone) if opts.progress else 0)
-    context = remote.SSHContext(ssh)
+    carrier = transports.SSHTransport(everyone, ssh, fanout=opts.fanout)
     try:
         # A name that does not resolve, a refused connection, no route: known in milliseconds. Such a
         # node is reported now and left out of the rest (no mpirun, mesh or port test towards it).
-        dead = remote.reach(everyone, ssh, context, min(REACH_WINDOW, ssh.timeout / 4))
+        dead = carrier.reach([h.host for h in everyone], min(REACH_WINDOW, ssh.timeout / 4))
         for _ in dead:
             progress.update(True)
         hosts = [h for h in everyone if h.host not in dead]
-        g = _gather_reachable(opts, checks, ssh, hosts, context, progress)
+        g = _gather_reachable(opts, checks, carrier, hosts, progress)
     finally:
-        context.drop_sockets()
+        carrier.close()
         progress.close()
-    for name, r in dead.items():
-        message = printable(r.message, MAX_TEXT)
-        g.conns[name] = {"status": r.status, "message": message, "elapsed": round(r.elapsed, 3), "exit_code": None}
-        g.facts[name] = None
+    for name, a in dead.items():
+        g.conns[name], g.facts[name] = a.conn(), None
     g.nodes, g.started = [h.host for h in everyone], started
     return g
 
 
-def _gather_reachable(opts: CheckOptions, checks: list[str], ssh, hosts, context, progress) -> Gathered:
+def _gather_reachable(
+    opts: CheckOptions, checks: list[str], carrier: transports.SSHTransport, hosts, progress
+) -> Gathered:
     """gather_nodes for the nodes not known to be unreachable."""
     head = mpirun.head_mpirun(opts.mpirun) if "mpi" in checks else None
     test_mpi = "mpi" in checks and bool(hosts)
@@ -233,11 +226,13 @@ def _gather_reachable(opts: CheckOptions, checks: list[str], ssh, hosts, context
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
     try:
-        conns, facts = probe_nodes(opts, ssh, hosts, checks, progress, proxies, (head or {}).get("path"), context)
+        request = ssh_request(opts, [h.host for h in hosts], checks, progress, proxies, (head or {}).get("path"))
+        _, answers = carrier.probe([h.host for h in hosts], request)
     except BaseException:
         if manual:  # Ctrl-C or a bad ssh config: the waiting mpirun must not outlive the check
             manual.stop()
         raise
+    conns, facts = {n: a.conn() for n, a in answers.items()}, {n: a.facts for n, a in answers.items()}
     reachable = [h for h in hosts if facts.get(h.host)]
     if test_mpi:
         progress.note("waiting for the mpirun test")
@@ -261,79 +256,33 @@ def _gather_reachable(opts: CheckOptions, checks: list[str], ssh, hosts, context
             result = mpirun.run_mpirun(opts, reachable, head, python, opts.timeout)
     if "comm" in checks:
         progress.note("running the all_reduce test (--comm)")
-    comm_result = ranks.comm_test(ssh, hosts, facts, max(opts.timeout, 30.0)) if "comm" in checks else None
+    comm_result = ranks.comm_test(carrier.ssh, hosts, facts, max(opts.timeout, 30.0)) if "comm" in checks else None
     if "perf" in checks:
         progress.note("timing compute and links (--perf)")
-    perf_result = ranks.perf_test(ssh, hosts, facts, opts) if "perf" in checks else None
+    perf_result = ranks.perf_test(carrier.ssh, hosts, facts, opts) if "perf" in checks else None
     return Gathered([h.host for h in hosts], conns, facts, checks, head, result, comm_result, perf=perf_result)
 
 
-def probe_nodes(
-    opts: CheckOptions, ssh, hosts, checks, progress=None, proxies=None, head_path=None, context=None
-) -> tuple[dict, dict]:
-    """{node: conn}, {node: facts|None} from one SSH round trip per node. `proxies`: each host's MPI
-    proxy command (HydraManual), started in the same round trip."""
-    from clusterdoc import remote
-    from clusterdoc.checks import net
-
-    names = [h.host for h in hosts]
+def ssh_request(
+    opts: CheckOptions, names: list[str], checks: list[str], progress=None, proxies=None, head_path=None
+) -> ProbeRequest:
+    """What the full SSH gather asks the nodes `names`: probe_request's, and each node's part: the ssh logins it
+    tries (the mesh), the port plan in its start order, the peers it resolves and judges trust towards, its MPI
+    proxy (`proxies`: HydraManual's, one per node in order)."""
     assert isinstance(opts.mesh, str)  # CheckOptions.__post_init__ turned True/False into sample/off
-    tries = mesh.targets(names, opts.mesh if "mesh" in checks else "off", opts.mesh_k, opts.mesh_seed)
     trust = "mesh" in checks and opts.mesh == "sample" and len(names) > 1
-    port_plan = net.plan(names, opts.port) if "port" in checks else {}
     # every node resolves (net) and judges ssh trust towards (mesh) all the others: one --peers list
-    net_peers = names if len(names) > 1 and ("net" in checks or trust) else []
-    proxy_of = {h.host: proxies[i] for i, h in enumerate(hosts)} if proxies else {}
-
-    def command_for(h) -> str:
-        # The probe must answer before the node's timeout: the mesh stops at 75% of it.
-        more = probe_argv(probe_args(opts, port_plan.get(h.host), net_peers))
-        command = remote_command(
-            probe_timeout(ssh.timeout),
-            tries[h.host],
-            round(ssh.timeout * 0.75, 1),
-            head_path,
-            opts.python,
-            more,
-            trust,
-            opts.wrap,
-        )
-        return with_proxy(command, proxy_of.get(h.host))  # each node starts its own MPI proxy in the same trip
-
-    on_done = (lambda r: progress.update(r.status != "ok")) if progress else None
-    # In the port plan's order: each node connects to nodes started just before it. The first node holds the
-    # rendezvous listener until every other node has connected: it gets a connection beside the fan-out.
-    order = {n: i for i, n in enumerate(net.schedule(names))}
-    started = sorted(hosts, key=lambda h: order[h.host])
-    fanout = opts.fanout + 1 if port_plan else opts.fanout
-    results = remote.run_many(
-        started, command_for, ssh, stdin=probe_source(), fanout=fanout, on_done=on_done, context=context
+    peers = names if len(names) > 1 and ("net" in checks or trust) else []
+    return replace(
+        probe_request(opts, head_path),
+        peers=tuple(peers),
+        mesh=mesh.targets(names, opts.mesh if "mesh" in checks else "off", opts.mesh_k, opts.mesh_seed),
+        trust=trust,
+        ports=net.plan(names, opts.port) if "port" in checks else {},
+        order=tuple(net.schedule(names)),
+        proxies=dict(zip(names, proxies)) if proxies else {},
+        on_done=progress.update if progress else None,
     )
-    conns, facts = {}, {}
-    for h in hosts:
-        r = results[h.host]
-        conns[h.host] = {
-            "status": r.status,
-            "message": printable(r.message, MAX_TEXT),
-            "elapsed": round(r.elapsed, 3),
-            "exit_code": r.exit_code,
-        }
-        f = parse_output(r.stdout) if r.status in ("ok", "timeout") else None
-        if f is None and r.status == "ok":
-            tail = (r.stderr.strip().splitlines() or [f"exit {r.exit_code}, no output"])[-1]
-            conns[h.host]["message"] = printable(tail, 300)
-        if f is not None and r.status == "timeout":
-            conns[h.host]["status"] = "ok"  # the facts came; whatever hung is in its errors
-        if f and f.get("mesh"):  # only what it was asked: a node cannot add pairs
-            f["mesh"] = {p: v for p, v in f["mesh"].items() if p in tries[h.host]}
-        if f and isinstance((f.get("ssh_trust") or {}).get("known"), dict):
-            f["ssh_trust"]["known"] = {p: v for p, v in f["ssh_trust"]["known"].items() if p in names and p != h.host}
-        if f and isinstance(f.get("clock"), dict) and r.sent_at and r.received_at:
-            f["clock"]["head_sent"], f["clock"]["head_received"] = r.sent_at, r.received_at
-        if f and f.get("probe") == "shell" and opts.python:
-            f["python_missing"] = opts.python  # the job's interpreter is not there: its ranks cannot start
-        facts[h.host] = f
-    return conns, facts
 
 
 # --- saved facts ------------------------------------------------------------------------------------

@@ -266,20 +266,12 @@ def _stop(proc: subprocess.Popen, grace: float) -> int:
 
 
 def gather(
-    timeout: float,
-    nodes: list[str] | None = None,
-    count: int | None = None,
-    partition: str | None = None,
-    python: str | None = None,
-    env: dict | None = None,
-    srun_options: list[str] | None = None,
-    prefix: list[str] | None = None,
-    more: list[str] | None = None,
+    argv: list[str], timeout: float, nodes: list[str] | None = None, count: int | None = None
 ) -> tuple[list[str], dict, dict]:
-    """(nodes in order, {node: conn}, {node: facts | None}) from one srun step: the same probe and facts as over
-    SSH, every node's conn says transport srun. A node that gave no facts is named with why (no answer, too much
-    output, a name claimed twice) and srun's own last words."""
-    argv = srun_argv(timeout, nodes, count, partition, python, env, srun_options, prefix, more)
+    """(nodes in order, {node: conn}, {node: facts | None}) from one srun step (`argv`: srun_argv's for the same
+    timeout, nodes and count): the same probe and facts as over SSH, every node's conn says transport srun. A node
+    that gave no facts is named with why (no answer, too much output, a name claimed twice) and srun's own last
+    words."""
     expected = expected_tasks(nodes, count)
     sent = time.time()
     try:

@@ -93,6 +93,20 @@ def scancel(job_id: str, tries: int = 3, pause: float = 5.0) -> str | None:
     return last
 
 
+def usable_nodes(partition: str | None) -> list[str] | None:
+    """The nodes sinfo lists in a state a job can use (not down, drained, failed, in maintenance, unknown or
+    booting), in `partition` when given; None when sinfo is missing or does not answer."""
+    if not shutil.which("sinfo"):
+        return None
+    res = _run(["sinfo", "-h", "-N", "-o", "%N %t"] + (["-p", partition] if partition else []))
+    if res is None or res.returncode != 0:
+        return None
+    bad = ("down", "drain", "fail", "maint", "unk", "boot")
+    return sorted(
+        {ln.split()[0] for ln in res.stdout.splitlines() if ln.split() and not ln.split()[-1].startswith(bad)}
+    )
+
+
 # the lines read, by the key they start with, and the keys taken from each; every other line (the job's name,
 # comment, command, paths, account, features: text the job's owner chose) is never read for a field
 LINES = {

@@ -63,11 +63,8 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             pids=pids,
             pid_starts=[lifeline.start_time(p) for p in pids],
         )  # what `clusterdoc cancel` stops if we are gone (these very processes, not whatever has their pid later)
-        if spec.backend != "local" and stream:
-            print(
-                f"{spec.backend} job {handle.backend_id} {'submitted' if spec.backend == 'slurm' else 'started'}",
-                file=err,
-            )
+        if backend.start_word and stream:
+            print(f"{backend.name} job {handle.backend_id} {backend.start_word}", file=err)
         watch = HangWatch(jd, spec.world_size, spec.on_hang, err) if spec.hang_timeout > 0 else None
         try:
             outcome = wait_for(handle, streamer, backend.poll_interval, watch)
@@ -80,7 +77,7 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
             if failed:
                 outcome = Outcome(
                     state="UNKNOWN",
-                    message=f"could not cancel slurm job {handle.backend_id}: the controller does not answer "
+                    message=f"could not cancel {backend.name} job {handle.backend_id}: the controller does not answer "
                     f"({failed}); it may still be running: clusterdoc cancel {jd.id} (or scancel) once it answers",
                 )
                 print(f"clusterdoc: {outcome.message}", file=err, flush=True)

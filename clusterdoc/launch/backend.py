@@ -6,7 +6,9 @@ A backend says when it fits unasked (`affinity`: Slurm when a controller answers
 local otherwise, in BACKENDS' order), checks a job's settings (`validate`) and what it can know before anything
 starts (`check_ready`), runs the doctor on the job's nodes (`preflight`, over `nodes`), starts an attempt (`start`
 -> a Handle: poll, cancel, each rank's code), and for a job on record gives the scheduler's word on its state
-(`live_state`), cancels it there (`cancel`) and names its own log files (`extra_logs`).
+(`live_state`), cancels it there (`cancel`), names its own log files (`extra_logs`) and the nodes a new attempt
+could use (`available_nodes`). What submit, retry and status do differently per backend is said here, by its
+attributes (`scheduler`, `start_word`, `leaves_out_nodes`, `waits`), never by its name.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ class Handle(Protocol):
 class Backend(Protocol):
     name: ClassVar[str]
     poll_interval: ClassVar[float]  # seconds between polls of a running attempt
+    scheduler: ClassVar[str | None]  # the scheduler that gives the job its id, in words; None: our own processes
+    start_word: ClassVar[str | None]  # "NAME job ID <start_word>" once an attempt started; None: nothing said
+    leaves_out_nodes: ClassVar[bool]  # a node to blame can be left out of the next attempt (--retries)
+    waits: ClassVar[bool]  # submit waits for the end when neither --wait nor --no-wait is given
 
     def affinity(self, settings: Mapping, environ: Mapping[str, str]) -> str | None:
         """Why this backend, when it fits a job that names none; None when it does not."""
@@ -67,6 +73,8 @@ class Backend(Protocol):
 
     def extra_logs(self, jd: JobDir) -> dict[str, Path]: ...
 
+    def available_nodes(self, spec: JobSpec) -> list[str] | None: ...  # for a new attempt; None: not known
+
 
 def slurm_answers(timeout: float = 5.0) -> bool:
     if not shutil.which("squeue"):
@@ -81,6 +89,7 @@ class _Processes:
     """What local and mpirun share: the ranks are processes of this machine's launcher, no scheduler to ask."""
 
     poll_interval: ClassVar[float] = 0.1  # a process poll is cheap
+    scheduler: ClassVar[str | None] = None
 
     def check_ready(self) -> None:
         return None
@@ -97,6 +106,9 @@ class _Processes:
 
 class Local(_Processes):
     name: ClassVar[str] = "local"
+    start_word: ClassVar[str | None] = None  # the ranks' output is what a local job shows
+    leaves_out_nodes: ClassVar[bool] = False  # this machine alone
+    waits: ClassVar[bool] = True
 
     def affinity(self, settings: Mapping, environ: Mapping[str, str]) -> str | None:
         return "no Slurm answers here and no --hostfile; --backend slurm or --hostfile to run on a cluster"
@@ -115,9 +127,15 @@ class Local(_Processes):
     def start(self, spec: JobSpec, jd: JobDir, script_args: list[str]) -> Handle:
         return local.start(spec, jd, script_args)
 
+    def available_nodes(self, spec: JobSpec) -> list[str] | None:
+        return None
+
 
 class Mpirun(_Processes):
     name: ClassVar[str] = "mpirun"
+    start_word: ClassVar[str | None] = "started"
+    leaves_out_nodes: ClassVar[bool] = True
+    waits: ClassVar[bool] = False
 
     def affinity(self, settings: Mapping, environ: Mapping[str, str]) -> str | None:
         return "--hostfile given and no Slurm here; --backend local to run here" if settings["hostfile"] else None
@@ -125,6 +143,13 @@ class Mpirun(_Processes):
     def validate(self, settings: Mapping) -> None:
         if not settings["hostfile"]:
             raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
+        from clusterdoc import hostfile
+
+        count = len(hostfile.parse_file(settings["hostfile"]))
+        if count < settings["nodes"]:
+            raise UsageError(
+                f"--nodes {settings['nodes']} but the hostfile lists {count} host(s)", where=settings["hostfile"]
+            )
 
     def nodes(self, spec: JobSpec) -> list[str] | None:
         from clusterdoc.launch import preflight  # start-up cost: the doctor's checks load for a preflight only
@@ -142,10 +167,21 @@ class Mpirun(_Processes):
     def extra_logs(self, jd: JobDir) -> dict[str, Path]:
         return mpi.extra_logs(jd)
 
+    def available_nodes(self, spec: JobSpec) -> list[str] | None:
+        if not spec.hostfile:
+            return None
+        from clusterdoc import hostfile
+
+        return [h.host for h in hostfile.parse_file(spec.hostfile)]
+
 
 class Slurm:
     name: ClassVar[str] = "slurm"
     poll_interval: ClassVar[float] = 1.0  # squeue is a request to slurmctld: poll gently
+    scheduler: ClassVar[str | None] = "Slurm"
+    start_word: ClassVar[str | None] = "submitted"
+    leaves_out_nodes: ClassVar[bool] = True
+    waits: ClassVar[bool] = False
 
     def affinity(self, settings: Mapping, environ: Mapping[str, str]) -> str | None:
         if not slurm_answers():
@@ -180,6 +216,9 @@ class Slurm:
 
     def extra_logs(self, jd: JobDir) -> dict[str, Path]:
         return slurm.extra_logs(jd)
+
+    def available_nodes(self, spec: JobSpec) -> list[str] | None:
+        return slurmcmd.usable_nodes(spec.partition)
 
 
 # Name -> backend, in the order `auto` asks them (the first that fits runs the job; local always fits).

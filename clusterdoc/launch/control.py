@@ -54,15 +54,16 @@ def live(jd: JobDir, rec: dict) -> tuple[str, str]:
         else ""
     )
     backend = of_record(rec)
-    if backend.name == "slurm" and rec.get("backend_id"):
-        job_id = slurmcmd.checked_id(rec["backend_id"], jd.record_path)
+    if backend.scheduler and rec.get("backend_id"):
+        job = f"{backend.name} job {rec['backend_id']}"  # live_state checks the id before the scheduler sees it
         try:
             now = backend.live_state(jd, rec)
         except slurmcmd.Unreachable as exc:
-            away = f"the Slurm controller does not answer ({exc}): slurm job {job_id} may still be running"
+            away = f"the {backend.scheduler} controller does not answer ({exc}): {job} may still be running"
             return "UNKNOWN", f"{away}; {note}" if note else away
         if now is None and gone:
-            return "UNKNOWN", f"{note}; Slurm no longer knows job {job_id}: how it ended is not known"
+            forgot = f"{backend.scheduler} no longer knows job {rec['backend_id']}"
+            return "UNKNOWN", f"{note}; {forgot}: how it ended is not known"
         return now or state, note
     if gone:
         return "LOST", note

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import subprocess
 import sys
 
 PR_SET_PDEATHSIG = 1
@@ -31,6 +32,21 @@ def die_with_parent(sig: int = signal.SIGTERM):
             os.kill(os.getpid(), sig)
 
     return preexec
+
+
+def start(argv: list[str], env: dict, cwd: str | None, out, err, sig: int) -> subprocess.Popen:
+    """A job's process (a rank, or the launcher that starts them): in a session of its own (a terminal's Ctrl-C
+    reaches it through us), no stdin, its output to the job's files, and `sig` the moment we die."""
+    return subprocess.Popen(
+        argv,
+        env=env,
+        cwd=cwd,
+        stdout=out,
+        stderr=err,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=die_with_parent(sig),
+    )
 
 
 def start_time(pid: int) -> int | None:

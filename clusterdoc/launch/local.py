@@ -13,8 +13,8 @@ import subprocess
 import time
 
 from clusterdoc import private
+from clusterdoc.launch import lifeline
 from clusterdoc.launch.job import JobDir, JobSpec, free_port, rank_env
-from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.outcome import Outcome, outcome_from_codes
 
 STOP_GRACE = 3.0  # seconds between SIGTERM and SIGKILL when stopping ranks
@@ -54,18 +54,7 @@ class LocalJob:
                 private.open_append(jd.out(rank), True, exclusive=True) as out,
                 private.open_append(jd.err(rank), True, exclusive=True) as err,
             ):
-                self.procs.append(
-                    subprocess.Popen(
-                        cmd,
-                        env=env,
-                        cwd=spec.cwd,
-                        stdout=out,
-                        stderr=err,
-                        stdin=subprocess.DEVNULL,
-                        start_new_session=True,
-                        preexec_fn=die_with_parent(signal.SIGTERM),
-                    )
-                )
+                self.procs.append(lifeline.start(cmd, env, spec.cwd, out, err, signal.SIGTERM))
         self.pids = [p.pid for p in self.procs]
 
     def poll(self) -> Outcome | None:

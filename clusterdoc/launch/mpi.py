@@ -22,8 +22,8 @@ from pathlib import Path
 
 from clusterdoc import hostfile, private
 from clusterdoc.errors import UsageError
+from clusterdoc.launch import lifeline
 from clusterdoc.launch.job import JobDir, JobSpec
-from clusterdoc.launch.lifeline import die_with_parent
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 from clusterdoc.probe import parse_mpirun_version
 from clusterdoc.shim.env import port_from_job_id
@@ -154,16 +154,7 @@ class MpiJob:
             private.open_append(jd.path / "mpirun.err", True) as err,
         ):
             # SIGINT when we die, as cancel(): Hydra and ORTE stop the remote ranks
-            self.proc = subprocess.Popen(
-                argv,
-                env={**os.environ, **launcher_env},
-                cwd=spec.cwd,
-                stdout=out,
-                stderr=err,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-                preexec_fn=die_with_parent(signal.SIGINT),
-            )
+            self.proc = lifeline.start(argv, {**os.environ, **launcher_env}, spec.cwd, out, err, signal.SIGINT)
         self.backend_id = str(self.proc.pid)
         self.pids = [self.proc.pid]
         self.failed_seen: float | None = None

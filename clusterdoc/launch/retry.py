@@ -10,11 +10,10 @@ TORCHELASTIC_RESTART_COUNT and CLUSTERDOC_PREVIOUS_ATTEMPT (the last attempt's f
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import time
 from dataclasses import replace
 
+from clusterdoc.launch.backend import backend_for
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.untrusted import printable
 
@@ -47,23 +46,7 @@ def record_verdict(jd: JobDir, attempt: int, probe: bool):
 
 def available_nodes(spec: JobSpec) -> list[str] | None:
     """The nodes a new attempt could use (None: unknown, e.g. sinfo not answering)."""
-    if spec.backend == "mpirun" and spec.hostfile:
-        from clusterdoc import hostfile
-
-        return [h.host for h in hostfile.parse_file(spec.hostfile)]
-    if spec.backend == "slurm" and shutil.which("sinfo"):
-        argv = ["sinfo", "-h", "-N", "-o", "%N %t"] + (["-p", spec.partition] if spec.partition else [])
-        try:
-            res = subprocess.run(argv, capture_output=True, text=True, timeout=15)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        if res.returncode != 0:
-            return None
-        bad = ("down", "drain", "fail", "maint", "unk", "boot")
-        return sorted(
-            {ln.split()[0] for ln in res.stdout.splitlines() if ln.split() and not ln.split()[-1].startswith(bad)}
-        )
-    return None
+    return backend_for(spec.backend).available_nodes(spec)
 
 
 def _short(host: str) -> str:
@@ -86,7 +69,7 @@ def next_attempt(spec: JobSpec, jd: JobDir, attempt: int, err, probe: bool = Tru
         print(f"clusterdoc: {line}", file=err, flush=True)
         return None
     exclude = list(spec.exclude)
-    if c.category == "node" and spec.backend != "local":
+    if c.category == "node" and backend_for(spec.backend).leaves_out_nodes:
         exclude += [n for n in c.nodes if n and n not in exclude]
     nodes = available_nodes(spec)
     if nodes is not None:

@@ -68,7 +68,7 @@ def main(opts: SubmitOptions) -> int:
     print(f"backend: {backend} ({why})", file=sys.stderr, flush=True)
     check_ready(spec)
     root = default_root(settings["folder"])
-    wait = settings["wait"] if settings["wait"] is not None else backend == "local"
+    wait = settings["wait"] if settings["wait"] is not None else backend_for(backend).waits
     note = batch_note(spec, root) if root.is_dir() else None
     if note:
         print(note, file=sys.stderr)

@@ -14,6 +14,7 @@ from clusterdoc.errors import UsageError
 from clusterdoc.jobs.folder import JobDir
 from clusterdoc.launch import lifeline
 from clusterdoc.launch.attempts import cancel_on_signals, run_attempts
+from clusterdoc.launch.backend import backend_for
 from clusterdoc.launch.job import JobSpec
 from clusterdoc.launch.outcome import Outcome
 
@@ -31,8 +32,8 @@ def detach(spec: JobSpec, jd: JobDir, quiet: bool = False) -> int:
     )
     log.close()
     jd.update(supervisor_pid=proc.pid, supervisor_start=lifeline.start_time(proc.pid))
-    # Slurm's id is worth waiting a moment for: it is what users pass to squeue / scancel
-    if spec.backend == "slurm":
+    # a scheduler's id (Slurm's) is worth waiting a moment for: it is what users pass to squeue / scancel
+    if backend_for(spec.backend).scheduler:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None and not jd.read().get("backend_id"):
             time.sleep(0.2)
@@ -45,7 +46,7 @@ def detach(spec: JobSpec, jd: JobDir, quiet: bool = False) -> int:
             print(f"clusterdoc submit: job {jd.id} was not submitted: {why}", file=sys.stderr)
             return 1
         if bid and not quiet:
-            print(f"slurm job {bid}", file=sys.stderr)
+            print(f"{spec.backend} job {bid}", file=sys.stderr)
     if not quiet:
         print(jd.id)
     return 0

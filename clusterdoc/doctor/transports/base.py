@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
 
 from clusterdoc.doctor.payload import probe_argv
 from clusterdoc.remote import RunResult
@@ -19,7 +19,9 @@ __all__ = ["Answer", "ProbeRequest", "RunResult", "Transport"]
 
 @dataclass(frozen=True)
 class ProbeRequest:
-    """What the probe is asked, whatever carries it: the probe's own arguments are spelled here once (argv)."""
+    """What the probe is asked, whatever carries it: the probe's own arguments are spelled here once (argv). The
+    per-node part (peers, mesh, trust, ports, order, proxies) is what the doctor's full SSH gather adds; a transport
+    that cannot carry it (srun, this machine, saved facts) is never asked it (those checks are `ssh_only`)."""
 
     timeout: float  # seconds a node has to answer
     python: str | None = None  # the job's interpreter: the probe runs under it (default python3)
@@ -28,21 +30,29 @@ class ProbeRequest:
     env: dict[str, str] = field(default_factory=dict)  # what the probe sees instead of the node's (--env)
     space: tuple[str, ...] = ()  # folders whose free space counts (the job folder)
     files: tuple[str, ...] = ()  # paths hashed on every node (the files check)
+    peers: tuple[str, ...] = ()  # every node resolves (net) and judges ssh trust towards (mesh) these: --peers
+    mesh: dict[str, list[str]] = field(default_factory=dict)  # {node: the peers it really logs in to}
+    trust: bool = False  # each node reports what decides ssh to each of `peers` (judged from facts, not tried)
+    ports: dict[str, dict] = field(default_factory=dict)  # {node: its port plan: listen, connect} (checks/net.plan)
+    order: tuple[str, ...] = ()  # the order the nodes start in (the port plan's); others after them, as given
+    proxies: dict[str, list[str]] = field(default_factory=dict)  # {node: its MPI proxy, started in the same trip}
+    on_done: Callable[[bool], None] | None = field(default=None, compare=False)  # per node as it answers: failed?
 
-    def args(self, peers: list[str] | None = None, listen=None, connect=None) -> dict:
-        """probe.gather's keyword arguments (the SSH path adds each node's peers and port plan)."""
+    def args(self, node: str | None = None) -> dict:
+        """probe.gather's keyword arguments for `node` (its part of the port plan; None: no node's)."""
+        plan = self.ports.get(node or "", {})
         return {
-            "peers": list(peers or []),
+            "peers": list(self.peers),
             "env": dict(self.env),
-            "listen": list(listen or []),
-            "connect": list(connect or []),
+            "listen": list(plan.get("listen") or []),
+            "connect": list(plan.get("connect") or []),
             "space": list(self.space),
             "files": list(self.files),
         }
 
-    def argv(self, peers: list[str] | None = None, listen=None, connect=None) -> list[str]:
+    def argv(self, node: str | None = None) -> list[str]:
         """The probe's command-line arguments for those keyword arguments."""
-        return probe_argv(self.args(peers, listen, connect))
+        return probe_argv(self.args(node))
 
 
 @dataclass

@@ -38,10 +38,12 @@ class SrunTransport:
         self.fanout = fanout
 
     def probe(self, nodes: list[str], request: ProbeRequest) -> tuple[list[str], dict[str, Answer]]:
-        names, conns, facts = srun.gather(
-            request.timeout, list(nodes) or None, self.count, self.partition, request.python, None,
-            self.srun_options, self.prefix, request.argv(),
+        asked = list(nodes) or None
+        argv = srun.srun_argv(
+            request.timeout, asked, self.count, self.partition, request.python, None, self.srun_options, self.prefix,
+            request.argv(),
         )  # fmt: skip
+        names, conns, facts = srun.gather(argv, request.timeout, asked, self.count)
         answers = {}
         for n in names:
             c = conns[n]
