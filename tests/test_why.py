@@ -269,3 +269,13 @@ def test_a_traceback_source_line_is_code_not_the_error():
     assert facts.ranks[1].cuda == "CUDA error: an illegal memory access was encountered"
     assert [h.line for h in facts.hits] == [3]
     assert facts.ranks[1].raised.line == 12
+
+
+def test_a_rank_s_cuda_error_is_its_exception_line_not_the_raise_above_it():
+    err = (
+        "Traceback (most recent call last):\n"
+        '  File "/job/fail.py", line 10, in <module>\n'
+        "    raise RuntimeError('CUDA error: an illegal memory access was encountered')\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    assert logs.cuda_error(err) == "CUDA error: an illegal memory access was encountered"

@@ -461,7 +461,11 @@ def launcher_lost(text: str) -> list[str]:
 
 
 def cuda_error(text: str) -> str | None:
+    after_frame = False
     for line in _lines(text):
+        source, after_frame = after_frame and line[:1] in (" ", "\t"), bool(_FRAME.match(line))
+        if source:  # a frame's source line: `raise RuntimeError("CUDA error: ...")` is code, not the error
+            continue
         m = _CUDA.search(line) if ("CUDA" in line or "fallen off" in line or "ECC" in line) else None
         if m:
             return m.group(1).strip()
