@@ -158,6 +158,8 @@ def disk_full_note(jd: JobDir) -> str | None:
 
 def wait_for(handle: Handle, streamer: LogStreamer | None, interval: float, watch: HangWatch | None = None) -> Outcome:
     while True:
+        if _cancel_asked:  # a signal's KeyboardInterrupt that some C code swallowed: the cancel still happens
+            raise KeyboardInterrupt
         outcome = handle.poll()
         if outcome is None and watch is not None and watch.poll(rank_codes(handle)):
             handle.cancel()
@@ -185,7 +187,17 @@ def rank_codes(handle: Handle) -> dict[int, int | None]:
     return handle.rank_codes()
 
 
+# Set by the signal handler, read by wait_for: a signal's KeyboardInterrupt is raised wherever the main thread is,
+# and C code that runs Python and clears its errors swallows it. So in the detached supervisor: its hang watch's
+# first store connect imports torch, torch._C's init imports numpy and clears any error there (it goes on without
+# numpy), and a SIGTERM from `clusterdoc cancel` landing then vanished: the job ran on until cancel stopped the
+# ranks itself after its 30 s, and the supervisor recorded their deaths (FAILED, not CANCELLED).
+_cancel_asked = False
+
+
 def _raise_interrupt(signum, frame):
+    global _cancel_asked
+    _cancel_asked = True  # first: the exception below may be swallowed, this flag is not
     raise KeyboardInterrupt
 
 
@@ -200,7 +212,9 @@ def hold_signals() -> None:
 def cancel_on_signals() -> None:
     """Ctrl-C and `kill` both cancel the job (stop the ranks / scancel) and keep the logs. SIGINT is set
     explicitly: a shell starts background commands with it ignored, and Python keeps that."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    global _cancel_asked
+    _cancel_asked = False
+    signal.signal(signal.SIGINT, _raise_interrupt)  # what default_int_handler does, and the flag
     signal.signal(signal.SIGTERM, _raise_interrupt)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, _raise_interrupt)
