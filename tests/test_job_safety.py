@@ -152,6 +152,41 @@ def test_a_sigterm_that_torch_swallows_still_cancels_a_detached_job(tmp_path):
     assert wait_gone(script, timeout=10) == []
 
 
+@pytest.mark.slow
+def test_cancel_is_answered_while_rank_0s_store_does_not_answer(tmp_path):
+    """Rank 0 stopped (SIGSTOP: a frozen node): the supervisor's hang watch waits on its store without end, torch's
+    timeouts do not bound that wait. The supervisor still answers cancel at once and records CANCELLED itself."""
+    script = tmp_path / "sleeper.py"
+    script.write_text(SLEEPER)
+    res = cli("submit", "--backend", "local", "--nodes", 2, "--no-preflight", "--no-wait", "--folder", "jobs",
+              script, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    job = res.stdout.strip()
+    jd = tmp_path / "jobs" / job
+    wait_sleeping(tmp_path / "jobs", 2)
+    deadline = time.monotonic() + 60
+    while not (jd / "watch.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.3)
+    rank0 = json.loads((jd / "job.json").read_text())["pids"][0]
+    time.sleep(3)  # the supervisor's watch has looked at the store (once a second)
+    os.kill(rank0, signal.SIGSTOP)
+    try:
+        time.sleep(3)  # its next look now waits on the stopped store
+        start = time.monotonic()
+        res = cli("cancel", "--folder", "jobs", job, cwd=tmp_path)
+        took = time.monotonic() - start
+    finally:
+        try:
+            os.kill(rank0, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    assert res.returncode == 0 and f"job {job} cancelled" in res.stdout, res.stdout + res.stderr
+    assert took < 20, f"cancel took {took:.1f} s: the supervisor did not answer (cancel's own wait is 30 s)"
+    assert wait_gone(script, timeout=10) == []
+    status = cli("status", "--folder", "jobs", job, cwd=tmp_path).stdout
+    assert f"job {job}: CANCELLED" in status and "a signal to clusterdoc submit" in status, status
+
+
 def make_job(tmp_path, world=(2, 1)) -> Path:
     from clusterdoc.launch.job import JobSpec, create_job_dir
 
