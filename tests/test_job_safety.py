@@ -85,11 +85,6 @@ def test_kill_9_of_an_mpirun_submit_leaves_no_rank_on_any_node(cpu_cluster, tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    reason="known, open: about 1 run in 7 the detached supervisor's main thread sits over 30 s in a store "
-    "compare_set of the launcher's hang watch, cancel then stops the ranks itself and the record says FAILED",
-    strict=False,
-)
 def test_cancel_stops_a_detached_job_and_status_says_cancelled(tmp_path):
     script = tmp_path / "sleeper.py"
     script.write_text(SLEEPER)
@@ -103,6 +98,93 @@ def test_cancel_stops_a_detached_job_and_status_says_cancelled(tmp_path):
     assert wait_gone(script, timeout=10) == []
     status = cli("status", "--folder", "jobs", job, cwd=tmp_path)
     assert f"job {job}: CANCELLED" in status.stdout, status.stdout
+
+
+# The supervisor's SIGTERM lands while torch._C's init imports numpy (its hang watch's first store connect imports
+# torch): torch clears the KeyboardInterrupt raised there (it carries on without numpy), as it did with a real
+# `clusterdoc cancel` about 1 run in 7 in CI. The hook sends the signal at that very point, once, in the
+# supervisor only, and leaves a mark that it did.
+SWALLOWED_SIGTERM = """
+import importlib.abc, os, signal, sys
+if "--supervise" in sys.argv:
+    class _InTorchInit(importlib.abc.MetaPathFinder):
+        armed = False
+        def find_spec(self, name, path, target=None):
+            if name == "torch._C":
+                _InTorchInit.armed = True
+            elif _InTorchInit.armed and name == "numpy":
+                _InTorchInit.armed = False
+                open(os.environ["SIGTERM_SENT"], "w").close()
+                os.kill(os.getpid(), signal.SIGTERM)
+            return None
+    sys.meta_path.insert(0, _InTorchInit())
+"""
+
+
+@pytest.mark.slow
+def test_a_sigterm_that_torch_swallows_still_cancels_a_detached_job(tmp_path):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(SWALLOWED_SIGTERM)
+    script = tmp_path / "sleeper.py"
+    script.write_text(SLEEPER)
+    sent = tmp_path / "sigterm-sent"
+    env = clean_env(PYTHONPATH=os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")])),
+                    SIGTERM_SENT=str(sent))
+    res = cli("submit", "--backend", "local", "--nodes", 2, "--no-preflight", "--no-wait", "--folder", "jobs",
+              script, cwd=tmp_path, env=env)
+    assert res.returncode == 0, res.stderr
+    job = res.stdout.strip()
+    deadline = time.monotonic() + 90
+    status = ""
+    try:
+        while time.monotonic() < deadline:
+            status = cli("status", "--folder", "jobs", job, cwd=tmp_path).stdout
+            if sent.exists() and "RUNNING" not in status:
+                break
+            time.sleep(1)
+    finally:  # a supervisor that lost the signal runs on: nothing of the test may outlive it
+        if "RUNNING" in status:
+            cli("cancel", "--folder", "jobs", job, cwd=tmp_path)
+    if not sent.exists():
+        pytest.skip("this torch's _C init no longer imports numpy: the signal could not be sent there")
+    assert f"job {job}: CANCELLED" in status, status + (tmp_path / "jobs" / job / "supervisor.log").read_text()
+    assert wait_gone(script, timeout=10) == []
+
+
+@pytest.mark.slow
+def test_cancel_is_answered_while_rank_0s_store_does_not_answer(tmp_path):
+    """Rank 0 stopped (SIGSTOP: a frozen node): the supervisor's hang watch waits on its store without end, torch's
+    timeouts do not bound that wait. The supervisor still answers cancel at once and records CANCELLED itself."""
+    script = tmp_path / "sleeper.py"
+    script.write_text(SLEEPER)
+    res = cli("submit", "--backend", "local", "--nodes", 2, "--no-preflight", "--no-wait", "--folder", "jobs",
+              script, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    job = res.stdout.strip()
+    jd = tmp_path / "jobs" / job
+    wait_sleeping(tmp_path / "jobs", 2)
+    deadline = time.monotonic() + 60
+    while not (jd / "watch.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.3)
+    rank0 = json.loads((jd / "job.json").read_text())["pids"][0]
+    time.sleep(3)  # the supervisor's watch has looked at the store (once a second)
+    os.kill(rank0, signal.SIGSTOP)
+    try:
+        time.sleep(3)  # its next look now waits on the stopped store
+        start = time.monotonic()
+        res = cli("cancel", "--folder", "jobs", job, cwd=tmp_path)
+        took = time.monotonic() - start
+    finally:
+        try:
+            os.kill(rank0, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    assert res.returncode == 0 and f"job {job} cancelled" in res.stdout, res.stdout + res.stderr
+    assert took < 20, f"cancel took {took:.1f} s: the supervisor did not answer (cancel's own wait is 30 s)"
+    assert wait_gone(script, timeout=10) == []
+    status = cli("status", "--folder", "jobs", job, cwd=tmp_path).stdout
+    assert f"job {job}: CANCELLED" in status and "a signal to clusterdoc submit" in status, status
 
 
 def make_job(tmp_path, world=(2, 1)) -> Path:

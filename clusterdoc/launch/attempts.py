@@ -21,6 +21,7 @@ from clusterdoc.launch.job import JobSpec, format_command, get_arg, set_arg
 from clusterdoc.launch.outcome import Outcome
 from clusterdoc.launch.settings import parse_oom_retry
 from clusterdoc.launch.stream import LogStreamer
+from clusterdoc.launch.watchthread import WatchThread
 
 
 def lowered(value: int, minimum: int) -> int | None:
@@ -65,12 +66,15 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         )  # what `clusterdoc cancel` stops if we are gone (these very processes, not whatever has their pid later)
         if backend.start_word and stream:
             print(f"{backend.name} job {handle.backend_id} {backend.start_word}", file=err)
-        watch = HangWatch(jd, spec.world_size, spec.on_hang, err) if spec.hang_timeout > 0 else None
+        # its store calls on a thread of their own: one that blocks must not hold up Ctrl-C or `clusterdoc cancel`
+        watch = WatchThread(HangWatch(jd, spec.world_size, spec.on_hang, err)) if spec.hang_timeout > 0 else None
         try:
             outcome = wait_for(handle, streamer, backend.poll_interval, watch)
         except KeyboardInterrupt:
             hold_signals()
             failed = handle.cancel()  # Slurm: what scancel said when the controller stayed away
+            if watch is not None:
+                watch.close()  # after the ranks: a look waiting on rank 0's store ends with it
             if streamer:
                 streamer.pump(final=True)
             outcome = Outcome(state="CANCELLED", message="cancelled (Ctrl-C or a signal to clusterdoc submit)")
@@ -156,8 +160,12 @@ def disk_full_note(jd: JobDir) -> str | None:
     return f"the job folder's file system is full ({free // 1024} KiB free): ranks could not write their logs"
 
 
-def wait_for(handle: Handle, streamer: LogStreamer | None, interval: float, watch: HangWatch | None = None) -> Outcome:
+def wait_for(
+    handle: Handle, streamer: LogStreamer | None, interval: float, watch: WatchThread | None = None
+) -> Outcome:
     while True:
+        if _cancel_asked:  # a signal's KeyboardInterrupt that some C code swallowed: the cancel still happens
+            raise KeyboardInterrupt
         outcome = handle.poll()
         if outcome is None and watch is not None and watch.poll(rank_codes(handle)):
             handle.cancel()
@@ -170,6 +178,8 @@ def wait_for(handle: Handle, streamer: LogStreamer | None, interval: float, watc
         if streamer:
             streamer.pump(final=outcome is not None)
         if outcome is not None:
+            if watch is not None:
+                watch.close()  # its state is read below
             if not outcome.ok and watch is not None and not watch.reported and outcome.state != "CANCELLED":
                 text = watch.postmortem(outcome.codes, outcome.failed)
                 if text:
@@ -185,7 +195,17 @@ def rank_codes(handle: Handle) -> dict[int, int | None]:
     return handle.rank_codes()
 
 
+# Set by the signal handler, read by wait_for: a signal's KeyboardInterrupt is raised wherever the main thread is,
+# and C code that runs Python and clears its errors swallows it. So in the detached supervisor: its hang watch's
+# first store connect imports torch, torch._C's init imports numpy and clears any error there (it goes on without
+# numpy), and a SIGTERM from `clusterdoc cancel` landing then vanished: the job ran on until cancel stopped the
+# ranks itself after its 30 s, and the supervisor recorded their deaths (FAILED, not CANCELLED).
+_cancel_asked = False
+
+
 def _raise_interrupt(signum, frame):
+    global _cancel_asked
+    _cancel_asked = True  # first: the exception below may be swallowed, this flag is not
     raise KeyboardInterrupt
 
 
@@ -200,7 +220,9 @@ def hold_signals() -> None:
 def cancel_on_signals() -> None:
     """Ctrl-C and `kill` both cancel the job (stop the ranks / scancel) and keep the logs. SIGINT is set
     explicitly: a shell starts background commands with it ignored, and Python keeps that."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    global _cancel_asked
+    _cancel_asked = False
+    signal.signal(signal.SIGINT, _raise_interrupt)  # what default_int_handler does, and the flag
     signal.signal(signal.SIGTERM, _raise_interrupt)
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, _raise_interrupt)

@@ -1,0 +1,69 @@
+"""The launcher's hang watch on a thread of its own, so that its store calls never hold up the main thread.
+
+A store call blocks in torch's C++ until the store answers: a rank 0 that is stopped (SIGSTOP, a frozen node), or
+a node gone without a reset, keeps a compare_set waiting for minutes (torch's `timeout` bounds neither it nor the
+connect's handshake; SO_RCVTIMEO on its socket is not heeded either). On the main thread that wait held up the
+signal handler too: `clusterdoc cancel` or Ctrl-C went unanswered. Here the main thread only hands the ranks' exit
+codes over and reads the verdict; `HangWatch.poll` runs on the thread, one look at a time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+
+from clusterdoc.launch.hangwatch import HangWatch
+
+JOIN = 5.0  # how long close() waits for a look under way (the ranks are stopped by then: the store answers or is gone)
+
+
+class WatchThread:
+    def __init__(self, watch: HangWatch):
+        self.watch = watch
+        self._codes: dict[int, int | None] = {}
+        self._wake = threading.Event()
+        self._closed = False
+        self._stop_job = False  # a look said: stop the job now (--on-hang abort)
+        self._thread = threading.Thread(target=self._run, name="clusterdoc-hangwatch", daemon=True)
+        self._thread.start()
+
+    def poll(self, codes: Mapping[int, int | None]) -> bool:
+        """Ask for a look with the ranks' codes now (HangWatch.poll's own pace: at most once a second); never
+        waits. True once a look said the job must be stopped."""
+        self._codes = dict(codes)
+        self._wake.set()
+        return self._stop_job
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._closed:
+                return
+            try:
+                if self.watch.poll(self._codes):
+                    self._stop_job = True
+            except Exception:  # the watch is advice: its failure is never the job's
+                pass
+
+    def close(self, wait: float = JOIN) -> None:
+        """No more looks; wait up to `wait` s for one under way, so that the watch's state is read after it (and
+        so that no thread is inside torch as the interpreter exits: that aborts, shim/watch.py's EXIT_JOIN)."""
+        self._closed = True
+        self._wake.set()
+        self._thread.join(wait)
+
+    @property
+    def reported(self) -> str | None:
+        return self.watch.reported
+
+    @property
+    def rejected(self) -> int:
+        return self.watch.rejected
+
+    @property
+    def err(self):
+        return self.watch.err
+
+    def postmortem(self, codes: dict[int, int | None], failed: list[int]) -> str | None:
+        return self.watch.postmortem(codes, failed)
