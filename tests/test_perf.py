@@ -257,3 +257,16 @@ def test_a_rank_that_joined_late_is_named_and_the_others_are_judged_among_themse
     # no record at all (its SSH login outlasted the head's deadline): named as late all the same
     r["ranks"]["node3"] = perf.parse_rank_output("timeout", "", "", "node3: the command did not finish within 90s")
     assert bad(perf.check(r, names, {}, busbw_fraction=FRACTION)) == {("node3", "fail"), ("node2", "fail")}
+
+
+def test_ranks_that_could_not_join_a_failed_rank_0_did_not_finish():
+    r = result_of(3)
+    r["ranks"]["node1"] = perf.parse_rank_output("ok", "", "OSError: [Errno 98] Address already in use")
+    for m in ("node2", "node3"):
+        r["ranks"][m] = {"rank": int(m[-1]) - 1, "world": 3, "late": True, "members": None, "rounds": [], "ok": True,
+                         "join_error": "wait timeout after 85000ms, keys: /members"}  # fmt: skip
+    out = perf.check(r, ["node1", "node2", "node3"], {})
+    assert bad(out) == {("node1", "fail"), ("node2", "fail"), ("node3", "fail")}
+    assert "Address already in use" in next(f["message"] for f in out if f["node"] == "node1")
+    node2 = next(f["message"] for f in out if f["node"] == "node2")
+    assert "did not finish" in node2 and "could not join rank 0: wait timeout" in node2

@@ -353,10 +353,10 @@ def figures(result: dict) -> dict | None:
     if not isinstance(world, int) or not isinstance(order, list) or len(order) != world or world < 1:
         return None
     recs = [_record(result, n, i, world) for i, n in enumerate(order)]
+    members = _members(recs[0], world)
+    recs = [r if r and i in members and not r.get("late") else None for i, r in enumerate(recs)]  # late: no figures
     if not any(recs):
         return None
-    members = _members(recs[0], world)
-    recs = [r if i in members else None for i, r in enumerate(recs)]  # a late rank measured nothing
     flops = [_num(r.get("flops")) if r else None for r in recs]
     mem = [_num(r.get("mem_mib")) if r else None for r in recs]
     quota = [_num(r.get("cpu_quota")) if r else None for r in recs]
@@ -450,7 +450,7 @@ def check(
     order = [n for n in result.get("order") or [] if isinstance(n, str)]
     fig = figures(result)
     out: list[Finding] = []
-    failed = {n: r.get("message") or "its record does not carry its own rank and the world size"
+    failed = {n: r.get("message") or _join_error(r) or "its record does not carry its own rank and the world size"
               for n, r in (result.get("ranks") or {}).items() if isinstance(r, dict)}  # fmt: skip
     late = [] if fig is None else [n for i, n in enumerate(order) if i not in fig["members"]]
     unfinished = order or nodes if fig is None else [n for n, done in zip(order, fig["finished"]) if not done]
@@ -489,6 +489,12 @@ def check(
         if f["status"] == FAIL and f["node"] in held_back and HELD_BACK not in f["message"]:
             f["message"] += f"; {HELD_BACK}"
     return out + compute + links + _no_torch(result, nodes)
+
+
+def _join_error(r: dict) -> str | None:
+    """A rank that could not join rank 0 (rank 0 gave no member list: it failed or never started)."""
+    err = r.get("join_error")
+    return f"it could not join rank 0: {err[:200]}" if isinstance(err, str) else None
 
 
 def _no_torch(result: dict, nodes: list[str]) -> list[Finding]:
