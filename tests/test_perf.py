@@ -270,3 +270,16 @@ def test_ranks_that_could_not_join_a_failed_rank_0_did_not_finish():
     assert "Address already in use" in next(f["message"] for f in out if f["node"] == "node1")
     node2 = next(f["message"] for f in out if f["node"] == "node2")
     assert "did not finish" in node2 and "could not join rank 0: wait timeout" in node2
+
+
+def test_rank_0_alone_cannot_call_a_node_that_measured_late():
+    r = result_of(4, slow={2})
+    r["ranks"]["node1"]["members"] = [0, 2, 3]  # node2 (rank 1) left out by rank 0's word only
+    out = perf.check(r, list(r["order"]), {}, busbw_fraction=FRACTION)
+    assert bad(out) == {("node3", "fail")} and not [f for f in out if "did not join" in f["message"]]
+    # a node with no record that rank 0 left out is late, with its own command's failure kept
+    r["ranks"]["node2"] = perf.parse_rank_output("ok", "", "ModuleNotFoundError: No module named 'torch'")
+    late = next(f["message"] for f in perf.check(r, list(r["order"]), {}, busbw_fraction=FRACTION)
+                if f["node"] == "node2")  # fmt: skip
+    assert "did not join the perf test" in late and late.endswith("its own command: ModuleNotFoundError: No module "
+                                                                  "named 'torch'")  # fmt: skip

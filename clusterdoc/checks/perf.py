@@ -353,8 +353,12 @@ def figures(result: dict) -> dict | None:
     if not isinstance(world, int) or not isinstance(order, list) or len(order) != world or world < 1:
         return None
     recs = [_record(result, n, i, world) for i, n in enumerate(order)]
-    members = _members(recs[0], world)
-    recs = [r if r and i in members and not r.get("late") else None for i, r in enumerate(recs)]  # late: no figures
+    # late: left out by rank 0 (its record says) and by its own word, or without a record of its own (rank 0
+    # alone cannot take a node that measured out of the test)
+    taken = _members(recs[0], world)
+    late = [i for i, r in enumerate(recs) if i not in taken and (r is None or r.get("late"))]
+    members = [i for i in range(world) if i not in late]
+    recs = [None if r is None or r.get("late") else r for r in recs]
     if not any(recs):
         return None
     flops = [_num(r.get("flops")) if r else None for r in recs]
@@ -456,11 +460,12 @@ def check(
     unfinished = order or nodes if fig is None else [n for n, done in zip(order, fig["finished"]) if not done]
     for n in late:
         waited = f"the {fig['join_seconds']:g}s" if fig and fig["join_seconds"] else "the time"
+        own = "" if n not in failed or (result["ranks"][n] or {}).get("ok") else f"; its own command: {failed[n]}"
         out.append(finding(
             n, CHECK, FAIL,
             f"{n}'s rank did not join the perf test within {waited} rank 0 waits (the other "
             f"{len(fig['members']) if fig else 0} did), so it was not measured: its SSH login and python start over "
-            "its link are that slow, as on a node whose link drops packets or is saturated",
+            f"its link are that slow, as on a node whose link drops packets or is saturated{own}",
             f"check its link from another node (`ping -c 200 {n}`: packet loss; `ip -s link` on {n}: drops and "
             "errors) and its load; rerun --perf",
         ))  # fmt: skip
