@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
 @pytest.mark.xfail(
-    reason="known, still open under load: 4 of 8 runs here passed (before: 0 of 3, every node timed out); the "
+    reason="known, still open under load: 5 of 9 runs here passed (before: 0 of 3, every node timed out); the "
     "others: rank 0 out of time after one round (node1 and node3 both undecided), rank 0 failing in gloo before "
     "its first record, two not inspected (docs/check.md says so)",
     strict=False,
