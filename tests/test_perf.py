@@ -223,3 +223,63 @@ def test_the_rank_script_carries_the_planner_and_compiles():
     source = perf.rank_script()
     compile(source, "perf-rank", "exec")
     assert "def localize(" in source and "CLUSTERDOC-PERF" in source
+
+
+def test_the_last_record_counts_and_one_cut_by_the_deadline_falls_back():
+    first, last = {"rank": 0, "rounds": []}, {"rank": 0, "rounds": [[1, 0.5]]}
+    lines = f"CLUSTERDOC-PERF {json.dumps(first)}\nCLUSTERDOC-PERF {json.dumps(last)}\n"
+    assert perf.parse_rank_output("ok", lines, "") == dict(last, ok=True)
+    cut = lines + 'CLUSTERDOC-PERF {"rank": 0, "rou'
+    assert perf.parse_rank_output("timeout", cut, "") == dict(last, ok=True, cut=True)
+    # only the deadline cuts a line: a broken line of a rank that ended is its failure
+    assert perf.parse_rank_output("ok", cut, "")["ok"] is False
+    assert perf.parse_rank_output("timeout", 'CLUSTERDOC-PERF {"ra', "", "node1: did not finish")["ok"] is False
+
+
+def test_a_rank_that_joined_late_is_named_and_the_others_are_judged_among_themselves():
+    """node3 (rank 2) started after rank 0 stopped waiting: rank 0's members leave it out; the other three measured
+    each other (node2 slow). node3 is named as late, not as slow or undecided, and node2 still as slow."""
+    names = [f"node{i}" for i in range(1, 5)]
+    three = result_of(3, slow={1}, names=["node1", "node2", "node4"])
+    r = dict(three, world=4, order=names)
+    for rec in r["ranks"].values():
+        rec.update(world=4, members=[0, 1, 3], join_seconds=45.5)
+        rec["rounds"] = [[{2: 3}.get(p, p), t] for p, t in rec["rounds"]]
+    r["ranks"]["node4"]["rank"] = 3
+    r["ranks"]["node3"] = {"rank": 2, "world": 4, "late": True, "members": [0, 1, 3], "rounds": [], "ok": True}
+    out = perf.check(r, names, {}, busbw_fraction=FRACTION)
+    assert bad(out) == {("node3", "fail"), ("node2", "fail")}, out
+    late = next(f for f in out if f["node"] == "node3")
+    assert late["message"].startswith("node3's rank did not join the perf test within the 45.5s rank 0 waits")
+    assert "ping" in late["fix"] and "did not finish" not in late["message"]
+    assert [f["message"][:19] for f in out if f["node"] == "node2" and f["status"] == "fail"] == ["node2's links carry"]
+    assert perf.summary(r, names, FRACTION)["late"] == ["node3"]
+    # no record at all (its SSH login outlasted the head's deadline): named as late all the same
+    r["ranks"]["node3"] = perf.parse_rank_output("timeout", "", "", "node3: the command did not finish within 90s")
+    assert bad(perf.check(r, names, {}, busbw_fraction=FRACTION)) == {("node3", "fail"), ("node2", "fail")}
+
+
+def test_ranks_that_could_not_join_a_failed_rank_0_did_not_finish():
+    r = result_of(3)
+    r["ranks"]["node1"] = perf.parse_rank_output("ok", "", "OSError: [Errno 98] Address already in use")
+    for m in ("node2", "node3"):
+        r["ranks"][m] = {"rank": int(m[-1]) - 1, "world": 3, "late": True, "members": None, "rounds": [], "ok": True,
+                         "join_error": "wait timeout after 85000ms, keys: /members"}  # fmt: skip
+    out = perf.check(r, ["node1", "node2", "node3"], {})
+    assert bad(out) == {("node1", "fail"), ("node2", "fail"), ("node3", "fail")}
+    assert "Address already in use" in next(f["message"] for f in out if f["node"] == "node1")
+    node2 = next(f["message"] for f in out if f["node"] == "node2")
+    assert "did not finish" in node2 and "could not join rank 0: wait timeout" in node2
+
+
+def test_rank_0_alone_cannot_call_a_node_that_measured_late():
+    r = result_of(4, slow={2})
+    r["ranks"]["node1"]["members"] = [0, 2, 3]  # node2 (rank 1) left out by rank 0's word only
+    out = perf.check(r, list(r["order"]), {}, busbw_fraction=FRACTION)
+    assert bad(out) == {("node3", "fail")} and not [f for f in out if "did not join" in f["message"]]
+    # a node with no record that rank 0 left out is late, with its own command's failure kept
+    r["ranks"]["node2"] = perf.parse_rank_output("ok", "", "ModuleNotFoundError: No module named 'torch'")
+    late = next(f["message"] for f in perf.check(r, list(r["order"]), {}, busbw_fraction=FRACTION)
+                if f["node"] == "node2")  # fmt: skip
+    assert "did not join the perf test" in late and late.endswith("its own command: ModuleNotFoundError: No module "
+                                                                  "named 'torch'")  # fmt: skip

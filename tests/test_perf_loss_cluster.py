@@ -1,6 +1,11 @@
 """`check --perf` with 30 % of one node's packets dropped (issue 38: every node timed out and node3 was never named):
-each pair's transfer runs in a group of its own with a bounded wait, so the lossy pair stalls alone, counts as at
-most bytes / the round's time, and the planner's confirmation rounds tell the lossy node from its partners."""
+each pair's whole transfer runs in a group of its own within the round's time, so the lossy pair stalls alone,
+counts as at most bytes / that time, and the planner's confirmation rounds tell the lossy node from its partners.
+Over its lossy link node3's SSH login and python start take 5 to 40 s here (a CI run: over 60 s, and every rank
+waited for it until all timed out): rank 0 waits for the ranks to join until a deadline, then measures those that
+joined; a later one is named as late, never the others as not finishing."""
+
+import time
 
 import pytest
 
@@ -12,8 +17,9 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
 @pytest.mark.xfail(
-    reason="known, open: passed where it was written, but in a CI run perf still timed out on all 4 nodes "
-    "(issue 38's 30 % loss item is not robust yet; docs/check.md says so)",
+    reason="known, still open under load: 5 of 9 runs here passed (before: 0 of 3, every node timed out); the "
+    "others: rank 0 out of time after one round (node1 and node3 both undecided), rank 0 failing in gloo before "
+    "its first record, two not inspected (docs/check.md says so)",
     strict=False,
 )
 def test_perf_names_the_node_that_drops_30_percent_of_its_packets(cluster):
@@ -22,14 +28,22 @@ def test_perf_names_the_node_that_drops_30_percent_of_its_packets(cluster):
         packet_loss(ns, 30)
         try:
             # the defaults (16 MiB per exchange), as the review ran it; thresholds as test_perf_cluster's
+            start = time.monotonic()
             code, doc = check(cluster.hostfile(), "--ssh-config", cluster.ssh_config, "--checks", "ssh", "--perf",
                               "--busbw-fraction", 0.25, "--compute-fraction", 0.35, "--timeout", 60)
         finally:
             packet_loss(ns, None)
+        took = time.monotonic() - start
     perf = [f for f in doc["findings"] if f["check"] == "perf"]
     failed = {f["node"] for f in perf if f["status"] == "fail"}
-    assert failed == {"node3"}, perf
-    (link,) = [f for f in perf if f["status"] == "fail"]
-    assert "node3's links carry" in link["message"], link
+    assert failed == {"node3"}, [f for f in doc["findings"] if f["status"] != "ok" or f["check"] == "perf"]
+    (named,) = [f for f in perf if f["status"] == "fail"]
+    # measured and named as slow, or (its login over the lossy link slower than rank 0's wait) named as late
+    measured = "node3's links carry" in named["message"]
+    assert measured or "node3's rank did not join the perf test within" in named["message"], named
     assert not [f for f in perf if "did not finish" in f["message"]], perf  # nobody timed out
+    healthy = {f["node"] for f in perf if f["status"] == "ok" and f["message"].startswith("links:")}
+    assert healthy == {"node1", "node2", "node4"}, perf  # the others judged among themselves
     assert code == 1
+    print(f"\nnode3 {'measured' if measured else 'late'}; check took {took:.0f}s")
+    assert took < 200  # the probe's share under loss, then perf's own 90 s at most

@@ -31,12 +31,14 @@ FIX_REMOVE = "remove it from the hostfile until then: a synchronous job runs at 
 
 DRIVER = r"""
 import datetime, json, os, sys, time
+started = time.monotonic()
 rank, world, master, port = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 timeout, nbytes, iters = float(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
 fraction = float(sys.argv[8])
 min_busbw = float(sys.argv[9]) if sys.argv[9] != "-" else None
 seconds = float(sys.argv[10])
 round_timeout = float(sys.argv[11])
+join_seconds = float(sys.argv[12])
 import torch
 import torch.distributed as dist
 gpu = torch.cuda.is_available()
@@ -101,16 +103,19 @@ def memory_mib():
 
 
 def exchange(peer, group):
-    # in a group of the pair alone, each wait bounded by round_timeout: a lossy link (a node dropping packets)
-    # stalls this pair only, not every rank's next collective, and is measured as at most bytes / round_timeout
+    # in a group of the pair alone, the whole exchange (warm-up included) bounded by round_timeout: a lossy link
+    # (a node dropping packets) stalls this pair only, not every rank's next collective, and is measured as at
+    # most bytes / round_timeout
     send = torch.ones(max(1, nbytes // 4), device=dev)
     recv = torch.empty_like(send)
     ops = [dist.P2POp(dist.isend, send, peer, group=group), dist.P2POp(dist.irecv, recv, peer, group=group)]
-    limit = datetime.timedelta(seconds=round_timeout)
+    deadline = time.monotonic() + round_timeout
 
     def once():
         for req in dist.batch_isend_irecv(ops):
-            req.wait(limit)
+            left = deadline - time.monotonic()
+            if left <= 0 or not req.wait(datetime.timedelta(seconds=left)):
+                raise TimeoutError("the pair's transfer did not finish in time")
     t0 = time.monotonic()
     try:
         once()  # warm-up: both ends are here
@@ -120,16 +125,15 @@ def exchange(peer, group):
             once()
         sync()
     except Exception:  # the pair's transfer did not finish in time: its group is left behind
-        stalled.append(peer)
+        stalled.append(members[peer])
         return max(round_timeout, time.monotonic() - t0)
     return time.monotonic() - t0
 
 
 # Nothing that crosses between ranks is unpickled: the plan and the times travel as bounded JSON bytes in
 # fixed-size uint8 tensors (a length word, then the text); a peer's bytes that are not the expected JSON are
-# noted under `malformed` and never executed or trusted. Each rank prints only its own figures.
-malformed = {}
-stalled = []  # peers whose transfer did not finish within round_timeout
+# noted under `malformed` (by the peer's rank) and never executed or trusted. Each rank prints only its own
+# figures. `stalled`: peers whose transfer did not finish within round_timeout.
 
 
 def encode(obj):
@@ -156,20 +160,20 @@ def packed(obj, cap):
 
 
 def bcast_json(obj, cap, what, check):
-    buf = packed(obj if rank == 0 else None, cap)
+    buf = packed(obj if me == 0 else None, cap)
     dist.broadcast(buf, src=0)
-    return decode(buf, 0, what, check) if rank else obj
+    return decode(buf, 0, what, check) if me else obj
 
 
 def gather_json(obj, cap, what, check):
-    out = [torch.empty(cap, dtype=torch.uint8, device=dev) for _ in range(world)]
-    dist.all_gather(out, packed(obj, cap))
-    return [obj if i == rank else decode(t, i, what, check) for i, t in enumerate(out)]
+    got = [torch.empty(cap, dtype=torch.uint8, device=dev) for _ in range(size)]
+    dist.all_gather(got, packed(obj, cap))
+    return [obj if i == me else decode(t, members[i], what, check) for i, t in enumerate(got)]
 
 
 def is_plan(v):
-    return isinstance(v, list) and len(v) <= world and all(
-        isinstance(p, list) and len(p) == 2 and all(type(x) is int and 0 <= x < world for x in p) and p[0] != p[1]
+    return isinstance(v, list) and len(v) <= size and all(
+        isinstance(p, list) and len(p) == 2 and all(type(x) is int and 0 <= x < size for x in p) and p[0] != p[1]
         for p in v) and len({x for p in v for x in p}) == 2 * len(v)
 
 
@@ -177,39 +181,107 @@ def is_seconds(v):
     return v == [] or (isinstance(v, list) and len(v) == 1 and isinstance(v[0], (int, float)))
 
 
-dist.init_process_group(backend, init_method="tcp://%s:%d" % (master, port), rank=rank, world_size=world,
+def report():
+    # after each step, so that what was measured reaches the head even when its deadline stops this rank later
+    out["malformed"] = malformed
+    out["stalled"] = stalled
+    print("CLUSTERDOC-PERF " + json.dumps(out))
+    sys.stdout.flush()
+
+
+def is_members(v):
+    return (isinstance(v, list) and 0 < len(v) <= world and v[0] == 0 and len(set(v)) == len(v)
+            and all(type(x) is int and 0 <= x < world for x in v))
+
+
+def join():
+    # Our own rendezvous, with a deadline: rank 0 waits join_seconds at most for the others to join, then the
+    # ranks that joined are the world. A node whose rank starts late (its SSH session and python slowed by a
+    # lossy link) is left out and says so, instead of holding every other rank until all time out.
+    wait = datetime.timedelta(seconds=max(join_seconds, 1.0))
+    store = dist.TCPStore(master, port, None, rank == 0, timeout=wait, wait_for_workers=False)
+    if rank == 0:
+        keys = ["join/%d" % r for r in range(1, world)]
+        joined = set()
+        while len(joined) < world - 1 and time.monotonic() < started + join_seconds:
+            joined |= {r for r, k in enumerate(keys, 1) if r not in joined and store.check([k])}
+            time.sleep(0.05)
+        members = [0] + sorted(joined)
+        store.set("members", json.dumps(members))
+        return store, members
+    store.set("join/%d" % rank, "1")
+    store.wait(["members"], datetime.timedelta(seconds=timeout))
+    try:
+        members = json.loads(store.get("members")[:64 + 8 * world])
+    except (ValueError, RecursionError):
+        members = None
+    if not is_members(members):
+        malformed.setdefault("0", "its member list was not the expected JSON record")
+        members = None
+    return store, members
+
+
+malformed = {}
+stalled = []
+out = {"rank": rank, "world": world, "backend": backend, "bytes": nbytes, "iters": iters, "rounds": [],
+       "join_seconds": join_seconds}
+try:
+    store, members = join()
+except Exception as err:  # rank 0's store did not take this rank in time (rank 0's own failure is its traceback)
+    if rank == 0:
+        raise
+    store, members = None, None
+    out["join_error"] = str(err)[:200]
+out["members"] = members
+if members is None or rank not in members:  # joined after rank 0 stopped waiting (or was told nonsense)
+    out["late"] = True
+    report()
+    os._exit(0)
+me, size = members.index(rank), len(members)
+store.set_timeout(datetime.timedelta(seconds=timeout))
+dist.init_process_group(backend, store=dist.PrefixStore("perf", store), rank=me, world_size=size,
                         timeout=datetime.timedelta(seconds=timeout))
 dist.barrier()  # every rank computes at the same time
-out = {"rank": rank, "world": world, "backend": backend, "flops": flops(), "mem_mib": memory_mib(),
-       "cpu_quota": cpu_quota(), "bytes": nbytes, "iters": iters, "rounds": []}
-plan_cap = 64 + 24 * world
+out.update(flops=flops(), mem_mib=memory_mib(), cpu_quota=cpu_quota())
+report()
+plan_cap = 64 + 24 * size
+
+
+class OutOfTime(Exception):
+    pass
 
 
 def run_round(pairs):
+    # rank 0 starts no round that could not end before this rank's time is up (a round: the plan, the pairs'
+    # groups, the transfer bounded by round_timeout, the times gathered; the slack covers the lossy node's share)
+    if pairs and time.monotonic() + 2 * round_timeout + 5 > started + timeout:
+        raise OutOfTime()
     pairs = bcast_json(pairs, plan_cap, "pair plan", is_plan) or []
     if not pairs:
         return None
-    groups = [dist.new_group([a, b], timeout=datetime.timedelta(seconds=round_timeout)) for a, b in pairs]
+    groups = [dist.new_group([a, b], timeout=datetime.timedelta(seconds=max(timeout / 2, round_timeout)))
+              for a, b in pairs]
     dist.barrier()
-    mine = [(b if a == rank else a, g) for (a, b), g in zip(pairs, groups) if rank in (a, b)]
-    seconds = exchange(*mine[0]) if mine else None
-    peer = [p for p, _ in mine]
-    out["rounds"].append([peer[0] if peer else -1, seconds])
-    took = gather_json([seconds] if peer else [], 64, "transfer time", is_seconds)
+    mine = [(b if a == me else a, g) for (a, b), g in zip(pairs, groups) if me in (a, b)]
+    took_me = exchange(*mine[0]) if mine else None
+    peer = [members[p] for p, _ in mine]  # records name peers by their rank in the hostfile's order
+    out["rounds"].append([peer[0] if peer else -1, took_me])
+    report()
+    took = gather_json([took_me] if peer else [], 64, "transfer time", is_seconds)
     secs = [t[0] if t and t[0] > 0 else float("inf") for t in (x or [] for x in took)]
     return [nbytes * iters / max(secs[a], secs[b], 1e-9) for a, b in pairs]
 
 
-if rank == 0:
-    localize(world, run_round, fraction, min_busbw)
+if me == 0:
+    try:
+        localize(size, run_round, fraction, min_busbw)
+    except OutOfTime:
+        out["out_of_time"] = True
     run_round([])
 else:
     while run_round(None) is not None:
         pass
-out["malformed"] = malformed
-out["stalled"] = stalled
-print("CLUSTERDOC-PERF " + json.dumps(out))
-sys.stdout.flush()
+report()
 if stalled:  # a pair's group still holds the transfer that did not finish: no teardown to wait for
     os._exit(0)
 dist.destroy_process_group()
@@ -222,10 +294,18 @@ def rank_script() -> str:
 
 
 def round_timeout(timeout: float) -> float:
-    """How long one pair's transfer may take before it counts as stalled (at most bytes / this): a quarter of what
-    is left of the rank's time after start-up and compute, at least 5 s, so that a few stalled rounds still end
-    within it and name the node (issue 38: 30 % packet loss on one node timed every node out)."""
-    return max(5.0, (timeout - 15.0) / 4)
+    """How long one pair's whole transfer (warm-up included) may take before it counts as stalled, at most
+    bytes / this: a twelfth of the rank's time after start-up, 3 to 10 s. A healthy pair moves --perf-mib in a
+    fraction of that, and a stalled pair is far below any floor already, so waiting longer tells nothing more
+    (issue 38: 30 % packet loss on one node; each stalled round costs this much)."""
+    return min(10.0, max(3.0, (timeout - 15.0) / 12))
+
+
+def join_seconds(timeout: float) -> float:
+    """How long rank 0 waits for the other ranks to join (from its own start): what is left after the compute and
+    three rounds with a stalled pair, at least 10 s. A rank that joins later is left out and named as late (a node
+    whose link drops packets is slow to log in and start python over it)."""
+    return max(10.0, timeout - 16.0 - 4 * round_timeout(timeout))
 
 
 def rank_argv(rank: int, world: int, master: str, port: int, timeout: float, opts) -> list[str]:
@@ -233,19 +313,24 @@ def rank_argv(rank: int, world: int, master: str, port: int, timeout: float, opt
     return [
         str(rank), str(world), master, str(port), f"{timeout:g}", str(int(opts.perf_mib * 2**20)),
         str(DEFAULT_ITERS), f"{opts.busbw_fraction:g}", floor, f"{COMPUTE_SECONDS:g}", f"{round_timeout(timeout):g}",
+        f"{join_seconds(timeout):g}",
     ]  # fmt: skip
 
 
 def parse_rank_output(status: str, stdout: str, stderr: str, message: str = "") -> dict:
-    for line in stdout.splitlines():
-        if line.startswith("CLUSTERDOC-PERF "):
-            try:
-                record = json.loads(line[len("CLUSTERDOC-PERF ") :][:4_000_000])
-            except (ValueError, RecursionError):
-                record = None
-            if not isinstance(record, dict):
-                return {"ok": False, "message": "its output line is not a JSON object"}
-            return dict(record, ok=True)
+    """A rank prints its record after each step: the last one counts. One cut short by the head's deadline (the
+    last line, when the command timed out) falls back to the one before; any other that is not a JSON object is
+    the rank's failure."""
+    lines = [x for x in stdout.splitlines() if x.startswith("CLUSTERDOC-PERF ")]
+    for i, line in enumerate(reversed(lines)):
+        try:
+            record = json.loads(line[len("CLUSTERDOC-PERF ") :][:4_000_000])
+        except (ValueError, RecursionError):
+            record = None
+        if isinstance(record, dict):
+            return dict(record, ok=True, **({"cut": True} if status == "timeout" else {}))
+        if not (i == 0 and status == "timeout"):
+            return {"ok": False, "message": "its output line is not a JSON object"}
     tail = (stderr.strip().splitlines() or [message or status])[-1]
     return {"ok": False, "message": tail[:300] if status == "ok" else (message or status)}
 
@@ -268,6 +353,12 @@ def figures(result: dict) -> dict | None:
     if not isinstance(world, int) or not isinstance(order, list) or len(order) != world or world < 1:
         return None
     recs = [_record(result, n, i, world) for i, n in enumerate(order)]
+    # late: left out by rank 0 (its record says) and by its own word, or without a record of its own (rank 0
+    # alone cannot take a node that measured out of the test)
+    taken = _members(recs[0], world)
+    late = [i for i, r in enumerate(recs) if i not in taken and (r is None or r.get("late"))]
+    members = [i for i in range(world) if i not in late]
+    recs = [None if r is None or r.get("late") else r for r in recs]
     if not any(recs):
         return None
     flops = [_num(r.get("flops")) if r else None for r in recs]
@@ -314,9 +405,19 @@ def figures(result: dict) -> dict | None:
         "rounds": max((len(x) for x in rounds), default=0),
         "backend": max(set(backends), key=backends.count) if backends else None,
         "finished": [r is not None for r in recs],
+        "members": members,
+        "join_seconds": _num((recs[0] or {}).get("join_seconds")),
         "malformed": accused,
         "nan": nan,
     }
+
+
+def _members(rank0: dict | None, world: int) -> list[int]:
+    """The ranks that took part: those rank 0 took in before its join deadline (its record says), else all."""
+    m = (rank0 or {}).get("members")
+    if isinstance(m, list) and m[:1] == [0] and all(type(x) is int and 0 <= x < world for x in m):
+        return sorted(set(m))
+    return list(range(world))
 
 
 def _nan(v) -> bool:
@@ -353,10 +454,22 @@ def check(
     order = [n for n in result.get("order") or [] if isinstance(n, str)]
     fig = figures(result)
     out: list[Finding] = []
-    failed = {n: r.get("message") or "its record does not carry its own rank and the world size"
+    failed = {n: r.get("message") or _join_error(r) or "its record does not carry its own rank and the world size"
               for n, r in (result.get("ranks") or {}).items() if isinstance(r, dict)}  # fmt: skip
+    late = [] if fig is None else [n for i, n in enumerate(order) if i not in fig["members"]]
     unfinished = order or nodes if fig is None else [n for n, done in zip(order, fig["finished"]) if not done]
-    for n in unfinished:
+    for n in late:
+        waited = f"the {fig['join_seconds']:g}s" if fig and fig["join_seconds"] else "the time"
+        own = "" if n not in failed or (result["ranks"][n] or {}).get("ok") else f"; its own command: {failed[n]}"
+        out.append(finding(
+            n, CHECK, FAIL,
+            f"{n}'s rank did not join the perf test within {waited} rank 0 waits (the other "
+            f"{len(fig['members']) if fig else 0} did), so it was not measured: its SSH login and python start over "
+            f"its link are that slow, as on a node whose link drops packets or is saturated{own}",
+            f"check its link from another node (`ping -c 200 {n}`: packet loss; `ip -s link` on {n}: drops and "
+            "errors) and its load; rerun --perf",
+        ))  # fmt: skip
+    for n in (x for x in unfinished if x not in late):
         why = failed.get(n) or "the test did not finish on another node"
         out.append(finding(n, CHECK, FAIL, f"perf test did not finish (master {result.get('master')}): {why}",
                            "rerun with -v; check that every node reaches the master address and port"))  # fmt: skip
@@ -376,17 +489,31 @@ def check(
                            "means the timing or the device misbehaved); rerun --perf"))  # fmt: skip
     compute = _compute(order, fig, facts, compute_fraction)
     held_back = {f["node"] for f in compute if f["status"] == WARN and f["message"].startswith("compute")}
-    links = _links(order, fig, busbw_fraction, min_busbw, held_back)
+    links = _links(*_taking_part(order, fig), busbw_fraction, min_busbw, held_back)
     for f in links:
         if f["status"] == FAIL and f["node"] in held_back and HELD_BACK not in f["message"]:
             f["message"] += f"; {HELD_BACK}"
     return out + compute + links + _no_torch(result, nodes)
 
 
+def _join_error(r: dict) -> str | None:
+    """A rank that could not join rank 0 (rank 0 gave no member list: it failed or never started)."""
+    err = r.get("join_error")
+    return f"it could not join rank 0: {err[:200]}" if isinstance(err, str) else None
+
+
 def _no_torch(result: dict, nodes: list[str]) -> list[Finding]:
     ranked = set(result.get("order") or [])
     why, fix = "no torch on this node: it cannot take a rank", "install torch in the nodes' python3"
     return [finding(n, CHECK, FAIL, why, fix) for n in nodes if n not in ranked]
+
+
+def _taking_part(order: list[str], fig: dict) -> tuple[list[str], dict]:
+    """The nodes that took part (rank 0's members) and their figures, renumbered: the links are judged among
+    them, a late node is neither tested nor counted."""
+    idx = {x: k for k, x in enumerate(fig["members"])}
+    tests = [(idx[a], idx[b], bw, r) for a, b, bw, r in fig["tests"] if a in idx and b in idx]
+    return [order[x] for x in fig["members"]], dict(fig, tests=tests)
 
 
 def _compute(order: list[str], fig: dict, facts: dict, fraction: float) -> list[Finding]:
@@ -498,7 +625,8 @@ def summary(
     if fig is None or len(order) != result.get("world"):
         return None
     floor_bytes = None if min_busbw is None else min_busbw * 1e9 / 8
-    v = linkplan.verdict(len(order), fig["tests"], [[]] * fig["rounds"], busbw_fraction, floor_bytes)
+    part, sub = _taking_part(order, fig)
+    v = linkplan.verdict(len(part), sub["tests"], [[]] * fig["rounds"], busbw_fraction, floor_bytes)
     return {
         "backend": fig["backend"],
         "compute_flops": dict(zip(order, fig["flops"])),
@@ -508,7 +636,8 @@ def summary(
         "max_rounds": linkplan.max_rounds(len(order)),
         "median_busbw": v["median"],
         "floor_busbw": v["floor"],
-        "slow": [order[x] for x in v["slow"]],
+        "slow": [part[x] for x in v["slow"]],
+        "late": [n for i, n in enumerate(order) if i not in fig["members"]],
     }
 
 

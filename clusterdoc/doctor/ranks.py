@@ -54,8 +54,9 @@ def comm_test(ssh, hosts, facts, timeout) -> dict:
 
 
 def perf_test(ssh, hosts, facts, opts: CheckOptions) -> dict:
-    """Compute per node and pair rounds over the links (checks/perf.py), one rank per node."""
-    timeout = max(opts.timeout, 60.0)
+    """Compute per node and pair rounds over the links (checks/perf.py), one rank per node. At least 90 s: a node
+    whose link drops packets logs in and starts late, and each round with its stalled pair costs the round's time."""
+    timeout = max(opts.timeout, 90.0)
 
     def argv_for(rank, world, master, port, limit):
         return perf.rank_argv(rank, world, master, port, limit, opts)
