@@ -201,7 +201,7 @@ def stopped_rank3(tmp_path, place):
     (jd.path / "rank3.err").write_text("")  # killed: not a word of its own
     call = {k: v for k, v in failed.items() if k not in ("end", "error")}  # as it entered the call
     if place is not None:
-        place_file = {"in": int(place[0] == "in"), "call": {**call, "seq": place[1]}}
+        place_file = {"in": {"in": 1, "done": 0, "failed": 2}[place[0]], "call": {**call, "seq": place[1]}}
         (jd.path / "rank3.where").write_text(json.dumps(place_file) + "  ")
     rec = json.loads(jd.record_path.read_text())
     codes = {"0": 1, "1": 0, "2": 1, "3": -15}
@@ -216,6 +216,19 @@ def test_a_rank_stopped_in_its_8th_call_before_it_recorded_is_judged_by_where_it
     assert marked(text) == [1] and SENTENCE in " ".join(text.split()), text
     assert re.search(r"(?m)^  rank 3 +gone: killed by SIGTERM \(last seen in all_reduce #8 float32\[1024\], at "
                      r"hang\.py:29 in train_step\)$", text), text
+    line = outcome_from_codes(codes, jd, first_failed=[0], stopped=True).describe()
+    assert line.startswith("job failed: rank 1 exited with code 0;") and SENTENCE in line, line
+    cause = verdict.judge(evidence.gather(jd, live=False)).cause
+    assert cause.category == "desync" and cause.ranks == [1] and cause.headline == SENTENCE, cause
+
+
+def test_a_rank_stopped_after_its_8th_call_failed_before_it_recorded_is_one_of_the_ranks_left(tmp_path):
+    """CI's Slurm run: rank 3's 8th call failed (rank 0 gone), srun killed it before its exit record; its place
+    file says it failed there ({"in":2}), so it is one of the ranks rank 1 left (a done 8th call could not be)."""
+    jd, codes = stopped_rank3(tmp_path, ("failed", 8))
+    text = HangWatch(jd, 4).postmortem(codes, [0])
+    assert marked(text) == [1] and SENTENCE in " ".join(text.split()), text
+    assert re.search(r"(?m)^  rank 3 +gone: killed by SIGTERM \(.*all_reduce #8 ", text), text
     line = outcome_from_codes(codes, jd, first_failed=[0], stopped=True).describe()
     assert line.startswith("job failed: rank 1 exited with code 0;") and SENTENCE in line, line
     cause = verdict.judge(evidence.gather(jd, live=False)).cause

@@ -167,12 +167,15 @@ def _dict(v) -> dict:
 def stand_in(where) -> dict | None:
     """An exit record's stand-in for a rank that left none (stopped by its launcher, killed): its place as its
     rank<R>.where says (shim/where.py), checked field by field, its code unknown. A rank stopped while it waited in
-    the others' collective is one of them; one stopped in an earlier call, or between calls, is not."""
-    call = _call(where.get("call")) if isinstance(where, dict) and where.get("in") in (0, 1) else None
+    the others' collective, or after that call failed, is one of them; one stopped in an earlier call, or between
+    calls, is not."""
+    call = _call(where.get("call")) if isinstance(where, dict) and where.get("in") in (0, 1, 2) else None
     if call is None:
         return None
-    current, last = (call, None) if where["in"] == 1 else (None, call)
-    return {"code": None, "collectives": {"current": current, "pending": [], "last": last, "failed": None}}
+    state = where["in"]  # 1: in it; 2: it failed there (as a peer's own record says); 0: done, between calls
+    current, last = (call, None) if state == 1 else (None, call)
+    failed = call if state == 2 else None
+    return {"code": None, "collectives": {"current": current, "pending": [], "last": last, "failed": failed}}
 
 
 def _call(c) -> dict | None:

@@ -11,6 +11,7 @@ by where they were).
 
     {"in":1,"call":{op, group, dtype, shape, site, seq, start}}   in that collective (the oldest one open)
     {"in":0,"call":{...}}                                         between collectives: that one done last
+    {"in":2,"call":{...}}                                         that one failed (then stopped before its record)
 
 Point-to-point ops and what C++ issues out of the wrappers' sight are not written (they are not a group's place).
 clusterdoc.run starts it (with --log-dir); a script's own shim.init() without clusterdoc.run writes nothing. A
@@ -52,8 +53,8 @@ class Where:
             other = oldest()
             if other is not None:
                 self._show(other)
-            else:
-                self._write(b"0", IN)
+            else:  # 2: it failed there (a peer gone): the rank was in it, not past it
+                self._write(b"2" if rec.error else b"0", IN)
 
     def _show(self, rec) -> None:
         data = b'{"in":1,"call":' + body(rec) + b"}"
