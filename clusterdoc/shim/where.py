@@ -54,7 +54,7 @@ class Where:
             if other is not None:
                 self._show(other)
             else:  # 2: it failed there (a peer gone): the rank was in it, not past it
-                self._write(b"2" if rec.error else b"0", IN)
+                self._write(b"2" if getattr(rec, "error", None) else b"0", IN)
 
     def _show(self, rec) -> None:
         data = b'{"in":1,"call":' + body(rec) + b"}"
