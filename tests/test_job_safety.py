@@ -84,14 +84,19 @@ def test_kill_9_of_an_mpirun_submit_leaves_no_rank_on_any_node(cpu_cluster, tmp_
                         cpu_cluster.ssh_config, "--mpirun", cpu_cluster.mpirun, "--nodes", 2, "--wait", env=env) == []
 
 
-@pytest.mark.slow
-def test_cancel_stops_a_detached_job_and_status_says_cancelled(tmp_path):
+def submit_detached_sleeper(tmp_path, env=None) -> tuple[str, Path]:
+    """A 2-rank sleeper submitted --no-wait through the local backend: its job id and script."""
     script = tmp_path / "sleeper.py"
     script.write_text(SLEEPER)
     res = cli("submit", "--backend", "local", "--nodes", 2, "--no-preflight", "--no-wait", "--folder", "jobs",
-              script, cwd=tmp_path)
+              script, cwd=tmp_path, env=env)
     assert res.returncode == 0, res.stderr
-    job = res.stdout.strip()
+    return res.stdout.strip(), script
+
+
+@pytest.mark.slow
+def test_cancel_stops_a_detached_job_and_status_says_cancelled(tmp_path):
+    job, script = submit_detached_sleeper(tmp_path)
     wait_sleeping(tmp_path / "jobs", 2)
     res = cli("cancel", "--folder", "jobs", job, cwd=tmp_path)
     assert res.returncode == 0 and f"job {job} cancelled" in res.stdout, res.stdout + res.stderr
@@ -126,15 +131,10 @@ def test_a_sigterm_that_torch_swallows_still_cancels_a_detached_job(tmp_path):
     hook = tmp_path / "hook"
     hook.mkdir()
     (hook / "sitecustomize.py").write_text(SWALLOWED_SIGTERM)
-    script = tmp_path / "sleeper.py"
-    script.write_text(SLEEPER)
     sent = tmp_path / "sigterm-sent"
     env = clean_env(PYTHONPATH=os.pathsep.join(filter(None, [str(hook), os.environ.get("PYTHONPATH")])),
                     SIGTERM_SENT=str(sent))
-    res = cli("submit", "--backend", "local", "--nodes", 2, "--no-preflight", "--no-wait", "--folder", "jobs",
-              script, cwd=tmp_path, env=env)
-    assert res.returncode == 0, res.stderr
-    job = res.stdout.strip()
+    job, script = submit_detached_sleeper(tmp_path, env=env)
     deadline = time.monotonic() + 90
     status = ""
     try:
@@ -156,12 +156,7 @@ def test_a_sigterm_that_torch_swallows_still_cancels_a_detached_job(tmp_path):
 def test_cancel_is_answered_while_rank_0s_store_does_not_answer(tmp_path):
     """Rank 0 stopped (SIGSTOP: a frozen node): the supervisor's hang watch waits on its store without end, torch's
     timeouts do not bound that wait. The supervisor still answers cancel at once and records CANCELLED itself."""
-    script = tmp_path / "sleeper.py"
-    script.write_text(SLEEPER)
-    res = cli("submit", "--backend", "local", "--nodes", 2, "--no-preflight", "--no-wait", "--folder", "jobs",
-              script, cwd=tmp_path)
-    assert res.returncode == 0, res.stderr
-    job = res.stdout.strip()
+    job, script = submit_detached_sleeper(tmp_path)
     jd = tmp_path / "jobs" / job
     wait_sleeping(tmp_path / "jobs", 2)
     deadline = time.monotonic() + 60
