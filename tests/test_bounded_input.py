@@ -161,7 +161,12 @@ def test_save_facts_where_nothing_can_be_written_exits_2(tmp_path):
 def run_as(uid: int, gid: int, argv: list[str], cwd: Path) -> tuple[int, str]:
     """cli.main(argv) in a forked child that became `uid` (the second user cannot start this venv's Python:
     it lives under /root). Returns (exit code, what it wrote to stderr and stdout)."""
+    # What the commands import lazily, imported here as root: the child cannot read /root's Python (0700 here)
+    import email.parser  # noqa: F401  (importlib.metadata's)
+    import getpass  # noqa: F401
+
     from clusterdoc import cli as cli_mod
+    from clusterdoc.checks import registry  # noqa: F401  (and pkgutil)
     from clusterdoc.launch import inspect, submit  # noqa: F401  (imported before the fork, as root)
 
     out = tempfile.TemporaryFile()
