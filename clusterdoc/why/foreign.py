@@ -16,14 +16,30 @@ from dataclasses import asdict
 from clusterdoc.why import logs
 from clusterdoc.why.evidence import Evidence, RankFacts
 
-# a launcher's own exception after a rank failed, or a stop: never the cause
-EFFECT_TYPES = ("ChildFailedError", "CalledProcessError", "SignalException", "KeyboardInterrupt", "SystemExit")
+# a launcher's own exception after a rank failed, a stop, or a wrapper of the real ones: never the cause
+EFFECT_TYPES = ("ChildFailedError", "CalledProcessError", "SignalException", "KeyboardInterrupt", "SystemExit",
+                "ExceptionGroup", "BaseExceptionGroup", "ProcessExitedException", "ProcessRaisedException")  # fmt: skip
 # torch.distributed's failures: what failed is in the lines after them ("Last error:"), or in another rank
 NCCL_TYPES = ("DistBackendError", "DistNetworkError", "DistStoreError", "ncclSystemError", "ncclInternalError",
               "ncclRemoteError", "ncclUnhandledCudaError", "ProcessGroupNCCL", "RendezvousTimeoutError",
               "RendezvousClosedError", "RendezvousConnectionError", "RendezvousError", "DistError")  # fmt: skip
 NCCL_WORDS = ("NCCL", "Connection closed by", "Broken pipe", "Socket Timeout", "Connection reset", "Watchdog caught",
-              "ProcessGroup", "c10d", "remote process exiting", "Timed out", "timed out")  # fmt: skip
+              "ProcessGroup", "c10d", "remote process exiting", "Timed out", "timed out", "gloo",
+              "monitoredBarrier", "Connection refused", "TCPStore", "NCCL communicator")  # fmt: skip
+
+# What an exception says by its type and message, where no signature line says more (the first row that fits
+# wins): (types, words in the message (any; () for none needed), kind). kind: "effect" (not a cause), "nccl"
+# (a distributed call failed: look for what failed first), or a category. An exception no row names is the
+# code's (or its data's): ValueError, KeyError, AttributeError, a collate error, a DataLoader worker's, ...
+EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
+    (EFFECT_TYPES, (), "effect"),
+    (("OutOfMemoryError",), (), "oom"),
+    (("MemoryError",), (), "oom"),
+    (NCCL_TYPES, (), "nccl"),
+    (("ImportError", "ModuleNotFoundError"), (), "environment"),
+    (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
+    ((), NCCL_WORDS, "nccl"),
+]
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
 
 
@@ -38,11 +54,14 @@ def evidence_from_lines(
 
 
 def _kind(raised: logs.Raised) -> str:
-    """'effect', 'nccl' (a distributed call failed: look around it) or 'code'."""
-    if raised.type in EFFECT_TYPES:
-        return "effect"
-    if raised.type in NCCL_TYPES or any(w in raised.message for w in NCCL_WORDS):
-        return "nccl"
+    """What the exception is by EXCEPTION_RULES: 'effect', 'nccl' (look around it) or a category ('code' when no
+    rule fits)."""
+    for types, words, kind in EXCEPTION_RULES:
+        if types and raised.type not in types:
+            continue
+        if words and not any(w in raised.message for w in words):
+            continue
+        return kind
     return "code"
 
 
@@ -69,6 +88,17 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         ranks.append(rf)
     for n, raised in f.unranked_raised:
         exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    # an exception line with no traceback around it (a partial paste): a rank's where it has no traceback; a
+    # line without a rank only where the log has no traceback at all
+    for r in sorted(f.ranks):
+        rl = f.ranks[r]
+        if rl.loose and not rl.raised:
+            exceptions.append({"rank": r, "host": rl.host, "line": rl.loose_at, "raised": rl.loose})
+            rf = next(x for x in ranks if x.rank == r)
+            rf.raised, rf.recorded, rf.code, rf.ended = asdict(rl.loose), True, 1, float(rl.loose_at or 0)
+    if not exceptions:
+        for n, raised in f.unranked_loose[:1]:
+            exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     by_rank: dict = {}
     for s in signs:
         by_rank.setdefault(s["rank"], []).append(s)
@@ -120,9 +150,8 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     if any(s["line"] == e["line"] for s in near) or (kind == "nccl" and near):
         return []  # the signature says it
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
-    if raised.type == "MemoryError":
-        return [_sign(e["line"], e["rank"], e["host"], "python-memory-error", "oom", text)]
-    return [_sign(e["line"], e["rank"], e["host"], "python-exception" if kind == "code" else "nccl-failed", kind, text)]
+    sig = {"oom": "python-memory-error", "environment": "python-import-error", "nccl": "nccl-failed"}
+    return [_sign(e["line"], e["rank"], e["host"], sig.get(kind, "python-exception"), kind, text)]
 
 
 def compare_watchdogs(f: logs.LogFacts) -> dict | None:

@@ -68,6 +68,13 @@ _TR_KEY = re.compile(r"\s{0,8}(host|rank|exitcode|traceback)\s{0,12}: (.{0,300})
 _TR_RANK = re.compile(r"(\d{1,7})")
 _TR_CODE = re.compile(r"(-?\d{1,4})")
 _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})")
+# gloo's monitoredBarrier (ProcessGroupGloo.cpp) on rank 0: the rank(s) that did not arrive
+_BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
+# an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
+_GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
+# a line that is an exception by itself (no traceback around it): its type ends in Error or Exception
+_EXC_LOOSE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception)): (\S.{0,2000})")
+MAX_LOOSE = 64
 
 
 @dataclass
@@ -108,6 +115,8 @@ class RankLog:
     lines: int = 0
     raised: Raised | None = None
     raised_at: int | None = None
+    loose: Raised | None = None  # an exception line outside any traceback (the traceback's head not pasted)
+    loose_at: int | None = None
     peers: list[str] = field(default_factory=list)
     cuda: str | None = None
     oom_size: str | None = None
@@ -119,6 +128,8 @@ class LogFacts:
     ranks: dict[int, RankLog] = field(default_factory=dict)
     hits: list[Hit] = field(default_factory=list)
     unranked_raised: list[tuple[int, Raised]] = field(default_factory=list)  # tracebacks with no rank prefix
+    unranked_loose: list[tuple[int, Raised]] = field(default_factory=list)  # exception lines outside tracebacks
+    barrier: list[dict] = field(default_factory=list)  # gloo's monitoredBarrier: {ranks, line, rank, text}
     watchdog: dict[int, dict] = field(default_factory=dict)  # rank -> {seq, op, timeout_ms, ran_ms, line}
     watchdog_at: set[int] = field(default_factory=set)
     slurm_ends: list[dict] = field(default_factory=list)
@@ -141,6 +152,8 @@ class _Traceback:
 
     def feed(self, line: str) -> Raised | None | bool:
         """A Raised at its exception line, True while still inside, False when the line ends it without one."""
+        if line.lstrip().startswith("|"):  # an ExceptionGroup's sub-traceback
+            line = line[_GROUP_BAR.match(line).end() :]  # type: ignore[union-attr]  # always matches
         m = _FRAME.match(line)
         self.after_frame = bool(m)
         if m:
@@ -152,7 +165,7 @@ class _Traceback:
         if line.startswith(("During handling", "The above exception")):
             self.frames = []
             return True
-        if line.startswith("Traceback (most recent call last)"):
+        if "Traceback (most recent call last)" in line[:48]:
             return True
         return _raised(line.strip(), self.frames) or False
 
@@ -219,6 +232,11 @@ class Scanner:
         if tb is None:
             if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
                 self._tb[key] = _Traceback(n)
+            elif 'File "' in line and _FRAME.match(line):  # the traceback's head was cut off: its last frames
+                self._tb[key] = tb = _Traceback(n)
+                tb.feed(line)
+            elif ("Error: " in line or "Exception: " in line) and not line[:1].isspace():
+                self._loose(n, line, rl)
             return
         got = tb.feed(line)
         if got is False and " | " in line[:160]:  # a logger's "TIME LEVEL | " before each line of it
@@ -233,6 +251,18 @@ class Scanner:
                 self.facts.unranked_raised.append((n, got))
         elif line.startswith("Traceback (most recent call last)"):
             self._tb[key] = _Traceback(n)
+
+    def _loose(self, n: int, line: str, rl: RankLog | None) -> None:
+        """`[rank0]: AttributeError: ...` with no traceback around it (a partial paste): the exception line alone."""
+        m = _EXC_LOOSE.match(line)
+        if not m or m.group(1).endswith(("Warning", "Info")):
+            return
+        raised = Raised(m.group(1).rsplit(".", 1)[-1], m.group(2).strip()[:2000])
+        if rl is not None:
+            if rl.loose is None:
+                rl.loose, rl.loose_at = raised, n
+        elif len(self.facts.unranked_loose) < MAX_LOOSE:
+            self.facts.unranked_loose.append((n, raised))
 
     def _watchdog(self, key: object, n: int, rank: int | None, line: str) -> None:
         f = self.facts
@@ -291,6 +321,11 @@ class Scanner:
             if rl.oom_size is None and "Tried to allocate" in line:
                 m = _OOM_SIZE.search(line)
                 rl.oom_size = m.group(1) if m else None
+        if "failed to pass monitoredBarrier" in line and len(f.barrier) < 64:
+            m = _BARRIER.search(line)
+            if m:
+                ranks = [int(x) for x in m.group(1).split(", ")]
+                f.barrier.append({"ranks": ranks, "line": n, "rank": rank, "text": line.strip()[:300]})
         if "NCCL WARN" in line and len(f.nccl_warns) < 64:
             m = _NCCL_WARN.search(line)
             if m:

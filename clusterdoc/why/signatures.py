@@ -253,6 +253,37 @@ SIGNATURES: list[Signature] = [
       "transport/net_ib.cu:781 WARN NET/IB : Got completion with error 12, opcode 1, len0, vendor err 129",
       "https://github.com/horovod/horovod/issues/147",
       "clusterdoc check --perf on the nodes (ibstat, link errors); NCCL_IB_HCA to the working ports"),
+    S("ib-completion-status-12", "network", ("Got completion from peer", "status=12"),
+      "InfiniBand gave up on a transfer (status 12: transport retry counter exceeded, vendor err 129): the link, "
+      "a port, the peer's HCA or the RoCE/routing between the two addresses",
+      "kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+      "10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+      "fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f",
+      "https://github.com/NVIDIA/nccl/issues/1405",
+      "clusterdoc check --perf on the two nodes (ibstat, link errors, the routes between the addresses the line "
+      "names); NCCL_IB_HCA to the working ports"),
+    S("net-unreachable", "network", ("Network is unreachable",),
+      "a rank could not reach another's address (no route on the interface NCCL picked: a link-local fe80:: or a "
+      "container bridge address, or a fabric port down)",
+      "dgxh100-3:225140:225355 [0] misc/ibvwrap.cc:187 NCCL WARN Call to ibv_modify_qp failed with error Network is "
+      "unreachable", "https://github.com/NVIDIA/nccl-tests/issues/185",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; "
+      "clusterdoc check (net) on the nodes"),
+    S("nccl-no-net", "environment", ("Could not find NET with id",),
+      "NCCL's topology has no network device it can use for this path (NIC merging of NCCL 2.26, or a container "
+      "that does not see the node's NICs)",
+      "NCCL WARN Could not find NET with id 0", "https://github.com/NVIDIA/nccl/issues/1748",
+      "use the NCCL torch ships (2.27+ fixes the merge), or NCCL_NET_MERGE_LEVEL=LOC; give the container the NICs"),
+    # --- code: the script's own arguments ---
+    S("argparse-unrecognized", "code", ("error: unrecognized arguments",),
+      "the script's argument parser rejected an argument (a launcher passes --local-rank/--local_rank, or a typo)",
+      "main.py: error: unrecognized arguments: --local-rank=0", "https://github.com/skycrapers/TecoGAN-PyTorch/issues/31",
+      "accept the argument the launcher passes (torchrun sets LOCAL_RANK in the environment; "
+      "torch.distributed.launch passes --local-rank), or fix the command line"),
+    S("argparse-required", "code", ("error: the following arguments are required",),
+      "the script's argument parser is missing a required argument",
+      "train.py: error: the following arguments are required: 0", "https://github.com/megvii-research/NAFNet/issues/112",
+      "pass the argument on the command line after the script's name (launcher options go before it)"),
     # --- a peer went away: the network, or the peer died first (weak alone) ---
     S("peer-reset", "peer", ("Connection reset by peer",),
       "a connection to another rank was reset: the network, or that rank died",
@@ -301,6 +332,10 @@ FROM_TRACEBACK = [
     S("python-memory-error", "oom", (), "a rank raised MemoryError: the host ran out of memory (not the GPU)",
       "MemoryError", "https://github.com/microsoft/SoftTeacher/issues/149",
       "less host memory per rank (DataLoader workers, the dataset in RAM), or more --mem"),
+    S("python-import-error", "environment", (), "a rank could not import a module: a package missing or built for "
+      "another version in this environment", "ModuleNotFoundError: No module named 'torch'",
+      "https://github.com/svip-lab/FastMVSNet/issues/17",
+      "install the package in the job's environment (the same venv on every node: clusterdoc check)"),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
       "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
