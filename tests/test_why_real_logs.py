@@ -178,7 +178,7 @@ def test_a_huge_rank_number_allocates_nothing():
 def test_a_5000_digit_rank_prefix_is_not_a_rank_or_a_traceback():
     line = "1" * 5000 + ": Traceback (most recent call last):\n"
     assert logs.split_by_rank(line) == {}
-    f = logs.scan_text(line + '  File "x.py", line 1, in <module>\nValueError: boom\n')
+    f = logs.scan_text(line + "ValueError: boom\n")  # no frame after it: the long line opened no traceback
     assert not f.ranks and not f.unranked_raised
 
 

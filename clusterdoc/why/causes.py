@@ -451,6 +451,20 @@ def stall(ev: Evidence, found: Found) -> Found:
                 ],
             )
         ]
+    if h.get("watchdog") and h.get("early"):
+        return [
+            Cause(
+                "hang",
+                "a collective at the job's start timed out: a rank was busy elsewhere (loading, preprocessing, "
+                "evaluating on its own) while the others waited",
+                _t(h.get("started")),
+                evidence=[h["headline"]],
+                explains=[r.rank for r in ev.ranks],
+                next_step="find the rank that was late (its log around the start: a download, a dataset map, an "
+                "evaluation on rank 0 only); do that work before init_process_group, on every rank, or raise the "
+                "timeout (init_process_group(timeout=...))",
+            )
+        ]
     if h.get("watchdog") and not odd:
         return [
             Cause(
@@ -491,6 +505,27 @@ def stall(ev: Evidence, found: Found) -> Found:
             "under clusterdoc submit)",
         )
     ]
+
+
+def monitored_barrier(ev: Evidence, found: Found) -> Found:
+    """gloo's monitoredBarrier on rank 0 names the rank(s) that did not arrive: stuck, or dead before it (its own
+    failure, earlier in the log, wins by time)."""
+    out: Found = []
+    for b in ev.barrier[:1]:
+        out.append(
+            Cause(
+                "hang",
+                f"{_ranks(b['ranks'])} did not reach the barrier (gloo's monitoredBarrier on rank 0 names "
+                f"{'them' if len(b['ranks']) > 1 else 'it'})",
+                float(b["line"]),
+                ranks=list(b["ranks"]),
+                evidence=[f"line {b['line'] + 1}: {b['text']}"],
+                explains=[r.rank for r in ev.ranks],
+                next_step=f"read the log of {_ranks(b['ranks'])} (where it was: its stack, py-spy dump) and its "
+                "node's (dmesg, clusterdoc check on it)",
+            )
+        )
+    return out
 
 
 def _early_exit(ev: Evidence) -> Cause | None:
@@ -581,6 +616,7 @@ CAUSES: list[Rule] = [
     Rule("signature", signature_causes, retry=None),
     Rule("killed-rank", killed_rank, retry=False),
     Rule("stall", stall, retry=False),
+    Rule("monitored-barrier", monitored_barrier, retry=False),
     Rule("early-exit", early_exit, retry=False),
     Rule("lost-peers", lost_peers, retry=False),
 ]

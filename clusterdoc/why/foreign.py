@@ -40,6 +40,8 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
     ((), NCCL_WORDS, "nccl"),
 ]
+INF_SEQ = 1 << 62
+LOW_SEQ = 10  # a watchdog's SeqNum up to this: one of the process group's first collectives
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
 
 
@@ -127,7 +129,25 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
                 s["rank"], s["host"] = near[0]["rank"], near[0].get("host") or s.get("host")
     if f.nccl_warns:
         ev.message = "; ".join(f"{h}: NCCL WARN {m}" for h, m in f.nccl_warns[:3])
+    ev.culprits = culprit_lines(f)
+    ev.barrier = list(f.barrier)
     return ev
+
+
+def culprit_lines(f: logs.LogFacts) -> list[dict]:
+    """The lines that name the rank (and node) that failed first without saying how, in the log's order:
+    torchrun's "Root Cause (first observed failure)" entry, srun's "srun: error: NODE: task N: Exited with exit
+    code C" (one task; srun prints them as they end)."""
+    out = []
+    for t in f.torchrun:
+        if t.get("root") and t.get("rank") is not None:
+            out.append({"rank": t["rank"], "node": t.get("host"), "line": t["line"], "how": "torchrun's Root Cause",
+                        "exitcode": t.get("exitcode")})  # fmt: skip
+    for t in f.srun_tasks:
+        if t["tasks"].isdigit() and t["what"].startswith("Exited with exit code"):
+            out.append({"rank": int(t["tasks"]), "node": t["node"], "line": t["line"], "how": "srun's task line",
+                        "exitcode": None})  # fmt: skip
+    return sorted(out, key=lambda c: c["line"])
 
 
 def _sign(line: int, rank, host, sig: str, category: str, text: str) -> dict:
@@ -203,6 +223,12 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     if silent:
         return {**base, "odd": silent,
                 "headline": head + f"; {_rs(silent)} did not time out: the others wait for them"}  # fmt: skip
+    if len(seen) <= 1 and w["seq"] is not None and all((wd[r]["seq"] or INF_SEQ) <= LOW_SEQ for r in timed):
+        # one of the job's first collectives: a rank was not in it yet (loading, tokenizing, evaluating on its
+        # own), not a collective broken in the middle of training
+        return {**base, "early": True, "odd": [],
+                "headline": head + f"; SeqNum {w['seq']} is one of the job's first collectives: a rank was still busy "
+                "before it (loading, preprocessing, evaluating on its own) or never reached it"}  # fmt: skip
     if len(seen) <= 1:
         return {**base, "thin": True, "odd": [r for r in timed if r >= 0],
                 "headline": head + "; no other rank's lines are in the log"}  # fmt: skip

@@ -134,7 +134,7 @@ class LogFacts:
     watchdog_at: set[int] = field(default_factory=set)
     slurm_ends: list[dict] = field(default_factory=list)
     srun_tasks: list[dict] = field(default_factory=list)
-    torchrun: list[dict] = field(default_factory=list)  # {rank, host, exitcode, line}
+    torchrun: list[dict] = field(default_factory=list)  # {rank, host, exitcode, line, root: its Root Cause entry}
     nccl_warns: list[tuple[str, str]] = field(default_factory=list)
     hosts: set[str] = field(default_factory=set)
     process_groups: set[str] = field(default_factory=set)  # torch's "[PG ID N" in its lines: several groups
@@ -368,7 +368,7 @@ class Scanner:
                 f.torchrun.append({"rank": None, "local_rank": int(m.group(2)), "host": host,
                                    "exitcode": int(m.group(1)), "line": n})  # fmt: skip
         if line.strip() in ("Root Cause (first observed failure):", "Failures:"):
-            self._table = {"line": n, "host": host}
+            self._table = {"line": n, "host": host, "root": line.strip().startswith("Root")}
             return
         if self._table is None:
             return
@@ -396,7 +396,7 @@ class Scanner:
         t, self._table = self._table, None
         if t and "exitcode" in t and len(self.facts.torchrun) < 256:
             self.facts.torchrun.append({"rank": t.get("rank"), "host": t.get("host"), "exitcode": t["exitcode"],
-                                        "line": t["line"]})  # fmt: skip
+                                        "line": t["line"], "root": t.get("root", False)})  # fmt: skip
 
 
 def scan(lines: Iterable[str]) -> LogFacts:

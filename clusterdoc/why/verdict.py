@@ -78,6 +78,8 @@ def judge(ev: Evidence) -> Verdict:
             ),
         )
     best = causes[0]
+    if ev.foreign:
+        _name_culprit(best, ev)
     ruled = []
     explained = set(best.explains)
     for c in causes[1:]:
@@ -101,6 +103,26 @@ def judge(ev: Evidence) -> Verdict:
         verb = "were" if len(stopped) > 1 else "was"
         effects.append(f"{_ranks([r.rank for r in stopped])} {verb} stopped afterwards (by the launcher or Slurm)")
     return Verdict(False, ev.state, best, ruled, effects)
+
+
+FILLED = ("code", "environment", "oom", "node", "unknown")  # a rank's own failure: the launcher's report names it
+
+
+def _name_culprit(best: Cause, ev: Evidence) -> None:
+    """A cause read from a line without a rank takes the rank (and node) from the launcher's report of the rank
+    that failed first, printed after it: torchrun's Root Cause entry, srun's task line (ev.culprits)."""
+    if best.ranks or best.category not in FILLED:
+        return
+    after = [c for c in ev.culprits if c["line"] >= best.time]
+    if not after:
+        return
+    c = after[0]
+    best.ranks = [c["rank"]]
+    if c.get("node") and not best.nodes:
+        best.nodes = [c["node"]]
+    where = f" on {c['node']}" if c.get("node") else ""
+    best.evidence.append(f"line {c['line'] + 1}: {c['how']} names rank {c['rank']}{where}"
+                         + (f" (exitcode {c['exitcode']})" if c.get("exitcode") is not None else ""))  # fmt: skip
 
 
 def _unknown(ev: Evidence, weak: list[Cause]) -> list[Cause]:
