@@ -223,7 +223,8 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     if silent:
         return {**base, "odd": silent,
                 "headline": head + f"; {_rs(silent)} did not time out: the others wait for them"}  # fmt: skip
-    if len(seen) <= 1 and w["seq"] is not None and all((wd[r]["seq"] or INF_SEQ) <= LOW_SEQ for r in timed):
+    default_pg = f.process_groups <= {"0"}  # a subgroup's SeqNum counts that group's collectives only
+    if len(seen) <= 1 and default_pg and all((wd[r]["seq"] or INF_SEQ) <= LOW_SEQ for r in timed):
         # one of the job's first collectives: a rank was not in it yet (loading, tokenizing, evaluating on its
         # own), not a collective broken in the middle of training
         return {**base, "early": True, "odd": [],
@@ -236,6 +237,12 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     missing = sorted(set(range(top + 1)) - seen) if top < logs.MAX_RANKS_LISTED else []
     return {
         **base,
+        "thin": not missing,  # which rank (or node) they wait for is not in the log: a hang, a dead node, a link
+        "candidates": [
+            "hang: a rank not in this log was stuck before the collective (its log, py-spy dump)",
+            "node: that rank's process or node died without a word (the node's kernel log: XIDs, the OOM killer)",
+            "network: the collective's traffic stalled between nodes (NCCL_DEBUG=INFO, clusterdoc check --perf)",
+        ],
         "headline": head
         + "; every rank in the log timed out: the rank they wait for is not in it"
         + (f" ({_rs(missing[:32])} {'are' if len(missing) > 1 else 'is'} missing)" if missing else "")
