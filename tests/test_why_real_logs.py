@@ -256,7 +256,8 @@ def test_a_4096_rank_log_is_read_in_linear_time():
             ev = foreign.evidence_from_lines(log(n), "1")
             c = verdict.judge(ev).cause
             best = min(best, time.process_time() - t)
-            assert c.category == "hang" and len(ev.ranks) == n, c
+            # every rank timed out, none missing: which one they wait for is not in the log (unknown, 3 candidates)
+            assert c.category == "unknown" and len(c.candidates) >= 3 and len(ev.ranks) == n, c
         times[n] = best
     print(f"why --log: 1,024 ranks {times[1024]:.2f} s, 4,096 ranks {times[4096]:.2f} s")
     assert times[4096] < 10 and times[4096] < 8 * max(times[1024], 0.05), times  # linear, with room for load
