@@ -41,6 +41,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     ((), NCCL_WORDS, "nccl"),
 ]
 INF_SEQ = 1 << 62
+# srun's "node: task N: ..." of a task that failed by itself (not one srun stopped: Terminated, Killed)
+SRUN_FAILED = ("Exited with exit code", "Segmentation fault", "Bus error", "Aborted", "Floating point exception",
+               "Illegal instruction")  # fmt: skip
 LOW_SEQ = 10  # a watchdog's SeqNum up to this: one of the process group's first collectives
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
 
@@ -139,14 +142,16 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
     torchrun's "Root Cause (first observed failure)" entry, srun's "srun: error: NODE: task N: Exited with exit
     code C" (one task; srun prints them as they end)."""
     out = []
-    for t in f.torchrun:
-        if t.get("root") and t.get("rank") is not None:
-            out.append({"rank": t["rank"], "node": t.get("host"), "line": t["line"], "how": "torchrun's Root Cause",
-                        "exitcode": t.get("exitcode")})  # fmt: skip
+    roots = [t for t in f.torchrun if t.get("root") and t.get("rank") is not None]
+    if roots:  # several nodes' agents each print a table: the first observed failure is the earliest time
+        t = min(roots, key=lambda t: (t.get("time") or "~", t["line"]))
+        out.append({"rank": t["rank"], "node": t.get("host"), "line": max(r["line"] for r in roots),
+                    "how": "torchrun's Root Cause", "exitcode": t.get("exitcode")})  # fmt: skip
     for t in f.srun_tasks:
-        if t["tasks"].isdigit() and t["what"].startswith("Exited with exit code"):
+        if t["tasks"].isdigit() and t["what"].startswith(SRUN_FAILED):
             out.append({"rank": int(t["tasks"]), "node": t["node"], "line": t["line"], "how": "srun's task line",
                         "exitcode": None})  # fmt: skip
+    out += [dict(m, exitcode=None) for m in f.mpi]
     return sorted(out, key=lambda c: c["line"])
 
 

@@ -64,7 +64,11 @@ _SLURM_END = re.compile(
     r"\*\*\* (JOB|STEP) ([\d.]{1,30}) ON (\S{1,128}) CANCELLED AT (\S{1,40})(?: DUE TO ([A-Z ]{1,40}?))?(?: \*\*\*|$)"
 )
 _SRUN_TASK = re.compile(r"srun: error: (\S{1,128}): tasks? ([\d,-]{1,200}): (.{0,200})$")
-_TR_KEY = re.compile(r"\s{0,8}(host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
+_TR_KEY = re.compile(r"\s{0,8}(time|host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
+# MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
+_MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
+_MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
+_MPI_SIGNAL = re.compile(r"mpirun noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal")
 _TR_RANK = re.compile(r"(\d{1,7})")
 _TR_CODE = re.compile(r"(-?\d{1,4})")
 _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})")
@@ -130,6 +134,7 @@ class LogFacts:
     unranked_raised: list[tuple[int, Raised]] = field(default_factory=list)  # tracebacks with no rank prefix
     unranked_loose: list[tuple[int, Raised]] = field(default_factory=list)  # exception lines outside tracebacks
     barrier: list[dict] = field(default_factory=list)  # gloo's monitoredBarrier: {ranks, line, rank, text}
+    mpi: list[dict] = field(default_factory=list)  # MPI's launcher naming a rank: {rank, node, line, how}
     watchdog: dict[int, dict] = field(default_factory=dict)  # rank -> {seq, op, timeout_ms, ran_ms, line}
     watchdog_at: set[int] = field(default_factory=set)
     slurm_ends: list[dict] = field(default_factory=list)
@@ -225,6 +230,7 @@ class Scanner:
             self._signature(n, rank, host, line, rl)
         self._slurm(n, line)
         self._torchrun(n, line, host)
+        self._mpi(n, line)
 
     # --- the parts of a line ---
     def _traceback(self, key: object, n: int, line: str, rl: RankLog | None) -> None:
@@ -359,6 +365,21 @@ class Scanner:
             if m:
                 f.srun_tasks.append({"node": m.group(1), "tasks": m.group(2), "what": m.group(3).strip(), "line": n})
 
+    def _mpi(self, n: int, line: str) -> None:
+        f = self.facts
+        if len(f.mpi) >= 64 or not ("MPI_ABORT" in line or "Process name: [[" in line or "mpirun noticed" in line):
+            return
+        m = _MPI_ABORT.search(line)
+        if m:
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_ABORT was invoked on it"})
+        m = _MPI_FIRST.search(line)
+        if m:
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mpirun's first process to fail"})
+        m = _MPI_SIGNAL.search(line)
+        if m:
+            f.mpi.append({"rank": int(m.group(1)), "node": m.group(2).rstrip("."), "line": n,
+                          "how": "mpirun's signal line"})  # fmt: skip
+
     def _torchrun(self, n: int, line: str, host: str | None) -> None:
         """torchrun's ChildFailedError table ("Root Cause (first observed failure)": rank, host, exitcode)."""
         f = self.facts
@@ -385,6 +406,8 @@ class Scanner:
             self._table["rank"] = int(r.group(1)) if r else None
         elif k == "host":
             self._table["host"] = v.strip()[:128]
+        elif k == "time":
+            self._table["time"] = v.strip()[:40]
         elif k == "exitcode":
             c = _TR_CODE.match(v)
             self._table["exitcode"] = int(c.group(1)) if c else None
@@ -396,7 +419,8 @@ class Scanner:
         t, self._table = self._table, None
         if t and "exitcode" in t and len(self.facts.torchrun) < 256:
             self.facts.torchrun.append({"rank": t.get("rank"), "host": t.get("host"), "exitcode": t["exitcode"],
-                                        "line": t["line"], "root": t.get("root", False)})  # fmt: skip
+                                        "line": t["line"], "root": t.get("root", False),
+                                        "time": t.get("time")})  # fmt: skip
 
 
 def scan(lines: Iterable[str]) -> LogFacts:
