@@ -151,6 +151,15 @@ SIGNATURES: list[Signature] = [
       "NVRM: Xid (PCI:0000:06:00): 79, GPU has fallen off the bus.",
       "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/1151",
       "clusterdoc check on the node (its XIDs and what each means); drain it if it is a hardware XID"),
+    S("rm-init-adapter", "node", ("RmInitAdapter failed",),
+      "the GPU driver could not bring up a GPU (NVRM RmInitAdapter): the GPU or its slot is failing",
+      "[   39.147720] NVRM: RmInitAdapter failed! (0x26:0xffff:1127)", "https://github.com/microsoft/pai/issues/4344",
+      "drain the node (a GPU is gone: nvidia-smi shows fewer); reboot or replace it; resubmit without it"),
+    S("cuda-not-initialized", "node", ("system not yet initialized",),
+      "CUDA could not start: the node's GPU system is not initialized (NVSwitch machines: the fabric manager is not "
+      "running)", "Cuda failure 802 'system not yet initialized'",
+      "https://github.com/hiyouga/LlamaFactory/issues/8968",
+      "start the node's nvidia-fabricmanager (systemctl status nvidia-fabricmanager) or drain it; resubmit elsewhere"),
     S("gpu-lost", "node", ("ERROR_GPU_IS_LOST",),
       "NVML lost the GPU (it fell off the bus)",
       "failed to get device remapped rows: ERROR_GPU_IS_LOST", "https://github.com/leptonai/gpud/issues/604",
@@ -243,6 +252,17 @@ SIGNATURES: list[Signature] = [
       "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol",
       "https://github.com/NVIDIA/nccl/issues/210",
       "NCCL_SOCKET_IFNAME to an interface with an IPv4 address on every node (or NCCL_SOCKET_FAMILY=AF_INET)"),
+    S("duplicate-gpu", "environment", ("Duplicate GPU detected",),
+      "two ranks were given the same GPU: the launch or placement gives every rank of a node the same device",
+      "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10", "https://github.com/verl-project/verl/issues/161",
+      "one GPU per rank: torch.cuda.set_device(LOCAL_RANK) before init, CUDA_VISIBLE_DEVICES per rank, the "
+      "launcher's GPUs per node equal to its ranks per node"),
+    S("nccl-socket-truncated", "desync", ("NET/Socket", "message truncated"),
+      "NCCL received a bigger message than the rank expected: the ranks called collectives with different sizes "
+      "(or their NCCL settings differ)",
+      "transport/net_socket.cc:424 NCCL WARN NET/Socket : peer 192.168.161.30<59210> message truncated :",
+      "https://github.com/NVIDIA/nccl/issues/626",
+      "make every rank call the same collectives with the same sizes; the same NCCL_* environment on every node"),
     S("collective-mismatch", "desync", ("Detected mismatch between collectives",),
       "the ranks called different collectives (or one with different shapes): TORCH_DISTRIBUTED_DEBUG caught it",
       "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running inconsistent collective: "
@@ -327,6 +347,17 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA/nccl/issues/1405",
       "clusterdoc check --perf on the two nodes (ibstat, link errors, the routes between the addresses the line "
       "names); NCCL_IB_HCA to the working ports"),
+    S("link-local-connect", "network", ("Connect to 169.254.",),
+      "NCCL connected to a link-local address (169.254.x.x): it picked an interface the other node cannot reach",
+      "socketStartConnect: Connect to 169.254.0.1<40815> failed : Software caused connection abort",
+      "https://github.com/verl-project/verl/issues/726",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on"),
+    S("link-local-connect6", "network", ("Connect to fe80:",),
+      "NCCL connected to an IPv6 link-local address (fe80::): it picked an interface the other node cannot reach "
+      "(a container's veth, docker0)",
+      "NCCL WARN Connect to fe80::a480:7fff:fecf:1ed9%13<45166> failed : Network is unreachable",
+      "https://github.com/Oneflow-Inc/DLPerf (its report's NCCL troubleshooting section)",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on"),
     S("net-unreachable", "network", ("Network is unreachable",),
       "a rank could not reach another's address (no route on the interface NCCL picked: a link-local fe80:: or a "
       "container bridge address, or a fabric port down)",
