@@ -135,6 +135,21 @@ SIGNATURES: list[Signature] = [
       "slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***",
       "https://github.com/ZwwWayne/K-Net/issues/30", "see why it was cancelled: sacct -j JOB -o State,Reason",
       weak=True),
+    S("srun-credential-expired", "scheduler", ("Job credential expired",),
+      "a node rejected Slurm's job credential (the nodes' clocks or munge keys disagree with the controller's)",
+      "srun: error: Task launch for 1443722.0 failed on node compute-0-1: Job credential expired",
+      "https://github.com/c3nl-neuraldynamics/c3nl_cluster/issues/61",
+      "the cluster's admins: that node's clock (NTP) and munge key; resubmit without the node meanwhile",
+      node=re.compile(r"failed on node " + _NODE + r":")),
+    S("srun-step-memory", "scheduler", ("Unable to create step", "Memory required by task is not available"),
+      "Slurm could not start the job step: the memory it asks for is held by the job's other steps",
+      "srun: error: Unable to create step for job 29986033: Memory required by task is not available",
+      "https://github.com/eth-cscs/DLA-Future/issues/337",
+      "give each step its share (srun --mem=... or --exact / --overlap), or run the steps one after another"),
+    S("pbs-node-failure", "node", ("job preempted (node failure)",),
+      "the batch system lost the job's node (it could not reach the node's daemon)",
+      "job preempted (node failure)", "https://github.com/cBio/cbio-cluster/issues/188",
+      "resubmit without that node; the admins check it"),
     # --- node: the GPU or the machine ---
     S("ecc-uncorrectable", "node", ("uncorrectable ECC error",),
       "the GPU hit an uncorrectable ECC memory error: the hardware, not the code",
@@ -380,6 +395,24 @@ SIGNATURES: list[Signature] = [
       "the script's argument parser is missing a required argument",
       "train.py: error: the following arguments are required: 0", "https://github.com/megvii-research/NAFNet/issues/112",
       "pass the argument on the command line after the script's name (launcher options go before it)"),
+    S("ompi-tcp-connect", "network", ("unable to complete a TCP connection",),
+      "Open MPI's processes could not reach each other over TCP (a firewall, or an interface the other host cannot "
+      "reach: containers on different hosts)",
+      "A process or daemon was unable to complete a TCP connection", "https://github.com/open-mpi/ompi/issues/12103",
+      "open the ports between the hosts (or the containers' network: --network host), and pin the interface "
+      "(mpirun --mca btl_tcp_if_include / oob_tcp_if_include)"),
+    S("ssh-no-auth", "environment", ("No authentication methods available",),
+      "the launcher could not log in to another node over SSH (no key set up between the nodes)",
+      "Error: failed to run torchrun --nproc_per_node=4 --nnodes=2 --node_rank=1 --rdzv_backend=c10d "
+      "--rdzv_endpoint=ip:29501 --rdzv_id=colossalai-default-job train.py --strategy colossalai_zero2 on gpu-1648, is "
+      "localhost: False, exception: No authentication methods available", "https://github.com/hpcaitech/ColossalAI/issues/3066",
+      "passwordless SSH between the nodes (clusterdoc check tests it), or launch each node's torchrun yourself",
+      node=re.compile(r" on " + _NODE + r", is localhost")),
+    S("horovod-stalled", "desync", ("submitted to be reduced, gathered or broadcasted by subset of ranks",),
+      "Horovod: some ranks submitted a collective the others never did (different tensors, shapes or order)",
+      "WARNING: One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are "
+      "waiting for remainder of ranks for more than 60 seconds.", "https://github.com/horovod/horovod/issues/336",
+      "make every rank submit the same tensors in the same order (the same shapes; HOROVOD_TIMELINE shows it)"),
     # --- a peer went away: the network, or the peer died first (weak alone) ---
     S("peer-reset", "peer", ("Connection reset by peer",),
       "a connection to another rank was reset: the network, or that rank died",

@@ -52,9 +52,7 @@ def judge(ev: Evidence) -> Verdict:
         return Verdict(True, ev.state, None)
     if not causes:
         failed = [r for r in ev.ranks if r.code not in (0, None)]
-        return Verdict(
-            False,
-            ev.state,
+        cause = (
             Cause(
                 "unknown",
                 ev.message
@@ -75,8 +73,12 @@ def judge(ev: Evidence) -> Verdict:
                     "clusterdoc check on it",
                     "a line clusterdoc does not know yet: one entry in why/signatures.py (docs/why.md)",
                 ],
-            ),
+                time=-INF,
+            )
         )
+        if ev.foreign:
+            _name_culprit(cause, ev)
+        return Verdict(False, ev.state, cause)
     best = causes[0]
     if ev.foreign:
         _name_culprit(best, ev)
