@@ -234,6 +234,81 @@ def test_more_forms_of_the_same_kinds(text, category, rank):
     assert c.category != "unknown" or c.candidates, c
 
 
+# issue 41: the failure read from the log's structure where no signature fires, and the culprit from every form
+_TABLE = (
+    "Root Cause (first observed failure):\n[0]:\n  time      : 2024-01-01_00:00:0{t}\n  host      : {host}\n"
+    "  rank      : {rank} (local_rank: 0)\n  exitcode  : 1 (pid: 11)\n  error_file: <N/A>\n"
+    "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+    "============================================================\n"
+)
+_WD = (
+    "[rank{r}]:[E1 x] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, "
+    "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 milliseconds before timing out.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text, category, ranks, nodes",
+    [
+        # a doubled prefix (torchtitan), a traceback whose head was not pasted, an exception line alone
+        ("[rank0]:[rank0]: Traceback (most recent call last):\n[rank0]:[rank0]:   File \"/w/t.py\", line 5, in f\n"
+         "[rank0]:[rank0]: AttributeError: 'Model' object has no attribute 'foo'\n", "code", [0], []),
+        ('  File "/w/train.py", line 50, in main\n    batch = next(it)\nIndexError: list index out of range\n',
+         "code", [], []),
+        ("[rank3]: ValueError: too many values to unpack (expected 2)\n", "code", [3], []),
+        # chained: the last exception of the chain; an ExceptionGroup: the exception inside it
+        ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in f\nKeyError: \'x\'\n\nDuring handling of the '
+         'above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File "/w/t.py", line 5,'
+         " in f\nValueError: bad config\n", "code", [], []),
+        ("  + Exception Group Traceback (most recent call last):\n  |   File \"/w/t.py\", line 2, in <module>\n"
+         "  | ExceptionGroup: many (1 sub-exception)\n  +-+---------------- 1 ----------------\n"
+         "    | Traceback (most recent call last):\n    |   File \"/w/t.py\", line 9, in f\n"
+         "    | TypeError: bad operand\n    +------------------------------------\n", "code", [], []),
+        # the rule table: an import is the environment; a connection error is a candidate, never a verdict
+        ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in <module>\nModuleNotFoundError: No module '
+         "named 'flash_attn'\n", "environment", [], []),
+        ('[rank1]: Traceback (most recent call last):\n[rank1]:   File "/w/t.py", line 3, in f\n[rank1]: '
+         "ConnectionResetError: [Errno 104] Connection reset by peer\n", "unknown", [1], []),
+        # torchrun's Root Cause names the rank and host of an exception printed without a rank prefix; of two
+        # nodes' tables, the earliest time
+        ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in <module>\nFileNotFoundError: [Errno 2] '
+         "No such file or directory: 'data/train.json'\n" + _TABLE.format(t=5, host="gpu-7", rank=5), "code", [5],
+         ["gpu-7"]),
+        (_TABLE.format(t=9, host="gpu-1", rank=0) + _TABLE.format(t=1, host="gpu-2", rank=4), "unknown", [4],
+         ["gpu-2"]),
+        # srun's task line; MPI's abort; Slurm's TASK FAILURE with the one task srun did not terminate
+        ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in <module>\nZeroDivisionError: division by '
+         "zero\nsrun: error: node12: task 3: Exited with exit code 1\n", "code", [3], ["node12"]),
+        ("MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD\nwith errorcode 1.\n", "code", [160], []),
+        ("slurmstepd: error: *** STEP 5.0 ON nid1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TASK FAILURE ***\n"
+         "srun: error: nid1: tasks 0-2,4-7: Terminated\n", "unknown", [3], []),
+        # gloo's monitoredBarrier names who did not arrive; "Please check rank 0 logs" is a witness, not a culprit
+        ("[rank0]: RuntimeError: [Rank 0]: Rank 2 failed to pass monitoredBarrier in 1800000 ms\n[rank1]: "
+         "RuntimeError: Rank 1 successfully reached monitoredBarrier, but received errors while waiting for send/recv "
+         "from rank 0. Please check rank 0 logs for faulty rank.\n", "hang", [2], []),
+        # watchdogs: a broadcast whose source (rank 0) never timed out; one of the first collectives (thin); a rank
+        # busy elsewhere while the others wait
+        (_WD.format(r=1, seq=143, op="BROADCAST") + _WD.format(r=2, seq=143, op="BROADCAST"), "hang", [0], []),
+        (_WD.format(r=1, seq=3, op="BROADCAST"), "unknown", [1], []),
+        (_WD.format(r=1, seq=2, op="ALLREDUCE") + "[rank0]: Tokenizing dataset: 40%\n", "hang", [0], []),
+        # argparse's death, a duplicate GPU, a link-local address, IB status 12 as newer NCCL prints it
+        ("train.py: error: unrecognized arguments: --local-rank=0\n", "code", [], []),
+        ("[rank0]: Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10\n", "environment", [0], []),
+        ("n1:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to fe80::14ad:64ff:fe64:b31e%veth7<345> "
+         "failed : Network is unreachable\n", "network", [], []),
+        ("n1:1:2 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.2.2.3<54862> with status=12 "
+         "opcode=0 len=0 vendor err 129 (Recv)\n", "network", [], []),
+        # Horovod's stalled ops: one rank missing from all (hang); ops ready on different ranks (desync)
+        ("Stalled ops:\nop_a [missing ranks: 815]\nop_b [missing ranks: 815]\n", "hang", [815], []),
+        ("Stalled ops: loss_0 [ready ranks: 3], grad_1 [ready ranks: 2, 0, 1]\n", "desync", [3], []),
+    ],
+)  # fmt: skip
+def test_structure_and_culprit_forms(text, category, ranks, nodes):
+    c = verdict.judge(foreign.evidence_from_output(text, "1")).cause
+    assert (c.category, c.ranks, c.nodes) == (category, ranks, nodes), c
+    assert c.category != "unknown" or len(c.candidates) >= 2, c
+
+
 def test_a_4096_rank_log_is_read_in_linear_time():
     def log(n):
         for r in range(n):

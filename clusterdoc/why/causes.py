@@ -455,6 +455,12 @@ def _fill_in(out: Found) -> Found:
 
 
 def _candidates(sig) -> list[str]:
+    if sig.name == "python-exception-unsure":
+        return [
+            "code: the script's own error (the exception's line and the code around it)",
+            "network or environment: a connection, a download or a device the exception reached (its message)",
+            "node: a CUDA or driver error of the GPU (the node's XIDs: clusterdoc check on it)",
+        ]
     if sig.name == "unspecified-launch-failure":
         return [
             "code: a kernel fault of the code or an extension (CUDA_LAUNCH_BLOCKING=1 shows where)",
@@ -494,20 +500,6 @@ def stall(ev: Evidence, found: Found) -> Found:
                     "hang: the other ranks were stuck or dead before this collective (their logs, the nodes' XIDs)",
                     "desync: the other ranks never called it (a collective or barrier only some ranks reach)",
                 ],
-            )
-        ]
-    if h.get("watchdog") and h.get("early"):
-        return [
-            Cause(
-                "hang",
-                "a collective at the job's start timed out: a rank was busy elsewhere (loading, preprocessing, "
-                "evaluating on its own) while the others waited",
-                _t(h.get("started")),
-                evidence=[h["headline"]],
-                explains=[r.rank for r in ev.ranks],
-                next_step="find the rank that was late (its log around the start: a download, a dataset map, an "
-                "evaluation on rank 0 only); do that work before init_process_group, on every rank, or raise the "
-                "timeout (init_process_group(timeout=...))",
             )
         ]
     if h.get("watchdog") and not odd:

@@ -37,6 +37,13 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("MemoryError",), (), "oom"),
     (NCCL_TYPES, (), "nccl"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
+    (("OSError",), ("Cannot allocate memory",), "oom"),
+    (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
+    # what these say failed is outside the code as often as in it: a candidate, never a verdict
+    (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
+      "TimeoutError", "EOFError", "PermissionError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
+      "ProxyError", "SSLError", "RemoteDisconnected", "LocalEntryNotFoundError", "IncompleteRead"), (), "unsure"),
+    ((), ("CUDA error", "CUDA driver error", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS", "NVML"), "unsure"),
     (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
     ((), NCCL_WORDS, "nccl"),
 ]
@@ -116,7 +123,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         world=len(ranks),
         state=state,
         ranks=ranks,
-        hang=compare_watchdogs(f),
+        hang=compare_watchdogs(f) or horovod_stall(f),
         scheduler=_scheduler(f, scontrol or {}),
         foreign=True,
         signs=signs,
@@ -175,7 +182,8 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     if any(s["line"] == e["line"] for s in near) or (kind == "nccl" and near):
         return []  # the signature says it
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
-    sig = {"oom": "python-memory-error", "environment": "python-import-error", "nccl": "nccl-failed"}
+    sig = {"oom": "python-memory-error", "environment": "python-import-error", "nccl": "nccl-failed",
+           "unsure": "python-exception-unsure"}  # fmt: skip
     return [_sign(e["line"], e["rank"], e["host"], sig.get(kind, "python-exception"), kind, text)]
 
 
@@ -228,13 +236,25 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     if silent:
         return {**base, "odd": silent,
                 "headline": head + f"; {_rs(silent)} did not time out: the others wait for them"}  # fmt: skip
-    default_pg = f.process_groups <= {"0"}  # a subgroup's SeqNum counts that group's collectives only
+    default_pg = f.process_groups <= {"0"}  # a subgroup's SeqNum and source are that group's own
+    later = all((wd[r]["seq"] or INF_SEQ) > LOW_SEQ for r in timed)  # not one of the first collectives
+    if default_pg and later and all(op == "BROADCAST" for op, _ in groups) and 0 not in seen and timed != [-1]:
+        # a broadcast waits for its source (rank 0 unless told otherwise), and rank 0 did not time out: it was
+        # elsewhere (evaluating, saving, loading on its own) while the others waited
+        return {**base, "odd": [0],
+                "headline": head + "; rank 0 (a broadcast's source by default) did not time out: it was busy "
+                "elsewhere while the others waited"}  # fmt: skip
     if len(seen) <= 1 and default_pg and all((wd[r]["seq"] or INF_SEQ) <= LOW_SEQ for r in timed):
-        # one of the job's first collectives: a rank was not in it yet (loading, tokenizing, evaluating on its
-        # own), not a collective broken in the middle of training
-        return {**base, "early": True, "odd": [],
-                "headline": head + f"; SeqNum {w['seq']} is one of the job's first collectives: a rank was still busy "
-                "before it (loading, preprocessing, evaluating on its own) or never reached it"}  # fmt: skip
+        # one of the job's first collectives: a rank not in it yet (loading, tokenizing, evaluating on its own), or
+        # the first collective that had to cross the network and could not
+        return {**base, "thin": True, "odd": [r for r in timed if r >= 0],
+                "headline": head + f"; SeqNum {w['seq']} is one of the job's first collectives",
+                "candidates": [
+                    "hang: a rank was still busy before its first collectives (loading, tokenizing, evaluating on its "
+                    "own): its log around the start",
+                    "network: the first collective that crosses nodes could not connect (NCCL_DEBUG=INFO; "
+                    "NCCL_SOCKET_IFNAME, clusterdoc check on the nodes)",
+                ]}  # fmt: skip
     if len(seen) <= 1:
         return {**base, "thin": True, "odd": [r for r in timed if r >= 0],
                 "headline": head + "; no other rank's lines are in the log"}  # fmt: skip
@@ -254,6 +274,32 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         + " (a dead process or node: look for its log, and at the nodes' XIDs with clusterdoc check)",
         "missing": missing[:1024],
     }
+
+
+def horovod_stall(f: logs.LogFacts) -> dict | None:
+    """Horovod's stalled ops compared: the same ranks missing from every op are late or dead (a hang); ops ready
+    on different sets of ranks mean those ranks submitted different collectives (a desync: the smaller set)."""
+    if not f.horovod:
+        return None
+    missing = {r for _, kind, rs in f.horovod if kind == "missing" for r in rs}
+    ready = {rs for _, kind, rs in f.horovod if kind == "ready"}
+    base = {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [],
+            "started": float(f.horovod[0][0]), "thin": False}  # fmt: skip
+    if missing and not ready and all(set(rs) == missing for _, kind, rs in f.horovod if kind == "missing"):
+        return {**base, "odd": sorted(missing), "desync": False,
+                "headline": f"Horovod: every stalled op waits for {_rs(sorted(missing))} (missing ranks)"}  # fmt: skip
+    sets = [set(rs) for rs in ready]
+    if len(sets) == 1 and not missing:  # every op ready on the same ranks: the ones below its top not in it
+        late = sorted(set(range(max(sets[0]) + 1)) - sets[0])
+        if 0 < len(late) <= 4:
+            return {**base, "odd": late, "desync": False,
+                    "headline": f"Horovod: every stalled op is ready on all ranks but {_rs(late)}"}  # fmt: skip
+    if len(sets) > 1 and not missing and all(a.isdisjoint(b) for a in sets for b in sets if a is not b):
+        odd = sorted(min(sets, key=len))
+        return {**base, "odd": odd, "desync": True,
+                "headline": f"Horovod: {_rs(odd)} submitted a different op than the others (ready ranks per op: "
+                + "; ".join(",".join(map(str, sorted(x))) for x in sets) + ")"}  # fmt: skip
+    return None
 
 
 def _rs(ranks: list[int]) -> str:

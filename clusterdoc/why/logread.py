@@ -75,6 +75,11 @@ WORDS: tuple[bytes, ...] = (
     b"stopped",
     b"host      : ",  # torchrun's failure table: its host and rank lines hold none of the words above
     b"rank      : ",
+    b"time      : ",  # its time: of several nodes' tables, the earliest root cause is the first failure
+    b"ready ranks: ",  # Horovod's stalled ops, one per line
+    b"missing ranks: ",
+    b"Process name: [[",  # Open MPI's "the first process to do so was"
+    b"MPI_ABORT",
 )
 
 

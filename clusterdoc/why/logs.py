@@ -51,8 +51,8 @@ _CUDA = re.compile(
 _OOM_SIZE = re.compile(r"Tried to allocate ([\d.]{1,12} ?[KMGT]i?B)")
 _OOM_NEEDLES = ("CUDA out of memory", "OutOfMemoryError", "clusterdoc.run: OUT OF MEMORY", "CUDA error: out of memory",
                 "Cuda failure 'out of memory'")  # fmt: skip
-_WD_HEAD = "Watchdog caught collective operation timeout"
-_WD_RANK = re.compile(r"\[Rank (\d{1,7})\] Watchdog caught")
+_WD_HEAD = "aught collective operation timeout"  # "Watchdog caught ...", and torch 1.x's "Caught ..."
+_WD_RANK = re.compile(r"\[Rank (\d{1,7})\] (?:Watchdog caught|Caught collective)")
 _WD_SEQ = re.compile(r"SeqNum=(\d{1,19})")
 _WD_OP = re.compile(r"OpType=(\w{1,40})")
 _WD_TIMEOUT = re.compile(r"Timeout\(ms\)=(\d{1,19})")
@@ -65,6 +65,8 @@ _SLURM_END = re.compile(
 )
 _SRUN_TASK = re.compile(r"srun: error: (\S{1,128}): tasks? ([\d,-]{1,200}): (.{0,200})$")
 _TR_KEY = re.compile(r"\s{0,8}(time|host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
+# Horovod's stall warning lists each stalled op with the ranks that are ready for it, or missing from it
+_HVD_RANKS = re.compile(r"\[(missing|ready) ranks: (\d{1,7}(?:, \d{1,7}){0,255})\]")
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
@@ -135,6 +137,7 @@ class LogFacts:
     unranked_loose: list[tuple[int, Raised]] = field(default_factory=list)  # exception lines outside tracebacks
     barrier: list[dict] = field(default_factory=list)  # gloo's monitoredBarrier: {ranks, line, rank, text}
     mpi: list[dict] = field(default_factory=list)  # MPI's launcher naming a rank: {rank, node, line, how}
+    horovod: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)  # (line, missing|ready, ranks)
     watchdog: dict[int, dict] = field(default_factory=dict)  # rank -> {seq, op, timeout_ms, ran_ms, line}
     watchdog_at: set[int] = field(default_factory=set)
     slurm_ends: list[dict] = field(default_factory=list)
@@ -283,9 +286,11 @@ class Scanner:
         pending = self._wd.pop(0, None)
         if pending is not None and (pending[0] == key or (rank is None and not line.startswith("["))):
             _, start, wrank, text, k = pending  # the header's line was wrapped: its fields follow
+            whole = (text + line.strip())[:LINE_CAP]  # a terminal's wrap cuts a word ("Timeo" / "ut(ms)=")
             text = (text + " " + line.strip())[:LINE_CAP]
-            if self._watchdog_entry(start, wrank, text) is None and k < 3:
-                self._wd[0] = (key, start, wrank, text, k + 1)
+            if self._watchdog_entry(start, wrank, text) is None and self._watchdog_entry(start, wrank, whole) is None:
+                if k < 3:
+                    self._wd[0] = (key, start, wrank, text, k + 1)
             return
         if _WD_HEAD not in line:
             return
@@ -332,6 +337,10 @@ class Scanner:
             if m:
                 ranks = [int(x) for x in m.group(1).split(", ")]
                 f.barrier.append({"ranks": ranks, "line": n, "rank": rank, "text": line.strip()[:300]})
+        if " ranks: " in line and len(f.horovod) < 256:
+            for m in _HVD_RANKS.finditer(line):
+                if len(f.horovod) < 256:
+                    f.horovod.append((n, m.group(1), tuple(int(x) for x in m.group(2).split(", "))))
         if "NCCL WARN" in line and len(f.nccl_warns) < 64:
             m = _NCCL_WARN.search(line)
             if m:

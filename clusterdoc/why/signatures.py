@@ -267,6 +267,10 @@ SIGNATURES: list[Signature] = [
       "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol",
       "https://github.com/NVIDIA/nccl/issues/210",
       "NCCL_SOCKET_IFNAME to an interface with an IPv4 address on every node (or NCCL_SOCKET_FAMILY=AF_INET)"),
+    S("address-in-use", "environment", ("Address already in use",),
+      "the rendezvous port is taken (another job on the node uses the same MASTER_PORT)",
+      "RuntimeError: Address already in use", "https://github.com/open-mmlab/mmdetection/issues/2129",
+      "a free port per job (MASTER_PORT / --master_port; torchrun --rdzv-endpoint=HOST:0 picks one)"),
     S("duplicate-gpu", "environment", ("Duplicate GPU detected",),
       "two ranks were given the same GPU: the launch or placement gives every rank of a node the same device",
       "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10", "https://github.com/verl-project/verl/issues/161",
@@ -408,11 +412,13 @@ SIGNATURES: list[Signature] = [
       "localhost: False, exception: No authentication methods available", "https://github.com/hpcaitech/ColossalAI/issues/3066",
       "passwordless SSH between the nodes (clusterdoc check tests it), or launch each node's torchrun yourself",
       node=re.compile(r" on " + _NODE + r", is localhost")),
-    S("horovod-stalled", "desync", ("submitted to be reduced, gathered or broadcasted by subset of ranks",),
-      "Horovod: some ranks submitted a collective the others never did (different tensors, shapes or order)",
+    S("horovod-stalled", "hang", ("submitted to be reduced, gathered or broadcasted by subset of ranks",),
+      "Horovod: some ranks wait in a collective the others have not submitted (a rank late, stuck or dead, or "
+      "ranks submitting different tensors): its stalled ops' ready or missing ranks decide",
       "WARNING: One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are "
       "waiting for remainder of ranks for more than 60 seconds.", "https://github.com/horovod/horovod/issues/336",
-      "make every rank submit the same tensors in the same order (the same shapes; HOROVOD_TIMELINE shows it)"),
+      "compare the stalled ops' ranks (HOROVOD_TIMELINE shows them): a rank missing from all is late or dead, "
+      "ranks ready for different ops submit different tensors", weak=True),
     # --- a peer went away: the network, or the peer died first (weak alone) ---
     S("peer-reset", "peer", ("Connection reset by peer",),
       "a connection to another rank was reset: the network, or that rank died",
@@ -465,6 +471,10 @@ FROM_TRACEBACK = [
       "another version in this environment", "ModuleNotFoundError: No module named 'torch'",
       "https://github.com/svip-lab/FastMVSNet/issues/17",
       "install the package in the job's environment (the same venv on every node: clusterdoc check)"),
+    S("python-exception-unsure", "code", (), "a rank raised an exception whose cause may be outside the code (a "
+      "connection, a timeout, a CUDA error no signature names)", "ConnectionResetError: [Errno 104] Connection reset "
+      "by peer", "tests/fixtures/why/jobs (the exception rule table in why/foreign.py)",
+      "read what it was doing: the line before the exception, the other ranks' logs, the node's (dmesg)", weak=True),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
       "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
