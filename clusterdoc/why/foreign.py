@@ -40,9 +40,29 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("OSError",), ("Cannot allocate memory",), "oom"),
     (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
     # what these say failed is outside the code as often as in it: a candidate, never a verdict
-    (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
-      "TimeoutError", "EOFError", "PermissionError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
-      "ProxyError", "SSLError", "RemoteDisconnected", "LocalEntryNotFoundError", "IncompleteRead"), (), "unsure"),
+    (
+        (
+            "ConnectionError",
+            "ConnectionRefusedError",
+            "ConnectionResetError",
+            "ConnectionAbortedError",
+            "BrokenPipeError",
+            "TimeoutError",
+            "EOFError",
+            "PermissionError",
+            "HTTPError",
+            "ReadTimeout",
+            "ConnectTimeout",
+            "ReadTimeoutError",
+            "ProxyError",
+            "SSLError",
+            "RemoteDisconnected",
+            "LocalEntryNotFoundError",
+            "IncompleteRead",
+        ),
+        (),
+        "unsure",
+    ),
     ((), ("CUDA error", "CUDA driver error", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS", "NVML"), "unsure"),
     (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
     ((), NCCL_WORDS, "nccl"),
@@ -295,7 +315,7 @@ def horovod_stall(f: logs.LogFacts) -> dict | None:
             return {**base, "odd": late, "desync": False,
                     "headline": f"Horovod: every stalled op is ready on all ranks but {_rs(late)}"}  # fmt: skip
     if len(sets) > 1 and not missing and all(a.isdisjoint(b) for a in sets for b in sets if a is not b):
-        odd = sorted(min(sets, key=len))
+        odd = sorted(min(sets, key=lambda x: len(x)))
         return {**base, "odd": odd, "desync": True,
                 "headline": f"Horovod: {_rs(odd)} submitted a different op than the others (ready ranks per op: "
                 + "; ".join(",".join(map(str, sorted(x))) for x in sets) + ")"}  # fmt: skip

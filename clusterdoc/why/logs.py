@@ -70,7 +70,9 @@ _HVD_RANKS = re.compile(r"\[(missing|ready) ranks: (\d{1,7}(?:, \d{1,7}){0,255})
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
-_MPI_SIGNAL = re.compile(r"mpirun noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal")
+_MPI_SIGNAL = re.compile(
+    r"mpirun noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
+)
 _TR_RANK = re.compile(r"(\d{1,7})")
 _TR_CODE = re.compile(r"(-?\d{1,4})")
 _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})")

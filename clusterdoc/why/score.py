@@ -128,8 +128,15 @@ def score(folder: Path) -> dict:
         "per_category": {k: {"right": v[0], "total": v[1]} for k, v in sorted(per.items())},
         "crashes": [{"file": j.row.file, "error": j.error} for j in judged if j.outcome == "crash"],
         "rows": [
-            {"file": j.row.file, "expected": j.row.cause, "got": j.category, "outcome": j.outcome,
-             "culprit": j.row.culprit, "culprit_named": j.culprit, "headline": j.headline[:200]}
+            {
+                "file": j.row.file,
+                "expected": j.row.cause,
+                "got": j.category,
+                "outcome": j.outcome,
+                "culprit": j.row.culprit,
+                "culprit_named": j.culprit,
+                "headline": j.headline[:200],
+            }
             for j in judged
         ],  # fmt: skip
     }
@@ -152,12 +159,12 @@ def lines(s: dict, every: bool = False) -> list[str]:
         f"  right category   {pct(s['right'], s['settled'])}",
         f"  unknown          {s['unknown']}",
         f"  ambiguous kept unknown {s['ambiguous_right']}/{s['ambiguous']}",
-        f"  confident wrong  {len(s['wrong'])}" + "".join(
+        f"  confident wrong  {len(s['wrong'])}"
+        + "".join(
             f"\n    {w['file']}: expected {w['expected']}, got {w['got']}: {w['headline'][:120]}" for w in s["wrong"]
         ),
         f"  culprit named    {pct(s['culprits_named'], s['culprits'])}",
-        "  per category     "
-        + ", ".join(f"{k} {v['right']}/{v['total']}" for k, v in s["per_category"].items()),
+        "  per category     " + ", ".join(f"{k} {v['right']}/{v['total']}" for k, v in s["per_category"].items()),
         f"  crashes          {len(s['crashes'])}" + "".join(f"\n    {c['file']}: {c['error']}" for c in s["crashes"]),
     ]
     if s["without_row"]:
