@@ -308,14 +308,14 @@ def horovod_stall(f: logs.LogFacts) -> dict | None:
     if missing and not ready and all(set(rs) == missing for _, kind, rs in f.horovod if kind == "missing"):
         return {**base, "odd": sorted(missing), "desync": False,
                 "headline": f"Horovod: every stalled op waits for {_rs(sorted(missing))} (missing ranks)"}  # fmt: skip
-    sets = [set(rs) for rs in ready]
+    sets: list[set[int]] = [set(rs) for rs in ready]
     if len(sets) == 1 and not missing:  # every op ready on the same ranks: the ones below its top not in it
         late = sorted(set(range(max(sets[0]) + 1)) - sets[0])
         if 0 < len(late) <= 4:
             return {**base, "odd": late, "desync": False,
                     "headline": f"Horovod: every stalled op is ready on all ranks but {_rs(late)}"}  # fmt: skip
     if len(sets) > 1 and not missing and all(a.isdisjoint(b) for a in sets for b in sets if a is not b):
-        odd = sorted(min(sets, key=lambda x: len(x)))
+        odd = sorted(sets[[len(x) for x in sets].index(min(len(x) for x in sets))])  # the smallest set
         return {**base, "odd": odd, "desync": True,
                 "headline": f"Horovod: {_rs(odd)} submitted a different op than the others (ready ranks per op: "
                 + "; ".join(",".join(map(str, sorted(x))) for x in sets) + ")"}  # fmt: skip
