@@ -473,7 +473,7 @@ FROM_TRACEBACK = [
       "install the package in the job's environment (the same venv on every node: clusterdoc check)"),
     S("python-exception-unsure", "code", (), "a rank raised an exception whose cause may be outside the code (a "
       "connection, a timeout, a CUDA error no signature names)", "ConnectionResetError: [Errno 104] Connection reset "
-      "by peer", "tests/fixtures/why/jobs (the exception rule table in why/foreign.py)",
+      "by peer", "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type: no line of its own)",
       "read what it was doing: the line before the exception, the other ranks' logs, the node's (dmesg)", weak=True),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
