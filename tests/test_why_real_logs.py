@@ -292,6 +292,9 @@ _WD = (
         (_WD.format(r=1, seq=143, op="BROADCAST") + _WD.format(r=2, seq=143, op="BROADCAST"), "hang", [0], []),
         (_WD.format(r=1, seq=3, op="BROADCAST"), "unknown", [1], []),
         (_WD.format(r=1, seq=2, op="ALLREDUCE") + "[rank0]: Tokenizing dataset: 40%\n", "hang", [0], []),
+        # the same SeqNum with different sizes: different calls (a desync), never "rank 0 was busy"
+        (_WD.format(r=1, seq=700, op="BROADCAST") + _WD.format(r=2, seq=700, op="BROADCAST").replace(
+            "NumelIn=1,", "NumelIn=64,"), "desync", [1, 2], []),
         # argparse's death, a duplicate GPU, a link-local address, IB status 12 as newer NCCL prints it
         ("train.py: error: unrecognized arguments: --local-rank=0\n", "code", [], []),
         ("[rank0]: Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10\n", "environment", [0], []),

@@ -68,6 +68,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     ((), NCCL_WORDS, "nccl"),
 ]
 INF_SEQ = 1 << 62
+# collectives whose input has the same size on every rank (not all-to-all, scatter, gather: sizes differ there)
+SAME_SIZE_OPS = ("BROADCAST", "ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE",
+                 "REDUCE", "COALESCED")  # fmt: skip
 # srun's "node: task N: ..." of a task that failed by itself (not one srun stopped: Terminated, Killed)
 SRUN_FAILED = ("Exited with exit code", "Segmentation fault", "Bus error", "Aborted", "Floating point exception",
                "Illegal instruction")  # fmt: skip
@@ -248,6 +251,19 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         )
         return {**base, "odd": odd, "desync": True,
                 "headline": f"NCCL watchdog: the ranks timed out in different collectives: {desc}"}  # fmt: skip
+    sizes: dict[int, list[int]] = {}
+    for r in timed:
+        if wd[r].get("numel") is not None and wd[r]["op"] in SAME_SIZE_OPS:
+            sizes.setdefault(wd[r]["numel"], []).append(r)
+    if len(sizes) > 1:  # the same collective by its number, different sizes: the ranks are in different calls
+        major = max(sizes.values(), key=len)
+        odd = sorted(r for g in sizes.values() if g is not major for r in g)
+        odd = odd if len(odd) < len(major) else sorted(r for g in sizes.values() for r in g)
+        (op, seq), *_ = groups
+        desc = "; ".join(f"{_rs(g)}: NumelIn={n}" for n, g in sorted(sizes.items(), key=lambda x: x[1]))
+        return {**base, "odd": odd, "desync": True,
+                "headline": f"NCCL watchdog: {op} SeqNum={seq} timed out with different sizes ({desc}): the ranks "
+                "are in different calls"}  # fmt: skip
     w = wd[timed[0]]
     what = f"{w['op']}" + (f" SeqNum={w['seq']}" if w["seq"] is not None else "")
     head = f"NCCL watchdog: {what} timed out after {w['ran_ms'] // 1000} s (timeout {w['timeout_ms'] // 1000} s) on "

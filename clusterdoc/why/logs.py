@@ -55,6 +55,7 @@ _WD_HEAD = "aught collective operation timeout"  # "Watchdog caught ...", and to
 _WD_RANK = re.compile(r"\[Rank (\d{1,7})\] (?:Watchdog caught|Caught collective)")
 _WD_SEQ = re.compile(r"SeqNum=(\d{1,19})")
 _WD_OP = re.compile(r"OpType=(\w{1,40})")
+_WD_NUMEL = re.compile(r"NumelIn=(\d{1,19})")
 _WD_TIMEOUT = re.compile(r"Timeout\(ms\)=(\d{1,19})")
 _WD_RAN = re.compile(r"ran for (\d{1,19}) milliseconds")
 _PG = re.compile(r"\[PG (?:ID )?(\d{1,9})")
@@ -302,13 +303,14 @@ class Scanner:
             self._wd[0] = (key, n, wrank, line, 1)
 
     def _watchdog_entry(self, n: int, rank: int | None, text: str) -> dict | None:
-        seq, op, tmo, ran = (p.search(text) for p in (_WD_SEQ, _WD_OP, _WD_TIMEOUT, _WD_RAN))
+        seq, op, tmo, ran, numel = (p.search(text) for p in (_WD_SEQ, _WD_OP, _WD_TIMEOUT, _WD_RAN, _WD_NUMEL))
         if not (op and tmo and ran):
             return None
         entry = {
             "rank": rank,
             "seq": int(seq.group(1)) if seq else None,
             "op": op.group(1),
+            "numel": int(numel.group(1)) if numel else None,
             "timeout_ms": int(tmo.group(1)),
             "ran_ms": int(ran.group(1)),
             "line": n,
