@@ -92,6 +92,12 @@ SIGNATURES: list[Signature] = [
       "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
       "https://github.com/OpenRLHF/OpenRLHF/issues/911",
       "load less per node (fewer actors or workers per node, offload), or nodes with more memory"),
+    S("ray-oom-doc", "oom", ("ray-oom-prevention",),
+      "Ray's memory monitor killed a task or actor (it points at its out-of-memory page): the node's host memory",
+      "(ActorModelRayActor pid=8249) Refer to the documentation on how to address the out of memory issue: "
+      "https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html. Consider provisioning more memory "
+      "on this node or reducing task parallelism", "https://github.com/OpenRLHF/OpenRLHF/issues/911",
+      "load less per node (fewer actors or workers per node, offload), or nodes with more memory"),
     S("ray-node-dead", "node", ("has been marked dead because the detector has missed too many heartbeats",),
       "Ray lost a node (its raylet stopped answering): the node died, rebooted or was cut off",
       "WARNING worker.py:1462 -- The node with node id: 8f205b12643d25d8c1ce57c45527a6c912f3479765096718ad2bf0d3 and "
@@ -263,6 +269,10 @@ SIGNATURES: list[Signature] = [
       "RuntimeError: DataLoader worker (pid 325) is killed by signal: Bus error.",
       "https://github.com/msr-fiddle/pipedream/issues/28",
       "docker --shm-size=16g or --ipc=host (or -v /dev/shm:/dev/shm); or fewer DataLoader workers"),
+    S("sh-not-found", "environment", ("/bin/sh: ", ": not found"),
+      "a command the job runs is not installed where it runs (not on the PATH of that node or container)",
+      "/bin/sh: 1: torchrun: not found", "https://github.com/hiyouga/LlamaFactory/issues/5217",
+      "install it in the job's environment on every node (or call it by its path: python -m torch.distributed.run)"),
     S("undefined-symbol", "environment", ("undefined symbol: ",),
       "a library is older or newer than what was built against it (e.g. a libnccl older than torch's)",
       "ImportError: /root/miniconda3/envs/py310/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined "
