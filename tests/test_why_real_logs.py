@@ -277,6 +277,17 @@ _WD = (
          ["gpu-7"]),
         (_TABLE.format(t=9, host="gpu-1", rank=0) + _TABLE.format(t=1, host="gpu-2", rank=4), "unknown", [4],
          ["gpu-2"]),
+        # a logger's prefix on a traceback's first line only: the rest is that rank's (ParlAI pads "rank:  3 |")
+        ("rank:  3 | 2022-04-03 18:44:26,615 CRITICAL | Traceback (most recent call last):\n  File \"/w/t.py\", "
+         "line 5, in f\n    loss.backward()\nRuntimeError: CUDA out of memory. Tried to allocate 21.06 GiB\n", "oom", [3],
+         []),
+        # one node: mp.spawn's process index and torchrun's local_rank are the rank
+        ("-- Process 0 terminated with the following error:\nTraceback (most recent call last):\n  File \"/w/t.py\", "
+         "line 52, in get\nKeyError: 'car'\n", "code", [0], []),
+        ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 357394) of "
+         "binary: /usr/bin/python\n", "oom", [0], []),
+        ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=3679495.0 cgroup.\nsrun: error: a3411n10: task 30: "
+         "Out Of Memory\n", "oom", [30], ["a3411n10"]),
         # srun's task line; MPI's abort; Slurm's TASK FAILURE with the one task srun did not terminate
         ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in <module>\nZeroDivisionError: division by '
          "zero\nsrun: error: node12: task 3: Exited with exit code 1\n", "code", [3], ["node12"]),

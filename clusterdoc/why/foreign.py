@@ -72,8 +72,8 @@ INF_SEQ = 1 << 62
 SAME_SIZE_OPS = ("BROADCAST", "ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE",
                  "REDUCE", "COALESCED")  # fmt: skip
 # srun's "node: task N: ..." of a task that failed by itself (not one srun stopped: Terminated, Killed)
-SRUN_FAILED = ("Exited with exit code", "Segmentation fault", "Bus error", "Aborted", "Floating point exception",
-               "Illegal instruction")  # fmt: skip
+SRUN_FAILED = ("Exited with exit code", "Segmentation fault", "Bus error", "Floating point exception",
+               "Illegal instruction", "Out Of Memory")  # fmt: skip
 LOW_SEQ = 10  # a watchdog's SeqNum up to this: one of the process group's first collectives
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
 
@@ -182,6 +182,19 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
             out.append({"rank": int(t["tasks"]), "node": t["node"], "line": t["line"], "how": "srun's task line",
                         "exitcode": None})  # fmt: skip
     out += [dict(m, exitcode=None) for m in f.mpi]
+    if not roots and len(f.hosts) <= 1 and all(r < 8 for r in f.ranks):  # one node: a local rank is the rank
+        out += [dict(m, exitcode=None) for m in f.local]
+        out += [
+            {
+                "rank": t["local_rank"],
+                "node": t.get("host"),
+                "line": t["line"],
+                "how": "torchrun's local_rank (one node)",
+                "exitcode": t["exitcode"],
+            }
+            for t in f.torchrun
+            if t.get("local_rank") is not None
+        ][:1]
     return sorted(out, key=lambda c: c["line"])
 
 

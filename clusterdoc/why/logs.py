@@ -69,6 +69,7 @@ _TR_KEY = re.compile(r"\s{0,8}(time|host|rank|exitcode|traceback)\s{0,12}: (.{0,
 # Horovod's stall warning lists each stalled op with the ranks that are ready for it, or missing from it
 _HVD_RANKS = re.compile(r"\[(missing|ready) ranks: (\d{1,7}(?:, \d{1,7}){0,255})\]")
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
+_SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
 _MPI_SIGNAL = re.compile(
@@ -140,6 +141,7 @@ class LogFacts:
     unranked_loose: list[tuple[int, Raised]] = field(default_factory=list)  # exception lines outside tracebacks
     barrier: list[dict] = field(default_factory=list)  # gloo's monitoredBarrier: {ranks, line, rank, text}
     mpi: list[dict] = field(default_factory=list)  # MPI's launcher naming a rank: {rank, node, line, how}
+    local: list[dict] = field(default_factory=list)  # a local process index (mp.spawn's): the rank on one node
     horovod: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)  # (line, missing|ready, ranks)
     watchdog: dict[int, dict] = field(default_factory=dict)  # rank -> {seq, op, timeout_ms, ran_ms, line}
     watchdog_at: set[int] = field(default_factory=set)
@@ -214,6 +216,12 @@ class Scanner:
         f.lines += 1
         rank, host, line = prefix.split(raw[:LINE_CAP])
         line = line.rstrip("\r\n")
+        if rank is None and host is None and ("host", None) not in self._tb and len(self._tb) == 1:
+            # a traceback begun on a rank's prefixed line (a logger's prefix on its first line only) continues on
+            # the lines without one: frames, their source, the exception
+            (k,) = self._tb
+            if isinstance(k, int) and (line[:1] in (" ", "\t") or _EXC_LINE.match(line) or not line.strip()):
+                rank = k
         if host:
             if len(f.hosts) < 4096:
                 f.hosts.add(host)
@@ -380,8 +388,14 @@ class Scanner:
 
     def _mpi(self, n: int, line: str) -> None:
         f = self.facts
-        if len(f.mpi) >= 64 or not ("MPI_ABORT" in line or "Process name: [[" in line or "mpirun noticed" in line):
+        if len(f.mpi) >= 64 or len(f.local) >= 64:
             return
+        if not ("MPI_ABORT" in line or "Process name: [[" in line or "mpirun noticed" in line or "-- Process " in line):
+            return
+        m = _SPAWN.search(line) if "terminated with" in line else None
+        if m:
+            f.local.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mp.spawn's process",
+                            "heads": True})  # fmt: skip  # printed before the traceback it names
         m = _MPI_ABORT.search(line)
         if m:
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_ABORT was invoked on it"})

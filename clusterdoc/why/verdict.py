@@ -113,9 +113,13 @@ FILLED = ("code", "environment", "oom", "node", "unknown")  # a rank's own failu
 def _name_culprit(best: Cause, ev: Evidence) -> None:
     """A cause read from a line without a rank takes the rank (and node) from the launcher's report of the rank
     that failed first, printed after it: torchrun's Root Cause entry, srun's task line (ev.culprits)."""
+    if best.category == "oom" and not best.nodes:  # slurmstepd's end line right after names the node it ran on
+        ends = [e for e in (ev.scheduler or {}).get("ends") or [] if 0 <= e["line"] - best.time <= 3]
+        if ends:
+            best.nodes = [ends[0]["node"]]
     if best.ranks or best.category not in FILLED:
         return
-    after = [c for c in ev.culprits if c["line"] >= best.time]
+    after = [c for c in ev.culprits if c["line"] >= best.time or (c.get("heads") and best.time - c["line"] <= 64)]
     if not after:
         return
     c = after[0]
