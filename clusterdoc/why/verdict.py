@@ -73,7 +73,6 @@ def judge(ev: Evidence) -> Verdict:
                     "clusterdoc check on it",
                     "a line clusterdoc does not know yet: one entry in why/signatures.py (docs/why.md)",
                 ],
-                time=-INF,
             )
         )
         if ev.foreign:
@@ -119,7 +118,8 @@ def _name_culprit(best: Cause, ev: Evidence) -> None:
             best.nodes = [ends[0]["node"]]
     if best.ranks or best.category not in FILLED:
         return
-    after = [c for c in ev.culprits if c["line"] >= best.time or (c.get("heads") and best.time - c["line"] <= 64)]
+    at = best.time if best.time != INF else -INF  # no time: no line of its own, every report counts
+    after = [c for c in ev.culprits if c["line"] >= at or (c.get("heads") and at - c["line"] <= 64)]
     if not after:
         return
     c = after[0]
