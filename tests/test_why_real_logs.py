@@ -270,6 +270,11 @@ _WD = (
          "named 'flash_attn'\n", "environment", [], []),
         ('[rank1]: Traceback (most recent call last):\n[rank1]:   File "/w/t.py", line 3, in f\n[rank1]: '
          "ConnectionResetError: [Errno 104] Connection reset by peer\n", "unknown", [1], []),
+        # a full disk or a small /dev/shm is the environment; an OSError without a rule, a candidate
+        ('[rank2]: Traceback (most recent call last):\n[rank2]:   File "/w/t.py", line 3, in f\n[rank2]: RuntimeError: '
+         "unable to open shared memory object </torch_31_1> in read-write mode\n", "environment", [2], []),
+        ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in f\nOSError: We couldn\'t connect to '
+         "'https://huggingface.co' to load this file\n", "unknown", [], []),
         # torchrun's Root Cause names the rank and host of an exception printed without a rank prefix; of two
         # nodes' tables, the earliest time
         ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in <module>\nFileNotFoundError: [Errno 2] '

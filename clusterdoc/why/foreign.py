@@ -39,34 +39,18 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
     (("OSError",), ("Cannot allocate memory",), "oom"),
     (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
-    # what these say failed is outside the code as often as in it: a candidate, never a verdict
-    (
-        (
-            "ConnectionError",
-            "ConnectionRefusedError",
-            "ConnectionResetError",
-            "ConnectionAbortedError",
-            "BrokenPipeError",
-            "TimeoutError",
-            "EOFError",
-            "PermissionError",
-            "HTTPError",
-            "ReadTimeout",
-            "ConnectTimeout",
-            "ReadTimeoutError",
-            "ProxyError",
-            "SSLError",
-            "RemoteDisconnected",
-            "LocalEntryNotFoundError",
-            "IncompleteRead",
-        ),
-        (),
-        "unsure",
-    ),
-    ((), ("CUDA error", "CUDA driver error", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS", "NVML"), "unsure"),
     (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
+    ((), ("unable to open shared memory object", "Too many open files"), "environment"),  # /dev/shm, ulimit -n
+    # what these say failed is outside the code as often as in it: a candidate, never a verdict
+    (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
+      "TimeoutError", "EOFError", "PermissionError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
+      "ProxyError", "SSLError", "RemoteDisconnected", "LocalEntryNotFoundError", "IncompleteRead", "OSError",
+      "ActorDiedError", "RayActorError", "WorkerCrashedError", "NodeDiedError", "OwnerDiedError", "ObjectLostError"),
+     (), "unsure"),
+    ((), ("CUDA error", "CUDA driver", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS", "NVML", "no CUDA GPUs",
+          "NVIDIA driver", "CUDA-capable device", "exited unexpectedly", "PytorchStreamWriter failed"), "unsure"),
     ((), NCCL_WORDS, "nccl"),
-]
+]  # fmt: skip
 INF_SEQ = 1 << 62
 # collectives whose input has the same size on every rank (not all-to-all, scatter, gather: sizes differ there)
 SAME_SIZE_OPS = ("BROADCAST", "ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE",
@@ -218,8 +202,9 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     if any(s["line"] == e["line"] for s in near) or (kind == "nccl" and near):
         return []  # the signature says it
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
-    sig = {"oom": "python-memory-error", "environment": "python-import-error", "nccl": "nccl-failed",
-           "unsure": "python-exception-unsure"}  # fmt: skip
+    sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
+           "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
+           else "python-environment-error"}  # fmt: skip
     return [_sign(e["line"], e["rank"], e["host"], sig.get(kind, "python-exception"), kind, text)]
 
 
