@@ -58,6 +58,7 @@ SAME_SIZE_OPS = ("BROADCAST", "ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDU
 # srun's "node: task N: ..." of a task that failed by itself (not one srun stopped: Terminated, Killed)
 SRUN_FAILED = ("Exited with exit code", "Segmentation fault", "Bus error", "Floating point exception",
                "Illegal instruction", "Out Of Memory")  # fmt: skip
+LOOSE_TAIL = 16  # an exception line without a traceback counts when its rank printed at most this many lines after
 LOW_SEQ = 10  # a watchdog's SeqNum up to this: one of the process group's first collectives
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
 
@@ -111,13 +112,14 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     # line without a rank only where the log has no traceback at all
     for r in sorted(f.ranks):
         rl = f.ranks[r]
-        if rl.loose and not rl.raised:
+        if rl.loose and not rl.raised and rl.loose_after <= LOOSE_TAIL:  # the rank stopped right after it
             exceptions.append({"rank": r, "host": rl.host, "line": rl.loose_at, "raised": rl.loose})
             rf = next(x for x in ranks if x.rank == r)
             rf.raised, rf.recorded, rf.code, rf.ended = asdict(rl.loose), True, 1, float(rl.loose_at or 0)
-    if not exceptions:
-        for n, raised in f.unranked_loose[:1]:
-            exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    if not exceptions:  # the last one, near the log's end (a logged and survived error earlier is no cause)
+        for n, raised in f.unranked_loose[-1:]:
+            if f.lines - n <= LOOSE_TAIL * 8:
+                exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     by_rank: dict = {}
     for s in signs:
         by_rank.setdefault(s["rank"], []).append(s)

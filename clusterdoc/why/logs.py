@@ -125,8 +125,9 @@ class RankLog:
     lines: int = 0
     raised: Raised | None = None
     raised_at: int | None = None
-    loose: Raised | None = None  # an exception line outside any traceback (the traceback's head not pasted)
+    loose: Raised | None = None  # its last exception line outside any traceback (a partial paste)
     loose_at: int | None = None
+    loose_after: int = 0  # its lines after that one
     peers: list[str] = field(default_factory=list)
     cuda: str | None = None
     oom_size: str | None = None
@@ -231,6 +232,7 @@ class Scanner:
             if rl is None:
                 rl = f.ranks[rank] = RankLog(rank, host, first=n)
             rl.lines += 1
+            rl.loose_after += 1
             if host and not rl.host:
                 rl.host = host
         key: object = rank if rank is not None else ("host", host)
@@ -279,9 +281,9 @@ class Scanner:
             return
         raised = Raised(m.group(1).rsplit(".", 1)[-1], m.group(2).strip()[:2000])
         if rl is not None:
-            if rl.loose is None:
-                rl.loose, rl.loose_at = raised, n
-        elif len(self.facts.unranked_loose) < MAX_LOOSE:
+            rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
+        else:
+            del self.facts.unranked_loose[: -MAX_LOOSE + 1]
             self.facts.unranked_loose.append((n, raised))
 
     def _watchdog(self, key: object, n: int, rank: int | None, line: str) -> None:
