@@ -619,6 +619,7 @@ def lost_peers(ev: Evidence, found: Found) -> Found:
             f"connections between ranks dropped ({', '.join(peers[:4])})",
             _t(*[r.ended for r in witnesses]),
             ranks=[r.rank for r in witnesses],
+            nodes=peers if ev.foreign and len(peers) == 1 else [],  # every witness lost the same address: look there
             evidence=[f"rank {r.rank}{_on(r)}: lost {', '.join(r.peers_lost)}" for r in witnesses],
             explains=[r.rank for r in witnesses],
             next_step="clusterdoc check --perf on the job's nodes (slow or flapping links), "
