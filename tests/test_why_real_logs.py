@@ -321,6 +321,10 @@ _WD = (
          "failed : Network is unreachable\n", "network", [], []),
         ("n1:1:2 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 10.2.2.3<54862> with status=12 "
          "opcode=0 len=0 vendor err 129 (Recv)\n", "network", [], []),
+        # two ranks lost the same peer address: unknown (it died, or the link), the address to look at named
+        ("[rank1]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer "
+         "[10.0.0.4]:6231\n[rank3]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection "
+         "closed by peer [10.0.0.4]:6231\n", "unknown", [1, 3], ["10.0.0.4"]),
         # Horovod's stalled ops: one rank missing from all (hang); ops ready on different ranks (desync)
         ("Stalled ops:\nop_a [missing ranks: 815]\nop_b [missing ranks: 815]\n", "hang", [815], []),
         ("Stalled ops: loss_0 [ready ranks: 3], grad_1 [ready ranks: 2, 0, 1]\n", "desync", [3], []),
