@@ -1,5 +1,6 @@
 """The score of `clusterdoc why --log` on folders of real logs, each with its SOURCES.md table
-(| file | source | cause | culprit | why |), judged as tests/test_why_real_logs.py judges them (clusterdoc/why/score.py).
+(| file | source | cause | culprit | why |), judged as tests/test_why_real_logs.py judges them
+(clusterdoc/why/score.py).
 
     .venv/bin/python scripts/why_score.py [DIR ...] [--json] [--rows]
 

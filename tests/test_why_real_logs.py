@@ -2,8 +2,9 @@
 each with the cause its thread settled on), judged by clusterdoc/why/score.py (scripts/why_score.py prints the
 same): the right category on at least 85 in 100 of the settled ones, the rank or node on at least 80 in 100 of
 the logs that show one, no crash, and not one confident wrong category (an ambiguous log must be "unknown"). The
-held-out set (tests/fixtures/why/heldout) only: no crash, a row per log, at most one confident wrong. Also: every signature's own real line is matched by
-a signature of its category, every launcher's prefix, and the parsers' bounds (issue 38: linear, bounded).
+held-out set (tests/fixtures/why/heldout) only: no crash, a row per log, at most one confident wrong. Also:
+every signature's own real line is matched by a signature of its category, every launcher's prefix, every form
+of structure and culprit (issue 41), and the parsers' bounds (issue 38: linear, bounded).
 """
 
 from __future__ import annotations
@@ -261,9 +262,9 @@ _WD = (
         ("[rank0]: ValueError: bad sample 17, skipped\n" + "[rank0]: step 9 loss 0.1\n" * 20 + "slurmstepd: error: *** "
          "STEP 5.0 ON n1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***\n", "scheduler", [], []),
         # chained: the last exception of the chain; an ExceptionGroup: the exception inside it
-        ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in f\nKeyError: \'x\'\n\nDuring handling of the '
-         'above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File "/w/t.py", line 5,'
-         " in f\nValueError: bad config\n", "code", [], []),
+        ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in f\nKeyError: \'x\'\n\nDuring handling of '
+         'the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File "/w/t.py", '
+         "line 5, in f\nValueError: bad config\n", "code", [], []),
         ("  + Exception Group Traceback (most recent call last):\n  |   File \"/w/t.py\", line 2, in <module>\n"
          "  | ExceptionGroup: many (1 sub-exception)\n  +-+---------------- 1 ----------------\n"
          "    | Traceback (most recent call last):\n    |   File \"/w/t.py\", line 9, in f\n"
@@ -287,8 +288,8 @@ _WD = (
          ["gpu-2"]),
         # a logger's prefix on a traceback's first line only: the rest is that rank's (ParlAI pads "rank:  3 |")
         ("rank:  3 | 2022-04-03 18:44:26,615 CRITICAL | Traceback (most recent call last):\n  File \"/w/t.py\", "
-         "line 5, in f\n    loss.backward()\nRuntimeError: CUDA out of memory. Tried to allocate 21.06 GiB\n", "oom", [3],
-         []),
+         "line 5, in f\n    loss.backward()\nRuntimeError: CUDA out of memory. Tried to allocate 21.06 GiB\n",
+         "oom", [3], []),
         # one node: mp.spawn's process index and torchrun's local_rank are the rank
         ("-- Process 0 terminated with the following error:\nTraceback (most recent call last):\n  File \"/w/t.py\", "
          "line 52, in get\nKeyError: 'car'\n", "code", [0], []),
