@@ -120,6 +120,50 @@ def slurm_cancelled(ev: Evidence, found: Found) -> Found:
     ]
 
 
+def _task_set(spec: str) -> set[int]:
+    """srun's "0-57,59-63" as a set (bounded: at most 1<<16 tasks)."""
+    out: set[int] = set()
+    for part in spec.split(","):
+        a, _, b = part.partition("-")
+        if a.isdigit() and (not b or b.isdigit()):
+            lo, hi = int(a), int(b or a)
+            if hi - lo < 1 << 16 and len(out) < 1 << 16:
+                out.update(range(lo, hi + 1))
+    return out
+
+
+def slurm_task_failure(ev: Evidence, found: Found) -> Found:
+    """Slurm ended the step because a task failed ("CANCELLED ... DUE TO TASK FAILURE"): which task is the one srun
+    does not list among those it terminated; how it failed is in that task's own output."""
+    due, reason, state = _slurm_end(ev)
+    if reason != "TASK FAILURE":
+        return []
+    stopped: set[int] = set()
+    for t in (ev.scheduler or {}).get("tasks") or []:
+        if t.get("what") in ("Terminated", "Killed"):
+            stopped |= _task_set(t["tasks"])
+    first = sorted(set(range(max(stopped) + 1)) - stopped) if stopped else []
+    ranks = first if 0 < len(first) <= 4 else []
+    return [
+        Cause(
+            "unknown",
+            "Slurm ended the step because a task failed"
+            + (f": {_ranks(ranks)}, the task{'s' if len(ranks) > 1 else ''} srun did not terminate" if ranks else ""),
+            _t((due or {}).get("time")),
+            ranks=ranks,
+            evidence=[_end_line(due, state)],
+            explains=[r.rank for r in ev.ranks],
+            next_step="read that task's own output (srun --label, or its rank's log) for how it ended",
+            weak=True,
+            candidates=[
+                "code: the task's own error (its output: a traceback, a segfault, an abort)",
+                "oom: it ran out of memory (sacct -j JOB -o MaxRSS,State; the node's dmesg)",
+                "node: its node failed (the node's kernel log, clusterdoc check on it)",
+            ],
+        )
+    ]
+
+
 def slurm_warned(ev: Evidence, found: Found) -> Found:
     sch = ev.scheduler or {}
     if not sch.get("warned") or any(c.category == "scheduler" for c in found):
@@ -411,6 +455,12 @@ def _fill_in(out: Found) -> Found:
 
 
 def _candidates(sig) -> list[str]:
+    if sig.name == "python-exception-unsure":
+        return [
+            "code: the script's own error (the exception's line and the code around it)",
+            "network or environment: a connection, a download or a device the exception reached (its message)",
+            "node: a CUDA or driver error of the GPU (the node's XIDs: clusterdoc check on it)",
+        ]
     if sig.name == "unspecified-launch-failure":
         return [
             "code: a kernel fault of the code or an extension (CUDA_LAUNCH_BLOCKING=1 shows where)",
@@ -445,7 +495,8 @@ def stall(ev: Evidence, found: Found) -> Found:
                 next_step="the log of the other ranks decides: a rank stuck or dead before the collective (hang) or "
                 "one that never called it (desync: a collective under `if rank == 0`)",
                 weak=True,
-                candidates=[
+                candidates=h.get("candidates")
+                or [
                     "hang: the other ranks were stuck or dead before this collective (their logs, the nodes' XIDs)",
                     "desync: the other ranks never called it (a collective or barrier only some ranks reach)",
                 ],
@@ -491,6 +542,27 @@ def stall(ev: Evidence, found: Found) -> Found:
             "under clusterdoc submit)",
         )
     ]
+
+
+def monitored_barrier(ev: Evidence, found: Found) -> Found:
+    """gloo's monitoredBarrier on rank 0 names the rank(s) that did not arrive: stuck, or dead before it (its own
+    failure, earlier in the log, wins by time)."""
+    out: Found = []
+    for b in ev.barrier[:1]:
+        out.append(
+            Cause(
+                "hang",
+                f"{_ranks(b['ranks'])} did not reach the barrier (gloo's monitoredBarrier on rank 0 names "
+                f"{'them' if len(b['ranks']) > 1 else 'it'})",
+                float(b["line"]),
+                ranks=list(b["ranks"]),
+                evidence=[f"line {b['line'] + 1}: {b['text']}"],
+                explains=[r.rank for r in ev.ranks],
+                next_step=f"read the log of {_ranks(b['ranks'])} (where it was: its stack, py-spy dump) and its "
+                "node's (dmesg, clusterdoc check on it)",
+            )
+        )
+    return out
 
 
 def _early_exit(ev: Evidence) -> Cause | None:
@@ -547,6 +619,7 @@ def lost_peers(ev: Evidence, found: Found) -> Found:
             f"connections between ranks dropped ({', '.join(peers[:4])})",
             _t(*[r.ended for r in witnesses]),
             ranks=[r.rank for r in witnesses],
+            nodes=peers if ev.foreign and len(peers) == 1 else [],  # every witness lost the same address: look there
             evidence=[f"rank {r.rank}{_on(r)}: lost {', '.join(r.peers_lost)}" for r in witnesses],
             explains=[r.rank for r in witnesses],
             next_step="clusterdoc check --perf on the job's nodes (slow or flapping links), "
@@ -572,6 +645,7 @@ CAUSES: list[Rule] = [
     Rule("slurm-limit", slurm_limit, retry=True),
     Rule("slurm-cancelled", slurm_cancelled, retry=False),
     Rule("slurm-warned", slurm_warned, retry=True),
+    Rule("slurm-task-failure", slurm_task_failure, retry=False),
     Rule("vanished-node", vanished_node, retry=True),
     Rule("gpu-health", gpu_health, retry=True),
     Rule("unreachable-node", unreachable_node, retry=True),
@@ -581,6 +655,7 @@ CAUSES: list[Rule] = [
     Rule("signature", signature_causes, retry=None),
     Rule("killed-rank", killed_rank, retry=False),
     Rule("stall", stall, retry=False),
+    Rule("monitored-barrier", monitored_barrier, retry=False),
     Rule("early-exit", early_exit, retry=False),
     Rule("lost-peers", lost_peers, retry=False),
 ]

@@ -70,6 +70,10 @@ class Evidence:
     probed: bool = False
     probed_through: str | None = None  # the transport the probe went through (ssh, srun, saved)
     read: list[dict] = field(default_factory=list)  # what was read of each log (logread.LogRead.to_json)
+    # a foreign log's lines that name the rank or node that failed, without saying how: torchrun's Root Cause
+    # entry, srun's "node: task N: Exited" ({rank, node, line, how}); gloo's monitoredBarrier ({ranks, line, text})
+    culprits: list[dict] = field(default_factory=list)
+    barrier: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return asdict(self)

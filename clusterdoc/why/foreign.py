@@ -16,14 +16,50 @@ from dataclasses import asdict
 from clusterdoc.why import logs
 from clusterdoc.why.evidence import Evidence, RankFacts
 
-# a launcher's own exception after a rank failed, or a stop: never the cause
-EFFECT_TYPES = ("ChildFailedError", "CalledProcessError", "SignalException", "KeyboardInterrupt", "SystemExit")
+# a launcher's own exception after a rank failed, a stop, or a wrapper of the real ones: never the cause
+EFFECT_TYPES = ("ChildFailedError", "CalledProcessError", "SignalException", "KeyboardInterrupt", "SystemExit",
+                "ExceptionGroup", "BaseExceptionGroup", "ProcessExitedException", "ProcessRaisedException")  # fmt: skip
 # torch.distributed's failures: what failed is in the lines after them ("Last error:"), or in another rank
 NCCL_TYPES = ("DistBackendError", "DistNetworkError", "DistStoreError", "ncclSystemError", "ncclInternalError",
               "ncclRemoteError", "ncclUnhandledCudaError", "ProcessGroupNCCL", "RendezvousTimeoutError",
               "RendezvousClosedError", "RendezvousConnectionError", "RendezvousError", "DistError")  # fmt: skip
 NCCL_WORDS = ("NCCL", "Connection closed by", "Broken pipe", "Socket Timeout", "Connection reset", "Watchdog caught",
-              "ProcessGroup", "c10d", "remote process exiting", "Timed out", "timed out")  # fmt: skip
+              "ProcessGroup", "c10d", "remote process exiting", "Timed out", "timed out", "gloo",
+              "monitoredBarrier", "Connection refused", "TCPStore", "NCCL communicator")  # fmt: skip
+
+# What an exception says by its type and message, where no signature line says more (the first row that fits
+# wins): (types, words in the message (any; () for none needed), kind). kind: "effect" (not a cause), "nccl"
+# (a distributed call failed: look for what failed first), or a category. An exception no row names is the
+# code's (or its data's): ValueError, KeyError, AttributeError, a collate error, a DataLoader worker's, ...
+EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
+    (EFFECT_TYPES, (), "effect"),
+    (("OutOfMemoryError",), (), "oom"),
+    (("MemoryError",), (), "oom"),
+    (NCCL_TYPES, (), "nccl"),
+    (("ImportError", "ModuleNotFoundError"), (), "environment"),
+    (("OSError",), ("Cannot allocate memory",), "oom"),
+    (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
+    (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
+    ((), ("unable to open shared memory object", "Too many open files"), "environment"),  # /dev/shm, ulimit -n
+    # what these say failed is outside the code as often as in it: a candidate, never a verdict
+    (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
+      "TimeoutError", "EOFError", "PermissionError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
+      "ProxyError", "SSLError", "RemoteDisconnected", "LocalEntryNotFoundError", "IncompleteRead", "OSError",
+      "ActorDiedError", "RayActorError", "WorkerCrashedError", "NodeDiedError", "OwnerDiedError", "ObjectLostError"),
+     (), "unsure"),
+    ((), ("CUDA error", "CUDA driver", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS", "NVML", "no CUDA GPUs",
+          "NVIDIA driver", "CUDA-capable device", "exited unexpectedly", "PytorchStreamWriter failed"), "unsure"),
+    ((), NCCL_WORDS, "nccl"),
+]  # fmt: skip
+INF_SEQ = 1 << 62
+# collectives whose input has the same size on every rank (not all-to-all, scatter, gather: sizes differ there)
+SAME_SIZE_OPS = ("BROADCAST", "ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE",
+                 "REDUCE", "COALESCED")  # fmt: skip
+# srun's "node: task N: ..." of a task that failed by itself (not one srun stopped: Terminated, Killed)
+SRUN_FAILED = ("Exited with exit code", "Segmentation fault", "Bus error", "Floating point exception",
+               "Illegal instruction", "Out Of Memory")  # fmt: skip
+LOOSE_TAIL = 16  # an exception line without a traceback counts when its rank printed at most this many lines after
+LOW_SEQ = 10  # a watchdog's SeqNum up to this: one of the process group's first collectives
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
 
 
@@ -38,11 +74,14 @@ def evidence_from_lines(
 
 
 def _kind(raised: logs.Raised) -> str:
-    """'effect', 'nccl' (a distributed call failed: look around it) or 'code'."""
-    if raised.type in EFFECT_TYPES:
-        return "effect"
-    if raised.type in NCCL_TYPES or any(w in raised.message for w in NCCL_WORDS):
-        return "nccl"
+    """What the exception is by EXCEPTION_RULES: 'effect', 'nccl' (look around it) or a category ('code' when no
+    rule fits)."""
+    for types, words, kind in EXCEPTION_RULES:
+        if types and raised.type not in types:
+            continue
+        if words and not any(w in raised.message for w in words):
+            continue
+        return kind
     return "code"
 
 
@@ -69,6 +108,18 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         ranks.append(rf)
     for n, raised in f.unranked_raised:
         exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    # an exception line with no traceback around it (a partial paste): a rank's where it has no traceback; a
+    # line without a rank only where the log has no traceback at all
+    for r in sorted(f.ranks):
+        rl = f.ranks[r]
+        if rl.loose and not rl.raised and rl.loose_after <= LOOSE_TAIL:  # the rank stopped right after it
+            exceptions.append({"rank": r, "host": rl.host, "line": rl.loose_at, "raised": rl.loose})
+            rf = next(x for x in ranks if x.rank == r)
+            rf.raised, rf.recorded, rf.code, rf.ended = asdict(rl.loose), True, 1, float(rl.loose_at or 0)
+    if not exceptions:  # the last one, near the log's end (a logged and survived error earlier is no cause)
+        for n, raised in f.unranked_loose[-1:]:
+            if f.lines - n <= LOOSE_TAIL * 8:
+                exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     by_rank: dict = {}
     for s in signs:
         by_rank.setdefault(s["rank"], []).append(s)
@@ -81,7 +132,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         world=len(ranks),
         state=state,
         ranks=ranks,
-        hang=compare_watchdogs(f),
+        hang=compare_watchdogs(f) or horovod_stall(f),
         scheduler=_scheduler(f, scontrol or {}),
         foreign=True,
         signs=signs,
@@ -97,7 +148,40 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
                 s["rank"], s["host"] = near[0]["rank"], near[0].get("host") or s.get("host")
     if f.nccl_warns:
         ev.message = "; ".join(f"{h}: NCCL WARN {m}" for h, m in f.nccl_warns[:3])
+    ev.culprits = culprit_lines(f)
+    ev.barrier = list(f.barrier)
     return ev
+
+
+def culprit_lines(f: logs.LogFacts) -> list[dict]:
+    """The lines that name the rank (and node) that failed first without saying how, in the log's order:
+    torchrun's "Root Cause (first observed failure)" entry, srun's "srun: error: NODE: task N: Exited with exit
+    code C" (one task; srun prints them as they end)."""
+    out = []
+    roots = [t for t in f.torchrun if t.get("root") and t.get("rank") is not None]
+    if roots:  # several nodes' agents each print a table: the first observed failure is the earliest time
+        t = min(roots, key=lambda t: (t.get("time") or "~", t["line"]))
+        out.append({"rank": t["rank"], "node": t.get("host"), "line": max(r["line"] for r in roots),
+                    "how": "torchrun's Root Cause", "exitcode": t.get("exitcode")})  # fmt: skip
+    for t in f.srun_tasks:
+        if t["tasks"].isdigit() and t["what"].startswith(SRUN_FAILED):
+            out.append({"rank": int(t["tasks"]), "node": t["node"], "line": t["line"], "how": "srun's task line",
+                        "exitcode": None})  # fmt: skip
+    out += [dict(m, exitcode=None) for m in f.mpi]
+    if not roots and len(f.hosts) <= 1 and all(r < 8 for r in f.ranks):  # one node: a local rank is the rank
+        out += [dict(m, exitcode=None) for m in f.local]
+        out += [
+            {
+                "rank": t["local_rank"],
+                "node": t.get("host"),
+                "line": t["line"],
+                "how": "torchrun's local_rank (one node)",
+                "exitcode": t["exitcode"],
+            }
+            for t in f.torchrun
+            if t.get("local_rank") is not None
+        ][:1]
+    return sorted(out, key=lambda c: c["line"])
 
 
 def _sign(line: int, rank, host, sig: str, category: str, text: str) -> dict:
@@ -120,9 +204,10 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     if any(s["line"] == e["line"] for s in near) or (kind == "nccl" and near):
         return []  # the signature says it
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
-    if raised.type == "MemoryError":
-        return [_sign(e["line"], e["rank"], e["host"], "python-memory-error", "oom", text)]
-    return [_sign(e["line"], e["rank"], e["host"], "python-exception" if kind == "code" else "nccl-failed", kind, text)]
+    sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
+           "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
+           else "python-environment-error"}  # fmt: skip
+    return [_sign(e["line"], e["rank"], e["host"], sig.get(kind, "python-exception"), kind, text)]
 
 
 def compare_watchdogs(f: logs.LogFacts) -> dict | None:
@@ -166,6 +251,19 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         )
         return {**base, "odd": odd, "desync": True,
                 "headline": f"NCCL watchdog: the ranks timed out in different collectives: {desc}"}  # fmt: skip
+    sizes: dict[int, list[int]] = {}
+    for r in timed:
+        if wd[r].get("numel") is not None and wd[r]["op"] in SAME_SIZE_OPS:
+            sizes.setdefault(wd[r]["numel"], []).append(r)
+    if len(sizes) > 1:  # the same collective by its number, different sizes: the ranks are in different calls
+        major = max(sizes.values(), key=len)
+        odd = sorted(r for g in sizes.values() if g is not major for r in g)
+        odd = odd if len(odd) < len(major) else sorted(r for g in sizes.values() for r in g)
+        (op, seq), *_ = groups
+        desc = "; ".join(f"{_rs(g)}: NumelIn={n}" for n, g in sorted(sizes.items(), key=lambda x: x[1]))
+        return {**base, "odd": odd, "desync": True,
+                "headline": f"NCCL watchdog: {op} SeqNum={seq} timed out with different sizes ({desc}): the ranks "
+                "are in different calls"}  # fmt: skip
     w = wd[timed[0]]
     what = f"{w['op']}" + (f" SeqNum={w['seq']}" if w["seq"] is not None else "")
     head = f"NCCL watchdog: {what} timed out after {w['ran_ms'] // 1000} s (timeout {w['timeout_ms'] // 1000} s) on "
@@ -174,6 +272,25 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     if silent:
         return {**base, "odd": silent,
                 "headline": head + f"; {_rs(silent)} did not time out: the others wait for them"}  # fmt: skip
+    default_pg = f.process_groups <= {"0"}  # a subgroup's SeqNum and source are that group's own
+    later = all((wd[r]["seq"] or INF_SEQ) > LOW_SEQ for r in timed)  # not one of the first collectives
+    if default_pg and later and all(op == "BROADCAST" for op, _ in groups) and 0 not in seen and timed != [-1]:
+        # a broadcast waits for its source (rank 0 unless told otherwise), and rank 0 did not time out: it was
+        # elsewhere (evaluating, saving, loading on its own) while the others waited
+        return {**base, "odd": [0],
+                "headline": head + "; rank 0 (a broadcast's source by default) did not time out: it was busy "
+                "elsewhere while the others waited"}  # fmt: skip
+    if len(seen) <= 1 and default_pg and all((wd[r]["seq"] or INF_SEQ) <= LOW_SEQ for r in timed):
+        # one of the job's first collectives: a rank not in it yet (loading, tokenizing, evaluating on its own), or
+        # the first collective that had to cross the network and could not
+        return {**base, "thin": True, "odd": [r for r in timed if r >= 0],
+                "headline": head + f"; SeqNum {w['seq']} is one of the job's first collectives",
+                "candidates": [
+                    "hang: a rank was still busy before its first collectives (loading, tokenizing, evaluating on its "
+                    "own): its log around the start",
+                    "network: the first collective that crosses nodes could not connect (NCCL_DEBUG=INFO; "
+                    "NCCL_SOCKET_IFNAME, clusterdoc check on the nodes)",
+                ]}  # fmt: skip
     if len(seen) <= 1:
         return {**base, "thin": True, "odd": [r for r in timed if r >= 0],
                 "headline": head + "; no other rank's lines are in the log"}  # fmt: skip
@@ -181,12 +298,44 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     missing = sorted(set(range(top + 1)) - seen) if top < logs.MAX_RANKS_LISTED else []
     return {
         **base,
+        "thin": not missing,  # which rank (or node) they wait for is not in the log: a hang, a dead node, a link
+        "candidates": [
+            "hang: a rank not in this log was stuck before the collective (its log, py-spy dump)",
+            "node: that rank's process or node died without a word (the node's kernel log: XIDs, the OOM killer)",
+            "network: the collective's traffic stalled between nodes (NCCL_DEBUG=INFO, clusterdoc check --perf)",
+        ],
         "headline": head
         + "; every rank in the log timed out: the rank they wait for is not in it"
         + (f" ({_rs(missing[:32])} {'are' if len(missing) > 1 else 'is'} missing)" if missing else "")
         + " (a dead process or node: look for its log, and at the nodes' XIDs with clusterdoc check)",
         "missing": missing[:1024],
     }
+
+
+def horovod_stall(f: logs.LogFacts) -> dict | None:
+    """Horovod's stalled ops compared: the same ranks missing from every op are late or dead (a hang); ops ready
+    on different sets of ranks mean those ranks submitted different collectives (a desync: the smaller set)."""
+    if not f.horovod:
+        return None
+    missing = {r for _, kind, rs in f.horovod if kind == "missing" for r in rs}
+    ready = {rs for _, kind, rs in f.horovod if kind == "ready"}
+    base = {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [],
+            "started": float(f.horovod[0][0]), "thin": False}  # fmt: skip
+    if missing and not ready and all(set(rs) == missing for _, kind, rs in f.horovod if kind == "missing"):
+        return {**base, "odd": sorted(missing), "desync": False,
+                "headline": f"Horovod: every stalled op waits for {_rs(sorted(missing))} (missing ranks)"}  # fmt: skip
+    sets: list[set[int]] = [set(rs) for rs in ready]
+    if len(sets) == 1 and not missing:  # every op ready on the same ranks: the ones below its top not in it
+        late = sorted(set(range(max(sets[0]) + 1)) - sets[0])
+        if 0 < len(late) <= 4:
+            return {**base, "odd": late, "desync": False,
+                    "headline": f"Horovod: every stalled op is ready on all ranks but {_rs(late)}"}  # fmt: skip
+    if len(sets) > 1 and not missing and all(a.isdisjoint(b) for a in sets for b in sets if a is not b):
+        odd = sorted(sets[[len(x) for x in sets].index(min(len(x) for x in sets))])  # the smallest set
+        return {**base, "odd": odd, "desync": True,
+                "headline": f"Horovod: {_rs(odd)} submitted a different op than the others (ready ranks per op: "
+                + "; ".join(",".join(map(str, sorted(x))) for x in sets) + ")"}  # fmt: skip
+    return None
 
 
 def _rs(ranks: list[int]) -> str:

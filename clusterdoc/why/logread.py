@@ -75,6 +75,11 @@ WORDS: tuple[bytes, ...] = (
     b"stopped",
     b"host      : ",  # torchrun's failure table: its host and rank lines hold none of the words above
     b"rank      : ",
+    b"time      : ",  # its time: of several nodes' tables, the earliest root cause is the first failure
+    b"ready ranks: ",  # Horovod's stalled ops, one per line
+    b"missing ranks: ",
+    b"Process name: [[",  # Open MPI's "the first process to do so was"
+    b"MPI_ABORT",
 )
 
 
@@ -91,7 +96,9 @@ def _signature_words() -> tuple[bytes, ...]:
     return tuple(out)
 
 
-WORDS = WORDS + tuple(w for w in _signature_words() if w not in WORDS)
+# a needle that holds one of the words above is found through that word: grep looks for fewer strings, the same
+# lines match
+WORDS = WORDS + tuple(w for w in _signature_words() if not any(g in w for g in WORDS))
 
 
 @dataclass

@@ -51,10 +51,11 @@ _CUDA = re.compile(
 _OOM_SIZE = re.compile(r"Tried to allocate ([\d.]{1,12} ?[KMGT]i?B)")
 _OOM_NEEDLES = ("CUDA out of memory", "OutOfMemoryError", "clusterdoc.run: OUT OF MEMORY", "CUDA error: out of memory",
                 "Cuda failure 'out of memory'")  # fmt: skip
-_WD_HEAD = "Watchdog caught collective operation timeout"
-_WD_RANK = re.compile(r"\[Rank (\d{1,7})\] Watchdog caught")
+_WD_HEAD = "aught collective operation timeout"  # "Watchdog caught ...", and torch 1.x's "Caught ..."
+_WD_RANK = re.compile(r"\[Rank (\d{1,7})\] (?:Watchdog caught|Caught collective)")
 _WD_SEQ = re.compile(r"SeqNum=(\d{1,19})")
 _WD_OP = re.compile(r"OpType=(\w{1,40})")
+_WD_NUMEL = re.compile(r"NumelIn=(\d{1,19})")
 _WD_TIMEOUT = re.compile(r"Timeout\(ms\)=(\d{1,19})")
 _WD_RAN = re.compile(r"ran for (\d{1,19}) milliseconds")
 _PG = re.compile(r"\[PG (?:ID )?(\d{1,9})")
@@ -64,10 +65,26 @@ _SLURM_END = re.compile(
     r"\*\*\* (JOB|STEP) ([\d.]{1,30}) ON (\S{1,128}) CANCELLED AT (\S{1,40})(?: DUE TO ([A-Z ]{1,40}?))?(?: \*\*\*|$)"
 )
 _SRUN_TASK = re.compile(r"srun: error: (\S{1,128}): tasks? ([\d,-]{1,200}): (.{0,200})$")
-_TR_KEY = re.compile(r"\s{0,8}(host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
+_TR_KEY = re.compile(r"\s{0,8}(time|host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
+# Horovod's stall warning lists each stalled op with the ranks that are ready for it, or missing from it
+_HVD_RANKS = re.compile(r"\[(missing|ready) ranks: (\d{1,7}(?:, \d{1,7}){0,255})\]")
+# MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
+_SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
+_MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
+_MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
+_MPI_SIGNAL = re.compile(
+    r"mpirun noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
+)
 _TR_RANK = re.compile(r"(\d{1,7})")
 _TR_CODE = re.compile(r"(-?\d{1,4})")
 _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})")
+# gloo's monitoredBarrier (ProcessGroupGloo.cpp) on rank 0: the rank(s) that did not arrive
+_BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
+# an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
+_GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
+# a line that is an exception by itself (no traceback around it): its type ends in Error or Exception
+_EXC_LOOSE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception)): (\S.{0,2000})")
+MAX_LOOSE = 64
 
 
 @dataclass
@@ -108,6 +125,9 @@ class RankLog:
     lines: int = 0
     raised: Raised | None = None
     raised_at: int | None = None
+    loose: Raised | None = None  # its last exception line outside any traceback (a partial paste)
+    loose_at: int | None = None
+    loose_after: int = 0  # its lines after that one
     peers: list[str] = field(default_factory=list)
     cuda: str | None = None
     oom_size: str | None = None
@@ -119,11 +139,16 @@ class LogFacts:
     ranks: dict[int, RankLog] = field(default_factory=dict)
     hits: list[Hit] = field(default_factory=list)
     unranked_raised: list[tuple[int, Raised]] = field(default_factory=list)  # tracebacks with no rank prefix
+    unranked_loose: list[tuple[int, Raised]] = field(default_factory=list)  # exception lines outside tracebacks
+    barrier: list[dict] = field(default_factory=list)  # gloo's monitoredBarrier: {ranks, line, rank, text}
+    mpi: list[dict] = field(default_factory=list)  # MPI's launcher naming a rank: {rank, node, line, how}
+    local: list[dict] = field(default_factory=list)  # a local process index (mp.spawn's): the rank on one node
+    horovod: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)  # (line, missing|ready, ranks)
     watchdog: dict[int, dict] = field(default_factory=dict)  # rank -> {seq, op, timeout_ms, ran_ms, line}
     watchdog_at: set[int] = field(default_factory=set)
     slurm_ends: list[dict] = field(default_factory=list)
     srun_tasks: list[dict] = field(default_factory=list)
-    torchrun: list[dict] = field(default_factory=list)  # {rank, host, exitcode, line}
+    torchrun: list[dict] = field(default_factory=list)  # {rank, host, exitcode, line, root: its Root Cause entry}
     nccl_warns: list[tuple[str, str]] = field(default_factory=list)
     hosts: set[str] = field(default_factory=set)
     process_groups: set[str] = field(default_factory=set)  # torch's "[PG ID N" in its lines: several groups
@@ -141,6 +166,8 @@ class _Traceback:
 
     def feed(self, line: str) -> Raised | None | bool:
         """A Raised at its exception line, True while still inside, False when the line ends it without one."""
+        if line.lstrip().startswith("|"):  # an ExceptionGroup's sub-traceback
+            line = line[_GROUP_BAR.match(line).end() :]  # type: ignore[union-attr]  # always matches
         m = _FRAME.match(line)
         self.after_frame = bool(m)
         if m:
@@ -152,7 +179,7 @@ class _Traceback:
         if line.startswith(("During handling", "The above exception")):
             self.frames = []
             return True
-        if line.startswith("Traceback (most recent call last)"):
+        if "Traceback (most recent call last)" in line[:48]:
             return True
         return _raised(line.strip(), self.frames) or False
 
@@ -190,6 +217,12 @@ class Scanner:
         f.lines += 1
         rank, host, line = prefix.split(raw[:LINE_CAP])
         line = line.rstrip("\r\n")
+        if rank is None and host is None and ("host", None) not in self._tb and len(self._tb) == 1:
+            # a traceback begun on a rank's prefixed line (a logger's prefix on its first line only) continues on
+            # the lines without one: frames, their source, the exception
+            (k,) = self._tb
+            if isinstance(k, int) and (line[:1] in (" ", "\t") or _EXC_LINE.match(line) or not line.strip()):
+                rank = k
         if host:
             if len(f.hosts) < 4096:
                 f.hosts.add(host)
@@ -199,6 +232,7 @@ class Scanner:
             if rl is None:
                 rl = f.ranks[rank] = RankLog(rank, host, first=n)
             rl.lines += 1
+            rl.loose_after += 1
             if host and not rl.host:
                 rl.host = host
         key: object = rank if rank is not None else ("host", host)
@@ -212,6 +246,7 @@ class Scanner:
             self._signature(n, rank, host, line, rl)
         self._slurm(n, line)
         self._torchrun(n, line, host)
+        self._mpi(n, line)
 
     # --- the parts of a line ---
     def _traceback(self, key: object, n: int, line: str, rl: RankLog | None) -> None:
@@ -219,6 +254,11 @@ class Scanner:
         if tb is None:
             if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
                 self._tb[key] = _Traceback(n)
+            elif 'File "' in line and _FRAME.match(line):  # the traceback's head was cut off: its last frames
+                self._tb[key] = tb = _Traceback(n)
+                tb.feed(line)
+            elif ("Error: " in line or "Exception: " in line) and not line[:1].isspace():
+                self._loose(n, line, rl)
             return
         got = tb.feed(line)
         if got is False and " | " in line[:160]:  # a logger's "TIME LEVEL | " before each line of it
@@ -234,6 +274,18 @@ class Scanner:
         elif line.startswith("Traceback (most recent call last)"):
             self._tb[key] = _Traceback(n)
 
+    def _loose(self, n: int, line: str, rl: RankLog | None) -> None:
+        """`[rank0]: AttributeError: ...` with no traceback around it (a partial paste): the exception line alone."""
+        m = _EXC_LOOSE.match(line)
+        if not m or m.group(1).endswith(("Warning", "Info")):
+            return
+        raised = Raised(m.group(1).rsplit(".", 1)[-1], m.group(2).strip()[:2000])
+        if rl is not None:
+            rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
+        else:
+            del self.facts.unranked_loose[: -MAX_LOOSE + 1]
+            self.facts.unranked_loose.append((n, raised))
+
     def _watchdog(self, key: object, n: int, rank: int | None, line: str) -> None:
         f = self.facts
         if "Exception (either an error or timeout) detected" in line:
@@ -247,9 +299,11 @@ class Scanner:
         pending = self._wd.pop(0, None)
         if pending is not None and (pending[0] == key or (rank is None and not line.startswith("["))):
             _, start, wrank, text, k = pending  # the header's line was wrapped: its fields follow
+            whole = (text + line.strip())[:LINE_CAP]  # a terminal's wrap cuts a word ("Timeo" / "ut(ms)=")
             text = (text + " " + line.strip())[:LINE_CAP]
-            if self._watchdog_entry(start, wrank, text) is None and k < 3:
-                self._wd[0] = (key, start, wrank, text, k + 1)
+            if self._watchdog_entry(start, wrank, text) is None and self._watchdog_entry(start, wrank, whole) is None:
+                if k < 3:
+                    self._wd[0] = (key, start, wrank, text, k + 1)
             return
         if _WD_HEAD not in line:
             return
@@ -259,13 +313,14 @@ class Scanner:
             self._wd[0] = (key, n, wrank, line, 1)
 
     def _watchdog_entry(self, n: int, rank: int | None, text: str) -> dict | None:
-        seq, op, tmo, ran = (p.search(text) for p in (_WD_SEQ, _WD_OP, _WD_TIMEOUT, _WD_RAN))
+        seq, op, tmo, ran, numel = (p.search(text) for p in (_WD_SEQ, _WD_OP, _WD_TIMEOUT, _WD_RAN, _WD_NUMEL))
         if not (op and tmo and ran):
             return None
         entry = {
             "rank": rank,
             "seq": int(seq.group(1)) if seq else None,
             "op": op.group(1),
+            "numel": int(numel.group(1)) if numel else None,
             "timeout_ms": int(tmo.group(1)),
             "ran_ms": int(ran.group(1)),
             "line": n,
@@ -291,6 +346,15 @@ class Scanner:
             if rl.oom_size is None and "Tried to allocate" in line:
                 m = _OOM_SIZE.search(line)
                 rl.oom_size = m.group(1) if m else None
+        if "failed to pass monitoredBarrier" in line and len(f.barrier) < 64:
+            m = _BARRIER.search(line)
+            if m:
+                ranks = [int(x) for x in m.group(1).split(", ")]
+                f.barrier.append({"ranks": ranks, "line": n, "rank": rank, "text": line.strip()[:300]})
+        if " ranks: " in line and len(f.horovod) < 256:
+            for m in _HVD_RANKS.finditer(line):
+                if len(f.horovod) < 256:
+                    f.horovod.append((n, m.group(1), tuple(int(x) for x in m.group(2).split(", "))))
         if "NCCL WARN" in line and len(f.nccl_warns) < 64:
             m = _NCCL_WARN.search(line)
             if m:
@@ -324,6 +388,27 @@ class Scanner:
             if m:
                 f.srun_tasks.append({"node": m.group(1), "tasks": m.group(2), "what": m.group(3).strip(), "line": n})
 
+    def _mpi(self, n: int, line: str) -> None:
+        f = self.facts
+        if len(f.mpi) >= 64 or len(f.local) >= 64:
+            return
+        if not ("MPI_ABORT" in line or "Process name: [[" in line or "mpirun noticed" in line or "-- Process " in line):
+            return
+        m = _SPAWN.search(line) if "terminated with" in line else None
+        if m:
+            f.local.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mp.spawn's process",
+                            "heads": True})  # fmt: skip  # printed before the traceback it names
+        m = _MPI_ABORT.search(line)
+        if m:
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_ABORT was invoked on it"})
+        m = _MPI_FIRST.search(line)
+        if m:
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mpirun's first process to fail"})
+        m = _MPI_SIGNAL.search(line)
+        if m:
+            f.mpi.append({"rank": int(m.group(1)), "node": m.group(2).rstrip("."), "line": n,
+                          "how": "mpirun's signal line"})  # fmt: skip
+
     def _torchrun(self, n: int, line: str, host: str | None) -> None:
         """torchrun's ChildFailedError table ("Root Cause (first observed failure)": rank, host, exitcode)."""
         f = self.facts
@@ -333,7 +418,7 @@ class Scanner:
                 f.torchrun.append({"rank": None, "local_rank": int(m.group(2)), "host": host,
                                    "exitcode": int(m.group(1)), "line": n})  # fmt: skip
         if line.strip() in ("Root Cause (first observed failure):", "Failures:"):
-            self._table = {"line": n, "host": host}
+            self._table = {"line": n, "host": host, "root": line.strip().startswith("Root")}
             return
         if self._table is None:
             return
@@ -350,6 +435,8 @@ class Scanner:
             self._table["rank"] = int(r.group(1)) if r else None
         elif k == "host":
             self._table["host"] = v.strip()[:128]
+        elif k == "time":
+            self._table["time"] = v.strip()[:40]
         elif k == "exitcode":
             c = _TR_CODE.match(v)
             self._table["exitcode"] = int(c.group(1)) if c else None
@@ -361,7 +448,8 @@ class Scanner:
         t, self._table = self._table, None
         if t and "exitcode" in t and len(self.facts.torchrun) < 256:
             self.facts.torchrun.append({"rank": t.get("rank"), "host": t.get("host"), "exitcode": t["exitcode"],
-                                        "line": t["line"]})  # fmt: skip
+                                        "line": t["line"], "root": t.get("root", False),
+                                        "time": t.get("time")})  # fmt: skip
 
 
 def scan(lines: Iterable[str]) -> LogFacts:

@@ -30,7 +30,7 @@ _TIME = re.compile(
 )
 _RANK_TOKENS = [
     re.compile(r"\[(?:rank|RANK|Rank):? ?(\d{1,7})\]:?\s?"),  # [rank3]: [rank 3] [RANK 3] [rank: 3]
-    re.compile(r"(?:rank|RANK|Rank): ?(\d{1,7}) \|\s?"),  # rank: 3 | ...
+    re.compile(r"(?:rank|RANK|Rank): {0,2}(\d{1,7}) \|\s?"),  # rank: 3 | ... (ParlAI pads: "rank:  3 |")
     re.compile(r"\[\d{1,7},(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # Open MPI --tag-output
 ]
 _LOCAL = re.compile(r"\[default\d{1,4}\]:\s?|\[\d{1,9}\] (?=\[)")  # torchrun's local rank; a tool's line number

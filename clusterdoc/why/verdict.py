@@ -52,9 +52,7 @@ def judge(ev: Evidence) -> Verdict:
         return Verdict(True, ev.state, None)
     if not causes:
         failed = [r for r in ev.ranks if r.code not in (0, None)]
-        return Verdict(
-            False,
-            ev.state,
+        cause = (
             Cause(
                 "unknown",
                 ev.message
@@ -75,9 +73,14 @@ def judge(ev: Evidence) -> Verdict:
                     "clusterdoc check on it",
                     "a line clusterdoc does not know yet: one entry in why/signatures.py (docs/why.md)",
                 ],
-            ),
+            )
         )
+        if ev.foreign:
+            _name_culprit(cause, ev)
+        return Verdict(False, ev.state, cause)
     best = causes[0]
+    if ev.foreign:
+        _name_culprit(best, ev)
     ruled = []
     explained = set(best.explains)
     for c in causes[1:]:
@@ -101,6 +104,31 @@ def judge(ev: Evidence) -> Verdict:
         verb = "were" if len(stopped) > 1 else "was"
         effects.append(f"{_ranks([r.rank for r in stopped])} {verb} stopped afterwards (by the launcher or Slurm)")
     return Verdict(False, ev.state, best, ruled, effects)
+
+
+FILLED = ("code", "environment", "oom", "node", "unknown")  # a rank's own failure: the launcher's report names it
+
+
+def _name_culprit(best: Cause, ev: Evidence) -> None:
+    """A cause read from a line without a rank takes the rank (and node) from the launcher's report of the rank
+    that failed first, printed after it: torchrun's Root Cause entry, srun's task line (ev.culprits)."""
+    if best.category == "oom" and not best.nodes:  # slurmstepd's end line right after names the node it ran on
+        ends = [e for e in (ev.scheduler or {}).get("ends") or [] if 0 <= e["line"] - best.time <= 3]
+        if ends:
+            best.nodes = [ends[0]["node"]]
+    if best.ranks or best.category not in FILLED:
+        return
+    at = best.time if best.time != INF else -INF  # no time: no line of its own, every report counts
+    after = [c for c in ev.culprits if c["line"] >= at or (c.get("heads") and at - c["line"] <= 64)]
+    if not after:
+        return
+    c = after[0]
+    best.ranks = [c["rank"]]
+    if c.get("node") and not best.nodes:
+        best.nodes = [c["node"]]
+    where = f" on {c['node']}" if c.get("node") else ""
+    best.evidence.append(f"line {c['line'] + 1}: {c['how']} names rank {c['rank']}{where}"
+                         + (f" (exitcode {c['exitcode']})" if c.get("exitcode") is not None else ""))  # fmt: skip
 
 
 def _unknown(ev: Evidence, weak: list[Cause]) -> list[Cause]:
