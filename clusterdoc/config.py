@@ -1,5 +1,8 @@
 """Settings for `clusterdoc submit` and `python -m clusterdoc.run`: flag > env > file > default.
 
+The environment is CLUSTERDOC_<KEY>, then sbatch's own variable of a Slurm option (SBATCH_ACCOUNT, SBATCH_QOS,
+SBATCH_TIMELIMIT...: what sbatch itself would honour), both above the files.
+
 Files are YAML mappings whose keys are the flag names (`debug: true`, `log-level: INFO`; `log_level` works
 too). They are layered, later ones winning: ~/.config/clusterdoc/config.yaml, then ./clusterdoc.yaml, then
 the file given with --config. Each setting also has an environment variable, CLUSTERDOC_<KEY>
@@ -26,7 +29,16 @@ from pathlib import Path
 import yaml
 
 from clusterdoc.errors import UsageError
-from clusterdoc.optiontable import BACKENDS, ENV_PREFIX, OPTIONS, Option, env_name  # noqa: F401 (config.X users)
+import re
+
+from clusterdoc.optiontable import (  # noqa: F401 (config.X users)
+    BACKENDS,
+    ENV_PREFIX,
+    OPTIONS,
+    Option,
+    env_name,
+    from_sbatch_env,
+)
 from clusterdoc.untrusted import printable
 
 # every setting is a row of clusterdoc/optiontable.py: its key, type, default, choices and bounds
@@ -128,8 +140,22 @@ class _Loader(yaml.SafeLoader):
             self.depth -= 1
 
 
+MAX_ITEMS = 256  # a repeatable setting's items (setup lines, srun options)
+
+
 def _convert(setting: Option, value, where: str, what: str):
-    """Check one value against its setting's type and choices; `what` names it in the error."""
+    """Check one value against its setting's type and choices; `what` names it in the error. A repeatable
+    setting's value is a list (one item alone is a list of one), each item checked."""
+    if setting.repeat and value is not None:
+        items = list(value) if isinstance(value, (list, tuple)) else [value]
+        if len(items) > MAX_ITEMS:
+            raise UsageError(f"{what}: more than {MAX_ITEMS} items", where=where)
+        out = [_convert_one(setting, v, where, what) for v in items]
+        return [v for v in out if v is not None] or None
+    return _convert_one(setting, value, where, what)
+
+
+def _convert_one(setting: Option, value, where: str, what: str):
     t = setting.type
     if value is None:
         return None
@@ -146,6 +172,14 @@ def _convert(setting: Option, value, where: str, what: str):
         raise UsageError(
             f"{what} must be one of {', '.join(setting.choices)}, not {printable(repr(value), 80)}", where=where
         )
+    if setting.pattern and not re.fullmatch(setting.pattern, value):
+        raise UsageError(
+            f"{what} must be of the form {setting.metavar or setting.pattern}, not {printable(repr(value), 80)}",
+            where=where,
+            hint=f"{setting.flag}: {setting.help_text()}",
+        )
+    if t is str and "\0" in value:
+        raise UsageError(f"{what} holds a NUL byte", where=where)
     low, high = setting.low, setting.high
     if t is int and value < low:
         raise UsageError(f"{what} must be at least {low}, not {printable(value, 40)}", where=where)
@@ -201,7 +235,10 @@ def read_file(path: Path, trusted: bool = True) -> dict[str, object]:
                 where=where,
                 hint="known keys: " + ", ".join(k.replace("_", "-") for k in SETTINGS),
             )
-        if not isinstance(value_node, yaml.ScalarNode):
+        repeated = SETTINGS[key].repeat and isinstance(value_node, yaml.SequenceNode)
+        if repeated and not all(isinstance(v, yaml.ScalarNode) for v in value_node.value):
+            raise UsageError(f"key '{name}' must be a list of strings, not of lists or mappings", where=where)
+        if not isinstance(value_node, yaml.ScalarNode) and not repeated:
             raise UsageError(
                 f"key '{name}' must be {_type_name(SETTINGS[key].type)}, not a list or mapping", where=where
             )
@@ -222,7 +259,9 @@ def read_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
             continue
         raw = env[name].strip()
         value: object
-        if setting.type is bool:
+        if setting.repeat:  # one item a line
+            value = [line for line in env[name].splitlines() if line.strip()] or None
+        elif setting.type is bool:
             if raw.lower() not in _TRUE + _FALSE:
                 raise UsageError(
                     f"{name} must be 1/true/yes/on or 0/false/no/off, not {printable(repr(raw), 80)}",
@@ -242,6 +281,20 @@ def read_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
     return out
 
 
+def read_sbatch_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
+    """sbatch's own variables for the rows that have one (SBATCH_ACCOUNT, SBATCH_TIMELIMIT, ...), checked."""
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    out: dict[str, object] = {}
+    for o in SETTINGS.values():
+        if o.sbatch_env and o.sbatch_env in env:
+            try:
+                value = from_sbatch_env({o.sbatch_env: env[o.sbatch_env]}).get(o.key)
+            except ValueError as err:
+                raise UsageError(f"{o.sbatch_env}: {printable(err, 120)}", where="environment") from None
+            out[o.key] = _convert(o, value, "environment", o.sbatch_env)
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def resolve(
     flags: dict[str, object],
     explicit_config: str | None = None,
@@ -258,6 +311,8 @@ def resolve(
     for path, chosen in config_files(explicit_config, cwd, home):
         for key, value in read_file(path, trusted=chosen).items():
             settings[key], origin[key] = value, str(path)
+    for key, value in read_sbatch_env(environ).items():  # sbatch's own: below ours, as a file is below both
+        settings[key], origin[key] = value, SETTINGS[key].sbatch_env
     for key, value in read_env(environ).items():
         settings[key], origin[key] = value, env_name(key)
     for key, value in flags.items():

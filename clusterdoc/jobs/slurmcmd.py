@@ -107,6 +107,43 @@ def usable_nodes(partition: str | None) -> list[str] | None:
     )
 
 
+def node_features() -> dict[str, str]:
+    """{feature: the nodes that have it (Slurm's hostlist)} from `sinfo -o '%f|%N'`; {} when sinfo does not answer.
+    What a refused --constraint is told to pick from."""
+    res = _run(["sinfo", "-h", "-o", "%f|%N"]) if shutil.which("sinfo") else None
+    if res is None or res.returncode != 0:
+        return {}
+    out: dict[str, list[str]] = {}
+    for line in res.stdout.splitlines()[:4096]:
+        features, _, nodes = line.strip().partition("|")
+        for f in features.split(","):
+            if f and f != "(null)" and nodes:
+                out.setdefault(f[:80], []).append(nodes[:200])
+    return {f: ",".join(n) for f, n in out.items()}
+
+
+def user_associations(user: str | None = None) -> list[tuple[str, list[str]]]:
+    """[(account, [QOS...])] of this user's associations (`sacctmgr show assoc`), [] when accounting does not
+    answer. What a refused --account or --qos is told to pick from."""
+    import getpass
+
+    who = user or getpass.getuser()
+    res = (
+        _run(["sacctmgr", "-nP", "show", "assoc", f"user={who}", "format=account,qos"])
+        if shutil.which("sacctmgr")
+        else None
+    )
+    if res is None or res.returncode != 0:
+        return []
+    out: dict[str, list[str]] = {}
+    for line in res.stdout.splitlines()[:4096]:
+        account, _, qos = line.strip().partition("|")
+        if account:
+            out.setdefault(account[:80], [])
+            out[account[:80]] += [q[:80] for q in qos.split(",") if q and q not in out[account[:80]]]
+    return list(out.items())
+
+
 # the lines read, by the key they start with, and the keys taken from each; every other line (the job's name,
 # comment, command, paths, account, features: text the job's owner chose) is never read for a field
 LINES = {

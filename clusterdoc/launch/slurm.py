@@ -1,6 +1,7 @@
 """Slurm backend through submitit: one sbatch job, one srun task per rank, rank env exported in each task.
 
-submitit writes the batch script (nodes, ntasks-per-node, gpus-per-node, time, partition) and starts
+submitit writes the batch script (every option-table row with an sbatch name: nodes, ntasks-per-node, time, account,
+qos, constraint..., and --sbatch-option's: `submitit_parameters`; the --setup lines before the preflight) and starts
 `srun ... python -m submitit.core._submit` once per task; its pickled callable here (RankTask) exports
 torchrun's variables from the task's SLURM_* ones and execs `python -m clusterdoc.run`, so the training
 process is the srun task itself (signals, exit codes and --kill-on-bad-exit act on it directly).
@@ -21,10 +22,12 @@ import shlex
 import shutil
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.errors import UsageError
+from clusterdoc.jobs import slurmcmd
 from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
     CMD_TIMEOUT,
     Unreachable,
@@ -37,6 +40,9 @@ from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
 )
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
+from clusterdoc.launch.setup import SETUP_FAILED, script_lines
+from clusterdoc.optiontable import OPTIONS, OWNED_ENV, sbatch_options
+from clusterdoc.untrusted import printable
 
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
 COMPLETING = 5.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
@@ -98,11 +104,73 @@ def check_ready(environ=os.environ) -> None:
         )
 
 
-def sbatch_refused(message: str) -> UsageError:
-    """sbatch's refusal, with the fix for what it says."""
-    last = message.strip().splitlines()[-1] if message.strip() else "no message"
+def submitit_parameters(sbatch: dict) -> dict:
+    """{sbatch long option: value} (optiontable.sbatch_options; a batch script's options) -> submitit's
+    update_parameters keywords: its own name where submitit has one (nodes, ntasks_per_node, account...: it counts
+    the tasks from them), every other in additional_parameters (written `#SBATCH --KEY=VALUE`, or `--KEY` for True)."""
+    import inspect
+
+    from submitit.slurm.slurm import _make_sbatch_string
+
+    named = set(inspect.signature(_make_sbatch_string).parameters) - {"command", "folder", "additional_parameters"}
+    params: dict = {}
+    extra: dict = {}
+    for key, value in sbatch.items():
+        if key.replace("-", "_") in named:
+            params[key.replace("-", "_")] = value
+        else:
+            extra[key] = value
+    if extra:
+        params["additional_parameters"] = extra
+    return params
+
+
+def unset_for_sbatch(sbatch: dict, environ=os.environ) -> list[str]:
+    """sbatch's variables to take out of its environment: sbatch lets SBATCH_X win over the script's line, so where
+    clusterdoc writes an option (already resolved from SBATCH_X when nothing above it was given), and for the
+    options it owns (output, signal...), the variable must not overrule it."""
+    written = {o.sbatch_env for o in OPTIONS if o.sbatch_env and o.sbatch in sbatch}
+    return sorted(n for n in written | set(OWNED_ENV) if n in environ)
+
+
+def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
+    """sbatch's refusal, with the fix for what it says (the accounts the user has, the features the nodes have)."""
+    lines = [ln.strip() for ln in message.strip().splitlines() if ln.strip() and "sbatch" in ln] or message.split("\n")
+    last = printable(lines[-1].strip() if lines and lines[-1].strip() else "no message", 300)
     if NO_CONF in message:
         return UsageError(f"sbatch refused the job: {last}: slurm.conf not found", hint=CONF_HINT)
+    low = message.lower()
+    asked = (lambda key: getattr(spec, key, None) if spec is not None else None)
+    if "invalid account" in low:
+        have = slurmcmd.user_associations()
+        listed = ", ".join(sorted({a for a, _ in have})) if have else ""
+        return UsageError(
+            f"sbatch refused the job: {last} (--account {asked('account') or '(none: your default)'}"
+            + (f", --partition {asked('partition')}" if asked("partition") else "")
+            + ")",
+            hint=(f"your accounts: {listed}; pass one with --account (-A)" if listed else
+                  "sacctmgr show assoc user=$USER lists your accounts: pass one with --account (-A)"),
+        )
+    if "invalid qos" in low or "qos" in low and "policy" in low:
+        have = slurmcmd.user_associations()
+        qos = ", ".join(sorted({q for _, qs in have for q in qs})) if have else ""
+        return UsageError(
+            f"sbatch refused the job: {last} (--qos {asked('qos') or '(none: the default)'})",
+            hint=(f"the QOS your associations allow: {qos}; " if qos else "")
+            + "sacctmgr show qos lists each one's limits (MaxWall, MaxTRES, MaxSubmit)",
+        )
+    if "invalid feature" in low or "constraint" in low:
+        features = slurmcmd.node_features()
+        listed = "; ".join(f"{f}: {n}" for f, n in sorted(features.items())) if features else ""
+        return UsageError(
+            f"sbatch refused the job: {last} (--constraint {asked('constraint')})",
+            hint=(f"the nodes' features: {listed}" if listed else "the nodes have no features (sinfo -o '%N %f')")
+            + "; pass one of them with --constraint (-C)",
+        )
+    if "unrecognized option" in low or "invalid option" in low:
+        return UsageError(
+            f"sbatch refused the job: {last}", hint="check the --sbatch-option names against 'man sbatch'"
+        )
     return UsageError(f"sbatch refused the job: {last}", hint="check --partition, --nodes and --time against 'sinfo'")
 
 
@@ -114,6 +182,13 @@ HOPELESS = {
     "BadConstraints": "no node satisfies the request (GPUs, memory or constraints)",
     "InvalidAccount": "the account is not valid",
     "InvalidQOS": "the QOS is not valid",
+    "ReqNodeNotAvail, Reserved for maintenance": "the nodes are reserved for maintenance",
+    "QOSMaxWallDurationPerJobLimit": "--time exceeds the QOS's MaxWall (sacctmgr show qos)",
+    "QOSMaxNodePerJobLimit": "--nodes exceeds the QOS's MaxTRES node=N per job (sacctmgr show qos)",
+    "QOSMaxCpuPerJobLimit": "the CPUs asked exceed the QOS's MaxTRES cpu=N per job (sacctmgr show qos)",
+    "QOSMaxGRESPerJob": "the GPUs asked exceed the QOS's MaxTRES gres/gpu=N per job (sacctmgr show qos)",
+    "AssocMaxWallDurationPerJobLimit": "--time exceeds the association's MaxWall (sacctmgr show assoc)",
+    "AssocMaxNodesPerJobLimit": "--nodes exceeds the association's MaxNodes per job (sacctmgr show assoc)",
 }
 
 
@@ -173,10 +248,12 @@ def preflight_setup(spec: JobSpec, jd: JobDir) -> list[str]:
 
     record_shell(jd.path)  # the submitting shell's NCCL_* etc., which --export=ALL hands to the job
     py, d = shlex.quote(spec.python), shlex.quote(str(jd.path))
+    srun = "".join(f" --srun-option={shlex.quote(o)}" for o in spec.srun_option or [])
     return [
-        # the doctor through srun: one task per node, whatever --ntasks-per-node the job has
+        # the doctor through srun: one task per node, whatever --ntasks-per-node the job has; the probe runs in the
+        # environment the --setup lines made (srun passes the batch shell's on) and with the ranks' srun options
         f"{py} -m clusterdoc.launch.preflight --judge {d} --nodes {spec.nodes} "
-        f"--tasks-per-node {spec.tasks_per_node} || exit 3",
+        f"--tasks-per-node {spec.tasks_per_node}{srun} || exit 3",
     ]
 
 
@@ -196,46 +273,60 @@ def signal_setup(jd: JobDir) -> list[str]:
     ]
 
 
+def _executor_class():
+    import submitit
+
+    class Executor(submitit.SlurmExecutor):
+        """submitit's, with sbatch run without the SBATCH_* variables that would overrule the script's lines."""
+
+        unset: list[str] = []
+
+        def _make_submission_command(self, submission_file_path):
+            command = super()._make_submission_command(submission_file_path)
+            return ["env", *(f"--unset={n}" for n in self.unset), *command] if self.unset else command
+
+    return Executor
+
+
+def _Executor(**kw):
+    return _executor_class()(**kw)
+
+
 class SlurmJob:
     backend = "slurm"
     pids: list[int] = []  # the ranks are Slurm's, not processes of this machine
 
     def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str], preflight: bool = False):
-        import submitit
-
         self.spec, self.jd = spec, jd
-        ex = submitit.SlurmExecutor(folder=jd.path / "submitit", python=shlex.quote(spec.python))
-        params = dict(
-            nodes=spec.nodes,
-            ntasks_per_node=spec.tasks_per_node,
-            time=spec.time,
-            job_name=f"clusterdoc-{Path(spec.script).stem}",
-            srun_args=["--kill-on-bad-exit=1"],
-            signal_delay_s=90,
-        )
-        if spec.gpus_per_node:
-            params["gpus_per_node"] = spec.gpus_per_node
-        if spec.partition:
-            params["partition"] = spec.partition
+        sbatch = sbatch_options(asdict(spec))  # every row with an sbatch name, and --sbatch-option's
         if spec.exclude:
-            params["exclude"] = ",".join(spec.exclude)
-        setup = preflight_setup(spec, jd) if preflight else []
+            sbatch["exclude"] = ",".join(spec.exclude)
         ahead = min(spec.signal_ahead, spec.time * 15)  # a short job: a quarter of it, not all of it
         if ahead > 0:
             # Slurm's warning goes to the batch shell (B:, so a container in the step cannot swallow it), which
             # passes it on to the ranks as SIGUSR1: their chance to checkpoint before the kill
-            params["signal_delay_s"] = ahead
-            params["additional_parameters"] = {"signal": f"B:USR1@{ahead}"}
+            sbatch["signal"] = f"B:USR1@{ahead}"
+        ex = _Executor(folder=jd.path / "submitit", python=shlex.quote(spec.python))
+        ex.unset = unset_for_sbatch(sbatch)
+        params = dict(
+            submitit_parameters(sbatch),
+            job_name=f"clusterdoc-{Path(spec.script).stem}",
+            srun_args=["--kill-on-bad-exit=1", *(spec.srun_option or [])],
+            signal_delay_s=ahead if ahead > 0 else 90,
+        )
+        # the user's --setup lines first: the preflight's probe and the ranks then run in what they make
+        setup = script_lines(spec.setup) + (preflight_setup(spec, jd) if preflight else [])
+        if ahead > 0:
             setup += signal_setup(jd)
         if setup:
             params["setup"] = setup
         ex.update_parameters(**params)
         env = {**spec.shim_env(), **({"MASTER_PORT": str(spec.port)} if spec.port else {})}
-        task = RankTask(spec.rank_command(jd.path, script_args), env, spec.tasks_per_node)
+        task = RankTask(spec.rank_command(jd.path, script_args, setup=False), env, spec.tasks_per_node)
         try:
             job = ex.submit(task)
         except Exception as exc:  # submitit raises its own errors wrapping sbatch's message
-            raise sbatch_refused(str(exc)) from None
+            raise sbatch_refused(str(exc), spec) from None
         self.backend_id = str(job.job_id)
         self.unknown_since: float | None = None
         self.reason = "None"  # squeue's reason for a job that is just waiting its turn
@@ -308,8 +399,11 @@ class SlurmJob:
         if "ExitCode" in info:
             code = int(info["ExitCode"].split(":")[0] or 0)
         message = ""
-        if state == "FAILED" and code == 3 and not any(self.jd.rank_exit(r) for r in range(self.spec.world_size)):
+        no_rank = not any(self.jd.rank_exit(r) for r in range(self.spec.world_size))
+        if state == "FAILED" and code == 3 and no_rank:
             message = f"the preflight step refused the allocation (see {self.jd.path / 'preflight.txt'})"
+        elif state == "FAILED" and code == SETUP_FAILED and no_rank and self.spec.setup:
+            message = f"a --setup line failed in the batch script (its error: {self.jd.path / 'submitit'}/*_log.err)"
         elif state in ("TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "LOST"):
             message = f"Slurm says {state}"
         outcome = outcome_from_records(
