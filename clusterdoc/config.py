@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,8 +30,6 @@ from pathlib import Path
 import yaml
 
 from clusterdoc.errors import UsageError
-import re
-
 from clusterdoc.optiontable import (  # noqa: F401 (config.X users)
     BACKENDS,
     ENV_PREFIX,

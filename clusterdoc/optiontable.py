@@ -101,9 +101,19 @@ OPTIONS: tuple[Option, ...] = (
         sbatch="time",
         sbatch_env="SBATCH_TIMELIMIT",
     ),
-    Option("account", str, None, "Slurm account the job is charged to", metavar="NAME", short="-A", sbatch="account",
-           sbatch_env="SBATCH_ACCOUNT"),
-    Option("qos", str, None, "Slurm quality of service", metavar="QOS", short="-q", sbatch="qos", sbatch_env="SBATCH_QOS"),
+    Option(
+        "account",
+        str,
+        None,
+        "Slurm account the job is charged to",
+        metavar="NAME",
+        short="-A",
+        sbatch="account",
+        sbatch_env="SBATCH_ACCOUNT",
+    ),
+    Option(
+        "qos", str, None, "Slurm quality of service", metavar="QOS", short="-q", sbatch="qos", sbatch_env="SBATCH_QOS"
+    ),
     Option(
         "constraint",
         str,
@@ -303,7 +313,9 @@ def add_arguments(parser) -> None:
     for o in OPTIONS:
         names = [o.flag, o.short] if o.short else [o.flag]
         if o.repeat:  # --setup A --setup B: a list, in the order given
-            parser.add_argument(*names, dest=o.key, action="append", default=None, metavar=o.metavar, help=o.help_text())
+            parser.add_argument(
+                *names, dest=o.key, action="append", default=None, metavar=o.metavar, help=o.help_text()
+            )
         elif o.negative:  # a switch pair: --wait / --no-wait
             group = parser.add_mutually_exclusive_group()
             group.add_argument(*names, dest=o.key, action="store_true", default=None, help=o.help_text())
@@ -431,7 +443,7 @@ def srun_option(text: str) -> str:
     if name in OWNED_SRUN:
         raise UsageError(
             f"--srun-option {printable(text, 120)!r}: clusterdoc sets the ranks' srun --{name} itself",
-            hint="leave it out: each rank's output goes to its log folder, the shape comes from --nodes/--tasks-per-node",
+            hint="leave it out: each rank's output goes to its log folder; the shape is --nodes, --tasks-per-node",
         )
     return arg
 
@@ -442,8 +454,8 @@ def sbatch_options(values: Mapping[str, Any]) -> dict[str, str | bool | int]:
     out: dict[str, str | bool | int] = {}
     for o in OPTIONS:
         value = values.get(o.attr, values.get(o.key))
-        if o.sbatch and value is not None and value is not False:
-            out[o.sbatch] = value
+        if o.sbatch and value is not None and value is not False and not (type(value) is int and value == 0):
+            out[o.sbatch] = value  # (0 GPUs: no --gpus-per-node at all, as sbatch without it)
     for text in values.get("sbatch_option") or ():
         key, value = parse_sbatch_option(text)
         out[key] = value

@@ -90,6 +90,15 @@ class _Processes:
 
     poll_interval: ClassVar[float] = 0.1  # a process poll is cheap
     scheduler: ClassVar[str | None] = None
+    name: ClassVar[str]
+
+    def no_srun(self, settings: Mapping) -> None:
+        """--srun-option changes what the ranks run in (a container): refused where no srun starts them."""
+        if settings.get("srun_option"):
+            raise UsageError(
+                f"--srun-option is for the ranks' srun: the {self.name} backend starts no srun",
+                hint="drop it, or submit with --backend slurm (--setup lines work on every backend)",
+            )
 
     def check_ready(self) -> None:
         return None
@@ -114,7 +123,7 @@ class Local(_Processes):
         return "no Slurm answers here and no --hostfile; --backend slurm or --hostfile to run on a cluster"
 
     def validate(self, settings: Mapping) -> None:
-        return None
+        self.no_srun(settings)
 
     def nodes(self, spec: JobSpec) -> list[str] | None:
         return ["localhost"]
@@ -141,6 +150,7 @@ class Mpirun(_Processes):
         return "--hostfile given and no Slurm here; --backend local to run here" if settings["hostfile"] else None
 
     def validate(self, settings: Mapping) -> None:
+        self.no_srun(settings)
         if not settings["hostfile"]:
             raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
         from clusterdoc import hostfile

@@ -127,8 +127,8 @@ def judge(
     """In the batch shell (`through_srun`): the doctor through srun (the same transport as `clusterdoc check`
     inside an allocation: one task per allocated node, no SSH), its probe under this interpreter (the job's), the
     facts kept in <job>/preflight/; else the facts already there. It runs after the job's --setup lines in the batch
-    shell, whose environment srun passes on; `srun_options`: the ranks' own (a container image). The report goes to <job>/preflight.txt; exit 1
-    stops the job."""
+    shell, whose environment srun passes on; `srun_options`: the ranks' own (a container image). The report goes
+    to <job>/preflight.txt; exit 1 stops the job."""
     from clusterdoc import doctor
 
     folder = str(job_dir / "preflight")

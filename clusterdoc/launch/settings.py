@@ -85,11 +85,6 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
     check_setup(settings["setup"])
     sbatch_options(settings)  # every --sbatch-option checked now, before anything starts
     srun = [srun_option(o) for o in settings["srun_option"] or []] or None
-    if srun and backend != "slurm":
-        raise UsageError(
-            f"--srun-option is for the ranks' srun: the {backend} backend starts no srun",
-            hint="drop it, or submit with --backend slurm",
-        )
     if settings["straggler"] >= 100:
         raise UsageError(
             f"--straggler {settings['straggler']}: a percentage of the step below 100",

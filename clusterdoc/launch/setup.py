@@ -70,8 +70,8 @@ def script_lines(lines: list[str] | None) -> list[str]:
         return []
     out = [module_init()] if any(USES_MODULE.search(line) for line in lines) else []
     for i, line in enumerate(lines, 1):
-        said = shlex.quote(f"clusterdoc: --setup line {i} failed (exit ") + '"$clusterdoc_rc"' + shlex.quote(
-            f"): {line}"
+        said = (
+            shlex.quote(f"clusterdoc: --setup line {i} failed (exit ") + '"$clusterdoc_rc"' + shlex.quote(f"): {line}")
         )
         out += [
             line,

@@ -140,7 +140,7 @@ def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
     if NO_CONF in message:
         return UsageError(f"sbatch refused the job: {last}: slurm.conf not found", hint=CONF_HINT)
     low = message.lower()
-    asked = (lambda key: getattr(spec, key, None) if spec is not None else None)
+    asked = lambda key: getattr(spec, key, None) if spec is not None else None
     if "invalid account" in low:
         have = slurmcmd.user_associations()
         listed = ", ".join(sorted({a for a, _ in have})) if have else ""
@@ -148,8 +148,11 @@ def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
             f"sbatch refused the job: {last} (--account {asked('account') or '(none: your default)'}"
             + (f", --partition {asked('partition')}" if asked("partition") else "")
             + ")",
-            hint=(f"your accounts: {listed}; pass one with --account (-A)" if listed else
-                  "sacctmgr show assoc user=$USER lists your accounts: pass one with --account (-A)"),
+            hint=(
+                f"your accounts: {listed}; pass one with --account (-A)"
+                if listed
+                else "sacctmgr show assoc user=$USER lists your accounts: pass one with --account (-A)"
+            ),
         )
     if "invalid qos" in low or "qos" in low and "policy" in low:
         have = slurmcmd.user_associations()
@@ -273,7 +276,34 @@ def signal_setup(jd: JobDir) -> list[str]:
     ]
 
 
-def _executor_class():
+def batch_parameters(spec: JobSpec, jd: JobDir, preflight: bool) -> tuple[dict, list[str]]:
+    """(submitit's parameters for the job's batch script, the SBATCH_* variables sbatch must not see): every
+    option-table row with an sbatch name and --sbatch-option's, the excluded nodes, the time-limit warning; the
+    --setup lines, then the preflight step, then the warning's trap, as the script's setup lines."""
+    sbatch = sbatch_options(asdict(spec))  # every row with an sbatch name, and --sbatch-option's
+    if spec.exclude:
+        sbatch["exclude"] = ",".join(spec.exclude)
+    ahead = min(spec.signal_ahead, spec.time * 15)  # a short job: a quarter of it, not all of it
+    if ahead > 0:
+        # Slurm's warning goes to the batch shell (B:, so a container in the step cannot swallow it), which
+        # passes it on to the ranks as SIGUSR1: their chance to checkpoint before the kill
+        sbatch["signal"] = f"B:USR1@{ahead}"
+    params = dict(
+        submitit_parameters(sbatch),
+        job_name=f"clusterdoc-{Path(spec.script).stem}",
+        srun_args=["--kill-on-bad-exit=1", *(spec.srun_option or [])],
+        signal_delay_s=ahead if ahead > 0 else 90,
+    )
+    # the user's --setup lines first: the preflight's probe and the ranks then run in what they make
+    setup = script_lines(spec.setup) + (preflight_setup(spec, jd) if preflight else [])
+    if ahead > 0:
+        setup += signal_setup(jd)
+    if setup:
+        params["setup"] = setup
+    return params, unset_for_sbatch(sbatch)
+
+
+def _executor_class() -> type:
     import submitit
 
     class Executor(submitit.SlurmExecutor):
@@ -298,28 +328,9 @@ class SlurmJob:
 
     def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str], preflight: bool = False):
         self.spec, self.jd = spec, jd
-        sbatch = sbatch_options(asdict(spec))  # every row with an sbatch name, and --sbatch-option's
-        if spec.exclude:
-            sbatch["exclude"] = ",".join(spec.exclude)
-        ahead = min(spec.signal_ahead, spec.time * 15)  # a short job: a quarter of it, not all of it
-        if ahead > 0:
-            # Slurm's warning goes to the batch shell (B:, so a container in the step cannot swallow it), which
-            # passes it on to the ranks as SIGUSR1: their chance to checkpoint before the kill
-            sbatch["signal"] = f"B:USR1@{ahead}"
+        params, unset = batch_parameters(spec, jd, preflight)
         ex = _Executor(folder=jd.path / "submitit", python=shlex.quote(spec.python))
-        ex.unset = unset_for_sbatch(sbatch)
-        params = dict(
-            submitit_parameters(sbatch),
-            job_name=f"clusterdoc-{Path(spec.script).stem}",
-            srun_args=["--kill-on-bad-exit=1", *(spec.srun_option or [])],
-            signal_delay_s=ahead if ahead > 0 else 90,
-        )
-        # the user's --setup lines first: the preflight's probe and the ranks then run in what they make
-        setup = script_lines(spec.setup) + (preflight_setup(spec, jd) if preflight else [])
-        if ahead > 0:
-            setup += signal_setup(jd)
-        if setup:
-            params["setup"] = setup
+        ex.unset = unset
         ex.update_parameters(**params)
         env = {**spec.shim_env(), **({"MASTER_PORT": str(spec.port)} if spec.port else {})}
         task = RankTask(spec.rank_command(jd.path, script_args, setup=False), env, spec.tasks_per_node)
