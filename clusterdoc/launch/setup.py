@@ -4,8 +4,8 @@
 A line is the user's own shell code and runs as such: in Slurm's batch script (submitit's setup lines, so the
 preflight step and the ranks' srun inherit what it sets), and for local and mpirun in a bash of each rank's own
 (`bash -c 'LINES; exec "$@"' clusterdoc-setup PYTHON ...`, and the doctor's probe under the same prefix). Nothing
-clusterdoc writes is mixed into a line: the job's own values (paths, hosts) are arguments after it. Each line must be
-a complete command (checked with `bash -n` before anything is submitted); one that fails stops the job with
+clusterdoc writes is mixed into a line (each is `eval`ed as the user wrote it; the job's own values, paths and hosts,
+are arguments after the lines). Each line must be a complete command (checked with `bash -n` before anything is submitted); one that fails stops the job with
 SETUP_FAILED and says which. Where a line uses `module` and the shell has no `module` function yet, the site's Lmod or
 Environment Modules init is sourced first (as a login shell would).
 """
@@ -20,7 +20,7 @@ from clusterdoc.errors import UsageError
 from clusterdoc.untrusted import printable
 
 SETUP_FAILED = 4  # the exit status of a batch script or rank whose setup line failed
-MAX_LINE = 4096
+MAX_LINE = 1024  # a setup line's characters (the doctor reports the wrapped command, 4096 at most)
 MODULE_INITS = (  # Lmod, then Environment Modules (Debian's and others' paths)
     "/usr/share/lmod/lmod/init/bash",
     "/etc/profile.d/lmod.sh",
@@ -62,9 +62,9 @@ def module_init() -> str:
 
 
 def script_lines(lines: list[str] | None) -> list[str]:
-    """The setup lines as bash lines: each line as the user wrote it, then a check of its status that stops the
-    shell with SETUP_FAILED naming the line (a line of its own, so a comment at the end of the user's cannot hide
-    it); the module init first where a line uses `module`."""
+    """The setup lines as bash lines, one each: the user's line run as it is (`eval` of it quoted, so a comment at
+    its end cannot hide what follows), and when it fails the shell stops with SETUP_FAILED naming it; the module
+    init first where a line uses `module`. No line holds a line break (the doctor's `wrap` is one line)."""
     lines = list(lines or [])
     if not lines:
         return []
@@ -73,10 +73,7 @@ def script_lines(lines: list[str] | None) -> list[str]:
         said = (
             shlex.quote(f"clusterdoc: --setup line {i} failed (exit ") + '"$clusterdoc_rc"' + shlex.quote(f"): {line}")
         )
-        out += [
-            line,
-            f'clusterdoc_rc=$?; if [ "$clusterdoc_rc" -ne 0 ]; then echo {said} >&2; exit {SETUP_FAILED}; fi',
-        ]
+        out.append(f"eval {shlex.quote(line)} || {{ clusterdoc_rc=$?; echo {said} >&2; exit {SETUP_FAILED}; }}")
     return out
 
 
@@ -85,7 +82,7 @@ def wrap_argv(lines: list[str] | None, argv: list[str]) -> list[str]:
     signals and exit status are the program's)."""
     if not lines:
         return list(argv)
-    return ["bash", "-c", "\n".join([*script_lines(lines), 'exec "$@"']), NAME, *argv]
+    return ["bash", "-c", "; ".join([*script_lines(lines), 'exec "$@"']), NAME, *argv]
 
 
 def wrap_text(lines: list[str] | None) -> str | None:

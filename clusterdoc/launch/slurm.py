@@ -135,8 +135,9 @@ def unset_for_sbatch(sbatch: dict, environ=os.environ) -> list[str]:
 
 def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
     """sbatch's refusal, with the fix for what it says (the accounts the user has, the features the nodes have)."""
-    lines = [ln.strip() for ln in message.strip().splitlines() if ln.strip() and "sbatch" in ln] or message.split("\n")
-    last = printable(lines[-1].strip() if lines and lines[-1].strip() else "no message", 300)
+    lines = [ln.strip() for ln in message.strip().splitlines() if ln.strip()]
+    said = [ln for ln in lines if "error" in ln.lower() or "unrecognized" in ln.lower()] or lines
+    last = printable(said[-1] if said else "no message", 300)
     if NO_CONF in message:
         return UsageError(f"sbatch refused the job: {last}: slurm.conf not found", hint=CONF_HINT)
     low = message.lower()
@@ -167,8 +168,9 @@ def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
         listed = "; ".join(f"{f}: {n}" for f, n in sorted(features.items())) if features else ""
         return UsageError(
             f"sbatch refused the job: {last} (--constraint {asked('constraint')})",
-            hint=(f"the nodes' features: {listed}" if listed else "the nodes have no features (sinfo -o '%N %f')")
-            + "; pass one of them with --constraint (-C)",
+            hint=f"the nodes' features: {listed}; pass one of them with --constraint (-C)"
+            if listed
+            else "no node has a feature (sinfo -o '%f|%N'): leave --constraint out",
         )
     if "unrecognized option" in low or "invalid option" in low:
         return UsageError(
