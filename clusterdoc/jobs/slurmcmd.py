@@ -144,6 +144,23 @@ def user_associations(user: str | None = None) -> list[tuple[str, list[str]]]:
     return list(out.items())
 
 
+QOS_LIMITS = ("MaxWall", "MaxTRESPerJob", "MaxTRESPerNode", "MaxTRESPerUser", "MaxJobsPerUser", "MaxSubmitJobsPerUser")
+
+
+def qos_limits(name: str) -> dict[str, str]:
+    """{limit: value} of one QOS that has the limit set (`sacctmgr show qos NAME`), {} when none or no answer."""
+    if not shutil.which("sacctmgr") or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name):
+        return {}
+    res = _run(["sacctmgr", "-nP", "show", "qos", name, "format=Name," + ",".join(QOS_LIMITS)])
+    if res is None or res.returncode != 0:
+        return {}
+    for line in res.stdout.splitlines()[:64]:
+        fields = line.strip().split("|")
+        if fields and fields[0] == name and len(fields) == len(QOS_LIMITS) + 1:
+            return {k: v[:120] for k, v in zip(QOS_LIMITS, fields[1:]) if v}
+    return {}
+
+
 # the lines read, by the key they start with, and the keys taken from each; every other line (the job's name,
 # comment, command, paths, account, features: text the job's owner chose) is never read for a field
 LINES = {

@@ -5,8 +5,8 @@ A line is the user's own shell code and runs as such: in Slurm's batch script (s
 preflight step and the ranks' srun inherit what it sets), and for local and mpirun in a bash of each rank's own
 (`bash -c 'LINES; exec "$@"' clusterdoc-setup PYTHON ...`, and the doctor's probe under the same prefix). Nothing
 clusterdoc writes is mixed into a line (each is `eval`ed as the user wrote it; the job's own values, paths and hosts,
-are arguments after the lines). Each line must be a complete command (checked with `bash -n` before anything is submitted); one that fails stops the job with
-SETUP_FAILED and says which. Where a line uses `module` and the shell has no `module` function yet, the site's Lmod or
+are arguments after the lines). Each line must be a complete command (checked with `bash -n` before anything is
+submitted); one that fails stops the job with SETUP_FAILED and says which. Where a line uses `module` and the shell has no `module` function yet, the site's Lmod or
 Environment Modules init is sourced first (as a login shell would).
 """
 

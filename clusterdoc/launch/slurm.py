@@ -133,6 +133,23 @@ def unset_for_sbatch(sbatch: dict, environ=os.environ) -> list[str]:
     return sorted(n for n in written | set(OWNED_ENV) if n in environ)
 
 
+def qos_exceeded(limits: dict[str, str], nodes: int | None, minutes: int | None) -> list[str]:
+    """Which of a QOS's per-job limits the job's --nodes and --time exceed, in words (pure)."""
+    from clusterdoc.optiontable import slurm_minutes
+
+    out = []
+    tres = dict(p.partition("=")[::2] for p in limits.get("MaxTRESPerJob", "").split(",") if "=" in p)
+    if nodes and tres.get("node", "").isdigit() and nodes > int(tres["node"]):
+        out.append(f"--nodes {nodes} is over its MaxTRESPerJob node={tres['node']}")
+    try:
+        wall = slurm_minutes(limits["MaxWall"]) if limits.get("MaxWall") else None
+    except ValueError:
+        wall = None
+    if minutes and wall and minutes > wall:
+        out.append(f"--time {minutes} is over its MaxWall {limits['MaxWall']} ({wall} min)")
+    return out
+
+
 def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
     """sbatch's refusal, with the fix for what it says (the accounts the user has, the features the nodes have)."""
     lines = [ln.strip() for ln in message.strip().splitlines() if ln.strip()]
@@ -158,8 +175,16 @@ def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
     if "invalid qos" in low or "qos" in low and "policy" in low:
         have = slurmcmd.user_associations()
         qos = ", ".join(sorted({q for _, qs in have for q in qs})) if have else ""
+        limits = slurmcmd.qos_limits(asked("qos")) if asked("qos") and "policy" in low else {}
+        over = qos_exceeded(limits, asked("nodes"), asked("time"))
+        which = (
+            "; ".join(over)
+            if over
+            else (f"QOS {asked('qos')}'s limits: " + ", ".join(f"{k}={v}" for k, v in limits.items()) if limits else "")
+        )
         return UsageError(
-            f"sbatch refused the job: {last} (--qos {asked('qos') or '(none: the default)'})",
+            f"sbatch refused the job: {last} (--qos {asked('qos') or '(none: the default)'})"
+            + (f": {which}" if which else ""),
             hint=(f"the QOS your associations allow: {qos}; " if qos else "")
             + "sacctmgr show qos lists each one's limits (MaxWall, MaxTRES, MaxSubmit)",
         )
