@@ -6,8 +6,8 @@ preflight step and the ranks' srun inherit what it sets), and for local and mpir
 (`bash -c 'LINES; exec "$@"' clusterdoc-setup PYTHON ...`, and the doctor's probe under the same prefix). Nothing
 clusterdoc writes is mixed into a line (each is `eval`ed as the user wrote it; the job's own values, paths and hosts,
 are arguments after the lines). Each line must be a complete command (checked with `bash -n` before anything is
-submitted); one that fails stops the job with SETUP_FAILED and says which. Where a line uses `module` and the shell has no `module` function yet, the site's Lmod or
-Environment Modules init is sourced first (as a login shell would).
+submitted); one that fails stops the job with SETUP_FAILED and says which. Where a line uses `module` and the shell
+has no `module` function yet, the site's Lmod or Environment Modules init is sourced first (as a login shell would).
 """
 
 from __future__ import annotations
