@@ -79,3 +79,13 @@ def test_a_wrong_account_a_qos_limit_and_a_missing_feature_are_refused_with_the_
     res = submit(site_cluster, tmp_path, "--constraint", "a100", "--no-wait", script)
     assert res.returncode == 1 and "Invalid feature specification (--constraint a100)" in res.stderr, res.stderr
     assert "the nodes' features: fast: node[1-2]; slow: node3; pass one of them with --constraint (-C)" in res.stderr
+
+
+def test_a_failing_setup_line_stops_the_job_before_any_rank_and_says_which(site_cluster, tmp_path):
+    script = tmp_path / "show.py"
+    script.write_text(SHOW)
+    res = submit(site_cluster, tmp_path, "--setup", "module load cuda/99.9", "--wait", script)
+    assert res.returncode == 1, res.stderr[-3000:]
+    assert "job failed: --setup line 1 failed (exit 1): module load cuda/99.9, in the batch script; no rank started" \
+        in res.stderr, res.stderr[-3000:]
+    assert "site:" not in res.stdout + res.stderr

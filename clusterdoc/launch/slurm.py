@@ -441,7 +441,7 @@ class SlurmJob:
         if state == "FAILED" and code == 3 and no_rank:
             message = f"the preflight step refused the allocation (see {self.jd.path / 'preflight.txt'})"
         elif state == "FAILED" and code == SETUP_FAILED and no_rank and self.spec.setup:
-            message = f"a --setup line failed in the batch script (its error: {self.jd.path / 'submitit'}/*_log.err)"
+            message = setup_failure(self.jd, self.backend_id)
         elif state in ("TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "LOST"):
             message = f"Slurm says {state}"
         outcome = outcome_from_records(
@@ -475,6 +475,18 @@ class SlurmJob:
             self.cancelled = True
             self.cancelled_at = time.monotonic()
         return failed
+
+
+def setup_failure(jd: JobDir, job_id: str) -> str:
+    """What the batch script said when a --setup line failed (launch/setup.py's line in its stderr), in words."""
+    err = jd.path / "submitit" / f"{job_id}_0_log.err"
+    try:
+        text = private.read(err, limit=1 << 20).decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    said = [ln for ln in text.splitlines() if ln.startswith("clusterdoc: --setup line ")]
+    what = printable(said[-1].removeprefix("clusterdoc: "), 300) if said else "a --setup line failed"
+    return f"{what}, in the batch script; no rank started (the batch script's stderr: {err})"
 
 
 def away_outcome(jd: JobDir, world_size: int, job_id: str, wait: float, said: str) -> Outcome:
