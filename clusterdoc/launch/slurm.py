@@ -175,7 +175,7 @@ def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
     if "invalid qos" in low or "qos" in low and "policy" in low:
         have = slurmcmd.user_associations()
         qos = ", ".join(sorted({q for _, qs in have for q in qs})) if have else ""
-        limits = slurmcmd.qos_limits(asked("qos")) if asked("qos") and "policy" in low else {}
+        limits = slurmcmd.qos_limits(str(asked("qos"))) if asked("qos") and "policy" in low else {}
         over = qos_exceeded(limits, asked("nodes"), asked("time"))
         which = (
             "; ".join(over)
