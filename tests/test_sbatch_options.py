@@ -317,3 +317,12 @@ def test_qos_limits_exceeded_in_words():
     assert slurm.qos_exceeded(limits, 5, 1441) == ["--nodes 5 is over its MaxTRESPerJob node=4",
                                                    "--time 1441 is over its MaxWall 1-00:00:00 (1440 min)"]
     assert slurm.qos_exceeded({}, 100, 100000) == []
+
+
+def test_a_request_no_set_of_nodes_fits_names_the_features_and_their_counts(tmp_path, site):
+    config_refused = "sbatch: error: Batch job submission failed: Requested node configuration is not available"
+    err = slurm.sbatch_refused(config_refused, spec_for(tmp_path, nodes=3, constraint="fast"))
+    assert err.message.endswith("Requested node configuration is not available (--nodes 3, --constraint fast)")
+    assert err.hint.startswith("the nodes' features: fast: node[1-2] (2); slow: node3 (1); ask for no more nodes")
+    err = slurm.sbatch_refused(config_refused, spec_for(tmp_path, nodes=1, mem="900G"))
+    assert err.hint.startswith("compare --nodes, --gpus-per-node, --mem, --cpus-per-task with sinfo")

@@ -133,6 +133,16 @@ def unset_for_sbatch(sbatch: dict, environ=os.environ) -> list[str]:
     return sorted(n for n in written | set(OWNED_ENV) if n in environ)
 
 
+def _count(hostlist: str) -> str:
+    """How many nodes a Slurm hostlist names ('?' when it cannot be read)."""
+    from clusterdoc.hostfile import expand_hostlist
+
+    try:
+        return str(len(expand_hostlist(hostlist)))
+    except (UsageError, ValueError):
+        return "?"
+
+
 def qos_exceeded(limits: dict[str, str], nodes: int | None, minutes: int | None) -> list[str]:
     """Which of a QOS's per-job limits the job's --nodes and --time exceed, in words (pure)."""
     from clusterdoc.optiontable import slurm_minutes
@@ -196,6 +206,16 @@ def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
             hint=f"the nodes' features: {listed}; pass one of them with --constraint (-C)"
             if listed
             else "no node has a feature (sinfo -o '%f|%N'): leave --constraint out",
+        )
+    if "requested node configuration is not available" in low:
+        features = slurmcmd.node_features() if asked("constraint") else {}
+        listed = "; ".join(f"{f}: {n} ({_count(n)})" for f, n in sorted(features.items()))
+        return UsageError(
+            f"sbatch refused the job: {last} (--nodes {asked('nodes')}"
+            + (f", --constraint {asked('constraint')}" if asked("constraint") else "")
+            + ")",
+            hint=(f"the nodes' features: {listed}; ask for no more nodes than have them, or " if listed else "")
+            + "compare --nodes, --gpus-per-node, --mem, --cpus-per-task with sinfo -N -o '%N %c %m %G %f'",
         )
     if "unrecognized option" in low or "invalid option" in low:
         return UsageError(
