@@ -326,3 +326,10 @@ def test_a_request_no_set_of_nodes_fits_names_the_features_and_their_counts(tmp_
     assert err.hint.startswith("the nodes' features: fast: node[1-2] (2); slow: node3 (1); ask for no more nodes")
     err = slurm.sbatch_refused(config_refused, spec_for(tmp_path, nodes=1, mem="900G"))
     assert err.hint.startswith("compare --nodes, --gpus-per-node, --mem, --cpus-per-task with sinfo")
+
+
+def test_a_refused_reservation_points_at_the_reservations(tmp_path, site):
+    said = "sbatch: error: Batch job submission failed: Requested reservation is invalid"
+    err = slurm.sbatch_refused(said, spec_for(tmp_path, reservation="nosuch"))
+    assert err.message.endswith("Requested reservation is invalid (--reservation nosuch)")
+    assert "scontrol show reservation" in err.hint

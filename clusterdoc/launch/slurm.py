@@ -217,6 +217,11 @@ def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
             hint=(f"the nodes' features: {listed}; ask for no more nodes than have them, or " if listed else "")
             + "compare --nodes, --gpus-per-node, --mem, --cpus-per-task with sinfo -N -o '%N %c %m %G %f'",
         )
+    if "reservation" in low:
+        return UsageError(
+            f"sbatch refused the job: {last} (--reservation {asked('reservation')})",
+            hint="scontrol show reservation lists the reservations, their users and accounts",
+        )
     if "unrecognized option" in low or "invalid option" in low:
         return UsageError(
             f"sbatch refused the job: {last}", hint="check the --sbatch-option names against 'man sbatch'"
