@@ -163,6 +163,10 @@ def test_sbatch_runs_without_the_variables_that_would_overrule_the_script(tmp_pa
     argv = ex._make_submission_command(tmp_path / "x.sh")
     assert argv[:4] == ["env", "--unset=SBATCH_ACCOUNT", "--unset=SBATCH_OUTPUT", "--unset=SBATCH_QOS"]
     assert argv[-2:] == ["sbatch", str(tmp_path / "x.sh")]
+    # what clusterdoc read as a layer goes even where its value is not written (CLUSTERDOC_EXCLUSIVE=0 wins);
+    # a form left to sbatch stays
+    assert slurm.unset_for_sbatch({}, {"SBATCH_EXCLUSIVE": "", "HOME": "/"}) == ["SBATCH_EXCLUSIVE"]
+    assert slurm.unset_for_sbatch({}, {"SBATCH_EXCLUSIVE": "user"}) == []
     # and `env --unset` really leaves the variable out
     out = subprocess.run([*argv[:4], "sh", "-c", 'echo "${SBATCH_ACCOUNT-unset}"'], capture_output=True, text=True)
     assert out.stdout.strip() == "unset"

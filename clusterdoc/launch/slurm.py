@@ -41,7 +41,7 @@ from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 from clusterdoc.launch.setup import SETUP_FAILED, script_lines
-from clusterdoc.optiontable import OPTIONS, OWNED_ENV, sbatch_options
+from clusterdoc.optiontable import OPTIONS, OWNED_ENV, from_sbatch_env, sbatch_options
 from clusterdoc.untrusted import printable
 
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
@@ -126,11 +126,16 @@ def submitit_parameters(sbatch: dict) -> dict:
 
 
 def unset_for_sbatch(sbatch: dict, environ=os.environ) -> list[str]:
-    """sbatch's variables to take out of its environment: sbatch lets SBATCH_X win over the script's line, so where
-    clusterdoc writes an option (already resolved from SBATCH_X when nothing above it was given), and for the
-    options it owns (output, signal...), the variable must not overrule it."""
-    written = {o.sbatch_env for o in OPTIONS if o.sbatch_env and o.sbatch in sbatch}
-    return sorted(n for n in written | set(OWNED_ENV) if n in environ)
+    """sbatch's variables to take out of its environment: sbatch lets SBATCH_X win over the script's line, and
+    clusterdoc's settings already read SBATCH_X as a layer (below a flag and CLUSTERDOC_<KEY>): so every SBATCH_X
+    it read, or whose option it writes, goes (a CLUSTERDOC_EXCLUSIVE=0 then wins over SBATCH_EXCLUSIVE, as it says),
+    and those of the options it owns (output, signal...). A form it leaves to sbatch (SBATCH_EXCLUSIVE=user) stays."""
+    try:
+        read = set(from_sbatch_env(environ))
+    except ValueError:
+        read = set()
+    ours = {o.sbatch_env for o in OPTIONS if o.sbatch_env and (o.sbatch in sbatch or o.key in read)}
+    return sorted(n for n in ours | set(OWNED_ENV) if n in environ)
 
 
 def _count(hostlist: str) -> str:
