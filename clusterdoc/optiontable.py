@@ -503,7 +503,8 @@ def from_sbatch_env(environ: Mapping[str, str]) -> dict[str, Any]:
 def from_sbatch(options: Mapping[str, str | bool]) -> dict[str, Any]:
     """{sbatch option: value} as a batch script's #SBATCH lines give them (`-A`, `--account`, `account`; True for
     a switch) -> settings by key, the same as the flags: a row's option to its key (the time in minutes, numbers as
-    numbers), every other one to `sbatch_option` as KEY=VALUE. Options clusterdoc sets itself (OWNED: nodes,
+    numbers, a GPU type dropped: a100:4 is 4), every other one to `sbatch_option` as KEY=VALUE (ValueError for a
+    value that is not of its row's form). Options clusterdoc sets itself (OWNED: nodes,
     output...) that no row takes are left out; the caller reads them from `options` if it needs them."""
     out: dict[str, Any] = {}
     rest: list[str] = []
@@ -515,8 +516,8 @@ def from_sbatch(options: Mapping[str, str | bool]) -> dict[str, Any]:
                 out[row.key] = value is True or str(value).lower() not in ("0", "no", "false")
             elif row.key == "time":
                 out[row.key] = slurm_minutes(str(value))
-            elif row.type is int:
-                out[row.key] = int(str(value))
+            elif row.type is int:  # ValueError for what is no count; `--gpus-per-node=a100:4`: its count
+                out[row.key] = int(str(value).rpartition(":")[2])
             else:
                 out[row.key] = str(value)
         elif name not in OWNED:

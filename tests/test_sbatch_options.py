@@ -195,6 +195,9 @@ def test_a_batch_script_s_options_map_to_the_same_settings():
     assert got == {"account": "proj1", "qos": "high", "constraint": "a100", "time": 2880, "nodes": 4,
                    "tasks_per_node": 8, "exclusive": True, "mem": "0", "cpus_per_task": 6,
                    "sbatch_option": ["mail-type=END", "requeue"]}
+    assert optiontable.from_sbatch({"--gpus-per-node": "a100:4"}) == {"gpus_per_node": 4}
+    with pytest.raises(ValueError):
+        optiontable.from_sbatch({"--nodes": "2-4"})  # a range: no one count
 
 
 def test_repeatable_settings_from_yaml_lists_and_lines_of_the_variable(tmp_path):
