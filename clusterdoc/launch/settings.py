@@ -21,10 +21,13 @@ from clusterdoc.optiontable import sbatch_options, spec_values, srun_option
 BATCH_ARGS = ("batch-size", "batch_size", "per-device-batch-size", "per_device_train_batch_size", "bs")
 
 
+def resolve_settings(opts: SubmitOptions) -> tuple[dict, dict]:
+    return config.resolve(opts.flags(), explicit_config=opts.config)
+
+
 def resolve(opts: SubmitOptions) -> tuple[JobSpec, dict, str]:
-    """(the job every backend runs, the resolved settings, why that backend): flag > env > config file > default,
-    each setting a row of the option table; the spec takes every row as it is but the few build_spec derives."""
-    settings, origin = config.resolve(opts.flags(), explicit_config=opts.config)
+    """(the job every backend runs, the resolved settings, why that backend): flag > env > config file > default."""
+    settings, origin = resolve_settings(opts)
     backend, why = backend_and_why(settings, origin)
     return build_spec(settings, opts.script, list(opts.script_args), backend), settings, why
 
