@@ -90,15 +90,6 @@ class _Processes:
 
     poll_interval: ClassVar[float] = 0.1  # a process poll is cheap
     scheduler: ClassVar[str | None] = None
-    name: ClassVar[str]
-
-    def no_srun(self, settings: Mapping) -> None:
-        """--srun-option changes what the ranks run in (a container): refused where no srun starts them."""
-        if settings.get("srun_option"):
-            raise UsageError(
-                f"--srun-option is for the ranks' srun: the {self.name} backend starts no srun",
-                hint="drop it, or submit with --backend slurm (--setup lines work on every backend)",
-            )
 
     def check_ready(self) -> None:
         return None
@@ -111,6 +102,16 @@ class _Processes:
 
     def extra_logs(self, jd: JobDir) -> dict[str, Path]:
         return {}
+
+    name: ClassVar[str]
+
+    def no_srun(self, settings: Mapping) -> None:
+        """--srun-option changes what the ranks run in (a container): refused where no srun starts them."""
+        if settings.get("srun_option"):
+            raise UsageError(
+                f"--srun-option is for the ranks' srun: the {self.name} backend starts no srun",
+                hint="drop it, or submit with --backend slurm (--setup lines work on every backend)",
+            )
 
 
 class Local(_Processes):
