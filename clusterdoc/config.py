@@ -281,17 +281,20 @@ def read_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
 
 
 def read_sbatch_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
-    """sbatch's own variables for the rows that have one (SBATCH_ACCOUNT, SBATCH_TIMELIMIT, ...), checked."""
+    """sbatch's own variables for the rows that have one (SBATCH_ACCOUNT, SBATCH_TIMELIMIT, ...). They are sbatch's
+    to judge: one clusterdoc cannot read (SBATCH_TIMELIMIT=UNLIMITED, a typo) is left to sbatch, never an error
+    here (a rank reads these layers too)."""
     env: Mapping[str, str] = os.environ if environ is None else environ
     out: dict[str, object] = {}
     for o in SETTINGS.values():
         if o.sbatch_env and o.sbatch_env in env:
             try:
-                value = from_sbatch_env({o.sbatch_env: env[o.sbatch_env]}).get(o.key)
-            except ValueError as err:
-                raise UsageError(f"{o.sbatch_env}: {printable(err, 120)}", where="environment") from None
-            out[o.key] = _convert(o, value, "environment", o.sbatch_env)
-    return {k: v for k, v in out.items() if v is not None}
+                value = _convert(o, from_sbatch_env({o.sbatch_env: env[o.sbatch_env]}).get(o.key), "", o.sbatch_env)
+            except (ValueError, UsageError):
+                continue
+            if value is not None:
+                out[o.key] = value
+    return out
 
 
 def resolve(

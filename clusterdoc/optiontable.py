@@ -494,7 +494,7 @@ def from_sbatch_env(environ: Mapping[str, str]) -> dict[str, Any]:
                 continue
             out[o.key] = True
         elif o.key == "time":
-            out[o.key] = slurm_minutes(raw)
+            out[o.key] = slurm_minutes(raw)  # ValueError for UNLIMITED: sbatch's own to take
         elif raw:
             out[o.key] = int(raw) if o.type is int and raw.isdigit() else raw
     return out

@@ -26,6 +26,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from clusterdoc import private
+from clusterdoc.config import read_sbatch_env
 from clusterdoc.errors import UsageError
 from clusterdoc.jobs import slurmcmd
 from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
@@ -41,7 +42,7 @@ from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 from clusterdoc.launch.setup import SETUP_FAILED, script_lines
-from clusterdoc.optiontable import OPTIONS, OWNED_ENV, from_sbatch_env, sbatch_options
+from clusterdoc.optiontable import OPTIONS, OWNED_ENV, sbatch_options
 from clusterdoc.untrusted import printable
 
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
@@ -128,13 +129,13 @@ def submitit_parameters(sbatch: dict) -> dict:
 def unset_for_sbatch(sbatch: dict, environ=os.environ) -> list[str]:
     """sbatch's variables to take out of its environment: sbatch lets SBATCH_X win over the script's line, and
     clusterdoc's settings already read SBATCH_X as a layer (below a flag and CLUSTERDOC_<KEY>): so every SBATCH_X
-    it read, or whose option it writes, goes (a CLUSTERDOC_EXCLUSIVE=0 then wins over SBATCH_EXCLUSIVE, as it says),
-    and those of the options it owns (output, signal...). A form it leaves to sbatch (SBATCH_EXCLUSIVE=user) stays."""
-    try:
-        read = set(from_sbatch_env(environ))
-    except ValueError:
-        read = set()
-    ours = {o.sbatch_env for o in OPTIONS if o.sbatch_env and (o.sbatch in sbatch or o.key in read)}
+    it read goes (a CLUSTERDOC_EXCLUSIVE=0 then wins over SBATCH_EXCLUSIVE, as it says), and so does one it could
+    not read where a value other than the default is written (--time 30 over SBATCH_TIMELIMIT=UNLIMITED), and those
+    of the options it owns (output, signal...). Otherwise a form left to sbatch (SBATCH_EXCLUSIVE=user, UNLIMITED)
+    stays: the default does not overrule it."""
+    read = set(read_sbatch_env(environ))
+    given = {o.sbatch_env for o in OPTIONS if o.sbatch_env and sbatch.get(o.sbatch, o.default) != o.default}
+    ours = given | {o.sbatch_env for o in OPTIONS if o.sbatch_env and o.key in read}
     return sorted(n for n in ours | set(OWNED_ENV) if n in environ)
 
 
