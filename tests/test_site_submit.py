@@ -1,6 +1,8 @@
 """`clusterdoc submit` on the site test cluster (tests/cluster/site.py: accounting enforced, QOS, node features,
 Lmod): a job with --account --qos --constraint --setup 'module load ...' runs on the featured nodes with the module
-loaded in the ranks and in the preflight's probe, and accounting records its account and QOS; a wrong account, a
+loaded in the ranks and in the preflight's probe, and accounting records its account and QOS (the flags over
+sbatch's own SBATCH_* variables, which sbatch itself would let win over the script); a wrong account (from
+SBATCH_ACCOUNT, as sbatch reads it), a
 QOS limit and a feature no node has are refused with what to do."""
 
 import json
@@ -30,17 +32,19 @@ def site_env(cluster, home):
     return env
 
 
-def submit(cluster, cwd, *args, timeout=240):
+def submit(cluster, cwd, *args, timeout=240, env=None):
     return subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "slurm", *map(str, args)],
-                          cwd=cwd, env=site_env(cluster, cwd), capture_output=True, text=True, timeout=timeout,
-                          stdin=subprocess.DEVNULL)
+                          cwd=cwd, env={**site_env(cluster, cwd), **(env or {})}, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def test_a_site_job_runs_on_the_featured_nodes_with_its_module_in_the_ranks_and_the_preflight(site_cluster, tmp_path):
     script = tmp_path / "show.py"
     script.write_text(SHOW)
+    # sbatch's own variables say otherwise: the flags win over them, as they do for sbatch
     res = submit(site_cluster, tmp_path, "--nodes", 2, "--account", "proj1", "--qos", "normal", "--constraint", "fast",
-                 "--setup", "module load cuda/12.4", "--wait", script)
+                 "--setup", "module load cuda/12.4", "--wait", script,
+                 env={"SBATCH_ACCOUNT": "proj2", "SBATCH_QOS": "short", "SBATCH_CONSTRAINT": "slow"})
     out = res.stdout + res.stderr
     assert res.returncode == 0, out[-4000:]
     assert "[preflight] preflight ok: starting the ranks" in res.stderr, out[-4000:]
@@ -69,7 +73,7 @@ def test_a_site_job_runs_on_the_featured_nodes_with_its_module_in_the_ranks_and_
 def test_a_wrong_account_a_qos_limit_and_a_missing_feature_are_refused_with_the_fix(site_cluster, tmp_path):
     script = tmp_path / "show.py"
     script.write_text(SHOW)
-    res = submit(site_cluster, tmp_path, "--account", "proj2", "--no-wait", script)
+    res = submit(site_cluster, tmp_path, "--no-wait", script, env={"SBATCH_ACCOUNT": "proj2"})  # as sbatch reads it
     assert res.returncode == 1 and res.stdout == "", res.stderr
     assert "Invalid account or account/partition combination specified (--account proj2)" in res.stderr
     assert re.search(r"your accounts: (\S+, )*proj1(, \S+)*; pass one with --account \(-A\)", res.stderr), res.stderr
