@@ -2,8 +2,8 @@
 Lmod): a job with --account --qos --constraint --setup 'module load ...' runs on the featured nodes with the module
 loaded in the ranks and in the preflight's probe, and accounting records its account and QOS (the flags over
 sbatch's own SBATCH_* variables, which sbatch itself would let win over the script); a wrong account (from
-SBATCH_ACCOUNT, as sbatch reads it), a
-QOS limit and a feature no node has are refused with what to do."""
+SBATCH_ACCOUNT, as sbatch reads it), a QOS limit and a feature no node has are refused with what to do; a failed
+setup line stops the job before any rank."""
 
 import json
 import os
