@@ -5,6 +5,7 @@ checked, --setup lines run before the preflight and the ranks, and sbatch's refu
 texts are Slurm 22.05's own, as sbatch printed them on the site test cluster."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -342,3 +343,25 @@ def test_a_refused_reservation_points_at_the_reservations(tmp_path, site):
     err = slurm.sbatch_refused(said, spec_for(tmp_path, reservation="nosuch"))
     assert err.message.endswith("Requested reservation is invalid (--reservation nosuch)")
     assert "scontrol show reservation" in err.hint
+
+
+@pytest.mark.slow
+def test_local_ranks_and_their_preflight_run_after_the_setup_lines(tmp_path):
+    script = tmp_path / "show.py"
+    script.write_text("import os\nprint('setup:', os.environ.get('SETUPX'), os.environ.get('CLUSTERDOC_ATTEMPT'))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "SBATCH_"))}
+    env.update(HOME=str(tmp_path), BASH_ENV="")
+    res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "2",
+                          "--setup", "export SETUPX=yes # set by the user's line", str(script)], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-3000:]
+    assert sorted(re.findall(r"\[rank (\d)\] setup: (\S+) (\S+)", out)) == [("0", "yes", "1"), ("1", "yes", "1")], out
+    assert "preflight (this machine):" in out
+    # the preflight's probe runs under the same lines: one that fails there stops the job before any rank
+    marker = tmp_path / "not-here"
+    res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--setup",
+                          f"test -e {marker}", str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=300, stdin=subprocess.DEVNULL)
+    assert res.returncode == 2 and "[rank" not in res.stdout + res.stderr, res.stderr
+    assert f"the preflight stopped at a setup line: --setup line 1 failed (exit 1): test -e {marker}" in res.stderr

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.checks import registry
+from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import JobSpec
-from clusterdoc.launch.setup import wrap_text
+from clusterdoc.launch.setup import failed_line, wrap_text
 
 ALLOCATION_CHECKS = registry.allocation()  # judged from facts alone (a check's `allocation`), in column order
 # per node inside the allocation: every rank is about to import torch anyway, and on a busy node that import
@@ -32,23 +33,31 @@ def run_local(spec: JobSpec) -> tuple[bool, str]:
     """The local backend's preflight: this machine, as the ranks will start from this shell."""
     from clusterdoc import doctor  # start-up cost: the doctor loads only when a preflight runs
 
-    report = doctor.check(  # the ranks start from this shell: its NCCL_* etc. are judged (doctor/jobenv.py)
-        doctor.CheckOptions(
-            local=True,
-            skip=["mpi"],
-            python=spec.python,
-            tasks_per_node=spec.tasks_per_node,
-            launcher="local",
-            wrap=wrap_text(spec.setup),  # the probe runs after the --setup lines, as the ranks do
-        )
+    opts = doctor.CheckOptions(
+        local=True,
+        skip=["mpi"],
+        python=spec.python,
+        tasks_per_node=spec.tasks_per_node,
+        launcher="local",
+        wrap=wrap_text(spec.setup),  # the probe runs after the --setup lines, as the ranks do
     )
+    try:
+        report = doctor.check(opts)  # the ranks start from this shell: its NCCL_* etc. are judged (doctor/jobenv.py)
+    except UsageError as err:
+        said = failed_line(str(err)) if spec.setup else None
+        if said is None:
+            raise
+        raise UsageError(
+            f"the preflight stopped at a setup line: {said}",
+            hint="the same line runs before every rank: fix it (or end it with '|| true' if its failure does not "
+            "matter)",
+        ) from None
     return report.ok, "preflight (this machine):\n" + report.render()
 
 
 def hostfile_nodes(spec: JobSpec) -> list[str]:
     """The mpirun backend's nodes: the hostfile's first spec.nodes hosts, as [user@]host."""
     from clusterdoc import hostfile
-    from clusterdoc.errors import UsageError
 
     if spec.hostfile is None:
         raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")

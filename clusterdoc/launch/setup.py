@@ -77,6 +77,15 @@ def script_lines(lines: list[str] | None) -> list[str]:
     return out
 
 
+FAILED_LINE = re.compile(r"clusterdoc: (--setup line \d+ failed \(exit \d+\): [^\n]*)")
+
+
+def failed_line(text: str) -> str | None:
+    """The last `--setup line N failed (exit C): LINE` that a shell of script_lines said in `text`, else None."""
+    found = FAILED_LINE.findall(text)
+    return printable(found[-1], 300) if found else None
+
+
 def wrap_argv(lines: list[str] | None, argv: list[str]) -> list[str]:
     """`argv` run after the setup lines, in a bash of its own that then becomes `argv` (exec: the rank's pid,
     signals and exit status are the program's)."""
