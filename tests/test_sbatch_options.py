@@ -15,7 +15,7 @@ from submitit.slurm.slurm import _make_sbatch_string
 
 from clusterdoc import cli, config, optiontable
 from clusterdoc.errors import UsageError
-from clusterdoc.launch import setup, slurm
+from clusterdoc.launch import refusal, setup, slurm
 from clusterdoc.launch.settings import build_spec
 
 
@@ -294,19 +294,19 @@ def site(monkeypatch):
 
 def test_sbatch_s_refusals_say_what_to_do(tmp_path, site):
     spec = spec_for(tmp_path, account="proj2", constraint="nosuch", qos="short", nodes=2)
-    err = slurm.sbatch_refused(ACCOUNT, spec)
+    err = refusal.sbatch_refused(ACCOUNT, spec)
     assert "Invalid account" in err.message and "(--account proj2)" in err.message
     assert err.hint == "your accounts: proj1, root; pass one with --account (-A)"
-    err = slurm.sbatch_refused(FEATURE, spec)
+    err = refusal.sbatch_refused(FEATURE, spec)
     assert "(--constraint nosuch)" in err.message
     assert err.hint == "the nodes' features: fast: node[1-2]; slow: node3; pass one of them with --constraint (-C)"
-    err = slurm.sbatch_refused(QOS_POLICY, spec)
+    err = refusal.sbatch_refused(QOS_POLICY, spec)
     assert err.message.endswith("(--qos short): --nodes 2 is over its MaxTRESPerJob node=1; "
                                 "--time 60 is over its MaxWall 00:10:00 (10 min)")
     assert err.hint.startswith("the QOS your associations allow: normal, short;")
-    err = slurm.sbatch_refused(QOS, spec)
+    err = refusal.sbatch_refused(QOS, spec)
     assert "Invalid qos specification (--qos short)" in err.message and ": --nodes" not in err.message
-    err = slurm.sbatch_refused(UNKNOWN, spec)
+    err = refusal.sbatch_refused(UNKNOWN, spec)
     assert err.message == "sbatch refused the job: sbatch: unrecognized option '--nosuch-opt=1'"
     assert "--sbatch-option" in err.hint
 
@@ -317,30 +317,30 @@ def test_a_refusal_without_accounting_or_features_still_says_what_to_do(tmp_path
     monkeypatch.setattr(slurmcmd, "user_associations", lambda user=None: [])
     monkeypatch.setattr(slurmcmd, "node_features", lambda: {})
     spec = spec_for(tmp_path, constraint="a100")
-    assert "sacctmgr show assoc user=$USER" in slurm.sbatch_refused(ACCOUNT, spec).hint
-    assert slurm.sbatch_refused(FEATURE, spec).hint.startswith("no node has a feature")
+    assert "sacctmgr show assoc user=$USER" in refusal.sbatch_refused(ACCOUNT, spec).hint
+    assert refusal.sbatch_refused(FEATURE, spec).hint.startswith("no node has a feature")
 
 
 def test_qos_limits_exceeded_in_words():
     limits = {"MaxWall": "1-00:00:00", "MaxTRESPerJob": "cpu=64,node=4"}
-    assert slurm.qos_exceeded(limits, 4, 1440) == []
-    assert slurm.qos_exceeded(limits, 5, 1441) == ["--nodes 5 is over its MaxTRESPerJob node=4",
+    assert refusal.qos_exceeded(limits, 4, 1440) == []
+    assert refusal.qos_exceeded(limits, 5, 1441) == ["--nodes 5 is over its MaxTRESPerJob node=4",
                                                    "--time 1441 is over its MaxWall 1-00:00:00 (1440 min)"]
-    assert slurm.qos_exceeded({}, 100, 100000) == []
+    assert refusal.qos_exceeded({}, 100, 100000) == []
 
 
 def test_a_request_no_set_of_nodes_fits_names_the_features_and_their_counts(tmp_path, site):
     config_refused = "sbatch: error: Batch job submission failed: Requested node configuration is not available"
-    err = slurm.sbatch_refused(config_refused, spec_for(tmp_path, nodes=3, constraint="fast"))
+    err = refusal.sbatch_refused(config_refused, spec_for(tmp_path, nodes=3, constraint="fast"))
     assert err.message.endswith("Requested node configuration is not available (--nodes 3, --constraint fast)")
     assert err.hint.startswith("the nodes' features: fast: node[1-2] (2); slow: node3 (1); ask for no more nodes")
-    err = slurm.sbatch_refused(config_refused, spec_for(tmp_path, nodes=1, mem="900G"))
+    err = refusal.sbatch_refused(config_refused, spec_for(tmp_path, nodes=1, mem="900G"))
     assert err.hint.startswith("compare --nodes, --gpus-per-node, --mem, --cpus-per-task with sinfo")
 
 
 def test_a_refused_reservation_points_at_the_reservations(tmp_path, site):
     said = "sbatch: error: Batch job submission failed: Requested reservation is invalid"
-    err = slurm.sbatch_refused(said, spec_for(tmp_path, reservation="nosuch"))
+    err = refusal.sbatch_refused(said, spec_for(tmp_path, reservation="nosuch"))
     assert err.message.endswith("Requested reservation is invalid (--reservation nosuch)")
     assert "scontrol show reservation" in err.hint
 
