@@ -177,8 +177,10 @@ def _convert_one(setting: Option, value, where: str, what: str):
             where=where,
             hint=f"{setting.flag}: {setting.help_text()}",
         )
-    if t is str and "\0" in value:
-        raise UsageError(f"{what} holds a NUL byte", where=where)
+    if t is str and any(c in value for c in "\0\n\r"):  # it may become a line of a batch script: one line
+        raise UsageError(
+            f"{what} must be one line (no line break or NUL byte), not {printable(repr(value), 80)}", where=where
+        )
     low, high = setting.low, setting.high
     if t is int and value < low:
         raise UsageError(f"{what} must be at least {low}, not {printable(value, 40)}", where=where)

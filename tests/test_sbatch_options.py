@@ -117,6 +117,14 @@ def test_a_bad_sbatch_option_is_refused_with_the_fix(tmp_path, given, refused, f
     assert refused in err.value.message and fix in err.value.hint, str(err.value)
 
 
+def test_no_setting_can_add_a_line_to_the_batch_script(tmp_path):
+    for key, value in (("comment=x\ntouch pwned #", "sbatch_option"), ("proj1\ntouch pwned", "account")):
+        with pytest.raises(UsageError, match="must be one line"):
+            spec_for(tmp_path, **{value: [key] if value == "sbatch_option" else key})
+    with pytest.raises(UsageError, match="CLUSTERDOC_ACCOUNT must be one line"):
+        settings_for(tmp_path, environ={"CLUSTERDOC_ACCOUNT": "a\rb"})
+
+
 def test_srun_options_are_checked_and_refused_where_no_srun_starts_the_ranks(tmp_path):
     assert optiontable.srun_option("mpi=pmix") == "--mpi=pmix" and optiontable.srun_option("-l") == "-l"
     for bad, said in (("--output=x", "sets the ranks' srun --output itself"), ("--kill-on-bad-exit=0", "itself"),
@@ -254,7 +262,7 @@ def test_module_init_only_where_a_line_uses_module():
 
 @pytest.mark.parametrize("line, said", [("if true; then", "not a complete shell command"),
                                         ("echo 'open", "not a complete shell command"),
-                                        ("a\nb", "one line of shell")])
+                                        ("a\nb", "must be one line")])
 def test_an_incomplete_setup_line_is_refused_before_anything_is_submitted(tmp_path, line, said):
     with pytest.raises(UsageError, match=said):
         spec_for(tmp_path, backend="local", setup=[line])
