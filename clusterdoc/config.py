@@ -1,5 +1,8 @@
 """Settings for `clusterdoc submit` and `python -m clusterdoc.run`: flag > env > file > default.
 
+The environment is CLUSTERDOC_<KEY>, then sbatch's own variable of a Slurm option (SBATCH_ACCOUNT, SBATCH_QOS,
+SBATCH_TIMELIMIT...: what sbatch itself would honour), both above the files.
+
 Files are YAML mappings whose keys are the flag names (`debug: true`, `log-level: INFO`; `log_level` works
 too). They are layered, later ones winning: ~/.config/clusterdoc/config.yaml, then ./clusterdoc.yaml, then
 the file given with --config. Each setting also has an environment variable, CLUSTERDOC_<KEY>
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,7 +30,14 @@ from pathlib import Path
 import yaml
 
 from clusterdoc.errors import UsageError
-from clusterdoc.optiontable import BACKENDS, ENV_PREFIX, OPTIONS, Option, env_name  # noqa: F401 (config.X users)
+from clusterdoc.optiontable import (  # noqa: F401 (config.X users)
+    BACKENDS,
+    ENV_PREFIX,
+    OPTIONS,
+    Option,
+    env_name,
+    from_sbatch_env,
+)
 from clusterdoc.untrusted import printable
 
 # every setting is a row of clusterdoc/optiontable.py: its key, type, default, choices and bounds
@@ -128,8 +139,22 @@ class _Loader(yaml.SafeLoader):
             self.depth -= 1
 
 
+MAX_ITEMS = 256  # a repeatable setting's items (setup lines, srun options)
+
+
 def _convert(setting: Option, value, where: str, what: str):
-    """Check one value against its setting's type and choices; `what` names it in the error."""
+    """Check one value against its setting's type and choices; `what` names it in the error. A repeatable
+    setting's value is a list (one item alone is a list of one), each item checked."""
+    if setting.repeat and value is not None:
+        items = list(value) if isinstance(value, (list, tuple)) else [value]
+        if len(items) > MAX_ITEMS:
+            raise UsageError(f"{what}: more than {MAX_ITEMS} items", where=where)
+        out = [_convert_one(setting, v, where, what) for v in items]
+        return [v for v in out if v is not None] or None
+    return _convert_one(setting, value, where, what)
+
+
+def _convert_one(setting: Option, value, where: str, what: str):
     t = setting.type
     if value is None:
         return None
@@ -145,6 +170,16 @@ def _convert(setting: Option, value, where: str, what: str):
     if setting.choices and value not in setting.choices:
         raise UsageError(
             f"{what} must be one of {', '.join(setting.choices)}, not {printable(repr(value), 80)}", where=where
+        )
+    if setting.pattern and not re.fullmatch(setting.pattern, value):
+        raise UsageError(
+            f"{what} must be of the form {setting.metavar or setting.pattern}, not {printable(repr(value), 80)}",
+            where=where,
+            hint=f"{setting.flag}: {setting.help_text()}",
+        )
+    if t is str and any(c in value for c in "\0\n\r"):  # it may become a line of a batch script: one line
+        raise UsageError(
+            f"{what} must be one line (no line break or NUL byte), not {printable(repr(value), 80)}", where=where
         )
     low, high = setting.low, setting.high
     if t is int and value < low:
@@ -201,7 +236,10 @@ def read_file(path: Path, trusted: bool = True) -> dict[str, object]:
                 where=where,
                 hint="known keys: " + ", ".join(k.replace("_", "-") for k in SETTINGS),
             )
-        if not isinstance(value_node, yaml.ScalarNode):
+        repeated = SETTINGS[key].repeat and isinstance(value_node, yaml.SequenceNode)
+        if repeated and not all(isinstance(v, yaml.ScalarNode) for v in value_node.value):
+            raise UsageError(f"key '{name}' must be a list of strings, not of lists or mappings", where=where)
+        if not isinstance(value_node, yaml.ScalarNode) and not repeated:
             raise UsageError(
                 f"key '{name}' must be {_type_name(SETTINGS[key].type)}, not a list or mapping", where=where
             )
@@ -222,7 +260,9 @@ def read_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
             continue
         raw = env[name].strip()
         value: object
-        if setting.type is bool:
+        if setting.repeat:  # one item a line
+            value = [line for line in env[name].splitlines() if line.strip()] or None
+        elif setting.type is bool:
             if raw.lower() not in _TRUE + _FALSE:
                 raise UsageError(
                     f"{name} must be 1/true/yes/on or 0/false/no/off, not {printable(repr(raw), 80)}",
@@ -242,6 +282,23 @@ def read_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
     return out
 
 
+def read_sbatch_env(environ: Mapping[str, str] | None = None) -> dict[str, object]:
+    """sbatch's own variables for the rows that have one (SBATCH_ACCOUNT, SBATCH_TIMELIMIT, ...). They are sbatch's
+    to judge: one clusterdoc cannot read (SBATCH_TIMELIMIT=UNLIMITED, a typo) is left to sbatch, never an error
+    here (a rank reads these layers too)."""
+    env: Mapping[str, str] = os.environ if environ is None else environ
+    out: dict[str, object] = {}
+    for o in SETTINGS.values():
+        if o.sbatch_env and o.sbatch_env in env:
+            try:
+                value = _convert(o, from_sbatch_env({o.sbatch_env: env[o.sbatch_env]}).get(o.key), "", o.sbatch_env)
+            except (ValueError, UsageError):
+                continue
+            if value is not None:
+                out[o.key] = value
+    return out
+
+
 def resolve(
     flags: dict[str, object],
     explicit_config: str | None = None,
@@ -258,6 +315,8 @@ def resolve(
     for path, chosen in config_files(explicit_config, cwd, home):
         for key, value in read_file(path, trusted=chosen).items():
             settings[key], origin[key] = value, str(path)
+    for key, value in read_sbatch_env(environ).items():  # sbatch's own: below ours, as a file is below both
+        settings[key], origin[key] = value, SETTINGS[key].sbatch_env
     for key, value in read_env(environ).items():
         settings[key], origin[key] = value, env_name(key)
     for key, value in flags.items():

@@ -2,13 +2,17 @@
 
 Everything else derives from OPTIONS: the submit parser (`add_arguments`, in the table's order) and what it parsed
 (`from_args`), `SubmitOptions.flags()`, the YAML config's keys and the environment's CLUSTERDOC_<KEY> variables with
-their checks (clusterdoc/config.py), the JobSpec's fields and defaults (`default`, `spec_values`) and the variables
-every rank gets (JobSpec.shim_env, `rank_switches`). A new submit option is one row here, a field of SubmitOptions and,
-when the job needs it, of JobSpec (tests/test_option_table.py holds them together).
+their checks (clusterdoc/config.py), the JobSpec's fields and defaults (`default`, `spec_values`), the variables
+every rank gets (JobSpec.shim_env, `rank_switches`) and what sbatch gets (`sbatch_options`: every row with an
+`sbatch` name, passed on as that sbatch option by launch/slurm.py, with sbatch's own SBATCH_* variable read as a layer
+of its own: `from_sbatch_env`). A new submit option is one row here, a field of SubmitOptions and, when the job needs
+it, of JobSpec (tests/test_option_table.py holds them together); a new sbatch option is nothing more.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +22,8 @@ MAX_PORT = 65535
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 BACKENDS = ("auto", "local", "slurm", "mpirun")  # auto and launch/backend.py's table
 ON_HANG = ("abort", "wait")
+MEMORY = r"\d{1,12}[KMGT]?"  # sbatch's --mem / --mem-per-gpu: megabytes, or a unit (0: all of the node's)
+SLURM_TIME = re.compile(r"(?:(\d{1,5})-)?(\d{1,7})(?::(\d{1,2}))?(?::(\d{1,2}))?")
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,10 @@ class Option:
     layered: bool = True  # a config key and an environment variable (not --config itself)
     spec: bool = True  # a JobSpec field (not what only the submitting process reads: --wait, --folder, --config)
     to_ranks: bool = False  # every rank gets it as CLUSTERDOC_<KEY> (the shim reads it there)
+    sbatch: str = ""  # the sbatch long option the value is passed on as (launch/slurm.py, generically)
+    sbatch_env: str = ""  # sbatch's own variable for it (SBATCH_ACCOUNT): a layer below CLUSTERDOC_<KEY>
+    repeat: bool = False  # given several times (a list: `--setup A --setup B`, a YAML list, lines of the variable)
+    pattern: str = ""  # a string value must match it whole (its form is said in the help's metavar)
 
     @property
     def flag(self) -> str:
@@ -68,13 +78,116 @@ OPTIONS: tuple[Option, ...] = (
         "where to run (default {default}: Slurm if its commands answer, else mpirun with a hostfile, else local)",
         choices=BACKENDS,
     ),
-    Option("nodes", int, 1, "number of nodes (default {default})", short="-N"),
-    Option("tasks_per_node", int, None, "ranks per node (default 1, or GPUs per node)"),
-    Option("gpus_per_node", int, 0, "GPUs per node (default {default})", low=0),
+    Option("nodes", int, 1, "number of nodes (default {default})", short="-N", sbatch="nodes"),
+    Option("tasks_per_node", int, None, "ranks per node (default 1, or GPUs per node)", sbatch="ntasks-per-node"),
+    Option(
+        "gpus_per_node",
+        int,
+        0,
+        "GPUs per node (default {default})",
+        low=0,
+        sbatch="gpus-per-node",
+        sbatch_env="SBATCH_GPUS_PER_NODE",
+    ),
     Option("hostfile", str, None, "hostfile for the mpirun backend and the preflight check", metavar="FILE"),
     Option("ssh_config", str, None, "OpenSSH client config for mpirun and the preflight check", metavar="FILE"),
-    Option("partition", str, None, "Slurm partition", short="-p"),
-    Option("time", int, 60, "time limit in minutes (Slurm, default {default})", metavar="MIN"),
+    Option("partition", str, None, "Slurm partition", short="-p", sbatch="partition", sbatch_env="SBATCH_PARTITION"),
+    Option(
+        "time",
+        int,
+        60,
+        "time limit in minutes (Slurm, default {default})",
+        metavar="MIN",
+        sbatch="time",
+        sbatch_env="SBATCH_TIMELIMIT",
+    ),
+    Option(
+        "account",
+        str,
+        None,
+        "Slurm account the job is charged to",
+        metavar="NAME",
+        short="-A",
+        sbatch="account",
+        sbatch_env="SBATCH_ACCOUNT",
+    ),
+    Option(
+        "qos", str, None, "Slurm quality of service", metavar="QOS", short="-q", sbatch="qos", sbatch_env="SBATCH_QOS"
+    ),
+    Option(
+        "constraint",
+        str,
+        None,
+        "Slurm node features the nodes must have, e.g. a100 or 'a100&ib'",
+        metavar="FEATURES",
+        short="-C",
+        sbatch="constraint",
+        sbatch_env="SBATCH_CONSTRAINT",
+    ),
+    Option(
+        "mem",
+        str,
+        None,
+        "Slurm memory per node: megabytes or with a unit, 64G; 0: all of it",
+        metavar="SIZE",
+        sbatch="mem",
+        sbatch_env="SBATCH_MEM_PER_NODE",
+        pattern=MEMORY,
+    ),
+    Option(
+        "mem_per_gpu",
+        str,
+        None,
+        "Slurm memory per GPU: megabytes or with a unit, 80G",
+        metavar="SIZE",
+        sbatch="mem-per-gpu",
+        sbatch_env="SBATCH_MEM_PER_GPU",
+        pattern=MEMORY,
+    ),
+    Option(
+        "exclusive",
+        bool,
+        False,
+        "Slurm: whole nodes, shared with no other job",
+        sbatch="exclusive",
+        sbatch_env="SBATCH_EXCLUSIVE",
+    ),
+    Option("cpus_per_task", int, None, "Slurm: CPUs per rank", metavar="N", short="-c", sbatch="cpus-per-task"),
+    Option(
+        "reservation",
+        str,
+        None,
+        "Slurm reservation to run in",
+        metavar="NAME",
+        sbatch="reservation",
+        sbatch_env="SBATCH_RESERVATION",
+    ),
+    Option(
+        "sbatch_option",
+        str,
+        None,
+        "any other sbatch option, passed on as --KEY=VALUE (KEY alone: a switch); repeatable",
+        metavar="KEY=VALUE",
+        repeat=True,
+    ),
+    Option(
+        "srun_option",
+        str,
+        None,
+        "an option of the ranks' srun (and the preflight's), e.g. --srun-option=--container-image=IMG, "
+        "--srun-option mpi=pmix; repeatable",
+        metavar="OPT",
+        repeat=True,
+    ),
+    Option(
+        "setup",
+        str,
+        None,
+        "a shell line run before the ranks start and before the preflight probes the nodes, e.g. "
+        "'module load cuda/12.4'; repeatable",
+        metavar="LINE",
+        repeat=True,
+    ),
     Option("debug", bool, False, "collective shape checking in every rank", to_ranks=True),
     Option(
         "log_level",
@@ -199,7 +312,11 @@ def add_arguments(parser) -> None:
     to None, "not given", so the environment, the config files and the table's default can decide."""
     for o in OPTIONS:
         names = [o.flag, o.short] if o.short else [o.flag]
-        if o.negative:  # a switch pair: --wait / --no-wait
+        if o.repeat:  # --setup A --setup B: a list, in the order given
+            parser.add_argument(
+                *names, dest=o.key, action="append", default=None, metavar=o.metavar, help=o.help_text()
+            )
+        elif o.negative:  # a switch pair: --wait / --no-wait
             group = parser.add_mutually_exclusive_group()
             group.add_argument(*names, dest=o.key, action="store_true", default=None, help=o.help_text())
             group.add_argument(o.negative[0], dest=o.key, action="store_false", help=o.negative[1])
@@ -234,4 +351,177 @@ def rank_switches(values: dict[str, Any]) -> dict[str, str]:
         value = values.get(o.attr)
         if o.to_ranks and value is not None:
             out[o.env] = ("1" if value else "0") if o.type is bool else str(value)
+    return out
+
+
+# --- sbatch: the rows it gets, its own variables, and the options a batch script names ------------------------
+
+# sbatch options clusterdoc writes itself (submitit's batch script, the job's shape, the warning signal, --retries'
+# excluded nodes): not to be given as --sbatch-option, with the option that sets each where there is one
+OWNED = {
+    "nodes": "--nodes",
+    "ntasks-per-node": "--tasks-per-node",
+    "tasks-per-node": "--tasks-per-node",
+    "ntasks": "--nodes and --tasks-per-node",
+    "output": "--folder (the job's output goes to its log folder)",
+    "error": "--folder (the job's output goes to its log folder)",
+    "open-mode": "",
+    "signal": "",  # the time-limit warning the ranks get (launch/slurm.py)
+    "exclude": "--retries (it leaves the blamed nodes out)",
+    "array": "",
+    "wait": "",
+    "wrap": "",
+    "parsable": "",
+    "export": "",  # the ranks get the submitting shell's variables (--export=ALL)
+}
+# sbatch's variables for options clusterdoc writes itself: sbatch would let them win over the batch script's lines
+OWNED_ENV = ("SBATCH_OUTPUT", "SBATCH_ERROR", "SBATCH_OPEN_MODE", "SBATCH_SIGNAL", "SBATCH_ARRAY_INX", "SBATCH_WAIT")
+# srun options of the ranks' step that clusterdoc sets itself
+OWNED_SRUN = ("output", "error", "input", "nodes", "ntasks", "ntasks-per-node", "nodelist", "kill-on-bad-exit")
+SBATCH_SHORT = {  # sbatch's one-letter options, as a batch script may spell them
+    "A": "account", "C": "constraint", "c": "cpus-per-task", "D": "chdir", "d": "dependency", "e": "error",
+    "G": "gpus", "J": "job-name", "N": "nodes", "n": "ntasks", "o": "output", "p": "partition", "q": "qos",
+    "t": "time", "w": "nodelist", "x": "exclude", "a": "array", "O": "overcommit", "s": "oversubscribe",
+}  # fmt: skip
+SBATCH_ALIAS = {"tasks-per-node": "ntasks-per-node", "mem-per-node": "mem"}
+_KEY = re.compile(r"[a-z][a-z0-9-]{0,63}")
+
+
+def sbatch_name(name: str) -> str:
+    """An sbatch option as a script or a user spells it (-A, --account, account, --tasks-per-node) -> its long
+    name (account, ntasks-per-node)."""
+    bare = name.lstrip("-")
+    if len(bare) == 1 and name.startswith("-") and not name.startswith("--"):
+        bare = SBATCH_SHORT.get(bare, bare)
+    return SBATCH_ALIAS.get(bare, bare)
+
+
+BY_SBATCH = {o.sbatch: o for o in OPTIONS if o.sbatch}
+
+
+def parse_sbatch_option(text: str) -> tuple[str, str | bool]:
+    """`--sbatch-option KEY=VALUE` (or `--KEY=VALUE`, or KEY alone: a switch) -> (KEY, VALUE or True), checked:
+    KEY is an option's name, not one clusterdoc writes itself nor one that has its own submit option."""
+    from clusterdoc.errors import UsageError
+    from clusterdoc.untrusted import printable
+
+    key, eq, value = text.partition("=")
+    name = key.strip().lstrip("-")
+    shown = printable(text, 120)
+    if not _KEY.fullmatch(name) or (key.strip().startswith("-") and not key.strip().startswith("--")):
+        raise UsageError(
+            f"--sbatch-option {shown!r}: expected KEY=VALUE with KEY an sbatch long option's name",
+            hint="e.g. --sbatch-option mail-type=END, or --sbatch-option requeue for a switch",
+        )
+    name = SBATCH_ALIAS.get(name, name)
+    if name in OWNED:
+        owner = OWNED[name]
+        raise UsageError(
+            f"--sbatch-option {shown!r}: clusterdoc sets sbatch's --{name} itself",
+            hint=f"use {owner}" if owner else "leave it out: the batch script clusterdoc writes needs its own",
+        )
+    if name in BY_SBATCH:
+        row = BY_SBATCH[name]
+        raise UsageError(
+            f"--sbatch-option {shown!r}: sbatch's --{name} is a submit option of its own",
+            hint=f"use {row.flag}" + ("" if row.type is bool else f" {printable(value, 80) or row.metavar or 'VALUE'}"),
+        )
+    return name, (value if eq else True)
+
+
+def srun_option(text: str) -> str:
+    """`--srun-option` as given (--mpi=pmix, mpi=pmix, -l) -> the srun argument, checked."""
+    from clusterdoc.errors import UsageError
+    from clusterdoc.untrusted import printable
+
+    arg = text.strip() if text.strip().startswith("-") else "--" + text.strip()
+    name = arg.lstrip("-").partition("=")[0]
+    if not name or "\n" in arg or "\0" in arg or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]*", name):
+        raise UsageError(
+            f"--srun-option {printable(text, 120)!r}: expected an srun option, e.g. --container-image=IMG or mpi=pmix"
+        )
+    if name in OWNED_SRUN:
+        raise UsageError(
+            f"--srun-option {printable(text, 120)!r}: clusterdoc sets the ranks' srun --{name} itself",
+            hint="leave it out: each rank's output goes to its log folder; the shape is --nodes, --tasks-per-node",
+        )
+    return arg
+
+
+def sbatch_options(values: Mapping[str, Any]) -> dict[str, str | bool | int]:
+    """{sbatch long option: value} for a job's fields (or settings, by key): every row with an `sbatch` name that
+    is set (a switch when True), then the --sbatch-option ones. Nothing else says which option becomes which."""
+    out: dict[str, str | bool | int] = {}
+    for o in OPTIONS:
+        value = values.get(o.attr, values.get(o.key))
+        if o.sbatch and value is not None and value is not False and not (type(value) is int and value == 0):
+            out[o.sbatch] = value  # (0 GPUs: no --gpus-per-node at all, as sbatch without it)
+    for text in values.get("sbatch_option") or ():
+        key, value = parse_sbatch_option(text)
+        out[key] = value
+    return out
+
+
+def slurm_minutes(text: str) -> int:
+    """Slurm's time forms (MIN, MIN:SEC, H:MM:SS, D-H, D-H:MM, D-H:MM:SS) -> whole minutes, rounded up as Slurm
+    does; ValueError for anything else (UNLIMITED has no minutes)."""
+    m = SLURM_TIME.fullmatch(text.strip())
+    if not m:
+        raise ValueError(f"not a Slurm time ({text!r}): MIN, H:MM:SS or D-H:MM:SS")
+    days, a, b, c = m.groups()
+    if days is not None:  # D-H[:MM[:SS]]
+        secs = int(days) * 86400 + int(a) * 3600 + int(b or 0) * 60 + int(c or 0)
+    elif c is not None:  # H:MM:SS
+        secs = int(a) * 3600 + int(b) * 60 + int(c)
+    elif b is not None:  # MIN:SEC
+        secs = int(a) * 60 + int(b)
+    else:
+        secs = int(a) * 60
+    return max(1, -(-secs // 60))
+
+
+def from_sbatch_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    """sbatch's own variables (SBATCH_ACCOUNT, SBATCH_TIMELIMIT, ...) as settings by key, as sbatch reads them
+    (SBATCH_EXCLUSIVE set: whole nodes; its user/mcs forms are left to sbatch). Values stay text except the time,
+    in minutes; config.py checks them as it checks CLUSTERDOC_<KEY>."""
+    out: dict[str, Any] = {}
+    for o in OPTIONS:
+        if not o.sbatch_env or o.sbatch_env not in environ:
+            continue
+        raw = environ[o.sbatch_env].strip()
+        if o.type is bool:
+            if raw.lower() in ("user", "mcs"):
+                continue
+            out[o.key] = True
+        elif o.key == "time":
+            out[o.key] = slurm_minutes(raw)  # ValueError for UNLIMITED: sbatch's own to take
+        elif raw:
+            out[o.key] = int(raw) if o.type is int and raw.isdigit() else raw
+    return out
+
+
+def from_sbatch(options: Mapping[str, str | bool]) -> dict[str, Any]:
+    """{sbatch option: value} as a batch script's #SBATCH lines give them (`-A`, `--account`, `account`; True for
+    a switch) -> settings by key, the same as the flags: a row's option to its key (the time in minutes, numbers as
+    numbers, a GPU type dropped: a100:4 is 4), every other one to `sbatch_option` as KEY=VALUE (ValueError for a
+    value that is not of its row's form). Options clusterdoc sets itself (OWNED: nodes,
+    output...) that no row takes are left out; the caller reads them from `options` if it needs them."""
+    out: dict[str, Any] = {}
+    rest: list[str] = []
+    for given, value in options.items():
+        name = sbatch_name(given)
+        row = BY_SBATCH.get(name)
+        if row is not None:
+            if row.type is bool:
+                out[row.key] = value is True or str(value).lower() not in ("0", "no", "false")
+            elif row.key == "time":
+                out[row.key] = slurm_minutes(str(value))
+            elif row.type is int:  # ValueError for what is no count; `--gpus-per-node=a100:4`: its count
+                out[row.key] = int(str(value).rpartition(":")[2])
+            else:
+                out[row.key] = str(value)
+        elif name not in OWNED:
+            rest.append(name if value is True else f"{name}={value}")
+    if rest:
+        out["sbatch_option"] = rest
     return out

@@ -19,7 +19,7 @@ from clusterdoc.optiontable import OPTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "clusterdoc"
-DERIVED = {"backend", "tasks_per_node", "gpus_per_node", "hostfile", "ssh_config", "python"}  # settings.build_spec
+DERIVED = {"backend", "tasks_per_node", "gpus_per_node", "hostfile", "ssh_config", "python", "srun_option"}  # build_spec
 
 
 def sample(o: optiontable.Option) -> object:
@@ -30,6 +30,10 @@ def sample(o: optiontable.Option) -> object:
         return next(c for c in o.choices if c != o.default)
     if o.type is int:
         return 2 if o.default != 2 else 3
+    if o.pattern:
+        return "64G"
+    if o.repeat:
+        return ["x-" + o.key.replace("_", "-")]
     return "x-" + o.key
 
 
@@ -46,7 +50,7 @@ def test_the_submit_parser_is_the_table_and_every_row_parses_into_its_field(tmp_
     assert flags == want  # no submit option is added outside the table
     for o in OPTIONS:
         value = sample(o)
-        argv = [o.flag] if o.type is bool else [o.flag, str(value)]
+        argv = [o.flag] if o.type is bool else [o.flag, str(value[0] if o.repeat else value)]
         if o.type is bool and value is False:
             argv = [o.negative[0]]
         ns = cli.build_parser().parse_args(["submit", *argv, "train.py", "--lr", "1"])
@@ -61,7 +65,7 @@ def test_submit_options_has_one_field_per_row_each_not_given_by_default():
     assert set(fields) == {"script", "script_args"} | {o.attr for o in OPTIONS}
     for o in OPTIONS:
         assert fields[o.attr].default is None
-        assert fields[o.attr].type == f"{o.type.__name__} | None", o.key
+        assert fields[o.attr].type == (f"list[{o.type.__name__}] | None" if o.repeat else f"{o.type.__name__} | None")
     # what the API's keywords give, by config key: preflight=False is no_preflight, None stays "not given"
     given = SubmitOptions(script="t.py", preflight=False, hang_timeout=0).flags()
     assert given["no_preflight"] is True and given["hang_timeout"] == 0 and given["nodes"] is None
@@ -77,7 +81,7 @@ def test_every_layered_row_is_a_config_key_and_an_environment_variable(tmp_path)
         if not o.layered:
             continue
         value = sample(o)
-        text = str(value).lower() if o.type is bool else str(value)
+        text = str(value).lower() if o.type is bool else str(value[0] if o.repeat else value)
         for spelling in (o.key.replace("_", "-"), o.key):
             (tmp_path / "clusterdoc.yaml").write_text(f"{spelling}: {text}\n")
             s, origin = config.resolve({}, environ={}, cwd=tmp_path, home=home)

@@ -107,6 +107,60 @@ def usable_nodes(partition: str | None) -> list[str] | None:
     )
 
 
+def node_features() -> dict[str, str]:
+    """{feature: the nodes that have it (Slurm's hostlist)} from `sinfo -o '%f|%N'`; {} when sinfo does not answer.
+    What a refused --constraint is told to pick from."""
+    res = _run(["sinfo", "-h", "-o", "%f|%N"]) if shutil.which("sinfo") else None
+    if res is None or res.returncode != 0:
+        return {}
+    out: dict[str, list[str]] = {}
+    for line in res.stdout.splitlines()[:4096]:
+        features, _, nodes = line.strip().partition("|")
+        for f in features.split(","):
+            if f and f != "(null)" and nodes:
+                out.setdefault(f[:80], []).append(nodes[:200])
+    return {f: ",".join(n) for f, n in out.items()}
+
+
+def user_associations(user: str | None = None) -> list[tuple[str, list[str]]]:
+    """[(account, [QOS...])] of this user's associations (`sacctmgr show assoc`), [] when accounting does not
+    answer. What a refused --account or --qos is told to pick from."""
+    import getpass
+
+    who = user or getpass.getuser()
+    res = (
+        _run(["sacctmgr", "-nP", "show", "assoc", f"user={who}", "format=account,qos"])
+        if shutil.which("sacctmgr")
+        else None
+    )
+    if res is None or res.returncode != 0:
+        return []
+    out: dict[str, list[str]] = {}
+    for line in res.stdout.splitlines()[:4096]:
+        account, _, qos = line.strip().partition("|")
+        if account:
+            out.setdefault(account[:80], [])
+            out[account[:80]] += [q[:80] for q in qos.split(",") if q and q not in out[account[:80]]]
+    return list(out.items())
+
+
+QOS_LIMITS = ("MaxWall", "MaxTRESPerJob", "MaxTRESPerNode", "MaxTRESPerUser", "MaxJobsPerUser", "MaxSubmitJobsPerUser")
+
+
+def qos_limits(name: str) -> dict[str, str]:
+    """{limit: value} of one QOS that has the limit set (`sacctmgr show qos NAME`), {} when none or no answer."""
+    if not shutil.which("sacctmgr") or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name):
+        return {}
+    res = _run(["sacctmgr", "-nP", "show", "qos", name, "format=Name," + ",".join(QOS_LIMITS)])
+    if res is None or res.returncode != 0:
+        return {}
+    for line in res.stdout.splitlines()[:64]:
+        fields = line.strip().split("|")
+        if fields and fields[0] == name and len(fields) == len(QOS_LIMITS) + 1:
+            return {k: v[:120] for k, v in zip(QOS_LIMITS, fields[1:]) if v}
+    return {}
+
+
 # the lines read, by the key they start with, and the keys taken from each; every other line (the job's name,
 # comment, command, paths, account, features: text the job's owner chose) is never read for a field
 LINES = {

@@ -103,6 +103,16 @@ class _Processes:
     def extra_logs(self, jd: JobDir) -> dict[str, Path]:
         return {}
 
+    name: ClassVar[str]
+
+    def no_srun(self, settings: Mapping) -> None:
+        """--srun-option changes what the ranks run in (a container): refused where no srun starts them."""
+        if settings.get("srun_option"):
+            raise UsageError(
+                f"--srun-option is for the ranks' srun: the {self.name} backend starts no srun",
+                hint="drop it, or submit with --backend slurm (--setup lines work on every backend)",
+            )
+
 
 class Local(_Processes):
     name: ClassVar[str] = "local"
@@ -114,7 +124,7 @@ class Local(_Processes):
         return "no Slurm answers here and no --hostfile; --backend slurm or --hostfile to run on a cluster"
 
     def validate(self, settings: Mapping) -> None:
-        return None
+        self.no_srun(settings)
 
     def nodes(self, spec: JobSpec) -> list[str] | None:
         return ["localhost"]
@@ -141,6 +151,7 @@ class Mpirun(_Processes):
         return "--hostfile given and no Slurm here; --backend local to run here" if settings["hostfile"] else None
 
     def validate(self, settings: Mapping) -> None:
+        self.no_srun(settings)
         if not settings["hostfile"]:
             raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
         from clusterdoc import hostfile

@@ -44,6 +44,18 @@ class JobSpec:
     ssh_config: str | None = default("ssh_config")
     partition: str | None = default("partition")
     time: int = default("time")
+    # Slurm's, passed on as the sbatch option of their row (optiontable.sbatch_options)
+    account: str | None = default("account")
+    qos: str | None = default("qos")
+    constraint: str | None = default("constraint")
+    mem: str | None = default("mem")
+    mem_per_gpu: str | None = default("mem_per_gpu")
+    exclusive: bool = default("exclusive")
+    cpus_per_task: int | None = default("cpus_per_task")
+    reservation: str | None = default("reservation")
+    sbatch_option: list[str] | None = default("sbatch_option")  # KEY=VALUE, checked (optiontable)
+    srun_option: list[str] | None = default("srun_option")  # the ranks' srun and the preflight's
+    setup: list[str] | None = default("setup")  # shell lines before the ranks (launch/setup.py)
     debug: bool = default("debug")
     log_level: str | None = default("log_level")
     overflow: bool = default("overflow")
@@ -81,9 +93,14 @@ class JobSpec:
         env["CLUSTERDOC_HANG_WATCHER"] = "launcher"  # the launcher prints the hang report (it knows who is gone)
         return env
 
-    def rank_command(self, log_dir: Path, script_args: list[str] | None = None) -> list[str]:
+    def rank_command(self, log_dir: Path, script_args: list[str] | None = None, setup: bool = True) -> list[str]:
+        """The rank's command; after the --setup lines in a shell of its own (`setup`: Slurm runs them in the batch
+        script instead)."""
+        from clusterdoc.launch.setup import wrap_argv
+
         args = self.script_args if script_args is None else script_args
-        return [self.python, "-m", "clusterdoc.run", "--log-dir", str(log_dir), self.script, *args]
+        argv = [self.python, "-m", "clusterdoc.run", "--log-dir", str(log_dir), self.script, *args]
+        return wrap_argv(self.setup, argv) if setup and self.setup else argv
 
 
 def rank_env(

@@ -25,6 +25,17 @@ class SubmitOptions:
     ssh_config: str | None = None
     partition: str | None = None
     time: int | None = None
+    account: str | None = None
+    qos: str | None = None
+    constraint: str | None = None
+    mem: str | None = None
+    mem_per_gpu: str | None = None
+    exclusive: bool | None = None
+    cpus_per_task: int | None = None
+    reservation: str | None = None
+    sbatch_option: list[str] | None = None
+    srun_option: list[str] | None = None
+    setup: list[str] | None = None
     debug: bool | None = None
     log_level: str | None = None
     overflow: bool | None = None

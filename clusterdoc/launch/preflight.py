@@ -19,7 +19,9 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.checks import registry
+from clusterdoc.errors import UsageError
 from clusterdoc.launch.job import JobSpec
+from clusterdoc.launch.setup import failed_line, wrap_text
 
 ALLOCATION_CHECKS = registry.allocation()  # judged from facts alone (a check's `allocation`), in column order
 # per node inside the allocation: every rank is about to import torch anyway, and on a busy node that import
@@ -31,18 +33,31 @@ def run_local(spec: JobSpec) -> tuple[bool, str]:
     """The local backend's preflight: this machine, as the ranks will start from this shell."""
     from clusterdoc import doctor  # start-up cost: the doctor loads only when a preflight runs
 
-    report = doctor.check(  # the ranks start from this shell: its NCCL_* etc. are judged (doctor/jobenv.py)
-        doctor.CheckOptions(
-            local=True, skip=["mpi"], python=spec.python, tasks_per_node=spec.tasks_per_node, launcher="local"
-        )
+    opts = doctor.CheckOptions(
+        local=True,
+        skip=["mpi"],
+        python=spec.python,
+        tasks_per_node=spec.tasks_per_node,
+        launcher="local",
+        wrap=wrap_text(spec.setup),  # the probe runs after the --setup lines, as the ranks do
     )
+    try:
+        report = doctor.check(opts)  # the ranks start from this shell: its NCCL_* etc. are judged (doctor/jobenv.py)
+    except UsageError as err:
+        said = failed_line(str(err)) if spec.setup else None
+        if said is None:
+            raise
+        raise UsageError(
+            f"the preflight stopped at a setup line: {said}",
+            hint="the same line runs before every rank: fix it (or end it with '|| true' if its failure does not "
+            "matter)",
+        ) from None
     return report.ok, "preflight (this machine):\n" + report.render()
 
 
 def hostfile_nodes(spec: JobSpec) -> list[str]:
     """The mpirun backend's nodes: the hostfile's first spec.nodes hosts, as [user@]host."""
     from clusterdoc import hostfile
-    from clusterdoc.errors import UsageError
 
     if spec.hostfile is None:
         raise UsageError("the mpirun backend needs --hostfile", hint="or use --backend local / slurm")
@@ -71,6 +86,7 @@ def run_mpirun(spec: JobSpec, job_id: str = "") -> tuple[bool, str]:
             port=port,
             tasks_per_node=spec.tasks_per_node,
             progress=False,
+            wrap=wrap_text(spec.setup),  # the probe runs after the --setup lines, as the ranks do
         )
     )
     return report.ok, f"preflight ({len(nodelist)} node(s) of {spec.hostfile}):\n" + report.render()
@@ -110,11 +126,18 @@ def recorded_shell(job_dir: Path) -> dict[str, str] | None:
     return {k: v for k, v in doc.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-def judge(job_dir: Path, nodes: int, tasks_per_node: int | None = None, through_srun: bool = False) -> int:
+def judge(
+    job_dir: Path,
+    nodes: int,
+    tasks_per_node: int | None = None,
+    through_srun: bool = False,
+    srun_options: list[str] | None = None,
+) -> int:
     """In the batch shell (`through_srun`): the doctor through srun (the same transport as `clusterdoc check`
     inside an allocation: one task per allocated node, no SSH), its probe under this interpreter (the job's), the
-    facts kept in <job>/preflight/; else the facts already there. The report goes to <job>/preflight.txt; exit 1
-    stops the job."""
+    facts kept in <job>/preflight/; else the facts already there. It runs after the job's --setup lines in the batch
+    shell, whose environment srun passes on; `srun_options`: the ranks' own (a container image). The report goes
+    to <job>/preflight.txt; exit 1 stops the job."""
     from clusterdoc import doctor
 
     folder = str(job_dir / "preflight")
@@ -127,6 +150,7 @@ def judge(job_dir: Path, nodes: int, tasks_per_node: int | None = None, through_
     )
     if through_srun:
         opts.transport, opts.python, opts.timeout, opts.save_facts = "srun", sys.executable, GATHER_TIMEOUT, folder
+        opts.srun_options = list(srun_options or [])
     else:
         opts.facts_dir = folder
     g = doctor.gather(opts)
@@ -151,8 +175,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--judge", metavar="JOBDIR", required=True)
     p.add_argument("--nodes", type=int, default=1)
     p.add_argument("--tasks-per-node", type=int, default=None)
+    p.add_argument("--srun-option", action="append", default=[])
     ns = p.parse_args(argv)
-    return judge(Path(ns.judge), ns.nodes, ns.tasks_per_node, through_srun=True)
+    return judge(Path(ns.judge), ns.nodes, ns.tasks_per_node, through_srun=True, srun_options=ns.srun_option)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ from clusterdoc.errors import UsageError
 from clusterdoc.launch.backend import backend_for, by_affinity
 from clusterdoc.launch.job import JobSpec, get_arg
 from clusterdoc.launch.options import SubmitOptions
-from clusterdoc.optiontable import spec_values
+from clusterdoc.launch.setup import check as check_setup
+from clusterdoc.optiontable import sbatch_options, spec_values, srun_option
 
 BATCH_ARGS = ("batch-size", "batch_size", "per-device-batch-size", "per_device_train_batch_size", "bs")
 
@@ -81,6 +82,9 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
             raise UsageError(f"--{key.replace('_', '-')} {settings[key]!r} does not exist")
     backend_for(backend).validate(settings)
     parse_oom_retry(settings["oom_retry"], script_args)
+    check_setup(settings["setup"])
+    sbatch_options(settings)  # every --sbatch-option checked now, before anything starts
+    srun = [srun_option(o) for o in settings["srun_option"] or []] or None
     if settings["straggler"] >= 100:
         raise UsageError(
             f"--straggler {settings['straggler']}: a percentage of the step below 100",
@@ -93,6 +97,7 @@ def build_spec(settings: dict, script: str, script_args: list[str], backend: str
         "hostfile": _abs(settings["hostfile"]),
         "ssh_config": _abs(settings["ssh_config"]),
         "python": settings["python"] or sys.executable,
+        "srun_option": srun,
     }
     values = {**spec_values(settings), **derived}
     return JobSpec(script=str(path.absolute()), script_args=list(script_args), **values)

@@ -1,6 +1,7 @@
 """Slurm backend through submitit: one sbatch job, one srun task per rank, rank env exported in each task.
 
-submitit writes the batch script (nodes, ntasks-per-node, gpus-per-node, time, partition) and starts
+submitit writes the batch script (every option-table row with an sbatch name: nodes, ntasks-per-node, time, account,
+qos, constraint..., and --sbatch-option's: `submitit_parameters`; the --setup lines before the preflight) and starts
 `srun ... python -m submitit.core._submit` once per task; its pickled callable here (RankTask) exports
 torchrun's variables from the task's SLURM_* ones and execs `python -m clusterdoc.run`, so the training
 process is the srun task itself (signals, exit codes and --kill-on-bad-exit act on it directly).
@@ -21,9 +22,11 @@ import shlex
 import shutil
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from clusterdoc import private
+from clusterdoc.config import read_sbatch_env
 from clusterdoc.errors import UsageError
 from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
     CMD_TIMEOUT,
@@ -37,6 +40,10 @@ from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
 )
 from clusterdoc.launch.job import JobDir, JobSpec
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
+from clusterdoc.launch.refusal import CONF_HINT, NO_CONF, sbatch_refused  # noqa: F401 (slurm.X users)
+from clusterdoc.launch.setup import SETUP_FAILED, script_lines
+from clusterdoc.optiontable import OPTIONS, OWNED_ENV, sbatch_options
+from clusterdoc.untrusted import printable
 
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
 COMPLETING = 5.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
@@ -56,12 +63,7 @@ TERMINAL = {
 
 
 PING_TIMEOUT = 8.0
-NO_CONF = "Could not establish a configuration source"  # what every Slurm command says without slurm.conf
 DEFAULT_CONF = "/etc/slurm/slurm.conf"
-CONF_HINT = (
-    "point SLURM_CONF to the cluster's slurm.conf (export SLURM_CONF=/path/to/slurm.conf), or submit from a "
-    "machine where Slurm is set up; --backend local runs the job here"
-)
 
 
 def no_conf_error(environ=os.environ) -> UsageError:
@@ -98,12 +100,38 @@ def check_ready(environ=os.environ) -> None:
         )
 
 
-def sbatch_refused(message: str) -> UsageError:
-    """sbatch's refusal, with the fix for what it says."""
-    last = message.strip().splitlines()[-1] if message.strip() else "no message"
-    if NO_CONF in message:
-        return UsageError(f"sbatch refused the job: {last}: slurm.conf not found", hint=CONF_HINT)
-    return UsageError(f"sbatch refused the job: {last}", hint="check --partition, --nodes and --time against 'sinfo'")
+def submitit_parameters(sbatch: dict) -> dict:
+    """{sbatch long option: value} (optiontable.sbatch_options; a batch script's options) -> submitit's
+    update_parameters keywords: its own name where submitit has one (nodes, ntasks_per_node, account...: it counts
+    the tasks from them), every other in additional_parameters (written `#SBATCH --KEY=VALUE`, or `--KEY` for True)."""
+    import inspect
+
+    from submitit.slurm.slurm import _make_sbatch_string
+
+    named = set(inspect.signature(_make_sbatch_string).parameters) - {"command", "folder", "additional_parameters"}
+    params: dict = {}
+    extra: dict = {}
+    for key, value in sbatch.items():
+        if key.replace("-", "_") in named:
+            params[key.replace("-", "_")] = value
+        else:
+            extra[key] = value
+    if extra:
+        params["additional_parameters"] = extra
+    return params
+
+
+def unset_for_sbatch(sbatch: dict, environ=os.environ) -> list[str]:
+    """sbatch's variables to take out of its environment: sbatch lets SBATCH_X win over the script's line, and
+    clusterdoc's settings already read SBATCH_X as a layer (below a flag and CLUSTERDOC_<KEY>): so every SBATCH_X
+    it read goes (a CLUSTERDOC_EXCLUSIVE=0 then wins over SBATCH_EXCLUSIVE, as it says), and so does one it could
+    not read where a value other than the default is written (--time 30 over SBATCH_TIMELIMIT=UNLIMITED), and those
+    of the options it owns (output, signal...). Otherwise a form left to sbatch (SBATCH_EXCLUSIVE=user, UNLIMITED)
+    stays: the default does not overrule it."""
+    read = set(read_sbatch_env(environ))
+    given = {o.sbatch_env for o in OPTIONS if o.sbatch_env and sbatch.get(o.sbatch, o.default) != o.default}
+    ours = given | {o.sbatch_env for o in OPTIONS if o.sbatch_env and o.key in read}
+    return sorted(n for n in ours | set(OWNED_ENV) if n in environ)
 
 
 # pending reasons that only a change of the request or of the cluster's config can resolve
@@ -114,6 +142,13 @@ HOPELESS = {
     "BadConstraints": "no node satisfies the request (GPUs, memory or constraints)",
     "InvalidAccount": "the account is not valid",
     "InvalidQOS": "the QOS is not valid",
+    "ReqNodeNotAvail, Reserved for maintenance": "the nodes are reserved for maintenance",
+    "QOSMaxWallDurationPerJobLimit": "--time exceeds the QOS's MaxWall (sacctmgr show qos)",
+    "QOSMaxNodePerJobLimit": "--nodes exceeds the QOS's MaxTRES node=N per job (sacctmgr show qos)",
+    "QOSMaxCpuPerJobLimit": "the CPUs asked exceed the QOS's MaxTRES cpu=N per job (sacctmgr show qos)",
+    "QOSMaxGRESPerJob": "the GPUs asked exceed the QOS's MaxTRES gres/gpu=N per job (sacctmgr show qos)",
+    "AssocMaxWallDurationPerJobLimit": "--time exceeds the association's MaxWall (sacctmgr show assoc)",
+    "AssocMaxNodesPerJobLimit": "--nodes exceeds the association's MaxNodes per job (sacctmgr show assoc)",
 }
 
 
@@ -173,10 +208,12 @@ def preflight_setup(spec: JobSpec, jd: JobDir) -> list[str]:
 
     record_shell(jd.path)  # the submitting shell's NCCL_* etc., which --export=ALL hands to the job
     py, d = shlex.quote(spec.python), shlex.quote(str(jd.path))
+    srun = "".join(f" --srun-option={shlex.quote(o)}" for o in spec.srun_option or [])
     return [
-        # the doctor through srun: one task per node, whatever --ntasks-per-node the job has
+        # the doctor through srun: one task per node, whatever --ntasks-per-node the job has; the probe runs in the
+        # environment the --setup lines made (srun passes the batch shell's on) and with the ranks' srun options
         f"{py} -m clusterdoc.launch.preflight --judge {d} --nodes {spec.nodes} "
-        f"--tasks-per-node {spec.tasks_per_node} || exit 3",
+        f"--tasks-per-node {spec.tasks_per_node}{srun} || exit 3",
     ]
 
 
@@ -196,46 +233,68 @@ def signal_setup(jd: JobDir) -> list[str]:
     ]
 
 
+def batch_parameters(spec: JobSpec, jd: JobDir, preflight: bool) -> tuple[dict, list[str]]:
+    """(submitit's parameters for the job's batch script, the SBATCH_* variables sbatch must not see): every
+    option-table row with an sbatch name and --sbatch-option's, the excluded nodes, the time-limit warning; the
+    --setup lines, then the preflight step, then the warning's trap, as the script's setup lines."""
+    sbatch = sbatch_options(asdict(spec))  # every row with an sbatch name, and --sbatch-option's
+    if spec.exclude:
+        sbatch["exclude"] = ",".join(spec.exclude)
+    ahead = min(spec.signal_ahead, spec.time * 15)  # a short job: a quarter of it, not all of it
+    if ahead > 0:
+        # Slurm's warning goes to the batch shell (B:, so a container in the step cannot swallow it), which
+        # passes it on to the ranks as SIGUSR1: their chance to checkpoint before the kill
+        sbatch["signal"] = f"B:USR1@{ahead}"
+    params = dict(
+        submitit_parameters(sbatch),
+        job_name=f"clusterdoc-{Path(spec.script).stem}",
+        srun_args=["--kill-on-bad-exit=1", *(spec.srun_option or [])],
+        signal_delay_s=ahead if ahead > 0 else 90,
+    )
+    # the user's --setup lines first: the preflight's probe and the ranks then run in what they make
+    setup = script_lines(spec.setup) + (preflight_setup(spec, jd) if preflight else [])
+    if ahead > 0:
+        setup += signal_setup(jd)
+    if setup:
+        params["setup"] = setup
+    return params, unset_for_sbatch(sbatch)
+
+
+def _executor_class() -> type:
+    import submitit
+
+    class Executor(submitit.SlurmExecutor):
+        """submitit's, with sbatch run without the SBATCH_* variables that would overrule the script's lines."""
+
+        unset: list[str] = []
+
+        def _make_submission_command(self, submission_file_path):
+            command = super()._make_submission_command(submission_file_path)
+            return ["env", *(f"--unset={n}" for n in self.unset), *command] if self.unset else command
+
+    return Executor
+
+
+def _Executor(**kw):
+    return _executor_class()(**kw)
+
+
 class SlurmJob:
     backend = "slurm"
     pids: list[int] = []  # the ranks are Slurm's, not processes of this machine
 
     def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str], preflight: bool = False):
-        import submitit
-
         self.spec, self.jd = spec, jd
-        ex = submitit.SlurmExecutor(folder=jd.path / "submitit", python=shlex.quote(spec.python))
-        params = dict(
-            nodes=spec.nodes,
-            ntasks_per_node=spec.tasks_per_node,
-            time=spec.time,
-            job_name=f"clusterdoc-{Path(spec.script).stem}",
-            srun_args=["--kill-on-bad-exit=1"],
-            signal_delay_s=90,
-        )
-        if spec.gpus_per_node:
-            params["gpus_per_node"] = spec.gpus_per_node
-        if spec.partition:
-            params["partition"] = spec.partition
-        if spec.exclude:
-            params["exclude"] = ",".join(spec.exclude)
-        setup = preflight_setup(spec, jd) if preflight else []
-        ahead = min(spec.signal_ahead, spec.time * 15)  # a short job: a quarter of it, not all of it
-        if ahead > 0:
-            # Slurm's warning goes to the batch shell (B:, so a container in the step cannot swallow it), which
-            # passes it on to the ranks as SIGUSR1: their chance to checkpoint before the kill
-            params["signal_delay_s"] = ahead
-            params["additional_parameters"] = {"signal": f"B:USR1@{ahead}"}
-            setup += signal_setup(jd)
-        if setup:
-            params["setup"] = setup
+        params, unset = batch_parameters(spec, jd, preflight)
+        ex = _Executor(folder=jd.path / "submitit", python=shlex.quote(spec.python))
+        ex.unset = unset
         ex.update_parameters(**params)
         env = {**spec.shim_env(), **({"MASTER_PORT": str(spec.port)} if spec.port else {})}
-        task = RankTask(spec.rank_command(jd.path, script_args), env, spec.tasks_per_node)
+        task = RankTask(spec.rank_command(jd.path, script_args, setup=False), env, spec.tasks_per_node)
         try:
             job = ex.submit(task)
         except Exception as exc:  # submitit raises its own errors wrapping sbatch's message
-            raise sbatch_refused(str(exc)) from None
+            raise sbatch_refused(str(exc), spec) from None
         self.backend_id = str(job.job_id)
         self.unknown_since: float | None = None
         self.reason = "None"  # squeue's reason for a job that is just waiting its turn
@@ -308,8 +367,11 @@ class SlurmJob:
         if "ExitCode" in info:
             code = int(info["ExitCode"].split(":")[0] or 0)
         message = ""
-        if state == "FAILED" and code == 3 and not any(self.jd.rank_exit(r) for r in range(self.spec.world_size)):
+        no_rank = not any(self.jd.rank_exit(r) for r in range(self.spec.world_size))
+        if state == "FAILED" and code == 3 and no_rank:
             message = f"the preflight step refused the allocation (see {self.jd.path / 'preflight.txt'})"
+        elif state == "FAILED" and code == SETUP_FAILED and no_rank and self.spec.setup:
+            message = setup_failure(self.jd, self.backend_id)
         elif state in ("TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "LOST"):
             message = f"Slurm says {state}"
         outcome = outcome_from_records(
@@ -343,6 +405,18 @@ class SlurmJob:
             self.cancelled = True
             self.cancelled_at = time.monotonic()
         return failed
+
+
+def setup_failure(jd: JobDir, job_id: str) -> str:
+    """What the batch script said when a --setup line failed (launch/setup.py's line in its stderr), in words."""
+    err = jd.path / "submitit" / f"{job_id}_0_log.err"
+    try:
+        text = private.read(err, limit=1 << 20).decode("utf-8", "replace")
+    except OSError:
+        text = ""
+    said = [ln for ln in text.splitlines() if ln.startswith("clusterdoc: --setup line ")]
+    what = printable(said[-1].removeprefix("clusterdoc: "), 300) if said else "a --setup line failed"
+    return f"{what}, in the batch script; no rank started (the batch script's stderr: {err})"
 
 
 def away_outcome(jd: JobDir, world_size: int, job_id: str, wait: float, said: str) -> Outcome:
