@@ -328,4 +328,12 @@ def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidenc
         ev.launcher_lost = logs.launcher_lost(_tail(folder / "mpirun.err"))
     if ev.backend == "slurm":
         ev.scheduler = slurm_facts(jd, ev.backend_id, live and n == last, folder)
+        now = ev.scheduler.get("state") if ev.scheduler else None
+        if ev.state in ("RUNNING", "PENDING", "UNKNOWN") and now in ENDED:
+            ev.state = now  # its end was not recorded (submit killed): Slurm's word, or accounting's
     return ev
+
+
+# Slurm's states of an ended job (a record still RUNNING takes them: nothing recorded the end)
+ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
+         "OUT_OF_MEMORY")  # fmt: skip
