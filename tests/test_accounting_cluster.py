@@ -60,10 +60,11 @@ def forgotten(cluster, cwd: Path, job: str, state: str) -> bool:
     return acct.stdout.strip().startswith(state)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def timed_out(site_cluster, tmp_path_factory):
-    """Two jobs with a one-minute time limit, started at once: one sbatch'ed by hand (its output sbatch's default
-    slurm-JOB.out), one clusterdoc's own whose `submit` was SIGKILLed (nothing recorded its end)."""
+    """Two jobs with a one-minute time limit, started at once before the module's first test (the others run
+    while they wait): one sbatch'ed by hand (its output sbatch's default slurm-JOB.out), one clusterdoc's own
+    whose `submit` was SIGKILLed (nothing recorded its end)."""
     cwd = tmp_path_factory.mktemp("timeout")
     foreign = sbatch(site_cluster, cwd, "-t", "1", "-N", "1", "--wrap", "echo start; sleep 600")
     (cwd / "long.py").write_text(LONG)

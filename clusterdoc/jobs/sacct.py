@@ -204,15 +204,20 @@ def paths(job: str, timeout: float = TIMEOUT) -> tuple[str | None, str | None, s
     """(WorkDir, StdOut, StdErr) of the job's allocation; StdOut/StdErr None where this sacct has no such field
     (before 23.02) or they are not one clean line each. Each asked on its own: a path may hold `|`."""
     out: list[str | None] = []
+    expand = ["--expand-patterns"]  # 23.02 and later: %j, %u, ... in StdOut filled in
     for name in ("WorkDir", "StdOut", "StdErr"):
-        res = _sacct(["sacct", "-n", "-P", "-X", "-j", job, "-o", name, "--expand-patterns"], timeout)
-        if res is not None and res.returncode != 0 and "expand-patterns" in (res.stderr or ""):
+        res = _sacct(["sacct", "-n", "-P", "-X", "-j", job, "-o", name, *expand], timeout)
+        if expand and res is not None and res.returncode != 0 and "expand-patterns" in (res.stderr or ""):
+            expand = []
             res = _sacct(["sacct", "-n", "-P", "-X", "-j", job, "-o", name], timeout)
-        lines = res.stdout.splitlines() if res is not None and res.returncode == 0 else []
+        if res is None:  # no answer in time: no more waiting for paths
+            out += [None] * (3 - len(out))
+            break
+        lines = res.stdout.splitlines() if res.returncode == 0 else []
         out.append(_path(lines[0]) if len(lines) == 1 else None)
         if name == "WorkDir" and out[0] is None:
             return None, None, None
-        if res is not None and res.returncode != 0 and "Invalid field" in (res.stderr or ""):
+        if res.returncode != 0 and "Invalid field" in (res.stderr or ""):
             out += [None] * (3 - len(out))
             break
     return out[0], out[1], out[2]

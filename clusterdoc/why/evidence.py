@@ -271,8 +271,8 @@ def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True, folder: P
     acc = None
     if live:
         try:
-            info = slurmcmd.scontrol_job(slurmcmd.checked_id(backend_id, jd.record_path))
-            if not info:  # forgotten by the controller (MinJobAge) or it does not answer: accounting may know
+            info = slurmcmd.read_job(slurmcmd.checked_id(backend_id, jd.record_path))
+            if not info:  # forgotten by the controller (MinJobAge): accounting may know it
                 acc = sacct.query(slurmcmd.checked_id(backend_id, jd.record_path))
                 info = acc.scontrol_like() if acc else {}
         except Exception:  # Slurm not reachable from here: the logs still speak
