@@ -244,6 +244,29 @@ def test_associations_of_another_form_are_not_judged():
 
 
 def test_a_cluster_without_accounting_is_never_refused(monkeypatch, tmp_path):
-    conf = "AccountingStorageEnforce = none\nAccountingStorageType   = accounting_storage/none\n"
-    on_path(monkeypatch, tmp_path, scontrol=f"printf {conf!r}", sacctmgr="echo should-not-be-asked; exit 1")
+    conf = "AccountingStorageEnforce = none\nAccountingStorageType = accounting_storage/none\n"
+    (tmp_path / "config.txt").write_text(conf)
+    on_path(monkeypatch, tmp_path, scontrol=f"cat {tmp_path / 'config.txt'}", sacctmgr=f"touch {tmp_path / 'asked'}")
     assert accounting.check_association("proj2", None, None, "root") is None
+    assert not (tmp_path / "asked").exists()
+
+
+def test_submit_s_slurm_preflight_refuses_before_anything_is_queued(monkeypatch, tmp_path):
+    """The user's default account has no association: the preflight says so (and which they have); sbatch is
+    never run."""
+    from clusterdoc.launch.backend import backend_for
+    from clusterdoc.launch.job import JobSpec
+
+    conf = "AccountingStorageEnforce = associations,limits,qos\nAccountingStorageType = accounting_storage/slurmdbd\n"
+    assocs = "clusterdoc|proj1||normal,short\n"
+    sacctmgr = f"""case "$*" in
+  *"show assoc"*) printf {assocs!r};;
+  *"show user"*) echo proj9;;
+esac"""
+    (tmp_path / "config.txt").write_text(conf + "ClusterName = clusterdoc\n")
+    on_path(monkeypatch, tmp_path, scontrol=f"cat {tmp_path / 'config.txt'}", sacctmgr=sacctmgr,
+            sbatch=f"touch {tmp_path / 'queued'}")  # fmt: skip
+    spec = JobSpec(script=str(tmp_path / "train.py"), script_args=[], backend="slurm", partition="debug")
+    ok, text = backend_for("slurm").preflight(spec, "job1")
+    assert not ok and "the default account 'proj9'" in text and "proj1 (QOS normal,short)" in text, text
+    assert not (tmp_path / "queued").exists()
