@@ -10,12 +10,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from clusterdoc.launch import accounting
+from tests.test_slurm_faults_cluster import wait_until
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
@@ -34,15 +34,6 @@ def run(argv, cluster, cwd: Path, timeout: float = 60) -> subprocess.CompletedPr
 
 def clusterdoc(cluster, cwd: Path, *args, timeout: float = 90) -> subprocess.CompletedProcess:
     return run([sys.executable, "-m", "clusterdoc", *args], cluster, cwd, timeout)
-
-
-def wait_until(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := check():
-            return value
-        time.sleep(1)
-    raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
 
 
 def sbatch(cluster, cwd: Path, *args) -> str:

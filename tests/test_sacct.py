@@ -5,7 +5,6 @@ forgotten, and the association check before anything is queued (launch/accountin
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from clusterdoc.launch import accounting, submit
 from clusterdoc.why import main as why_main
 from clusterdoc.why import verdict
 from clusterdoc.why.foreign import evidence_from_lines
+from tests.test_slurm_faults import on_path
 
 FIX = Path(__file__).parent / "fixtures" / "sacct"
 GONE = "slurm_load_jobs error: Invalid job id specified"
@@ -144,16 +144,6 @@ def test_a_failure_in_the_log_before_the_cancel_still_wins():
 
 
 # --- why and status of a forgotten job, through the commands on PATH -----------------------------------
-
-
-def on_path(monkeypatch, tmp_path: Path, **commands: str) -> None:
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    for name, body in commands.items():
-        p = bin_dir / name
-        p.write_text(f"#!/bin/bash\n{body}\n")
-        p.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
 
 
 def fake_slurm(monkeypatch, tmp_path: Path, rows: str, workdir: Path) -> None:
