@@ -109,11 +109,34 @@ def test_preempted_is_the_scheduler_s():
         "scheduler", "Slurm ended the job: preemption")  # fmt: skip
 
 
-def test_out_of_memory_is_oom_with_the_step_and_its_maxrss():
+def test_out_of_memory_of_the_batch_script_is_oom():
+    v = judged((FIX / "oom-batch.txt").read_text())
+    assert v.cause is not None and v.cause.category == "oom"
+    assert v.cause.headline == "Slurm: the job ran out of memory (OUT_OF_MEMORY in step batch)"
+
+
+def test_a_step_out_of_memory_in_a_failed_job_is_oom():
+    """The job is FAILED 1:0 (the batch script's srun failed); its step 0 is OUT_OF_MEMORY: that is the cause."""
+    v = judged((FIX / "oom-step.txt").read_text(), "2")
+    assert v.cause is not None and v.cause.category == "oom" and "in step 0" in v.cause.headline
+
+
+def test_out_of_memory_with_maxrss_gathered_names_it():
     text = as_state("OUT_OF_MEMORY", "0:125").replace("3.batch|CANCELLED|0:15", "3.batch|OUT_OF_MEMORY|0:125")
     v = judged(text)
-    assert v.cause is not None and v.cause.category == "oom"
-    assert "OUT_OF_MEMORY in step batch" in v.cause.headline and "MaxRSS of its steps 3452K" in v.cause.headline
+    assert v.cause is not None and v.cause.category == "oom" and "MaxRSS of its steps 3452K" in v.cause.headline
+
+
+def test_why_of_a_forgotten_oom_job_reads_its_output_too(monkeypatch, tmp_path, capsys):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "slurm-2.out").write_text((FIX / "oom-step.out").read_text())
+    fake_slurm(monkeypatch, tmp_path, (FIX / "oom-step.txt").read_text(), work)
+    monkeypatch.chdir(tmp_path)
+    assert why_main.main("2", None, probe=False) == 1
+    out = capsys.readouterr().out
+    assert "cause     oom: node1: Slurm killed the task for exceeding its host memory (cgroup)" in out, out
+    assert "srun: error: node1: task 0: Out Of Memory" in out
 
 
 def test_node_fail_names_the_node_and_of_several_says_it_is_not_known_which():
