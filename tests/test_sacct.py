@@ -137,6 +137,7 @@ def test_why_of_a_forgotten_oom_job_reads_its_output_too(monkeypatch, tmp_path, 
     out = capsys.readouterr().out
     assert "cause     oom: node1: Slurm killed the task for exceeding its host memory (cgroup)" in out, out
     assert "srun: error: node1: task 0: Out Of Memory" in out
+    assert "ruled out" not in out  # accounting's OUT_OF_MEMORY is the same finding, not a later one
 
 
 def test_node_fail_names_the_node_and_of_several_says_it_is_not_known_which():

@@ -125,6 +125,8 @@ def slurm_oom(ev: Evidence, found: Found) -> Found:
     steps = [str(s) for s in acc.get("oom_steps") or []]
     if sch.get("state") != "OUT_OF_MEMORY" and not steps:
         return []
+    if any(r.oom for r in ev.ranks) or any(s.get("category") == "oom" for s in ev.signs):
+        return []  # the ranks' own lines say it, with the rank and node: the same finding, more precise
     where = f" in step {', '.join(steps[:4])}" if steps else ""
     rss = f"; largest MaxRSS of its steps {acc['max_rss']}" if acc.get("max_rss") else ""
     return [
