@@ -47,24 +47,30 @@ def _print_skip(reason: str) -> None:
     print(f"\nSKIP cluster tests: {reason}")
 
 
-@pytest.fixture(scope="session")
-def cluster():
-    """A 4-node cluster (tests/cluster/default.yaml: healthy GPU nodes), sshd + Slurm + MPICH."""
-    reason = cluster_skip_reason()
+def session_cluster(name: str, site: bool = False, **kw):
+    """A cluster of this test session in its own dir (TEST_CLUSTERS/NAME<pid>), up while the fixture lasts, then
+    down and removed; skipped (saying why) where this machine cannot run it."""
+    reason = cluster_skip_reason(site=site)
     if reason:
         _print_skip(reason)
         pytest.skip(reason)
     _reap_dead_sessions()
-    d = TEST_CLUSTERS / f"s{os.getpid()}"
+    d = TEST_CLUSTERS / f"{name}{os.getpid()}"
     d.mkdir(parents=True, exist_ok=True)
     (d / "owner.pid").write_text(f"{os.getpid()}\n")
-    c = Cluster(d, nodes=4)
+    c = Cluster(d, site=site, **kw)
     try:
         c.up()
         yield c
     finally:
         c.down()
         shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    """A 4-node cluster (tests/cluster/default.yaml: healthy GPU nodes), sshd + Slurm + MPICH."""
+    yield from session_cluster("s", nodes=4)
 
 
 SITE_SPEC = REPO / "tests" / "cluster" / "site.yaml"
@@ -78,21 +84,7 @@ def site_cluster():
     root's), Lmod modules cuda/12.4 and nccl/2.21, node features (node1, node2: fast; node3: slow), CPU nodes with
     the venv's real torch, MinJobAge=10 s. Its own dir, started once per session and shared by every site test:
     use `site_cluster.env()` (SLURM_CONF, MODULEPATH, BASH_ENV) for Slurm commands and clusterdoc."""
-    reason = cluster_skip_reason(site=True)
-    if reason:
-        _print_skip(reason)
-        pytest.skip(reason)
-    _reap_dead_sessions()
-    d = TEST_CLUSTERS / f"site{os.getpid()}"
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "owner.pid").write_text(f"{os.getpid()}\n")
-    c = Cluster(d, nodes=3, spec=SITE_SPEC, site=True, min_job_age=SITE_MIN_JOB_AGE)
-    try:
-        c.up()
-        yield c
-    finally:
-        c.down()
-        shutil.rmtree(d, ignore_errors=True)
+    yield from session_cluster("site", site=True, nodes=3, spec=SITE_SPEC, min_job_age=SITE_MIN_JOB_AGE)
 
 
 # A healthy CPU node: the default spec's toolkit and driver, the venv's real torch, no GPU.
