@@ -35,7 +35,7 @@ from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
     scontrol_job,
     squeue_state_reason,
 )
-from clusterdoc.launch.job import JobDir, JobSpec
+from clusterdoc.launch.job import MAX_WORLD, JobDir, JobSpec, format_command
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
@@ -365,7 +365,91 @@ def away_outcome(jd: JobDir, world_size: int, job_id: str, wait: float, said: st
     )
 
 
+class BatchScriptJob(SlurmJob):
+    """The user's own batch script, submitted by sbatch as it is (launch/batchscript.py read its #SBATCH lines);
+    the shim reaches its ranks through the environment exported to the job (launch/rankhook: PYTHONPATH)."""
+
+    def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str]):
+        self.spec, self.jd = spec, jd
+        argv = ["sbatch", "--parsable", "--export=ALL", *spec.sbatch_args]
+        if spec.exclude:
+            argv.append(f"--exclude={','.join(spec.exclude)}")
+        argv += [spec.script, *script_args]
+        res = _run_in(argv, batch_env(spec, jd), spec.cwd)
+        if res is None:
+            raise sbatch_refused(f"sbatch did not answer within {CMD_TIMEOUT:g}s")
+        job_id = res.stdout.strip().split(";")[0]
+        if res.returncode != 0 or not job_id.isdigit():
+            raise sbatch_refused(res.stderr or res.stdout)
+        private.write(jd.path / "sbatch.cmd", format_command(argv) + "\n")
+        self.backend_id = job_id
+        self.unknown_since = None
+        self.reason = "None"
+        self.cancelled = False
+        self.cancelled_at = None
+        self.unreachable_since = None
+
+    def _poll(self) -> Outcome | None:
+        world = recorded_world(self.jd)
+        if world > self.spec.world_size and world % self.spec.nodes == 0:  # torchrun per node: its workers
+            self.spec.tasks_per_node = world // self.spec.nodes
+            record = self.jd.read()
+            record["spec"]["tasks_per_node"] = self.spec.tasks_per_node
+            self.jd.update(spec=record["spec"])
+        return super()._poll()
+
+
+def recorded_world(jd: JobDir) -> int:
+    """The largest world size the ranks' start records name (0 when none does yet)."""
+    import json
+
+    best = 0
+    for rank in range(MAX_RANKS_SCANNED):
+        try:
+            rec = json.loads(private.read(jd.start_file(rank), limit=4096))
+        except (OSError, ValueError):
+            break
+        world = rec.get("world") if isinstance(rec, dict) else None
+        if isinstance(world, str) and world.isdigit():
+            best = max(best, min(int(world), MAX_WORLD))
+    return best
+
+
+MAX_RANKS_SCANNED = 4096
+
+
+def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
+    """sbatch's environment, exported to the job: the shim's switches and the start-up hook every python reads."""
+    import clusterdoc
+
+    hook = jd.path / "pyhook"
+    private.mkdir(hook)
+    source = Path(__file__).with_name("rankhook") / "sitecustomize.py"
+    private.write(hook / "sitecustomize.py", source.read_text())
+    path = environ.get("PYTHONPATH")
+    return {
+        **environ,
+        **spec.shim_env(),
+        **({"MASTER_PORT": str(spec.port)} if spec.port else {}),
+        "PYTHONPATH": str(hook) + (os.pathsep + path if path else ""),
+        "CLUSTERDOC_BATCH_DIR": str(jd.path),
+        "CLUSTERDOC_PACKAGE_ROOT": str(Path(clusterdoc.__file__).resolve().parents[1]),
+        "CLUSTERDOC_PY_VERSION": "%d.%d" % sys.version_info[:2],
+    }
+
+
+def _run_in(argv: list[str], env: dict[str, str], cwd: str):
+    import subprocess
+
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=CMD_TIMEOUT, env=env, cwd=cwd)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
 def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> SlurmJob:
+    if spec.batch_script:
+        return BatchScriptJob(spec, jd, script_args)
     return SlurmJob(spec, jd, script_args, preflight=spec.preflight)
 
 

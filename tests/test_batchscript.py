@@ -1,0 +1,143 @@
+"""A user's own batch script: told from Python, its #SBATCH lines read as sbatch reads them (every form in
+../shared/sbatch-forms.md), the command line over the script, bad lines named by file and line; the start-up
+hook's choice of which pythons are ranks."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from clusterdoc.errors import UsageError
+from clusterdoc.launch import batchscript as bs
+
+ROOT = Path(__file__).resolve().parents[1]
+HOOK = ROOT / "clusterdoc" / "launch" / "rankhook" / "sitecustomize.py"
+
+
+def write(tmp_path, text, name="job.sbatch"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def req(tmp_path, text):
+    return bs.request(write(tmp_path, text))
+
+
+def test_told_from_python(tmp_path):
+    assert bs.is_batch_script(write(tmp_path, "#!/bin/bash\necho hi\n", "a"))
+    assert bs.is_batch_script(write(tmp_path, "#!/usr/bin/env bash\nsrun hostname\n", "b"))
+    assert bs.is_batch_script(write(tmp_path, "#SBATCH --nodes=2\nsrun hostname\n", "c"))
+    assert not bs.is_batch_script(write(tmp_path, "#!/usr/bin/env python3\nprint(1)\n", "d.py"))
+    assert not bs.is_batch_script(write(tmp_path, "import torch\n# SBATCH --nodes=2\n", "e.py"))
+    assert not bs.is_batch_script(ROOT / "jobs" / "train_ddp.py")
+
+
+def test_long_forms_trailing_comments_and_header(tmp_path):
+    r = req(tmp_path, (
+        "#!/bin/bash\n# Copyright header\n#\n\n"
+        "#SBATCH --job-name=train\n\n"
+        "#SBATCH --nodes=4   # four nodes\n"
+        "#SBATCH --ntasks-per-node=8\t\t# one per GPU\n"
+        "#SBATCH --gres=gpu:8\n"
+        "#SBATCH --time 100:00:00\n"          # space form (07)
+        "#SBATCH --partition=train\n"
+        "#SBATCH --account=project_465000144\n"
+        "#SBATCH --qos=qos_gpu-gc\n"
+        "#SBATCH --constraint=a100\n"
+        "#SBATCH --exclusive\n"
+        "#SBATCH --mem=0\t\t# all memory\n"
+        "##SBATCH --nodes=99\n"
+        "# SBATCH --nodes=98\n"
+        "set -euo pipefail\n"
+        "#SBATCH --nodes=97\n"                 # after the first command: sbatch ignores it
+    ))
+    assert r.settings == {"nodes": 4, "tasks_per_node": 8, "gpus_per_node": 8, "time": 6000, "partition": "train",
+                          "account": "project_465000144", "qos": "qos_gpu-gc", "constraint": "a100"}
+    assert r.where("nodes").endswith("job.sbatch:7")
+
+
+def test_several_options_on_a_line_and_short_forms(tmp_path):
+    # 05: nodes, tasks/node and gpus/node together; 06: the whole request on one line
+    r = req(tmp_path, "#!/bin/bash\n#SBATCH -N 2 --ntasks-per-node=4 --gpus-per-node=4\n"
+            "#SBATCH -t 0:10:00 --exclusive --mem=0 --overcommit -p gpu -A six@a100 -q high -C gpu -J x -o %x-%j.out\n")
+    assert r.settings == {"nodes": 2, "tasks_per_node": 4, "gpus_per_node": 4, "time": 10, "partition": "gpu",
+                          "account": "six@a100", "qos": "high", "constraint": "gpu"}
+    r = req(tmp_path, "#SBATCH -N2 -t60 --tasks-per-node 1 --cpus-per-task 32 -D .\n")
+    assert r.settings == {"nodes": 2, "tasks_per_node": 1, "time": 60}
+
+
+@pytest.mark.parametrize("value, minutes", [
+    ("30", 30), ("0:10:00", 10), ("00:05:00", 5), ("01:59:00", 119), ("48:00:00", 2880), ("100:00:00", 6000),
+    ("10:30", 11), ("1-0", 1440), ("1-2:30", 1590), ("2-00:00:01", 2881), ("UNLIMITED", 0),
+])
+def test_time_formats(value, minutes):
+    assert bs.parse_time(value) == minutes
+
+
+def test_gpus_forms(tmp_path):
+    assert req(tmp_path, "#SBATCH --gres=gpu:a100:4\n").settings["gpus_per_node"] == 4
+    assert req(tmp_path, "#SBATCH --gres=gpu\n").settings["gpus_per_node"] == 1
+    assert req(tmp_path, "#SBATCH --gpus-per-node=a100:8\n").settings["gpus_per_node"] == 8
+    # 01: 4 tasks x 8 GPUs per task over 4 nodes
+    r = req(tmp_path, "#SBATCH --nodes=4\n#SBATCH --ntasks=4\n#SBATCH --gpus-per-task=8\n")
+    assert (r.settings["tasks_per_node"], r.settings["gpus_per_node"]) == (1, 8)
+    assert req(tmp_path, "#SBATCH --nodes=2-4\n").settings["nodes"] == 2
+
+
+@pytest.mark.parametrize("line, said", [
+    ("#SBATCH --nodes=two", "--nodes: 'two' is not a node count"),
+    ("#SBATCH -N", "-N needs a value"),
+    ("#SBATCH --time=soon", "is not a time limit"),
+    ("#SBATCH --gres=gpu:a100:x", "is not a generic resource"),
+    ("#SBATCH --account=<account>", "a placeholder left in the script"),
+    ("#SBATCH --nodes=2 four", "expected an option"),
+    ("#SBATCH -Z 3", "unknown option '-Z'"),
+    ('#SBATCH --job-name="unbalanced', "unbalanced quotes"),
+    ("#SBATCH --nodes=3 --ntasks=4", "does not divide evenly"),
+])
+def test_bad_lines_name_file_and_line(tmp_path, line, said):
+    with pytest.raises(UsageError) as e:
+        req(tmp_path, f"#!/bin/bash\n# header\n{line}\nsrun true\n")
+    assert said in e.value.message
+    assert e.value.where.endswith("job.sbatch:3")
+
+
+def test_command_line_overrides_the_script(tmp_path):
+    r = req(tmp_path, "#SBATCH --nodes=4\n#SBATCH --partition=train\n#SBATCH --time=1:00:00\n")
+    settings = {"nodes": 2, "partition": "debug", "time": 60, "tasks_per_node": None, "gpus_per_node": None}
+    origin = {"nodes": "flag", "partition": "/home/u/clusterdoc.yaml", "time": "default",
+              "tasks_per_node": "default", "gpus_per_node": "CLUSTERDOC_GPUS_PER_NODE"}
+    merged, args = bs.merge(settings, origin, r)
+    # the flag wins (and goes to sbatch's command line); the script wins over a config file and the default
+    assert (merged["nodes"], merged["partition"], merged["time"]) == (2, "train", 60)
+    assert args == ["--nodes=2"]
+    settings["gpus_per_node"] = 2
+    assert bs.merge(settings, origin, r)[1] == ["--nodes=2", "--gpus-per-node=2"]
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("hook_under_test", HOOK)
+    mod = importlib.util.module_from_spec(spec)
+    src = HOOK.read_text().rsplit("try:  # the site's own first", 1)[0]  # the functions, not the start-up call
+    exec(compile(src, str(HOOK), "exec"), mod.__dict__)
+    return mod
+
+
+@pytest.mark.parametrize("argv, env, rank", [
+    (["py", "train.py"], {"SLURM_STEP_ID": "0", "SLURM_PROCID": "3"}, 3),            # srun python train.py
+    (["py", "-u", "train.py", "--lr", "1"], {"RANK": "5", "SLURM_PROCID": "0"}, 5),  # torchrun's worker
+    (["py", "-m", "pkg.train"], {"RANK": "1"}, 1),
+    (["py", "-um", "pkg.train"], {"RANK": "1"}, 1),
+    (["py", "-W", "ignore", "t.py"], {"RANK": "2"}, 2),
+    (["py", "/v/bin/torchrun", "--nproc_per_node", "2", "t.py"], {"SLURM_STEP_ID": "0", "SLURM_PROCID": "0"}, None),
+    (["py", "-m", "torch.distributed.run", "t.py"], {"SLURM_STEP_ID": "0", "SLURM_PROCID": "0"}, None),
+    (["py", "/v/bin/accelerate", "launch", "t.py"], {"SLURM_STEP_ID": "0", "SLURM_PROCID": "1"}, None),
+    (["py", "-c", "from multiprocessing.spawn import spawn_main"], {"RANK": "1"}, None),
+    (["py", "t.py"], {"RANK": "1", "CLUSTERDOC_RANK_PID": "99"}, None),   # a rank's child
+    (["py", "t.py"], {"SLURM_PROCID": "0"}, None),                        # the batch shell's own python
+    (["py", "-m", "clusterdoc.launch.preflight"], {"SLURM_STEP_ID": "0", "SLURM_PROCID": "0"}, None),
+])
+def test_which_pythons_are_ranks(argv, env, rank):
+    assert _hook().rank_of({"CLUSTERDOC_BATCH_DIR": "/j", **env}, argv) == rank
+    assert _hook().rank_of(env, argv) is None  # not a clusterdoc job: nothing
