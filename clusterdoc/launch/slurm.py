@@ -427,8 +427,23 @@ def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
     source = Path(__file__).with_name("rankhook") / "sitecustomize.py"
     private.write(hook / "sitecustomize.py", source.read_text())
     path = environ.get("PYTHONPATH")
+    preflight = {}
+    if spec.preflight:
+        # the doctor as the job's first step, in the batch shell before the script's first line: bash reads
+        # BASH_ENV when it starts a script; srun's tasks (SLURM_STEP_ID) and later shells skip it
+        lines = "\n  ".join(preflight_setup(spec, jd))
+        user = environ.get("BASH_ENV")
+        private.write(
+            hook / "preflight.sh",
+            'if [ -z "${SLURM_STEP_ID:-}" ] && [ -z "${CLUSTERDOC_PREFLIGHT_DONE:-}" ]; then\n'
+            "  export CLUSTERDOC_PREFLIGHT_DONE=1\n"
+            f"  {lines}\n"
+            "fi\n" + (f". {shlex.quote(user)}\n" if user else ""),
+        )
+        preflight = {"BASH_ENV": str(hook / "preflight.sh")}
     return {
         **environ,
+        **preflight,
         **spec.shim_env(),
         **({"MASTER_PORT": str(spec.port)} if spec.port else {}),
         "PYTHONPATH": str(hook) + (os.pathsep + path if path else ""),

@@ -1,0 +1,107 @@
+"""`clusterdoc submit FILE` with the user's own batch script on the test cluster's real Slurm: sbatch runs the
+script as it is; every python rank it starts (`srun python`, `srun torchrun` built in a variable and expanded per
+task) runs under the shim with its records in the job folder, so `why`, `status` and `logs` work on it."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+
+TRAIN = '''\
+import os
+import torch.distributed as dist
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+print(f"rank {rank} of {dist.get_world_size()} on {os.environ.get('SLURMD_NODENAME')}", flush=True)
+dist.barrier()
+if rank == 1 and os.environ.get("FAIL_RANK1"):
+    raise RuntimeError("planted failure in rank 1")  # line 9
+dist.barrier()
+print(f"rank {rank} done", flush=True)
+'''
+
+FAILING = '''\
+#!/bin/bash
+# a user's script, as written for sbatch
+#SBATCH --job-name=mine
+#SBATCH --nodes=2 --ntasks-per-node=1   # one rank per node
+#SBATCH --time=0:10:00
+set -euo pipefail
+export FAIL_RANK1=1
+srun python train.py
+'''
+
+TORCHRUN = '''\
+#!/bin/bash
+#SBATCH --nodes 2
+#SBATCH --ntasks-per-node=1
+set -euo pipefail
+head=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+LAUNCHER="python -m torch.distributed.run --nnodes $SLURM_NNODES --nproc_per_node 2 --rdzv_backend c10d \\
+  --rdzv_endpoint $head:29533 --rdzv_id $SLURM_JOB_ID --node_rank \\$SLURM_PROCID"
+srun bash -c "$LAUNCHER train.py"
+echo script done
+'''
+
+
+def env_for(cluster):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "PMI_", "OMPI_"))}
+    env.update(cluster.env(), PYTHONWARNINGS="ignore", OMP_NUM_THREADS="1")
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"  # `python` in the script
+    return env
+
+
+def cli(cluster, cwd, *args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "clusterdoc", *map(str, args)], cwd=cwd, env=env_for(cluster),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def job_dir(tmp_path, stderr):
+    return Path(re.search(r"logs: (\S+)", stderr).group(1))
+
+
+def test_srun_python_failing_rank_is_named_by_why_with_its_line(cpu_cluster, tmp_path):
+    (tmp_path / "train.py").write_text(TRAIN)
+    (tmp_path / "job.sbatch").write_text(FAILING)
+    # the command line over the script's line (as with sbatch): --time 7 against its 0:10:00
+    res = cli(cpu_cluster, tmp_path, "submit", "--time", 7, "--wait", "job.sbatch")
+    assert res.returncode == 1, res.stderr[-4000:]
+    assert "[preflight] preflight ok: starting the ranks" in res.stderr, res.stderr[-4000:]
+    assert "job failed: rank 1 exited with code 1" in res.stderr, res.stderr[-4000:]
+    jd = job_dir(tmp_path, res.stderr)
+    for rank in (0, 1):  # the records of a rank clusterdoc started
+        for kind in ("start", "exit", "out", "err"):
+            assert (jd / f"rank{rank}.{kind}").is_file(), (rank, kind, sorted(p.name for p in jd.iterdir()))
+    assert "RuntimeError: planted failure in rank 1" in (jd / "rank1.err").read_text()
+    slurm_id = re.search(r"slurm job (\d+) submitted", res.stderr).group(1)
+    shown = subprocess.run(["scontrol", "show", "job", slurm_id], env=env_for(cpu_cluster), capture_output=True,
+                           text=True, timeout=30).stdout
+    assert "TimeLimit=00:07:00" in shown and "JobName=mine" in shown, shown
+    why = cli(cpu_cluster, tmp_path, "why", jd.name)
+    assert re.search(r"cause\s+code: rank 1 on node\d raised RuntimeError: planted failure in rank 1 at train.py:9",
+                     why.stdout), why.stdout + why.stderr
+    st = cli(cpu_cluster, tmp_path, "status", slurm_id)
+    assert f"job {jd.name}: FAILED" in st.stdout, st.stdout + st.stderr
+    logs = cli(cpu_cluster, tmp_path, "logs", jd.name, "--rank", 1)
+    assert "rank 1 of 2 on node" in logs.stdout, logs.stdout
+
+
+def test_srun_torchrun_built_in_a_variable_completes_with_every_worker_under_the_shim(cpu_cluster, tmp_path):
+    (tmp_path / "train.py").write_text(TRAIN)
+    (tmp_path / "tr.sbatch").write_text(TORCHRUN)
+    res = cli(cpu_cluster, tmp_path, "submit", "--no-preflight", "--wait", "tr.sbatch")
+    assert res.returncode == 0, res.stderr[-4000:]
+    assert "job completed: all 4 ranks exited 0" in res.stderr, res.stderr[-4000:]
+    jd = job_dir(tmp_path, res.stderr)
+    # four workers (2 per node), each its own records; the torchrun agents are no ranks
+    assert sorted(p.name for p in jd.glob("rank*.exit")) == [f"rank{r}.exit" for r in range(4)]
+    for r in range(4):
+        assert f"rank {r} done" in (jd / f"rank{r}.out").read_text()
+    st = cli(cpu_cluster, tmp_path, "status", jd.name)
+    assert "COMPLETED" in st.stdout and "2 node(s) x 2 rank(s)" in st.stdout, st.stdout
