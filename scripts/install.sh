@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 MODE=${1:-venv}
 PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
-DEB_PACKAGES="openssh-server openssh-client mpich openmpi-bin slurm-wlm munge pdsh iproute2 nftables procps util-linux g++"
+DEB_PACKAGES="openssh-server openssh-client mpich openmpi-bin slurm-wlm munge pdsh iproute2 nftables procps util-linux g++ mariadb-server slurmdbd lmod"
 
 case "$MODE" in
     venv | dev | debs | test) ;;
@@ -31,7 +31,7 @@ case "$MODE" in
 esac
 
 need_debs() {
-    for cmd in sshd ssh mpirun.mpich mpirun.openmpi slurmctld slurmd munged pdsh nsenter unshare prlimit ps ip nft g++; do
+    for cmd in sshd ssh mpirun.mpich mpirun.openmpi slurmctld slurmd munged pdsh nsenter unshare prlimit ps ip nft g++ slurmdbd mariadbd; do
         command -v "$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$cmd" ] || { echo "$cmd"; return 0; }
     done
     return 1

@@ -18,13 +18,14 @@ from tests.cluster.procs import alive, read_pid
 TEST_CLUSTERS = Path(os.environ.get("CLUSTERDOC_TEST_CLUSTER_DIR") or REPO / ".cache" / "cluster-test")
 
 
-def cluster_skip_reason(slurm: bool = True) -> str | None:
+def cluster_skip_reason(slurm: bool = True, site: bool = False) -> str | None:
     if os.geteuid() != 0:
         return "the test cluster needs root (namespaces, mounts, one sshd per node)"
-    missing = missing_tools(slurm)
+    missing = missing_tools(slurm, site)
     if missing:
         return (f"the test cluster needs {', '.join(missing)} "
-                "(apt-get install openssh-server openssh-client mpich slurm-wlm munge iproute2 nftables)")
+                "(apt-get install openssh-server openssh-client mpich slurm-wlm munge iproute2 nftables"
+                f"{' mariadb-server slurmdbd lmod' if site else ''})")
     return None
 
 
@@ -58,6 +59,34 @@ def cluster():
     d.mkdir(parents=True, exist_ok=True)
     (d / "owner.pid").write_text(f"{os.getpid()}\n")
     c = Cluster(d, nodes=4)
+    try:
+        c.up()
+        yield c
+    finally:
+        c.down()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+SITE_SPEC = REPO / "tests" / "cluster" / "site.yaml"
+SITE_MIN_JOB_AGE = 10  # seconds slurmctld remembers a finished job: then only sacct knows it
+
+
+@pytest.fixture(scope="session")
+def site_cluster():
+    """A 3-node real Slurm site (tests/cluster/site.py, site.yaml): slurmdbd on MariaDB with
+    AccountingStorageEnforce=associations,limits,qos (root: account proj1, QOS normal and short; proj2 is not
+    root's), Lmod modules cuda/12.4 and nccl/2.21, node features (node1, node2: fast; node3: slow), CPU nodes with
+    the venv's real torch, MinJobAge=10 s. Its own dir, started once per session and shared by every site test:
+    use `site_cluster.env()` (SLURM_CONF, MODULEPATH, BASH_ENV) for Slurm commands and clusterdoc."""
+    reason = cluster_skip_reason(site=True)
+    if reason:
+        _print_skip(reason)
+        pytest.skip(reason)
+    _reap_dead_sessions()
+    d = TEST_CLUSTERS / f"site{os.getpid()}"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "owner.pid").write_text(f"{os.getpid()}\n")
+    c = Cluster(d, nodes=3, spec=SITE_SPEC, site=True, min_job_age=SITE_MIN_JOB_AGE)
     try:
         c.up()
         yield c

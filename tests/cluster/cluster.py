@@ -33,6 +33,8 @@ from .fakes import REPO, StubLibs, realise, write
 from .nodes import Node, make_nodes, memlock, remount, ssh_client_config, start, write_node_files
 from .procs import (ClusterError, alive, all_pids, args, cmdline, exe_name, kill_all, listeners, mnt_ns, net_ns,
                     read_pid, tail, wait_for, free_ports)
+from .site import PACKAGES as SITE_PACKAGES
+from .site import Site, missing_site_tools
 from .slurm import Slurm
 
 MPIRUN = "/usr/bin/mpirun.mpich"
@@ -42,7 +44,7 @@ REQUIRED = {"sshd": "/usr/sbin/sshd", "ssh": "/usr/bin/ssh", "ssh-keygen": "/usr
 REQUIRED_SLURM = {"munged": "/usr/sbin/munged", "slurmctld": "/usr/sbin/slurmctld", "slurmd": "/usr/sbin/slurmd",
                   "srun": "/usr/bin/srun"}
 DAEMONS = {"sshd", "ssh", "munged", "slurmctld", "slurmd", "slurmstepd", "unshare", "nsenter", "sleep",
-           "hydra_pmi_proxy", "mpiexec.hydra", "mpirun.mpich", "mpiexec.mpich"}
+           "hydra_pmi_proxy", "mpiexec.hydra", "mpirun.mpich", "mpiexec.mpich", "mariadbd", "slurmdbd"}
 FORBIDDEN_PARENTS = ("/usr/local", "/etc", "/usr/bin", "/root/.ssh", "/proc")
 
 
@@ -50,23 +52,35 @@ def default_dir() -> Path:
     return Path(os.environ.get("CLUSTERDOC_CLUSTER_DIR") or REPO / ".cluster")
 
 
-def missing_tools(slurm: bool = True) -> list[str]:
+def missing_tools(slurm: bool = True, site: bool = False) -> list[str]:
     need = dict(REQUIRED, **(dict(REQUIRED_SLURM, mpirun=MPIRUN) if slurm else {}))
-    return sorted(name for name, path in need.items() if not os.access(path, os.X_OK))
+    return sorted([name for name, path in need.items() if not os.access(path, os.X_OK)]
+                  + (missing_site_tools() if site else []))
 
 
 class Cluster:
     def __init__(self, directory: Path | str | None = None, nodes: int | None = None,
-                 spec: Path | str | None = None, slurm: bool | None = None, port: int | None = None):
+                 spec: Path | str | None = None, slurm: bool | None = None, port: int | None = None,
+                 site: bool | None = None, min_job_age: int | None = None):
+        """site: a real site's Slurm (slurmdbd on MariaDB, associations, QOS, Lmod modules: site.py);
+        min_job_age: slurmctld's MinJobAge in seconds (None: Slurm's 300)."""
         self.dir = Path(directory or default_dir()).absolute()
         if any(str(self.dir) == p or str(self.dir).startswith(p + "/") for p in FORBIDDEN_PARENTS):
             raise ClusterError(f"{self.dir}: a cluster dir cannot live under a path the nodes mount over")
         self.slurm = Slurm(self.dir)
+        self.site = Site(self.dir)
         state = self._state() or {}
         # What was asked for wins for `up`; otherwise an existing cluster's facts (so `down`/`status` need
         # only the dir).
         self.count = nodes if nodes is not None else state.get("nodes", 4)
         self.use_slurm = slurm if slurm is not None else state.get("slurm", True)
+        self.use_site = site if site is not None else state.get("site", False)
+        if self.use_site and not self.use_slurm:
+            raise ClusterError("a site cluster is a Slurm cluster: --site and --no-slurm do not go together")
+        self.min_job_age = min_job_age if min_job_age is not None else state.get("min_job_age")
+        if self.min_job_age is not None and not (isinstance(self.min_job_age, int) and 2 <= self.min_job_age
+                                                 <= 86400):
+            raise ClusterError(f"min_job_age: expected seconds from 2 to 86400, got {self.min_job_age!r}")
         self.spec_given = spec is not None
         self.spec_path = Path(spec).absolute() if spec else Path(state.get("spec") or specs.DEFAULT_SPEC)
         self.want_port = port
@@ -100,8 +114,9 @@ class Cluster:
         raise KeyError(f"no node {name!r} in this cluster ({self.nodes[0].name}..{self.nodes[-1].name})")
 
     def env(self) -> dict:
-        """Variables for Slurm commands (add to a copy of os.environ)."""
-        return self.slurm.env() if self.use_slurm else {}
+        """Variables for Slurm commands (add to a copy of os.environ); on a site also what a login there has
+        (MODULEPATH, Lmod's BASH_ENV), which sbatch passes on to the job as it does from a real login."""
+        return dict(self.slurm.env(), **(self.site.env() if self.use_site else {})) if self.use_slurm else {}
 
     def hostfile(self, flavour: str = "plain", by: str = "name") -> Path:
         if flavour not in ("plain", "mpich", "openmpi") or by not in ("name", "addr"):
@@ -162,6 +177,8 @@ class Cluster:
             want |= {read_pid(self.slurm.dir / f"slurmd-{n.name}.pid") for n in self.nodes}
             if None in want or not want <= pids:
                 return False
+        if self.use_site and not all(self.site.running().values()):
+            return False
         return True
 
     def status(self) -> dict:
@@ -177,6 +194,8 @@ class Cluster:
                             "slurmd": {n.name: alive(read_pid(self.slurm.dir / f"slurmd-{n.name}.pid"))
                                        for n in self.nodes},
                             "states": self.slurm.node_states() if out["running"] else {}}
+        if self.use_site:
+            out["site"] = self.site.running()
         return out
 
     # ------------------------------------------------------------ up
@@ -184,16 +203,21 @@ class Cluster:
         """Start the cluster; returns False when it was already running (then nothing changes)."""
         if os.geteuid() != 0:
             raise ClusterError("the test cluster needs root (namespaces, mounts, several sshd)")
-        missing = missing_tools(self.use_slurm)
+        missing = missing_tools(self.use_slurm, self.use_site)
         if missing:
             raise ClusterError(f"missing tools: {', '.join(missing)} (apt-get install openssh-server "
-                               "openssh-client mpich slurm-wlm munge iproute2 nftables)")
+                               "openssh-client mpich slurm-wlm munge iproute2 nftables"
+                               f"{' ' + SITE_PACKAGES if self.use_site else ''})")
         with self._lock():
             state = self._state()
             if state and self.is_running():
-                if state["nodes"] != self.count or (self.spec_given and state["spec"] != str(self.spec_path)):
-                    raise ClusterError(f"{self.dir}: a {state['nodes']}-node cluster with spec {state['spec']} is "
-                                       "already running; run `down` first to start a different one")
+                if state["nodes"] != self.count or (self.spec_given and state["spec"] != str(self.spec_path)) \
+                        or state.get("site", False) != self.use_site \
+                        or state.get("min_job_age") != self.min_job_age:
+                    raise ClusterError(f"{self.dir}: a {state['nodes']}-node {'site ' if state.get('site') else ''}"
+                                       f"cluster with spec {state['spec']} (MinJobAge "
+                                       f"{state.get('min_job_age') or 300}) is already running; run `down` first "
+                                       "to start a different one")
                 return False
             self._stop()  # whatever a crashed run left behind
             make_nodes(self.count)  # a bad count fails here, before anything starts
@@ -248,6 +272,7 @@ class Cluster:
         base = {n.name: specs.resolve(spec, n.name) for n in make_nodes(self.count)}
         for name, node_spec in base.items():
             specs.check_network(node_spec, f"{self.spec_path}: {name}")
+            specs.check_features(node_spec, f"{self.spec_path}: {name}")
         self._make_network(base)
         shared = d / "shared"
         if not (shared / "uname.real").exists():  # the node's fake /usr/bin/uname wraps this copy
@@ -275,7 +300,8 @@ class Cluster:
         write(self.ssh_wrapper, f"#!/bin/sh\n# ssh with the test cluster's config (for mpirun -launcher-exec, pdsh)\n"
                                 f"exec /usr/bin/ssh -F {shlex.quote(str(self.ssh_config))} \"$@\"\n", 0o755)
 
-        state = {"nodes": self.count, "port": self.port, "slurm": self.use_slurm, "spec": str(self.spec_path),
+        state = {"nodes": self.count, "port": self.port, "slurm": self.use_slurm, "site": self.use_site,
+                 "min_job_age": self.min_job_age, "spec": str(self.spec_path),
                  "net": {"block": self.block, "head": self.head_addr, "bridge": self.bridge, "prefix": self.prefix},
                  "base": base, "current": base, "started": time.time()}
         write(self.state_file, json.dumps(state, indent=1) + "\n")
@@ -295,12 +321,20 @@ class Cluster:
         wait_for(nodes_ready, timeout, f"{self.count} sshd to listen on port {self.port}")
 
         if self.use_slurm:
-            ports = free_ports(self.count + 1, avoid={self.port})
+            ports = free_ports(self.count + 1 + 2 * self.use_site, avoid={self.port})
             gpus = {n.name: sum(int(g.get("count", 1)) for g in base[n.name].get("gpus") or []) for n in self.nodes}
-            self.slurm.write_config(self.nodes, ports[0], ports[1:], gpus, self.head_addr)
+            features = {n.name: base[n.name]["features"] for n in self.nodes}
+            dbd_port, db_port = ports[self.count + 1:] or (None, None)
+            self.slurm.write_config(self.nodes, ports[0], ports[1:self.count + 1], gpus, self.head_addr, features,
+                                    self.min_job_age, self.site.slurm_conf_lines(dbd_port) if self.use_site else None)
             state["slurm_ports"] = ports
             write(self.state_file, json.dumps(state, indent=1) + "\n")
             self.slurm.start_munge()
+            if self.use_site:  # the database, slurmdbd and the associations before slurmctld asks for them
+                self.site.write_dbd_conf(dbd_port, db_port)
+                self.site.start_db(db_port)
+                self.site.start_dbd(dbd_port)
+                self.site.register()
             self.slurm.start_ctld(ports[0])
             slurmds = {n.name: self.slurm.start_slurmd(n, procs[n.name].pid, memlock(base[n.name]))
                        for n in self.nodes}
@@ -311,6 +345,9 @@ class Cluster:
     def _write_node(self, node: Node, node_spec: dict, libs, preload, host_name, before: dict | None = None) -> dict:
         nd = self.node_dir(node)
         env = realise(nd, node.name, node_spec, self.dir / "shared", libs)
+        if self.use_site:
+            self.site.write_modules()
+            env = dict(self.site.env(), **env)
         write_node_files(nd, node, self.nodes, port=self.port, cluster_dir=self.dir, spec=node_spec, env=env,
                          host_name=host_name, head_addr=self.head_addr, preload=preload, before=before)
         return env
@@ -446,7 +483,7 @@ class Cluster:
             kill_all(leftovers)
         for f in list(self.dir.glob("nodes/*/sshd.pid")) + list(self.slurm.dir.glob("*.pid")):
             f.unlink(missing_ok=True)
-        for f in (self.slurm.munge_dir / "munged.pid", self.slurm.socket, self.slurm.socket.with_name(
+        for f in (self.slurm.munge_dir / "munged.pid", self.site.dir / "mariadbd.pid", self.slurm.socket, self.slurm.socket.with_name(
                 "munge.socket.lock"), self.state_file):
             f.unlink(missing_ok=True)
         net.teardown(self.prefix)  # after the processes: a namespace something still runs in would linger

@@ -2,7 +2,8 @@
 
 slurmd runs inside its node's UTS + mount + network namespaces (nsenter into the node's sshd), so job steps
 see the node's hostname, files and network; slurmctld runs on the head and is reached at the head's bridge
-address, each slurmd at its node's address (NodeAddr). No accounting storage: sacct does not work, squeue / scontrol do.
+address, each slurmd at its node's address (NodeAddr). No accounting storage: sacct does not work, squeue / scontrol do (a site cluster has
+it: site.py).
 """
 from __future__ import annotations
 
@@ -33,7 +34,10 @@ class Slurm:
 
     # ------------------------------------------------------------ config
     def write_config(self, nodes: list[Node], ctld_port: int, node_ports: list[int], gpus: dict[str, int],
-                     head_addr: str) -> None:
+                     head_addr: str, features: dict[str, list[str]] | None = None, min_job_age: int | None = None,
+                     accounting: list[str] | None = None) -> None:
+        """features: node -> its Feature= list; min_job_age: MinJobAge (None: 300); accounting: the lines a site
+        with slurmdbd has instead of accounting_storage/none (site.Site.slurm_conf_lines)."""
         for sub in ("state", "spool", "log"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         host = socket.gethostname().split(".")[0]
@@ -51,18 +55,20 @@ class Slurm:
             "SlurmctldDebug=info", "SlurmdDebug=info",
             "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
             "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
-            "AccountingStorageType=accounting_storage/none", "JobAcctGatherType=jobacct_gather/none",
+            *(accounting or ["AccountingStorageType=accounting_storage/none",
+                             "JobAcctGatherType=jobacct_gather/none"]),
             "JobCompType=jobcomp/none", "MpiDefault=none", "SwitchType=switch/none",
             "SchedulerType=sched/backfill", "ReturnToService=2", "MailProg=/bin/true",
             "SlurmctldTimeout=30", "SlurmdTimeout=60", "MessageTimeout=10", "InactiveLimit=0", "KillWait=5",
-            "MinJobAge=300", "PluginDir=/usr/lib/x86_64-linux-gnu/slurm-wlm",
+            f"MinJobAge={300 if min_job_age is None else min_job_age}", "PluginDir=/usr/lib/x86_64-linux-gnu/slurm-wlm",
         ]
         if any(gpus.values()):
             lines.append("GresTypes=gpu")
         for node, port in zip(nodes, node_ports):
             gres = f" Gres=gpu:{gpus[node.name]}" if gpus.get(node.name) else ""
+            feature = f" Feature={','.join(features[node.name])}" if (features or {}).get(node.name) else ""
             lines.append(f"NodeName={node.name} NodeHostname={node.name} NodeAddr={node.addr} Port={port} "
-                         f"CPUs=2 RealMemory=2048{gres} State=UNKNOWN")
+                         f"CPUs=2 RealMemory=2048{gres}{feature} State=UNKNOWN")
         lines.append("PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP")
         self.conf.write_text("\n".join(lines) + "\n")
         gres_lines = ["# gres.conf: counts only (the GPUs are fakes, there are no device files)", "AutoDetect=off"]

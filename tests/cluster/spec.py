@@ -27,6 +27,8 @@ KEYS = {
     "nvlink_down", "nvlink_errors", "p2p", "nvidia_open",
     # real outputs (files under tests/real, with their sources) printed at the same edges
     "real_smi_xml", "real_kmsg", "real_lost", "kmsg_extra",
+    # Slurm's view of the node: its Feature= list in slurm.conf (read when the cluster starts)
+    "features",
 }
 # What a node looks like when neither the spec file nor a plant says anything.
 BASE = {
@@ -67,6 +69,7 @@ BASE = {
     "real_kmsg": None,    # tests/real/...: this real kernel log's lines follow the boot banner in /dev/kmsg
     "real_lost": None,    # tests/real/...: its first line is what nvidia-smi prints for a GPU past gpus_visible
     "kmsg_extra": [],     # more /dev/kmsg records, as written (a hostile node's own lines)
+    "features": [],       # Slurm node features (slurm.conf Feature=; `sbatch -C NAME`), set at `up`
 }
 
 
@@ -131,6 +134,15 @@ def check_network(spec: dict, where: str) -> None:
     quota = spec.get("cpu_quota")
     if quota is not None and (not isinstance(quota, (int, float)) or isinstance(quota, bool) or not 0.01 <= quota <= 64):
         bad("cpu_quota", "expected a share of one CPU from 0.01 to 64 or null")
+
+
+def check_features(spec: dict, where: str) -> list[str]:
+    """The node's Slurm features: names sbatch -C can ask for (they go into slurm.conf)."""
+    feats = spec.get("features")
+    if not isinstance(feats, list) or not all(isinstance(f, str) and re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", f)
+                                              for f in feats):
+        raise SpecError(f"{where}: features: expected a list of names (letters, digits, _ . -), got {feats!r}")
+    return feats
 
 
 def load(path: Path | str | None = None) -> dict:
