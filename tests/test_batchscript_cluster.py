@@ -1,4 +1,5 @@
-"""`clusterdoc submit FILE` with the user's own batch script on the test cluster's real Slurm: sbatch runs the
+"""`clusterdoc submit FILE` with the user's own batch script on the site test cluster (accounts, node features,
+Lmod: tests/cluster/site.py): sbatch runs the
 script as it is; every python rank it starts (`srun python`, `srun torchrun` built in a variable and expanded per
 task) runs under the shim with its records in the job folder, so `why`, `status` and `logs` work on it."""
 
@@ -18,10 +19,11 @@ import torch.distributed as dist
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()
-print(f"rank {rank} of {dist.get_world_size()} on {os.environ.get('SLURMD_NODENAME')}", flush=True)
+print(f"rank {rank} of {dist.get_world_size()} on {os.environ.get('SLURMD_NODENAME')}, "
+      f"cuda module {os.environ.get('SITE_CUDA_VERSION')}", flush=True)
 dist.barrier()
 if rank == 1 and os.environ.get("FAIL_RANK1"):
-    raise RuntimeError("planted failure in rank 1")  # line 9
+    raise RuntimeError("planted failure in rank 1")  # line 10
 dist.barrier()
 print(f"rank {rank} done", flush=True)
 '''
@@ -32,7 +34,9 @@ FAILING = '''\
 #SBATCH --job-name=mine
 #SBATCH --nodes=2 --ntasks-per-node=1   # one rank per node
 #SBATCH --time=0:10:00
+#SBATCH -A proj1 -C fast
 set -euo pipefail
+module load cuda/12.4
 export FAIL_RANK1=1
 srun python train.py
 '''
@@ -66,11 +70,11 @@ def job_dir(tmp_path, stderr):
     return Path(re.search(r"logs: (\S+)", stderr).group(1))
 
 
-def test_srun_python_failing_rank_is_named_by_why_with_its_line(cpu_cluster, tmp_path):
+def test_srun_python_failing_rank_is_named_by_why_with_its_line(site_cluster, tmp_path):
     (tmp_path / "train.py").write_text(TRAIN)
     (tmp_path / "job.sbatch").write_text(FAILING)
     # the command line over the script's line (as with sbatch): --time 7 against its 0:10:00
-    res = cli(cpu_cluster, tmp_path, "submit", "--time", 7, "--wait", "job.sbatch")
+    res = cli(site_cluster, tmp_path, "submit", "--time", 7, "--wait", "job.sbatch")
     assert res.returncode == 1, res.stderr[-4000:]
     assert "[preflight] preflight ok: starting the ranks" in res.stderr, res.stderr[-4000:]
     assert "job failed: rank 1 exited with code 1" in res.stderr, res.stderr[-4000:]
@@ -80,22 +84,22 @@ def test_srun_python_failing_rank_is_named_by_why_with_its_line(cpu_cluster, tmp
             assert (jd / f"rank{rank}.{kind}").is_file(), (rank, kind, sorted(p.name for p in jd.iterdir()))
     assert "RuntimeError: planted failure in rank 1" in (jd / "rank1.err").read_text()
     slurm_id = re.search(r"slurm job (\d+) submitted", res.stderr).group(1)
-    shown = subprocess.run(["scontrol", "show", "job", slurm_id], env=env_for(cpu_cluster), capture_output=True,
-                           text=True, timeout=30).stdout
-    assert "TimeLimit=00:07:00" in shown and "JobName=mine" in shown, shown
-    why = cli(cpu_cluster, tmp_path, "why", jd.name)
-    assert re.search(r"cause\s+code: rank 1 on node\d raised RuntimeError: planted failure in rank 1 at train.py:9",
+    acct = subprocess.run(["sacct", "-j", slurm_id, "-X", "-n", "-P", "-o", "JobName,Timelimit,Account,NodeList"],
+                          env=env_for(site_cluster), capture_output=True, text=True, timeout=30).stdout
+    assert acct.split("\n")[0] in ("mine|00:07:00|proj1|node[1-2]",), acct  # -C fast: node1 and node2
+    why = cli(site_cluster, tmp_path, "why", jd.name)
+    assert re.search(r"cause\s+code: rank 1 on node\d raised RuntimeError: planted failure in rank 1 at train.py:10",
                      why.stdout), why.stdout + why.stderr
-    st = cli(cpu_cluster, tmp_path, "status", slurm_id)
+    st = cli(site_cluster, tmp_path, "status", slurm_id)
     assert f"job {jd.name}: FAILED" in st.stdout, st.stdout + st.stderr
-    logs = cli(cpu_cluster, tmp_path, "logs", jd.name, "--rank", 1)
-    assert "rank 1 of 2 on node" in logs.stdout, logs.stdout
+    logs = cli(site_cluster, tmp_path, "logs", jd.name, "--rank", 1)
+    assert re.search(r"rank 1 of 2 on node[12], cuda module 12.4", logs.stdout), logs.stdout  # the module loaded
 
 
-def test_srun_torchrun_built_in_a_variable_completes_with_every_worker_under_the_shim(cpu_cluster, tmp_path):
+def test_srun_torchrun_built_in_a_variable_completes_with_every_worker_under_the_shim(site_cluster, tmp_path):
     (tmp_path / "train.py").write_text(TRAIN)
     (tmp_path / "tr.sbatch").write_text(TORCHRUN)
-    res = cli(cpu_cluster, tmp_path, "submit", "--no-preflight", "--wait", "tr.sbatch")
+    res = cli(site_cluster, tmp_path, "submit", "--no-preflight", "--wait", "tr.sbatch")
     assert res.returncode == 0, res.stderr[-4000:]
     assert "job completed: all 4 ranks exited 0" in res.stderr, res.stderr[-4000:]
     jd = job_dir(tmp_path, res.stderr)
@@ -103,5 +107,5 @@ def test_srun_torchrun_built_in_a_variable_completes_with_every_worker_under_the
     assert sorted(p.name for p in jd.glob("rank*.exit")) == [f"rank{r}.exit" for r in range(4)]
     for r in range(4):
         assert f"rank {r} done" in (jd / f"rank{r}.out").read_text()
-    st = cli(cpu_cluster, tmp_path, "status", jd.name)
+    st = cli(site_cluster, tmp_path, "status", jd.name)
     assert "COMPLETED" in st.stdout and "2 node(s) x 2 rank(s)" in st.stdout, st.stdout
