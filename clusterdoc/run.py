@@ -357,5 +357,28 @@ def leave(code: int) -> NoReturn:
     sys.exit(0)
 
 
+RANK_PID = "CLUSTERDOC_RANK_PID"  # set in a rank of a batch script: its children (spawned workers, helpers) are not
+
+
+def take_over(kind: str, target: str, args: list[str], log_dir: str) -> NoReturn:
+    """A rank of a user's own batch script, taken over at start-up by the job's sitecustomize
+    (rankhook/sitecustomize.py): its script or module runs as under `python -m clusterdoc.run --log-dir`,
+    with the same records, then the process ends as the interpreter would (threads joined, atexit handlers run,
+    streams flushed) with the script's code, never back in site.py (which would run the script a second time)."""
+    import atexit
+    import threading
+
+    os.environ[RANK_PID] = str(os.getpid())
+    code = main(["--log-dir", log_dir, *(["--module"] if kind == "module" else []), target, *args])
+    if code == 0 and not _teardown_would_abort():
+        try:
+            threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter does at exit: join threads
+            atexit._run_exitfuncs()
+        except Exception:  # the script's work is done; never turn success into failure here
+            pass
+    _flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
     leave(main())

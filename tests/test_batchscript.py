@@ -11,7 +11,7 @@ from clusterdoc.errors import UsageError
 from clusterdoc.launch import batchscript as bs
 
 ROOT = Path(__file__).resolve().parents[1]
-HOOK = ROOT / "clusterdoc" / "launch" / "rankhook" / "sitecustomize.py"
+HOOK = ROOT / "clusterdoc" / "rankhook" / "sitecustomize.py"
 
 
 def write(tmp_path, text, name="job.sbatch"):

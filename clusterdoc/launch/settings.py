@@ -38,7 +38,7 @@ def resolve(opts: SubmitOptions) -> tuple[JobSpec, dict, str]:
 def batch_spec(settings: dict, origin: dict, opts: SubmitOptions, backend: str) -> JobSpec:
     """A user's own batch script: its #SBATCH lines are the job's shape, under the flags and CLUSTERDOC_*
     variables (sbatch's command line, which overrides them), over the config files and the defaults."""
-    if backend != "slurm":
+    if not backend_for(backend).runs_batch_scripts:
         raise UsageError(
             f"{opts.script} is a batch script (#SBATCH lines or a shell's #!), which runs through Slurm's sbatch, "
             f"not the {backend} backend",

@@ -367,7 +367,7 @@ def away_outcome(jd: JobDir, world_size: int, job_id: str, wait: float, said: st
 
 class BatchScriptJob(SlurmJob):
     """The user's own batch script, submitted by sbatch as it is (launch/batchscript.py read its #SBATCH lines);
-    the shim reaches its ranks through the environment exported to the job (launch/rankhook: PYTHONPATH)."""
+    the shim reaches its ranks through the environment exported to the job (clusterdoc/rankhook on PYTHONPATH)."""
 
     def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str]):
         self.spec, self.jd = spec, jd
@@ -420,11 +420,9 @@ MAX_RANKS_SCANNED = 4096
 
 def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
     """sbatch's environment, exported to the job: the shim's switches and the start-up hook every python reads."""
-    import clusterdoc
-
     hook = jd.path / "pyhook"
     private.mkdir(hook)
-    source = Path(__file__).with_name("rankhook") / "sitecustomize.py"
+    source = Path(__file__).parents[1] / "rankhook" / "sitecustomize.py"
     private.write(hook / "sitecustomize.py", source.read_text())
     path = environ.get("PYTHONPATH")
     preflight = {}
@@ -448,8 +446,8 @@ def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
         **({"MASTER_PORT": str(spec.port)} if spec.port else {}),
         "PYTHONPATH": str(hook) + (os.pathsep + path if path else ""),
         "CLUSTERDOC_BATCH_DIR": str(jd.path),
-        "CLUSTERDOC_PACKAGE_ROOT": str(Path(clusterdoc.__file__).resolve().parents[1]),
-        "CLUSTERDOC_PY_VERSION": "%d.%d" % sys.version_info[:2],
+        "CLUSTERDOC_PACKAGE_ROOT": str(Path(__file__).resolve().parents[2]),  # the folder holding clusterdoc/
+        "CLUSTERDOC_PY_VERSION": "{}.{}".format(*sys.version_info[:2]),
     }
 
 

@@ -1,6 +1,6 @@
 """Put on PYTHONPATH of a user's own batch script's job by `clusterdoc submit` (copied into the job folder): every
 Python the job starts imports this at start-up, and the ones that are ranks run their script under clusterdoc's
-shim (clusterdoc.launch.batchrank), as `python -m clusterdoc.run --log-dir JOBDIR SCRIPT` would.
+shim (clusterdoc.run.take_over), as `python -m clusterdoc.run --log-dir JOBDIR SCRIPT` would.
 
 A rank: a script file or `-m module` (not `-c`, not stdin), with RANK set (torchrun's and accelerate's workers, a
 script's own `RANK=$SLURM_PROCID`) or run as an srun task (SLURM_STEP_ID and SLURM_PROCID); not a launcher
@@ -92,7 +92,7 @@ def _clusterdoc_importable(environ):
     if importlib.util.find_spec("clusterdoc") is not None:
         return True
     root, version = environ.get("CLUSTERDOC_PACKAGE_ROOT"), environ.get("CLUSTERDOC_PY_VERSION")
-    if root and version == "%d.%d" % sys.version_info[:2]:
+    if root and version == "{}.{}".format(*sys.version_info[:2]):
         sys.path.append(root)  # last: the rank's own packages win
         return importlib.util.find_spec("clusterdoc") is not None
     return False
@@ -105,18 +105,18 @@ def _start():
         return
     if not _clusterdoc_importable(os.environ):
         sys.stderr.write(
-            "clusterdoc: rank %d: the shim is off: this python (%s) cannot import clusterdoc; install clusterdoc "
-            "in it to get the rank's records\n" % (rank, sys.executable)
+            f"clusterdoc: rank {rank}: the shim is off: this python ({sys.executable}) cannot import clusterdoc; "
+            "install clusterdoc in it to get the rank's records\n"
         )
         return
-    from clusterdoc.launch import batchrank
+    from clusterdoc import run
 
     kind, target = main_of(argv)
-    batchrank.take_over(rank, kind, target, list(sys.argv[1:]), os.environ["CLUSTERDOC_BATCH_DIR"])
+    run.take_over(kind, target, list(sys.argv[1:]), os.environ["CLUSTERDOC_BATCH_DIR"])
 
 
 try:  # the site's own first: it may set up what the rank's script needs
     _chain()
 except Exception as err:
-    sys.stderr.write("clusterdoc: error in the sitecustomize after clusterdoc's: %s: %s\n" % (type(err).__name__, err))
+    sys.stderr.write(f"clusterdoc: error in the sitecustomize after clusterdoc's: {type(err).__name__}: {err}\n")
 _start()
