@@ -141,3 +141,13 @@ def _hook():
 def test_which_pythons_are_ranks(argv, env, rank):
     assert _hook().rank_of({"CLUSTERDOC_BATCH_DIR": "/j", **env}, argv) == rank
     assert _hook().rank_of(env, argv) is None  # not a clusterdoc job: nothing
+
+
+def test_a_batch_script_on_a_backend_without_sbatch_is_a_usage_error_not_a_python_run(tmp_path):
+    from clusterdoc.launch.options import SubmitOptions
+    from clusterdoc.launch.settings import resolve
+
+    script = write(tmp_path, "#!/bin/bash\n#SBATCH --nodes=2\nsrun python train.py\n")
+    with pytest.raises(UsageError) as e:
+        resolve(SubmitOptions(script=str(script), backend="local", config=None))
+    assert "is a batch script" in e.value.message and "--backend slurm" in e.value.hint
