@@ -151,3 +151,62 @@ def test_a_batch_script_on_a_backend_without_sbatch_is_a_usage_error_not_a_pytho
     with pytest.raises(UsageError) as e:
         resolve(SubmitOptions(script=str(script), backend="local", config=None))
     assert "is a batch script" in e.value.message and "--backend slurm" in e.value.hint
+
+
+def hook_env(tmp_path, **extra):
+    import os
+    import shutil
+
+    hook = tmp_path / "pyhook"
+    hook.mkdir(exist_ok=True)
+    shutil.copy(HOOK, hook / "sitecustomize.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "RANK", "PMI_", "OMPI_"))}
+    env.update(PYTHONPATH=f"{hook}{os.pathsep}{ROOT}", PYTHONWARNINGS="ignore", **extra)
+    return env
+
+
+def test_the_hook_runs_the_site_s_own_sitecustomize_and_nothing_else_outside_a_job(tmp_path):
+    import subprocess
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import sys\nsys.stderr.write('site customized\\n')\n")
+    env = hook_env(tmp_path)
+    env["PYTHONPATH"] += f"{__import__('os').pathsep}{site}"
+    res = subprocess.run([sys.executable, "-c", "print('main')"], env=env, capture_output=True, text=True, timeout=60)
+    assert (res.returncode, res.stdout, res.stderr) == (0, "main\n", "site customized\n")
+
+
+@pytest.mark.slow
+def test_a_rank_runs_under_the_shim_with_its_records_exit_code_and_atexit(tmp_path):
+    import json
+    import socket
+    import subprocess
+    import sys
+
+    job = tmp_path / "job"
+    job.mkdir(mode=0o700)
+    (tmp_path / "train.py").write_text(
+        "import atexit, sys\n"
+        "import torch.distributed as dist\n"
+        "atexit.register(lambda: print('atexit ran', flush=True))\n"
+        "print('world', dist.get_world_size(), 'argv', sys.argv[1:], flush=True)\n"  # the shim made the group
+        "sys.exit(int(sys.argv[1]))\n"
+    )
+    for code in (0, 3):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env = hook_env(tmp_path, CLUSTERDOC_BATCH_DIR=str(job), RANK="0", WORLD_SIZE="1", LOCAL_RANK="0",
+                       MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+        res = subprocess.run([sys.executable, "-u", "train.py", str(code)], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=180)
+        assert res.returncode == code, res.stderr
+        out = (job / "rank0.out").read_text()
+        assert f"world 1 argv ['{code}']" in out, out + (job / "rank0.err").read_text()
+        assert out.count("world 1") == 1  # the script ran once, not again after the hook
+        assert json.loads((job / "rank0.exit").read_text())["code"] == code
+        assert json.loads((job / "rank0.start").read_text())["world"] == "1"
+        assert ("atexit ran" in out) == (code == 0)  # a failed rank leaves at once, as under clusterdoc.run
+        (job / "rank0.out").unlink()

@@ -390,7 +390,7 @@ class BatchScriptJob(SlurmJob):
         self.unreachable_since = None
 
     def _poll(self) -> Outcome | None:
-        world = recorded_world(self.jd)
+        world = recorded_world(self.jd) if self.jd.start_file(self.spec.world_size).exists() else 0
         if world > self.spec.world_size and world % self.spec.nodes == 0:  # torchrun per node: its workers
             self.spec.tasks_per_node = world // self.spec.nodes
             record = self.jd.read()
