@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,24 @@ LAUNCHER="python -m torch.distributed.run --nnodes $SLURM_NNODES --nproc_per_nod
   --rdzv_endpoint $head:29533 --rdzv_id $SLURM_JOB_ID --node_rank \\$SLURM_PROCID"
 srun bash -c "$LAUNCHER train.py"
 echo script done
+'''
+
+ACCELERATE = '''\
+#!/bin/bash
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=1
+set -euo pipefail
+head=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+export LAUNCHER="accelerate launch --cpu --num_machines $SLURM_NNODES --num_processes 2 --main_process_ip $head \\
+  --main_process_port 29544 --machine_rank \\$SLURM_NODEID --rdzv_backend c10d"
+srun bash -c "$LAUNCHER train.py"
+false  # after the ranks: the script's own failure
+'''
+
+SLEEPER = '''\
+#!/bin/bash
+#SBATCH -N 2 --ntasks-per-node 1
+srun python sleeper.py
 '''
 
 
@@ -109,3 +128,46 @@ def test_srun_torchrun_built_in_a_variable_completes_with_every_worker_under_the
         assert f"rank {r} done" in (jd / f"rank{r}.out").read_text()
     st = cli(site_cluster, tmp_path, "status", jd.name)
     assert "COMPLETED" in st.stdout and "2 node(s) x 2 rank(s)" in st.stdout, st.stdout
+
+
+def test_srun_accelerate_launch_and_a_failure_of_the_script_itself(site_cluster, tmp_path):
+    (tmp_path / "train.py").write_text(TRAIN)
+    (tmp_path / "acc.sbatch").write_text(ACCELERATE)
+    res = cli(site_cluster, tmp_path, "submit", "--no-preflight", "--wait", "acc.sbatch")
+    assert res.returncode == 1, res.stderr[-4000:]
+    # every rank accelerate started ran under the shim and exited 0; the script's `false` failed the job
+    assert re.search(r"job failed: no rank recorded a failure; the batch script exited with 1 \(its output: "
+                     r"\S+slurm-\d+\.out\)", res.stderr), res.stderr[-4000:]
+    jd = job_dir(tmp_path, res.stderr)
+    exits = sorted(jd.glob("rank*.exit"))
+    assert len(exits) == 2, sorted(p.name for p in jd.iterdir())
+    for r in range(2):
+        assert f"rank {r} done" in (jd / f"rank{r}.out").read_text()
+
+
+def test_no_wait_then_status_stacks_and_cancel(site_cluster, tmp_path):
+    (tmp_path / "sleeper.py").write_text("import time\nprint('sleeping', flush=True)\ntime.sleep(600)\n")
+    (tmp_path / "sleep.sbatch").write_text(SLEEPER)
+    res = cli(site_cluster, tmp_path, "submit", "--no-preflight", "--no-wait", "sleep.sbatch")
+    assert res.returncode == 0, res.stderr
+    job = res.stdout.strip()
+    jd = tmp_path / "clusterdoc-jobs" / job
+    try:
+        for _ in range(240):  # both ranks started under the shim (their place files say where they are)
+            if all((jd / f"rank{r}.where").exists() for r in range(2)):
+                break
+            time.sleep(0.5)
+        st = cli(site_cluster, tmp_path, "status", job)
+        assert f"job {job}: RUNNING" in st.stdout, st.stdout + st.stderr
+        stacks = cli(site_cluster, tmp_path, "stacks", job)
+        assert "2 of 2 ranks answered" in stacks.stdout + stacks.stderr, stacks.stdout + stacks.stderr
+        assert "sleeper.py:3" in stacks.stdout + stacks.stderr, stacks.stdout + stacks.stderr
+    finally:
+        done = cli(site_cluster, tmp_path, "cancel", job)
+    assert done.returncode == 0 and "cancelled" in done.stdout, done.stdout + done.stderr
+    for _ in range(120):
+        st = cli(site_cluster, tmp_path, "status", job)
+        if "CANCELLED" in st.stdout.splitlines()[0]:
+            break
+        time.sleep(1)
+    assert f"job {job}: CANCELLED" in st.stdout, st.stdout

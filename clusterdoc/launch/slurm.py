@@ -37,6 +37,7 @@ from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
 )
 from clusterdoc.launch.job import MAX_WORLD, JobDir, JobSpec, format_command
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
+from clusterdoc.untrusted import printable
 
 GONE_AFTER = 30.0  # a job neither squeue nor scontrol knows for this long is over
 COMPLETING = 5.0  # after our scancel, a job still COMPLETING this long (a dead node) is over for us
@@ -396,7 +397,17 @@ class BatchScriptJob(SlurmJob):
             record = self.jd.read()
             record["spec"]["tasks_per_node"] = self.spec.tasks_per_node
             self.jd.update(spec=record["spec"])
-        return super()._poll()
+        outcome = super()._poll()
+        if outcome is not None and outcome.message.startswith(NO_RANK_FAILED):
+            # the launcher here is the user's script: say so, and where its own output is
+            out = read_job(self.backend_id).get("StdOut")
+            outcome.message = outcome.message.replace("the launcher exited", "the batch script exited", 1) + (
+                f" (its output: {printable(out, 300)})" if out else ""
+            )
+        return outcome
+
+
+NO_RANK_FAILED = "no rank recorded a failure; the launcher exited with"  # outcome_from_records' words
 
 
 def recorded_world(jd: JobDir) -> int:
