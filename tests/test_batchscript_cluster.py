@@ -49,7 +49,7 @@ TORCHRUN = '''\
 set -euo pipefail
 head=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
 LAUNCHER="python -m torch.distributed.run --nnodes $SLURM_NNODES --nproc_per_node 2 --rdzv_backend c10d \\
-  --rdzv_endpoint $head:29533 --rdzv_id $SLURM_JOB_ID --node_rank \\$SLURM_PROCID"
+  --rdzv_endpoint $head:$((20000 + SLURM_JOB_ID % 10000)) --rdzv_id $SLURM_JOB_ID --node_rank \\$SLURM_PROCID"
 srun bash -c "$LAUNCHER train.py"
 echo script done
 '''
@@ -61,9 +61,17 @@ ACCELERATE = '''\
 set -euo pipefail
 head=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
 export LAUNCHER="accelerate launch --cpu --num_machines $SLURM_NNODES --num_processes 2 --main_process_ip $head \\
-  --main_process_port 29544 --machine_rank \\$SLURM_NODEID --rdzv_backend c10d"
+  --main_process_port $((20000 + SLURM_JOB_ID % 10000)) --machine_rank \\$SLURM_NODEID --rdzv_backend c10d"
 srun bash -c "$LAUNCHER train.py"
 false  # after the ranks: the script's own failure
+'''
+
+ONE_SHELL = '''\
+#!/bin/bash
+#SBATCH --nodes=1
+set -euo pipefail
+python helper.py
+python -c "print('and a one-liner')"
 '''
 
 SLEEPER = '''\
@@ -171,3 +179,13 @@ def test_no_wait_then_status_stacks_and_cancel(site_cluster, tmp_path):
             break
         time.sleep(1)
     assert f"job {job}: CANCELLED" in st.stdout, st.stdout
+
+
+def test_pythons_of_the_batch_shell_are_no_ranks_and_the_script_s_exit_decides(site_cluster, tmp_path):
+    (tmp_path / "helper.py").write_text("print('helper in the batch shell')\n")
+    (tmp_path / "one.sbatch").write_text(ONE_SHELL)
+    res = cli(site_cluster, tmp_path, "submit", "--no-preflight", "--wait", "one.sbatch")
+    assert res.returncode == 0, res.stderr[-4000:]
+    assert "job completed: the batch script exited 0; none of its pythons ran as a rank" in res.stderr, res.stderr
+    jd = job_dir(tmp_path, res.stderr)
+    assert not list(jd.glob("rank*")), sorted(p.name for p in jd.iterdir())

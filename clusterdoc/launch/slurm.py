@@ -398,6 +398,17 @@ class BatchScriptJob(SlurmJob):
             record["spec"]["tasks_per_node"] = self.spec.tasks_per_node
             self.jd.update(spec=record["spec"])
         outcome = super()._poll()
+        if (
+            outcome is not None
+            and outcome.message == f"{NO_RANK_FAILED} 0"
+            and not any(self.jd.path.glob("rank*.start"))
+        ):
+            # no python of the script ran as a rank (one python in the batch shell, no srun): its exit is the job's
+            return Outcome(
+                state="COMPLETED",
+                message="the batch script exited 0; none of its pythons ran as a rank (under srun, torchrun, "
+                "accelerate), so there are no rank records",
+            )
         if outcome is not None and outcome.message.startswith(NO_RANK_FAILED):
             # the launcher here is the user's script: say so, and where its own output is
             out = read_job(self.backend_id).get("StdOut")
