@@ -210,3 +210,24 @@ def test_a_rank_runs_under_the_shim_with_its_records_exit_code_and_atexit(tmp_pa
         assert json.loads((job / "rank0.start").read_text())["world"] == "1"
         assert ("atexit ran" in out) == (code == 0)  # a failed rank leaves at once, as under clusterdoc.run
         (job / "rank0.out").unlink()
+
+
+def test_the_job_s_environment_drops_the_submitter_s_own_place_and_chains_bash_env(tmp_path):
+    from clusterdoc.jobs.folder import JobDir
+    from clusterdoc.launch import slurm
+    from clusterdoc.launch.job import JobSpec
+
+    jd = JobDir(tmp_path / "job")
+    jd.path.mkdir(mode=0o700)
+    spec = JobSpec(script=str(tmp_path / "job.sbatch"), script_args=[], backend="slurm", nodes=2)
+    inside_a_step = {"SLURM_STEP_ID": "0", "SLURM_STEPID": "0", "SLURM_PROCID": "0", "SLURM_JOB_ID": "7",
+                     "RANK": "0", "PYTHONPATH": "/mine", "BASH_ENV": "/usr/share/lmod/lmod/init/bash", "HOME": "/h"}
+    env = slurm.batch_env(spec, jd, inside_a_step)
+    for name in ("SLURM_STEP_ID", "SLURM_STEPID", "SLURM_PROCID", "RANK"):
+        assert name not in env
+    assert (env["SLURM_JOB_ID"], env["HOME"], env["CLUSTERDOC_BATCH_DIR"]) == ("7", "/h", str(jd.path))
+    assert env["PYTHONPATH"] == f"{jd.path / 'pyhook'}:/mine"
+    assert (jd.path / "pyhook" / "sitecustomize.py").read_text() == HOOK.read_text()
+    pre = (jd.path / "pyhook" / "preflight.sh").read_text()
+    assert env["BASH_ENV"] == str(jd.path / "pyhook" / "preflight.sh")
+    assert "--judge" in pre and "|| exit 3" in pre and pre.endswith(". /usr/share/lmod/lmod/init/bash\n")

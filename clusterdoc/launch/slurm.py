@@ -378,7 +378,7 @@ class BatchScriptJob(SlurmJob):
         argv += [spec.script, *script_args]
         res = _run_in(argv, batch_env(spec, jd), spec.cwd)
         if res is None:
-            raise sbatch_refused(f"sbatch did not answer within {CMD_TIMEOUT:g}s")
+            raise sbatch_refused(f"sbatch did not answer within {SBATCH_TIMEOUT:g}s")
         job_id = res.stdout.strip().split(";")[0]
         if res.returncode != 0 or not job_id.isdigit():
             raise sbatch_refused(res.stderr or res.stdout)
@@ -418,6 +418,7 @@ class BatchScriptJob(SlurmJob):
         return outcome
 
 
+SBATCH_TIMEOUT = 120.0  # a busy controller can take long to accept a job: not given up on quickly (a second copy)
 NO_RANK_FAILED = "no rank recorded a failure; the launcher exited with"  # outcome_from_records' words
 
 
@@ -462,7 +463,7 @@ def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
         )
         preflight = {"BASH_ENV": str(hook / "preflight.sh")}
     return {
-        **environ,
+        **{k: v for k, v in environ.items() if not is_submitters_own(k)},
         **preflight,
         **spec.shim_env(),
         **({"MASTER_PORT": str(spec.port)} if spec.port else {}),
@@ -473,11 +474,21 @@ def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
     }
 
 
+# the submitting process's own place, never the job's: sbatch from an interactive srun step passes SLURM_STEP_ID on
+# to the batch shell (seen on Slurm 22.05), where it would make every python there look like an srun task
+SUBMITTERS_OWN = ("RANK", "LOCAL_RANK", "CLUSTERDOC_RANK_PID", "CLUSTERDOC_PREFLIGHT_DONE")
+SUBMITTERS_STEP = ("SLURM_STEP", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_TASK_PID", "SLURM_GTIDS")
+
+
+def is_submitters_own(name: str) -> bool:
+    return name in SUBMITTERS_OWN or name.startswith(SUBMITTERS_STEP)
+
+
 def _run_in(argv: list[str], env: dict[str, str], cwd: str):
     import subprocess
 
     try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=CMD_TIMEOUT, env=env, cwd=cwd)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=SBATCH_TIMEOUT, env=env, cwd=cwd)
     except (OSError, subprocess.TimeoutExpired):
         return None
 
