@@ -1,5 +1,5 @@
-"""The Slurm commands the launcher and `why` both ask (squeue, scontrol, scancel, sacct; a checked job id), apart
-from the backend: `why` reads a job without importing the backend that made it.
+"""The Slurm commands the launcher and `why` both ask (squeue, scontrol, scancel; a checked job id; sacct is
+sacct.py's), apart from the backend: `why` reads a job without importing the backend that made it.
 
 A command that fails is not an answer about the job. Slurm says a job is unknown in one way only:
 `slurm_load_jobs error: Invalid job id specified` (squeue -j and scontrol show job, exit 1, once the job is past
@@ -163,22 +163,3 @@ def scontrol_job(job_id: str) -> dict[str, str]:
         return read_job(job_id)
     except Unreachable:
         return {}
-
-
-def sacct_job(job: str) -> dict:
-    """What accounting remembers of a job Slurm's controller forgot (clusters with slurmdbd); {} without it."""
-    if not shutil.which("sacct"):
-        return {}
-    try:
-        res = subprocess.run(
-            ["sacct", "-j", job, "-X", "-n", "-P", "-o", "State,ExitCode,NodeList"],
-            capture_output=True,
-            text=True,
-            timeout=CMD_TIMEOUT,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    fields = res.stdout.strip().splitlines()[0].split("|") if res.returncode == 0 and res.stdout.strip() else []
-    if len(fields) < 3:
-        return {}
-    return {"JobState": fields[0].split()[0], "ExitCode": fields[1], "NodeList": fields[2]}

@@ -202,6 +202,12 @@ class Slurm:
         return None  # Slurm picks them when it allocates the job
 
     def preflight(self, spec: JobSpec, job_id: str) -> tuple[bool, str]:
+        from clusterdoc.launch.accounting import check_association
+
+        # accounting first (a site that enforces associations): a job Slurm would refuse is never queued
+        refused = check_association(getattr(spec, "account", None), spec.partition, getattr(spec, "qos", None))
+        if refused:
+            return False, f"preflight FAILED: {refused}"
         return True, "preflight: runs in the allocation as the job's first step (see preflight.txt in the log folder)"
 
     def start(self, spec: JobSpec, jd: JobDir, script_args: list[str]) -> Handle:

@@ -231,3 +231,60 @@ def rank_logs(jd: JobDir, rank: int | None) -> tuple[str, list[str]]:
                 continue
             lines += [f"[rank {r}] {line}\n" for line in text.splitlines()]
     return "".join(lines), refused
+
+
+ALIVE_STATES = ("COMPLETED", "RUNNING", "PENDING", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZING", "SUSPENDED")
+
+
+def slurm_status(job_id: str, not_ours: str) -> tuple[list[str], int]:
+    """`clusterdoc status` of a Slurm job clusterdoc did not start (or whose folder is not here): the controller's
+    word while it knows the job, accounting's (sacct) once it has forgotten it. `not_ours`: why no clusterdoc job
+    was found (the error when Slurm does not know the job either)."""
+    from clusterdoc.jobs import sacct
+
+    jid = slurmcmd.checked_id(job_id, "JOB")
+    try:
+        info = slurmcmd.read_job(jid)
+    except slurmcmd.Unreachable as exc:
+        info, away = {}, str(exc)
+    else:
+        away = ""
+    acc = None if info else sacct.query(jid)
+    if not info and not acc:
+        raise UsageError(
+            f"{not_ours}; Slurm does not know job {printable(job_id)}"
+            + (f" (its controller does not answer: {away})" if away else " any more, and keeps no accounting of it"),
+            hint="give a job id printed by 'clusterdoc submit', its log folder, or --folder ROOT",
+        )
+    if info:
+        state = info.get("JobState") or "UNKNOWN"
+        out = [f"slurm job {jid}: {state}", "  from    the Slurm controller (scontrol); not started by clusterdoc"]
+        out.append(f"  nodes   {info.get('NodeList') or '?'}")
+        if info.get("Reason") and info["Reason"] != "None":
+            out.append(f"  reason  {info['Reason']}")
+        if info.get("ExitCode"):
+            out.append(f"  exit    {info['ExitCode']}")
+        out += [f"  output  {info[k]}" for k in ("StdOut", "StdErr") if info.get(k)][:1]
+    else:
+        assert acc is not None
+        state = acc.state
+        out = [
+            f"slurm job {jid}: {state}"
+            + (f" by {sacct.user_name(acc.cancelled_by)}" if acc.cancelled_by is not None else ""),
+            "  from    accounting (sacct): the controller no longer knows the job; not started by clusterdoc"
+            + (f" (the controller does not answer: {away})" if away else ""),
+            f"  nodes   {acc.nodes}",
+            f"  exit    {acc.exit_code}"
+            + (f" (derived {acc.derived_exit_code})" if acc.derived_exit_code not in ("", "0:0") else ""),
+        ]
+        if acc.reason and acc.reason != "None":
+            out.append(f"  reason  {acc.reason}")
+        if acc.elapsed:
+            out.append(f"  ran     {acc.elapsed}" + (f" (time limit {acc.time_limit})" if acc.time_limit else ""))
+        if acc.steps:
+            out.append(f"  steps   {acc.step_states()}")
+        output = sacct.default_output(acc)
+        if output:
+            out.append(f"  output  {output}")
+    out.append(f"  why     clusterdoc why {jid}")
+    return out, 0 if state in ALIVE_STATES else 1

@@ -6,8 +6,9 @@ torchrun's variables from the task's SLURM_* ones and execs `python -m clusterdo
 process is the srun task itself (signals, exit codes and --kill-on-bad-exit act on it directly).
 
 Clusters without accounting storage: `sacct` fails there and submitit's job state stays UNKNOWN, so the
-state comes from `squeue`, then `scontrol show job` (kept MinJobAge seconds after the end), then the ranks'
-own exit records; a job that none of them knows any more ends the wait instead of hanging it.
+state comes from `squeue`, then `scontrol show job` (kept MinJobAge seconds after the end), then `sacct` where
+the cluster keeps accounting, then the ranks' own exit records; a job that none of them knows any more ends the
+wait instead of hanging it.
 
 A controller that does not answer (a slurmctld restart, an overloaded one) says nothing about the job: its
 state is unknown, the ranks go on, and the wait goes on for --slurm-wait seconds (default 600) of silence
@@ -123,8 +124,17 @@ def squeue_state(job_id: str) -> str | None:
 
 
 def query_state(job_id: str) -> str | None:
-    """Slurm's state of the job; None when Slurm has forgotten it; Unreachable when the controller is away."""
-    return squeue_state(job_id) or read_job(job_id).get("JobState")
+    """Slurm's state of the job, from accounting (sacct) once the controller has forgotten it; None when neither
+    knows it; Unreachable when the controller is away."""
+    return squeue_state(job_id) or read_job(job_id).get("JobState") or accounted(job_id).get("JobState")
+
+
+def accounted(job_id: str) -> dict[str, str]:
+    """What accounting keeps of a job the controller forgot, in scontrol's keys; {} without accounting."""
+    from clusterdoc.jobs import sacct
+
+    acc = sacct.query(job_id)
+    return acc.scontrol_like() if acc else {}
 
 
 def _master_addr(environ) -> str:
@@ -294,7 +304,7 @@ class SlurmJob:
                 return None
             # a dead node keeps the job COMPLETING until Slurm declares it down (SlurmdTimeout, minutes): what
             # its ranks did is on record already, and the next attempt must not wait for it
-        info = read_job(self.backend_id)
+        info = read_job(self.backend_id) or accounted(self.backend_id)  # forgotten (MinJobAge): accounting
         state = state or info.get("JobState")
         if state == "COMPLETING":  # we cancelled it (above): over for us
             state = "CANCELLED"

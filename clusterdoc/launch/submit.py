@@ -106,7 +106,18 @@ def main(opts: SubmitOptions) -> int:
 
 
 def status_main(job: str, folder: str | None) -> int:
-    lines, code = control.status(find_job(job, folder))
+    import re
+
+    from clusterdoc.errors import UsageError
+
+    try:
+        jd = find_job(job, folder)
+    except UsageError as exc:
+        if not re.fullmatch(r"\d{1,12}(_\d{1,9})?", job):
+            raise
+        lines, code = control.slurm_status(job, exc.message)
+    else:
+        lines, code = control.status(jd)
     for line in lines:  # escaped: another user may have shaped the folder's files
         print(printable_lines(line))
     return code

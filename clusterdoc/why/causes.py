@@ -51,9 +51,14 @@ def _slurm_end(ev: Evidence) -> tuple[dict | None, str | None, str]:
     return due, reason, state
 
 
-def _end_line(due: dict | None, state: str) -> str:
+def _accounting(ev: Evidence) -> dict:
+    """What sacct said of the job (jobs/sacct.facts), {} where it was not asked or keeps nothing."""
+    return (ev.scheduler or {}).get("accounting") or {}
+
+
+def _end_line(due: dict | None, state: str, ev: Evidence | None = None) -> str:
     if not due:
-        return f"Slurm: {state}"
+        return (_accounting(ev).get("line") if ev else None) or f"Slurm: {state}"
     return (
         f"slurmstepd: *** {due.get('kind', 'JOB')} {due['job']} ON {due['node']} CANCELLED AT {due['at']}"
         + (f" DUE TO {due['due_to']}" if due.get("due_to") else "")
@@ -69,16 +74,68 @@ def slurm_node_failure(ev: Evidence, found: Found) -> Found:
     due, reason, state = _slurm_end(ev)
     if reason != "NODE FAILURE":
         return []
-    node = (due or {}).get("node") or (ev.scheduler or {}).get("nodes") or "?"
+    node = (due or {}).get("node")
+    listed = _node_names((ev.scheduler or {}).get("nodes"))
+    if not node and len(listed) == 1:
+        node = listed[0]
+    if not node:  # accounting names the job's nodes, not which of them failed
+        some = ", ".join(listed[:8]) + (", ..." if len(listed) > 8 else "") if listed else "?"
+        return [
+            Cause(
+                "node",
+                f"Slurm reports a node failure (one of the job's nodes: {some})",
+                _t((due or {}).get("time")) + 1.0,
+                evidence=[_end_line(due, state, ev)],
+                explains=_stopped(ev),
+                next_step="find the node that failed (sinfo -R; scontrol show node NODE: State, Reason) and "
+                "resubmit without it (--exclude)",
+            )
+        ]
     return [
         Cause(
             "node",
             f"Slurm reports a node failure ({node})",
             _t((due or {}).get("time")) + 1.0,  # slurmstepd's time has whole seconds: the same second is later
             nodes=[node],
-            evidence=[_end_line(due, state)],
+            evidence=[_end_line(due, state, ev)],
             explains=_stopped(ev),
             next_step=f"resubmit without {node} (submit --retries does it)",
+        )
+    ]
+
+
+def _node_names(nodelist) -> list[str]:
+    """Slurm's NodeList ("node[1-2]") as names; [] when it is not one (None assigned, a malformed list)."""
+    from clusterdoc.errors import UsageError
+    from clusterdoc.hostfile import expand_hostlist
+
+    if not isinstance(nodelist, str) or not nodelist or nodelist == "None assigned":
+        return []
+    try:
+        return expand_hostlist(nodelist, "NodeList")[:4096]
+    except (UsageError, ValueError):
+        return []
+
+
+def slurm_oom(ev: Evidence, found: Found) -> Found:
+    """Slurm's own word that the job, or a step of it, ran out of memory (OUT_OF_MEMORY: the cgroup's OOM
+    killer, counted by slurmstepd), from scontrol or accounting."""
+    sch = ev.scheduler or {}
+    acc = _accounting(ev)
+    steps = [str(s) for s in acc.get("oom_steps") or []]
+    if sch.get("state") != "OUT_OF_MEMORY" and not steps:
+        return []
+    where = f" in step {', '.join(steps[:4])}" if steps else ""
+    rss = f"; largest MaxRSS of its steps {acc['max_rss']}" if acc.get("max_rss") else ""
+    return [
+        Cause(
+            "oom",
+            f"Slurm: the job ran out of memory (OUT_OF_MEMORY{where}){rss}",
+            INF,  # no time in accounting: a rank's own OOM line, with its time, says more
+            evidence=[acc.get("line") or f"Slurm: {sch.get('state')}"],
+            explains=_stopped(ev),
+            next_step="ask for more host memory (--mem, --mem-per-gpu) or use less per rank (DataLoader "
+            "workers, batch size); sacct -j JOB -o JobID,MaxRSS,ReqMem shows what each step used",
         )
     ]
 
@@ -91,9 +148,9 @@ def slurm_limit(ev: Evidence, found: Found) -> Found:
     return [
         Cause(
             "scheduler",
-            f"Slurm ended the job: {what[reason]}",
+            f"Slurm ended the job: {what[reason]}" + _limit_of(ev, reason),
             _t((due or {}).get("time")) + 1.0,
-            evidence=[_end_line(due, state)],
+            evidence=[_end_line(due, state, ev)],
             explains=_stopped(ev),
             next_step="checkpoint on SIGUSR1 (clusterdoc asks Slurm for it ahead of the kill) and "
             "resubmit (submit --retries requeues it)"
@@ -103,19 +160,34 @@ def slurm_limit(ev: Evidence, found: Found) -> Found:
     ]
 
 
+def _limit_of(ev: Evidence, reason: str) -> str:
+    acc = _accounting(ev)
+    if reason != "TIME LIMIT" or not acc.get("time_limit") or acc["time_limit"] in ("UNLIMITED", "INVALID"):
+        return ""
+    return f" ({acc['time_limit']}, ran {acc['elapsed']})" if acc.get("elapsed") else f" ({acc['time_limit']})"
+
+
 def slurm_cancelled(ev: Evidence, found: Found) -> Found:
     due, reason, state = _slurm_end(ev)
     if reason != "" or any(r.recorded and r.code not in (0, None) for r in ev.ranks):  # else: clusterdoc stopped it
         return []
+    by = _accounting(ev).get("cancelled_by")
     return [
         Cause(
             "scheduler",
-            "the job was cancelled (scancel or clusterdoc cancel)",
+            f"the job was cancelled by {by}" if by else "the job was cancelled (scancel or clusterdoc cancel)",
             _t((due or {}).get("time")) + 1.0,
-            evidence=[_end_line(due, state)],
+            evidence=[_end_line(due, state, ev)] + ([_accounting(ev)["line"]] if by and due else []),
             explains=_stopped(ev),
-            next_step="nothing to fix: resubmit when wanted",
-            weak=ev.foreign,  # in a foreign log a cancel often follows the real failure (a hung job scancelled)
+            next_step="nothing to fix: resubmit when wanted"
+            + (
+                "; if it was cancelled because it hung or failed, that came before the cancel (its output)"
+                if by
+                else ""
+            ),
+            # in a foreign log a cancel often follows the real failure (a hung job scancelled); accounting that
+            # names who cancelled it makes it a fact (a failure in the log, earlier, still wins)
+            weak=ev.foreign and not by,
         )
     ]
 
@@ -569,6 +641,7 @@ class Rule:
 CAUSES: list[Rule] = [
     Rule("preflight", preflight, retry=False),
     Rule("slurm-node-failure", slurm_node_failure, retry=True),
+    Rule("slurm-oom", slurm_oom, retry=False),
     Rule("slurm-limit", slurm_limit, retry=True),
     Rule("slurm-cancelled", slurm_cancelled, retry=False),
     Rule("slurm-warned", slurm_warned, retry=True),

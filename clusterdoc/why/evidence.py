@@ -14,7 +14,7 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.hang import early
-from clusterdoc.jobs import slurmcmd
+from clusterdoc.jobs import sacct, slurmcmd
 from clusterdoc.jobs.folder import JobDir
 from clusterdoc.why import logread, logs
 
@@ -258,8 +258,9 @@ def preflight_failures(folder: Path) -> list[str] | None:
 
 
 def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True, folder: Path | None = None) -> dict | None:
-    """Slurm's side: `scontrol show job` while Slurm remembers the job, and slurmstepd's lines in submitit's
-    logs (there when accounting is not: the test cluster has no sacct)."""
+    """Slurm's side: `scontrol show job` while Slurm remembers the job, then `sacct` (where the cluster keeps
+    accounting: the job's state, its steps', MaxRSS), and slurmstepd's lines in submitit's logs (there when
+    accounting is not)."""
     if not backend_id:
         return None
     text = ""
@@ -267,9 +268,13 @@ def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True, folder: P
         if p.suffix in (".out", ".err") and not p.is_symlink():
             text += _tail(p)
     info: dict[str, str] = {}
+    acc = None
     if live:
         try:
-            info = slurmcmd.scontrol_job(slurmcmd.checked_id(backend_id, jd.record_path))
+            info = slurmcmd.read_job(slurmcmd.checked_id(backend_id, jd.record_path))
+            if not info:  # forgotten by the controller (MinJobAge): accounting may know it
+                acc = sacct.query(slurmcmd.checked_id(backend_id, jd.record_path))
+                info = acc.scontrol_like() if acc else {}
         except Exception:  # Slurm not reachable from here: the logs still speak
             info = {}
     ends = logs.slurm_ends(text)
@@ -286,6 +291,7 @@ def slurm_facts(jd: JobDir, backend_id: str | None, live: bool = True, folder: P
         "nodes": info.get("NodeList"),
         "ends": ends,
         "tasks": logs.srun_task_errors(text),
+        "accounting": sacct.facts(acc),
     }
 
 
@@ -322,4 +328,12 @@ def gather(jd: JobDir, attempt: int | None = None, live: bool = True) -> Evidenc
         ev.launcher_lost = logs.launcher_lost(_tail(folder / "mpirun.err"))
     if ev.backend == "slurm":
         ev.scheduler = slurm_facts(jd, ev.backend_id, live and n == last, folder)
+        now = ev.scheduler.get("state") if ev.scheduler else None
+        if ev.state in ("RUNNING", "PENDING", "UNKNOWN") and now in ENDED:
+            ev.state = now  # its end was not recorded (submit killed): Slurm's word, or accounting's
     return ev
+
+
+# Slurm's states of an ended job (a record still RUNNING takes them: nothing recorded the end)
+ENDED = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
+         "OUT_OF_MEMORY")  # fmt: skip

@@ -143,41 +143,65 @@ def explain(
 
 
 def foreign(job: str, log: str | None) -> tuple[evidence.Evidence, verdict.Verdict]:
+    """A Slurm job clusterdoc did not start: scontrol while the controller knows it, else accounting (sacct);
+    its output file from --log, Slurm's StdOut/StdErr, or sbatch's default slurm-JOB.out in its WorkDir."""
+    from clusterdoc.jobs import sacct
     from clusterdoc.why.foreign import evidence_from_lines
 
     info: dict = {}
+    acc = None
     paths: list[Path] = [Path(log)] if log else []
     if not paths:
+        jid = slurmcmd.checked_id(job, "JOB")
         try:
-            info = slurmcmd.read_job(slurmcmd.checked_id(job, "JOB")) or slurmcmd.sacct_job(job)
+            info = slurmcmd.read_job(jid)
         except slurmcmd.Unreachable as exc:
+            acc = sacct.query(jid)  # slurmdbd may answer while slurmctld does not
+            if acc is None:
+                raise UsageError(
+                    f"Slurm job {printable(job)}: the Slurm controller does not answer ({exc})",
+                    hint="try again once it answers (scontrol ping), or give its output file with --log",
+                ) from None
+        acc = acc or sacct.query(jid)  # None where the cluster keeps no accounting
+        if not info and acc:
+            info = acc.scontrol_like()
+        if not info:
             raise UsageError(
-                f"Slurm job {printable(job)}: the Slurm controller does not answer ({exc})",
-                hint="try again once it answers (scontrol ping), or give its output file with --log",
-            ) from None
-        if not info.get("StdOut") and info:
+                f"no clusterdoc job '{printable(job)}' and Slurm does not know job {printable(job)} any more"
+                + ("" if acc else " (and keeps no accounting of it: sacct)"),
+                hint="give its output file: clusterdoc why JOB --log slurm-JOB.out",
+            )
+        paths = [Path(p) for p in {info.get("StdOut"), info.get("StdErr")} if p]
+        found = sacct.default_output(acc) if acc and not paths else None
+        paths = paths or ([Path(found)] if found else [])
+        if not paths and not acc:
             raise UsageError(
                 f"Slurm job {printable(job)}: {info.get('JobState')} on {info.get('NodeList')}; its output files "
                 "are not known to Slurm any more (accounting keeps no paths)",
                 hint=f"give its output file: clusterdoc why {printable(job)} --log slurm-{printable(job)}.out",
             )
-        if not info:
-            raise UsageError(
-                f"no clusterdoc job '{printable(job)}' and Slurm does not know job {printable(job)} any more",
-                hint="give its output file: clusterdoc why JOB --log slurm-JOB.out",
-            )
-        paths = [Path(p) for p in {info.get("StdOut"), info.get("StdErr")} if p]
     logs = []
     for p in paths:
         try:
             logs.append(logread.read_log(p))  # the end first, the rest streamed: any size, memory bounded
         except OSError as err:
+            if acc and not log:  # a file Slurm named, gone since: accounting still speaks
+                continue
             raise UsageError(f"cannot read {printable(p)}: {err.strerror or err}") from None
     reads = [got.to_json() for got in logs]
     lines = (line for got in logs for line in got.lines)
     state = info.get("JobState") or "FAILED"
-    ev = evidence_from_lines(lines, job, state if state not in ("RUNNING", "PENDING") else state, info)
+    ev = evidence_from_lines(lines, job, state, info)
     ev.read = reads
+    if acc:
+        assert ev.scheduler is not None
+        ev.scheduler["accounting"] = sacct.facts(acc)
+        if not logs:
+            ev.message = (
+                "no output file read: accounting keeps no path to it"
+                + (f" (WorkDir {acc.work_dir}, no slurm-{acc.job}.out there)" if acc.work_dir else "")
+                + "; give it with --log"
+            )
     return ev, verdict.judge(ev)
 
 

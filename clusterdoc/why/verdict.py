@@ -68,6 +68,9 @@ def judge(ev: Evidence) -> Verdict:
                 "unknown",
                 "the log names no failure clusterdoc knows" + (f" ({ev.message})" if ev.message else ""),
                 next_step="look where the failure would be: the other ranks' logs, Slurm's record, the nodes'",
+                evidence=[str(((ev.scheduler or {}).get("accounting") or {}).get("line") or "")][:1]
+                if ((ev.scheduler or {}).get("accounting") or {}).get("line")
+                else [],
                 candidates=[
                     "the failure is in another file: the other ranks' logs, or Slurm's (sacct -j JOB -o "
                     "State,ExitCode,Reason)",
