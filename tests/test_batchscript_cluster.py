@@ -189,3 +189,14 @@ def test_pythons_of_the_batch_shell_are_no_ranks_and_the_script_s_exit_decides(s
     assert "job completed: the batch script exited 0; none of its pythons ran as a rank" in res.stderr, res.stderr
     jd = job_dir(tmp_path, res.stderr)
     assert not list(jd.glob("rank*")), sorted(p.name for p in jd.iterdir())
+
+
+def test_the_preflight_refuses_the_allocation_before_the_script_s_first_line(site_cluster, tmp_path):
+    (tmp_path / "train.py").write_text(TRAIN)
+    (tmp_path / "job.sbatch").write_text(FAILING.replace("set -euo pipefail\n", "set -euo pipefail\ntouch ran\n"))
+    with site_cluster.planted({"node2": {"kernel": "4.4.0-210-generic"}}):
+        res = cli(site_cluster, tmp_path, "submit", "--wait", "job.sbatch")
+    assert res.returncode == 1, res.stderr[-4000:]
+    assert re.search(r"\[preflight\] .*kernel node2: kernel 4.4.0-210-generic is older than 5.5", res.stderr), res.stderr
+    assert "the preflight step refused the allocation" in res.stderr.strip().splitlines()[-1], res.stderr[-2000:]
+    assert "[rank " not in res.stderr and not (tmp_path / "ran").exists()  # the script itself never started

@@ -320,7 +320,7 @@ class SlurmJob:
             code = int(info["ExitCode"].split(":")[0] or 0)
         message = ""
         if state == "FAILED" and code == 3 and not any(self.jd.rank_exit(r) for r in range(self.spec.world_size)):
-            message = f"the preflight step refused the allocation (see {self.jd.path / 'preflight.txt'})"
+            message = f"{PREFLIGHT_REFUSED} (see {self.jd.path / 'preflight.txt'})"
         elif state in ("TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "LOST"):
             message = f"Slurm says {state}"
         outcome = outcome_from_records(
@@ -419,6 +419,8 @@ class BatchScriptJob(SlurmJob):
                 message="the batch script exited 0; none of its pythons ran as a rank (under srun, torchrun, "
                 "accelerate), so there are no rank records",
             )
+        if outcome is not None and outcome.message.startswith(PREFLIGHT_REFUSED) and self.preflight_passed():
+            outcome.message = f"{NO_RANK_FAILED} 3"  # the script's own exit 3, after a preflight that passed
         if outcome is not None and outcome.message.startswith(NO_RANK_FAILED):
             # the launcher here is the user's script: say so, and where its own output is
             out = read_job(self.backend_id).get("StdOut")
@@ -427,7 +429,15 @@ class BatchScriptJob(SlurmJob):
             )
         return outcome
 
+    def preflight_passed(self) -> bool:
+        try:
+            text = private.read(self.jd.path / "preflight.txt", limit=1 << 20).decode("utf-8", "replace")
+        except OSError:
+            return False
+        return text.rstrip().endswith("preflight ok: starting the ranks")
 
+
+PREFLIGHT_REFUSED = "the preflight step refused the allocation"  # SlurmJob._poll's words for exit 3 without ranks
 SBATCH_TIMEOUT = 120.0  # a busy controller can take long to accept a job: not given up on quickly (a second copy)
 NO_RANK_FAILED = "no rank recorded a failure; the launcher exited with"  # outcome_from_records' words
 
