@@ -200,3 +200,30 @@ def test_the_preflight_refuses_the_allocation_before_the_script_s_first_line(sit
     assert re.search(r"\[preflight\] .*kernel node2: kernel 4.4.0-210-generic is older than 5.5", res.stderr), res.stderr
     assert "the preflight step refused the allocation" in res.stderr.strip().splitlines()[-1], res.stderr[-2000:]
     assert "[rank " not in res.stderr and not (tmp_path / "ran").exists()  # the script itself never started
+
+
+def test_a_retry_s_excluded_node_reaches_sbatch(site_cluster, tmp_path, monkeypatch):
+    """--retries leaves a blamed node out: for a batch script, on sbatch's command line (over the script's lines)."""
+    from dataclasses import replace
+
+    from clusterdoc.jobs.folder import reserve_job_dir
+    from clusterdoc.launch import slurm
+    from clusterdoc.launch.job import JobSpec, init_job_dir
+
+    for key, value in env_for(site_cluster).items():
+        monkeypatch.setenv(key, value)
+    script = tmp_path / "one.sbatch"
+    script.write_text("#!/bin/bash\n#SBATCH --nodes=1 --exclude=node1\nsrun sleep 60\n")
+    spec = JobSpec(script=str(script), script_args=[], backend="slurm", nodes=1, batch_script=True, preflight=False,
+                   cwd=str(tmp_path))
+    spec = replace(spec, exclude=["node3"])  # what retry.next_attempt makes of it
+    jd = init_job_dir(reserve_job_dir(tmp_path / "jobs", "slurm"), spec)
+    job = slurm.BatchScriptJob(spec, jd, [])
+    try:
+        shown = subprocess.run(["scontrol", "show", "job", job.backend_id], capture_output=True, text=True,
+                               timeout=30).stdout
+    finally:
+        job.cancel()
+    assert "--exclude=node1,node3" in (jd.path / "sbatch.cmd").read_text()
+    # the command line's --exclude replaces the script's line: both the script's node and the blamed one are on it
+    assert "ExcNodeList=node[1,3]" in shown, shown

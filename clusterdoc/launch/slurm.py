@@ -383,8 +383,11 @@ class BatchScriptJob(SlurmJob):
     def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str]):
         self.spec, self.jd = spec, jd
         argv = ["sbatch", "--parsable", "--export=ALL", *spec.sbatch_args]
-        if spec.exclude:
-            argv.append(f"--exclude={','.join(spec.exclude)}")
+        if spec.exclude:  # a retry's blamed nodes, with the script's own: sbatch's command line replaces its line
+            from clusterdoc.launch.batchscript import read_directives
+
+            own = [d.value for d in read_directives(spec.script) if d.name == "exclude" and d.value]
+            argv.append(f"--exclude={','.join([*own, *spec.exclude])}")
         argv += [spec.script, *script_args]
         res = _run_in(argv, batch_env(spec, jd), spec.cwd)
         if res is None:
