@@ -222,12 +222,17 @@ def test_the_job_s_environment_drops_the_submitter_s_own_place_and_chains_bash_e
     spec = JobSpec(script=str(tmp_path / "job.sbatch"), script_args=[], backend="slurm", nodes=2)
     inside_a_step = {"SLURM_STEP_ID": "0", "SLURM_STEPID": "0", "SLURM_PROCID": "0", "SLURM_JOB_ID": "7",
                      "RANK": "0", "PYTHONPATH": "/mine", "BASH_ENV": "/usr/share/lmod/lmod/init/bash", "HOME": "/h"}
-    env = slurm.batch_env(spec, jd, inside_a_step)
+    slurm.batch_env(spec, jd, inside_a_step)
+    env = slurm.batch_env(spec, jd, inside_a_step)  # each attempt (--retries) makes it again
     for name in ("SLURM_STEP_ID", "SLURM_STEPID", "SLURM_PROCID", "RANK"):
         assert name not in env
     assert (env["SLURM_JOB_ID"], env["HOME"], env["CLUSTERDOC_BATCH_DIR"]) == ("7", "/h", str(jd.path))
     assert env["PYTHONPATH"] == f"{jd.path / 'pyhook'}:/mine"
     assert (jd.path / "pyhook" / "sitecustomize.py").read_text() == HOOK.read_text()
+    # clusterdoc alone, for a rank's python without it: the package, not the environment it is installed in
+    assert env["CLUSTERDOC_PACKAGE_ROOT"] == str(jd.path / "pyhook" / "lib")
+    assert [p.name for p in (jd.path / "pyhook" / "lib").iterdir()] == ["clusterdoc"]
+    assert (jd.path / "pyhook" / "lib" / "clusterdoc" / "run.py").is_file()
     pre = (jd.path / "pyhook" / "preflight.sh").read_text()
     assert env["BASH_ENV"] == str(jd.path / "pyhook" / "preflight.sh")
     assert "--judge" in pre and "|| exit 3" in pre and pre.endswith(". /usr/share/lmod/lmod/init/bash\n")

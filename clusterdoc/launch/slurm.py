@@ -468,8 +468,13 @@ def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
     """sbatch's environment, exported to the job: the shim's switches and the start-up hook every python reads."""
     hook = jd.path / "pyhook"
     private.mkdir(hook)
-    source = Path(__file__).parents[1] / "rankhook" / "sitecustomize.py"
-    private.write(hook / "sitecustomize.py", source.read_text())
+    package = Path(__file__).resolve().parents[1]
+    private.write(hook / "sitecustomize.py", (package / "rankhook" / "sitecustomize.py").read_text())
+    # clusterdoc alone (not the rest of its environment), for a rank's python that lacks it (the hook adds it last)
+    private.mkdir(hook / "lib")
+    link = hook / "lib" / "clusterdoc"
+    if not link.is_symlink():  # made by the first attempt
+        link.symlink_to(package, target_is_directory=True)
     path = environ.get("PYTHONPATH")
     preflight = {}
     if spec.preflight:
@@ -492,7 +497,7 @@ def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
         **({"MASTER_PORT": str(spec.port)} if spec.port else {}),
         "PYTHONPATH": str(hook) + (os.pathsep + path if path else ""),
         "CLUSTERDOC_BATCH_DIR": str(jd.path),
-        "CLUSTERDOC_PACKAGE_ROOT": str(Path(__file__).resolve().parents[2]),  # the folder holding clusterdoc/
+        "CLUSTERDOC_PACKAGE_ROOT": str(hook / "lib"),
         "CLUSTERDOC_PY_VERSION": "{}.{}".format(*sys.version_info[:2]),
     }
 

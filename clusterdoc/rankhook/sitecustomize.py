@@ -7,7 +7,9 @@ script's own `RANK=$SLURM_PROCID`) or run as an srun task (SLURM_STEP_ID and SLU
 (torchrun, accelerate, deepspeed: their workers are the ranks), not clusterdoc's own processes, and not a child of a
 rank (a spawned DataLoader worker, a helper it runs: the rank marks its environment). Standard library only: this
 runs in every python of the job, including ones without torch or clusterdoc, and then does nothing else.
-Another sitecustomize on the path (a site's, a distribution's) is run after this one.
+Another sitecustomize on the path (a site's, a distribution's), which this one shadows, is run first. A rank's
+python without clusterdoc gets the package alone (CLUSTERDOC_PACKAGE_ROOT, last on its path) when it is of the
+submitting python's version; otherwise it says on stderr that its shim is off, and its script runs as it is.
 """
 
 import os
@@ -109,8 +111,11 @@ def _start():
             "install clusterdoc in it to get the rank's records\n"
         )
         return
-    from clusterdoc import run
-
+    try:
+        from clusterdoc import run
+    except ImportError as err:  # clusterdoc's own imports (yaml, ...) missing here: the script runs as it is
+        sys.stderr.write(f"clusterdoc: rank {rank}: the shim is off: clusterdoc cannot be imported here: {err}\n")
+        return
     kind, target = main_of(argv)
     run.take_over(kind, target, list(sys.argv[1:]), os.environ["CLUSTERDOC_BATCH_DIR"])
 
