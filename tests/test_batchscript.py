@@ -105,15 +105,18 @@ def test_bad_lines_name_file_and_line(tmp_path, line, said):
 
 def test_command_line_overrides_the_script(tmp_path):
     r = req(tmp_path, "#SBATCH --nodes=4\n#SBATCH --partition=train\n#SBATCH --time=1:00:00\n")
-    settings = {"nodes": 2, "partition": "debug", "time": 60, "tasks_per_node": None, "gpus_per_node": None}
+    settings = {"nodes": 2, "partition": "debug", "time": 60, "tasks_per_node": None, "gpus_per_node": 2}
     origin = {"nodes": "flag", "partition": "/home/u/clusterdoc.yaml", "time": "default",
               "tasks_per_node": "default", "gpus_per_node": "CLUSTERDOC_GPUS_PER_NODE"}
     merged, args = bs.merge(settings, origin, r)
-    # the flag wins (and goes to sbatch's command line); the script wins over a config file and the default
-    assert (merged["nodes"], merged["partition"], merged["time"]) == (2, "train", 60)
-    assert args == ["--nodes=2"]
-    settings["gpus_per_node"] = 2
-    assert bs.merge(settings, origin, r)[1] == ["--nodes=2", "--gpus-per-node=2"]
+    # the flag and the variable win (on sbatch's command line); the script wins over a config file and a default
+    assert (merged["nodes"], merged["partition"], merged["time"], merged["gpus_per_node"]) == (2, "train", 60, 2)
+    assert args == ["--nodes=2", "--gpus-per-node=2"]
+    # a config file fills what the script leaves unsaid, on sbatch's command line too (the job gets it)
+    r = req(tmp_path, "#SBATCH --time=1:00:00\n")
+    merged, args = bs.merge(settings, {**origin, "nodes": "/home/u/clusterdoc.yaml", "gpus_per_node": "default"}, r)
+    assert (merged["nodes"], merged["partition"]) == (2, "debug")
+    assert args == ["--nodes=2", "--partition=debug"]
 
 
 def _hook():

@@ -319,28 +319,22 @@ SBATCH_NAMES = {
     "qos": "--qos",
     "constraint": "--constraint",
 }
-OVERRIDING = ("flag", "env")  # where a setting outranks the script's own line (as sbatch's command line does)
-
-
-def overrides(origin: dict) -> list[str]:
-    """The settings keys given on the command line or in CLUSTERDOC_* (not a config file nor a default)."""
-    return [k for k, where in origin.items() if k in SBATCH_NAMES and _overrides(where)]
-
-
-def _overrides(where: str) -> bool:
-    return where == "flag" or where.startswith("CLUSTERDOC_")
 
 
 def merge(settings: dict, origin: dict, req: BatchRequest) -> tuple[dict, list[str]]:
-    """(the settings the preflight and the record see, sbatch's command-line options that override the script):
-    a flag or CLUSTERDOC_* variable wins over the script's line, which wins over a config file or a default."""
+    """(the settings the preflight and the record see, the sbatch options for its command line), each layer's
+    value being what the job gets: a flag or CLUSTERDOC_* variable over the script's line (sbatch's command line
+    overrides the script), the script's line over a config file, a config file over nothing (it fills what the
+    script leaves unsaid, on the command line too), and a default only where sbatch's own default is meant."""
     merged = dict(settings)
     args: list[str] = []
-    for key, value in req.settings.items():
-        if key in settings and not _overrides(origin.get(key, "default")):
-            merged[key] = value
-    for key in overrides(origin):
-        value = settings.get(key)
-        if value is not None and value is not False:
-            args.append(f"{SBATCH_NAMES[key]}={value}")
+    for key, option in SBATCH_NAMES.items():
+        if key not in settings:
+            continue
+        where = origin.get(key, "default")
+        given = where == "flag" or where.startswith("CLUSTERDOC_")
+        if not given and key in req.settings:
+            merged[key] = req.settings[key]
+        elif (given or where != "default") and settings[key] is not None and settings[key] is not False:
+            args.append(f"{option}={settings[key]}")
     return merged, args
