@@ -31,6 +31,9 @@ def test_told_from_python(tmp_path):
     assert not bs.is_batch_script(write(tmp_path, "#!/usr/bin/env python3\nprint(1)\n", "d.py"))
     assert not bs.is_batch_script(write(tmp_path, "import torch\n# SBATCH --nodes=2\n", "e.py"))
     assert not bs.is_batch_script(ROOT / "jobs" / "train_ddp.py")
+    (tmp_path / "link.sbatch").symlink_to(tmp_path / "c")  # the user's own link to their script
+    assert bs.is_batch_script(tmp_path / "link.sbatch")
+    assert bs.request(tmp_path / "link.sbatch").settings == {"nodes": 2}
 
 
 def test_long_forms_trailing_comments_and_header(tmp_path):

@@ -88,7 +88,7 @@ class BatchRequest:
 def is_batch_script(path: str | Path) -> bool:
     """A shell script (`#!` naming a shell) or one with `#SBATCH` lines in its leading comments: never Python."""
     try:
-        head = private.read(Path(path), limit=64 * 1024).decode("utf-8", "replace")
+        head = private.read(Path(path).resolve(), limit=64 * 1024).decode("utf-8", "replace")  # the user's link
     except OSError:
         return False
     first = head.split("\n", 1)[0]
@@ -121,7 +121,7 @@ def _header_lines(text: str):
 def read_directives(path: str | Path) -> list[Directive]:
     p = Path(path)
     try:
-        text = private.read(p, limit=MAX_SCRIPT).decode("utf-8", "replace")
+        text = private.read(p.resolve(), limit=MAX_SCRIPT).decode("utf-8", "replace")  # a link of the user's: followed
     except OSError as err:
         raise UsageError(f"cannot read the batch script: {err.strerror or err}", where=str(path)) from None
     return parse_directives(text, str(path))
