@@ -30,6 +30,7 @@ def test_told_from_python(tmp_path):
     assert bs.is_batch_script(write(tmp_path, "#SBATCH --nodes=2\nsrun hostname\n", "c"))
     assert not bs.is_batch_script(write(tmp_path, "#!/usr/bin/env python3\nprint(1)\n", "d.py"))
     assert not bs.is_batch_script(write(tmp_path, "import torch\n# SBATCH --nodes=2\n", "e.py"))
+    assert not bs.is_batch_script(write(tmp_path, "#SBATCH --nodes=2\nimport torch\n", "f.py"))
     assert not bs.is_batch_script(ROOT / "jobs" / "train_ddp.py")
     (tmp_path / "link.sbatch").symlink_to(tmp_path / "c")  # the user's own link to their script
     assert bs.is_batch_script(tmp_path / "link.sbatch")

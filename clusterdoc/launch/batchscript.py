@@ -101,6 +101,8 @@ def is_batch_script(path: str | Path) -> bool:
             return True
         if prog.startswith("python"):
             return False
+    elif Path(path).suffix == ".py":
+        return False  # Python without a #!: its #SBATCH comments are no batch script (sbatch wants a #!)
     return any(True for _ in _header_lines(head))
 
 
