@@ -98,7 +98,7 @@ def test_gpus_forms(tmp_path):
     ("#SBATCH --nodes=2 four", "expected an option"),
     ("#SBATCH -Z 3", "unknown option '-Z'"),
     ('#SBATCH --job-name="unbalanced', "unbalanced quotes"),
-    ("#SBATCH --nodes=3 --ntasks=4", "does not divide evenly"),
+    ("#SBATCH --nodes=3 --ntasks=4", "Slurm would spread them unevenly"),
 ])
 def test_bad_lines_name_file_and_line(tmp_path, line, said):
     with pytest.raises(UsageError) as e:

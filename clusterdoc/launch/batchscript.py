@@ -278,9 +278,10 @@ def request(path: str | Path) -> BatchRequest:
     if ntasks is not None and "tasks_per_node" not in s:
         if ntasks[0] % nodes:
             raise UsageError(
-                f"#SBATCH --ntasks={ntasks[0]} does not divide evenly over {nodes} node(s)",
+                f"#SBATCH --ntasks={ntasks[0]} over {nodes} node(s): Slurm would spread them unevenly, and clusterdoc "
+                "follows a job's ranks as nodes x ranks per node",
                 where=f"{path}:{ntasks[1]}",
-                hint="use --ntasks-per-node, which clusterdoc needs to know each rank's place",
+                hint="give the script --ntasks-per-node (or a --ntasks that the nodes divide)",
             )
         s["tasks_per_node"], lines["tasks_per_node"] = ntasks[0] // nodes, ntasks[1]
     if gpus_per_task is not None and "gpus_per_node" not in s:
