@@ -243,3 +243,21 @@ def test_the_job_s_environment_drops_the_submitter_s_own_place_and_chains_bash_e
     pre = (jd.path / "pyhook" / "preflight.sh").read_text()
     assert env["BASH_ENV"] == str(jd.path / "pyhook" / "preflight.sh")
     assert "--judge" in pre and "|| exit 3" in pre and pre.endswith(". /usr/share/lmod/lmod/init/bash\n")
+
+
+def test_the_batch_script_job_sets_every_attribute_a_slurm_job_polls_with():
+    """BatchScriptJob submits with sbatch itself, so it sets SlurmJob's state by hand: what SlurmJob.__init__ sets
+    (now or after a change there), it must set too, or its poll fails half-way through a real job."""
+    import ast
+    import inspect
+    import textwrap
+
+    from clusterdoc.launch import slurm
+
+    def assigned(cls):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls.__init__)))
+        return {t.attr for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets
+                for t in (t.elts if isinstance(t, ast.Tuple) else [t])
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+
+    assert assigned(slurm.SlurmJob) - assigned(slurm.BatchScriptJob) == set()
