@@ -132,7 +132,9 @@ def _hook():
 
 
 @pytest.mark.parametrize("argv, env, rank", [
-    (["py", "train.py"], {"SLURM_STEP_ID": "0", "SLURM_PROCID": "3"}, 3),            # srun python train.py
+    (["py", "train.py"], {"SLURM_STEP_ID": "0", "SLURM_PROCID": "3", "SLURM_NTASKS": "4"}, 3),  # srun python
+    (["py", "serve.py"], {"SLURM_STEP_ID": "1", "SLURM_PROCID": "0", "SLURM_NTASKS": "1"}, None),  # a 1-task step
+    (["py", "t.py"], {"SLURM_STEP_ID": "0", "SLURM_PROCID": "0", "SLURM_NTASKS": "1", "RANK": "0"}, 0),
     (["py", "-u", "train.py", "--lr", "1"], {"RANK": "5", "SLURM_PROCID": "0"}, 5),  # torchrun's worker
     (["py", "-m", "pkg.train"], {"RANK": "1"}, 1),
     (["py", "-um", "pkg.train"], {"RANK": "1"}, 1),

@@ -72,6 +72,7 @@ ONE_SHELL = '''\
 set -euo pipefail
 python helper.py
 python -c "print('and a one-liner')"
+srun -N1 -n1 python helper.py  # a one-task step: a helper too
 '''
 
 SLEEPER = '''\

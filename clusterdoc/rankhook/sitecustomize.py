@@ -3,7 +3,8 @@ Python the job starts imports this at start-up, and the ones that are ranks run 
 shim (clusterdoc.run.take_over), as `python -m clusterdoc.run --log-dir JOBDIR SCRIPT` would.
 
 A rank: a script file or `-m module` (not `-c`, not stdin), with RANK set (torchrun's and accelerate's workers, a
-script's own `RANK=$SLURM_PROCID`) or run as an srun task (SLURM_STEP_ID and SLURM_PROCID); not a launcher
+script's own `RANK=$SLURM_PROCID`) or run as a task of an srun step of several tasks (SLURM_STEP_ID, SLURM_PROCID;
+a one-task step is a helper: a server beside the training, a preprocessing); not a launcher
 (torchrun, accelerate, deepspeed: their workers are the ranks), not clusterdoc's own processes, and not a child of a
 rank (a spawned DataLoader worker, a helper it runs: the rank marks its environment). Standard library only: this
 runs in every python of the job, including ones without torch or clusterdoc, and then does nothing else.
@@ -70,6 +71,8 @@ def rank_of(environ, argv):
     if environ.get("RANK", "").isdigit():
         return int(environ["RANK"])
     if "SLURM_STEP_ID" in environ and environ.get("SLURM_PROCID", "").isdigit():
+        if environ.get("SLURM_NTASKS", environ.get("SLURM_NPROCS")) == "1":
+            return None  # a one-task step: a helper (a server beside the training, a preprocessing), no rank
         return int(environ["SLURM_PROCID"])
     return None
 
