@@ -450,7 +450,10 @@ def build_parser() -> argparse.ArgumentParser:
         "from CLUSTERDOC_<OPTION> or a YAML config (flag > env > file > default).",
     )
     optiontable.add_arguments(p)  # every option, one row each (clusterdoc/optiontable.py)
-    p.add_argument("script", help="Python training script")
+    p.add_argument(
+        "script",
+        help="Python training script, or your own batch script (#SBATCH lines; submitted with sbatch as it is)",
+    )
     p.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments for the script")
     p.set_defaults(func=cmd_submit)
 

@@ -71,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--log-level", default=None, help="shim log level")
     p.add_argument("--overflow", action="store_true", default=None, help="inf/nan hooks on every module")
     p.add_argument("--config", metavar="FILE", help="YAML config (as for clusterdoc submit)")
+    p.add_argument("--module", action="store_true", help="SCRIPT is a module name, run as `python -m SCRIPT`")
     p.add_argument("script")
     p.add_argument("script_args", nargs=argparse.REMAINDER)
     return p
@@ -137,6 +138,7 @@ def _write_start(log_dir: Path, rank: int, environ=os.environ) -> None:
         "time": time.time(),
         "slurm_job": environ.get("SLURM_JOB_ID"),
         "attempt": environ.get("TORCHELASTIC_RESTART_COUNT"),
+        "world": environ.get("WORLD_SIZE") or (environ.get("SLURM_NTASKS") if "SLURM_STEP_ID" in environ else None),
     }
     try:
         private.write(log_dir / f"rank{rank}.start", json.dumps(record) + "\n")
@@ -235,6 +237,13 @@ def apply_settings(settings: dict) -> None:
         shim.enable_overflow_detection()
 
 
+def run_module(name: str, args: list[str]) -> None:
+    """`python -m NAME ARGS`: the current directory first on the path, as python puts it."""
+    sys.argv = [name, *args]  # run_module sets argv[0] to the module's file
+    sys.path.insert(0, os.getcwd())
+    runpy.run_module(name, run_name="__main__", alter_sys=True)
+
+
 def run_script(script: str, args: list[str]) -> None:
     path = Path(script)
     if not path.is_file():
@@ -272,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
         apply_settings(settings)
         if log_dir is not None:
             _keep_place(log_dir, rank)
-        run_script(ns.script, ns.script_args)
+        (run_module if ns.module else run_script)(ns.script, ns.script_args)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if not isinstance(exc.code, (int, type(None))):
@@ -346,6 +355,29 @@ def leave(code: int) -> NoReturn:
     if code or _teardown_would_abort():
         os._exit(code)
     sys.exit(0)
+
+
+RANK_PID = "CLUSTERDOC_RANK_PID"  # set in a rank of a batch script: its children (spawned workers, helpers) are not
+
+
+def take_over(kind: str, target: str, args: list[str], log_dir: str) -> NoReturn:
+    """A rank of a user's own batch script, taken over at start-up by the job's sitecustomize
+    (rankhook/sitecustomize.py): its script or module runs as under `python -m clusterdoc.run --log-dir`,
+    with the same records, then the process ends as the interpreter would (threads joined, atexit handlers run,
+    streams flushed) with the script's code, never back in site.py (which would run the script a second time)."""
+    import atexit
+    import threading
+
+    os.environ[RANK_PID] = str(os.getpid())
+    code = main(["--log-dir", log_dir, *(["--module"] if kind == "module" else []), target, *args])
+    if code == 0 and not _teardown_would_abort():
+        try:
+            threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter does at exit: join threads
+            atexit._run_exitfuncs()
+        except Exception:  # the script's work is done; never turn success into failure here
+            pass
+    _flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

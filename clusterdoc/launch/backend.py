@@ -49,6 +49,7 @@ class Backend(Protocol):
     start_word: ClassVar[str | None]  # "NAME job ID <start_word>" once an attempt started; None: nothing said
     leaves_out_nodes: ClassVar[bool]  # a node to blame can be left out of the next attempt (--retries)
     waits: ClassVar[bool]  # submit waits for the end when neither --wait nor --no-wait is given
+    runs_batch_scripts: ClassVar[bool]  # a user's own batch script (#SBATCH lines) can be submitted through it
 
     def affinity(self, settings: Mapping, environ: Mapping[str, str]) -> str | None:
         """Why this backend, when it fits a job that names none; None when it does not."""
@@ -90,6 +91,7 @@ class _Processes:
 
     poll_interval: ClassVar[float] = 0.1  # a process poll is cheap
     scheduler: ClassVar[str | None] = None
+    runs_batch_scripts: ClassVar[bool] = False
 
     def check_ready(self) -> None:
         return None
@@ -190,6 +192,7 @@ class Slurm:
     name: ClassVar[str] = "slurm"
     poll_interval: ClassVar[float] = 1.0  # squeue is a request to slurmctld: poll gently
     scheduler: ClassVar[str | None] = "Slurm"
+    runs_batch_scripts: ClassVar[bool] = True  # sbatch runs it as it is (slurm.BatchScriptJob)
     start_word: ClassVar[str | None] = "submitted"
     leaves_out_nodes: ClassVar[bool] = True
     waits: ClassVar[bool] = False

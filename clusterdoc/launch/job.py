@@ -75,6 +75,8 @@ class JobSpec:
     exclude: list[str] = field(default_factory=list)  # nodes left out (blamed by an earlier attempt)
     restart: int = 0  # this attempt's TORCHELASTIC_RESTART_COUNT
     previous_attempt: str | None = None  # the last attempt's folder (CLUSTERDOC_PREVIOUS_ATTEMPT)
+    batch_script: bool = False  # script is the user's own batch script: sbatch runs it as it is (batchscript.py)
+    sbatch_args: list[str] = field(default_factory=list)  # for it: sbatch options overriding its #SBATCH lines
 
     @property
     def world_size(self) -> int:

@@ -28,7 +28,11 @@ class Outcome:
 
     def describe(self) -> str:
         if self.ok:
-            return f"job completed: all {len(self.codes)} ranks exited 0"
+            return (
+                f"job completed: {self.message}"
+                if self.message
+                else f"job completed: all {len(self.codes)} ranks exited 0"
+            )
         text = f"job {self.state.lower()}"
         if self.failed:
             text += ": " + ", ".join(

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from clusterdoc import config, private
 from clusterdoc.errors import UsageError
+from clusterdoc.launch import batchscript
 from clusterdoc.launch.backend import backend_for, by_affinity
+from clusterdoc.launch.batchscript import is_batch_script
 from clusterdoc.launch.job import JobSpec, get_arg
 from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.setup import check as check_setup
@@ -29,7 +31,26 @@ def resolve(opts: SubmitOptions) -> tuple[JobSpec, dict, str]:
     """(the job every backend runs, the resolved settings, why that backend): flag > env > config file > default."""
     settings, origin = resolve_settings(opts)
     backend, why = backend_and_why(settings, origin)
+    if is_batch_script(opts.script):
+        return batch_spec(settings, origin, opts, backend), settings, why
     return build_spec(settings, opts.script, list(opts.script_args), backend), settings, why
+
+
+def batch_spec(settings: dict, origin: dict, opts: SubmitOptions, backend: str) -> JobSpec:
+    """A user's own batch script: its #SBATCH lines are the job's shape, under the flags and CLUSTERDOC_*
+    variables (sbatch's command line, which overrides them), over the config files and the defaults."""
+    if not backend_for(backend).runs_batch_scripts:
+        raise UsageError(
+            f"{opts.script} is a batch script (#SBATCH lines or a shell's #!), which runs through Slurm's sbatch, "
+            f"not the {backend} backend",
+            hint="submit it from a machine where Slurm answers (or with SLURM_CONF set), with --backend slurm; "
+            "a Python training script runs on any backend",
+        )
+    req = batchscript.request(opts.script)
+    merged, args = batchscript.merge(settings, origin, req)
+    spec = build_spec(merged, opts.script, list(opts.script_args), backend)
+    spec.batch_script, spec.sbatch_args = True, args
+    return spec
 
 
 def parse_oom_retry(value: str | None, script_args: list[str]) -> tuple[str, int] | None:

@@ -39,7 +39,7 @@ from clusterdoc.jobs.slurmcmd import (  # noqa: F401 (slurm.X users)
     scontrol_job,
     squeue_state_reason,
 )
-from clusterdoc.launch.job import JobDir, JobSpec
+from clusterdoc.launch.job import MAX_WORLD, JobDir, JobSpec, format_command
 from clusterdoc.launch.outcome import Outcome, outcome_from_records
 from clusterdoc.launch.refusal import CONF_HINT, NO_CONF, sbatch_refused  # noqa: F401 (slurm.X users)
 from clusterdoc.launch.setup import SETUP_FAILED, script_lines
@@ -379,7 +379,7 @@ class SlurmJob:
         message = ""
         no_rank = not any(self.jd.rank_exit(r) for r in range(self.spec.world_size))
         if state == "FAILED" and code == 3 and no_rank:
-            message = f"the preflight step refused the allocation (see {self.jd.path / 'preflight.txt'})"
+            message = f"{PREFLIGHT_REFUSED} (see {self.jd.path / 'preflight.txt'})"
         elif state == "FAILED" and code == SETUP_FAILED and no_rank and self.spec.setup:
             message = setup_failure(self.jd, self.backend_id)
         elif state in ("TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "LOST"):
@@ -449,7 +449,154 @@ def away_outcome(jd: JobDir, world_size: int, job_id: str, wait: float, said: st
     )
 
 
+class BatchScriptJob(SlurmJob):
+    """The user's own batch script, submitted by sbatch as it is (launch/batchscript.py read its #SBATCH lines);
+    the shim reaches its ranks through the environment exported to the job (clusterdoc/rankhook on PYTHONPATH)."""
+
+    def __init__(self, spec: JobSpec, jd: JobDir, script_args: list[str]):
+        self.spec, self.jd = spec, jd
+        argv = ["sbatch", "--parsable", "--export=ALL", *spec.sbatch_args]
+        if spec.exclude:  # a retry's blamed nodes, with the script's own: sbatch's command line replaces its line
+            from clusterdoc.launch.batchscript import read_directives
+
+            own = [d.value for d in read_directives(spec.script) if d.name == "exclude" and d.value]
+            argv.append(f"--exclude={','.join([*own, *spec.exclude])}")
+        argv += [spec.script, *script_args]
+        res = _run_in(argv, batch_env(spec, jd), spec.cwd)
+        if res is None:
+            raise sbatch_refused(f"sbatch did not answer within {SBATCH_TIMEOUT:g}s")
+        job_id = res.stdout.strip().split(";")[0]
+        if res.returncode != 0 or not job_id.isdigit():
+            raise sbatch_refused(res.stderr or res.stdout)
+        private.write(jd.path / "sbatch.cmd", format_command(argv) + "\n")
+        self.backend_id = job_id
+        self.unknown_since = None
+        self.reason = "None"
+        self.cancelled = False
+        self.cancelled_at = None
+        self.unreachable_since = None
+
+    def _poll(self) -> Outcome | None:
+        world = recorded_world(self.jd) if self.jd.start_file(self.spec.world_size).exists() else 0
+        if world > self.spec.world_size and world % self.spec.nodes == 0:  # torchrun per node: its workers
+            self.spec.tasks_per_node = world // self.spec.nodes
+            record = self.jd.read()
+            record["spec"]["tasks_per_node"] = self.spec.tasks_per_node
+            self.jd.update(spec=record["spec"])
+        outcome = super()._poll()
+        if (
+            outcome is not None
+            and outcome.message == f"{NO_RANK_FAILED} 0"
+            and not any(self.jd.path.glob("rank*.start"))
+        ):
+            # no python of the script ran as a rank (one python in the batch shell, no srun): its exit is the job's
+            return Outcome(
+                state="COMPLETED",
+                message="the batch script exited 0; none of its pythons ran as a rank (under srun, torchrun, "
+                "accelerate), so there are no rank records",
+            )
+        if outcome is not None and outcome.message.startswith(PREFLIGHT_REFUSED) and self.preflight_passed():
+            outcome.message = f"{NO_RANK_FAILED} 3"  # the script's own exit 3, after a preflight that passed
+        if outcome is not None and outcome.message.startswith(NO_RANK_FAILED):
+            # the launcher here is the user's script: say so, and where its own output is
+            out = read_job(self.backend_id).get("StdOut")
+            outcome.message = outcome.message.replace("the launcher exited", "the batch script exited", 1) + (
+                f" (its output: {printable(out, 300)})" if out else ""
+            )
+        return outcome
+
+    def preflight_passed(self) -> bool:
+        try:
+            text = private.read(self.jd.path / "preflight.txt", limit=1 << 20).decode("utf-8", "replace")
+        except OSError:
+            return False
+        return text.rstrip().endswith("preflight ok: starting the ranks")
+
+
+PREFLIGHT_REFUSED = "the preflight step refused the allocation"  # SlurmJob._poll's words for exit 3 without ranks
+SBATCH_TIMEOUT = 120.0  # a busy controller can take long to accept a job: not given up on quickly (a second copy)
+NO_RANK_FAILED = "no rank recorded a failure; the launcher exited with"  # outcome_from_records' words
+
+
+def recorded_world(jd: JobDir) -> int:
+    """The largest world size the ranks' start records name (0 when none does yet)."""
+    import json
+
+    best = 0
+    for rank in range(MAX_RANKS_SCANNED):
+        try:
+            rec = json.loads(private.read(jd.start_file(rank), limit=4096))
+        except (OSError, ValueError):
+            break
+        world = rec.get("world") if isinstance(rec, dict) else None
+        if isinstance(world, str) and world.isdigit():
+            best = max(best, min(int(world), MAX_WORLD))
+    return best
+
+
+MAX_RANKS_SCANNED = 4096
+
+
+def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
+    """sbatch's environment, exported to the job: the shim's switches and the start-up hook every python reads."""
+    hook = jd.path / "pyhook"
+    private.mkdir(hook)
+    package = Path(__file__).resolve().parents[1]
+    private.write(hook / "sitecustomize.py", (package / "rankhook" / "sitecustomize.py").read_text())
+    # clusterdoc alone (not the rest of its environment), for a rank's python that lacks it (the hook adds it last)
+    private.mkdir(hook / "lib")
+    link = hook / "lib" / "clusterdoc"
+    if not link.is_symlink():  # made by the first attempt
+        link.symlink_to(package, target_is_directory=True)
+    path = environ.get("PYTHONPATH")
+    preflight = {}
+    if spec.preflight:
+        # the doctor as the job's first step, in the batch shell before the script's first line: bash reads
+        # BASH_ENV when it starts a script; srun's tasks (SLURM_STEP_ID) and later shells skip it
+        lines = "\n  ".join(preflight_setup(spec, jd))
+        user = environ.get("BASH_ENV")
+        private.write(
+            hook / "preflight.sh",
+            'if [ -z "${SLURM_STEP_ID:-}" ] && [ -z "${CLUSTERDOC_PREFLIGHT_DONE:-}" ]; then\n'
+            "  export CLUSTERDOC_PREFLIGHT_DONE=1\n"
+            f"  {lines}\n"
+            "fi\n" + (f". {shlex.quote(user)}\n" if user else ""),
+        )
+        preflight = {"BASH_ENV": str(hook / "preflight.sh")}
+    return {
+        **{k: v for k, v in environ.items() if not is_submitters_own(k)},
+        **preflight,
+        **spec.shim_env(),
+        **({"MASTER_PORT": str(spec.port)} if spec.port else {}),
+        "PYTHONPATH": str(hook) + (os.pathsep + path if path else ""),
+        "CLUSTERDOC_BATCH_DIR": str(jd.path),
+        "CLUSTERDOC_PACKAGE_ROOT": str(hook / "lib"),
+        "CLUSTERDOC_PY_VERSION": "{}.{}".format(*sys.version_info[:2]),
+    }
+
+
+# the submitting process's own place, never the job's: sbatch from an interactive srun step passes SLURM_STEP_ID on
+# to the batch shell (seen on Slurm 22.05), where it would make every python there look like an srun task
+SUBMITTERS_OWN = ("RANK", "LOCAL_RANK", "CLUSTERDOC_RANK_PID", "CLUSTERDOC_PREFLIGHT_DONE")
+SUBMITTERS_STEP = ("SLURM_STEP", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NODEID", "SLURM_TASK_PID", "SLURM_GTIDS")
+
+
+def is_submitters_own(name: str) -> bool:
+    return name in SUBMITTERS_OWN or name.startswith(SUBMITTERS_STEP)
+
+
+def _run_in(argv: list[str], env: dict[str, str], cwd: str):
+    import subprocess
+
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=SBATCH_TIMEOUT, env=env, cwd=cwd)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
 def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> SlurmJob:
+    if spec.batch_script:
+        return BatchScriptJob(spec, jd, script_args)
     return SlurmJob(spec, jd, script_args, preflight=spec.preflight)
 
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from clusterdoc.launch.job import JobDir
+from clusterdoc.launch.job import MAX_WORLD, JobDir
 
 CHUNK = 8 * 1024 * 1024  # read per file per poll at most: a rank printing GBs cannot fill our memory
 
@@ -26,14 +26,28 @@ class LogStreamer:
         extra: dict[str, Path] | None = None,
     ):
         self.files: list[tuple[str, Path, TextIO]] = []
-        out, err = out or sys.stdout, err or sys.stderr
-        for rank in range(world_size):
-            self.files.append((f"[rank {rank}] ", jd.out(rank), out))
-            self.files.append((f"[rank {rank}] ", jd.err(rank), err))
+        self.jd, self.out, self.err, self.ranks = jd, out or sys.stdout, err or sys.stderr, 0
+        self.offsets: dict[Path, int] = {}
+        self.partial: dict[Path, bytes] = {}
+        for _ in range(world_size):
+            self._add_rank()
         for tag, path in (extra or {}).items():
-            self.files.append((f"[{tag}] ", path, err))
-        self.offsets = {path: 0 for _, path, _ in self.files}
-        self.partial = {path: b"" for _, path, _ in self.files}
+            self._add(f"[{tag}] ", path, self.err)
+
+    def _add(self, tag: str, path: Path, stream: TextIO) -> None:
+        self.files.append((tag, path, stream))
+        self.offsets[path], self.partial[path] = 0, b""
+
+    def _add_rank(self) -> None:
+        rank = self.ranks
+        self._add(f"[rank {rank}] ", self.jd.out(rank), self.out)
+        self._add(f"[rank {rank}] ", self.jd.err(rank), self.err)
+        self.ranks += 1
+
+    def _grow(self) -> None:
+        """Ranks beyond the expected world (a batch script's torchrun starts more workers than srun tasks)."""
+        while self.ranks < MAX_WORLD and os.path.lexists(self.jd.out(self.ranks)):
+            self._add_rank()
 
     def reset(self) -> None:
         """A new attempt starts with fresh files."""
@@ -41,6 +55,7 @@ class LogStreamer:
         self.partial = dict.fromkeys(self.partial, b"")
 
     def pump(self, final: bool = False) -> None:
+        self._grow()
         for tag, path, stream in self.files:
             try:
                 # never a symlink: a rank file swapped for one must not make submit print another file
