@@ -296,6 +296,19 @@ _WD = (
          "line 52, in get\nKeyError: 'car'\n", "code", [0], []),
         ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 357394) of "
          "binary: /usr/bin/python\n", "unknown", [0], []),  # SIGKILL alone: the OOM killer, a limit or a kill -9
+        # torchrun --tee's [defaultN]: on one node is the rank (the form torch's elastic api prints: [{role}{N}]:)
+        ('[default0]:step 3\n[default1]:Traceback (most recent call last):\n[default1]:  File "/w/t.py", line 33, in '
+         "main\n[default1]:KeyError: 'labels'\n", "code", [1], []),
+        # torch's "[Rank N]" at an exception message's start names who raised it (not "Rank 2 failed to ...")
+        ('Traceback (most recent call last):\n  File "/w/t.py", line 9, in f\ntorch.distributed.DistBackendError: '
+         "[Rank 5] NCCL error in: NCCLUtils.hpp:275, unhandled cuda error\n", "unknown", [5], []),
+        # MPICH's hydra and Open MPI 5's prterun name the rank and node; NCCL's host:pid:tid prefix, a node's
+        ("=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   RANK 3 PID 4411 RUNNING AT cn017\n"
+         "=   KILLED BY SIGNAL: 11 (Segmentation fault)\n", "unknown", [3], ["cn017"]),
+        ("prterun noticed that process rank 6 with PID 812 on node cn2 exited on signal 9 (Killed).\n", "unknown",
+         [6], ["cn2"]),
+        ("gpu-node-07:2913:3050 [3] NCCL WARN Cuda failure 'uncorrectable ECC error encountered'\n", "node", [],
+         ["gpu-node-07"]),
         ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=3679495.0 cgroup.\nsrun: error: a3411n10: task 30: "
          "Out Of Memory\n", "oom", [30], ["a3411n10"]),
         # srun's task line; MPI's abort; Slurm's TASK FAILURE with the one task srun did not terminate
