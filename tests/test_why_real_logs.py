@@ -309,6 +309,13 @@ _WD = (
          [6], ["cn2"]),
         ("gpu-node-07:2913:3050 [3] NCCL WARN Cuda failure 'uncorrectable ECC error encountered'\n", "node", [],
          ["gpu-node-07"]),
+        # the environment in more words: a command Slurm could not start (srun's task line names rank and node);
+        # a shell's "command not found" alone is a candidate (a profile's module call is often harmless)
+        ("slurmstepd: error: execve(): torchrun: No such file or directory\nsrun: error: g1301: task 0: Exited with "
+         "exit code 2\n", "environment", [0], ["g1301"]),
+        ("/var/spool/slurmd/job123/slurm_script: line 9: module: command not found\n", "unknown", [], []),
+        ("  ninja: build stopped: subcommand failed.\nTraceback (most recent call last):\n  File \"/w/t.py\", line 3, "
+         "in <module>\nRuntimeError: Error building extension 'fused_adam'\n", "environment", [], []),
         ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=3679495.0 cgroup.\nsrun: error: a3411n10: task 30: "
          "Out Of Memory\n", "oom", [30], ["a3411n10"]),
         # srun's task line; MPI's abort; Slurm's TASK FAILURE with the one task srun did not terminate

@@ -473,6 +473,12 @@ def _candidates(sig) -> list[str]:
             "JOB -o State,Reason)",
             "a user or a watchdog script killed it (kill -9), or the node went down (its kernel log)",
         ]
+    if sig.name == "command-not-found":
+        return [
+            "environment: the launcher or the script's command is not installed on that node (its PATH, the module, "
+            "the container)",
+            "a profile or module line that failed harmlessly: the job's failure is elsewhere (the ranks' logs, sacct)",
+        ]
     if sig.name == "unspecified-launch-failure":
         return [
             "code: a kernel fault of the code or an extension (CUDA_LAUNCH_BLOCKING=1 shows where)",
