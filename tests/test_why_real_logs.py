@@ -358,6 +358,24 @@ def test_structure_and_culprit_forms(text, category, ranks, nodes):
     assert c.category != "unknown" or len(c.candidates) >= 2, c
 
 
+def _bcast_timeouts(ranks):
+    return "".join(
+        f"[rank{r}]:[E1 x] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=500, "
+        "OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 milliseconds before timing out.\n"
+        for r in ranks
+    )
+
+
+def test_ranks_absent_from_another_nodes_paste_are_not_missing():
+    """Ranks 9 and 10 time out in a broadcast: ranks 0-8 are another node's lines not pasted, so neither rank 0
+    (the broadcast's source) nor 'the missing ranks' is named: unknown with what would decide. On rank 0's node
+    (ranks 1-7 in the log), rank 0's silence does name it."""
+    c = verdict.judge(foreign.evidence_from_output(_bcast_timeouts([9, 10]), "1")).cause
+    assert c.category == "unknown" and len(c.candidates) >= 2, c
+    c = verdict.judge(foreign.evidence_from_output(_bcast_timeouts([2, 3]), "1")).cause
+    assert c.category == "hang" and c.ranks == [0], c
+
+
 def test_a_4096_rank_log_is_read_in_linear_time():
     def log(n):
         for r in range(n):

@@ -279,7 +279,10 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
                 "headline": head + f"; {_rs(silent)} did not time out: the others wait for them"}  # fmt: skip
     default_pg = f.process_groups <= {"0"}  # a subgroup's SeqNum and source are that group's own
     later = all((wd[r]["seq"] or INF_SEQ) > LOW_SEQ for r in timed)  # not one of the first collectives
-    if default_pg and later and all(op == "BROADCAST" for op, _ in groups) and 0 not in seen and timed != [-1]:
+    # rank 0's absence means something only where the ranks in the log may share its node (8 GPUs a node at most):
+    # a paste of another node's ranks (8-15) lacks rank 0 whatever it did
+    if (default_pg and later and all(op == "BROADCAST" for op, _ in groups) and 0 not in seen and timed != [-1]
+            and max(timed) < 8):  # fmt: skip
         # a broadcast waits for its source (rank 0 unless told otherwise), and rank 0 did not time out: it was
         # elsewhere (evaluating, saving, loading on its own) while the others waited
         return {**base, "odd": [0],
@@ -300,7 +303,10 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         return {**base, "thin": True, "odd": [r for r in timed if r >= 0],
                 "headline": head + "; no other rank's lines are in the log"}  # fmt: skip
     top = max(seen)
-    missing = sorted(set(range(top + 1)) - seen) if top < logs.MAX_RANKS_LISTED else []
+    # a gap among the ranks in the log, or below them on the first node: ranks 0-7 absent from a paste of ranks
+    # 8-15 are another node's lines not pasted, not ranks that are missing
+    low = 0 if min(seen) < 8 else min(seen)
+    missing = sorted(set(range(low, top + 1)) - seen) if top < logs.MAX_RANKS_LISTED else []
     return {
         **base,
         "thin": not missing,  # which rank (or node) they wait for is not in the log: a hang, a dead node, a link
