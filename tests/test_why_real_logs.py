@@ -1,6 +1,6 @@
 """`clusterdoc why --log` on real logs of failed jobs from public threads (tests/fixtures/why/real/SOURCES.md:
 each with the cause its thread settled on), judged by clusterdoc/why/score.py (scripts/why_score.py prints the
-same): the right category on at least 85 in 100 of the settled ones, the rank or node on at least 80 in 100 of
+same): the right category on at least 83 in 100 of the settled ones, the rank or node on at least 80 in 100 of
 the logs that show one, no crash, and not one confident wrong category (an ambiguous log must be "unknown"). The
 held-out set (tests/fixtures/why/heldout) only: no crash, a row per log (its score is reported, not asserted). Also:
 every signature's own real line is matched by a signature of its category, every launcher's prefix, every form
@@ -40,7 +40,8 @@ def test_the_score_on_real_logs():
     print("\n" + "\n".join(score.lines(s, every=True)))
     assert not s["crashes"], s["crashes"]
     assert not s["wrong"], s["wrong"]  # not one confident wrong category (ambiguous ones must stay unknown)
-    assert s["right"] * 100 >= 85 * s["settled"], (s["right"], s["settled"])  # 137/151 (91 %) on 2026-11-29
+    # 127/151 (84 %) on 2026-11-29: a SIGKILL alone (10 logs) is "unknown" with the OOM killer first, not oom
+    assert s["right"] * 100 >= 83 * s["settled"], (s["right"], s["settled"])
     assert s["culprits_named"] * 100 >= 80 * s["culprits"], s["culprits_missed"]  # 46/51 (90 %)
 
 
@@ -294,7 +295,27 @@ _WD = (
         ("-- Process 0 terminated with the following error:\nTraceback (most recent call last):\n  File \"/w/t.py\", "
          "line 52, in get\nKeyError: 'car'\n", "code", [0], []),
         ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 357394) of "
-         "binary: /usr/bin/python\n", "oom", [0], []),
+         "binary: /usr/bin/python\n", "unknown", [0], []),  # SIGKILL alone: the OOM killer, a limit or a kill -9
+        # torchrun --tee's [defaultN]: on one node is the rank (the form torch's elastic api prints: [{role}{N}]:)
+        ('[default0]:step 3\n[default1]:Traceback (most recent call last):\n[default1]:  File "/w/t.py", line 33, in '
+         "main\n[default1]:KeyError: 'labels'\n", "code", [1], []),
+        # torch's "[Rank N]" at an exception message's start names who raised it (not "Rank 2 failed to ...")
+        ('Traceback (most recent call last):\n  File "/w/t.py", line 9, in f\ntorch.distributed.DistBackendError: '
+         "[Rank 5] NCCL error in: NCCLUtils.hpp:275, unhandled cuda error\n", "unknown", [5], []),
+        # MPICH's hydra and Open MPI 5's prterun name the rank and node; NCCL's host:pid:tid prefix, a node's
+        ("=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   RANK 3 PID 4411 RUNNING AT cn017\n"
+         "=   KILLED BY SIGNAL: 11 (Segmentation fault)\n", "unknown", [3], ["cn017"]),
+        ("prterun noticed that process rank 6 with PID 812 on node cn2 exited on signal 9 (Killed).\n", "unknown",
+         [6], ["cn2"]),
+        ("gpu-node-07:2913:3050 [3] NCCL WARN Cuda failure 'uncorrectable ECC error encountered'\n", "node", [],
+         ["gpu-node-07"]),
+        # the environment in more words: a command Slurm could not start (srun's task line names rank and node);
+        # a shell's "command not found" alone is a candidate (a profile's module call is often harmless)
+        ("slurmstepd: error: execve(): torchrun: No such file or directory\nsrun: error: g1301: task 0: Exited with "
+         "exit code 2\n", "environment", [0], ["g1301"]),
+        ("/var/spool/slurmd/job123/slurm_script: line 9: module: command not found\n", "unknown", [], []),
+        ("  ninja: build stopped: subcommand failed.\nTraceback (most recent call last):\n  File \"/w/t.py\", line 3, "
+         "in <module>\nRuntimeError: Error building extension 'fused_adam'\n", "environment", [], []),
         ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=3679495.0 cgroup.\nsrun: error: a3411n10: task 30: "
          "Out Of Memory\n", "oom", [30], ["a3411n10"]),
         # srun's task line; MPI's abort; Slurm's TASK FAILURE with the one task srun did not terminate
@@ -335,6 +356,24 @@ def test_structure_and_culprit_forms(text, category, ranks, nodes):
     c = verdict.judge(foreign.evidence_from_output(text, "1")).cause
     assert (c.category, c.ranks, c.nodes) == (category, ranks, nodes), c
     assert c.category != "unknown" or len(c.candidates) >= 2, c
+
+
+def _bcast_timeouts(ranks):
+    return "".join(
+        f"[rank{r}]:[E1 x] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=500, "
+        "OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 milliseconds before timing out.\n"
+        for r in ranks
+    )
+
+
+def test_ranks_absent_from_another_nodes_paste_are_not_missing():
+    """Ranks 9 and 10 time out in a broadcast: ranks 0-8 are another node's lines not pasted, so neither rank 0
+    (the broadcast's source) nor 'the missing ranks' is named: unknown with what would decide. On rank 0's node
+    (ranks 1-7 in the log), rank 0's silence does name it."""
+    c = verdict.judge(foreign.evidence_from_output(_bcast_timeouts([9, 10]), "1")).cause
+    assert c.category == "unknown" and len(c.candidates) >= 2, c
+    c = verdict.judge(foreign.evidence_from_output(_bcast_timeouts([2, 3]), "1")).cause
+    assert c.category == "hang" and c.ranks == [0], c
 
 
 def test_a_4096_rank_log_is_read_in_linear_time():

@@ -10,6 +10,7 @@ no hang report): where the lines do not say what failed, the verdict is "unknown
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import asdict
 
@@ -52,6 +53,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     ((), NCCL_WORDS, "nccl"),
 ]  # fmt: skip
 INF_SEQ = 1 << 62
+# ProcessGroupNCCL's and c10d's messages begin with the rank that raised them: "[Rank 3] ...", "[PG ID 0 PG GUID 0
+# Rank 3] ...", "[Rank 3]: ..." (a rank named later in the message is another one: "Rank 2 failed to pass ...")
+_RAISER = re.compile(r"\[(?:PG [^\]]{0,80}?)?[Rr]ank (\d{1,7})\]")
 # collectives whose input has the same size on every rank (not all-to-all, scatter, gather: sizes differ there)
 SAME_SIZE_OPS = ("BROADCAST", "ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE",
                  "REDUCE", "COALESCED")  # fmt: skip
@@ -106,8 +110,9 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         elif rl.peers:
             rf.recorded, rf.code = True, 1
         ranks.append(rf)
-    for n, raised in f.unranked_raised:
-        exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    for n, raised in f.unranked_raised:  # torch's own "[Rank N] ..." at the message's start names who raised it
+        m = _RAISER.match(raised.message)
+        exceptions.append({"rank": int(m.group(1)) if m else None, "host": None, "line": n, "raised": raised})
     # an exception line with no traceback around it (a partial paste): a rank's where it has no traceback; a
     # line without a rank only where the log has no traceback at all
     for r in sorted(f.ranks):
@@ -274,7 +279,10 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
                 "headline": head + f"; {_rs(silent)} did not time out: the others wait for them"}  # fmt: skip
     default_pg = f.process_groups <= {"0"}  # a subgroup's SeqNum and source are that group's own
     later = all((wd[r]["seq"] or INF_SEQ) > LOW_SEQ for r in timed)  # not one of the first collectives
-    if default_pg and later and all(op == "BROADCAST" for op, _ in groups) and 0 not in seen and timed != [-1]:
+    # rank 0's absence means something only where the ranks in the log may share its node (8 GPUs a node at most):
+    # a paste of another node's ranks (8-15) lacks rank 0 whatever it did
+    if (default_pg and later and all(op == "BROADCAST" for op, _ in groups) and 0 not in seen and timed != [-1]
+            and max(timed) < 8):  # fmt: skip
         # a broadcast waits for its source (rank 0 unless told otherwise), and rank 0 did not time out: it was
         # elsewhere (evaluating, saving, loading on its own) while the others waited
         return {**base, "odd": [0],
@@ -295,7 +303,10 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         return {**base, "thin": True, "odd": [r for r in timed if r >= 0],
                 "headline": head + "; no other rank's lines are in the log"}  # fmt: skip
     top = max(seen)
-    missing = sorted(set(range(top + 1)) - seen) if top < logs.MAX_RANKS_LISTED else []
+    # a gap among the ranks in the log, or below them on the first node: ranks 0-7 absent from a paste of ranks
+    # 8-15 are another node's lines not pasted, not ranks that are missing
+    low = 0 if min(seen) < 8 else min(seen)
+    missing = sorted(set(range(low, top + 1)) - seen) if top < logs.MAX_RANKS_LISTED else []
     return {
         **base,
         "thin": not missing,  # which rank (or node) they wait for is not in the log: a hang, a dead node, a link

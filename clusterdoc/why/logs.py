@@ -61,6 +61,7 @@ _WD_RAN = re.compile(r"ran for (\d{1,19}) milliseconds")
 _PG = re.compile(r"\[PG (?:ID )?(\d{1,9})")
 _WATCHDOG_AT = re.compile(r"\[(?:PG [^\]]{0,120}?)?Rank (\d{1,7})\] Exception \(either an error or timeout\) detected")
 _NCCL_WARN = re.compile(r"(?:(\S{1,128}?):\d{1,10}:\d{1,10} \[\d{1,4}\] )?(?:[\w/.]{1,200}:? ?\d{1,6} )?NCCL WARN (.*)")
+_NCCL_HOST = re.compile(r"\s{0,8}([A-Za-z0-9][\w.-]{0,62}):\d{1,10}:\d{1,10} \[\d{1,4}\] ")
 _SLURM_END = re.compile(
     r"\*\*\* (JOB|STEP) ([\d.]{1,30}) ON (\S{1,128}) CANCELLED AT (\S{1,40})(?: DUE TO ([A-Z ]{1,40}?))?(?: \*\*\*|$)"
 )
@@ -72,9 +73,10 @@ _HVD_RANKS = re.compile(r"\[(missing|ready) ranks: (\d{1,7}(?:, \d{1,7}){0,255})
 _SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
-_MPI_SIGNAL = re.compile(
-    r"mpirun noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
+_MPI_SIGNAL = re.compile(  # mpirun's, prterun's (Open MPI 5), orterun's
+    r"noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
 )
+_HYDRA = re.compile(r"=\s{1,8}RANK (\d{1,7}) PID \d{1,12} RUNNING AT (\S{1,128})")  # MPICH/Intel MPI's BAD TERMINATION
 _TR_RANK = re.compile(r"(\d{1,7})")
 _TR_CODE = re.compile(r"(-?\d{1,4})")
 _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})")
@@ -215,7 +217,9 @@ class Scanner:
         f = self.facts
         n = f.lines
         f.lines += 1
-        rank, host, line = prefix.split(raw[:LINE_CAP])
+        rank, local, host, line = prefix.split_local(raw[:LINE_CAP])
+        if rank is None and local is not None and len(f.hosts) <= 1:  # torchrun's [defaultN]: on one node
+            rank = local
         line = line.rstrip("\r\n")
         if rank is None and host is None and ("host", None) not in self._tb and len(self._tb) == 1:
             # a traceback begun on a rank's prefixed line (a logger's prefix on its first line only) continues on
@@ -363,6 +367,9 @@ class Scanner:
                     f.nccl_warns.append(item)
         if sig is None or len(f.hits) >= MAX_HITS or self._per_sig.get(sig.name, 0) >= MAX_HITS_PER_SIG:
             return
+        if host is None and "NCCL" in line:  # NCCL's own prefix names the host: "node01:1234:5678 [0] NCCL ..."
+            m = _NCCL_HOST.match(line)
+            host = m.group(1) if m and prefix.is_host(m.group(1)) else None
         if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
             return  # the same line again (NCCL repeats its warnings per channel)
         f.hits.append(Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None))
@@ -392,7 +399,13 @@ class Scanner:
         f = self.facts
         if len(f.mpi) >= 64 or len(f.local) >= 64:
             return
-        if not ("MPI_ABORT" in line or "Process name: [[" in line or "mpirun noticed" in line or "-- Process " in line):
+        if not (
+            "MPI_ABORT" in line
+            or "Process name: [[" in line
+            or "noticed that process" in line
+            or "-- Process " in line
+            or " RUNNING AT " in line
+        ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
         if m:
@@ -408,6 +421,10 @@ class Scanner:
         if m:
             f.mpi.append({"rank": int(m.group(1)), "node": m.group(2).rstrip("."), "line": n,
                           "how": "mpirun's signal line"})  # fmt: skip
+        m = _HYDRA.search(line) if " RUNNING AT " in line else None
+        if m:  # MPICH's hydra names every rank it found dead, the first printed first
+            f.mpi.append({"rank": int(m.group(1)), "node": m.group(2), "line": n,
+                          "how": "MPICH's BAD TERMINATION (RANK ... RUNNING AT)"})  # fmt: skip
 
     def _torchrun(self, n: int, line: str, host: str | None) -> None:
         """torchrun's ChildFailedError table ("Root Cause (first observed failure)": rank, host, exitcode)."""

@@ -4,6 +4,7 @@ Forms read (each from real logs, tests/fixtures/why/real/SOURCES.md), in any nes
 
     [rank3]: ...              torch (torchrun, TORCH_... log prefixes); [rank 3] ... clusterdoc; [RANK 3] ...
     [default0]:[rank12]: ...  torchrun --tee / --log-dir prefixes (local rank, then global rank)
+    [default3]: ...           the same without the global rank: local rank 3 (the rank where the log is one node's)
     [rank: 3] ...  rank: 3 | ...   Lightning's rank_zero loggers; ParlAI/loguru-style "rank: N |"
     10.3.0.41: [rank22]: ...  the DeepSpeed launcher over pdsh (the host first)
     worker-1: ...             pdsh's host prefix alone
@@ -33,7 +34,7 @@ _RANK_TOKENS = [
     re.compile(r"(?:rank|RANK|Rank): {0,2}(\d{1,7}) \|\s?"),  # rank: 3 | ... (ParlAI pads: "rank:  3 |")
     re.compile(r"\[\d{1,7},(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # Open MPI --tag-output
 ]
-_LOCAL = re.compile(r"\[default\d{1,4}\]:\s?|\[\d{1,9}\] (?=\[)")  # torchrun's local rank; a tool's line number
+_LOCAL = re.compile(r"\[default(\d{1,4})\]:\s?|\[\d{1,9}\] (?=\[)")  # torchrun's local rank; a tool's line number
 _SRUN = re.compile(r"\s{0,6}(\d{1,7}): ")  # srun --label
 # pdsh's "host: " (DeepSpeed's launcher): a name with a dot or a dash or a letter, never a bare number
 _HOST = re.compile(r"([A-Za-z0-9][\w.-]{0,62}): |([A-Za-z0-9][\w.-]{0,62}) \[(?:stdout|stderr)\] ")
@@ -47,7 +48,15 @@ _NOT_HOSTS = frozenset(
 
 def split(line: str) -> tuple[int | None, str | None, str]:
     """(rank, host, the rest) of one line; rank and host None where the line does not say."""
-    pos, rank, host = 0, None, None
+    rank, _, host, rest = split_local(line)
+    return rank, host, rest
+
+
+def split_local(line: str) -> tuple[int | None, int | None, str | None, str]:
+    """(rank, local rank, host, the rest): the local rank from torchrun's `[defaultN]:` (--tee / --log-dir), which
+    is the rank only on one node (the global rank is group_rank * nproc_per_node + N, and the line does not say
+    the group rank: a `[rankM]:` after it does)."""
+    pos, rank, host, local = 0, None, None, None
     for _ in range(MAX_TOKENS):
         m = _TIME.match(line, pos)
         if m:
@@ -55,6 +64,7 @@ def split(line: str) -> tuple[int | None, str | None, str]:
             continue
         m = _LOCAL.match(line, pos)
         if m:
+            local = int(m.group(1)) if m.group(1) and local is None else local
             pos = m.end()
             continue
         for pat in _RANK_TOKENS:
@@ -70,14 +80,14 @@ def split(line: str) -> tuple[int | None, str | None, str]:
                     rank, pos = int(m.group(1)), m.end()
                     continue
                 m = _HOST.match(line, pos)
-                if m and _is_host(m.group(1) or m.group(2)):
+                if m and is_host(m.group(1) or m.group(2)):
                     host, pos = (m.group(1) or m.group(2)).removeprefix("slurmstepd-"), m.end()
                     continue
             break
-    return rank, host, line[pos:]
+    return rank, local, host, line[pos:]
 
 
-def _is_host(name: str) -> bool:
+def is_host(name: str) -> bool:
     """pdsh's prefix names a host: an address, or a name like a host's (not a word a log line starts with)."""
     if name in _NOT_HOSTS or name.endswith(("Error", "Exception", "Warning", ".py", ".sh", ".cpp", ".cc", ".h", ".cu")):
         return False
