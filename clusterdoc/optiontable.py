@@ -509,7 +509,8 @@ def from_sbatch(options: Mapping[str, str | bool]) -> dict[str, Any]:
     a switch) -> settings by key, the same as the flags: a row's option to its key (the time in minutes, numbers as
     numbers, a GPU type dropped: a100:4 is 4), every other one to `sbatch_option` as KEY=VALUE (ValueError for a
     value that is not of its row's form; a time limit of UNLIMITED or 0 is 0, no limit, as sbatch takes it from a
-    script). Options clusterdoc sets itself (OWNED: nodes, output...) that no row takes are left out; the caller reads them from `options` if it needs them."""
+    script). Options clusterdoc sets itself (OWNED: nodes, output...) that no row takes are left out; the caller
+    reads them from `options` if it needs them."""
     out: dict[str, Any] = {}
     rest: list[str] = []
     for given, value in options.items():

@@ -36,11 +36,24 @@ def spec_of(tmp_path, text=SCRIPT, **kw):
 
 
 def test_every_sbatch_option_of_the_command_line_reaches_sbatch_for_a_batch_script(tmp_path):
-    flags = {"account": "proj1", "mem": "500M", "exclusive": True, "reservation": "maint", "cpus_per_task": 4,
-             "sbatch_option": ["mail-type=END", "requeue"]}
+    flags = {
+        "account": "proj1",
+        "mem": "500M",
+        "exclusive": True,
+        "reservation": "maint",
+        "cpus_per_task": 4,
+        "sbatch_option": ["mail-type=END", "requeue"],
+    }
     spec = spec_of(tmp_path, flags=flags)
-    assert spec.sbatch_args == ["--account=proj1", "--mem=500M", "--exclusive", "--cpus-per-task=4",
-                                "--reservation=maint", "--mail-type=END", "--requeue"]
+    assert spec.sbatch_args == [
+        "--account=proj1",
+        "--mem=500M",
+        "--exclusive",
+        "--cpus-per-task=4",
+        "--reservation=maint",
+        "--mail-type=END",
+        "--requeue",
+    ]
     # what the job gets is what the preflight and the record see: the flags over the script, the script elsewhere
     assert (spec.account, spec.mem, spec.nodes, spec.time, spec.exclusive) == ("proj1", "500M", 2, 0, True)
 
@@ -54,10 +67,14 @@ def test_the_script_s_lines_win_over_a_config_file_and_sbatch_s_variables_over_t
 
 
 def test_the_script_s_lines_are_the_flags_mapping(tmp_path):
-    r = bs.request(bs_file(tmp_path, "#SBATCH --mem-per-gpu=80G --reservation=r1 -c 8 --exclusive=user -t 0\n"
-                           "#SBATCH --mail-type=END -J x --output=%j.out\n"))
-    assert r.settings == {"mem_per_gpu": "80G", "reservation": "r1", "cpus_per_task": 8, "exclusive": True,
-                          "time": 0}
+    r = bs.request(
+        bs_file(
+            tmp_path,
+            "#SBATCH --mem-per-gpu=80G --reservation=r1 -c 8 --exclusive=user -t 0\n"
+            "#SBATCH --mail-type=END -J x --output=%j.out\n",
+        )
+    )
+    assert r.settings == {"mem_per_gpu": "80G", "reservation": "r1", "cpus_per_task": 8, "exclusive": True, "time": 0}
     with pytest.raises(UsageError) as e:
         bs.request(bs_file(tmp_path, "#!/bin/bash\n#SBATCH --cpus-per-task=many\n"))
     assert "is not a CPU count" in e.value.message and e.value.where.endswith("job.sbatch:2")
@@ -96,8 +113,9 @@ def test_setup_with_a_script_bash_does_not_start_is_refused(tmp_path):
     with pytest.raises(UsageError, match="bash does") as e:
         spec_of(tmp_path, text=SCRIPT.replace("#!/bin/bash", "#!/bin/sh"), flags={"setup": ["module load x"]})
     assert "#!/bin/bash" in e.value.hint
-    assert spec_of(tmp_path, text=SCRIPT.replace("#!/bin/bash", "#!/usr/bin/env bash"),
-                   flags={"setup": ["true"]}).setup == ["true"]
+    assert spec_of(
+        tmp_path, text=SCRIPT.replace("#!/bin/bash", "#!/usr/bin/env bash"), flags={"setup": ["true"]}
+    ).setup == ["true"]
 
 
 def prelude_run(tmp_path, setup, preflight=False):
@@ -140,8 +158,10 @@ def test_the_association_check_and_sbatch_s_refusal_see_the_script_s_account(tmp
     # sbatch's own refusal, said with the job's values: a real sbatch's words from a stand-in on PATH
     bin_ = tmp_path / "bin"
     bin_.mkdir()
-    (bin_ / "sbatch").write_text("#!/bin/sh\necho 'sbatch: error: Batch job submission failed: Invalid account or "
-                                 "account/partition combination specified' >&2\nexit 1\n")
+    (bin_ / "sbatch").write_text(
+        "#!/bin/sh\necho 'sbatch: error: Batch job submission failed: Invalid account or "
+        "account/partition combination specified' >&2\nexit 1\n"
+    )
     (bin_ / "sbatch").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_}{os.pathsep}{os.environ['PATH']}")
     jd = JobDir(tmp_path / "j")
