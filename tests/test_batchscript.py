@@ -42,7 +42,7 @@ def test_long_forms_trailing_comments_and_header(tmp_path):
     r = req(tmp_path, (
         "#!/bin/bash\n# Copyright header\n#\n\n"
         "#SBATCH --job-name=train\n\n"
-        "#SBATCH --nodes=4   # four nodes\n"
+        "#SBATCH --nodes=4   # four nodes, the project's\n"
         "#SBATCH --ntasks-per-node=8\t\t# one per GPU\n"
         "#SBATCH --gres=gpu:8\n"
         "#SBATCH --time 100:00:00\n"          # space form (07)

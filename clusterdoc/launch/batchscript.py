@@ -125,16 +125,29 @@ def parse_directives(text: str, path: str = "script") -> list[Directive]:
     out: list[Directive] = []
     for n, rest in _header_lines(text):
         try:
-            tokens = shlex.split(rest, comments=False, posix=True)
+            tokens = shlex.split(_uncommented(rest), comments=False, posix=True)
         except ValueError as err:
             raise UsageError(f"#SBATCH line: {err} (unbalanced quotes?)", where=f"{path}:{n}") from None
-        kept = []
-        for tok in tokens:
-            if tok.startswith("#"):
-                break  # a trailing comment
-            kept.append(tok)
-        out += _options(kept, path, n)
+        out += _options(tokens, path, n)
     return out
+
+
+def _uncommented(rest: str) -> str:
+    """The options of a line without its trailing comment: from an unquoted `#` that starts a word (the comment's
+    own quotes, `# the user's`, are no quotes)."""
+    quote, escaped = "", False
+    for i, c in enumerate(rest):
+        if escaped:
+            escaped = False
+        elif c == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or rest[i - 1].isspace()):
+            return rest[:i]
+    return rest
 
 
 def _options(tokens: list[str], path: str, n: int) -> list[Directive]:
