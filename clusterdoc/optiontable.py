@@ -504,6 +504,14 @@ def from_sbatch_env(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
+def count(value: str) -> int:
+    """`4`, or the count in `gpu:4`, `a100:4`, `gpu:a100:4` (a GPU type dropped); ValueError for anything else."""
+    last = value.split(":")[-1]
+    if not last.isdigit():
+        raise ValueError(value)
+    return int(last)
+
+
 def from_sbatch(options: Mapping[str, str | bool]) -> dict[str, Any]:
     """{sbatch option: value} as a batch script's #SBATCH lines give them (`-A`, `--account`, `account`; True for
     a switch) -> settings by key, the same as the flags: a row's option to its key (the time in minutes, numbers as
@@ -522,7 +530,7 @@ def from_sbatch(options: Mapping[str, str | bool]) -> dict[str, Any]:
             elif row.key == "time":
                 out[row.key] = slurm_minutes(str(value), unlimited=True)
             elif row.type is int:  # ValueError for what is no count; `--gpus-per-node=a100:4`: its count
-                out[row.key] = int(str(value).rpartition(":")[2])
+                out[row.key] = count(str(value))
             else:
                 out[row.key] = str(value)
         elif name not in OWNED:

@@ -8,7 +8,6 @@ import subprocess
 
 import pytest
 
-from clusterdoc import config
 from clusterdoc.errors import UsageError
 from clusterdoc.jobs.folder import JobDir
 from clusterdoc.launch import batchscript as bs
@@ -16,22 +15,15 @@ from clusterdoc.launch import slurm
 from clusterdoc.launch.job import JobSpec
 from clusterdoc.launch.options import SubmitOptions
 from clusterdoc.launch.settings import batch_spec
+from tests.test_sbatch_options import settings_for
 
 SCRIPT = "#!/bin/bash\n#SBATCH -A proj2 -N 2 --mem=1G\n#SBATCH --time=UNLIMITED\nsrun python train.py\n"
-
-
-def resolved(tmp_path, flags=None, environ=None, yaml_text=None):
-    home = tmp_path / "home"
-    (home / ".config/clusterdoc").mkdir(parents=True, exist_ok=True)
-    if yaml_text is not None:
-        (tmp_path / "clusterdoc.yaml").write_text(yaml_text)
-    return config.resolve(flags or {}, environ=environ or {}, cwd=tmp_path, home=home)
 
 
 def spec_of(tmp_path, text=SCRIPT, **kw):
     script = tmp_path / "job.sbatch"
     script.write_text(text)
-    settings, origin = resolved(tmp_path, **kw)
+    settings, origin = settings_for(tmp_path, kw.get("flags"), kw.get("environ"), kw.get("yaml_text"))
     return batch_spec(settings, origin, SubmitOptions(script=str(script), config=None), "slurm")
 
 

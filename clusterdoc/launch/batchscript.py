@@ -18,7 +18,7 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.errors import UsageError
-from clusterdoc.optiontable import BY_SBATCH, ENV_PREFIX, OPTIONS, from_sbatch, sbatch_name, sbatch_options
+from clusterdoc.optiontable import BY_SBATCH, ENV_PREFIX, OPTIONS, count, from_sbatch, sbatch_name, sbatch_options
 
 MAX_SCRIPT = 1 << 20  # read at most this much of a script: directives sit at its top
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "csh", "tcsh", "fish")
@@ -193,14 +193,6 @@ def _options(tokens: list[str], path: str, n: int) -> list[Directive]:
     return out
 
 
-def _count(value: str) -> int:
-    """`4`, or the count in `gpu:4`, `a100:4`, `gpu:a100:4`."""
-    last = value.split(":")[-1].split("(")[0]
-    if not last.isdigit():
-        raise ValueError(value)
-    return int(last)
-
-
 def _gpus_from_gres(value: str) -> int | None:
     """The GPUs per node in `--gres` (`gpu`, `gpu:4`, `gpu:a100:4`, `gpu:a100`; other resources ignored)."""
     for item in value.split(","):
@@ -209,7 +201,7 @@ def _gpus_from_gres(value: str) -> int | None:
             continue
         if len(parts) == 1 or (len(parts) == 2 and not parts[1][:1].isdigit()):
             return 1
-        return _count(item)
+        return count(item)
     return None
 
 
@@ -249,7 +241,7 @@ def request(path: str | Path) -> BatchRequest:
                 if g is not None:
                     s["gpus_per_node"], lines["gpus_per_node"] = g, d.line
             elif d.name == "gpus-per-task":
-                gpus_per_task = (_count(value or ""), d.line)
+                gpus_per_task = (count(value or ""), d.line)
             elif row is not None:
                 if row.type is not bool and not value:
                     raise ValueError(value)
