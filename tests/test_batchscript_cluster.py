@@ -261,3 +261,9 @@ def test_the_command_line_s_site_options_and_setup_reach_a_batch_script_s_job(si
         time.sleep(1)
     # --mem is per node: the job's ReqMem is both nodes' (Slurm before 21.08 said it per node, 500Mn)
     assert row in ("proj1|1000M|COMPLETED", "proj1|500Mn|COMPLETED"), row
+    # a setup line that fails stops the batch shell before the script's first line, and says which
+    res = cli(site_cluster, tmp_path, "submit", "--account", "proj1", "--setup", "module load cuda/99.9", "--wait",
+              "site.sbatch")
+    assert res.returncode == 1, res.stderr[-4000:]
+    assert "job failed: --setup line 1 failed (exit 1): module load cuda/99.9, in the batch script; no rank started" \
+        in res.stderr, res.stderr[-4000:]
