@@ -462,9 +462,13 @@ def sbatch_options(values: Mapping[str, Any]) -> dict[str, str | bool | int]:
     return out
 
 
-def slurm_minutes(text: str) -> int:
+def slurm_minutes(text: str, unlimited: bool = False) -> int:
     """Slurm's time forms (MIN, MIN:SEC, H:MM:SS, D-H, D-H:MM, D-H:MM:SS) -> whole minutes, rounded up as Slurm
-    does; ValueError for anything else (UNLIMITED has no minutes)."""
+    does; ValueError for anything else. `unlimited` (a batch script's own line, which sbatch takes as it is):
+    UNLIMITED, INFINITE and 0 are 0, no time limit; otherwise they have no minutes (ValueError for UNLIMITED, and
+    0 is the least limit, 1)."""
+    if unlimited and text.strip().upper() in ("UNLIMITED", "INFINITE"):
+        return 0
     m = SLURM_TIME.fullmatch(text.strip())
     if not m:
         raise ValueError(f"not a Slurm time ({text!r}): MIN, H:MM:SS or D-H:MM:SS")
@@ -477,7 +481,7 @@ def slurm_minutes(text: str) -> int:
         secs = int(a) * 60 + int(b)
     else:
         secs = int(a) * 60
-    return max(1, -(-secs // 60))
+    return -(-secs // 60) if unlimited else max(1, -(-secs // 60))
 
 
 def from_sbatch_env(environ: Mapping[str, str]) -> dict[str, Any]:
@@ -500,12 +504,21 @@ def from_sbatch_env(environ: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
+def count(value: str) -> int:
+    """`4`, or the count in `gpu:4`, `a100:4`, `gpu:a100:4` (a GPU type dropped); ValueError for anything else."""
+    last = value.split(":")[-1]
+    if not last.isdigit():
+        raise ValueError(value)
+    return int(last)
+
+
 def from_sbatch(options: Mapping[str, str | bool]) -> dict[str, Any]:
     """{sbatch option: value} as a batch script's #SBATCH lines give them (`-A`, `--account`, `account`; True for
     a switch) -> settings by key, the same as the flags: a row's option to its key (the time in minutes, numbers as
     numbers, a GPU type dropped: a100:4 is 4), every other one to `sbatch_option` as KEY=VALUE (ValueError for a
-    value that is not of its row's form). Options clusterdoc sets itself (OWNED: nodes,
-    output...) that no row takes are left out; the caller reads them from `options` if it needs them."""
+    value that is not of its row's form; a time limit of UNLIMITED or 0 is 0, no limit, as sbatch takes it from a
+    script). Options clusterdoc sets itself (OWNED: nodes, output...) that no row takes are left out; the caller
+    reads them from `options` if it needs them."""
     out: dict[str, Any] = {}
     rest: list[str] = []
     for given, value in options.items():
@@ -515,9 +528,9 @@ def from_sbatch(options: Mapping[str, str | bool]) -> dict[str, Any]:
             if row.type is bool:
                 out[row.key] = value is True or str(value).lower() not in ("0", "no", "false")
             elif row.key == "time":
-                out[row.key] = slurm_minutes(str(value))
+                out[row.key] = slurm_minutes(str(value), unlimited=True)
             elif row.type is int:  # ValueError for what is no count; `--gpus-per-node=a100:4`: its count
-                out[row.key] = int(str(value).rpartition(":")[2])
+                out[row.key] = count(str(value))
             else:
                 out[row.key] = str(value)
         elif name not in OWNED:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from clusterdoc import optiontable
 from clusterdoc.errors import UsageError
 from clusterdoc.launch import batchscript as bs
 
@@ -41,7 +42,7 @@ def test_long_forms_trailing_comments_and_header(tmp_path):
     r = req(tmp_path, (
         "#!/bin/bash\n# Copyright header\n#\n\n"
         "#SBATCH --job-name=train\n\n"
-        "#SBATCH --nodes=4   # four nodes\n"
+        "#SBATCH --nodes=4   # four nodes, the project's\n"
         "#SBATCH --ntasks-per-node=8\t\t# one per GPU\n"
         "#SBATCH --gres=gpu:8\n"
         "#SBATCH --time 100:00:00\n"          # space form (07)
@@ -57,7 +58,8 @@ def test_long_forms_trailing_comments_and_header(tmp_path):
         "#SBATCH --nodes=97\n"                 # after the first command: sbatch ignores it
     ))
     assert r.settings == {"nodes": 4, "tasks_per_node": 8, "gpus_per_node": 8, "time": 6000, "partition": "train",
-                          "account": "project_465000144", "qos": "qos_gpu-gc", "constraint": "a100"}
+                          "account": "project_465000144", "qos": "qos_gpu-gc", "constraint": "a100",
+                          "exclusive": True, "mem": "0"}
     assert r.where("nodes").endswith("job.sbatch:7")
 
 
@@ -66,17 +68,20 @@ def test_several_options_on_a_line_and_short_forms(tmp_path):
     r = req(tmp_path, "#!/bin/bash\n#SBATCH -N 2 --ntasks-per-node=4 --gpus-per-node=4\n"
             "#SBATCH -t 0:10:00 --exclusive --mem=0 --overcommit -p gpu -A six@a100 -q high -C gpu -J x -o %x-%j.out\n")
     assert r.settings == {"nodes": 2, "tasks_per_node": 4, "gpus_per_node": 4, "time": 10, "partition": "gpu",
-                          "account": "six@a100", "qos": "high", "constraint": "gpu"}
+                          "account": "six@a100", "qos": "high", "constraint": "gpu", "exclusive": True, "mem": "0"}
     r = req(tmp_path, "#SBATCH -N2 -t60 --tasks-per-node 1 --cpus-per-task 32 -D .\n")
-    assert r.settings == {"nodes": 2, "tasks_per_node": 1, "time": 60}
+    assert r.settings == {"nodes": 2, "tasks_per_node": 1, "time": 60, "cpus_per_task": 32}
 
 
 @pytest.mark.parametrize("value, minutes", [
     ("30", 30), ("0:10:00", 10), ("00:05:00", 5), ("01:59:00", 119), ("48:00:00", 2880), ("100:00:00", 6000),
-    ("10:30", 11), ("1-0", 1440), ("1-2:30", 1590), ("2-00:00:01", 2881), ("UNLIMITED", 0),
+    ("10:30", 11), ("1-0", 1440), ("1-2:30", 1590), ("2-00:00:01", 2881), ("UNLIMITED", 0), ("infinite", 0),
+    ("0", 0), ("0:00:00", 0),
 ])
-def test_time_formats(value, minutes):
-    assert bs.parse_time(value) == minutes
+def test_time_formats(tmp_path, value, minutes):
+    # a script's time limit as sbatch takes it (UNLIMITED and 0: no limit), through the flags' own reading
+    assert req(tmp_path, f"#SBATCH --time={value}\n").settings["time"] == minutes
+    assert optiontable.slurm_minutes(value, unlimited=True) == minutes
 
 
 def test_gpus_forms(tmp_path):

@@ -228,3 +228,42 @@ def test_a_retry_s_excluded_node_reaches_sbatch(site_cluster, tmp_path, monkeypa
     assert "--exclude=node1,node3" in (jd.path / "sbatch.cmd").read_text()
     # the command line's --exclude replaces the script's line: both the script's node and the blamed one are on it
     assert "ExcNodeList=node[1,3]" in shown, shown
+
+
+SITE_OPTIONS = '''\
+#!/bin/bash
+#SBATCH -A proj2 -N 2 --ntasks-per-node=1   # an account root is not in: the command line's wins
+#SBATCH --time=0:05:00
+set -euo pipefail
+srun python show.py
+'''
+
+
+def test_the_command_line_s_site_options_and_setup_reach_a_batch_script_s_job(site_cluster, tmp_path):
+    """--account over the script's -A, --mem on sbatch's command line, --setup before the script's first line."""
+    (tmp_path / "show.py").write_text("import os\nprint('cuda module', os.environ.get('SITE_CUDA_VERSION'))\n")
+    (tmp_path / "site.sbatch").write_text(SITE_OPTIONS)
+    res = cli(site_cluster, tmp_path, "submit", "--account", "proj1", "--setup", "module load cuda/12.4",
+              "--mem", "500M", "--wait", "site.sbatch")
+    assert res.returncode == 0, res.stderr[-4000:]
+    assert "[preflight] preflight ok: starting the ranks" in res.stderr, res.stderr[-4000:]
+    jd = job_dir(tmp_path, res.stderr)
+    for rank in (0, 1):  # the setup line's module, in each rank
+        assert "cuda module 12.4" in (jd / f"rank{rank}.out").read_text()
+    assert (jd / "sbatch.cmd").read_text().startswith("sbatch --parsable --export=ALL --account=proj1 --mem=500M /")
+    slurm_id = re.search(r"slurm job (\d+) submitted", res.stderr).group(1)
+    row = ""
+    for _ in range(60):  # slurmdbd gets the record from slurmctld shortly after the end
+        row = subprocess.run(["sacct", "-j", slurm_id, "-X", "-n", "-P", "-o", "Account,ReqMem,State"],
+                             env=env_for(site_cluster), capture_output=True, text=True, timeout=30).stdout.strip()
+        if row.endswith("COMPLETED"):
+            break
+        time.sleep(1)
+    # --mem is per node: the job's ReqMem is both nodes' (Slurm before 21.08 said it per node, 500Mn)
+    assert row in ("proj1|1000M|COMPLETED", "proj1|500Mn|COMPLETED"), row
+    # a setup line that fails stops the batch shell before the script's first line, and says which
+    res = cli(site_cluster, tmp_path, "submit", "--account", "proj1", "--setup", "module load cuda/99.9", "--wait",
+              "site.sbatch")
+    assert res.returncode == 1, res.stderr[-4000:]
+    assert "job failed: --setup line 1 failed (exit 1): module load cuda/99.9, in the batch script; no rank started" \
+        in res.stderr, res.stderr[-4000:]

@@ -294,8 +294,10 @@ UNKNOWN = "sbatch: unrecognized option '--nosuch-opt=1'\nTry \"sbatch --help\" f
 def site(monkeypatch):
     from clusterdoc.jobs import slurmcmd
 
-    monkeypatch.setattr(slurmcmd, "user_associations", lambda user=None: [("proj1", ["normal", "short"]),
-                                                                          ("root", ["normal"])])
+    from clusterdoc.launch.accounting import Assoc
+
+    monkeypatch.setattr(refusal.accounting, "associations", lambda user=None: [
+        Assoc("site", "proj1", "", ("normal", "short")), Assoc("site", "root", "", ("normal",))])
     monkeypatch.setattr(slurmcmd, "node_features", lambda: {"fast": "node[1-2]", "slow": "node3"})
     monkeypatch.setattr(slurmcmd, "qos_limits", lambda name: {"MaxWall": "00:10:00", "MaxTRESPerJob": "node=1"})
 
@@ -322,7 +324,7 @@ def test_sbatch_s_refusals_say_what_to_do(tmp_path, site):
 def test_a_refusal_without_accounting_or_features_still_says_what_to_do(tmp_path, monkeypatch):
     from clusterdoc.jobs import slurmcmd
 
-    monkeypatch.setattr(slurmcmd, "user_associations", lambda user=None: [])
+    monkeypatch.setattr(refusal.accounting, "associations", lambda user=None: None)
     monkeypatch.setattr(slurmcmd, "node_features", lambda: {})
     spec = spec_for(tmp_path, constraint="a100")
     assert "sacctmgr show assoc user=$USER" in refusal.sbatch_refused(ACCOUNT, spec).hint

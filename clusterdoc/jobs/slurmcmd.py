@@ -122,28 +122,6 @@ def node_features() -> dict[str, str]:
     return {f: ",".join(n) for f, n in out.items()}
 
 
-def user_associations(user: str | None = None) -> list[tuple[str, list[str]]]:
-    """[(account, [QOS...])] of this user's associations (`sacctmgr show assoc`), [] when accounting does not
-    answer. What a refused --account or --qos is told to pick from."""
-    import getpass
-
-    who = user or getpass.getuser()
-    res = (
-        _run(["sacctmgr", "-nP", "show", "assoc", f"user={who}", "format=account,qos"])
-        if shutil.which("sacctmgr")
-        else None
-    )
-    if res is None or res.returncode != 0:
-        return []
-    out: dict[str, list[str]] = {}
-    for line in res.stdout.splitlines()[:4096]:
-        account, _, qos = line.strip().partition("|")
-        if account:
-            out.setdefault(account[:80], [])
-            out[account[:80]] += [q[:80] for q in qos.split(",") if q and q not in out[account[:80]]]
-    return list(out.items())
-
-
 QOS_LIMITS = ("MaxWall", "MaxTRESPerJob", "MaxTRESPerNode", "MaxTRESPerUser", "MaxJobsPerUser", "MaxSubmitJobsPerUser")
 
 

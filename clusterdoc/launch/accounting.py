@@ -145,6 +145,19 @@ def enforced() -> tuple[bool, str | None]:
     return on, conf.get("ClusterName") or None
 
 
+def associations(user: str | None = None) -> list[Assoc] | None:
+    """This user's (default: this one's) associations (`sacctmgr show assoc`); None when accounting does not
+    answer, or not in sacctmgr's form. What the preflight judges, and what a refused --account or --qos is told
+    to pick from (launch/refusal.py)."""
+    user = user or getpass.getuser()
+    if not shutil.which("sacctmgr") or not user or not _NAME.fullmatch(user):
+        return None
+    text = _ask(
+        ["sacctmgr", "-P", "-n", "show", "assoc", "where", f"user={user}", "format=Cluster,Account,Partition,QOS"]
+    )
+    return parse_assocs(text) if text is not None else None
+
+
 def check_association(
     account: str | None, partition: str | None, qos: str | None, user: str | None = None
 ) -> Refusal | None:
@@ -159,10 +172,7 @@ def check_association(
     on, cluster = enforced()
     if not on:
         return None
-    text = _ask(
-        ["sacctmgr", "-P", "-n", "show", "assoc", "where", f"user={user}", "format=Cluster,Account,Partition,QOS"]
-    )
-    assocs = parse_assocs(text) if text is not None else None
+    assocs = associations(user)
     if assocs is None:
         return None
     default = None

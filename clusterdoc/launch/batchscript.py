@@ -1,6 +1,7 @@
 """A user's own batch script given to `clusterdoc submit`: told from a Python script, and its `#SBATCH` lines read
-as sbatch reads them, into the job's settings (nodes, tasks and GPUs per node, partition, time, account, QOS,
-constraint). Pure functions over the file's text; the Slurm backend submits the script itself unchanged.
+as sbatch reads them, into the job's settings (nodes, tasks and GPUs per node, and every option of the submit
+option table's rows: partition, time, account, QOS, constraint, memory... mapped by optiontable.from_sbatch as the
+flags are). Pure functions over the file's text; the Slurm backend submits the script itself unchanged.
 
 sbatch's rules (sbatch(1), "The batch script may contain options preceded with #SBATCH before any executable
 commands"): only the leading block of comments and blank lines is read, up to the first command; a directive
@@ -17,30 +18,15 @@ from pathlib import Path
 
 from clusterdoc import private
 from clusterdoc.errors import UsageError
+from clusterdoc.optiontable import BY_SBATCH, ENV_PREFIX, OPTIONS, count, from_sbatch, sbatch_name, sbatch_options
 
 MAX_SCRIPT = 1 << 20  # read at most this much of a script: directives sit at its top
 SHELLS = ("sh", "bash", "dash", "zsh", "ksh", "csh", "tcsh", "fish")
 
-# sbatch's short options that take a value (the others, e.g. -H -O -Q -W -k -s -v -h, are flags)
+# sbatch's short options that take a value (the others, e.g. -H -O -Q -W -k -s -v -h, are flags); their long
+# names and the aliases are optiontable's (SBATCH_SHORT, SBATCH_ALIAS: one table for the script and the flags)
 _SHORT_VALUE = set("ABCDFGJLMNSabcdeimnopqtwx")
 _SHORT_FLAG = set("HOQWkshvV")
-_SHORT_NAMES = {
-    "A": "account",
-    "C": "constraint",
-    "D": "chdir",
-    "J": "job-name",
-    "N": "nodes",
-    "e": "error",
-    "n": "ntasks",
-    "o": "output",
-    "p": "partition",
-    "q": "qos",
-    "t": "time",
-    "w": "nodelist",
-    "x": "exclude",
-    "c": "cpus-per-task",
-    "G": "gpus",
-}
 # long options that never take a value unless written `--opt=value`
 _LONG_FLAGS = {
     "exclusive",
@@ -62,7 +48,6 @@ _LONG_FLAGS = {
     "no-kill",
     "get-user-env",
 }
-_ALIASES = {"tasks-per-node": "ntasks-per-node"}
 
 
 @dataclass
@@ -93,10 +78,7 @@ def is_batch_script(path: str | Path) -> bool:
         return False
     first = head.split("\n", 1)[0]
     if first.startswith("#!"):
-        words = first[2:].split()
-        prog = Path(words[0]).name if words else ""
-        if prog == "env" and len(words) > 1:
-            prog = next((w for w in words[1:] if not w.startswith("-")), "")
+        prog = _program(first)
         if prog in SHELLS:
             return True
         if prog.startswith("python"):
@@ -104,6 +86,16 @@ def is_batch_script(path: str | Path) -> bool:
     elif Path(path).suffix == ".py":
         return False  # Python without a #!: its #SBATCH comments are no batch script (sbatch wants a #!)
     return any(True for _ in _header_lines(head))
+
+
+def _program(first: str) -> str:
+    if not first.startswith("#!"):
+        return ""
+    words = first[2:].split()
+    prog = Path(words[0]).name if words else ""
+    if prog == "env" and len(words) > 1:
+        prog = next((w for w in words[1:] if not w.startswith("-") and "=" not in w), "")
+    return prog
 
 
 def _header_lines(text: str):
@@ -133,16 +125,29 @@ def parse_directives(text: str, path: str = "script") -> list[Directive]:
     out: list[Directive] = []
     for n, rest in _header_lines(text):
         try:
-            tokens = shlex.split(rest, comments=False, posix=True)
+            tokens = shlex.split(_uncommented(rest), comments=False, posix=True)
         except ValueError as err:
             raise UsageError(f"#SBATCH line: {err} (unbalanced quotes?)", where=f"{path}:{n}") from None
-        kept = []
-        for tok in tokens:
-            if tok.startswith("#"):
-                break  # a trailing comment
-            kept.append(tok)
-        out += _options(kept, path, n)
+        out += _options(tokens, path, n)
     return out
+
+
+def _uncommented(rest: str) -> str:
+    """The options of a line without its trailing comment: from an unquoted `#` that starts a word (the comment's
+    own quotes, `# the user's`, are no quotes)."""
+    quote, escaped = "", False
+    for i, c in enumerate(rest):
+        if escaped:
+            escaped = False
+        elif c == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or rest[i - 1].isspace()):
+            return rest[:i]
+    return rest
 
 
 def _options(tokens: list[str], path: str, n: int) -> list[Directive]:
@@ -153,7 +158,7 @@ def _options(tokens: list[str], path: str, n: int) -> list[Directive]:
         i += 1
         if tok.startswith("--") and len(tok) > 2:
             name, eq, value = tok[2:].partition("=")
-            name = _ALIASES.get(name, name)
+            name = sbatch_name(name)
             if eq:
                 out.append(Directive(name, value, n))
             elif name in _LONG_FLAGS or i >= len(tokens) or tokens[i].startswith("-"):
@@ -164,7 +169,7 @@ def _options(tokens: list[str], path: str, n: int) -> list[Directive]:
         elif tok.startswith("-") and len(tok) > 1 and tok[1] != "-":
             letter = tok[1]
             if letter in _SHORT_FLAG and len(tok) == 2:
-                out.append(Directive(_SHORT_NAMES.get(letter, letter), None, n))
+                out.append(Directive(sbatch_name(tok), None, n))
                 continue
             if letter not in _SHORT_VALUE:
                 raise UsageError(
@@ -178,7 +183,7 @@ def _options(tokens: list[str], path: str, n: int) -> list[Directive]:
                     raise UsageError(f"#SBATCH: {tok} needs a value (e.g. '{tok} 2')", where=where)
                 value = tokens[i]
                 i += 1
-            out.append(Directive(_SHORT_NAMES.get(letter, letter), value, n))
+            out.append(Directive(sbatch_name(tok[:2]), value, n))
         else:
             raise UsageError(
                 f"#SBATCH: expected an option (--name=value, --name value, -X value), found {tok!r}",
@@ -186,36 +191,6 @@ def _options(tokens: list[str], path: str, n: int) -> list[Directive]:
                 hint="a trailing comment must start with '#'",
             )
     return out
-
-
-def parse_time(value: str) -> int:
-    """Slurm's time formats -> minutes (rounded up): M, M:S, H:M:S, D-H, D-H:M, D-H:M:S; UNLIMITED -> 0."""
-    v = value.strip()
-    if v.upper() in ("UNLIMITED", "INFINITE"):
-        return 0
-    m = re.fullmatch(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?", v)
-    if not m:
-        raise ValueError(value)
-    days, a, b, c = m.groups()
-    parts = [int(x) for x in (a, b, c) if x is not None]
-    if days is not None:  # D-H[:M[:S]]
-        h, mi, s = (parts + [0, 0])[:3]
-        secs = int(days) * 86400 + h * 3600 + mi * 60 + s
-    elif len(parts) == 3:
-        secs = parts[0] * 3600 + parts[1] * 60 + parts[2]
-    elif len(parts) == 2:
-        secs = parts[0] * 60 + parts[1]
-    else:
-        secs = parts[0] * 60
-    return -(-secs // 60)
-
-
-def _count(value: str) -> int:
-    """`4`, or the count in `gpu:4`, `a100:4`, `gpu:a100:4`."""
-    last = value.split(":")[-1].split("(")[0]
-    if not last.isdigit():
-        raise ValueError(value)
-    return int(last)
 
 
 def _gpus_from_gres(value: str) -> int | None:
@@ -226,11 +201,13 @@ def _gpus_from_gres(value: str) -> int | None:
             continue
         if len(parts) == 1 or (len(parts) == 2 and not parts[1][:1].isdigit()):
             return 1
-        return _count(item)
+        return count(item)
     return None
 
 
-_PLAIN = {"partition": "partition", "account": "account", "qos": "qos", "constraint": "constraint"}
+# read here, not by optiontable.from_sbatch: a node range, and the tasks' and GPUs' other spellings, which make the
+# job's shape; every other option of a submit option's row is mapped by from_sbatch, as the flags are
+_SHAPE = ("nodes", "ntasks-per-node", "ntasks", "gres", "gpus-per-task")
 
 
 def request(path: str | Path) -> BatchRequest:
@@ -248,6 +225,9 @@ def request(path: str | Path) -> BatchRequest:
                 where=where,
                 hint=f"put the real value there, or pass --{d.name} on the command line",
             )
+        row = BY_SBATCH.get(d.name)
+        if row is None and d.name not in _SHAPE:
+            continue  # sbatch's to read from the script (job name, mail, output...): nothing the preflight needs
         try:
             if d.name == "nodes":
                 first = (value or "").split("-")[0].split(":")[0]
@@ -256,20 +236,17 @@ def request(path: str | Path) -> BatchRequest:
                 s["tasks_per_node"], lines["tasks_per_node"] = _positive(value or ""), d.line
             elif d.name == "ntasks":
                 ntasks = (_positive(value or ""), d.line)
-            elif d.name == "gpus-per-node":
-                s["gpus_per_node"], lines["gpus_per_node"] = _count(value or ""), d.line
             elif d.name == "gres":
                 g = _gpus_from_gres(value or "")
                 if g is not None:
                     s["gpus_per_node"], lines["gpus_per_node"] = g, d.line
             elif d.name == "gpus-per-task":
-                gpus_per_task = (_count(value or ""), d.line)
-            elif d.name == "time":
-                s["time"], lines["time"] = parse_time(value or ""), d.line
-            elif d.name in _PLAIN:
-                if not value:
+                gpus_per_task = (count(value or ""), d.line)
+            elif row is not None:
+                if row.type is not bool and not value:
                     raise ValueError(value)
-                s[_PLAIN[d.name]], lines[_PLAIN[d.name]] = value, d.line
+                for key, got in from_sbatch({d.name: True if value is None else value}).items():
+                    s[key], lines[key] = got, d.line
         except ValueError:
             raise UsageError(
                 f"#SBATCH --{d.name}: {value!r} is not {_EXPECTED.get(d.name, 'a valid value')}", where=where
@@ -297,11 +274,15 @@ _EXPECTED = {
     "gpus-per-node": "a GPU count (e.g. 8 or a100:8)",
     "gres": "a generic resource (e.g. gpu:4)",
     "gpus-per-task": "a GPU count (e.g. 1)",
-    "time": "a time limit (minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)",
+    "time": "a time limit (minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, UNLIMITED)",
     "partition": "a partition name",
     "account": "an account name",
     "qos": "a QOS name",
     "constraint": "a node feature expression",
+    "mem": "a memory size (e.g. 64G)",
+    "mem-per-gpu": "a memory size (e.g. 80G)",
+    "cpus-per-task": "a CPU count",
+    "reservation": "a reservation name",
 }
 
 
@@ -311,33 +292,31 @@ def _positive(value: str) -> int:
     return int(value)
 
 
-# clusterdoc settings -> sbatch's option, for the command line (which overrides the script's lines)
-SBATCH_NAMES = {
-    "nodes": "--nodes",
-    "tasks_per_node": "--ntasks-per-node",
-    "gpus_per_node": "--gpus-per-node",
-    "partition": "--partition",
-    "time": "--time",
-    "account": "--account",
-    "qos": "--qos",
-    "constraint": "--constraint",
-}
-
-
 def merge(settings: dict, origin: dict, req: BatchRequest) -> tuple[dict, list[str]]:
-    """(the settings the preflight and the record see, the sbatch options for its command line), each layer's
-    value being what the job gets: a flag or CLUSTERDOC_* variable over the script's line (sbatch's command line
-    overrides the script), the script's line over a config file, a config file over nothing (it fills what the
-    script leaves unsaid, on the command line too), and a default only where sbatch's own default is meant."""
+    """(the settings the preflight and the record see, the sbatch options for its command line), for every option
+    with an sbatch name (optiontable's rows and --sbatch-option), each layer's value being what the job gets: a flag,
+    CLUSTERDOC_* or sbatch's own SBATCH_* variable over the script's line (sbatch's command line and its variables
+    override the script), the script's line over a config file, a config file over nothing (it fills what the
+    script leaves unsaid, on the command line too), and a default only where sbatch's own default is meant. The
+    command line is optiontable.sbatch_options' (the one place an option becomes an sbatch option)."""
     merged = dict(settings)
-    args: list[str] = []
-    for key, option in SBATCH_NAMES.items():
-        if key not in settings:
+    passed: dict = {}
+    for o in OPTIONS:
+        if not (o.sbatch or o.key == "sbatch_option") or o.key not in settings:
             continue
-        where = origin.get(key, "default")
-        given = where == "flag" or where.startswith("CLUSTERDOC_")
-        if not given and key in req.settings:
-            merged[key] = req.settings[key]
-        elif (given or where != "default") and settings[key] is not None and settings[key] is not False:
-            args.append(f"{option}={settings[key]}")
-    return merged, args
+        where = origin.get(o.key, "default")
+        given = where == "flag" or where.startswith(ENV_PREFIX) or (bool(o.sbatch_env) and where == o.sbatch_env)
+        if not given and o.key in req.settings:
+            merged[o.key] = req.settings[o.key]
+        elif given or where != "default":
+            passed[o.key] = settings[o.key]
+    return merged, [f"--{k}" if v is True else f"--{k}={v}" for k, v in sbatch_options(passed).items()]
+
+
+def interpreter(path: str | Path) -> str:
+    """The program a script's `#!` names (`bash` for `#!/usr/bin/env bash`), "" without one."""
+    try:
+        first = private.read(Path(path).resolve(), limit=4096).decode("utf-8", "replace").split("\n", 1)[0]
+    except OSError:
+        return ""
+    return _program(first)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from clusterdoc.errors import UsageError
 from clusterdoc.jobs import slurmcmd
+from clusterdoc.launch import accounting
 from clusterdoc.launch.job import JobSpec
 from clusterdoc.untrusted import printable
 
@@ -55,8 +56,8 @@ def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
     low = message.lower()
     asked = lambda key: getattr(spec, key, None) if spec is not None else None
     if "invalid account" in low:
-        have = slurmcmd.user_associations()
-        listed = ", ".join(sorted({a for a, _ in have})) if have else ""
+        have = accounting.associations() or []
+        listed = ", ".join(sorted({a.account for a in have}))
         return UsageError(
             f"sbatch refused the job: {last} (--account {asked('account') or '(none: your default)'}"
             + (f", --partition {asked('partition')}" if asked("partition") else "")
@@ -68,8 +69,8 @@ def sbatch_refused(message: str, spec: JobSpec | None = None) -> UsageError:
             ),
         )
     if "invalid qos" in low or "qos" in low and "policy" in low:
-        have = slurmcmd.user_associations()
-        qos = ", ".join(sorted({q for _, qs in have for q in qs})) if have else ""
+        have = accounting.associations() or []
+        qos = ", ".join(sorted({q for a in have for q in a.qos}))
         limits = slurmcmd.qos_limits(str(asked("qos"))) if asked("qos") and "policy" in low else {}
         over = qos_exceeded(limits, asked("nodes"), asked("time"))
         which = (

@@ -46,6 +46,21 @@ def batch_spec(settings: dict, origin: dict, opts: SubmitOptions, backend: str) 
             hint="submit it from a machine where Slurm answers (or with SLURM_CONF set), with --backend slurm; "
             "a Python training script runs on any backend",
         )
+    if settings["srun_option"]:
+        where = origin.get("srun_option", "flag")
+        raise UsageError(
+            f"--srun-option {settings['srun_option'][0]!r}"
+            + ("" if where == "flag" else f" (from {where})")
+            + f": {opts.script} is a batch script, which writes its own srun lines",
+            hint="put the option on the script's srun line (or in SLURM_* variables the script exports); "
+            "--srun-option is for a Python script that clusterdoc starts",
+        )
+    if settings["setup"] and batchscript.interpreter(opts.script) != "bash":
+        raise UsageError(
+            f"--setup with {opts.script}: its lines run in the batch shell before the script's first line, which "
+            f"bash does (BASH_ENV) and {batchscript.interpreter(opts.script) or 'a script without #!'} does not",
+            hint="start the script with #!/bin/bash, or write the setup lines at its top",
+        )
     req = batchscript.request(opts.script)
     merged, args = batchscript.merge(settings, origin, req)
     spec = build_spec(merged, opts.script, list(opts.script_args), backend)

@@ -312,6 +312,9 @@ class SlurmJob:
         self.cancelled_at: float | None = None
         self.unreachable_since: float | None = None  # the controller has not answered since then
 
+    def setup_failure(self) -> str:
+        return setup_failure(self.jd, self.backend_id)
+
     def poll(self) -> Outcome | None:
         try:
             outcome = self._poll()
@@ -381,7 +384,7 @@ class SlurmJob:
         if state == "FAILED" and code == 3 and no_rank:
             message = f"{PREFLIGHT_REFUSED} (see {self.jd.path / 'preflight.txt'})"
         elif state == "FAILED" and code == SETUP_FAILED and no_rank and self.spec.setup:
-            message = setup_failure(self.jd, self.backend_id)
+            message = self.setup_failure()
         elif state in ("TIMEOUT", "NODE_FAIL", "PREEMPTED", "OUT_OF_MEMORY", "LOST"):
             message = f"Slurm says {state}"
         outcome = outcome_from_records(
@@ -417,15 +420,19 @@ class SlurmJob:
         return failed
 
 
-def setup_failure(jd: JobDir, job_id: str) -> str:
-    """What the batch script said when a --setup line failed (launch/setup.py's line in its stderr), in words."""
-    err = jd.path / "submitit" / f"{job_id}_0_log.err"
+SETUP_UNSAID = "a --setup line failed"
+
+
+def setup_failure(jd: JobDir, job_id: str, err: Path | None = None) -> str:
+    """What the batch script said when a --setup line failed (launch/setup.py's line in its stderr `err`, by default
+    submitit's), in words."""
+    err = err or jd.path / "submitit" / f"{job_id}_0_log.err"
     try:
         text = private.read(err, limit=1 << 20).decode("utf-8", "replace")
     except OSError:
         text = ""
     said = [ln for ln in text.splitlines() if ln.startswith("clusterdoc: --setup line ")]
-    what = printable(said[-1].removeprefix("clusterdoc: "), 300) if said else "a --setup line failed"
+    what = printable(said[-1].removeprefix("clusterdoc: "), 300) if said else SETUP_UNSAID
     return f"{what}, in the batch script; no rank started (the batch script's stderr: {err})"
 
 
@@ -467,7 +474,7 @@ class BatchScriptJob(SlurmJob):
             raise sbatch_refused(f"sbatch did not answer within {SBATCH_TIMEOUT:g}s")
         job_id = res.stdout.strip().split(";")[0]
         if res.returncode != 0 or not job_id.isdigit():
-            raise sbatch_refused(res.stderr or res.stdout)
+            raise sbatch_refused(res.stderr or res.stdout, spec)
         private.write(jd.path / "sbatch.cmd", format_command(argv) + "\n")
         self.backend_id = job_id
         self.unknown_since = None
@@ -504,6 +511,13 @@ class BatchScriptJob(SlurmJob):
                 f" (its output: {printable(out, 300)})" if out else ""
             )
         return outcome
+
+    def setup_failure(self) -> str:
+        """The failed --setup line the prelude (batch_env) wrote to the script's stderr; "" when none did (the
+        script's own exit 4)."""
+        err = read_job(self.backend_id).get("StdErr")
+        said = setup_failure(self.jd, self.backend_id, Path(err)) if err else ""
+        return "" if said.startswith(SETUP_UNSAID) else said
 
     def preflight_passed(self) -> bool:
         try:
@@ -550,10 +564,12 @@ def batch_env(spec: JobSpec, jd: JobDir, environ=os.environ) -> dict[str, str]:
         link.symlink_to(package, target_is_directory=True)
     path = environ.get("PYTHONPATH")
     preflight = {}
-    if spec.preflight:
-        # the doctor as the job's first step, in the batch shell before the script's first line: bash reads
-        # BASH_ENV when it starts a script; srun's tasks (SLURM_STEP_ID) and later shells skip it
-        lines = "\n  ".join(preflight_setup(spec, jd))
+    prelude = script_lines(spec.setup) + (preflight_setup(spec, jd) if spec.preflight else [])
+    if prelude:
+        # the --setup lines, then the doctor as the job's first step (which so sees what they load), in the batch
+        # shell before the script's first line: bash reads BASH_ENV when it starts a script; srun's tasks
+        # (SLURM_STEP_ID) and later shells skip it
+        lines = "\n  ".join(prelude)
         user = environ.get("BASH_ENV")
         private.write(
             hook / "preflight.sh",
