@@ -121,8 +121,9 @@ def test_parsers_on_real_lines():
     assert logs.peers_lost(err) == ["198.18.16.4"]
     raised = logs.last_traceback((JOBS / "code-rank2" / "rank2.err").read_text())
     assert (raised.type, raised.where) == ("ValueError", "train_resume.py:70 in <module>")
-    (end,) = [e for e in logs.slurm_ends((JOBS / "time-limit" / "submitit" / "1_0_log.err").read_text())
-              if e["kind"] == "JOB"]
+    (end,) = [
+        e for e in logs.slurm_ends((JOBS / "time-limit" / "submitit" / "1_0_log.err").read_text()) if e["kind"] == "JOB"
+    ]
     assert (end["node"], end["due_to"]) == ("node1", "TIME LIMIT")
     assert logs.split_by_rank("[rank3]:[E321 x] boom\n2: hello\n") == {3: "[E321 x] boom\n", 2: "hello\n"}
 
@@ -165,8 +166,9 @@ def test_a_code_error_is_not_retried(tmp_path):
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "clusterdoc", *map(str, args)], capture_output=True, text=True,
-                          timeout=60, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "clusterdoc", *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd
+    )
 
 
 def test_cli_text_json_history_and_exit_codes(tmp_path):
@@ -209,13 +211,40 @@ def test_a_ranks_own_exception_is_not_retried_end_to_end(tmp_path):
     """A real 4-rank job (local backend) whose rank 2 raises: --retries 1 runs it once and says why not again."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_"))}
     res = subprocess.run(
-        [sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "4", "--no-preflight",
-         "--retries", "1", str(ROOT / "jobs" / "train_resume.py"), "--steps", "10", "--step-time", "0.05",
-         "--ckpt", str(tmp_path / "ckpt"), "--fail", "exception"],
-        cwd=tmp_path, env={**env, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=180)
+        [
+            sys.executable,
+            "-m",
+            "clusterdoc",
+            "submit",
+            "--backend",
+            "local",
+            "--nodes",
+            "4",
+            "--no-preflight",
+            "--retries",
+            "1",
+            str(ROOT / "jobs" / "train_resume.py"),
+            "--steps",
+            "10",
+            "--step-time",
+            "0.05",
+            "--ckpt",
+            str(tmp_path / "ckpt"),
+            "--fail",
+            "exception",
+        ],
+        cwd=tmp_path,
+        env={**env, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert res.returncode == 1, res.stderr[-3000:]
-    assert re.search(r"attempt 1 failed: code: rank 2 on \S+ raised ValueError: bad sample at step 5 at "
-                     r"train_resume\.py:\d+; not retrying", res.stderr), res.stderr[-3000:]
+    assert re.search(
+        r"attempt 1 failed: code: rank 2 on \S+ raised ValueError: bad sample at step 5 at "
+        r"train_resume\.py:\d+; not retrying",
+        res.stderr,
+    ), res.stderr[-3000:]
     (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
     rec = json.loads((jd / "job.json").read_text())
     assert len(rec["attempts"]) == 1 and rec["attempts"][0]["why"]["category"] == "code"
@@ -279,3 +308,36 @@ def test_a_rank_s_cuda_error_is_its_exception_line_not_the_raise_above_it():
         "RuntimeError: CUDA error: an illegal memory access was encountered\n"
     )
     assert logs.cuda_error(err) == "CUDA error: an illegal memory access was encountered"
+
+
+def _all_exited_without_records(hosts: list[str]) -> evidence.Evidence:
+    """Three ranks that called os._exit(1) after their first collective: exit code 1, no exit record (the shim's
+    atexit never ran), nothing wrong with any node (issue 43's Slurm job)."""
+    ranks = [evidence.RankFacts(rank=r, host=h, code=1, recorded=False) for r, h in enumerate(hosts)]
+    return evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", ranks=ranks)
+
+
+def test_a_probe_that_reaches_no_node_blames_nobody():
+    # a real probe over SSH to names that do not resolve: every node "unreachable", as when the site's nodes do
+    # not allow the head's SSH. The old probe blamed node a ("does not answer after the failure") and --retries
+    # reran a code failure without it.
+    ev = _all_exited_without_records(["node-a.invalid", "node-b.invalid", "node-c.invalid"])
+    assert main.should_probe(ev)
+    main.probe_nodes(ev, None, timeout=10, transport="ssh")
+    assert ev.probed and ev.unreachable == [], ev.unreachable
+    c = verdict.judge(ev).cause
+    assert c is not None and c.category != "node" and not c.nodes, (c.category, c.headline)
+
+
+def test_a_node_is_unreachable_only_where_the_probe_reached_another_and_never_for_a_refused_login():
+    ok, gone, auth = {"status": "ok"}, {"status": "timeout"}, {"status": "auth"}
+    nodes = ["n1", "n2", "n3"]
+    assert main.unreachable(nodes, {"n1": gone, "n2": gone, "n3": gone}, {}) == []
+    assert main.unreachable(nodes, {"n1": ok, "n2": gone, "n3": ok}, {"n1": {}, "n3": {}}) == ["n2"]
+    assert main.unreachable(nodes, {"n1": ok, "n2": auth, "n3": gone}, {}) == ["n3"]
+
+
+def test_the_probe_of_a_slurm_job_goes_through_srun_as_check_reaches_its_nodes():
+    assert main.probe_transport("slurm", "auto") == "srun"
+    assert main.probe_transport("mpirun", "auto") == "auto"
+    assert main.probe_transport("slurm", "ssh") == "ssh"  # asked for by name: as asked

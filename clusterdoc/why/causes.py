@@ -162,7 +162,11 @@ def vanished_node(ev: Evidence, found: Found) -> Found:
                     for w in witnesses[:4]
                 ]
                 + [f"{host}: {p}" for p in ev.health.get(host, [])]
-                + ([f"{host} does not answer the probe (ssh)"] if host in ev.unreachable else []),
+                + (
+                    [f"{host} does not answer the probe ({ev.probed_through or 'ssh'})"]
+                    if host in ev.unreachable
+                    else []
+                ),
                 explains=[r.rank for r in ev.ranks if r.host != host and is_effect(r)] + [r.rank for r in mine],
                 next_step=f"resubmit without {host} (submit --retries N does it: --exclude {host}); "
                 f"check the node: clusterdoc check on {host}, its dmesg"
@@ -210,7 +214,9 @@ def unreachable_node(ev: Evidence, found: Found) -> Found:
                     INF,
                     ranks=[r.rank for r in mine],
                     nodes=[host],
-                    evidence=[f"{host}: the probe could not reach it (ssh)"],
+                    evidence=[
+                        f"{host}: the probe could not reach it ({ev.probed_through or 'ssh'}) where it reached others"
+                    ],
                     explains=[r.rank for r in mine],
                     next_step=f"resubmit without {host} (submit --retries N)",
                 )
