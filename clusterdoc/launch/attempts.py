@@ -98,7 +98,8 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
                 outcome.message = f"out of memory at --{name} {current}, which is the minimum ({minimum}); giving up"
         _finish_attempt(jd, attempt, outcome)
         # UNKNOWN: the scheduler could not say whether the job still runs; a new attempt could run a second copy
-        final = outcome.ok or outcome.state in ("CANCELLED", "UNKNOWN")
+        # unstartable: too few nodes to start it; a new attempt would ask for the same nodes and pend the same way
+        final = outcome.ok or outcome.state in ("CANCELLED", "UNKNOWN") or outcome.unstartable
         nxt = None if new is not None or final else _retry(spec, jd, attempt, err)
         if nxt is not None:
             jd.archive_attempt(attempt, spec.world_size)
