@@ -121,9 +121,8 @@ def test_parsers_on_real_lines():
     assert logs.peers_lost(err) == ["198.18.16.4"]
     raised = logs.last_traceback((JOBS / "code-rank2" / "rank2.err").read_text())
     assert (raised.type, raised.where) == ("ValueError", "train_resume.py:70 in <module>")
-    (end,) = [
-        e for e in logs.slurm_ends((JOBS / "time-limit" / "submitit" / "1_0_log.err").read_text()) if e["kind"] == "JOB"
-    ]
+    (end,) = [e for e in logs.slurm_ends((JOBS / "time-limit" / "submitit" / "1_0_log.err").read_text())
+              if e["kind"] == "JOB"]
     assert (end["node"], end["due_to"]) == ("node1", "TIME LIMIT")
     assert logs.split_by_rank("[rank3]:[E321 x] boom\n2: hello\n") == {3: "[E321 x] boom\n", 2: "hello\n"}
 
@@ -166,9 +165,8 @@ def test_a_code_error_is_not_retried(tmp_path):
 
 
 def cli(*args, cwd=None):
-    return subprocess.run(
-        [sys.executable, "-m", "clusterdoc", *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd
-    )
+    return subprocess.run([sys.executable, "-m", "clusterdoc", *map(str, args)], capture_output=True, text=True,
+                          timeout=60, cwd=cwd)
 
 
 def test_cli_text_json_history_and_exit_codes(tmp_path):
@@ -211,40 +209,13 @@ def test_a_ranks_own_exception_is_not_retried_end_to_end(tmp_path):
     """A real 4-rank job (local backend) whose rank 2 raises: --retries 1 runs it once and says why not again."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_"))}
     res = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "clusterdoc",
-            "submit",
-            "--backend",
-            "local",
-            "--nodes",
-            "4",
-            "--no-preflight",
-            "--retries",
-            "1",
-            str(ROOT / "jobs" / "train_resume.py"),
-            "--steps",
-            "10",
-            "--step-time",
-            "0.05",
-            "--ckpt",
-            str(tmp_path / "ckpt"),
-            "--fail",
-            "exception",
-        ],
-        cwd=tmp_path,
-        env={**env, "HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+        [sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "4", "--no-preflight",
+         "--retries", "1", str(ROOT / "jobs" / "train_resume.py"), "--steps", "10", "--step-time", "0.05",
+         "--ckpt", str(tmp_path / "ckpt"), "--fail", "exception"],
+        cwd=tmp_path, env={**env, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=180)
     assert res.returncode == 1, res.stderr[-3000:]
-    assert re.search(
-        r"attempt 1 failed: code: rank 2 on \S+ raised ValueError: bad sample at step 5 at "
-        r"train_resume\.py:\d+; not retrying",
-        res.stderr,
-    ), res.stderr[-3000:]
+    assert re.search(r"attempt 1 failed: code: rank 2 on \S+ raised ValueError: bad sample at step 5 at "
+                     r"train_resume\.py:\d+; not retrying", res.stderr), res.stderr[-3000:]
     (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
     rec = json.loads((jd / "job.json").read_text())
     assert len(rec["attempts"]) == 1 and rec["attempts"][0]["why"]["category"] == "code"
