@@ -67,7 +67,11 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         if backend.start_word and stream:
             print(f"{backend.name} job {handle.backend_id} {backend.start_word}", file=err)
         # its store calls on a thread of their own: one that blocks must not hold up Ctrl-C or `clusterdoc cancel`
-        watch = WatchThread(HangWatch(jd, spec.world_size, spec.on_hang, err)) if spec.hang_timeout > 0 else None
+        watch = (
+            WatchThread(HangWatch(jd, spec.world_size, spec.on_hang, err), spec.hang_timeout)
+            if spec.hang_timeout > 0
+            else None
+        )
         try:
             outcome = wait_for(handle, streamer, backend.poll_interval, watch)
         except KeyboardInterrupt:

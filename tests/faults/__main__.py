@@ -48,7 +48,13 @@ def campaign(a: argparse.Namespace, cluster, out=sys.stdout) -> dict:
     print(f"campaign: backend {a.backend}, {a.jobs} job(s), seed {a.seed}, kinds {','.join(a.kinds)}", file=out)
     print(f"{'#':>3} {'fault':<12} {'at':<5} {'victim':<12} {'outcome':<10} {'rc':>3} {'s':>4} {'why':<28} violations",
           file=out, flush=True)  # fmt: skip
-    jobs = []
+    jobs: list = []
+
+    def report() -> dict:
+        return {"seed": a.seed, "backend": a.backend, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "command": "python -m tests.faults " + " ".join(sys.argv[1:]), "done": len(jobs), "asked": a.jobs,
+                "jobs": [r.report() for r in jobs]}  # fmt: skip
+
     for i in range(a.jobs):
         kind, moment, rank, step = runner.draw(rng, a.kinds)
         r = runner.run_one(cluster, a.backend, kind, moment, rank, step, work / f"job{i:03d}-{kind}")
@@ -59,11 +65,10 @@ def campaign(a: argparse.Namespace, cluster, out=sys.stdout) -> dict:
         print(f"{i:>3} {kind:<12} {moment:<5} {victim:<12} {str(r.state):<10} {str(r.rc):>3} {r.elapsed:>4.0f} "
               f"{why if w else '-':<28} {'; '.join(r.violations) or 'none'}"
               + ("" if r.landed else " (the fault found nothing to act on)"), file=out, flush=True)  # fmt: skip
-    report = {"seed": a.seed, "backend": a.backend, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-              "command": "python -m tests.faults " + " ".join(sys.argv[1:]),
-              "jobs": [r.report() for r in jobs]}  # fmt: skip
-    totals(report, out)
-    return report
+        if a.report:  # as it goes: a campaign stopped midway keeps its figures
+            Path(a.report).write_text(json.dumps(report(), indent=1) + "\n")
+    totals(report(), out)
+    return report()
 
 
 def totals(report: dict, out=sys.stdout) -> None:
