@@ -201,9 +201,13 @@ def run_one(cluster, backend: str, kind: str, moment: str, rank: int, step: int,
                 ctx.planted.landed = False
         try:
             res.rc = proc.wait(timeout=max(1.0, res.bound - (time.monotonic() - started)))
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        except subprocess.TimeoutExpired:  # over its bound (a violation): cancelled as a user would, then killed
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=90)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
         res.elapsed = time.monotonic() - started
     finally:
         if proc.poll() is None:
