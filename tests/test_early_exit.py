@@ -290,3 +290,14 @@ def test_a_rank_leaving_during_ddp_training_is_the_early_exit_not_the_network(tm
     c = verdict.judge(evidence.gather(JobDir(jd), live=False)).cause
     assert c.category == "desync" and c.ranks == [1], (c.category, c.headline)
     assert "rank 1 exited 0 after 6 collective calls while rank 0 waits in its 7th (all_reduce #7)" in c.headline
+
+
+def test_a_rank_that_left_before_its_first_call_made_none_when_its_record_counts():
+    """Its exit record counts calls per group and lists none (issue 43's campaign: rank 2 exited 0 right after
+    DDP's set-up while ranks 0, 1 failed in their first gradient all_reduce; `why` said 'network')."""
+    rec = {"code": 0, "collectives": {"last": None}, "issued": {}, "ops": {}}
+    ends = [early.RankEnd(r, at=ar(1)) for r in (0, 1)] + [early.from_record(2, rec)]
+    ee = early.find(ends, 3)
+    assert ee is not None and ee.ranks == [2] and ee.made == [0] and ee.waiting == [0, 1], ee
+    uncounted = early.from_record(2, {"code": 0, "collectives": {"last": None}})  # an older record: not known
+    assert early.find(ends[:2] + [uncounted], 3) is None
