@@ -312,3 +312,16 @@ def test_the_probe_of_a_slurm_job_goes_through_srun_as_check_reaches_its_nodes()
     assert main.probe_transport("slurm", "auto") == "srun"
     assert main.probe_transport("mpirun", "auto") == "auto"
     assert main.probe_transport("slurm", "ssh") == "ssh"  # asked for by name: as asked
+
+
+def test_a_job_stopped_because_rank_0s_store_went_silent_is_a_hang_of_rank_0_not_a_cancel():
+    # what the launcher recorded when rank 0 was SIGSTOPped (issue 43's campaign): it scancelled the job; Slurm's
+    # CANCELLED is its act, not the user's
+    msg = ("stalled (the job's store on rank 0 has not answered for 46s (rank 0 stopped, or its node frozen or cut "
+           "off)); every rank stopped (--on-hang abort)")
+    ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}") for r in range(3)]
+    ev = evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", message=msg, ranks=ranks,
+                           scheduler={"state": "CANCELLED", "reason": "None", "ends": [], "tasks": []})
+    c = verdict.judge(ev).cause
+    assert c.category == "hang" and c.ranks == [0] and not c.retry, (c.category, c.headline)
+    assert "rank 0 stopped answering" in c.headline and "node1" in c.next_step

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Mapping
 
+from clusterdoc.hang import early
 from clusterdoc.launch.hangwatch import HangWatch
 
 JOIN = 5.0  # how long close() waits for a look under way (the ranks are stopped by then: the store answers or is gone)
@@ -47,7 +48,7 @@ class WatchThread:
             waited = time.monotonic() - started
             if waited > self.limit:
                 self._silent = (
-                    f"clusterdoc: job stalled: the job's store on rank 0 has not answered for {waited:.0f}s "
+                    f"clusterdoc: job stalled: {early.STORE_SILENT} {waited:.0f}s "
                     "(rank 0 stopped, or its node frozen or cut off)"
                 )
                 print(self._silent, file=self.watch.err, flush=True)

@@ -103,9 +103,31 @@ def slurm_limit(ev: Evidence, found: Found) -> Found:
     ]
 
 
+def silent_store(ev: Evidence, found: Found) -> Found:
+    """The launcher stopped the job because rank 0's store stopped answering (launch/watchthread.py): rank 0 was
+    stopped or frozen, or its node cut off; no hang report (the ranks report through that store)."""
+    if early.STORE_SILENT not in ev.message or ev.hang:
+        return []
+    r0 = next((r for r in ev.ranks if r.rank == 0), None)
+    return [
+        Cause(
+            "hang",
+            "rank 0 stopped answering: " + ev.message.split("stalled (", 1)[-1].split(")", 1)[0][:300] + ")",
+            _t(r0.ended if r0 else None) - 2.0,
+            ranks=[0],
+            evidence=[f"the launcher: {ev.message[:300]}"],
+            explains=[r.rank for r in ev.ranks],
+            next_step=f"look at rank 0{_on(r0) if r0 else ''}: a stopped process (SIGSTOP, a debugger), a frozen "
+            "node or its network (clusterdoc check on it)",
+        )
+    ]
+
+
 def slurm_cancelled(ev: Evidence, found: Found) -> Found:
     due, reason, state = _slurm_end(ev)
     if reason != "" or any(r.recorded and r.code not in (0, None) for r in ev.ranks):  # else: clusterdoc stopped it
+        return []
+    if any(c.category == "hang" for c in found):  # clusterdoc cancelled a stalled job (--on-hang abort)
         return []
     return [
         Cause(
@@ -574,6 +596,7 @@ class Rule:
 # by time, then by category (verdict._ORDER).
 CAUSES: list[Rule] = [
     Rule("preflight", preflight, retry=False),
+    Rule("silent-store", silent_store, retry=False),
     Rule("slurm-node-failure", slurm_node_failure, retry=True),
     Rule("slurm-limit", slurm_limit, retry=True),
     Rule("slurm-cancelled", slurm_cancelled, retry=False),

@@ -22,6 +22,7 @@ STEPS, EVERY, STEP_TIME = 12, 4, 0.2
 NODES = 3  # the job's nodes; the cluster has one more, for the attempt without a failed node
 HANG = 15  # --hang-timeout
 PER_ATTEMPT = 150.0  # seconds an attempt may take on 2 loaded cores, start to records (the stated bound)
+INIT_TIMEOUT = 30  # the ranks' rendezvous timeout (CLUSTERDOC_INIT_TIMEOUT; default 300)
 LINGER = 30.0  # seconds after the end by which nothing of the job may be left
 
 
@@ -109,7 +110,9 @@ def backend_args(cluster, backend: str) -> list[str]:
 
 def clean_env(cluster, home: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "PMI_", "OMPI_"))}
-    return {**env, **cluster.env(), "HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    # a rank that never reaches the rendezvous (stopped, killed before it) fails its peers' join after INIT_TIMEOUT
+    return {**env, **cluster.env(), "HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            "CLUSTERDOC_INIT_TIMEOUT": str(INIT_TIMEOUT)}  # fmt: skip
 
 
 def read(path: Path) -> str:
@@ -177,7 +180,7 @@ def run_one(cluster, backend: str, kind: str, moment: str, rank: int, step: int,
     env = clean_env(cluster, run)
     ctx = Ctx(cluster, backend, env, Planted(run, rank, step=step))
     res = Result(kind, moment, backend, rank, step=step)
-    res.bound = HANG + PER_ATTEMPT * (2 if fault.retried else 1) + getattr(fault, "outage", 0) + getattr(
+    res.bound = max(HANG, INIT_TIMEOUT) + PER_ATTEMPT * (2 if fault.retried else 1) + getattr(fault, "outage", 0) + getattr(
         fault, "pause", 0)  # fmt: skip
     if fault.before_submit:
         fault.plant(ctx)
