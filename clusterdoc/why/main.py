@@ -16,6 +16,7 @@ from clusterdoc.untrusted import printable
 from clusterdoc.why import evidence, logread, verdict
 
 PROBE_TIMEOUT = 20.0
+IMMEDIATE = 10  # seconds the probe's srun step waits for its nodes to be free
 
 
 def probe_nodes(
@@ -35,9 +36,12 @@ def probe_nodes(
         return
     where = dict(facts_dir=facts_dir) if facts_dir else dict(nodelist=nodes, ssh_config=ssh_config)
     # the nodes as they are now: this shell is not the finished job's (launcher none: none of its variables)
+    # through srun: a step now or never (--immediate): the nodes of a job whose node died stay allocated to it
+    # (COMPLETING) until Slurm declares that node down, and a step waiting for them would hold up the retry
     opts = CheckOptions(
-        **where, checks=["gpu"], mesh="off", progress=False, timeout=timeout, launcher="none", transport=transport
-    )
+        **where, checks=["gpu"], mesh="off", progress=False, timeout=timeout, launcher="none", transport=transport,
+        srun_options=[f"--immediate={IMMEDIATE}"],
+    )  # fmt: skip
     g = gather(opts)
     ev.probed_through = g.transport
     if not facts_dir:
