@@ -40,7 +40,7 @@ class Fault:
     outcome: ClassVar[str] = "FAILED"  # submit's final state
     why: ClassVar[tuple[str, ...]] = ()  # categories why may name for attempt 1 (besides unknown)
     culprit: ClassVar[str | None] = None  # "rank" or "node": why must name the victim
-    retried: ClassVar[bool] = False  # --retries 1 runs a second attempt
+    retried: ClassVar[bool | str] = False  # --retries 1 runs a second attempt ("if node": when why blames it)
     before_submit: ClassVar[bool] = False  # planted before the job starts (the job's own acts)
 
     def plant(self, ctx) -> None:  # ctx: runner.Ctx
@@ -68,9 +68,14 @@ def signal_rank(ctx, sig: int) -> bool:
 
 
 class Kill9(Fault):
+    """SIGKILL from outside (the kernel's OOM killer, an admin): why.md counts a rank so killed, its node's only
+    one here, with its peers losing its address, as that node's processes killed: `node`, rerun without it. Or
+    unknown (Slurm gives no per-rank code). Never code."""
+
     name = "kill9"
-    why = ("code",)  # killed by a signal from outside: the rank, not its node (a SIGKILL has no node evidence)
+    why = ("node",)
     culprit = "rank"
+    retried = "if node"  # type: ignore[assignment]  # rerun exactly when why blamed the node
 
     def plant(self, ctx) -> None:
         ctx.planted.landed = signal_rank(ctx, signal.SIGKILL)
