@@ -6,7 +6,7 @@ N          ?= 4
 STAMP      := .venv/.installed
 DEV_STAMP  := .venv/.installed-dev
 
-.PHONY: install install-dev install-test demo test test-fast test-torch-range test-cuda-build lint bench cluster-up cluster-down clean
+.PHONY: install install-dev install-test demo test test-fast faults test-torch-range test-cuda-build lint bench cluster-up cluster-down clean
 
 # The venv only: torch, clusterdoc and its Python dependencies. No root, no Debian package.
 install: $(STAMP)
@@ -72,6 +72,13 @@ lint: install-dev
 	.venv/bin/ruff check
 	.venv/bin/ruff format --check
 	.venv/bin/mypy
+
+# The long fault campaign (issue 43, docs/reliability.md): 100 jobs over every kind, on Slurm then mpirun, each
+# on a cluster of its own; the reports go to docs/faults-*.json. About an hour each on 2 cores. SEED=N to repeat.
+FAULTS_JOBS ?= 100
+faults: install-test
+	$(PY) -m tests.faults --backend slurm --jobs $(FAULTS_JOBS) $(if $(SEED),--seed $(SEED)) --report docs/faults-slurm.json
+	$(PY) -m tests.faults --backend mpirun --jobs $(FAULTS_JOBS) $(if $(SEED),--seed $(SEED)) --report docs/faults-mpirun.json
 
 test-fast: install-dev
 	$(PY) -m pytest -m "not slow and not cluster"

@@ -564,3 +564,12 @@ def test_network_spec_keys_are_checked_before_they_reach_ip_or_nft():
             for hard in [resource.getrlimit(resource.RLIMIT_MEMLOCK)[1]] if hard != resource.RLIM_INFINITY]:
         with pytest.raises(spec.SpecError, match=rf"plant node2: {what}: "):
             spec.check_network(spec.merge(good, bad), "plant node2")
+
+
+def test_clusters_search_their_slurm_ports_in_ranges_of_their_own():
+    from tests.cluster import cluster as cl
+    from tests.cluster import net
+
+    starts = [cl.ports_from(b) for b in range(net.BLOCKS)]
+    assert len(set(starts)) == net.BLOCKS and min(starts) >= 17000 and max(starts) + cl.PORTS_PER_BLOCK <= 60000
+    assert all(b - a >= cl.PORTS_PER_BLOCK for a, b in zip(starts, starts[1:]))

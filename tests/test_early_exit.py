@@ -262,3 +262,42 @@ def test_a_malformed_place_file_is_ignored_or_kept_to_its_well_formed_fields(tmp
     (jd.path / "rank3.where").write_text(json.dumps(bad))
     text = HangWatch(jd, 4).postmortem(codes, [0])
     assert "exited 0 after" not in text and re.search(r"(?m)^  rank 3 +gone: killed by SIGTERM", text), text
+
+
+@pytest.mark.slow
+def test_a_rank_leaving_during_ddp_training_is_the_early_exit_not_the_network(tmp_path):
+    """A real 2-rank DDP job (tests/faults/job.py, local backend, gloo): rank 1 exits 0 before its 4th step while
+    rank 0 goes on into the step's gradient all_reduce and fails there ('Connection closed by peer'). That
+    all_reduce ran on DDP's hook, and its failure arrived through the future: the exit record used to call it done,
+    and `why` blamed the network for rank 0's lost connection (issue 43's campaign, exit0 at a step)."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "f").mkdir()
+    (tmp_path / "f" / "rank1.exit0").write_text("3\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_"))}
+    job = Path(__file__).parent / "faults" / "job.py"
+    res = subprocess.run(
+        [sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "2", "--no-preflight",
+         "--hang-timeout", "20", str(job), "--steps", "8", "--ckpt", str(tmp_path / "ckpt"), "--faults",
+         str(tmp_path / "f")],
+        cwd=tmp_path, env={**env, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=240)
+    assert res.returncode == 1, res.stderr[-3000:]
+    (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
+    failed = json.loads((jd / "rank0.exit").read_text())["collectives"]["failed"]
+    assert failed and failed["op"] == "all_reduce" and failed["seq"] == 7, failed
+    c = verdict.judge(evidence.gather(JobDir(jd), live=False)).cause
+    assert c.category == "desync" and c.ranks == [1], (c.category, c.headline)
+    assert "rank 1 exited 0 after 6 collective calls while rank 0 waits in its 7th (all_reduce #7)" in c.headline
+
+
+def test_a_rank_that_left_before_its_first_call_made_none_when_its_record_counts():
+    """Its exit record counts calls per group and lists none (issue 43's campaign: rank 2 exited 0 right after
+    DDP's set-up while ranks 0, 1 failed in their first gradient all_reduce; `why` said 'network')."""
+    rec = {"code": 0, "collectives": {"last": None}, "issued": {}, "ops": {}}
+    ends = [early.RankEnd(r, at=ar(1)) for r in (0, 1)] + [early.from_record(2, rec)]
+    ee = early.find(ends, 3)
+    assert ee is not None and ee.ranks == [2] and ee.made == [0] and ee.waiting == [0, 1], ee
+    uncounted = early.from_record(2, {"code": 0, "collectives": {"last": None}})  # an older record: not known
+    assert early.find(ends[:2] + [uncounted], 3) is None

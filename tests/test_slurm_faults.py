@@ -281,3 +281,23 @@ def test_a_job_submit_gave_up_on_is_asked_again_and_can_be_cancelled(monkeypatch
     assert f"job {jd.id}: RUNNING" in capsys.readouterr().out  # Slurm's word now, not the record's
     assert submit.cancel_main(jd.id, str(tmp_path / "jobs")) == 0
     assert cancelled.exists() and jd.read()["state"] == "CANCELLED"
+
+
+# squeue's %r for a retry that excluded node1 while Slurm had marked node2 down (issue 43): it pended for ever
+PENDING_DOWN = "ReqNodeNotAvail, UnavailableNodes:node2"
+
+
+def test_a_retry_short_of_nodes_is_said_not_waited_on():
+    why = slurm.short_of_nodes(PENDING_DOWN, ["node3"], ["node1"], 2)
+    assert why is not None and "only 1 usable node(s) left without node1" in why and "needs 2" in why, why
+    assert "ReqNodeNotAvail" in why and "UnavailableNodes" not in why  # Slurm's reason, not its node list
+
+
+def test_a_job_waiting_its_turn_or_with_enough_nodes_is_not_short():
+    assert slurm.short_of_nodes("Priority", ["node3"], ["node1"], 2) is None  # another job first: it will start
+    assert slurm.short_of_nodes(PENDING_DOWN, ["node3", "node4"], ["node1"], 2) is None
+    assert slurm.short_of_nodes(PENDING_DOWN, None, ["node1"], 2) is None  # sinfo silent: not known, not said
+    assert slurm.short_of_nodes("Resources", ["node1.cl", "node3"], ["node1"], 2) == (
+        "only 1 usable node(s) left without node1 (the others are down, drained or excluded), the job needs 2; "
+        "Slurm says Resources"
+    )

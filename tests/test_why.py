@@ -279,3 +279,49 @@ def test_a_rank_s_cuda_error_is_its_exception_line_not_the_raise_above_it():
         "RuntimeError: CUDA error: an illegal memory access was encountered\n"
     )
     assert logs.cuda_error(err) == "CUDA error: an illegal memory access was encountered"
+
+
+def _all_exited_without_records(hosts: list[str]) -> evidence.Evidence:
+    """Three ranks that called os._exit(1) after their first collective: exit code 1, no exit record (the shim's
+    atexit never ran), nothing wrong with any node (issue 43's Slurm job)."""
+    ranks = [evidence.RankFacts(rank=r, host=h, code=1, recorded=False) for r, h in enumerate(hosts)]
+    return evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", ranks=ranks)
+
+
+def test_a_probe_that_reaches_no_node_blames_nobody():
+    # a real probe over SSH to names that do not resolve: every node "unreachable", as when the site's nodes do
+    # not allow the head's SSH. The old probe blamed node a ("does not answer after the failure") and --retries
+    # reran a code failure without it.
+    ev = _all_exited_without_records(["node-a.invalid", "node-b.invalid", "node-c.invalid"])
+    assert main.should_probe(ev)
+    main.probe_nodes(ev, None, timeout=10, transport="ssh")
+    assert ev.probed and ev.unreachable == [], ev.unreachable
+    c = verdict.judge(ev).cause
+    assert c is not None and c.category != "node" and not c.nodes, (c.category, c.headline)
+
+
+def test_a_node_is_unreachable_only_where_the_probe_reached_another_and_never_for_a_refused_login():
+    ok, gone, auth = {"status": "ok"}, {"status": "timeout"}, {"status": "auth"}
+    nodes = ["n1", "n2", "n3"]
+    assert main.unreachable(nodes, {"n1": gone, "n2": gone, "n3": gone}, {}) == []
+    assert main.unreachable(nodes, {"n1": ok, "n2": gone, "n3": ok}, {"n1": {}, "n3": {}}) == ["n2"]
+    assert main.unreachable(nodes, {"n1": ok, "n2": auth, "n3": gone}, {}) == ["n3"]
+
+
+def test_the_probe_of_a_slurm_job_goes_through_srun_as_check_reaches_its_nodes():
+    assert main.probe_transport("slurm", "auto") == "srun"
+    assert main.probe_transport("mpirun", "auto") == "auto"
+    assert main.probe_transport("slurm", "ssh") == "ssh"  # asked for by name: as asked
+
+
+def test_a_job_stopped_because_rank_0s_store_went_silent_is_a_hang_of_rank_0_not_a_cancel():
+    # what the launcher recorded when rank 0 was SIGSTOPped (issue 43's campaign): it scancelled the job; Slurm's
+    # CANCELLED is its act, not the user's
+    msg = ("stalled (the job's store on rank 0 has not answered for 46s (rank 0 stopped, or its node frozen or cut "
+           "off)); every rank stopped (--on-hang abort)")
+    ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}") for r in range(3)]
+    ev = evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", message=msg, ranks=ranks,
+                           scheduler={"state": "CANCELLED", "reason": "None", "ends": [], "tasks": []})
+    c = verdict.judge(ev).cause
+    assert c.category == "hang" and c.ranks == [0] and not c.retry, (c.category, c.headline)
+    assert "rank 0 stopped answering" in c.headline and "node1" in c.next_step

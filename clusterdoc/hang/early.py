@@ -23,6 +23,9 @@ from dataclasses import dataclass, field
 from clusterdoc.hang.verdict import members
 
 JOIN = "uneven data? torch.distributed.algorithms.Join"
+# the launcher's words when rank 0's store stopped answering (launch/watchthread.py; why/causes.py reads them back
+# from the attempt's outcome: the stall had no report, its rank 0 could not take part in one)
+STORE_SILENT = "the job's store on rank 0 has not answered for"
 
 
 @dataclass
@@ -34,6 +37,7 @@ class RankEnd:
     issued: dict[str, int] = field(default_factory=dict)  # group -> calls it made there
     ops: dict[str, dict[str, int]] = field(default_factory=dict)  # group -> op -> calls
     at: dict | None = None  # the collective it waits in or failed in: {op, seq, group}
+    counted: bool = False  # its record counts its calls per group (a group not there: it made none)
 
 
 @dataclass
@@ -55,7 +59,11 @@ def _count(v) -> int | None:
 
 
 def _made(end: RankEnd, group: str) -> int | None:
-    return _count((end.issued or {}).get(group)) if isinstance(end.issued, dict) else None
+    if not isinstance(end.issued, dict):
+        return None
+    if group not in end.issued:  # counted, and not there: none (a rank that left before its first call)
+        return 0 if end.counted else None
+    return _count(end.issued.get(group))
 
 
 def _position(c: dict | None) -> tuple[str, int, str] | None:
@@ -142,12 +150,13 @@ def end_of(rank: int, state: dict | None, code: int | None, at: dict | None) -> 
     (issued, ops) when the rank ended; `code` is the rank's own recorded exit code (None: no record)."""
     state = state if isinstance(state, dict) else {}
     issued = _dict(state.get("issued"))
+    counted = isinstance(state.get("issued"), dict)
     last = _dict(state.get("collectives")).get("last")
     pos = _position(last)
     if not issued and code == 0 and pos is not None:  # an older record without counts: its last call's number
         issued = {pos[0]: pos[1]}
     ops = _dict(state.get("ops"))
-    return RankEnd(rank, clean=code == 0, issued=issued, ops=ops, at=at)
+    return RankEnd(rank, clean=code == 0, issued=issued, ops=ops, at=at, counted=counted)
 
 
 def from_record(rank: int, rec: dict | None) -> RankEnd:

@@ -67,7 +67,11 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
         if backend.start_word and stream:
             print(f"{backend.name} job {handle.backend_id} {backend.start_word}", file=err)
         # its store calls on a thread of their own: one that blocks must not hold up Ctrl-C or `clusterdoc cancel`
-        watch = WatchThread(HangWatch(jd, spec.world_size, spec.on_hang, err)) if spec.hang_timeout > 0 else None
+        watch = (
+            WatchThread(HangWatch(jd, spec.world_size, spec.on_hang, err), spec.hang_timeout)
+            if spec.hang_timeout > 0
+            else None
+        )
         try:
             outcome = wait_for(handle, streamer, backend.poll_interval, watch)
         except KeyboardInterrupt:
@@ -98,7 +102,8 @@ def run_attempts(spec: JobSpec, jd: JobDir, stream: bool, out=sys.stdout, err=sy
                 outcome.message = f"out of memory at --{name} {current}, which is the minimum ({minimum}); giving up"
         _finish_attempt(jd, attempt, outcome)
         # UNKNOWN: the scheduler could not say whether the job still runs; a new attempt could run a second copy
-        final = outcome.ok or outcome.state in ("CANCELLED", "UNKNOWN")
+        # unstartable: too few nodes to start it; a new attempt would ask for the same nodes and pend the same way
+        final = outcome.ok or outcome.state in ("CANCELLED", "UNKNOWN") or outcome.unstartable
         nxt = None if new is not None or final else _retry(spec, jd, attempt, err)
         if nxt is not None:
             jd.archive_attempt(attempt, spec.world_size)

@@ -16,6 +16,7 @@ class Outcome:
     failed: list[int] = field(default_factory=list)  # the ranks that failed first
     oom: bool = False  # a failed rank died of out-of-memory
     message: str = ""
+    unstartable: bool = False  # the scheduler could not start it (too few nodes): no new attempt would start either
 
     @property
     def ok(self) -> bool:

@@ -153,6 +153,28 @@ HOPELESS = {
 }
 
 
+# pending reasons that say the nodes the job may use are not there (down, drained, excluded): a wait that ends only
+# when a node comes back. A retry that excluded a node pends so when Slurm has meanwhile marked another one down.
+NODES_GONE = ("ReqNodeNotAvail", "Nodes_required_for_job_are_DOWN", "Resources", "BeginTime")
+NODES_GRACE = 20.0  # seconds a job may pend so, with too few usable nodes, before submit ends it
+
+
+def short_of_nodes(reason: str, usable: list[str] | None, exclude: list[str], needed: int) -> str | None:
+    """Why a pending job cannot start (None: it can, or that is not known): fewer usable nodes than it needs, once
+    the excluded ones are left out. `usable`: sinfo's nodes in a usable state (None: sinfo did not answer)."""
+    if usable is None or not reason.startswith(NODES_GONE):
+        return None
+    short = {n.split(".")[0] for n in exclude}
+    left = [n for n in usable if n not in exclude and n.split(".")[0] not in short]
+    if len(left) >= needed:
+        return None
+    without = f" without {', '.join(exclude)}" if exclude else ""
+    return (
+        f"only {len(left)} usable node(s) left{without} (the others are down, drained or excluded), the job needs "
+        f"{needed}; Slurm says {reason.split(',')[0]}"
+    )
+
+
 def squeue_state(job_id: str) -> str | None:
     return squeue_state_reason(job_id)[0]
 
@@ -311,6 +333,7 @@ class SlurmJob:
         self.cancelled = False
         self.cancelled_at: float | None = None
         self.unreachable_since: float | None = None  # the controller has not answered since then
+        self.short_since: float | None = None  # pending with too few usable nodes since then
 
     def setup_failure(self) -> str:
         return setup_failure(self.jd, self.backend_id)
@@ -358,6 +381,9 @@ class SlurmJob:
         if state == "PENDING" and reason and reason != self.reason:
             self.reason = reason
             print(f"slurm job {self.backend_id} pending ({reason})", file=sys.stderr, flush=True)
+        short = self.short_of_nodes(reason) if state == "PENDING" else None
+        if short is not None:
+            return short
         if state and state not in TERMINAL:
             if any((r := self.jd.rank_exit(rank)) and r["code"] != 0 for rank in range(self.spec.world_size)):
                 self.cancel()  # srun --kill-on-bad-exit does it too; this makes it immediate
@@ -396,6 +422,26 @@ class SlurmJob:
         if not outcome.ok and state == "CANCELLED" and not outcome.failed:
             outcome.state = "CANCELLED"
         return outcome
+
+    def short_of_nodes(self, reason: str) -> Outcome | None:
+        """A job pending for nodes that are not there: said at once, ended after NODES_GRACE (a node that comes
+        back meanwhile lets it start), never a wait without a word."""
+        from clusterdoc.jobs.slurmcmd import usable_nodes
+
+        why = short_of_nodes(reason, usable_nodes(self.spec.partition), list(self.spec.exclude), self.spec.nodes)
+        if why is None:
+            self.short_since = None
+            return None
+        now = time.monotonic()
+        if self.short_since is None:
+            self.short_since = now
+            self.say(f"slurm job {self.backend_id} cannot start: {why}; ending it in {NODES_GRACE:.0f}s unless "
+                     "a node comes back")  # fmt: skip
+        if now - self.short_since < NODES_GRACE:
+            return None
+        self.cancel()
+        return Outcome(state="FAILED", message=f"Slurm cannot start job {self.backend_id}: {why}; cancelled it",
+                       unstartable=True)  # fmt: skip
 
     def rank_codes(self) -> dict[int, int | None]:
         return {}  # the ranks' own exit records say it (jd.rank_exit); Slurm has no per-rank code to poll

@@ -10,16 +10,27 @@ codes over and reads the verdict; `HangWatch.poll` runs on the thread, one look 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 
+from clusterdoc.hang import early
 from clusterdoc.launch.hangwatch import HangWatch
 
 JOIN = 5.0  # how long close() waits for a look under way (the ranks are stopped by then: the store answers or is gone)
+SILENT = 30.0  # seconds past the hang timeout a look may wait on the store before its silence is the stall
 
 
 class WatchThread:
-    def __init__(self, watch: HangWatch):
+    """`hang_timeout` (> 0): a look that waits on the store longer than it plus SILENT is itself a stall, of rank 0
+    (whose process holds the store): stopped (SIGSTOP, a frozen node) or cut off. The ranks' own watchdogs cannot
+    say it (they report through that store), so the launcher does, and stops the job under --on-hang abort: a
+    campaign found submit waiting for ever on a job whose rank 0 was stopped (issue 43)."""
+
+    def __init__(self, watch: HangWatch, hang_timeout: float = 0.0):
         self.watch = watch
+        self.limit = hang_timeout + SILENT if hang_timeout > 0 else None
+        self._look_started: float | None = None  # when the look under way began (None: none under way)
+        self._silent: str | None = None  # the stall the store's silence made, once said
         self._codes: dict[int, int | None] = {}
         self._wake = threading.Event()
         self._closed = False
@@ -32,6 +43,17 @@ class WatchThread:
         waits. True once a look said the job must be stopped."""
         self._codes = dict(codes)
         self._wake.set()
+        started = self._look_started
+        if self.limit is not None and started is not None and self._silent is None and self.watch.reported is None:
+            waited = time.monotonic() - started
+            if waited > self.limit:
+                self._silent = (
+                    f"clusterdoc: job stalled: {early.STORE_SILENT} {waited:.0f}s "
+                    "(rank 0 stopped, or its node frozen or cut off)"
+                )
+                print(self._silent, file=self.watch.err, flush=True)
+                if self.watch.on_hang == "abort":
+                    self._stop_job = True
         return self._stop_job
 
     def _run(self) -> None:
@@ -40,11 +62,14 @@ class WatchThread:
             self._wake.clear()
             if self._closed:
                 return
+            self._look_started = time.monotonic()
             try:
                 if self.watch.poll(self._codes):
                     self._stop_job = True
             except Exception:  # the watch is advice: its failure is never the job's
                 pass
+            finally:
+                self._look_started = None
 
     def close(self, wait: float = JOIN) -> None:
         """No more looks; wait up to `wait` s for one under way, so that the watch's state is read after it (and
@@ -55,7 +80,7 @@ class WatchThread:
 
     @property
     def reported(self) -> str | None:
-        return self.watch.reported
+        return self.watch.reported or self._silent
 
     @property
     def rejected(self) -> int:

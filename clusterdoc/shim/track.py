@@ -867,6 +867,17 @@ def _backward_frame():
     return None
 
 
+def _future_error(fut) -> BaseException | None:
+    """The error a done future ended with (None: its value came). A gradient all_reduce that failed (a peer gone:
+    gloo's 'Connection closed by peer') is where this rank failed: on record as failed, not as done, so that `why`
+    sees the ranks that waited in a call a peer never made (an early exit, hang/early.py)."""
+    try:
+        fut.value()
+    except Exception as exc:
+        return exc
+    return None
+
+
 def _ddp_hook(state: _HookState, bucket):
     gate = GATE
     if gate is not None and state.user_hook is not None and gate.aborted is not None:
@@ -894,7 +905,7 @@ def _ddp_hook(state: _HookState, bucket):
     except BaseException as exc:
         TRACKER.end(rec, exc)
         raise
-    fut.add_done_callback(lambda f: TRACKER.end(rec))
+    fut.add_done_callback(lambda f: TRACKER.end(rec, _future_error(f)))
     if gate is not None and state.user_hook is not None:  # (ours checks in its own callback: first_value)
         fut = gate.guard(fut)  # fails the bucket (and so backward) if the attempt was aborted meanwhile
     return fut

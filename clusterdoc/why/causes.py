@@ -169,9 +169,31 @@ def _limit_of(ev: Evidence, reason: str) -> str:
     return f" ({acc['time_limit']}, ran {acc['elapsed']})" if acc.get("elapsed") else f" ({acc['time_limit']})"
 
 
+def silent_store(ev: Evidence, found: Found) -> Found:
+    """The launcher stopped the job because rank 0's store stopped answering (launch/watchthread.py): rank 0 was
+    stopped or frozen, or its node cut off; no hang report (the ranks report through that store)."""
+    if early.STORE_SILENT not in ev.message or ev.hang:
+        return []
+    r0 = next((r for r in ev.ranks if r.rank == 0), None)
+    return [
+        Cause(
+            "hang",
+            "rank 0 stopped answering: " + ev.message.split("stalled (", 1)[-1].split(")", 1)[0][:300] + ")",
+            _t(r0.ended if r0 else None) - 2.0,
+            ranks=[0],
+            evidence=[f"the launcher: {ev.message[:300]}"],
+            explains=[r.rank for r in ev.ranks],
+            next_step=f"look at rank 0{_on(r0) if r0 else ''}: a stopped process (SIGSTOP, a debugger), a frozen "
+            "node or its network (clusterdoc check on it)",
+        )
+    ]
+
+
 def slurm_cancelled(ev: Evidence, found: Found) -> Found:
     due, reason, state = _slurm_end(ev)
     if reason != "" or any(r.recorded and r.code not in (0, None) for r in ev.ranks):  # else: clusterdoc stopped it
+        return []
+    if any(c.category == "hang" for c in found):  # clusterdoc cancelled a stalled job (--on-hang abort)
         return []
     by = _accounting(ev).get("cancelled_by")
     return [
@@ -280,7 +302,11 @@ def vanished_node(ev: Evidence, found: Found) -> Found:
                     for w in witnesses[:4]
                 ]
                 + [f"{host}: {p}" for p in ev.health.get(host, [])]
-                + ([f"{host} does not answer the probe (ssh)"] if host in ev.unreachable else []),
+                + (
+                    [f"{host} does not answer the probe ({ev.probed_through or 'ssh'})"]
+                    if host in ev.unreachable
+                    else []
+                ),
                 explains=[r.rank for r in ev.ranks if r.host != host and is_effect(r)] + [r.rank for r in mine],
                 next_step=f"resubmit without {host} (submit --retries N does it: --exclude {host}); "
                 f"check the node: clusterdoc check on {host}, its dmesg"
@@ -328,7 +354,9 @@ def unreachable_node(ev: Evidence, found: Found) -> Found:
                     INF,
                     ranks=[r.rank for r in mine],
                     nodes=[host],
-                    evidence=[f"{host}: the probe could not reach it (ssh)"],
+                    evidence=[
+                        f"{host}: the probe could not reach it ({ev.probed_through or 'ssh'}) where it reached others"
+                    ],
                     explains=[r.rank for r in mine],
                     next_step=f"resubmit without {host} (submit --retries N)",
                 )
@@ -733,6 +761,7 @@ class Rule:
 # by time, then by category (verdict._ORDER).
 CAUSES: list[Rule] = [
     Rule("preflight", preflight, retry=False),
+    Rule("silent-store", silent_store, retry=False),
     Rule("slurm-node-failure", slurm_node_failure, retry=True),
     Rule("slurm-oom", slurm_oom, retry=False),
     Rule("slurm-limit", slurm_limit, retry=True),

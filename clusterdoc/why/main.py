@@ -16,6 +16,7 @@ from clusterdoc.untrusted import printable
 from clusterdoc.why import evidence, logread, verdict
 
 PROBE_TIMEOUT = 20.0
+IMMEDIATE = 10  # seconds the probe's srun step waits for its nodes to be free
 
 
 def probe_nodes(
@@ -35,19 +36,42 @@ def probe_nodes(
         return
     where = dict(facts_dir=facts_dir) if facts_dir else dict(nodelist=nodes, ssh_config=ssh_config)
     # the nodes as they are now: this shell is not the finished job's (launcher none: none of its variables)
+    # through srun: a step now or never (--immediate): the nodes of a job whose node died stay allocated to it
+    # (COMPLETING) until Slurm declares that node down, and a step waiting for them would hold up the retry
     opts = CheckOptions(
-        **where, checks=["gpu"], mesh="off", progress=False, timeout=timeout, launcher="none", transport=transport
-    )
+        **where, checks=["gpu"], mesh="off", progress=False, timeout=timeout, launcher="none", transport=transport,
+        srun_options=[f"--immediate={IMMEDIATE}"],
+    )  # fmt: skip
     g = gather(opts)
     ev.probed_through = g.transport
-    for node in nodes:
-        conn = g.conns.get(node) or {}
-        if not facts_dir and conn.get("status") not in (None, "ok") and not g.facts.get(node):
-            ev.unreachable.append(node)
+    if not facts_dir:
+        ev.unreachable = unreachable(nodes, g.conns, g.facts)
     for f in judge(g, opts):
         if f.get("check") == "gpu" and f.get("node") in nodes and node_problem(f):
             ev.health.setdefault(f["node"], []).append(str(f.get("message")))
     ev.probed = True
+
+
+# what a transport says when the way in is not allowed (no key accepted, the login or connection refused): the
+# site's rule about the probe, not a node's health
+NOT_ALLOWED = ("auth", "refused", "unknown_host_key", "changed_host_key")
+
+
+def unreachable(nodes: list[str], conns: dict, facts: dict) -> list[str]:
+    """The job's nodes the probe could not reach, as evidence about those nodes: only where the probe reached some
+    other node (a probe that reached none says something about the probe: SSH not allowed, Slurm busy or away),
+    and never for a refused login (a transport the site does not allow)."""
+    status = {n: str((conns.get(n) or {}).get("status")) for n in nodes}
+    reached = [n for n in nodes if status[n] == "ok" or facts.get(n)]
+    if not reached:
+        return []
+    return [n for n in nodes if n not in reached and status[n] not in NOT_ALLOWED and status[n] != "None"]
+
+
+def probe_transport(backend: str, transport: str) -> str:
+    """The way the probe reaches a job's nodes: the way `check` reaches them there. Under `auto`, a Slurm job's
+    nodes through srun (its nodes need not allow SSH: pam_slurm_adopt, or no key); the others over SSH."""
+    return "srun" if transport == "auto" and backend == "slurm" else transport
 
 
 def node_problem(f) -> bool:
@@ -136,7 +160,7 @@ def explain(
     spec = jd.read()["spec"]
     if probe and should_probe(ev):
         try:
-            probe_nodes(ev, ssh_config or spec.get("ssh_config"), transport=transport)
+            probe_nodes(ev, ssh_config or spec.get("ssh_config"), transport=probe_transport(ev.backend, transport))
         except Exception:  # no SSH to the nodes from here (or no answer): judged on the folder alone
             ev.probed = False
     return ev, verdict.judge(ev)

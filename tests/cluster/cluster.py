@@ -58,6 +58,16 @@ def missing_tools(slurm: bool = True, site: bool = False) -> list[str]:
                   + (missing_site_tools() if site else []))
 
 
+PORTS_PER_BLOCK = 1000  # Slurm ports of one cluster: 32 address blocks x 1000 from 17000 stay under 60000
+
+
+def ports_from(block: int) -> int:
+    """Where a cluster's search for free Slurm ports starts: its address block's own range. Searched from 17000
+    by every cluster, a cluster whose slurmctld was stopped for a while (issue 43's campaign, test_slurm_faults)
+    found its port taken by another cluster's new slurmctld, and its own could not come back."""
+    return 17000 + PORTS_PER_BLOCK * block
+
+
 class Cluster:
     def __init__(self, directory: Path | str | None = None, nodes: int | None = None,
                  spec: Path | str | None = None, slurm: bool | None = None, port: int | None = None,
@@ -321,7 +331,9 @@ class Cluster:
         wait_for(nodes_ready, timeout, f"{self.count} sshd to listen on port {self.port}")
 
         if self.use_slurm:
-            ports = free_ports(self.count + 1 + 2 * self.use_site, avoid={self.port})
+            # from the cluster's own range (its address block is its own among the clusters up): a port another
+            # cluster picks while this one's slurmctld is stopped (a restart test) is never this one's
+            ports = free_ports(self.count + 1 + 2 * self.use_site, start=ports_from(self.block), avoid={self.port})
             gpus = {n.name: sum(int(g.get("count", 1)) for g in base[n.name].get("gpus") or []) for n in self.nodes}
             features = {n.name: base[n.name]["features"] for n in self.nodes}
             dbd_port, db_port = ports[self.count + 1:] or (None, None)

@@ -1,0 +1,232 @@
+"""The faults, each a real act on the test cluster (a signal to a rank's process, a node's processes killed,
+slurmctld stopped, a user's cancel), or the job's own act (an exception, a simulated torch OOM, an early exit)
+asked for by a file the job reads at each step (tests/faults/job.py). Each says what must follow: the outcome and
+exit code of `submit`, the categories `why` may name (besides "unknown"), who it must name, whether --retries
+reruns it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from tests.cluster.procs import read_pid
+
+# the moments a fault can land at: before the rendezvous (the rank's start record is there, torch still
+# importing), mid-step, right after a checkpoint, at the exit (after the last step)
+MOMENTS = ("start", "step", "ckpt", "exit")
+
+
+@dataclass
+class Planted:
+    """Where a fault lands: the job's run folder, the victim rank and its node, the step it lands at."""
+
+    run: Path  # the campaign's folder for this job (checkpoints, the job's fault files)
+    rank: int
+    node: str | None = None
+    step: int = 0
+    landed: bool = True  # the act found what it acts on (a live process)
+    note: str = ""
+
+
+class Fault:
+    name: ClassVar[str]
+    moments: ClassVar[tuple[str, ...]] = ("start", "step", "ckpt")
+    backends: ClassVar[tuple[str, ...]] = ("slurm", "mpirun", "local")
+    outcome: ClassVar[str] = "FAILED"  # submit's final state
+    why: ClassVar[tuple[str, ...]] = ()  # categories why may name for attempt 1 (besides unknown)
+    culprit: ClassVar[str | None] = None  # "rank" or "node": why must name the victim
+    retried: ClassVar[bool | str] = False  # --retries 1 runs a second attempt ("if node": when why blames it)
+    before_submit: ClassVar[bool] = False  # planted before the job starts (the job's own acts)
+
+    def plant(self, ctx) -> None:  # ctx: runner.Ctx
+        raise NotImplementedError
+
+    def heal(self, ctx) -> None:
+        return None
+
+
+def rank_pid(ctx, rank: int) -> int | None:
+    rec = ctx.start_record(rank)
+    pid = rec.get("pid") if rec else None
+    return pid if isinstance(pid, int) and pid > 1 else None
+
+
+def signal_rank(ctx, sig: int) -> bool:
+    pid = rank_pid(ctx, ctx.planted.rank)
+    if pid is None:
+        return False
+    try:
+        os.kill(pid, sig)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+class Kill9(Fault):
+    """SIGKILL from outside (the kernel's OOM killer, an admin): why.md counts a rank so killed, its node's only
+    one here, with its peers losing its address, as that node's processes killed: `node`, rerun without it. Or
+    unknown (Slurm gives no per-rank code). Never code."""
+
+    name = "kill9"
+    why = ("node",)
+    culprit = "rank"
+    retried = "if node"  # type: ignore[assignment]  # rerun exactly when why blamed the node
+
+    def plant(self, ctx) -> None:
+        ctx.planted.landed = signal_rank(ctx, signal.SIGKILL)
+
+
+class StopForever(Fault):
+    name = "stop"
+    why = ("hang",)
+    culprit = "rank"
+
+    def plant(self, ctx) -> None:
+        ctx.planted.landed = signal_rank(ctx, signal.SIGSTOP)
+
+
+class StopWhile(Fault):
+    name = "pause"
+    outcome = "COMPLETED"
+    pause = 3.0  # well under the hang timeout: the job goes on
+
+    def plant(self, ctx) -> None:
+        ctx.planted.landed = signal_rank(ctx, signal.SIGSTOP)
+        time.sleep(self.pause)  # the fault itself: the rank is stopped this long
+        signal_rank(ctx, signal.SIGCONT)
+
+
+class JobAct(Fault):
+    """The job's own act at a step (the file tests/faults/job.py reads): at `exit`, after the last step."""
+
+    act: ClassVar[str]
+    moments = ("start", "step", "ckpt", "exit")
+    before_submit = True
+    culprit = "rank"
+
+    def plant(self, ctx) -> None:
+        who = "all" if self.act == "exit1" else f"rank{ctx.planted.rank}"
+        (ctx.planted.run / "faults").mkdir(parents=True, exist_ok=True)
+        (ctx.planted.run / "faults" / f"{who}.{self.act}").write_text(f"{ctx.planted.step}\n")
+
+
+class Exception_(JobAct):
+    name = "exception"
+    act = "exception"
+    why = ("code",)
+
+
+class Oom(JobAct):
+    name = "oom"  # the job's own simulated torch.OutOfMemoryError (no GPU here): its message, its exit
+    act = "oom"
+    why = ("oom",)
+
+
+class Exit0(JobAct):
+    name = "exit0"  # one rank leaves early with code 0; its peers wait in the next collective
+    act = "exit0"
+    moments = ("start", "step", "ckpt")
+    why = ("hang", "desync", "code")
+
+
+class AllExit1(JobAct):
+    name = "allexit1"  # every rank os._exit(1) (no exit record): a code failure, no node at fault (issue 43)
+    act = "exit1"
+    why = ("code",)
+    culprit = None
+
+
+def node_pids(ctx, node: str) -> list[int]:
+    """Every process in the node's network namespace but its holder (sshd): what dies when the node dies."""
+    cl = ctx.cluster
+    ns = os.stat(f"/run/netns/{cl.netns(node)}").st_ino
+    holder = cl.holder_pid(cl.node(node))
+    out = []
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit() and int(p.name) != holder:
+            try:
+                if os.stat(p / "ns" / "net").st_ino == ns:
+                    out.append(int(p.name))
+            except OSError:
+                continue
+    return out
+
+
+class NodeKill(Fault):
+    """Every process of the victim's node killed (its slurmd first), as when a node crashes; the node comes back
+    (slurmd restarted, resumed) once the job is over."""
+
+    name = "nodekill"
+    moments = ("step", "ckpt")
+    backends = ("slurm", "mpirun")
+    outcome = "COMPLETED"  # --retries 1: the second attempt runs without it
+    why = ("node",)
+    culprit = "node"
+    retried = True
+
+    def plant(self, ctx) -> None:
+        node = ctx.planted.node
+        assert node
+        slurmd = read_pid(ctx.cluster.slurm.dir / f"slurmd-{node}.pid") if ctx.backend == "slurm" else None
+        hit = False
+        for pid in [slurmd, *node_pids(ctx, node)]:
+            try:
+                if pid:
+                    os.kill(pid, signal.SIGKILL)
+                    hit = True
+            except ProcessLookupError:
+                pass
+        ctx.planted.landed = hit
+
+    def heal(self, ctx) -> None:
+        if ctx.backend != "slurm":
+            return
+        cl, node = ctx.cluster, ctx.planted.node
+        cl.slurm.start_slurmd(cl.node(node), cl.holder_pid(cl.node(node)))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], env=ctx.env,
+                           capture_output=True, timeout=20)  # fmt: skip
+            if cl.slurm.node_states().get(node, "").startswith(("idle", "mix", "alloc")):
+                return
+            time.sleep(1)
+        ctx.planted.note = f"{node} did not come back idle"
+
+
+class Cancel(Fault):
+    name = "cancel"  # the user's `clusterdoc cancel JOB`
+    outcome = "CANCELLED"
+    why = ("scheduler",)
+
+    def plant(self, ctx) -> None:
+        res = subprocess.run(ctx.clusterdoc_argv("cancel", ctx.job_dir.name), cwd=ctx.planted.run, env=ctx.env,
+                             capture_output=True, text=True, timeout=120)  # fmt: skip
+        ctx.planted.note = (res.stdout + res.stderr).strip()[-300:]
+
+
+class CtldRestart(Fault):
+    name = "ctldrestart"  # slurmctld stopped for a while, then back with its saved state
+    backends = ("slurm",)
+    outcome = "COMPLETED"
+    outage = 8.0
+
+    def plant(self, ctx) -> None:
+        ctx.cluster.slurm.stop_ctld()
+        try:
+            time.sleep(self.outage)
+        finally:
+            ctx.cluster.slurm.restart_ctld()
+
+
+CATALOG: dict[str, type[Fault]] = {
+    f.name: f for f in (Kill9, StopForever, StopWhile, Exception_, Oom, Exit0, AllExit1, NodeKill, Cancel, CtldRestart)
+}
+
+
+def kinds_for(backend: str) -> list[str]:
+    return [name for name, f in CATALOG.items() if backend in f.backends]

@@ -1,0 +1,25 @@
+"""The short fault campaign (issue 43) in CI: a fixed seed, eight jobs of eight kinds on the test cluster's Slurm
+(its draws: exit0, exception, cancel, kill9, stop, allexit1, oom, pause; tests/faults: a fault planted at a random
+moment in each, every invariant checked after each). The long one is `make faults`; docs/reliability.md has its
+figures."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from tests.faults.__main__ import campaign, parse
+
+pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+KINDS = "kill9,stop,pause,exception,oom,exit0,allexit1,cancel,ctldrestart"  # nodekill: ~2 min a job, `make faults`
+
+
+def test_a_short_campaign_breaks_no_invariant(cpu_cluster, tmp_path):
+    args = parse(["--backend", "slurm", "--jobs", "8", "--seed", "254", "--kinds", KINDS, "--work", str(tmp_path)])
+    out = io.StringIO()
+    report = campaign(args, cpu_cluster, out)
+    table = out.getvalue()
+    assert len(report["jobs"]) == 8 and report["seed"] == 254, table
+    assert len({j["fault"] for j in report["jobs"]}) >= 5, table  # the seed draws across the kinds
+    assert not [j for j in report["jobs"] if j["violations"]], table
