@@ -325,3 +325,24 @@ def test_a_job_stopped_because_rank_0s_store_went_silent_is_a_hang_of_rank_0_not
     c = verdict.judge(ev).cause
     assert c.category == "hang" and c.ranks == [0] and not c.retry, (c.category, c.headline)
     assert "rank 0 stopped answering" in c.headline and "node1" in c.next_step
+
+
+def test_an_exit_code_without_an_exception_on_record_is_a_candidate_not_the_codes_failure():
+    # issue 43's campaign (mpirun, seed 771996, job 47): rank 2 SIGSTOPped before the rendezvous; rank 0 left with
+    # exit 1 and no exception on record (clusterdoc.run: "could not meet the other ranks"), the others were
+    # stopped. Judged "code: rank 0 raised exit code 1" before: a confident wrong kind.
+    ranks = [
+        evidence.RankFacts(rank=0, host="node1", code=1, recorded=True),
+        evidence.RankFacts(rank=1, host="node2", code=None, recorded=False),
+        evidence.RankFacts(rank=2, host="node3", code=None, recorded=False),
+    ]
+    ev = evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)
+    c = verdict.judge(ev).cause
+    assert c is not None and c.category == "unknown", (c.category, c.headline)
+    assert c.ranks == [0] and c.candidates == ["code: rank 0 on node1 exited with code 1, no exception on record"], (
+        c.candidates)
+    # an exception on record stays the code's failure
+    ranks[0] = evidence.RankFacts(rank=0, host="node1", code=1, recorded=True,
+                                  raised={"type": "ValueError", "message": "bad", "file": "/x/train.py", "line": 7})
+    c = verdict.judge(evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)).cause
+    assert c.category == "code" and c.ranks == [0] and "train.py:7" in c.headline, (c.category, c.headline)

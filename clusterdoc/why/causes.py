@@ -452,10 +452,15 @@ def rank_exception(ev: Evidence, found: Found) -> Found:
             func = f" in {raised.get('func')}" if raised.get("func") else ""
         else:
             fix, func = f"see rank {r.rank}'s log (clusterdoc logs JOB --rank {r.rank})", ""
+        # an exit code without an exception on record (sys.exit, or clusterdoc.run's own "could not meet the other
+        # ranks" when a peer never came): the code's failure only as a candidate (issue 43's campaign: a rank
+        # SIGSTOPped before the rendezvous made rank 0 exit 1, and that was judged rank 0's code)
         out.append(
             Cause(
                 "code",
-                f"rank {r.rank}{_on(r)} raised {exc.split(chr(10))[0]}" + (f" at {where}" if raised else ""),
+                f"rank {r.rank}{_on(r)} raised {exc.split(chr(10))[0]} at {where}"
+                if raised
+                else f"rank {r.rank}{_on(r)} exited with code {r.code}, no exception on record",
                 _t(r.ended),
                 ranks=[r.rank],
                 nodes=[r.host] if r.host else [],
@@ -463,6 +468,7 @@ def rank_exception(ev: Evidence, found: Found) -> Found:
                 + ([f"rank {r.rank}: {r.cuda}"] if r.cuda else []),
                 explains=[r.rank],
                 next_step=fix,
+                weak=not raised,
             )
         )
     return out
