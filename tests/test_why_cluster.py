@@ -60,25 +60,10 @@ def cli(cluster, cwd, *args, timeout=300, **kw):
                           capture_output=True, text=True, timeout=timeout, **kw)
 
 
-def node_pids(cluster, name: str) -> list[int]:
-    """Every process in the node's network namespace but its holder (sshd): what dies when the node dies."""
-    ns = os.stat(f"/run/netns/{cluster.netns(name)}").st_ino
-    holder = cluster.holder_pid(cluster.node(name))
-    out = []
-    for p in Path("/proc").iterdir():
-        if p.name.isdigit() and int(p.name) != holder:
-            try:
-                if os.stat(p / "ns" / "net").st_ino == ns:
-                    out.append(int(p.name))
-            except OSError:
-                continue
-    return out
-
-
 def kill_node(cluster, name: str) -> None:
     """The node crashes: its slurmd first (it would restart nothing), then every process on it, SIGKILL."""
     slurmd = read_pid(cluster.slurm.dir / f"slurmd-{name}.pid")
-    for pid in [slurmd, *node_pids(cluster, name)]:
+    for pid in [slurmd, *cluster.node_pids(name)]:
         try:
             os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, TypeError):

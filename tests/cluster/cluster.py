@@ -173,6 +173,20 @@ class Cluster:
             return pid
         return None
 
+    def node_pids(self, name: str) -> list[int]:
+        """Every process in the node's network namespace but its holder (sshd): what dies when the node dies."""
+        ns = os.stat(f"/run/netns/{self.netns(name)}").st_ino
+        holder = self.holder_pid(self.node(name))
+        out = []
+        for p in Path("/proc").iterdir():
+            if p.name.isdigit() and int(p.name) != holder:
+                try:
+                    if os.stat(p / "ns" / "net").st_ino == ns:
+                        out.append(int(p.name))
+                except OSError:
+                    continue
+        return out
+
     def is_running(self) -> bool:
         state = self._state()
         if not state:

@@ -141,22 +141,6 @@ class AllExit1(JobAct):
     culprit = None
 
 
-def node_pids(ctx, node: str) -> list[int]:
-    """Every process in the node's network namespace but its holder (sshd): what dies when the node dies."""
-    cl = ctx.cluster
-    ns = os.stat(f"/run/netns/{cl.netns(node)}").st_ino
-    holder = cl.holder_pid(cl.node(node))
-    out = []
-    for p in Path("/proc").iterdir():
-        if p.name.isdigit() and int(p.name) != holder:
-            try:
-                if os.stat(p / "ns" / "net").st_ino == ns:
-                    out.append(int(p.name))
-            except OSError:
-                continue
-    return out
-
-
 class NodeKill(Fault):
     """Every process of the victim's node killed (its slurmd first), as when a node crashes; the node comes back
     (slurmd restarted, resumed) once the job is over."""
@@ -174,7 +158,7 @@ class NodeKill(Fault):
         assert node
         slurmd = read_pid(ctx.cluster.slurm.dir / f"slurmd-{node}.pid") if ctx.backend == "slurm" else None
         hit = False
-        for pid in [slurmd, *node_pids(ctx, node)]:
+        for pid in [slurmd, *ctx.cluster.node_pids(node)]:
             try:
                 if pid:
                     os.kill(pid, signal.SIGKILL)
