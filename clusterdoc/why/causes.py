@@ -562,19 +562,18 @@ def _fill_in(out: Found) -> Found:
     return [c for c in out if c.rule != "merged"]
 
 
-# a rank killed by SIGKILL, said alone: the host's OOM killer most often, but a time limit, a preemption, an
-# eviction or a user's kill -9 print the same line; the node's kernel log or Slurm's record decides
-SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill")
 
 
 def _candidates(sig) -> list[str]:
+    from clusterdoc.why import signatures
+
     if sig.name == "python-exception-unsure":
         return [
             "code: the script's own error (the exception's line and the code around it)",
             "network or environment: a connection, a download or a device the exception reached (its message)",
             "node: a CUDA or driver error of the GPU (the node's XIDs: clusterdoc check on it)",
         ]
-    if sig.name in SIGKILL_SIGNS:
+    if sig.name in signatures.SIGKILL_SIGNS:
         return [
             "oom: the host's OOM killer (the node's dmesg: 'Out of memory: Killed process'; sacct -j JOB -o MaxRSS)",
             "scheduler: Slurm or the cluster killed it (a time limit, a preemption, scancel, a pod eviction: sacct -j "
@@ -586,6 +585,18 @@ def _candidates(sig) -> list[str]:
             "environment: the launcher or the script's command is not installed on that node (its PATH, the module, "
             "the container)",
             "a profile or module line that failed harmlessly: the job's failure is elsewhere (the ranks' logs, sacct)",
+        ]
+    if sig.name == "missing-on-a-node":
+        return [
+            "node: that node lacks what the others have (its mount of the shared software, its image): clusterdoc "
+            "check on it; exclude it (--exclude, submit --retries)",
+            "environment: the command is installed on no node (its PATH, the module, the container)",
+        ]
+    if sig.name == "segfault-at-exit":
+        return [
+            "environment: a library crashed in its cleanup at exit (MPI, NCCL, a driver: its version against what "
+            "it was built for); the job's work may be complete",
+            "code: the job's own code left the library in a bad state (a handle freed twice, a thread still running)",
         ]
     if sig.name == "unspecified-launch-failure":
         return [

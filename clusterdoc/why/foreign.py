@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import asdict
 
-from clusterdoc.why import logs
+from clusterdoc.why import logs, signatures
 from clusterdoc.why.evidence import Evidence, RankFacts
 
 # a launcher's own exception after a rank failed, a stop, or a wrapper of the real ones: never the cause
@@ -125,6 +125,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         for n, raised in f.unranked_loose[-1:]:
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    _phase_signs(f, signs)
     by_rank: dict = {}
     for s in signs:
         by_rank.setdefault(s["rank"], []).append(s)
@@ -156,6 +157,26 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     ev.culprits = culprit_lines(f)
     ev.barrier = list(f.barrier)
     return ev
+
+
+# a segfault's signature lines, and how far around one a cleanup frame or line belongs to it (its backtrace)
+SEGV_NEAR = 40
+LOADING_NEAR = 20  # lines from a loading line to the SIGKILL that ended it
+
+
+def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
+    """What the job was doing when it died reads a signature better: a segfault with a library's cleanup around it
+    (MPI_Finalize, atexit, a destructor) happened after the work (a candidate, not the code); a SIGKILL right
+    after a loading line is the host's OOM killer at memory's peak (not a time limit or a user); a command missing
+    where a task ran, in a log of several nodes, may be that node's lack (a candidate: node or environment)."""
+    nodes = f.hosts | {t["node"] for t in f.srun_tasks} | {e.get("node") for e in f.slurm_ends if e.get("node")}
+    for s in signs:
+        if s["sig"] in signatures.MISSING_SIGNS and len(nodes) > 1:
+            s["sig"] = "missing-on-a-node"  # the others may have run it: that node, or every node
+        elif s["sig"] in signatures.SEGV_SIGNS and any(abs(n - s["line"]) <= SEGV_NEAR for n in f.cleanup_at):
+            s["sig"] = "segfault-at-exit"
+        elif s["sig"] in signatures.SIGKILL_SIGNS and any(0 <= s["line"] - n <= LOADING_NEAR for n in f.loading_at):
+            s["sig"], s["category"] = "sigkill-loading", "oom"
 
 
 def culprit_lines(f: logs.LogFacts) -> list[dict]:
@@ -307,11 +328,16 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     # 8-15 are another node's lines not pasted, not ranks that are missing
     low = 0 if min(seen) < 8 else min(seen)
     missing = sorted(set(range(low, top + 1)) - seen) if top < logs.MAX_RANKS_LISTED else []
+    # every rank in the log timed out: which one is behind is not in the log. A rank absent from a paste is not
+    # named by it (users paste some ranks' lines): it is the first candidate, never a verdict
     return {
         **base,
-        "thin": not missing,  # which rank (or node) they wait for is not in the log: a hang, a dead node, a link
+        "thin": True,
+        "odd": missing[:1] if len(missing) == 1 else [],
         "candidates": [
-            "hang: a rank not in this log was stuck before the collective (its log, py-spy dump)",
+            (f"hang: {_rs(missing[:32])}, not in this log, was stuck or dead before the collective (its log, "
+             "py-spy dump)" if missing else
+             "hang: a rank not in this log was stuck before the collective (its log, py-spy dump)"),
             "node: that rank's process or node died without a word (the node's kernel log: XIDs, the OOM killer)",
             "network: the collective's traffic stalled between nodes (NCCL_DEBUG=INFO, clusterdoc check --perf)",
         ],

@@ -25,6 +25,13 @@ MAX_FRAMES = 64  # frames kept per traceback (the innermost ones)
 MAX_HITS = 2000  # signature lines kept per log (the first ones: the cause is early, effects repeat)
 MAX_HITS_PER_SIG = 64  # of one signature: a flood of one line (every rank's "Connection reset") crowds out no other
 MAX_PEERS = 16
+MAX_PHASE = 64
+# words of a library's cleanup after the work (a backtrace's frame, a log line): a crash there is not the job's code
+CLEANUP_WORDS = ("finalize", "Finalize", "FINALIZE", "atexit", "at_exit", "cleanup", "Cleanup", "__del__",
+                 "destroy_process_group", "shutdown", "Shutdown", "teardown", "_fini", "exit_handler")  # fmt: skip
+# a model's weights being read (transformers' progress bar, a framework's own line): host memory's peak
+LOADING_WORDS = ("Loading checkpoint shards", "Loading checkpoint", "loading checkpoint", "Loading model",
+                 "Loading weights", "Loading safetensors")  # fmt: skip
 MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world size
 
 # a frame line of a Python traceback; frames in these folders are libraries, not the user's code
@@ -154,6 +161,10 @@ class LogFacts:
     nccl_warns: list[tuple[str, str]] = field(default_factory=list)
     hosts: set[str] = field(default_factory=set)
     process_groups: set[str] = field(default_factory=set)  # torch's "[PG ID N" in its lines: several groups
+    # what the job was doing, by the lines that say it (the last MAX_PHASE of each): a library's cleanup at exit
+    # (MPI_Finalize, atexit, a destructor) and a model's weights being loaded (host memory's peak)
+    cleanup_at: list[int] = field(default_factory=list)
+    loading_at: list[int] = field(default_factory=list)
 
 
 class _Traceback:
@@ -251,6 +262,14 @@ class Scanner:
         self._slurm(n, line)
         self._torchrun(n, line, host)
         self._mpi(n, line)
+        self._phase(n, line)
+
+    def _phase(self, n: int, line: str) -> None:
+        f = self.facts
+        for words, at in ((CLEANUP_WORDS, f.cleanup_at), (LOADING_WORDS, f.loading_at)):
+            if any(w in line for w in words):
+                del at[: -MAX_PHASE + 1]
+                at.append(n)
 
     # --- the parts of a line ---
     def _traceback(self, key: object, n: int, line: str, rl: RankLog | None) -> None:
