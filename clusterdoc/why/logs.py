@@ -38,6 +38,9 @@ MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world s
 _FRAME = re.compile(r'\s{0,16}File "([^"\n]{1,1024})", line (\d{1,9}), in (\S{1,200})')
 _LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "/clusterdoc/")
 _EXC_LINE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt|Exit|Warning)\w{0,40}): ?(.*)")
+# a wrapper that names the exception it carries: Ray's "ray.exceptions.RayTaskError(ValueError): ray::Actor.run()
+# ...", the same for an actor's (the inner type is the failure; the wrapper is how it reached the driver)
+_EXC_WRAPPED = re.compile(r"[A-Za-z_][\w.]{0,200}?Error\(([A-Za-z_]\w{0,80}?(?:Error|Exception|Interrupt|Exit)\w{0,40})\): ?(.*)")
 _EXC_BARE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt))\s*$")
 
 # a peer's connection lost: gloo (pair.cc), NCCL (socket.cc, net_ib), torch's TCPStore
@@ -198,11 +201,11 @@ class _Traceback:
 
 
 def _raised(line: str, frames: list[tuple[str, int, str]]) -> Raised | None:
-    m = _EXC_LINE.match(line) or _EXC_BARE.match(line)
+    m = _EXC_LINE.match(line) or _EXC_WRAPPED.match(line) or _EXC_BARE.match(line)
     if not m:
         return None
     exc_type = m.group(1).rsplit(".", 1)[-1]
-    message = (m.group(2) if m.re is _EXC_LINE else "").strip()
+    message = (m.group(2) if m.re is not _EXC_BARE else "").strip()
     own = [f for f in frames if not any(lib in f[0] for lib in _LIBRARY)]
     if not (own or frames):
         return Raised(exc_type, message)
