@@ -189,10 +189,10 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
         t = min(roots, key=lambda t: (t.get("time") or "~", t["line"]))
         out.append({"rank": t["rank"], "node": t.get("host"), "line": max(r["line"] for r in roots),
                     "how": "torchrun's Root Cause", "exitcode": t.get("exitcode")})  # fmt: skip
-    for t in f.srun_tasks:
-        if t["tasks"].isdigit() and t["what"].startswith(SRUN_FAILED):
-            out.append({"rank": int(t["tasks"]), "node": t["node"], "line": t["line"], "how": "srun's task line",
-                        "exitcode": None})  # fmt: skip
+    for t in f.srun_tasks:  # "tasks 0-3" (several tasks of one node): the node, not a rank
+        if t["what"].startswith(SRUN_FAILED):
+            out.append({"rank": int(t["tasks"]) if t["tasks"].isdigit() else None, "node": t["node"],
+                        "line": t["line"], "how": "srun's task line", "exitcode": None})  # fmt: skip
     out += [dict(m, exitcode=None) for m in f.mpi]
     if not roots and len(f.hosts) <= 1 and all(r < 8 for r in f.ranks):  # one node: a local rank is the rank
         out += [dict(m, exitcode=None) for m in f.local]

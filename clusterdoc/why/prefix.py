@@ -7,12 +7,13 @@ Forms read (each from real logs, tests/fixtures/why/real/SOURCES.md), in any nes
     node-12:3: ...            a host and a rank
     gpu-3:1234:1290 [3] ...   NCCL's host:pid:tid [device] (the host; the device is no rank)
     (RayTrainWorker pid=N, ip=10.0.0.2) ...   Ray's worker prefix (the host)
+    [proxy:0:1@node12] ...    MPICH's Hydra proxy (the host)
     [default0]:[rank12]: ...  torchrun --tee / --log-dir prefixes (local rank, then global rank)
     [default3]: ...           the same without the global rank: local rank 3 (the rank where the log is one node's)
     [rank: 3] ...  rank: 3 | ...   Lightning's rank_zero loggers; ParlAI/loguru-style "rank: N |"
     10.3.0.41: [rank22]: ...  the DeepSpeed launcher over pdsh (the host first)
     worker-1: ...             pdsh's host prefix alone
-    [1,3]<stderr>: ...        Open MPI's mpirun --tag-output ([job,rank]<stream>:)
+    [1,3]<stderr>: ...        Open MPI's mpirun --tag-output ([job,rank]<stream>:); [3]<stderr>: horovodrun's
     3: ...                    srun --label
     [2024-03-18 17:38:50,208] 2024-03-18T17:38:50.1Z  time stamps (skipped)
 
@@ -38,6 +39,7 @@ _RANK_TOKENS = [
     re.compile(r"[\[(](?:rank|RANK|Rank):? ?(\d{1,7})(?:/\d{1,7})?[\])]:?\s?"),
     re.compile(r"(?:rank|RANK|Rank): {0,2}(\d{1,7}) \|\s?"),  # rank: 3 | ... (ParlAI pads: "rank:  3 |")
     re.compile(r"\[\d{1,7},(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # Open MPI --tag-output
+    re.compile(r"\[(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # horovodrun's own (gloo) launcher
     re.compile(r"(?:rank|RANK|Rank) ?(\d{1,7})(?:/\d{1,7})?: "),  # rank3: RANK 3: Rank 3/8: (a script's print)
     re.compile(r"\[(\d{1,7})\]: "),  # [3]: (a launcher's rank tag; "[80746] [rank0]" is a pid, no colon)
 ]
@@ -50,6 +52,7 @@ _HOST = re.compile(r"([A-Za-z0-9][\w.-]{0,62}): |([A-Za-z0-9][\w.-]{0,62}) \[(?:
 _HOST_FORMS = [
     re.compile(r"([A-Za-z0-9][\w.-]{0,62}):\d{1,10}:\d{1,10} \[\d{1,4}\] "),
     re.compile(r"\((?:[\w.:]{1,64} )?pid=\d{1,10}, ip=([\w.:-]{1,63})\) "),
+    re.compile(r"\[proxy:[\d:]{1,20}@([\w.-]{1,63})\] "),  # MPICH's (and Intel MPI's) Hydra proxy of a node
 ]
 _HOST_RANK = re.compile(r"((?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]{0,62}):(\d{1,7}): ")
 _HOST_LIKE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]{0,30}(?:[.-][\w-]{1,30}){0,6}")
