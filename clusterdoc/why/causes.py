@@ -562,8 +562,6 @@ def _fill_in(out: Found) -> Found:
     return [c for c in out if c.rule != "merged"]
 
 
-
-
 def _candidates(sig) -> list[str]:
     from clusterdoc.why import signatures
 

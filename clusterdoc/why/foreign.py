@@ -335,9 +335,12 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         "thin": True,
         "odd": missing[:1] if len(missing) == 1 else [],
         "candidates": [
-            (f"hang: {_rs(missing[:32])}, not in this log, was stuck or dead before the collective (its log, "
-             "py-spy dump)" if missing else
-             "hang: a rank not in this log was stuck before the collective (its log, py-spy dump)"),
+            (
+                f"hang: {_rs(missing[:32])}, not in this log, was stuck or dead before the collective (its log, "
+                "py-spy dump)"
+                if missing
+                else "hang: a rank not in this log was stuck before the collective (its log, py-spy dump)"
+            ),
             "node: that rank's process or node died without a word (the node's kernel log: XIDs, the OOM killer)",
             "network: the collective's traffic stalled between nodes (NCCL_DEBUG=INFO, clusterdoc check --perf)",
         ],

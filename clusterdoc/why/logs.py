@@ -40,7 +40,9 @@ _LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "/clusterdoc/"
 _EXC_LINE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt|Exit|Warning)\w{0,40}): ?(.*)")
 # a wrapper that names the exception it carries: Ray's "ray.exceptions.RayTaskError(ValueError): ray::Actor.run()
 # ...", the same for an actor's (the inner type is the failure; the wrapper is how it reached the driver)
-_EXC_WRAPPED = re.compile(r"[A-Za-z_][\w.]{0,200}?Error\(([A-Za-z_]\w{0,80}?(?:Error|Exception|Interrupt|Exit)\w{0,40})\): ?(.*)")
+_EXC_WRAPPED = re.compile(
+    r"[A-Za-z_][\w.]{0,200}?Error\(([A-Za-z_]\w{0,80}?(?:Error|Exception|Interrupt|Exit)\w{0,40})\): ?(.*)"
+)
 _EXC_BARE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt))\s*$")
 
 # a peer's connection lost: gloo (pair.cc), NCCL (socket.cc, net_ib), torch's TCPStore
