@@ -80,6 +80,8 @@ def test_host_prefixes_name_the_host_and_no_rank(line, host):
         "foo.c:12: error: expected ';'",
         "Epoch 3: 100%|##########| 588/588",
         "[80746] [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] x",  # a pid, then the rank (0)
+        "node1:29500: Connection refused",  # a host's port, not a rank
+        "[3]: ",  # torchrun's failure table's entry header (accelerate-1519), a trailing blank pasted after it
     ],
 )
 def test_what_is_not_a_rank_tag(line):

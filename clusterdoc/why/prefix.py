@@ -40,8 +40,9 @@ _RANK_TOKENS = [
     re.compile(r"(?:rank|RANK|Rank): {0,2}(\d{1,7}) \|\s?"),  # rank: 3 | ... (ParlAI pads: "rank:  3 |")
     re.compile(r"\[\d{1,7},(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # Open MPI --tag-output
     re.compile(r"\[(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # horovodrun's own (gloo) launcher
-    re.compile(r"(?:rank|RANK|Rank) ?(\d{1,7})(?:/\d{1,7})?: "),  # rank3: RANK 3: Rank 3/8: (a script's print)
-    re.compile(r"\[(\d{1,7})\]: "),  # [3]: (a launcher's rank tag; "[80746] [rank0]" is a pid, no colon)
+    re.compile(r"(?:rank|RANK|Rank) ?(\d{1,7})(?:/\d{1,7})?: (?=\S)"),  # rank3: RANK 3: Rank 3/8: (a script's print)
+    # [3]: (a launcher's rank tag; "[80746] [rank0]" is a pid, no colon; torchrun's table's "[0]:" ends its line)
+    re.compile(r"\[(\d{1,7})\]: (?=\S)"),
 ]
 _LOCAL = re.compile(r"\[default(\d{1,4})\]:\s?|\[\d{1,9}\] (?=\[)")  # torchrun's local rank; a tool's line number
 _SRUN = re.compile(r"\s{0,6}(\d{1,7}): ")  # srun --label
@@ -54,7 +55,7 @@ _HOST_FORMS = [
     re.compile(r"\((?:[\w.:]{1,64} )?pid=\d{1,10}, ip=([\w.:-]{1,63})\) "),
     re.compile(r"\[proxy:[\d:]{1,20}@([\w.-]{1,63})\] "),  # MPICH's (and Intel MPI's) Hydra proxy of a node
 ]
-_HOST_RANK = re.compile(r"((?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]{0,62}):(\d{1,7}): ")
+_HOST_RANK = re.compile(r"((?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]{0,62}):(\d{1,3}): ")  # "node1:29500: " is a port
 _HOST_LIKE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]{0,30}(?:[.-][\w-]{1,30}){0,6}")
 _NOT_HOSTS = frozenset(
     ("Traceback", "RuntimeError", "Error", "WARNING", "INFO", "ERROR", "DEBUG", "srun", "salloc", "sbatch",
