@@ -10,7 +10,6 @@ no hang report): where the lines do not say what failed, the verdict is "unknown
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import asdict
 
@@ -53,9 +52,6 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     ((), NCCL_WORDS, "nccl"),
 ]  # fmt: skip
 INF_SEQ = 1 << 62
-# ProcessGroupNCCL's and c10d's messages begin with the rank that raised them: "[Rank 3] ...", "[PG ID 0 PG GUID 0
-# Rank 3] ...", "[Rank 3]: ..." (a rank named later in the message is another one: "Rank 2 failed to pass ...")
-_RAISER = re.compile(r"\[(?:PG [^\]]{0,80}?)?[Rr]ank (\d{1,7})\]")
 # collectives whose input has the same size on every rank (not all-to-all, scatter, gather: sizes differ there)
 SAME_SIZE_OPS = ("BROADCAST", "ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE",
                  "REDUCE", "COALESCED")  # fmt: skip
@@ -111,7 +107,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
             rf.recorded, rf.code = True, 1
         ranks.append(rf)
     for n, raised in f.unranked_raised:  # torch's own "[Rank N] ..." at the message's start names who raised it
-        m = _RAISER.match(raised.message)
+        m = logs.SAYS_RANK.match(raised.message)
         exceptions.append({"rank": int(m.group(1)) if m else None, "host": None, "line": n, "raised": raised})
     # an exception line with no traceback around it (a partial paste): a rank's where it has no traceback; a
     # line without a rank only where the log has no traceback at all

@@ -64,7 +64,8 @@ _OOM_SIZE = re.compile(r"Tried to allocate ([\d.]{1,12} ?[KMGT]i?B)")
 _OOM_NEEDLES = ("CUDA out of memory", "OutOfMemoryError", "clusterdoc.run: OUT OF MEMORY", "CUDA error: out of memory",
                 "Cuda failure 'out of memory'")  # fmt: skip
 # ProcessGroupNCCL's and c10d's own "[Rank 3] ..." or "[PG ID 0 PG GUID 0 Rank 3] ...": the rank that printed it
-_SAYS_RANK = re.compile(r"\[(?:PG [^\]]{0,80}?)?Rank (\d{1,7})\]")
+# (a rank named later in a message without the brackets is another one: "Rank 2 failed to pass ...")
+SAYS_RANK = re.compile(r"\[(?:PG [^\]]{0,80}?)?[Rr]ank (\d{1,7})\]")
 _WD_HEAD = "aught collective operation timeout"  # "Watchdog caught ...", and torch 1.x's "Caught ..."
 _WD_RANK = re.compile(r"\[Rank (\d{1,7})\] (?:Watchdog caught|Caught collective)")
 _WD_SEQ = re.compile(r"SeqNum=(\d{1,19})")
@@ -397,7 +398,7 @@ class Scanner:
             m = _NCCL_HOST.match(line)
             host = m.group(1) if m and prefix.is_host(m.group(1)) else None
         if rank is None and "ank " in line:  # torch's "[Rank 3] ..." / "[PG 0 Rank 3] ..." in the line: who said it
-            m = _SAYS_RANK.search(line)
+            m = SAYS_RANK.search(line)
             rank = int(m.group(1)) if m else None
         if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
             return  # the same line again (NCCL repeats its warnings per channel)
