@@ -181,3 +181,21 @@ def test_srun_naming_several_tasks_of_one_node_names_the_node():
     unranked = "ValueError: bad sample\nsrun: error: frontier06754: tasks 0-7: Exited with exit code 1\n"
     cause = _judge(unranked)
     assert cause.category == "code" and cause.nodes == ["frontier06754"] and cause.ranks == []
+
+
+# a public thread's lines of a Jean Zay job (Slurm's own format: "DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS")
+NODE_FAILURE = (
+    "slurmstepd: error: *** STEP 1943824.0 ON jean-zay-iam17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE, "
+    "SEE SLURMCTLD LOG FOR DETAILS ***"
+)
+
+
+def test_slurms_node_failure_line_never_names_the_node_that_printed_it():
+    # slurmstepd on jean-zay-iam17 printed it: that node is alive; the failed one is another of the job's
+    cause = _judge(NODE_FAILURE)
+    assert (cause.category, cause.nodes) == ("node", [])
+    two = verdict.judge(foreign.evidence_from_output(NODE_FAILURE, "1", scontrol={"NodeList": "jean-zay-iam[17,37]"}))
+    assert two.cause is not None and two.cause.nodes == ["jean-zay-iam37"]
+    # srun's "Node failure on NODE" before it names the failed node itself
+    cause = _judge("srun: error: Node failure on jean-zay-iam37\n" + NODE_FAILURE)
+    assert (cause.category, cause.nodes) == ("node", ["jean-zay-iam37"])

@@ -74,16 +74,19 @@ def slurm_node_failure(ev: Evidence, found: Found) -> Found:
     due, reason, state = _slurm_end(ev)
     if reason != "NODE FAILURE":
         return []
-    node = (due or {}).get("node")
+    # slurmstepd's "*** JOB 7 ON node1 CANCELLED ... DUE TO NODE FAILURE" is printed BY node1, alive: the node that
+    # failed is another of the job's (Slurm's "Node failure on NODE" names it, read as its own line)
+    printer = (due or {}).get("node")
     listed = _node_names((ev.scheduler or {}).get("nodes"))
-    if not node and len(listed) == 1:
-        node = listed[0]
+    others = [n for n in listed if n != printer] if printer and len(listed) > 1 else listed
+    node = others[0] if len(others) == 1 else None
     if not node:  # accounting names the job's nodes, not which of them failed
-        some = ", ".join(listed[:8]) + (", ..." if len(listed) > 8 else "") if listed else "?"
+        some = ", ".join(others[:8]) + (", ..." if len(others) > 8 else "") if others else "?"
+        by = " but the one that printed Slurm's line" if printer else ""
         return [
             Cause(
                 "node",
-                f"Slurm reports a node failure (one of the job's nodes: {some})",
+                f"Slurm reports a node failure (one of the job's nodes: {some}{by})",
                 _t((due or {}).get("time")) + 1.0,
                 evidence=[_end_line(due, state, ev)],
                 explains=_stopped(ev),

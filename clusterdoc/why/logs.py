@@ -78,7 +78,8 @@ _WATCHDOG_AT = re.compile(r"\[(?:PG [^\]]{0,120}?)?Rank (\d{1,7})\] Exception \(
 _NCCL_WARN = re.compile(r"(?:(\S{1,128}?):\d{1,10}:\d{1,10} \[\d{1,4}\] )?(?:[\w/.]{1,200}:? ?\d{1,6} )?NCCL WARN (.*)")
 _NCCL_HOST = re.compile(r"\s{0,8}([A-Za-z0-9][\w.-]{0,62}):\d{1,10}:\d{1,10} \[\d{1,4}\] ")
 _SLURM_END = re.compile(
-    r"\*\*\* (JOB|STEP) ([\d.]{1,30}) ON (\S{1,128}) CANCELLED AT (\S{1,40})(?: DUE TO ([A-Z ]{1,40}?))?(?: \*\*\*|$)"
+    r"\*\*\* (JOB|STEP) ([\d.]{1,30}) ON (\S{1,128}) CANCELLED AT (\S{1,40})(?: DUE TO ([A-Z ]{1,40}?))?"
+    r"(?:, SEE SLURMCTLD LOG FOR DETAILS)?(?: \*\*\*|$)"  # Slurm's node failure adds where to look
 )
 _SRUN_TASK = re.compile(r"srun: error: (\S{1,128}): tasks? ([\d,-]{1,200}): (.{0,200})$")
 _TR_KEY = re.compile(r"\s{0,8}(time|host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
