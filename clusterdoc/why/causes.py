@@ -74,16 +74,19 @@ def slurm_node_failure(ev: Evidence, found: Found) -> Found:
     due, reason, state = _slurm_end(ev)
     if reason != "NODE FAILURE":
         return []
-    node = (due or {}).get("node")
+    # slurmstepd's "*** JOB 7 ON node1 CANCELLED ... DUE TO NODE FAILURE" is printed BY node1, alive: the node that
+    # failed is another of the job's (Slurm's "Node failure on NODE" names it, read as its own line)
+    printer = (due or {}).get("node")
     listed = _node_names((ev.scheduler or {}).get("nodes"))
-    if not node and len(listed) == 1:
-        node = listed[0]
+    others = [n for n in listed if n != printer] if printer and len(listed) > 1 else listed
+    node = others[0] if len(others) == 1 else None
     if not node:  # accounting names the job's nodes, not which of them failed
-        some = ", ".join(listed[:8]) + (", ..." if len(listed) > 8 else "") if listed else "?"
+        some = ", ".join(others[:8]) + (", ..." if len(others) > 8 else "") if others else "?"
+        by = " but the one that printed Slurm's line" if printer else ""
         return [
             Cause(
                 "node",
-                f"Slurm reports a node failure (one of the job's nodes: {some})",
+                f"Slurm reports a node failure (one of the job's nodes: {some}{by})",
                 _t((due or {}).get("time")) + 1.0,
                 evidence=[_end_line(due, state, ev)],
                 explains=_stopped(ev),
@@ -562,19 +565,16 @@ def _fill_in(out: Found) -> Found:
     return [c for c in out if c.rule != "merged"]
 
 
-# a rank killed by SIGKILL, said alone: the host's OOM killer most often, but a time limit, a preemption, an
-# eviction or a user's kill -9 print the same line; the node's kernel log or Slurm's record decides
-SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill")
-
-
 def _candidates(sig) -> list[str]:
+    from clusterdoc.why import signatures
+
     if sig.name == "python-exception-unsure":
         return [
             "code: the script's own error (the exception's line and the code around it)",
             "network or environment: a connection, a download or a device the exception reached (its message)",
             "node: a CUDA or driver error of the GPU (the node's XIDs: clusterdoc check on it)",
         ]
-    if sig.name in SIGKILL_SIGNS:
+    if sig.name in signatures.SIGKILL_SIGNS:
         return [
             "oom: the host's OOM killer (the node's dmesg: 'Out of memory: Killed process'; sacct -j JOB -o MaxRSS)",
             "scheduler: Slurm or the cluster killed it (a time limit, a preemption, scancel, a pod eviction: sacct -j "
@@ -586,6 +586,18 @@ def _candidates(sig) -> list[str]:
             "environment: the launcher or the script's command is not installed on that node (its PATH, the module, "
             "the container)",
             "a profile or module line that failed harmlessly: the job's failure is elsewhere (the ranks' logs, sacct)",
+        ]
+    if sig.name == "missing-on-a-node":
+        return [
+            "node: that node lacks what the others have (its mount of the shared software, its image): clusterdoc "
+            "check on it; exclude it (--exclude, submit --retries)",
+            "environment: the command is installed on no node (its PATH, the module, the container)",
+        ]
+    if sig.name == "segfault-at-exit":
+        return [
+            "environment: a library crashed in its cleanup at exit (MPI, NCCL, a driver: its version against what "
+            "it was built for); the job's work may be complete",
+            "code: the job's own code left the library in a bad state (a handle freed twice, a thread still running)",
         ]
     if sig.name == "unspecified-launch-failure":
         return [

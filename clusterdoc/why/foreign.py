@@ -10,11 +10,10 @@ no hang report): where the lines do not say what failed, the verdict is "unknown
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import asdict
 
-from clusterdoc.why import logs
+from clusterdoc.why import logs, signatures
 from clusterdoc.why.evidence import Evidence, RankFacts
 
 # a launcher's own exception after a rank failed, a stop, or a wrapper of the real ones: never the cause
@@ -53,9 +52,6 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     ((), NCCL_WORDS, "nccl"),
 ]  # fmt: skip
 INF_SEQ = 1 << 62
-# ProcessGroupNCCL's and c10d's messages begin with the rank that raised them: "[Rank 3] ...", "[PG ID 0 PG GUID 0
-# Rank 3] ...", "[Rank 3]: ..." (a rank named later in the message is another one: "Rank 2 failed to pass ...")
-_RAISER = re.compile(r"\[(?:PG [^\]]{0,80}?)?[Rr]ank (\d{1,7})\]")
 # collectives whose input has the same size on every rank (not all-to-all, scatter, gather: sizes differ there)
 SAME_SIZE_OPS = ("BROADCAST", "ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDUCE_SCATTER", "_REDUCE_SCATTER_BASE",
                  "REDUCE", "COALESCED")  # fmt: skip
@@ -111,7 +107,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
             rf.recorded, rf.code = True, 1
         ranks.append(rf)
     for n, raised in f.unranked_raised:  # torch's own "[Rank N] ..." at the message's start names who raised it
-        m = _RAISER.match(raised.message)
+        m = logs.SAYS_RANK.match(raised.message)
         exceptions.append({"rank": int(m.group(1)) if m else None, "host": None, "line": n, "raised": raised})
     # an exception line with no traceback around it (a partial paste): a rank's where it has no traceback; a
     # line without a rank only where the log has no traceback at all
@@ -125,6 +121,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         for n, raised in f.unranked_loose[-1:]:
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    _phase_signs(f, signs)
     by_rank: dict = {}
     for s in signs:
         by_rank.setdefault(s["rank"], []).append(s)
@@ -158,6 +155,26 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     return ev
 
 
+# a segfault's signature lines, and how far around one a cleanup frame or line belongs to it (its backtrace)
+SEGV_NEAR = 40
+LOADING_NEAR = 20  # lines from a loading line to the SIGKILL that ended it
+
+
+def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
+    """What the job was doing when it died reads a signature better: a segfault with a library's cleanup around it
+    (MPI_Finalize, atexit, a destructor) happened after the work (a candidate, not the code); a SIGKILL right
+    after a loading line is the host's OOM killer at memory's peak (not a time limit or a user); a command missing
+    where a task ran, in a log of several nodes, may be that node's lack (a candidate: node or environment)."""
+    nodes = f.hosts | {t["node"] for t in f.srun_tasks} | {e.get("node") for e in f.slurm_ends if e.get("node")}
+    for s in signs:
+        if s["sig"] in signatures.MISSING_SIGNS and len(nodes) > 1:
+            s["sig"] = "missing-on-a-node"  # the others may have run it: that node, or every node
+        elif s["sig"] in signatures.SEGV_SIGNS and any(abs(n - s["line"]) <= SEGV_NEAR for n in f.cleanup_at):
+            s["sig"] = "segfault-at-exit"
+        elif s["sig"] in signatures.SIGKILL_SIGNS and any(0 <= s["line"] - n <= LOADING_NEAR for n in f.loading_at):
+            s["sig"], s["category"] = "sigkill-loading", "oom"
+
+
 def culprit_lines(f: logs.LogFacts) -> list[dict]:
     """The lines that name the rank (and node) that failed first without saying how, in the log's order:
     torchrun's "Root Cause (first observed failure)" entry, srun's "srun: error: NODE: task N: Exited with exit
@@ -168,10 +185,10 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
         t = min(roots, key=lambda t: (t.get("time") or "~", t["line"]))
         out.append({"rank": t["rank"], "node": t.get("host"), "line": max(r["line"] for r in roots),
                     "how": "torchrun's Root Cause", "exitcode": t.get("exitcode")})  # fmt: skip
-    for t in f.srun_tasks:
-        if t["tasks"].isdigit() and t["what"].startswith(SRUN_FAILED):
-            out.append({"rank": int(t["tasks"]), "node": t["node"], "line": t["line"], "how": "srun's task line",
-                        "exitcode": None})  # fmt: skip
+    for t in f.srun_tasks:  # "tasks 0-3" (several tasks of one node): the node, not a rank
+        if t["what"].startswith(SRUN_FAILED):
+            out.append({"rank": int(t["tasks"]) if t["tasks"].isdigit() else None, "node": t["node"],
+                        "line": t["line"], "how": "srun's task line", "exitcode": None})  # fmt: skip
     out += [dict(m, exitcode=None) for m in f.mpi]
     if not roots and len(f.hosts) <= 1 and all(r < 8 for r in f.ranks):  # one node: a local rank is the rank
         out += [dict(m, exitcode=None) for m in f.local]
@@ -307,11 +324,19 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     # 8-15 are another node's lines not pasted, not ranks that are missing
     low = 0 if min(seen) < 8 else min(seen)
     missing = sorted(set(range(low, top + 1)) - seen) if top < logs.MAX_RANKS_LISTED else []
+    # every rank in the log timed out: which one is behind is not in the log. A rank absent from a paste is not
+    # named by it (users paste some ranks' lines): it is the first candidate, never a verdict
     return {
         **base,
-        "thin": not missing,  # which rank (or node) they wait for is not in the log: a hang, a dead node, a link
+        "thin": True,
+        "odd": missing[:1] if len(missing) == 1 else [],
         "candidates": [
-            "hang: a rank not in this log was stuck before the collective (its log, py-spy dump)",
+            (
+                f"hang: {_rs(missing[:32])}, not in this log, was stuck or dead before the collective (its log, "
+                "py-spy dump)"
+                if missing
+                else "hang: a rank not in this log was stuck before the collective (its log, py-spy dump)"
+            ),
             "node: that rank's process or node died without a word (the node's kernel log: XIDs, the OOM killer)",
             "network: the collective's traffic stalled between nodes (NCCL_DEBUG=INFO, clusterdoc check --perf)",
         ],

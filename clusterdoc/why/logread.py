@@ -96,9 +96,16 @@ def _signature_words() -> tuple[bytes, ...]:
     return tuple(out)
 
 
+def _phase_words() -> tuple[bytes, ...]:
+    """The lines that say what a job was doing when it died (why/logs.py: a library's cleanup, weights loading)."""
+    from clusterdoc.why.logs import CLEANUP_WORDS, LOADING_WORDS
+
+    return tuple(w.encode() for w in CLEANUP_WORDS + LOADING_WORDS)
+
+
 # a needle that holds one of the words above is found through that word: grep looks for fewer strings, the same
 # lines match
-WORDS = WORDS + tuple(w for w in _signature_words() if not any(g in w for g in WORDS))
+WORDS = WORDS + tuple(w for w in _signature_words() + _phase_words() if not any(g in w for g in WORDS))
 
 
 @dataclass

@@ -25,12 +25,24 @@ MAX_FRAMES = 64  # frames kept per traceback (the innermost ones)
 MAX_HITS = 2000  # signature lines kept per log (the first ones: the cause is early, effects repeat)
 MAX_HITS_PER_SIG = 64  # of one signature: a flood of one line (every rank's "Connection reset") crowds out no other
 MAX_PEERS = 16
+MAX_PHASE = 64
+# words of a library's cleanup after the work (a backtrace's frame, a log line): a crash there is not the job's code
+CLEANUP_WORDS = ("finalize", "Finalize", "FINALIZE", "atexit", "at_exit", "cleanup", "Cleanup", "__del__",
+                 "destroy_process_group", "shutdown", "Shutdown", "teardown", "_fini", "exit_handler")  # fmt: skip
+# a model's weights being read (transformers' progress bar, a framework's own line): host memory's peak
+LOADING_WORDS = ("Loading checkpoint shards", "Loading checkpoint", "loading checkpoint", "Loading model",
+                 "Loading weights", "Loading safetensors")  # fmt: skip
 MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world size
 
 # a frame line of a Python traceback; frames in these folders are libraries, not the user's code
 _FRAME = re.compile(r'\s{0,16}File "([^"\n]{1,1024})", line (\d{1,9}), in (\S{1,200})')
 _LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "/clusterdoc/")
 _EXC_LINE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt|Exit|Warning)\w{0,40}): ?(.*)")
+# a wrapper that names the exception it carries: Ray's "ray.exceptions.RayTaskError(ValueError): ray::Actor.run()
+# ...", the same for an actor's (the inner type is the failure; the wrapper is how it reached the driver)
+_EXC_WRAPPED = re.compile(
+    r"[A-Za-z_][\w.]{0,200}?Error\(([A-Za-z_]\w{0,80}?(?:Error|Exception|Interrupt|Exit)\w{0,40})\): ?(.*)"
+)
 _EXC_BARE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt))\s*$")
 
 # a peer's connection lost: gloo (pair.cc), NCCL (socket.cc, net_ib), torch's TCPStore
@@ -51,6 +63,9 @@ _CUDA = re.compile(
 _OOM_SIZE = re.compile(r"Tried to allocate ([\d.]{1,12} ?[KMGT]i?B)")
 _OOM_NEEDLES = ("CUDA out of memory", "OutOfMemoryError", "clusterdoc.run: OUT OF MEMORY", "CUDA error: out of memory",
                 "Cuda failure 'out of memory'")  # fmt: skip
+# ProcessGroupNCCL's and c10d's own "[Rank 3] ..." or "[PG ID 0 PG GUID 0 Rank 3] ...": the rank that printed it
+# (a rank named later in a message without the brackets is another one: "Rank 2 failed to pass ...")
+SAYS_RANK = re.compile(r"\[(?:PG [^\]]{0,80}?)?[Rr]ank (\d{1,7})\]")
 _WD_HEAD = "aught collective operation timeout"  # "Watchdog caught ...", and torch 1.x's "Caught ..."
 _WD_RANK = re.compile(r"\[Rank (\d{1,7})\] (?:Watchdog caught|Caught collective)")
 _WD_SEQ = re.compile(r"SeqNum=(\d{1,19})")
@@ -63,7 +78,8 @@ _WATCHDOG_AT = re.compile(r"\[(?:PG [^\]]{0,120}?)?Rank (\d{1,7})\] Exception \(
 _NCCL_WARN = re.compile(r"(?:(\S{1,128}?):\d{1,10}:\d{1,10} \[\d{1,4}\] )?(?:[\w/.]{1,200}:? ?\d{1,6} )?NCCL WARN (.*)")
 _NCCL_HOST = re.compile(r"\s{0,8}([A-Za-z0-9][\w.-]{0,62}):\d{1,10}:\d{1,10} \[\d{1,4}\] ")
 _SLURM_END = re.compile(
-    r"\*\*\* (JOB|STEP) ([\d.]{1,30}) ON (\S{1,128}) CANCELLED AT (\S{1,40})(?: DUE TO ([A-Z ]{1,40}?))?(?: \*\*\*|$)"
+    r"\*\*\* (JOB|STEP) ([\d.]{1,30}) ON (\S{1,128}) CANCELLED AT (\S{1,40})(?: DUE TO ([A-Z ]{1,40}?))?"
+    r"(?:, SEE SLURMCTLD LOG FOR DETAILS)?(?: \*\*\*|$)"  # Slurm's node failure adds where to look
 )
 _SRUN_TASK = re.compile(r"srun: error: (\S{1,128}): tasks? ([\d,-]{1,200}): (.{0,200})$")
 _TR_KEY = re.compile(r"\s{0,8}(time|host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
@@ -154,6 +170,10 @@ class LogFacts:
     nccl_warns: list[tuple[str, str]] = field(default_factory=list)
     hosts: set[str] = field(default_factory=set)
     process_groups: set[str] = field(default_factory=set)  # torch's "[PG ID N" in its lines: several groups
+    # what the job was doing, by the lines that say it (the last MAX_PHASE of each): a library's cleanup at exit
+    # (MPI_Finalize, atexit, a destructor) and a model's weights being loaded (host memory's peak)
+    cleanup_at: list[int] = field(default_factory=list)
+    loading_at: list[int] = field(default_factory=list)
 
 
 class _Traceback:
@@ -187,11 +207,11 @@ class _Traceback:
 
 
 def _raised(line: str, frames: list[tuple[str, int, str]]) -> Raised | None:
-    m = _EXC_LINE.match(line) or _EXC_BARE.match(line)
+    m = _EXC_LINE.match(line) or _EXC_WRAPPED.match(line) or _EXC_BARE.match(line)
     if not m:
         return None
     exc_type = m.group(1).rsplit(".", 1)[-1]
-    message = (m.group(2) if m.re is _EXC_LINE else "").strip()
+    message = (m.group(2) if m.re is not _EXC_BARE else "").strip()
     own = [f for f in frames if not any(lib in f[0] for lib in _LIBRARY)]
     if not (own or frames):
         return Raised(exc_type, message)
@@ -251,6 +271,14 @@ class Scanner:
         self._slurm(n, line)
         self._torchrun(n, line, host)
         self._mpi(n, line)
+        self._phase(n, line)
+
+    def _phase(self, n: int, line: str) -> None:
+        f = self.facts
+        for words, at in ((CLEANUP_WORDS, f.cleanup_at), (LOADING_WORDS, f.loading_at)):
+            if any(w in line for w in words):
+                del at[: -MAX_PHASE + 1]
+                at.append(n)
 
     # --- the parts of a line ---
     def _traceback(self, key: object, n: int, line: str, rl: RankLog | None) -> None:
@@ -370,6 +398,9 @@ class Scanner:
         if host is None and "NCCL" in line:  # NCCL's own prefix names the host: "node01:1234:5678 [0] NCCL ..."
             m = _NCCL_HOST.match(line)
             host = m.group(1) if m and prefix.is_host(m.group(1)) else None
+        if rank is None and "ank " in line:  # torch's "[Rank 3] ..." / "[PG 0 Rank 3] ..." in the line: who said it
+            m = SAYS_RANK.search(line)
+            rank = int(m.group(1)) if m else None
         if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
             return  # the same line again (NCCL repeats its warnings per channel)
         f.hits.append(Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None))

@@ -3,12 +3,17 @@
 Forms read (each from real logs, tests/fixtures/why/real/SOURCES.md), in any nesting, after a time stamp:
 
     [rank3]: ...              torch (torchrun, TORCH_... log prefixes); [rank 3] ... clusterdoc; [RANK 3] ...
+    rank3: ...  RANK 3: ...  [rank3/8] ...  (rank 3) ...  [3]: ...   a script's or a launcher's own rank tag
+    node-12:3: ...            a host and a rank
+    gpu-3:1234:1290 [3] ...   NCCL's host:pid:tid [device] (the host; the device is no rank)
+    (RayTrainWorker pid=N, ip=10.0.0.2) ...   Ray's worker prefix (the host)
+    [proxy:0:1@node12] ...    MPICH's Hydra proxy (the host)
     [default0]:[rank12]: ...  torchrun --tee / --log-dir prefixes (local rank, then global rank)
     [default3]: ...           the same without the global rank: local rank 3 (the rank where the log is one node's)
     [rank: 3] ...  rank: 3 | ...   Lightning's rank_zero loggers; ParlAI/loguru-style "rank: N |"
     10.3.0.41: [rank22]: ...  the DeepSpeed launcher over pdsh (the host first)
     worker-1: ...             pdsh's host prefix alone
-    [1,3]<stderr>: ...        Open MPI's mpirun --tag-output ([job,rank]<stream>:)
+    [1,3]<stderr>: ...        Open MPI's mpirun --tag-output ([job,rank]<stream>:); [3]<stderr>: horovodrun's
     3: ...                    srun --label
     [2024-03-18 17:38:50,208] 2024-03-18T17:38:50.1Z  time stamps (skipped)
 
@@ -30,14 +35,27 @@ _TIME = re.compile(
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d\s{1,4}"
 )
 _RANK_TOKENS = [
-    re.compile(r"\[(?:rank|RANK|Rank):? ?(\d{1,7})\]:?\s?"),  # [rank3]: [rank 3] [RANK 3] [rank: 3]
+    # [rank3]: [rank 3] [RANK 3] [rank: 3] [rank3/8] (rank 3) (a world size after the rank)
+    re.compile(r"[\[(](?:rank|RANK|Rank):? ?(\d{1,7})(?:/\d{1,7})?[\])]:?\s?"),
     re.compile(r"(?:rank|RANK|Rank): {0,2}(\d{1,7}) \|\s?"),  # rank: 3 | ... (ParlAI pads: "rank:  3 |")
     re.compile(r"\[\d{1,7},(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # Open MPI --tag-output
+    re.compile(r"\[(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # horovodrun's own (gloo) launcher
+    re.compile(r"(?:rank|RANK|Rank) ?(\d{1,7})(?:/\d{1,7})?: (?=\S)"),  # rank3: RANK 3: Rank 3/8: (a script's print)
+    # [3]: (a launcher's rank tag; "[80746] [rank0]" is a pid, no colon; torchrun's table's "[0]:" ends its line)
+    re.compile(r"\[(\d{1,7})\]: (?=\S)"),
 ]
 _LOCAL = re.compile(r"\[default(\d{1,4})\]:\s?|\[\d{1,9}\] (?=\[)")  # torchrun's local rank; a tool's line number
 _SRUN = re.compile(r"\s{0,6}(\d{1,7}): ")  # srun --label
 # pdsh's "host: " (DeepSpeed's launcher): a name with a dot or a dash or a letter, never a bare number
 _HOST = re.compile(r"([A-Za-z0-9][\w.-]{0,62}): |([A-Za-z0-9][\w.-]{0,62}) \[(?:stdout|stderr)\] ")
+# the host in other launchers' forms: NCCL's "host:pid:tid [dev] " (the device is no rank), Ray's "(Actor pid=N,
+# ip=ADDR) ", a host and a rank "node-12:3: " (a name without a dot: "file.c:12: " is a compiler's)
+_HOST_FORMS = [
+    re.compile(r"([A-Za-z0-9][\w.-]{0,62}):\d{1,10}:\d{1,10} \[\d{1,4}\] "),
+    re.compile(r"\((?:[\w.:]{1,64} )?pid=\d{1,10}, ip=([\w.:-]{1,63})\) "),
+    re.compile(r"\[proxy:[\d:]{1,20}@([\w.-]{1,63})\] "),  # MPICH's (and Intel MPI's) Hydra proxy of a node
+]
+_HOST_RANK = re.compile(r"((?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]{0,62}):(\d{1,3}): ")  # "node1:29500: " is a port
 _HOST_LIKE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]{0,30}(?:[.-][\w-]{1,30}){0,6}")
 _NOT_HOSTS = frozenset(
     ("Traceback", "RuntimeError", "Error", "WARNING", "INFO", "ERROR", "DEBUG", "srun", "salloc", "sbatch",
@@ -78,6 +96,14 @@ def split_local(line: str) -> tuple[int | None, int | None, str | None, str]:
                 m = _SRUN.match(line, pos)
                 if m:
                     rank, pos = int(m.group(1)), m.end()
+                    continue
+                m = _HOST_RANK.match(line, pos)
+                if m and is_host(m.group(1)):
+                    host, rank, pos = m.group(1), int(m.group(2)), m.end()
+                    continue
+                m = next((x for x in (p.match(line, pos) for p in _HOST_FORMS) if x), None)
+                if m:
+                    host, pos = m.group(1), m.end()
                     continue
                 m = _HOST.match(line, pos)
                 if m and is_host(m.group(1) or m.group(2)):

@@ -557,12 +557,37 @@ FROM_TRACEBACK = [
       "connection, a timeout, a CUDA error no signature names)", "ConnectionResetError: [Errno 104] Connection reset "
       "by peer", "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type: no line of its own)",
       "read what it was doing: the line before the exception, the other ranks' logs, the node's (dmesg)", weak=True),
+    S("segfault-at-exit", "code", (), "a process crashed (a segmentation fault) in a library's cleanup at exit "
+      "(MPI_Finalize, atexit, a destructor): after the work, not in the job's own code",
+      "Program received signal SIGSEGV: Segmentation fault - invalid memory reference. ... in PMPI_Finalize",
+      "clusterdoc/why/foreign.py (a segfault signature with a cleanup frame or line around it: no line of its own)",
+      "the backtrace's library (its version against the MPI, NCCL or driver it was built for); the job's output "
+      "before it is complete", weak=True),
+    S("sigkill-loading", "oom", (), "a rank was killed by SIGKILL while the model's weights were loading: the "
+      "host's OOM killer (every rank holds a copy of the weights in host memory at that point)",
+      "Loading checkpoint shards:  57% 4/7 ... failed (exitcode: -9) local_rank: 0",
+      "clusterdoc/why/foreign.py (a SIGKILL signature right after a loading line: no line of its own)",
+      "load the weights once per node or straight to the GPU (low_cpu_mem_usage, device_map), fewer ranks per "
+      "node, or more --mem; the node's dmesg shows the OOM killer"),
+    S("missing-on-a-node", "environment", (), "a task's command is not on the node where it ran, in a job whose log "
+      "shows other nodes: that node lacks what the others have (its mount, its image), or it is missing everywhere",
+      "slurmstepd: error: execve(): python3: No such file or directory (a log naming two nodes)",
+      "clusterdoc/why/foreign.py (a missing-command signature in a log of several nodes: no line of its own)",
+      "run `clusterdoc check` on the nodes (or `srun -N2 which CMD`): the node without it is drained or excluded "
+      "(--exclude, submit --retries); missing on every node: install it in the job's environment", weak=True),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
       "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
       "https://github.com/hkproj/pytorch-transformer-distributed/issues/1",
       "rerun with NCCL_DEBUG=INFO (the WARN line says why); read the other ranks' logs", weak=True),
 ]  # fmt: skip
+# a rank killed by SIGKILL, said alone: the host's OOM killer most often, but a time limit, a preemption, an
+# eviction or a user's kill -9 print the same line; the node's kernel log or Slurm's record decides
+SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill")
+# a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
+MISSING_SIGNS = ("execve-missing", "sh-not-found")
+# a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
+SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
 

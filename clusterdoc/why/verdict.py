@@ -126,11 +126,13 @@ def _name_culprit(best: Cause, ev: Evidence) -> None:
     if not after:
         return
     c = after[0]
-    best.ranks = [c["rank"]]
+    if c["rank"] is not None:
+        best.ranks = [c["rank"]]
     if c.get("node") and not best.nodes:
         best.nodes = [c["node"]]
-    where = f" on {c['node']}" if c.get("node") else ""
-    best.evidence.append(f"line {c['line'] + 1}: {c['how']} names rank {c['rank']}{where}"
+    who = " ".join(x for x in (f"rank {c['rank']}" if c["rank"] is not None else "",
+                               f"on {c['node']}" if c.get("node") else "") if x)  # fmt: skip
+    best.evidence.append(f"line {c['line'] + 1}: {c['how']} names {who}"
                          + (f" (exitcode {c['exitcode']})" if c.get("exitcode") is not None else ""))  # fmt: skip
 
 

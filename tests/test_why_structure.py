@@ -1,0 +1,201 @@
+"""`clusterdoc why --log` reads a log's structure (issue 41): every launcher's rank and host prefix, a wrapper's
+carried exception, what the job was doing when it died (weights loading, a library's cleanup), and caution where
+the structure is thin. Each from small real excerpts: the tuning logs of tests/fixtures/why/real (SOURCES.md
+names their threads) or the public thread named beside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clusterdoc.why import foreign, logs, prefix, verdict
+
+REAL = Path(__file__).parent / "fixtures" / "why" / "real"
+LOGS = Path(__file__).parent / "fixtures" / "why" / "logs"
+
+
+def _judge(text: str) -> verdict.Cause:
+    cause = verdict.judge(foreign.evidence_from_output(text, "1")).cause
+    assert cause is not None
+    return cause
+
+
+# an exception line of a tuning log (lightning-17436), behind each launcher's rank tag
+EXC = "ValueError: Invalid rank 8, rank should be in the interval [0, 7]"
+
+
+@pytest.mark.parametrize(
+    "tag, rank, host",
+    [
+        ("[rank3]:", 3, None),  # torch
+        ("[rank3]:[rank3]:", 3, None),  # torch's prefix doubled (torchtitan)
+        ("[default3]:[rank3]:", 3, None),  # torchrun --tee, then torch's
+        ("[RANK 3]", 3, None),
+        ("[rank: 3]", 3, None),  # Lightning
+        ("rank3:", 3, None),  # a script's own print
+        ("RANK 3:", 3, None),
+        ("Rank 3/8:", 3, None),
+        ("[rank3/8]", 3, None),
+        ("(rank 3)", 3, None),
+        ("[3]:", 3, None),
+        ("[1,3]<stderr>:", 3, None),  # Open MPI --tag-output
+        ("[3]<stderr>:", 3, None),  # horovodrun (gloo)
+        ("  3:", 3, None),  # srun --label
+        ("node-12:3:", 3, "node-12"),  # a host and a rank
+        ("10.3.0.41: [rank3]:", 3, "10.3.0.41"),  # DeepSpeed's launcher over pdsh
+    ],
+)
+def test_every_launchers_rank_tag_names_the_rank(tag, rank, host):
+    assert prefix.split(f"{tag} {EXC}") == (rank, host, EXC)
+    cause = _judge(f"{tag} {EXC}\n")
+    assert (cause.category, cause.ranks) == ("code", [rank])
+
+
+@pytest.mark.parametrize(
+    "line, host",
+    [
+        # NCCL's host:pid:tid [device] (nccltests-166): the host; the device [6] is no rank
+        ("ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 "
+         "bytes", "ubuntu"),
+        # Ray's worker prefix (ray-22349)
+        ("(BackendExecutor pid=5126, ip=10.128.0.32) 2022-02-15 16:53:52,097\tERROR utils.py:42 -- The actor died "
+         "unexpectedly before finishing this task.", "10.128.0.32"),
+        # MPICH's Hydra proxy (a public MPICH thread's line, as posted)
+        ("[proxy:0:1@hpc-c11-node23.unitn.it] HYD_pmcd_pmip_control_cmd_cb (pm/pmiserv/pmip_cb.c:885): assert "
+         "(!closed) failed", "hpc-c11-node23.unitn.it"),
+    ],
+)  # fmt: skip
+def test_host_prefixes_name_the_host_and_no_rank(line, host):
+    rank, got, rest = prefix.split(line)
+    assert (rank, got) == (None, host)
+    assert rest and not rest.startswith(host)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "train.py:12: UserWarning: the default value will change",  # a warning's file:line is no host:rank
+        "foo.c:12: error: expected ';'",
+        "Epoch 3: 100%|##########| 588/588",
+        "[80746] [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] x",  # a pid, then the rank (0)
+        "node1:29500: Connection refused",  # a host's port, not a rank
+        "[3]: ",  # torchrun's failure table's entry header (accelerate-1519), a trailing blank pasted after it
+    ],
+)
+def test_what_is_not_a_rank_tag(line):
+    rank, host, _ = prefix.split(line)
+    assert host is None
+    assert rank in (None, 0) and (rank == 0) == line.startswith("[80746]")
+
+
+def test_the_rank_inside_torchs_own_message_names_a_signature_line_without_a_prefix():
+    # torch's "[Rank N]" in a ProcessGroupNCCL line (the watchdog's form) says which rank printed it
+    line = ("[E ProcessGroupNCCL.cpp:1182] [Rank 5] NCCL watchdog thread terminated with exception: CUDA error: an "
+            "illegal memory access was encountered")  # fmt: skip
+    (hit,) = [h for h in logs.scan_text(line).hits if h.category == "code"]
+    assert hit.rank == 5
+    assert _judge(line).ranks == [5]
+
+
+def test_a_wrapper_carries_the_exception_that_failed():
+    # Ray's RayTaskError(NotImplementedError) (verl-5558, whose inner traceback is cut): the inner type is the failure
+    cause = _judge((REAL / "verl-5558-reward-data-source-code.log").read_text())
+    assert cause.category == "code" and "NotImplementedError" in cause.headline
+    # and RayTaskError(ModuleNotFoundError) (openrlhf-400) is the environment's, read the same way
+    assert _judge((REAL / "openrlhf-400-ray-env-no-vllm.log").read_text()).category == "environment"
+
+
+@pytest.mark.parametrize(
+    "name", ["chatglm2-525-loading-shards-sigkill.log", "accelerate-1214-launcher-sigkill-30b.log"]
+)
+def test_a_sigkill_while_the_weights_load_is_the_oom_killer(name):
+    assert _judge((REAL / name).read_text()).category == "oom"
+
+
+def test_a_sigkill_alone_stays_a_candidate():
+    # the same torchrun line as chatglm2-525 without the loading bar before it: the OOM killer, a time limit, a user
+    text = (
+        (REAL / "chatglm2-525-loading-shards-sigkill.log")
+        .read_text()
+        .replace("Loading checkpoint shards:  57% 4/7 [00:37<00:28,  9.42s/it]", "")
+    )
+    cause = _judge(text)
+    assert cause.category == "unknown" and cause.candidates[0].startswith("oom")
+
+
+SEGV = (REAL / "e3sm-7277-seaice-segfault-rank76.log").read_text()
+
+
+def test_a_segfault_in_the_applications_routine_is_the_code():
+    assert _judge(SEGV).category == "code"
+
+
+def test_a_segfault_in_a_librarys_finalize_is_a_candidate_not_the_code():
+    # e3sm-7277's SIGSEGV line, its backtrace in MPI_Finalize as open-mpi/ompi#1751 posted it
+    text = "\n".join(
+        [
+            "  76: Program received signal SIGSEGV: Segmentation fault - invalid memory reference.",
+            "  76: ",
+            "  76: Backtrace for this error:",
+            "  76: #6  0x00007f837d1cbe59 in ompi_mpi_finalize () from /install/lib/libmpi.so.20",
+            "  76: #7  0x00007f837d1f35e9 in PMPI_Finalize () from /install/lib/libmpi.so.20",
+            "  76: #8  0x00000000004008e8 in main ()",
+        ]
+    )
+    cause = _judge(text)
+    assert cause.category == "unknown" and cause.ranks == [76]
+    assert cause.candidates[0].startswith("environment: a library crashed in its cleanup")
+
+
+def test_a_command_missing_in_a_log_of_several_nodes_may_be_that_nodes():
+    one = "slurmstepd: error: execve(): torchrun: No such file or directory\n"  # its signature's own line
+    assert _judge(one).category == "environment"
+    two = (
+        one
+        + "srun: error: gpu-2: task 1: Exited with exit code 2\nsrun: error: gpu-1: task 0: Exited with exit code 1\n"
+    )
+    cause = _judge(two)
+    assert cause.category == "unknown"
+    assert cause.candidates[0].startswith("node: that node lacks what the others have")
+
+
+def test_every_rank_timing_out_with_one_absent_names_it_as_a_candidate_not_a_hang():
+    # llamafactory-7396: ranks 0, 2, 3, 4 time out in ALLREDUCE SeqNum=1580; rank 1 is in no line
+    cause = _judge((LOGS / "llamafactory-7396-watchdog.log").read_text())
+    assert (cause.category, cause.ranks) == ("unknown", [1])
+    assert len(cause.candidates) >= 3
+
+
+def test_srun_naming_several_tasks_of_one_node_names_the_node():
+    # srun's task line with a range (the form of scream-2519's, several tasks): the node, no rank
+    text = "\n".join(
+        [
+            "[rank0]: " + EXC.replace("rank 8", "x"),
+            "srun: error: frontier06754: tasks 0-7: Exited with exit code 1",
+        ]
+    )
+    ev = foreign.evidence_from_output(text, "1")
+    assert {"rank": None, "node": "frontier06754"}.items() <= ev.culprits[0].items()
+    unranked = "ValueError: bad sample\nsrun: error: frontier06754: tasks 0-7: Exited with exit code 1\n"
+    cause = _judge(unranked)
+    assert cause.category == "code" and cause.nodes == ["frontier06754"] and cause.ranks == []
+
+
+# a public thread's lines of a Jean Zay job (Slurm's own format: "DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS")
+NODE_FAILURE = (
+    "slurmstepd: error: *** STEP 1943824.0 ON jean-zay-iam17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE, "
+    "SEE SLURMCTLD LOG FOR DETAILS ***"
+)
+
+
+def test_slurms_node_failure_line_never_names_the_node_that_printed_it():
+    # slurmstepd on jean-zay-iam17 printed it: that node is alive; the failed one is another of the job's
+    cause = _judge(NODE_FAILURE)
+    assert (cause.category, cause.nodes) == ("node", [])
+    two = verdict.judge(foreign.evidence_from_output(NODE_FAILURE, "1", scontrol={"NodeList": "jean-zay-iam[17,37]"}))
+    assert two.cause is not None and two.cause.nodes == ["jean-zay-iam37"]
+    # srun's "Node failure on NODE" before it names the failed node itself
+    cause = _judge("srun: error: Node failure on jean-zay-iam37\n" + NODE_FAILURE)
+    assert (cause.category, cause.nodes) == ("node", ["jean-zay-iam37"])
