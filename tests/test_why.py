@@ -126,8 +126,9 @@ def test_parsers_on_real_lines():
     assert logs.peers_lost(err) == ["198.18.16.4"]
     raised = logs.last_traceback((JOBS / "code-rank2" / "rank2.err").read_text())
     assert (raised.type, raised.where) == ("ValueError", "train_resume.py:70 in <module>")
-    (end,) = [e for e in logs.slurm_ends((JOBS / "time-limit" / "submitit" / "1_0_log.err").read_text())
-              if e["kind"] == "JOB"]
+    (end,) = [
+        e for e in logs.slurm_ends((JOBS / "time-limit" / "submitit" / "1_0_log.err").read_text()) if e["kind"] == "JOB"
+    ]
     assert (end["node"], end["due_to"]) == ("node1", "TIME LIMIT")
     assert logs.split_by_rank("[rank3]:[E321 x] boom\n2: hello\n") == {3: "[E321 x] boom\n", 2: "hello\n"}
 
@@ -170,8 +171,9 @@ def test_a_code_error_is_not_retried(tmp_path):
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "clusterdoc", *map(str, args)], capture_output=True, text=True,
-                          timeout=60, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "clusterdoc", *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd
+    )
 
 
 def test_cli_text_json_history_and_exit_codes(tmp_path):
@@ -214,13 +216,40 @@ def test_a_ranks_own_exception_is_not_retried_end_to_end(tmp_path):
     """A real 4-rank job (local backend) whose rank 2 raises: --retries 1 runs it once and says why not again."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_"))}
     res = subprocess.run(
-        [sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "4", "--no-preflight",
-         "--retries", "1", str(ROOT / "jobs" / "train_resume.py"), "--steps", "10", "--step-time", "0.05",
-         "--ckpt", str(tmp_path / "ckpt"), "--fail", "exception"],
-        cwd=tmp_path, env={**env, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=180)
+        [
+            sys.executable,
+            "-m",
+            "clusterdoc",
+            "submit",
+            "--backend",
+            "local",
+            "--nodes",
+            "4",
+            "--no-preflight",
+            "--retries",
+            "1",
+            str(ROOT / "jobs" / "train_resume.py"),
+            "--steps",
+            "10",
+            "--step-time",
+            "0.05",
+            "--ckpt",
+            str(tmp_path / "ckpt"),
+            "--fail",
+            "exception",
+        ],
+        cwd=tmp_path,
+        env={**env, "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert res.returncode == 1, res.stderr[-3000:]
-    assert re.search(r"attempt 1 failed: code: rank 2 on \S+ raised ValueError: bad sample at step 5 at "
-                     r"train_resume\.py:\d+; not retrying", res.stderr), res.stderr[-3000:]
+    assert re.search(
+        r"attempt 1 failed: code: rank 2 on \S+ raised ValueError: bad sample at step 5 at "
+        r"train_resume\.py:\d+; not retrying",
+        res.stderr,
+    ), res.stderr[-3000:]
     (jd,) = (tmp_path / "clusterdoc-jobs").iterdir()
     rec = json.loads((jd / "job.json").read_text())
     assert len(rec["attempts"]) == 1 and rec["attempts"][0]["why"]["category"] == "code"
@@ -322,11 +351,20 @@ def test_the_probe_of_a_slurm_job_goes_through_srun_as_check_reaches_its_nodes()
 def test_a_job_stopped_because_rank_0s_store_went_silent_is_a_hang_of_rank_0_not_a_cancel():
     # what the launcher recorded when rank 0 was SIGSTOPped (issue 43's campaign): it scancelled the job; Slurm's
     # CANCELLED is its act, not the user's
-    msg = ("stalled (the job's store on rank 0 has not answered for 46s (rank 0 stopped, or its node frozen or cut "
-           "off)); every rank stopped (--on-hang abort)")
+    msg = (
+        "stalled (the job's store on rank 0 has not answered for 46s (rank 0 stopped, or its node frozen or cut "
+        "off)); every rank stopped (--on-hang abort)"
+    )
     ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}") for r in range(3)]
-    ev = evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", message=msg, ranks=ranks,
-                           scheduler={"state": "CANCELLED", "reason": "None", "ends": [], "tasks": []})
+    ev = evidence.Evidence(
+        job="j",
+        backend="slurm",
+        world=3,
+        state="FAILED",
+        message=msg,
+        ranks=ranks,
+        scheduler={"state": "CANCELLED", "reason": "None", "ends": [], "tasks": []},
+    )
     c = verdict.judge(ev).cause
     assert c.category == "hang" and c.ranks == [0] and not c.retry, (c.category, c.headline)
     assert "rank 0 stopped answering" in c.headline and "node1" in c.next_step
@@ -345,9 +383,32 @@ def test_an_exit_code_without_an_exception_on_record_is_a_candidate_not_the_code
     c = verdict.judge(ev).cause
     assert c is not None and c.category == "unknown", (c.category, c.headline)
     assert c.ranks == [0] and c.candidates == ["code: rank 0 on node1 exited with code 1, no exception on record"], (
-        c.candidates)
+        c.candidates
+    )
     # an exception on record stays the code's failure
-    ranks[0] = evidence.RankFacts(rank=0, host="node1", code=1, recorded=True,
-                                  raised={"type": "ValueError", "message": "bad", "file": "/x/train.py", "line": 7})
+    ranks[0] = evidence.RankFacts(
+        rank=0,
+        host="node1",
+        code=1,
+        recorded=True,
+        raised={"type": "ValueError", "message": "bad", "file": "/x/train.py", "line": 7},
+    )
     c = verdict.judge(evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)).cause
     assert c.category == "code" and c.ranks == [0] and "train.py:7" in c.headline, (c.category, c.headline)
+
+
+def test_a_torch_distributed_error_on_record_is_a_candidate_not_the_codes_failure():
+    # issue 43's Slurm campaign (seed 940488, jobs 23 and 60): rank 1 SIGSTOPped before the rendezvous; rank 0's
+    # rendezvous timed out ("2/3 clients joined", exit 1, no exception on record) and rank 2, connected to rank 0's
+    # store, then raised torch.distributed.DistNetworkError "Failed to recv, got 0 bytes". Judged "code: rank 2"
+    # before: the effect of the stopped rank taken for rank 2's own code.
+    dist_err = {"type": "torch.distributed.DistNetworkError", "file": "/v/torch/distributed/distributed_c10d.py",
+                "line": 2169, "message": "Failed to recv, got 0 bytes. Connection was likely closed. Did the remote "
+                "server shutdown or crash?"}  # fmt: skip
+    ranks = [
+        evidence.RankFacts(rank=0, host="node1", code=1, recorded=True),
+        evidence.RankFacts(rank=1, host="node2", code=None, recorded=False),
+        evidence.RankFacts(rank=2, host="node3", code=1, recorded=True, raised=dist_err),
+    ]
+    c = verdict.judge(evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", ranks=ranks)).cause
+    assert c is not None and c.category != "code", (c.category, c.headline)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from clusterdoc.hang import early
 from clusterdoc.why.evidence import Evidence, RankFacts
+from clusterdoc.why.foreign import NCCL_TYPES
 from clusterdoc.why.model import INF, Cause, _on, _ranks, _t, _witness, is_effect, vanished_nodes
 
 Found = list[Cause]
@@ -471,7 +472,9 @@ def rank_exception(ev: Evidence, found: Found) -> Found:
                 + ([f"rank {r.rank}: {r.cuda}"] if r.cuda else []),
                 explains=[r.rank],
                 next_step=fix,
-                weak=not raised,
+                # torch.distributed's own error (a peer or the store gone: "Failed to recv, got 0 bytes") is the
+                # effect of another rank's failure, not this rank's code: a candidate (issue 43's campaign)
+                weak=not raised or str(raised.get("type") or "").rsplit(".", 1)[-1] in NCCL_TYPES,
             )
         )
     return out
