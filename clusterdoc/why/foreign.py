@@ -25,7 +25,8 @@ NCCL_TYPES = ("DistBackendError", "DistNetworkError", "DistStoreError", "ncclSys
               "RendezvousClosedError", "RendezvousConnectionError", "RendezvousError", "DistError")  # fmt: skip
 NCCL_WORDS = ("NCCL", "Connection closed by", "Broken pipe", "Socket Timeout", "Connection reset", "Watchdog caught",
               "ProcessGroup", "c10d", "remote process exiting", "Timed out", "timed out", "gloo",
-              "monitoredBarrier", "Connection refused", "TCPStore", "NCCL communicator")  # fmt: skip
+              "monitoredBarrier", "Connection refused", "TCPStore", "NCCL communicator",
+              "Horovod has been shut down")  # fmt: skip
 
 # What an exception says by its type and message, where no signature line says more (the first row that fits
 # wins): (types, words in the message (any; () for none needed), kind). kind: "effect" (not a cause), "nccl"
@@ -48,7 +49,8 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
       "ActorDiedError", "RayActorError", "WorkerCrashedError", "NodeDiedError", "OwnerDiedError", "ObjectLostError"),
      (), "unsure"),
     ((), ("CUDA error", "CUDA driver", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS", "NVML", "no CUDA GPUs",
-          "NVIDIA driver", "CUDA-capable device", "exited unexpectedly", "PytorchStreamWriter failed"), "unsure"),
+          "NVIDIA driver", "CUDA-capable device", "exited unexpectedly", "is killed by signal",
+          "PytorchStreamWriter failed"), "unsure"),
     ((), NCCL_WORDS, "nccl"),
 ]  # fmt: skip
 INF_SEQ = 1 << 62
@@ -60,6 +62,7 @@ SRUN_FAILED = ("Exited with exit code", "Segmentation fault", "Bus error", "Floa
                "Illegal instruction", "Out Of Memory")  # fmt: skip
 LOOSE_TAIL = 16  # an exception line without a traceback counts when its rank printed at most this many lines after
 LOW_SEQ = 10  # a watchdog's SeqNum up to this: one of the process group's first collectives
+MESSAGE_NEXT = 2  # lines after an exception that may still be its message (a wrapper's "because of: ...")
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
 
 
@@ -225,6 +228,10 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     ]
     if any(s["line"] == e["line"] for s in near) or (kind == "nccl" and near):
         return []  # the signature says it
+    if kind == "code" and any(
+        e["line"] < s["line"] <= e["line"] + MESSAGE_NEXT and s["category"] == "environment" for s in near
+    ):  # its message goes on with a library's failure ("Failed to import X because of ...: undefined symbol")
+        return []
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))

@@ -121,6 +121,13 @@ SIGNATURES: list[Signature] = [
       "https://github.com/facebookresearch/cc_net/issues/32",
       "change the request as the message says (array size: MaxArraySize in scontrol show config; the partition's "
       "limits: sinfo, sacctmgr show qos)"),
+    S("slurm-invalid-gres", "scheduler", ("Invalid generic resource (gres) specification",),
+      "Slurm refused the request: it asks for a generic resource (a GPU gres) the cluster, the partition or the "
+      "allocation the step runs in does not have (the job or step never ran)",
+      "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification",
+      "https://github.com/mehta-lab/waveorder/issues/201",
+      "ask for a gres the partition has (sinfo -o '%P %G'; --gres=gpu:N or --gpus=N); a step inside an allocation "
+      "can use only the allocation's gres (submit from a login node, or srun --gres within it)"),
     S("enomem", "oom", ("[Errno 12] Cannot allocate memory",),
       "the host ran out of memory (a process could not allocate or fork: ENOMEM)",
       "OSError: [Errno 12] Cannot allocate memory", "https://github.com/spine-generic/spine-generic/issues/108",
@@ -435,6 +442,20 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA/nccl/issues/1405",
       "clusterdoc check --perf on the two nodes (ibstat, link errors, the routes between the addresses the line "
       "names); NCCL_IB_HCA to the working ports"),
+    S("ib-async-fatal", "network", ("NET/IB", "async", "error"),
+      "the InfiniBand adapter reported a fatal event (a catastrophic error of the HCA, a queue pair's fatal "
+      "access or transport error): the link or the adapter of the node that printed it",
+      "container-e275-1553839402050-12124-01-000057:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got "
+      "async event : local catastrophic error", "https://github.com/NVIDIA/nccl/issues/230",
+      "clusterdoc check --perf on that node (ibstat, the port's error counters, dmesg for mlx5); resubmit without it "
+      "meanwhile (--exclude)"),
+    S("ucx-ib-retry-exceeded", "network", ("Transport retry count exceeded",),
+      "InfiniBand gave up on a transfer (UCX: transport retry count exceeded, NCCL's status 12): the link, a "
+      "port, or the peer's adapter",
+      "[r1i6n33:1546795:0:1546795] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 "
+      "vend 0x81 hw_synd 0/0)", "https://github.com/hemelb-codes/hemelb/issues/813",
+      "clusterdoc check --perf on the node (ibstat, link errors) and its peers; UCX_NET_DEVICES to the working ports",
+      node=re.compile(r"\[" + _NODE + r":\d{1,10}:")),
     S("link-local-connect", "network", ("Connect to 169.254.",),
       "NCCL connected to a link-local address (169.254.x.x): it picked an interface the other node cannot reach",
       "socketStartConnect: Connect to 169.254.0.1<40815> failed : Software caused connection abort",
@@ -519,6 +540,13 @@ SIGNATURES: list[Signature] = [
       "NCCL: a network error or a remote rank exited first",
       "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
       "https://github.com/huggingface/accelerate/issues/3413", weak=True),
+    S("ssh-refused", "environment", ("ssh: connect to host", "Connection refused"),
+      "the launcher (mpirun, pdsh) could not log in to a node over ssh: no sshd listening there, a firewall, or "
+      "the host name resolves to another address (/etc/hosts): its daemons never started",
+      "ssh: connect to host node2 port 22: Connection refused", "https://github.com/open-mpi/ompi/issues/6379",
+      "from the launching node: ssh NODE true (passwordless, by the name the hostfile uses; getent hosts NODE); "
+      "clusterdoc check --transport ssh on the nodes",
+      node=re.compile(r"connect to host " + _NODE + r" port")),
     S("peer-refused", "peer", ("Connection refused",),
       "a rank could not connect to another (not listening: not started yet, or died)",
       "slurmstepd: error: Failed to send MESSAGE_TASK_EXIT: Connection refused",
