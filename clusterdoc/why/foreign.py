@@ -305,13 +305,16 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     later = all((wd[r]["seq"] or INF_SEQ) > LOW_SEQ for r in timed)  # not one of the first collectives
     # rank 0's absence means something only where the ranks in the log may share its node (8 GPUs a node at most):
     # a paste of another node's ranks (8-15) lacks rank 0 whatever it did
-    if (default_pg and later and all(op == "BROADCAST" for op, _ in groups) and 0 not in seen and timed != [-1]
-            and max(timed) < 8):  # fmt: skip
+    if (default_pg and later and 0 not in seen and timed != [-1] and max(timed) < 8
+            and (all(op == "BROADCAST" for op, _ in groups) or seen == set(range(1, max(timed) + 1)))):  # fmt: skip
         # a broadcast waits for its source (rank 0 unless told otherwise), and rank 0 did not time out: it was
-        # elsewhere (evaluating, saving, loading on its own) while the others waited
+        # elsewhere (evaluating, saving, loading on its own) while the others waited. So for any collective where
+        # every other rank of the node is in the log and timed out: the one rank that does work alone (evaluation,
+        # a checkpoint, logging under `if rank == 0`) is the one absent; in the collective it would time out too
+        why = "a broadcast's source by default" if all(op == "BROADCAST" for op, _ in groups) else "every other rank is"
         return {**base, "odd": [0],
-                "headline": head + "; rank 0 (a broadcast's source by default) did not time out: it was busy "
-                "elsewhere while the others waited"}  # fmt: skip
+                "headline": head + f"; rank 0 ({why}) did not time out: it was busy elsewhere (evaluating, "
+                "saving) while the others waited"}  # fmt: skip
     if len(seen) <= 1 and default_pg and all((wd[r]["seq"] or INF_SEQ) <= LOW_SEQ for r in timed):
         # one of the job's first collectives: a rank not in it yet (loading, tokenizing, evaluating on its own), or
         # the first collective that had to cross the network and could not
