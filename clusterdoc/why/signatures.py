@@ -551,6 +551,27 @@ SIGNATURES: list[Signature] = [
       "a rank could not connect to another (not listening: not started yet, or died)",
       "slurmstepd: error: Failed to send MESSAGE_TASK_EXIT: Connection refused",
       "https://github.com/facebookincubator/submitit/issues/1708", weak=True),
+    # --- thin by themselves: a candidate with what decides, never a verdict ---
+    S("store-connect-timeout", "network", ("client socket has timed out", "trying to connect to"),
+      "a rank could not reach the rendezvous endpoint (MASTER_ADDR:PORT, --rdzv_endpoint) in time: the address is "
+      "wrong or unreachable from this node (a firewall, another interface), or the endpoint's node was not up yet",
+      "[E socket.cpp:860] [c10d] The client socket has timed out after 60s while trying to connect to 192.0.0.1:1234",
+      "https://github.com/pytorch/pytorch/issues/107021",
+      "from this node: nc -zv ADDR PORT while the first node's launcher runs (reachable: the first node started "
+      "late, raise the timeout; not: the address or a firewall)", weak=True),
+    S("nccl-system-error", "environment", ("unhandled system error",),
+      "NCCL: a system call failed (a container's small /dev/shm or missing --ipc=host, no usable network "
+      "interface, a resource limit): NCCL_DEBUG=WARN prints which",
+      "fastmoe: Test NCCL failure common.cu:777 'unhandled system error'", "https://github.com/NVIDIA/nccl/issues/473",
+      "rerun with NCCL_DEBUG=WARN (its WARN line names the call); in a container: --ipc=host or --shm-size, and "
+      "--network=host", weak=True),
+    S("launcher-signalled", "environment", ("death signal, shutting down workers",),
+      "the launcher (torchrun's agent) was stopped from outside: SIGHUP (its terminal or ssh session closed), "
+      "SIGTERM or SIGINT (scancel, a time limit, a preemption, a user): no rank failed by itself",
+      "W0920 09:10:41.194000 84933 site-packages/torch/distributed/elastic/agent/server/api.py:719] Received 1 "
+      "death signal, shutting down workers", "https://github.com/modelscope/ms-swift/issues/5884",
+      "the signal the workers got (closing signal SIGHUP: run under sbatch, nohup or tmux; SIGTERM: sacct -j JOB "
+      "-o State,Reason)", weak=True),
     # --- effects: a rank stopping because something else failed ---
     S("nccl-abort", "effect", ("To avoid data inconsistency, we are taking the entire process down",),
       "NCCL's watchdog takes the rank down after a failed or timed-out collective",
