@@ -199,3 +199,74 @@ def test_slurms_node_failure_line_never_names_the_node_that_printed_it():
     # srun's "Node failure on NODE" before it names the failed node itself
     cause = _judge("srun: error: Node failure on jean-zay-iam37\n" + NODE_FAILURE)
     assert (cause.category, cause.nodes) == ("node", ["jean-zay-iam37"])
+
+
+# round 3 (issue 41): classes of failure the 52 new tuning logs showed, each rule from two projects' logs at least
+@pytest.mark.parametrize(
+    "name, category, ranks, nodes",
+    [
+        # an undefined symbol carried by a wrapper's message ("Failed to import X because of the following error")
+        ("flashattn-1612-rl-undefined-symbol.log", "environment", [], []),
+        # Slurm refuses a gres request: sbatch's and srun's step form
+        ("awsome-196-sbatch-invalid-gres.log", "scheduler", [], []),
+        ("waveorder-201-srun-step-invalid-gres.log", "scheduler", [], []),
+        # mpirun's daemons never started: ssh to the node refused
+        ("ompi-5639-mpirun-ssh-port22-refused.log", "environment", [], ["192.168.43.57"]),
+        ("ompi-6379-mpirun-ssh-refused-hosts-file.log", "environment", [], ["node2"]),
+        # InfiniBand: NCCL's fatal async events, UCX's retry count exceeded (the node that printed it)
+        ("nccl-1905-ib-local-access-violation-tp16.log", "network", [], []),
+        ("nccl-230-ib-local-catastrophic-error.log", "network", [12], []),
+        ("hemelb-813-ib-retry-exceeded-task-abort.log", "network", [], ["r1i6n33"]),
+        # every other rank of the node times out in one collective, rank 0 silent: it was busy alone
+        ("ufld-119-rank0-evaluating-others-timeout.log", "hang", [0], []),
+        ("torchtune-1165-epoch-end-save-timeout.log", "hang", [0], []),
+        # a Horovod shutdown is another rank's effect: unknown, mpirun's first process to exit named (rank 0)
+        ("uniter-31-horovod-shutdown-missed-oom.log", "unknown", [0], []),
+        # a DataLoader worker killed by a signal (Aborted): outside the code as often as in it
+        ("llamafactory-8043-llvm-pthread-worker-aborted.log", "unknown", [4], []),
+        # thin lines: candidates with what decides, never "names no failure"
+        ("nccl-473-docker-shm-unhandled-system-error.log", "unknown", [], []),
+        ("pytorch-107021-c10d-rendezvous-connect-timeout.log", "unknown", [], []),
+        ("msswift-5884-launcher-sighup.log", "unknown", [], []),
+        # a weak line ('unhandled system error') never swallows the strong one after it (/dev/shm)
+        ("llamafactory-7233-nccl-dev-shm-segment.log", "environment", [1], []),
+    ],
+)
+def test_round_3_classes_on_their_tuning_logs(name, category, ranks, nodes):
+    c = _judge((REAL / name).read_text())
+    assert (c.category, c.ranks, c.nodes) == (category, ranks, nodes), c
+    if category == "unknown":
+        assert len(c.candidates) >= 2 or c.headline.startswith("not enough evidence"), c
+        assert "names no failure" not in c.headline, c
+
+
+_WD0 = (
+    "[rank{r}]:[E1 x] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, "
+    "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 milliseconds before timing out.\n"
+)
+
+
+def test_rank_0_silent_is_named_only_where_every_other_rank_of_its_node_is_in_the_log():
+    assert _judge("".join(_WD0.format(r=r, seq=900) for r in (1, 2, 3))).category == "hang"
+    # rank 2 absent too: which one they wait for is not in the log
+    assert _judge("".join(_WD0.format(r=r, seq=900) for r in (1, 3))).category == "unknown"
+    # one of the first collectives: a rank busy before it, or the network
+    assert _judge("".join(_WD0.format(r=r, seq=3) for r in (1, 2, 3))).category == "unknown"
+    # another node's paste (ranks 9-11): rank 0 is not on it
+    assert _judge("".join(_WD0.format(r=r, seq=900) for r in (9, 10, 11))).category == "unknown"
+
+
+def test_an_infiniband_event_that_is_no_error_is_no_failure():
+    # ibv's benign events ("port active", "GID table change") print through the same NCCL line
+    line = "n1:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event : port active\n"
+    assert _judge(line).category == "unknown"
+
+
+def test_an_exception_whose_message_goes_on_with_a_library_failure_is_that_failure_and_only_there():
+    # flashattn-1612's form: the wrapper's message, then the undefined symbol on the next line
+    sym = "/opt/lib/flash_attn_2_cuda.so: undefined symbol: _ZN2at4_ops5zeros4callE\n"
+    wrapper = "RuntimeError: Failed to import transformers.models.bloom because of the following error:\n"
+    assert _judge(wrapper + sym).category == "environment"
+    # a code error, then lines of the run, then a library's line: not its message
+    later = "ValueError: bad sample at step 5\n" + "".join(f"step {i}\n" for i in range(3)) + sym
+    assert _judge(later).category == "code"
