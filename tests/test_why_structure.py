@@ -270,3 +270,10 @@ def test_an_exception_whose_message_goes_on_with_a_library_failure_is_that_failu
     # a code error, then lines of the run, then a library's line: not its message
     later = "ValueError: bad sample at step 5\n" + "".join(f"step {i}\n" for i in range(3)) + sym
     assert _judge(later).category == "code"
+
+
+def test_a_lost_peer_named_only_in_nccls_last_error_is_the_node_to_look_at():
+    # pytorch-150916: rank 1's ncclRemoteError, its "Last error:" line (no prefix) names the peer that went away
+    c = _judge((REAL / "pytorch-150916-peer-node-killed-remote-error.log").read_text())
+    assert (c.category, c.nodes) == ("unknown", ["ip-172-31-45-209.eu-north-1.compute.internal"]), c
+    assert len(c.candidates) >= 2

@@ -515,6 +515,8 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
             same = seen[key]
             if same is not None and len(same.evidence) < 4:
                 same.evidence.append(f"line {s['line'] + 1}: {s['text']}")
+            if same is not None and not same.nodes and s.get("peer") and sig.category == "peer":
+                same.nodes = [s["peer"]]  # NCCL's "Last error:" detail names the peer its first line did not
             continue
         seen[key] = None
         if any(c.category == sig.category and abs(c.time - s["line"]) <= 1.5 for c in slurm):
@@ -523,15 +525,16 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
         node = s.get("node") or (s.get("host") if sig.category == "node" else None)
         place = node or s.get("host")
         who = f"rank {rank}" + (f" on {place}" if place else "") if rank is not None else place or ""
+        peer = s.get("peer") if sig.category == "peer" and not node else None  # the address it lost: look there
         category = "unknown" if sig.category == "peer" else sig.category
         what = f"raised {s['text']}" if sig.name == "python-exception" else sig.meaning
         out.append(
             Cause(
                 category,
-                f"{who}: {what}" if who else what,
+                (f"{who}: {what}" if who else what) + (f" (lost {peer})" if peer else ""),
                 float(s["line"]),
                 ranks=[rank] if rank is not None else [],
-                nodes=[node] if node else [],
+                nodes=[node] if node else [peer] if peer else [],
                 evidence=[f"line {s['line'] + 1}: {s['text']}"],
                 explains=everyone,
                 next_step=sig.next_step

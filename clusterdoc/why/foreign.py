@@ -125,6 +125,9 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     _phase_signs(f, signs)
+    for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
+        if s["rank"] is None and signatures.get(s["sig"]).category == "peer":
+            s["peer"] = next(iter(logs.peers_lost(s["text"])), None)
     by_rank: dict = {}
     for s in signs:
         by_rank.setdefault(s["rank"], []).append(s)
