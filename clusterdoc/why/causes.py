@@ -510,7 +510,8 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
         sig = signatures.get(s["sig"])
         if sig.category == "effect":
             continue
-        key = (sig.category, sig.weak, s.get("rank"), s.get("node") or s.get("host"))  # a weak line swallows no strong one
+        # a weak line swallows no strong one of its category
+        key = (sig.category, sig.weak, s.get("rank"), s.get("node") or s.get("host"))
         if key in seen:  # the same failure told again (NCCL per channel, torchrun's two lines): one cause
             same = seen[key]
             if same is not None and len(same.evidence) < 4:
