@@ -569,9 +569,40 @@ def _fill_in(out: Found) -> Found:
     return [c for c in out if c.rule != "merged"]
 
 
+# thin lines (why/signatures.py, weak): what each may be, and what decides
+_THIN = {
+    "nccl-system-error": (
+        "environment: a container's small /dev/shm or no --ipc=host (NCCL_DEBUG=WARN: 'Error while creating shared "
+        "memory segment'; df -h /dev/shm)",
+        "environment or network: no usable interface in the container or on the node (NCCL_DEBUG=WARN: 'Socket "
+        "creation failed', 'no socket interface'; NCCL_SOCKET_IFNAME)",
+        "node: a resource limit or a device of that node (ulimit -a, clusterdoc check on it)",
+    ),
+    "store-connect-timeout": (
+        "network: the endpoint's address is wrong or unreachable from this node (nc -zv ADDR PORT; a firewall, "
+        "another interface)",
+        "scheduler or node: the endpoint's node (rank 0's) started late or not at all (its own log, squeue)",
+    ),
+    "launcher-signalled": (
+        "environment: the terminal or ssh session that ran the launcher closed (SIGHUP: run it under sbatch, nohup "
+        "or tmux)",
+        "scheduler: Slurm or the cluster stopped the job (SIGTERM: a time limit, a preemption, scancel: sacct -j JOB "
+        "-o State,Reason)",
+    ),
+    "orte-daemons": (
+        "environment: the nodes lack what mpirun needs there (orted on PATH, LD_LIBRARY_PATH; ssh without a "
+        "password: ssh NODE true)",
+        "network: a firewall between the nodes (Open MPI's TCP ports; its line 'unable to complete a TCP "
+        "connection' says so)",
+    ),
+}
+
+
 def _candidates(sig) -> list[str]:
     from clusterdoc.why import signatures
 
+    if sig.name in _THIN:
+        return list(_THIN[sig.name])
     if sig.name == "python-exception-unsure":
         return [
             "code: the script's own error (the exception's line and the code around it)",

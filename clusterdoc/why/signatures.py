@@ -572,6 +572,12 @@ SIGNATURES: list[Signature] = [
       "death signal, shutting down workers", "https://github.com/modelscope/ms-swift/issues/5884",
       "the signal the workers got (closing signal SIGHUP: run under sbatch, nohup or tmux; SIGTERM: sacct -j JOB "
       "-o State,Reason)", weak=True),
+    S("orte-daemons", "environment", ("ORTE was unable to reliably start one or more daemons",),
+      "mpirun could not start its daemons on the other nodes (ssh refused or asking a password, orted not on the "
+      "node's PATH, a firewall): no rank ran there",
+      "ORTE was unable to reliably start one or more daemons.", "https://github.com/open-mpi/ompi/issues/5639",
+      "from the launching node: ssh NODE which orted (passwordless; the same PATH and LD_LIBRARY_PATH), or mpirun "
+      "--prefix; the lines above it in the output often say which", weak=True),
     # --- effects: a rank stopping because something else failed ---
     S("nccl-abort", "effect", ("To avoid data inconsistency, we are taking the entire process down",),
       "NCCL's watchdog takes the rank down after a failed or timed-out collective",
