@@ -250,6 +250,8 @@ def test_rank_0_silent_is_named_only_where_every_other_rank_of_its_node_is_in_th
     assert _judge("".join(_WD0.format(r=r, seq=900) for r in (1, 2, 3))).category == "hang"
     # rank 2 absent too: which one they wait for is not in the log
     assert _judge("".join(_WD0.format(r=r, seq=900) for r in (1, 3))).category == "unknown"
+    # rank 1 alone (a two-rank job, or one rank's paste): a hang or a barrier only rank 0 reached (a desync)
+    assert _judge(_WD0.format(r=1, seq=900)).category == "unknown"
     # one of the first collectives: a rank busy before it, or the network
     assert _judge("".join(_WD0.format(r=r, seq=3) for r in (1, 2, 3))).category == "unknown"
     # another node's paste (ranks 9-11): rank 0 is not on it

@@ -308,8 +308,9 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     later = all((wd[r]["seq"] or INF_SEQ) > LOW_SEQ for r in timed)  # not one of the first collectives
     # rank 0's absence means something only where the ranks in the log may share its node (8 GPUs a node at most):
     # a paste of another node's ranks (8-15) lacks rank 0 whatever it did
+    node_but_0 = len(timed) > 1 and seen == set(range(1, max(timed) + 1))  # ranks 1..N of rank 0's node, all
     if (default_pg and later and 0 not in seen and timed != [-1] and max(timed) < 8
-            and (all(op == "BROADCAST" for op, _ in groups) or seen == set(range(1, max(timed) + 1)))):  # fmt: skip
+            and (all(op == "BROADCAST" for op, _ in groups) or node_but_0)):  # fmt: skip
         # a broadcast waits for its source (rank 0 unless told otherwise), and rank 0 did not time out: it was
         # elsewhere (evaluating, saving, loading on its own) while the others waited. So for any collective where
         # every other rank of the node is in the log and timed out: the one rank that does work alone (evaluation,
