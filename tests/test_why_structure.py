@@ -288,3 +288,15 @@ def test_orte_failing_to_start_its_daemons_alone_is_a_candidate_and_the_line_abo
     # ompi-12103: Open MPI's own line before it says a firewall (network); ompi-5639: ssh refused (environment)
     assert _judge((REAL / "ompi-12103-tcp-connect-firewall-containers.log").read_text()).category == "network"
     assert _judge("ssh: connect to host 192.168.43.57 port 22: Connection refused\n" + orte).category == "environment"
+
+
+def test_a_request_slurm_refused_is_not_retried_and_a_time_limit_is():
+    refused = verdict.judge(
+        foreign.evidence_from_output((REAL / "waveorder-201-srun-step-invalid-gres.log").read_text(), "1")
+    )
+    assert refused.cause is not None and (refused.cause.category, refused.cause.retry) == ("scheduler", False)
+    limit = (
+        "slurmstepd: error: *** STEP 55595933.0 ON maestro-3017 CANCELLED AT 2025-01-10T15:27:25 DUE TO TIME LIMIT ***"
+    )
+    timed = verdict.judge(foreign.evidence_from_output(limit, "1")).cause
+    assert timed is not None and (timed.category, timed.retry) == ("scheduler", True)

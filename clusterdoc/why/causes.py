@@ -542,6 +542,7 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
                 or "find the rank that failed first: its own log, or its node's (dmesg, clusterdoc check on it)",
                 weak=sig.weak or sig.category == "peer",
                 candidates=_peer_candidates() if sig.category == "peer" else _candidates(sig),
+                refused=sig.name in signatures.REFUSED_SIGNS,
             )
         )
         seen[key] = out[-1]

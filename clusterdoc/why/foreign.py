@@ -315,7 +315,8 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         # elsewhere (evaluating, saving, loading on its own) while the others waited. So for any collective where
         # every other rank of the node is in the log and timed out: the one rank that does work alone (evaluation,
         # a checkpoint, logging under `if rank == 0`) is the one absent; in the collective it would time out too
-        why = "a broadcast's source by default" if all(op == "BROADCAST" for op, _ in groups) else "every other rank is"
+        bcast = all(op == "BROADCAST" for op, _ in groups)
+        why = "a broadcast's source by default" if bcast else "the one rank of its node not in the log"
         return {**base, "odd": [0],
                 "headline": head + f"; rank 0 ({why}) did not time out: it was busy elsewhere (evaluating, "
                 "saving) while the others waited"}  # fmt: skip

@@ -641,6 +641,8 @@ FROM_TRACEBACK = [
 SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill")
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
+# a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
+REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres")
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}

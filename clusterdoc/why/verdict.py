@@ -35,7 +35,7 @@ def candidates(ev: Evidence) -> list[Cause]:
     out: list[Cause] = []
     for rule in CAUSES:
         for c in rule.find(ev, out):
-            c.retry = rule.retry if rule.retry is not None else c.category in RETRYABLE
+            c.retry = rule.retry if rule.retry is not None else c.category in RETRYABLE and not c.refused
             c.rule = rule.name
             out.append(c)
     return out
