@@ -199,3 +199,104 @@ def test_slurms_node_failure_line_never_names_the_node_that_printed_it():
     # srun's "Node failure on NODE" before it names the failed node itself
     cause = _judge("srun: error: Node failure on jean-zay-iam37\n" + NODE_FAILURE)
     assert (cause.category, cause.nodes) == ("node", ["jean-zay-iam37"])
+
+
+# round 3 (issue 41): classes of failure the 52 new tuning logs showed, each rule from two projects' logs at least
+@pytest.mark.parametrize(
+    "name, category, ranks, nodes",
+    [
+        # an undefined symbol carried by a wrapper's message ("Failed to import X because of the following error")
+        ("flashattn-1612-rl-undefined-symbol.log", "environment", [], []),
+        # Slurm refuses a gres request: sbatch's and srun's step form
+        ("awsome-196-sbatch-invalid-gres.log", "scheduler", [], []),
+        ("waveorder-201-srun-step-invalid-gres.log", "scheduler", [], []),
+        # mpirun's daemons never started: ssh to the node refused
+        ("ompi-5639-mpirun-ssh-port22-refused.log", "environment", [], ["192.168.43.57"]),
+        ("ompi-6379-mpirun-ssh-refused-hosts-file.log", "environment", [], ["node2"]),
+        # InfiniBand: NCCL's fatal async events, UCX's retry count exceeded (the node that printed it)
+        ("nccl-1905-ib-local-access-violation-tp16.log", "network", [], []),
+        ("nccl-230-ib-local-catastrophic-error.log", "network", [12], []),
+        ("hemelb-813-ib-retry-exceeded-task-abort.log", "network", [], ["r1i6n33"]),
+        # every other rank of the node times out in one collective, rank 0 silent: it was busy alone
+        ("ufld-119-rank0-evaluating-others-timeout.log", "hang", [0], []),
+        ("torchtune-1165-epoch-end-save-timeout.log", "hang", [0], []),
+        # a Horovod shutdown is another rank's effect: unknown, mpirun's first process to exit named (rank 0)
+        ("uniter-31-horovod-shutdown-missed-oom.log", "unknown", [0], []),
+        # a DataLoader worker killed by a signal (Aborted): outside the code as often as in it
+        ("llamafactory-8043-llvm-pthread-worker-aborted.log", "unknown", [4], []),
+        # thin lines: candidates with what decides, never "names no failure"
+        ("nccl-473-docker-shm-unhandled-system-error.log", "unknown", [], []),
+        ("pytorch-107021-c10d-rendezvous-connect-timeout.log", "unknown", [], []),
+        ("msswift-5884-launcher-sighup.log", "unknown", [], []),
+        # a weak line ('unhandled system error') never swallows the strong one after it (/dev/shm)
+        ("llamafactory-7233-nccl-dev-shm-segment.log", "environment", [1], []),
+    ],
+)
+def test_round_3_classes_on_their_tuning_logs(name, category, ranks, nodes):
+    c = _judge((REAL / name).read_text())
+    assert (c.category, c.ranks, c.nodes) == (category, ranks, nodes), c
+    if category == "unknown":
+        assert len(c.candidates) >= 2, c
+        assert "names no failure" not in c.headline, c
+
+
+_WD0 = (
+    "[rank{r}]:[E1 x] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, "
+    "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600034 milliseconds before timing out.\n"
+)
+
+
+def test_rank_0_silent_is_named_only_where_every_other_rank_of_its_node_is_in_the_log():
+    assert _judge("".join(_WD0.format(r=r, seq=900) for r in (1, 2, 3))).category == "hang"
+    # rank 2 absent too: which one they wait for is not in the log
+    assert _judge("".join(_WD0.format(r=r, seq=900) for r in (1, 3))).category == "unknown"
+    # rank 1 alone (a two-rank job, or one rank's paste): a hang or a barrier only rank 0 reached (a desync)
+    assert _judge(_WD0.format(r=1, seq=900)).category == "unknown"
+    # one of the first collectives: a rank busy before it, or the network
+    assert _judge("".join(_WD0.format(r=r, seq=3) for r in (1, 2, 3))).category == "unknown"
+    # another node's paste (ranks 9-11): rank 0 is not on it
+    assert _judge("".join(_WD0.format(r=r, seq=900) for r in (9, 10, 11))).category == "unknown"
+
+
+def test_an_infiniband_event_that_is_no_error_is_no_failure():
+    # ibv's benign events ("port active", "GID table change") print through the same NCCL line
+    line = "n1:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event : port active\n"
+    assert _judge(line).category == "unknown"
+
+
+def test_an_exception_whose_message_goes_on_with_a_library_failure_is_that_failure_and_only_there():
+    # flashattn-1612's form: the wrapper's message, then the undefined symbol on the next line
+    sym = "/opt/lib/flash_attn_2_cuda.so: undefined symbol: _ZN2at4_ops5zeros4callE\n"
+    wrapper = "RuntimeError: Failed to import transformers.models.bloom because of the following error:\n"
+    assert _judge(wrapper + sym).category == "environment"
+    # a code error, then lines of the run, then a library's line: not its message
+    later = "ValueError: bad sample at step 5\n" + "".join(f"step {i}\n" for i in range(3)) + sym
+    assert _judge(later).category == "code"
+
+
+def test_a_lost_peer_named_only_in_nccls_last_error_is_the_node_to_look_at():
+    # pytorch-150916: rank 1's ncclRemoteError, its "Last error:" line (no prefix) names the peer that went away
+    c = _judge((REAL / "pytorch-150916-peer-node-killed-remote-error.log").read_text())
+    assert (c.category, c.nodes) == ("unknown", ["ip-172-31-45-209.eu-north-1.compute.internal"]), c
+    assert len(c.candidates) >= 2
+
+
+def test_orte_failing_to_start_its_daemons_alone_is_a_candidate_and_the_line_above_it_decides():
+    orte = "ORTE was unable to reliably start one or more daemons.\nThis usually is caused by:\n"
+    c = _judge(orte)
+    assert c.category == "unknown" and len(c.candidates) >= 2, c
+    # ompi-12103: Open MPI's own line before it says a firewall (network); ompi-5639: ssh refused (environment)
+    assert _judge((REAL / "ompi-12103-tcp-connect-firewall-containers.log").read_text()).category == "network"
+    assert _judge("ssh: connect to host 192.168.43.57 port 22: Connection refused\n" + orte).category == "environment"
+
+
+def test_a_request_slurm_refused_is_not_retried_and_a_time_limit_is():
+    refused = verdict.judge(
+        foreign.evidence_from_output((REAL / "waveorder-201-srun-step-invalid-gres.log").read_text(), "1")
+    )
+    assert refused.cause is not None and (refused.cause.category, refused.cause.retry) == ("scheduler", False)
+    limit = (
+        "slurmstepd: error: *** STEP 55595933.0 ON maestro-3017 CANCELLED AT 2025-01-10T15:27:25 DUE TO TIME LIMIT ***"
+    )
+    timed = verdict.judge(foreign.evidence_from_output(limit, "1")).cause
+    assert timed is not None and (timed.category, timed.retry) == ("scheduler", True)

@@ -513,11 +513,14 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
         sig = signatures.get(s["sig"])
         if sig.category == "effect":
             continue
-        key = (sig.category, s.get("rank"), s.get("node") or s.get("host"))
+        # a weak line swallows no strong one of its category
+        key = (sig.category, sig.weak, s.get("rank"), s.get("node") or s.get("host"))
         if key in seen:  # the same failure told again (NCCL per channel, torchrun's two lines): one cause
             same = seen[key]
             if same is not None and len(same.evidence) < 4:
                 same.evidence.append(f"line {s['line'] + 1}: {s['text']}")
+            if same is not None and not same.nodes and s.get("peer") and sig.category == "peer":
+                same.nodes = [s["peer"]]  # NCCL's "Last error:" detail names the peer its first line did not
             continue
         seen[key] = None
         if any(c.category == sig.category and abs(c.time - s["line"]) <= 1.5 for c in slurm):
@@ -526,21 +529,23 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
         node = s.get("node") or (s.get("host") if sig.category == "node" else None)
         place = node or s.get("host")
         who = f"rank {rank}" + (f" on {place}" if place else "") if rank is not None else place or ""
+        peer = s.get("peer") if sig.category == "peer" and not node else None  # the address it lost: look there
         category = "unknown" if sig.category == "peer" else sig.category
         what = f"raised {s['text']}" if sig.name == "python-exception" else sig.meaning
         out.append(
             Cause(
                 category,
-                f"{who}: {what}" if who else what,
+                (f"{who}: {what}" if who else what) + (f" (lost {peer})" if peer else ""),
                 float(s["line"]),
                 ranks=[rank] if rank is not None else [],
-                nodes=[node] if node else [],
+                nodes=[node] if node else [peer] if peer else [],
                 evidence=[f"line {s['line'] + 1}: {s['text']}"],
                 explains=everyone,
                 next_step=sig.next_step
                 or "find the rank that failed first: its own log, or its node's (dmesg, clusterdoc check on it)",
                 weak=sig.weak or sig.category == "peer",
                 candidates=_peer_candidates() if sig.category == "peer" else _candidates(sig),
+                refused=sig.name in signatures.REFUSED_SIGNS,
             )
         )
         seen[key] = out[-1]
@@ -568,9 +573,40 @@ def _fill_in(out: Found) -> Found:
     return [c for c in out if c.rule != "merged"]
 
 
+# thin lines (why/signatures.py, weak): what each may be, and what decides
+_THIN = {
+    "nccl-system-error": (
+        "environment: a container's small /dev/shm or no --ipc=host (NCCL_DEBUG=WARN: 'Error while creating shared "
+        "memory segment'; df -h /dev/shm)",
+        "environment or network: no usable interface in the container or on the node (NCCL_DEBUG=WARN: 'Socket "
+        "creation failed', 'no socket interface'; NCCL_SOCKET_IFNAME)",
+        "node: a resource limit or a device of that node (ulimit -a, clusterdoc check on it)",
+    ),
+    "store-connect-timeout": (
+        "network: the endpoint's address is wrong or unreachable from this node (nc -zv ADDR PORT; a firewall, "
+        "another interface)",
+        "scheduler or node: the endpoint's node (rank 0's) started late or not at all (its own log, squeue)",
+    ),
+    "launcher-signalled": (
+        "environment: the terminal or ssh session that ran the launcher closed (SIGHUP: run it under sbatch, nohup "
+        "or tmux)",
+        "scheduler: Slurm or the cluster stopped the job (SIGTERM: a time limit, a preemption, scancel: sacct -j JOB "
+        "-o State,Reason)",
+    ),
+    "orte-daemons": (
+        "environment: the nodes lack what mpirun needs there (orted on PATH, LD_LIBRARY_PATH; ssh without a "
+        "password: ssh NODE true)",
+        "network: a firewall between the nodes (Open MPI's TCP ports; its line 'unable to complete a TCP "
+        "connection' says so)",
+    ),
+}
+
+
 def _candidates(sig) -> list[str]:
     from clusterdoc.why import signatures
 
+    if sig.name in _THIN:
+        return list(_THIN[sig.name])
     if sig.name == "python-exception-unsure":
         return [
             "code: the script's own error (the exception's line and the code around it)",

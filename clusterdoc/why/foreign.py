@@ -25,7 +25,8 @@ NCCL_TYPES = ("DistBackendError", "DistNetworkError", "DistStoreError", "ncclSys
               "RendezvousClosedError", "RendezvousConnectionError", "RendezvousError", "DistError")  # fmt: skip
 NCCL_WORDS = ("NCCL", "Connection closed by", "Broken pipe", "Socket Timeout", "Connection reset", "Watchdog caught",
               "ProcessGroup", "c10d", "remote process exiting", "Timed out", "timed out", "gloo",
-              "monitoredBarrier", "Connection refused", "TCPStore", "NCCL communicator")  # fmt: skip
+              "monitoredBarrier", "Connection refused", "TCPStore", "NCCL communicator",
+              "Horovod has been shut down")  # fmt: skip
 
 # What an exception says by its type and message, where no signature line says more (the first row that fits
 # wins): (types, words in the message (any; () for none needed), kind). kind: "effect" (not a cause), "nccl"
@@ -48,7 +49,8 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
       "ActorDiedError", "RayActorError", "WorkerCrashedError", "NodeDiedError", "OwnerDiedError", "ObjectLostError"),
      (), "unsure"),
     ((), ("CUDA error", "CUDA driver", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS", "NVML", "no CUDA GPUs",
-          "NVIDIA driver", "CUDA-capable device", "exited unexpectedly", "PytorchStreamWriter failed"), "unsure"),
+          "NVIDIA driver", "CUDA-capable device", "exited unexpectedly", "is killed by signal",
+          "PytorchStreamWriter failed"), "unsure"),
     ((), NCCL_WORDS, "nccl"),
 ]  # fmt: skip
 INF_SEQ = 1 << 62
@@ -60,6 +62,7 @@ SRUN_FAILED = ("Exited with exit code", "Segmentation fault", "Bus error", "Floa
                "Illegal instruction", "Out Of Memory")  # fmt: skip
 LOOSE_TAIL = 16  # an exception line without a traceback counts when its rank printed at most this many lines after
 LOW_SEQ = 10  # a watchdog's SeqNum up to this: one of the process group's first collectives
+MESSAGE_NEXT = 2  # lines after an exception that may still be its message (a wrapper's "because of: ...")
 NEAR = 8  # lines after an exception where its detail ("Last error: ...") is printed
 
 
@@ -122,6 +125,9 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     _phase_signs(f, signs)
+    for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
+        if s["rank"] is None and signatures.get(s["sig"]).category == "peer":
+            s["peer"] = next(iter(logs.peers_lost(s["text"])), None)
     by_rank: dict = {}
     for s in signs:
         by_rank.setdefault(s["rank"], []).append(s)
@@ -225,6 +231,10 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     ]
     if any(s["line"] == e["line"] for s in near) or (kind == "nccl" and near):
         return []  # the signature says it
+    if kind == "code" and any(
+        e["line"] < s["line"] <= e["line"] + MESSAGE_NEXT and s["category"] == "environment" for s in near
+    ):  # its message goes on with a library's failure ("Failed to import X because of ...: undefined symbol")
+        return []
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
@@ -298,13 +308,18 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     later = all((wd[r]["seq"] or INF_SEQ) > LOW_SEQ for r in timed)  # not one of the first collectives
     # rank 0's absence means something only where the ranks in the log may share its node (8 GPUs a node at most):
     # a paste of another node's ranks (8-15) lacks rank 0 whatever it did
-    if (default_pg and later and all(op == "BROADCAST" for op, _ in groups) and 0 not in seen and timed != [-1]
-            and max(timed) < 8):  # fmt: skip
+    node_but_0 = len(timed) > 1 and seen == set(range(1, max(timed) + 1))  # ranks 1..N of rank 0's node, all
+    if (default_pg and later and 0 not in seen and timed != [-1] and max(timed) < 8
+            and (all(op == "BROADCAST" for op, _ in groups) or node_but_0)):  # fmt: skip
         # a broadcast waits for its source (rank 0 unless told otherwise), and rank 0 did not time out: it was
-        # elsewhere (evaluating, saving, loading on its own) while the others waited
+        # elsewhere (evaluating, saving, loading on its own) while the others waited. So for any collective where
+        # every other rank of the node is in the log and timed out: the one rank that does work alone (evaluation,
+        # a checkpoint, logging under `if rank == 0`) is the one absent; in the collective it would time out too
+        bcast = all(op == "BROADCAST" for op, _ in groups)
+        why = "a broadcast's source by default" if bcast else "the one rank of its node not in the log"
         return {**base, "odd": [0],
-                "headline": head + "; rank 0 (a broadcast's source by default) did not time out: it was busy "
-                "elsewhere while the others waited"}  # fmt: skip
+                "headline": head + f"; rank 0 ({why}) did not time out: it was busy elsewhere (evaluating, "
+                "saving) while the others waited"}  # fmt: skip
     if len(seen) <= 1 and default_pg and all((wd[r]["seq"] or INF_SEQ) <= LOW_SEQ for r in timed):
         # one of the job's first collectives: a rank not in it yet (loading, tokenizing, evaluating on its own), or
         # the first collective that had to cross the network and could not

@@ -27,6 +27,7 @@ class Cause:
     weak: bool = False  # a candidate, not a verdict: alone it gives "unknown" with the candidates
     candidates: list[str] = field(default_factory=list)  # for an unknown: the causes it may be, what decides
     rule: str = ""  # the rule of why/causes.py that found it
+    refused: bool = False  # a request the scheduler refused: the same request is refused again (no retry)
 
 
 @dataclass

@@ -121,6 +121,13 @@ SIGNATURES: list[Signature] = [
       "https://github.com/facebookresearch/cc_net/issues/32",
       "change the request as the message says (array size: MaxArraySize in scontrol show config; the partition's "
       "limits: sinfo, sacctmgr show qos)"),
+    S("slurm-invalid-gres", "scheduler", ("Invalid generic resource (gres) specification",),
+      "Slurm refused the request: it asks for a generic resource (a GPU gres) the cluster, the partition or the "
+      "allocation the step runs in does not have (the job or step never ran)",
+      "srun: error: Unable to create step for job 16413634: Invalid generic resource (gres) specification",
+      "https://github.com/mehta-lab/waveorder/issues/201",
+      "ask for a gres the partition has (sinfo -o '%P %G'; --gres=gpu:N or --gpus=N); a step inside an allocation "
+      "can use only the allocation's gres (submit from a login node, or srun --gres within it)"),
     S("enomem", "oom", ("[Errno 12] Cannot allocate memory",),
       "the host ran out of memory (a process could not allocate or fork: ENOMEM)",
       "OSError: [Errno 12] Cannot allocate memory", "https://github.com/spine-generic/spine-generic/issues/108",
@@ -435,6 +442,20 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA/nccl/issues/1405",
       "clusterdoc check --perf on the two nodes (ibstat, link errors, the routes between the addresses the line "
       "names); NCCL_IB_HCA to the working ports"),
+    S("ib-async-fatal", "network", ("NET/IB", "async", "error"),
+      "the InfiniBand adapter reported a fatal event (a catastrophic error of the HCA, a queue pair's fatal "
+      "access or transport error): the link or the adapter of the node that printed it",
+      "container-e275-1553839402050-12124-01-000057:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got "
+      "async event : local catastrophic error", "https://github.com/NVIDIA/nccl/issues/230",
+      "clusterdoc check --perf on that node (ibstat, the port's error counters, dmesg for mlx5); resubmit without it "
+      "meanwhile (--exclude)"),
+    S("ucx-ib-retry-exceeded", "network", ("Transport retry count exceeded",),
+      "InfiniBand gave up on a transfer (UCX: transport retry count exceeded, NCCL's status 12): the link, a "
+      "port, or the peer's adapter",
+      "[r1i6n33:1546795:0:1546795] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 "
+      "vend 0x81 hw_synd 0/0)", "https://github.com/hemelb-codes/hemelb/issues/813",
+      "clusterdoc check --perf on the node (ibstat, link errors) and its peers; UCX_NET_DEVICES to the working ports",
+      node=re.compile(r"\[" + _NODE + r":\d{1,10}:")),
     S("link-local-connect", "network", ("Connect to 169.254.",),
       "NCCL connected to a link-local address (169.254.x.x): it picked an interface the other node cannot reach",
       "socketStartConnect: Connect to 169.254.0.1<40815> failed : Software caused connection abort",
@@ -519,10 +540,44 @@ SIGNATURES: list[Signature] = [
       "NCCL: a network error or a remote rank exited first",
       "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
       "https://github.com/huggingface/accelerate/issues/3413", weak=True),
+    S("ssh-refused", "environment", ("ssh: connect to host", "Connection refused"),
+      "the launcher (mpirun, pdsh) could not log in to a node over ssh: no sshd listening there, a firewall, or "
+      "the host name resolves to another address (/etc/hosts): its daemons never started",
+      "ssh: connect to host node2 port 22: Connection refused", "https://github.com/open-mpi/ompi/issues/6379",
+      "from the launching node: ssh NODE true (passwordless, by the name the hostfile uses; getent hosts NODE); "
+      "clusterdoc check --transport ssh on the nodes",
+      node=re.compile(r"connect to host " + _NODE + r" port")),
     S("peer-refused", "peer", ("Connection refused",),
       "a rank could not connect to another (not listening: not started yet, or died)",
       "slurmstepd: error: Failed to send MESSAGE_TASK_EXIT: Connection refused",
       "https://github.com/facebookincubator/submitit/issues/1708", weak=True),
+    # --- thin by themselves: a candidate with what decides, never a verdict ---
+    S("store-connect-timeout", "network", ("client socket has timed out", "trying to connect to"),
+      "a rank could not reach the rendezvous endpoint (MASTER_ADDR:PORT, --rdzv_endpoint) in time: the address is "
+      "wrong or unreachable from this node (a firewall, another interface), or the endpoint's node was not up yet",
+      "[E socket.cpp:860] [c10d] The client socket has timed out after 60s while trying to connect to 192.0.0.1:1234",
+      "https://github.com/pytorch/pytorch/issues/107021",
+      "from this node: nc -zv ADDR PORT while the first node's launcher runs (reachable: the first node started "
+      "late, raise the timeout; not: the address or a firewall)", weak=True),
+    S("nccl-system-error", "environment", ("unhandled system error",),
+      "NCCL: a system call failed (a container's small /dev/shm or missing --ipc=host, no usable network "
+      "interface, a resource limit): NCCL_DEBUG=WARN prints which",
+      "fastmoe: Test NCCL failure common.cu:777 'unhandled system error'", "https://github.com/NVIDIA/nccl/issues/473",
+      "rerun with NCCL_DEBUG=WARN (its WARN line names the call); in a container: --ipc=host or --shm-size, and "
+      "--network=host", weak=True),
+    S("launcher-signalled", "environment", ("death signal, shutting down workers",),
+      "the launcher (torchrun's agent) was stopped from outside: SIGHUP (its terminal or ssh session closed), "
+      "SIGTERM or SIGINT (scancel, a time limit, a preemption, a user): no rank failed by itself",
+      "W0920 09:10:41.194000 84933 site-packages/torch/distributed/elastic/agent/server/api.py:719] Received 1 "
+      "death signal, shutting down workers", "https://github.com/modelscope/ms-swift/issues/5884",
+      "the signal the workers got (closing signal SIGHUP: run under sbatch, nohup or tmux; SIGTERM: sacct -j JOB "
+      "-o State,Reason)", weak=True),
+    S("orte-daemons", "environment", ("ORTE was unable to reliably start one or more daemons",),
+      "mpirun could not start its daemons on the other nodes (ssh refused or asking a password, orted not on the "
+      "node's PATH, a firewall): no rank ran there",
+      "ORTE was unable to reliably start one or more daemons.", "https://github.com/open-mpi/ompi/issues/5639",
+      "from the launching node: ssh NODE which orted (passwordless; the same PATH and LD_LIBRARY_PATH), or mpirun "
+      "--prefix; the lines above it in the output often say which", weak=True),
     # --- effects: a rank stopping because something else failed ---
     S("nccl-abort", "effect", ("To avoid data inconsistency, we are taking the entire process down",),
       "NCCL's watchdog takes the rank down after a failed or timed-out collective",
@@ -586,6 +641,8 @@ FROM_TRACEBACK = [
 SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill")
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
+# a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
+REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres")
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}

@@ -35,7 +35,7 @@ def candidates(ev: Evidence) -> list[Cause]:
     out: list[Cause] = []
     for rule in CAUSES:
         for c in rule.find(ev, out):
-            c.retry = rule.retry if rule.retry is not None else c.category in RETRYABLE
+            c.retry = rule.retry if rule.retry is not None else c.category in RETRYABLE and not c.refused
             c.rule = rule.name
             out.append(c)
     return out
@@ -82,8 +82,8 @@ def judge(ev: Evidence) -> Verdict:
             _name_culprit(cause, ev)
         return Verdict(False, ev.state, cause)
     best = causes[0]
-    if ev.foreign:
-        _name_culprit(best, ev)
+    if ev.foreign:  # an unknown from lost peers alone: those ranks are witnesses, the launcher names the culprit
+        _name_culprit(best, ev, witnesses=best.category == "unknown" and all(c.category == "unknown" for c in found))
     ruled = []
     explained = set(best.explains)
     for c in causes[1:]:
@@ -112,20 +112,24 @@ def judge(ev: Evidence) -> Verdict:
 FILLED = ("code", "environment", "oom", "node", "unknown")  # a rank's own failure: the launcher's report names it
 
 
-def _name_culprit(best: Cause, ev: Evidence) -> None:
+def _name_culprit(best: Cause, ev: Evidence, witnesses: bool = False) -> None:
     """A cause read from a line without a rank takes the rank (and node) from the launcher's report of the rank
-    that failed first, printed after it: torchrun's Root Cause entry, srun's task line (ev.culprits)."""
+    that failed first, printed after it: torchrun's Root Cause entry, srun's task line (ev.culprits). With
+    `witnesses` (the cause's ranks only lost a peer or saw a distributed call fail: Horovod's shutdown, NCCL's
+    remote error), a rank the report names replaces them: it failed first, they noticed."""
     if best.category == "oom" and not best.nodes:  # slurmstepd's end line right after names the node it ran on
         ends = [e for e in (ev.scheduler or {}).get("ends") or [] if 0 <= e["line"] - best.time <= 3]
         if ends:
             best.nodes = [ends[0]["node"]]
-    if best.ranks or best.category not in FILLED:
+    if (best.ranks and not witnesses) or best.category not in FILLED:
         return
     at = best.time if best.time != INF else -INF  # no time: no line of its own, every report counts
     after = [c for c in ev.culprits if c["line"] >= at or (c.get("heads") and at - c["line"] <= 64)]
     if not after:
         return
     c = after[0]
+    if witnesses and best.ranks and c["rank"] is None:
+        return
     if c["rank"] is not None:
         best.ranks = [c["rank"]]
     if c.get("node") and not best.nodes:
