@@ -74,6 +74,7 @@ class Evidence:
     # entry, srun's "node: task N: Exited" ({rank, node, line, how}); gloo's monitoredBarrier ({ranks, line, text})
     culprits: list[dict] = field(default_factory=list)
     barrier: list[dict] = field(default_factory=list)
+    failures: list[dict] = field(default_factory=list)  # a foreign log's failure lines by family (why/vocab.py)
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -158,6 +158,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         ev.message = "; ".join(f"{h}: NCCL WARN {m}" for h, m in f.nccl_warns[:3])
     ev.culprits = culprit_lines(f)
     ev.barrier = list(f.barrier)
+    ev.failures = list(f.failures)
     return ev
 
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from clusterdoc.why import prefix, signatures
+from clusterdoc.why import prefix, signatures, vocab
 from clusterdoc.why.signatures import LINE_CAP
 
 MAX_FRAMES = 64  # frames kept per traceback (the innermost ones)
@@ -174,6 +174,9 @@ class LogFacts:
     # (MPI_Finalize, atexit, a destructor) and a model's weights being loaded (host memory's peak)
     cleanup_at: list[int] = field(default_factory=list)
     loading_at: list[int] = field(default_factory=list)
+    # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
+    # {line, rank, host, text, families}
+    failures: list[dict] = field(default_factory=list)
 
 
 class _Traceback:
@@ -272,6 +275,10 @@ class Scanner:
         self._torchrun(n, line, host)
         self._mpi(n, line)
         self._phase(n, line)
+        if len(f.failures) < vocab.MAX_LINES:
+            fams = vocab.families(line)
+            if fams:
+                f.failures.append({"line": n, "rank": rank, "host": host, "text": line[:300], "families": fams})
 
     def _phase(self, n: int, line: str) -> None:
         f = self.facts

@@ -11,7 +11,7 @@ the others are listed as ruled out, with why.
 
 from __future__ import annotations
 
-from clusterdoc.why import disk
+from clusterdoc.why import disk, vocab
 from clusterdoc.why.causes import CAUSES
 from clusterdoc.why.evidence import Evidence, RankFacts
 from clusterdoc.why.model import (  # noqa: F401 - the names other modules import from here
@@ -50,6 +50,10 @@ def judge(ev: Evidence) -> Verdict:
     )
     if ev.state in ("RUNNING", "PENDING") and not causes:
         return Verdict(True, ev.state, None)
+    if not causes and ev.foreign:
+        read = _read_failures(ev)
+        if read is not None:
+            causes = [read]
     if not causes:
         failed = [r for r in ev.ranks if r.code not in (0, None)]
         cause = (
@@ -138,6 +142,39 @@ def _name_culprit(best: Cause, ev: Evidence, witnesses: bool = False) -> None:
                                f"on {c['node']}" if c.get("node") else "") if x)  # fmt: skip
     best.evidence.append(f"line {c['line'] + 1}: {c['how']} names {who}"
                          + (f" (exitcode {c['exitcode']})" if c.get("exitcode") is not None else ""))  # fmt: skip
+
+
+def _read_failures(ev: Evidence) -> Cause | None:
+    """Where no signature and no exception rule decides: the log's failure lines by family (why/vocab.py). One
+    family: its first line is the cause, its prefix the culprit; several: unknown, each family a candidate."""
+    got = vocab.decide(ev.failures)
+    if got is None:
+        return None
+    if got["category"] is not None:
+        e = got["line"]
+        n = sum(1 for x in ev.failures if got["category"] in x["families"])
+        return Cause(
+            got["category"],
+            vocab.FAMILY_HEAD[got["category"]],
+            float(e["line"]),
+            ranks=[e["rank"]] if e["rank"] is not None else [],
+            nodes=[e["host"]] if e["host"] else [],
+            evidence=[f"line {e['line'] + 1}: {e['text']}"]
+            + ([f"{n - 1} more failure line(s) of the same family, none of another"] if n > 1 else []),
+            next_step="read the lines around it; no known signature matched (one entry in why/signatures.py "
+            "would name it exactly: docs/why.md)",
+            rule="failure-lines",
+        )
+    cands = got["candidates"]
+    return Cause(
+        "unknown",
+        "the log's failure lines point to several causes: " + ", ".join(cands),
+        float(min(e["line"] for e in cands.values())),
+        evidence=[f"line {e['line'] + 1}: {e['text']}" for e in cands.values()][:8],
+        next_step="which failed first decides: the ranks' and nodes' own logs, with their times",
+        candidates=[f"{cat}: line {e['line'] + 1}: {e['text'][:120]}" for cat, e in cands.items()],
+        rule="failure-lines",
+    )
 
 
 def _unknown(ev: Evidence, weak: list[Cause]) -> list[Cause]:
