@@ -17,7 +17,7 @@ import re
 # a line that reports a failure (its own words, not a word inside an identifier)
 MARKERS = re.compile(
     r"ERROR|\bError\b|error:|\berror\b|FATAL|Fatal|\bfailed\b|\bFailed\b|\bkilled\b|\bKilled\b|slurmstepd|"
-    r"srun: error|NCCL WARN|Aborted|\bSIG[A-Z]{3,4}\b|[A-Za-z]+(?:Error|Exception):"
+    r"srun: error|NCCL WARN|\b[Tt]imed out\b|Aborted|\bSIG[A-Z]{3,4}\b|[A-Za-z]+(?:Error|Exception):"
 )
 # category -> the words that name it (case as printed). Specific words only: each one names its family alone.
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -29,7 +29,8 @@ FAMILIES: dict[str, tuple[str, ...]] = {
              "DevicesUnavailable", "devices unavailable", "is/are busy or unavailable"),
     "network": ("ibv_", "NET/IB", "NET/Socket", "RoCE", "Connection reset by peer", "No route to host",
                 "Network is unreachable", "Host is unreachable", "Could not find NET", "completion with error",
-                "UCX ERROR", "connectFullMesh", "Connection timed out"),
+                "UCX ERROR", "connectFullMesh", "Connection timed out", "Software caused connection abort",
+                "socketStartConnect"),
     "environment": ("undefined symbol", "No module named", "version mismatch", "GLIBC_", "driver version",
                     "cannot open shared object file", "command not found", "not found on PATH",
                     "execve(): ", "Permission denied (publickey", "Host key verification failed"),
