@@ -105,7 +105,16 @@ def _phase_words() -> tuple[bytes, ...]:
 
 # a needle that holds one of the words above is found through that word: grep looks for fewer strings, the same
 # lines match
-WORDS = WORDS + tuple(w for w in _signature_words() + _phase_words() if not any(g in w for g in WORDS))
+def _vocab_words() -> tuple[bytes, ...]:
+    """The failure lines' vocabulary by family (why/vocab.py: the fallback where no signature decides)."""
+    from clusterdoc.why.vocab import WORDS as VOCAB
+
+    return tuple(w.encode() for w in VOCAB)
+
+
+WORDS = WORDS + tuple(
+    w for w in dict.fromkeys(_signature_words() + _phase_words() + _vocab_words()) if not any(g in w for g in WORDS)
+)
 
 
 @dataclass

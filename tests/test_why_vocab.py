@@ -1,0 +1,84 @@
+"""`clusterdoc why --log`'s fallback where no signature and no exception rule decides (issue 41, why/vocab.py): the
+log's failure lines by family. One family decides, with its first line; two families are "unknown" with both as
+candidates; an effect or a lone ambiguous word decides nothing. Each from small real excerpts of the tuning logs
+in tests/fixtures/why/real (SOURCES.md names their threads).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from clusterdoc.why import foreign, logread, verdict, vocab
+
+REAL = Path(__file__).parent / "fixtures" / "why" / "real"
+
+NETWORK = (
+    "[2026-03-13 22:26:02] host-01.example.com:XXXXXX [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed "
+    "with 110 Connection timed out, on dev mlx_x:1, curr state INIT, next state RTR"
+)  # nccl-2013
+NODE = (
+    "2047: cudaSetDevice(cuda_device_id) error( cudaErrorDevicesUnavailable): CUDA-capable device(s) is/are busy "
+    "or unavailable /global/u1/w/whannah/E3SM/E3SM_SRC1/externals/ekat/extern/kokkos/core/src/Cuda/"
+    "Kokkos_Cuda_Instance.cpp:544"
+)  # e3sm-8699
+
+
+def _judge(text: str) -> verdict.Cause:
+    cause = verdict.judge(foreign.evidence_from_output(text, "1")).cause
+    assert cause is not None
+    return cause
+
+
+@pytest.mark.parametrize(
+    "line, family",
+    [
+        (NETWORK, "network"),
+        ("[E528 08:52:46.164295950 ProcessGroupGloo.cpp:145] Gloo connectFullMesh failed with "
+         "[/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:144] no error", "network"),  # gpustack-2125
+        (NODE, "node"),
+        ("salloc: error: QOSMaxSubmitJobPerUserLimit", "scheduler"),  # technotes-7
+        ("timed out initializing process group in store based barrier on rank", "hang"),  # chatglm2ft-6
+        ("slurmstepd: error: Detected 1 oom-kill event(s) in StepId=37205392.0. Some of your processes may have "
+         "been killed by the cgroup out-of-memory handler.", "oom"),  # brainscore-950
+        ("ImportError: /root/miniconda3/envs/py310/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: "
+         "undefined symbol: ncclCommInitRankScalable", "environment"),  # paddle-74792
+    ],
+)  # fmt: skip
+def test_a_failure_line_names_its_family(line, family):
+    assert vocab.families(line) == [family]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: Timed out after 1800 seconds",  # a lone ambiguous word
+        "[rank1]: RuntimeError: Connection closed by peer [10.0.0.2]:29500",  # an effect of a peer's end
+        "W0313 Sending process 1234 closing signal SIGTERM",  # the launcher stopping the others
+        "loading checkpoint: out of memory handling is set to retry",  # no failure marker: not a failure line
+    ],
+)
+def test_an_effect_or_an_ambiguous_word_names_no_family(line):
+    assert vocab.families(line) == []
+
+
+def test_one_family_decides_with_its_first_line_and_prefix():
+    c = _judge((REAL / "nccl-2013-rail-only-modify-qp-110.log").read_text())
+    assert c.category == "network" and c.rule == "failure-lines"
+    assert "ibv_modify_qp" in c.evidence[0]
+    c = _judge(NODE + "\n")
+    assert (c.category, c.ranks) == ("node", [2047])  # srun -l's task label: the culprit
+
+
+def test_two_families_with_no_link_are_unknown_with_both_candidates():
+    c = _judge(NODE + "\n" + NETWORK + "\n")
+    assert c.category == "unknown"
+    assert [k.split(":")[0] for k in c.candidates] == ["node", "network"]
+    assert "which failed first" in c.next_step
+
+
+def test_every_family_word_reaches_the_parsers_of_a_big_log():
+    """A family's word on a line of a big log's bulk (read through the grep prefilter) is kept."""
+    for word in vocab.WORDS:
+        assert any(w in word.encode() for w in logread.WORDS), word
