@@ -57,6 +57,7 @@ def test_a_failure_line_names_its_family(line, family):
         "[rank1]: RuntimeError: Connection closed by peer [10.0.0.2]:29500",  # an effect of a peer's end
         "W0313 Sending process 1234 closing signal SIGTERM",  # the launcher stopping the others
         "loading checkpoint: out of memory handling is set to retry",  # no failure marker: not a failure line
+        "n1:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event : port active",  # benign
     ],
 )
 def test_an_effect_or_an_ambiguous_word_names_no_family(line):
@@ -69,6 +70,8 @@ def test_one_family_decides_with_its_first_line_and_prefix():
     assert "ibv_modify_qp" in c.evidence[0]
     c = _judge(NODE + "\n")
     assert (c.category, c.ranks) == ("node", [2047])  # srun -l's task label: the culprit
+    c = _judge((REAL / "e3sm-8699-pm-gpu-devices-unavailable-nid004069.log").read_text())
+    assert (c.category, c.ranks, c.nodes) == ("node", [2047], ["nid004069"])  # Cray MPICH's abort line: its node
 
 
 def test_two_families_with_no_link_are_unknown_with_both_candidates():

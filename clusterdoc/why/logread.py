@@ -80,6 +80,7 @@ WORDS: tuple[bytes, ...] = (
     b"missing ranks: ",
     b"Process name: [[",  # Open MPI's "the first process to do so was"
     b"MPI_ABORT",
+    b"MPICH ERROR",  # Cray MPICH's abort line: the rank and its node
 )
 
 

@@ -88,6 +88,8 @@ _HVD_RANKS = re.compile(r"\[(missing|ready) ranks: (\d{1,7}(?:, \d{1,7}){0,255})
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
 _SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
+# Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
+_MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
 _MPI_SIGNAL = re.compile(  # mpirun's, prterun's (Open MPI 5), orterun's
     r"noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
@@ -443,6 +445,7 @@ class Scanner:
             or "noticed that process" in line
             or "-- Process " in line
             or " RUNNING AT " in line
+            or "MPICH ERROR" in line
         ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
@@ -459,6 +462,9 @@ class Scanner:
         if m:
             f.mpi.append({"rank": int(m.group(1)), "node": m.group(2).rstrip("."), "line": n,
                           "how": "mpirun's signal line"})  # fmt: skip
+        m = _MPICH_ERROR.search(line)
+        if m:
+            f.mpi.append({"rank": int(m.group(1)), "node": m.group(2), "line": n, "how": "Cray MPICH's abort line"})
         m = _HYDRA.search(line) if " RUNNING AT " in line else None
         if m:  # MPICH's hydra names every rank it found dead, the first printed first
             f.mpi.append({"rank": int(m.group(1)), "node": m.group(2), "line": n,

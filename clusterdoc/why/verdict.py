@@ -153,12 +153,14 @@ def _read_failures(ev: Evidence) -> Cause | None:
     if got["category"] is not None:
         e = got["line"]
         n = sum(1 for x in ev.failures if got["category"] in x["families"])
+        same = [c for c in ev.culprits if e["rank"] is not None and c["rank"] == e["rank"] and c.get("node")]
+        node = e["host"] or (same[0]["node"] if same else None)  # a launcher's line on the same rank: its node
         return Cause(
             got["category"],
             vocab.FAMILY_HEAD[got["category"]],
             float(e["line"]),
             ranks=[e["rank"]] if e["rank"] is not None else [],
-            nodes=[e["host"]] if e["host"] else [],
+            nodes=[node] if node else [],
             evidence=[f"line {e['line'] + 1}: {e['text']}"]
             + ([f"{n - 1} more failure line(s) of the same family, none of another"] if n > 1 else []),
             next_step="read the lines around it; no known signature matched (one entry in why/signatures.py "

@@ -1,9 +1,10 @@
 """The fallback of `clusterdoc why --log` where no signature and no exception rule decides: the log's failure lines
 read as an engineer reads them (pure: lines in, a decision out).
 
-A line that looks like a failure (ERROR, error:, FATAL, failed, killed, slurmstepd, srun: error, NCCL WARN, ...)
+A line that looks like a failure (ERROR, error:, FATAL, failed, killed, timed out, slurmstepd, srun: error, ...)
 is mapped to the families its words belong to (FAMILIES: one vocabulary per category, specific words only; a
-lone ambiguous word such as "timeout" belongs to none). `decide` takes those lines in the log's order: where
+lone ambiguous word such as "timeout", or a subsystem's name such as NET/IB on a benign "NCCL WARN ... port
+active", belongs to none). `decide` takes those lines in the log's order: where
 they all point to one family, it is the cause, its first line the evidence and its prefix the culprit; where they
 point to several, it is "unknown" with each family as a candidate and its first line (what would decide is which
 happened first, in the other ranks' and nodes' logs). Effects (watchdog timeouts, a peer that closed the
@@ -17,7 +18,7 @@ import re
 # a line that reports a failure (its own words, not a word inside an identifier)
 MARKERS = re.compile(
     r"ERROR|\bError\b|error:|\berror\b|FATAL|Fatal|\bfailed\b|\bFailed\b|\bkilled\b|\bKilled\b|slurmstepd|"
-    r"srun: error|NCCL WARN|\b[Tt]imed out\b|Aborted|\bSIG[A-Z]{3,4}\b|[A-Za-z]+(?:Error|Exception):"
+    r"srun: error|\b[Tt]imed out\b|Aborted|\bSIG[A-Z]{3,4}\b|[A-Za-z]+(?:Error|Exception):"
 )
 # category -> the words that name it (case as printed). Specific words only: each one names its family alone.
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -27,7 +28,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "node": ("Xid", "ECC error", "uncorrectable ECC", "ECC_UNCORRECTABLE", "fallen off the bus", "GPU is lost",
              "GPU lost", "NODE_FAIL", "DUE TO NODE FAILURE", "hardware error", "Hardware Error",
              "DevicesUnavailable", "devices unavailable", "is/are busy or unavailable"),
-    "network": ("ibv_", "NET/IB", "NET/Socket", "RoCE", "Connection reset by peer", "No route to host",
+    "network": ("ibv_", "Connection reset by peer", "No route to host",
                 "Network is unreachable", "Host is unreachable", "Could not find NET", "completion with error",
                 "UCX ERROR", "connectFullMesh", "Connection timed out", "Software caused connection abort",
                 "socketStartConnect"),
