@@ -81,6 +81,13 @@ def test_two_families_with_no_link_are_unknown_with_both_candidates():
     assert "which failed first" in c.next_step
 
 
+def test_a_timeout_waiting_beside_another_family_is_its_effect():
+    hang = "timed out initializing process group in store based barrier on rank\n"  # chatglm2ft-6, whole
+    assert _judge(hang).category == "hang"
+    c = _judge(NETWORK + "\n" + hang)
+    assert c.category == "network" and "ibv_modify_qp" in c.evidence[0]
+
+
 def test_every_family_word_reaches_the_parsers_of_a_big_log():
     """A family's word on a line of a big log's bulk (read through the grep prefilter) is kept."""
     for word in vocab.WORDS:

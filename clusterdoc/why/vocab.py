@@ -7,7 +7,8 @@ lone ambiguous word such as "timeout", or a subsystem's name such as NET/IB on a
 active", belongs to none). `decide` takes those lines in the log's order: where
 they all point to one family, it is the cause, its first line the evidence and its prefix the culprit; where they
 point to several, it is "unknown" with each family as a candidate and its first line (what would decide is which
-happened first, in the other ranks' and nodes' logs). Effects (watchdog timeouts, a peer that closed the
+happened first, in the other ranks' and nodes' logs); a timeout waiting (the hang family) beside another family
+is that one's effect. Effects (watchdog timeouts, a peer that closed the
 connection, the launcher's ChildFailedError, SIGTERM sent to the others) are no family: they never decide.
 """
 
@@ -18,7 +19,7 @@ import re
 # a line that reports a failure (its own words, not a word inside an identifier)
 MARKERS = re.compile(
     r"ERROR|\bError\b|error:|\berror\b|FATAL|Fatal|\bfailed\b|\bFailed\b|\bkilled\b|\bKilled\b|slurmstepd|"
-    r"srun: error|\b[Tt]imed out\b|Aborted|\bSIG[A-Z]{3,4}\b|[A-Za-z]+(?:Error|Exception):"
+    r"srun: error|\b[Tt]imed out\b|Aborted|\bSIG[A-Z]{3,4}\b|(?:Error|Exception): "
 )
 # category -> the words that name it (case as printed). Specific words only: each one names its family alone.
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -60,10 +61,11 @@ FAMILY_HEAD = {
 
 def families(line: str) -> list[str]:
     """The families a failure line names, in the order its words come ([] for no failure line, or an effect)."""
-    if not MARKERS.search(line) or any(w in line for w in EFFECT_WORDS):
+    first = _VOCAB.search(line)  # the rarer test first: most lines of a big log hold no family's word
+    if first is None or not MARKERS.search(line) or any(w in line for w in EFFECT_WORDS):
         return []
     out: list[str] = []
-    for m in _VOCAB.finditer(line):
+    for m in _VOCAB.finditer(line, first.start()):
         cat = _WORD_FAMILY[m.group(0)]
         if cat not in out:
             out.append(cat)
@@ -80,6 +82,8 @@ def decide(lines: list[dict]) -> dict | None:
             first.setdefault(cat, e)
     if not first:
         return None
+    if len(first) > 1:  # a collective or barrier that timed out waits for the failure another line names
+        first.pop("hang", None)
     if len(first) == 1:
         ((cat, e),) = first.items()
         return {"category": cat, "line": e}
