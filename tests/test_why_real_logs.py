@@ -41,12 +41,14 @@ def test_the_score_on_real_logs():
     print("\n" + "\n".join(score.lines(s, every=True)))
     assert not s["crashes"], s["crashes"]
     assert not s["wrong"], s["wrong"]  # not one confident wrong category (ambiguous ones must stay unknown)
-    # 195/244 (80 %) on 2026-11-29 (issue 41's fourth round): the 49 misses are honestly unknown, none wrong: a
+    # 188/244 (77 %) on 2026-11-29 (issue 41's fourth round; its failure-lines fallback leads the candidates of an
+    # unknown, never the verdict: as a verdict it made 2 held-out logs right and 2 ambiguous ones wrong, 195/244
+    # here). The 56 misses are honestly unknown, none wrong: a
     # SIGKILL alone (11 logs: the OOM killer, scancel or a node's kill leave the same line), a lone NCCL watchdog
     # (10: the ambiguous rows of the same form must stay unknown), a lost peer or a refused connection alone (the
     # network, or a peer that died first), and one-line pastes without a failure word (Ray's actor died, a PBS
     # exit status, an ssh exit 255)
-    assert s["right"] * 100 >= 79 * s["settled"], (s["right"], s["settled"])
+    assert s["right"] * 100 >= 76 * s["settled"], (s["right"], s["settled"])
     assert s["culprits_named"] * 100 >= 80 * s["culprits"], s["culprits_missed"]  # 46/51 (90 %)
 
 

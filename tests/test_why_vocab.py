@@ -64,14 +64,16 @@ def test_an_effect_or_an_ambiguous_word_names_no_family(line):
     assert vocab.families(line) == []
 
 
-def test_one_family_decides_with_its_first_line_and_prefix():
+def test_one_family_is_the_first_candidate_with_its_line_and_prefix_never_the_verdict():
+    # thin evidence: on the logs kept back, a family word deciding made as many ambiguous logs confidently wrong as
+    # it made right (issue 41), so it leads the candidates of an unknown, with its line, rank and node
     c = _judge((REAL / "nccl-2013-rail-only-modify-qp-110.log").read_text())
-    assert c.category == "network" and c.rule == "failure-lines"
-    assert "ibv_modify_qp" in c.evidence[0]
+    assert c.category == "unknown" and c.rule == "failure-lines" and len(c.candidates) >= 2
+    assert c.candidates[0].startswith("network:") and "ibv_modify_qp" in c.evidence[0]
     c = _judge(NODE + "\n")
-    assert (c.category, c.ranks) == ("node", [2047])  # srun -l's task label: the culprit
+    assert (c.category, c.candidates[0].split(":")[0], c.ranks) == ("unknown", "node", [2047])  # srun -l's task
     c = _judge((REAL / "e3sm-8699-pm-gpu-devices-unavailable-nid004069.log").read_text())
-    assert (c.category, c.ranks, c.nodes) == ("node", [2047], ["nid004069"])  # Cray MPICH's abort line: its node
+    assert (c.candidates[0].split(":")[0], c.ranks, c.nodes) == ("node", [2047], ["nid004069"])  # Cray MPICH's line
 
 
 def test_two_families_with_no_link_are_unknown_with_both_candidates():
@@ -83,9 +85,9 @@ def test_two_families_with_no_link_are_unknown_with_both_candidates():
 
 def test_a_timeout_waiting_beside_another_family_is_its_effect():
     hang = "timed out initializing process group in store based barrier on rank\n"  # chatglm2ft-6, whole
-    assert _judge(hang).category == "hang"
+    assert _judge(hang).candidates[0].startswith("hang:")
     c = _judge(NETWORK + "\n" + hang)
-    assert c.category == "network" and "ibv_modify_qp" in c.evidence[0]
+    assert c.candidates[0].startswith("network:") and "ibv_modify_qp" in c.evidence[0]
 
 
 def test_every_family_word_reaches_the_parsers_of_a_big_log():

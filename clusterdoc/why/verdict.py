@@ -151,20 +151,28 @@ def _read_failures(ev: Evidence) -> Cause | None:
     if got is None:
         return None
     if got["category"] is not None:
+        # a family word on a failure line is thin evidence: on the logs kept back it made as many ambiguous logs
+        # confidently wrong as it made right (issue 41), so it is the first candidate, never the verdict
         e = got["line"]
         n = sum(1 for x in ev.failures if got["category"] in x["families"])
         same = [c for c in ev.culprits if e["rank"] is not None and c["rank"] == e["rank"] and c.get("node")]
         node = e["host"] or (same[0]["node"] if same else None)  # a launcher's line on the same rank: its node
         return Cause(
-            got["category"],
-            vocab.FAMILY_HEAD[got["category"]],
+            "unknown",
+            f"no known signature; the log's failure lines point to {got['category']}: "
+            + vocab.FAMILY_HEAD[got["category"]],
             float(e["line"]),
             ranks=[e["rank"]] if e["rank"] is not None else [],
             nodes=[node] if node else [],
             evidence=[f"line {e['line'] + 1}: {e['text']}"]
             + ([f"{n - 1} more failure line(s) of the same family, none of another"] if n > 1 else []),
-            next_step="read the lines around it; no known signature matched (one entry in why/signatures.py "
+            next_step="read the lines around it: what failed just before decides (one entry in why/signatures.py "
             "would name it exactly: docs/why.md)",
+            candidates=[
+                f"{got['category']}: line {e['line'] + 1}: {e['text'][:120]}",
+                "that line is the effect of a failure this log does not show (another rank's or node's log, "
+                "Slurm's record: sacct -j JOB -o State,ExitCode,Reason)",
+            ],
             rule="failure-lines",
         )
     cands = got["candidates"]
