@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from tests.cluster import limits
 from tests.cluster.procs import read_pid
 
 # the moments a fault can land at: before the rendezvous (the rank's start record is there, torch still
@@ -207,10 +208,148 @@ class CtldRestart(Fault):
             ctx.cluster.slurm.restart_ctld()
 
 
-CATALOG: dict[str, type[Fault]] = {
-    f.name: f for f in (Kill9, StopForever, StopWhile, Exception_, Oom, Exit0, AllExit1, NodeKill, Cancel, CtldRestart)
-}
 
 
 def kinds_for(backend: str) -> list[str]:
     return [name for name, f in CATALOG.items() if backend in f.backends]
+
+
+# --- node and network faults (issue 43): a node cut off, packet loss, a killed slurmd, a GPU off the bus ---------
+
+
+class NetDrop(Fault):
+    """The victim node's namespace drops every packet in and out (nft, loopback spared), until the job is over:
+    a switch port or cable gone. Its peers lose it (or wait for it until the hang watch stops them). why: node or
+    network naming that node, never another, or unknown; rerun without it when it is blamed. Its own ranks keep
+    running cut off: Slurm ends them once the node answers again (slurmctld kills the job's steps it finds there);
+    under mpirun nothing of the product can reach a node that does not answer, so the ssh session that started them
+    ends them when the link is back (its peer gone), and the campaign's heal checks that (runner.LINGER)."""
+
+    name = "netdrop"
+    backends = ("slurm", "mpirun")
+    why = ("node", "network")
+    culprit = "node"
+    retried = "if node"  # type: ignore[assignment]
+    table = "clusterdoc_netdrop"
+
+    def plant(self, ctx) -> None:
+        node = ctx.planted.node
+        assert node
+        ns = ctx.cluster.netns(node)
+        nft = ["ip", "netns", "exec", ns, "nft"]
+        subprocess.run([*nft, "delete", "table", "inet", self.table], capture_output=True, timeout=30)
+        for argv in (["add", "table", "inet", self.table],
+                     ["add", "chain", "inet", self.table, "out", "{ type filter hook output priority -10; }"],
+                     ["add", "chain", "inet", self.table, "in", "{ type filter hook input priority -10; }"],
+                     ["add", "rule", "inet", self.table, "out", "oifname", "!=", "lo", "drop"],
+                     ["add", "rule", "inet", self.table, "in", "iifname", "!=", "lo", "drop"]):  # fmt: skip
+            res = subprocess.run([*nft, *argv], capture_output=True, text=True, timeout=30)
+            if res.returncode != 0:
+                ctx.planted.landed = False
+                ctx.planted.note = f"nft {' '.join(argv)}: {res.stderr.strip()[:200]}"
+                return
+
+    def heal(self, ctx) -> None:
+        if ctx.planted.node:
+            subprocess.run(["ip", "netns", "exec", ctx.cluster.netns(ctx.planted.node), "nft", "delete", "table",
+                            "inet", self.table], capture_output=True, timeout=30)  # fmt: skip
+
+
+class Loss(Fault):
+    """30 % of the victim node's packets dropped at random, both ways, for the job's duration (nft numgen, as
+    `tc netem loss 30%` would: netem is not in this machine's kernel; tests/cluster/limits.py). TCP retransmits:
+    the job completes, or fails blamed on that node (or its network); never another node, never the code."""
+
+    name = "loss"
+    backends = ("slurm", "mpirun")
+    outcome = "COMPLETED"
+    also: ClassVar[tuple[str, ...]] = ("FAILED",)
+    why = ("node", "network", "hang")
+    culprit = "node"
+    retried = "if node"  # type: ignore[assignment]
+    percent = 30
+
+    def plant(self, ctx) -> None:
+        assert ctx.planted.node
+        limits.packet_loss(ctx.cluster.netns(ctx.planted.node), self.percent)
+
+    def heal(self, ctx) -> None:
+        if ctx.planted.node:
+            limits.packet_loss(ctx.cluster.netns(ctx.planted.node), None)
+
+
+class SlurmdKill(NodeKill):
+    """The victim node's slurmd killed -9 mid-job; its slurmstepd and ranks run on (Slurm only). Slurm: the
+    steps finish and report to slurmctld by themselves (slurmstepd talks to it directly), so the job completes;
+    the node stops answering slurmctld's pings and is set DOWN (NOT_RESPONDING) after SlurmdTimeout (60 s on the
+    test cluster), which kills a job still running there with NODE_FAIL. So: completed, or failed blamed on that
+    node (rerun without it); never another node. slurmd is restarted and the node resumed after the job (heal)."""
+
+    name = "slurmdkill"
+    backends = ("slurm",)
+    outcome = "COMPLETED"
+    also: ClassVar[tuple[str, ...]] = ("FAILED",)
+    why = ("node", "scheduler")
+    culprit = "node"
+    retried = "if node"  # type: ignore[assignment]
+
+    def plant(self, ctx) -> None:
+        pid = read_pid(ctx.cluster.slurm.dir / f"slurmd-{ctx.planted.node}.pid")
+        try:
+            os.kill(pid or 0, signal.SIGKILL) if pid else None
+        except ProcessLookupError:
+            pid = None
+        ctx.planted.landed = pid is not None
+
+
+XID79 = "GPU has fallen off the bus."
+
+
+class Xid79(JobAct):
+    """A GPU falls off the bus mid-job: the driver's XID 79 line in the victim node's kernel log (its /dev/kmsg,
+    tests/cluster/fakes.py's format), and the rank using it fails its next CUDA call with the error the field
+    shows then ("CUDA error: unspecified launch failure", e.g. pytorch/pytorch#27837 and NVIDIA's XID catalog:
+    79 is followed by the running contexts' failure). why: node, that node (the probe reads the XID), rerun
+    without it, resumed, completed."""
+
+    name = "xid79"
+    act = "cudaerror"
+    moments = ("step", "ckpt")
+    before_submit = False
+    backends = ("slurm", "mpirun")
+    outcome = "COMPLETED"
+    why = ("node",)
+    culprit = "node"
+    retried = True
+
+    def plant(self, ctx) -> None:
+        node = ctx.planted.node
+        assert node
+        kmsg = ctx.cluster.node_dir(node) / "kmsg"
+        seq = 5000 + len(kmsg.read_text(errors="replace").splitlines())
+        usec = int(time.monotonic() * 1e6)
+        with open(kmsg, "a") as f:  # the bind-mounted file itself: the node's /dev/kmsg
+            f.write(f"4,{seq},{usec},-;NVRM: Xid (PCI:0000:07:00): 79, pid={rank_pid(ctx, ctx.planted.rank) or 0}, "
+                    f"name=python3, {XID79}\n")
+        super().plant(ctx)
+
+    def heal(self, ctx) -> None:
+        if not ctx.planted.node:
+            return
+        kmsg = ctx.cluster.node_dir(ctx.planted.node) / "kmsg"
+        kept = [ln for ln in kmsg.read_text(errors="replace").splitlines(keepends=True) if XID79 not in ln]
+        with open(kmsg, "r+") as f:  # in place: the node's bind mount holds this inode
+            f.write("".join(kept))
+            f.truncate()
+        # the probe keeps the XIDs it saw in the node's own cache: a later job's probe must not see this one
+        for seen in (ctx.cluster.node_dir(ctx.planted.node) / "cache" / "clusterdoc").glob("gpu-*.json"):
+            seen.unlink(missing_ok=True)
+
+
+CATALOG: dict[str, type[Fault]] = {
+    f.name: f for f in (Kill9, StopForever, StopWhile, Exception_, Oom, Exit0, AllExit1, NodeKill, Cancel, CtldRestart)
+}
+CATALOG["netdrop"] = NetDrop
+CATALOG["loss"] = Loss
+CATALOG["slurmdkill"] = SlurmdKill
+CATALOG["xid79"] = Xid79
