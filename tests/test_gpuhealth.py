@@ -57,16 +57,6 @@ def test_a_node_expected_to_have_gpus_without_nvidia_smi_fails():
     assert problems(findings) == [("gpu", FAIL)] and "expected 8 (the node's Slurm gres)" in findings[0]["message"]
 
 
-def test_an_xid_79_on_a_node_whose_nvidia_smi_sees_no_gpu_fails_it():
-    """Issue 43's campaign (xid79): the driver's XID 79 in the kernel log of a node where nvidia-smi answers nothing
-    (the GPU fell off, its tools gone) was "not applicable: no NVIDIA GPU", and `why` blamed nobody."""
-    xid = load("gpu_healthy")["gpu_health"]["xid"]
-    xid.update(events=[{"bus": "0000:07:00", "xid": 79, "text": "GPU has fallen off the bus."}], new=1)
-    findings = gpuhealth.check("n1", {"gpu_health": {"smi": None, "lost": [], "xid": xid}}, None)
-    assert problems(findings) == [("gpu", FAIL)], findings
-    assert findings[0]["message"].startswith("XID 79") and "not applicable" not in findings[0]["message"]
-
-
 def _first_run(facts):
     """The XID state as a first clusterdoc run on the node sees it: every XID of this boot is new."""
     facts["gpu_health"]["xid"].update(new=len(facts["gpu_health"]["xid"]["events"]), since=None)

@@ -346,3 +346,32 @@ def test_an_exit_code_without_an_exception_on_record_is_a_candidate_not_the_code
                                   raised={"type": "ValueError", "message": "bad", "file": "/x/train.py", "line": 7})
     c = verdict.judge(evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)).cause
     assert c.category == "code" and c.ranks == [0] and "train.py:7" in c.headline, (c.category, c.headline)
+
+
+def _silent_rank_1(answered: list[str], unreachable: list[str]) -> evidence.Evidence:
+    """Issue 43's campaign (netdrop, Slurm, seed 11): node2's namespace dropped every packet mid-job; the hang watch
+    reported rank 1 'did not answer' (its heartbeat stopped), the launcher stopped the job."""
+    lines = ["clusterdoc: job stalled: barrier #15 has waited 15 s on ranks 0,2",
+             "  ranks 0,2  in barrier #15   job.py:87 in <module>",
+             "  rank 1     did not answer (its last heartbeat, 21 s old: in no collective at job.py:80 in <module>)"
+             "      <- differs"]  # fmt: skip
+    hang = {"headline": lines[0], "odd": [1], "silent": [1], "gone": False, "lines": lines, "started": 100.0,
+            "loader": False, "idle": True, "early_exit": None}  # fmt: skip
+    ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}", recorded=r != 1) for r in range(3)]
+    return evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", ranks=ranks, hang=hang,
+                             probed=True, answered=answered, unreachable=unreachable)  # fmt: skip
+
+
+def test_a_rank_that_did_not_answer_the_hang_watch_is_judged_by_whether_its_node_answers():
+    # the probe reached none (Slurm held node2 for the job): was "a stall outside collectives (a loop, a lock,
+    # I/O) on rank 1 ... fix the call site", a confident wrong kind; now unknown, both candidates, node2 named
+    c = verdict.judge(_silent_rank_1([], [])).cause
+    assert c is not None and c.category == "unknown" and c.ranks == [1] and c.nodes == ["node2"], (c.category, c)
+    assert any(k.startswith("node or network: node2 cut off") for k in c.candidates), c.candidates
+    assert not c.retry
+    # node2 does not answer where the others do: the node
+    c = verdict.judge(_silent_rank_1(["node1", "node3"], ["node2"])).cause
+    assert c is not None and c.category == "node" and c.nodes == ["node2"] and c.retry, (c.category, c.headline)
+    # node2 answers: rank 1's process is stuck there (a SIGSTOP, native code): the hang it was
+    c = verdict.judge(_silent_rank_1(["node1", "node2", "node3"], [])).cause
+    assert c is not None and c.category == "hang" and c.ranks == [1] and "outside collectives" in c.headline, c

@@ -173,9 +173,6 @@ def check(
     h = facts.get("gpu_health") or {}
     smi, lost = h.get("smi"), h.get("lost") or []
     if not smi and not lost:
-        # the driver's own lines in the kernel log are the node's GPU facts even where nvidia-smi is gone or
-        # missing (a GPU fallen off the bus, a driver left without its tools): an XID there is never "no GPU"
-        out += [f for f in _xids(node, h.get("xid")) + _faults(node, h.get("xid"), [], []) if f["status"] != OK]
         if expected and not out:
             out.append(
                 finding(

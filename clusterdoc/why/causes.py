@@ -642,6 +642,10 @@ def stall(ev: Evidence, found: Found) -> Found:
         ]
     if not odd or h.get("gone") or set(odd) <= own:
         return []  # the report points at ranks that ended, or that said why themselves: their own causes say it
+    if not h.get("watchdog") and set(odd) <= set(h.get("silent") or []):
+        silent = silent_ranks(ev, odd, h)
+        if silent is not None:
+            return silent
     cat = "desync" if h.get("desync") or not (h.get("idle") or h.get("watchdog")) else "hang"
     if cat == "hang":
         what = (
@@ -666,6 +670,38 @@ def stall(ev: Evidence, found: Found) -> Found:
             if not h.get("watchdog")
             else "read the log of " + _ranks(odd) + " around that time (its stack: py-spy dump, or clusterdoc stacks "
             "under clusterdoc submit)",
+        )
+    ]
+
+
+def silent_ranks(ev: Evidence, odd: list[int], h: dict) -> Found | None:
+    """Odd ranks that did not answer the hang watch at all (their heartbeat stopped): a process stopped or stuck
+    in native code (hang), or a node cut off the network; only their node decides. It does not answer the probe
+    where others do: the unreachable-node rule names it. It answers: their process is stuck (None: the stall
+    rule's hang). Not asked, or the probe reached none: unknown, with both candidates (issue 43: a node cut off
+    by nft was judged 'a stall outside collectives, fix the call site')."""
+    hosts = sorted({r.host for r in ev.ranks if r.rank in odd and r.host})
+    if any(host in ev.unreachable for host in hosts):
+        return []
+    if hosts and all(host in ev.answered for host in hosts):
+        return None
+    where = ", ".join(hosts) or "their nodes"
+    return [
+        Cause(
+            "hang",
+            f"{_ranks(odd)} did not answer the hang watch (its heartbeat stopped)",
+            _t(h.get("started")),
+            ranks=odd,
+            nodes=hosts,
+            evidence=[h["headline"]] + [ln.strip() for ln in h.get("lines", []) if "<- differs" in ln][:4],
+            explains=list(range(ev.world)),
+            next_step=f"whether {where} answers decides: clusterdoc check on {where} (a node that does not answer: "
+            "resubmit without it); if it does, the rank's process was stuck (py-spy dump --native on it)",
+            weak=True,
+            candidates=[
+                f"hang: {_ranks(odd)} stopped or stuck in native code (the node answers, the process does not)",
+                f"node or network: {where} cut off (it does not answer: its link, its switch port)",
+            ],
         )
     ]
 

@@ -173,14 +173,19 @@ class NodeKill(Fault):
             return
         cl, node = ctx.cluster, ctx.planted.node
         cl.slurm.start_slurmd(cl.node(node), cl.holder_pid(cl.node(node)))
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], env=ctx.env,
-                           capture_output=True, timeout=20)  # fmt: skip
-            if cl.slurm.node_states().get(node, "").startswith(("idle", "mix", "alloc")):
-                return
-            time.sleep(1)
-        ctx.planted.note = f"{node} did not come back idle"
+        resume(ctx, node)
+
+
+def resume(ctx, node: str) -> None:
+    """The node back in Slurm's service (an admin's `scontrol update State=RESUME`), once it answers again."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], env=ctx.env,
+                       capture_output=True, timeout=20)  # fmt: skip
+        if ctx.cluster.slurm.node_states().get(node, "").startswith(("idle", "mix", "alloc")):
+            return
+        time.sleep(1)
+    ctx.planted.note = f"{node} did not come back idle"
 
 
 class Cancel(Fault):
@@ -253,6 +258,8 @@ class NetDrop(Fault):
         if ctx.planted.node:
             subprocess.run(["ip", "netns", "exec", ctx.cluster.netns(ctx.planted.node), "nft", "delete", "table",
                             "inet", self.table], capture_output=True, timeout=30)  # fmt: skip
+            if ctx.backend == "slurm":  # Slurm set it DOWN (not responding) meanwhile: back in service
+                resume(ctx, ctx.planted.node)
 
 
 class Loss(Fault):
@@ -276,6 +283,8 @@ class Loss(Fault):
     def heal(self, ctx) -> None:
         if ctx.planted.node:
             limits.packet_loss(ctx.cluster.netns(ctx.planted.node), None)
+            if ctx.backend == "slurm":
+                resume(ctx, ctx.planted.node)
 
 
 class SlurmdKill(NodeKill):
@@ -302,15 +311,13 @@ class SlurmdKill(NodeKill):
         ctx.planted.landed = pid is not None
 
 
-XID79 = "GPU has fallen off the bus."
-
-
 class Xid79(JobAct):
-    """A GPU falls off the bus mid-job: the driver's XID 79 line in the victim node's kernel log (its /dev/kmsg,
-    tests/cluster/fakes.py's format), and the rank using it fails its next CUDA call with the error the field
-    shows then ("CUDA error: unspecified launch failure", e.g. pytorch/pytorch#27837 and NVIDIA's XID catalog:
-    79 is followed by the running contexts' failure). why: node, that node (the probe reads the XID), rerun
-    without it, resumed, completed."""
+    """One of the victim node's GPUs falls off the bus mid-job: what the node shows then is planted on it (the
+    test cluster's fakes: the driver's XID 79 line in its kernel log, /dev/kmsg; nvidia-smi naming the GPU lost,
+    as on an 8-GPU node with 7 left, tests/test_gpuhealth_cluster.py), and the rank using it fails its next CUDA
+    call with the error the field shows then ("CUDA error: unspecified launch failure": NVIDIA's XID catalog
+    says XID 79 ends the GPU's running contexts; pytorch/pytorch#27837 and forum reports quote that error beside
+    XID 79). why: node, that node (the probe's XID and lost GPU), rerun without it, resumed, completed."""
 
     name = "xid79"
     act = "cudaerror"
@@ -321,29 +328,18 @@ class Xid79(JobAct):
     why = ("node",)
     culprit = "node"
     retried = True
+    fell_off: ClassVar[dict] = {"gpus": [{"model": "NVIDIA A100-SXM4-80GB", "capability": "8.0", "memory_mib": 81920,
+                                          "count": 8}], "gpus_visible": 7, "xid": [79]}  # fmt: skip
+    before: dict | None = None
 
     def plant(self, ctx) -> None:
-        node = ctx.planted.node
-        assert node
-        kmsg = ctx.cluster.node_dir(node) / "kmsg"
-        seq = 5000 + len(kmsg.read_text(errors="replace").splitlines())
-        usec = int(time.monotonic() * 1e6)
-        with open(kmsg, "a") as f:  # the bind-mounted file itself: the node's /dev/kmsg
-            f.write(f"4,{seq},{usec},-;NVRM: Xid (PCI:0000:07:00): 79, pid={rank_pid(ctx, ctx.planted.rank) or 0}, "
-                    f"name=python3, {XID79}\n")
-        super().plant(ctx)
+        assert ctx.planted.node
+        self.before = ctx.cluster.plant({ctx.planted.node: self.fell_off})
+        super().plant(ctx)  # the rank's next CUDA call fails (tests/faults/job.py)
 
     def heal(self, ctx) -> None:
-        if not ctx.planted.node:
-            return
-        kmsg = ctx.cluster.node_dir(ctx.planted.node) / "kmsg"
-        kept = [ln for ln in kmsg.read_text(errors="replace").splitlines(keepends=True) if XID79 not in ln]
-        with open(kmsg, "r+") as f:  # in place: the node's bind mount holds this inode
-            f.write("".join(kept))
-            f.truncate()
-        # the probe keeps the XIDs it saw in the node's own cache: a later job's probe must not see this one
-        for seen in (ctx.cluster.node_dir(ctx.planted.node) / "cache" / "clusterdoc").glob("gpu-*.json"):
-            seen.unlink(missing_ok=True)
+        if self.before:
+            ctx.cluster.put_back(self.before)
 
 
 CATALOG: dict[str, type[Fault]] = {
