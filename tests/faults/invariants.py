@@ -60,7 +60,7 @@ def why_names(r: dict, e: dict) -> list[str]:
     nodes = list(w.get("nodes") or [])
     if cat == "node" and nodes != [r["node"]]:
         out.append(f"why blames nodes {nodes}, expected [{r['node']}]")
-    elif e["culprit"] == "node" and nodes and nodes != [r["node"]]:  # a node's fault: never another node named
+    elif e["culprit"] == "node" and cat != "unknown" and nodes and nodes != [r["node"]]:  # never another node
         out.append(f"why names nodes {nodes} ({cat}), expected none or [{r['node']}]")
     # a code or OOM cause names the node its rank ran on (where, not who): only a node cause blames it
     if e["culprit"] == "rank" and cat not in ("unknown", "node") and r["rank"] not in (w.get("ranks") or []):
