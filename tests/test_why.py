@@ -321,10 +321,18 @@ def test_a_job_stopped_because_rank_0s_store_went_silent_is_a_hang_of_rank_0_not
            "off)); every rank stopped (--on-hang abort)")
     ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}") for r in range(3)]
     ev = evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", message=msg, ranks=ranks,
-                           scheduler={"state": "CANCELLED", "reason": "None", "ends": [], "tasks": []})
+                           scheduler={"state": "CANCELLED", "reason": "None", "ends": [], "tasks": []},
+                           probed=True, answered=["node1", "node2", "node3"])  # fmt: skip
     c = verdict.judge(ev).cause
     assert c.category == "hang" and c.ranks == [0] and not c.retry, (c.category, c.headline)
     assert "rank 0 stopped answering" in c.headline and "node1" in c.next_step
+    # node1 not known to answer (issue 43's netdrop: it may be cut off): unknown, its node a candidate, not a hang
+    c = verdict.judge(replace(ev, answered=[])).cause
+    assert c.category == "unknown" and c.nodes == ["node1"] and not c.retry, (c.category, c.headline)
+    assert any(k.startswith("node or network: node1 cut off") for k in c.candidates), c.candidates
+    # node1 does not answer where the others do: the node
+    c = verdict.judge(replace(ev, answered=["node2", "node3"], unreachable=["node1"])).cause
+    assert c.category == "node" and c.nodes == ["node1"] and c.retry, (c.category, c.headline)
 
 
 def test_an_exit_code_without_an_exception_on_record_is_a_candidate_not_the_codes_failure():
@@ -372,6 +380,23 @@ def test_a_rank_that_did_not_answer_the_hang_watch_is_judged_by_whether_its_node
     # node2 does not answer where the others do: the node
     c = verdict.judge(_silent_rank_1(["node1", "node3"], ["node2"])).cause
     assert c is not None and c.category == "node" and c.nodes == ["node2"] and c.retry, (c.category, c.headline)
-    # node2 answers: rank 1's process is stuck there (a SIGSTOP, native code): the hang it was
+    # node2 answers: rank 1's process is stuck there (a SIGSTOP, native code): a hang
     c = verdict.judge(_silent_rank_1(["node1", "node2", "node3"], [])).cause
-    assert c is not None and c.category == "hang" and c.ranks == [1] and "outside collectives" in c.headline, c
+    assert c is not None and c.category == "hang" and c.ranks == [1] and "stopped or stuck" in c.headline, c
+
+
+def test_ranks_silent_to_a_hang_watch_cut_off_with_rank_0_blame_rank_0s_node_not_a_desync():
+    # issue 43's campaign (netdrop, mpirun, seed 31): node1 (rank 0, its store and the hang watch) cut off; the
+    # watch heard nothing from ranks 1-2 and said so; why judged "desync: the ranks called different collectives
+    # on ranks 1, 2", blaming the healthy ranks. The probe reached node2 and node3, not node1.
+    ev = _silent_rank_1(["node2", "node3"], ["node1"])
+    ev.hang = {**ev.hang, "odd": [1, 2], "silent": [1, 2], "idle": False}
+    ev.ranks = [evidence.RankFacts(rank=0, host="node1", code=1, recorded=True)] + [
+        evidence.RankFacts(rank=r, host=f"node{r + 1}") for r in (1, 2)
+    ]
+    c = verdict.judge(ev).cause
+    assert c is not None and c.category == "node" and c.nodes == ["node1"] and c.ranks == [0] and c.retry, c
+    # every node answers: ranks 1-2 stuck (stopped), a hang; never a desync of ranks that said nothing
+    ev.unreachable, ev.answered = [], ["node1", "node2", "node3"]
+    c = verdict.judge(ev).cause
+    assert c is not None and c.category == "hang" and c.ranks == [1, 2], (c.category, c.headline)
