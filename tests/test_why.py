@@ -400,3 +400,21 @@ def test_ranks_silent_to_a_hang_watch_cut_off_with_rank_0_blame_rank_0s_node_not
     ev.unreachable, ev.answered = [], ["node1", "node2", "node3"]
     c = verdict.judge(ev).cause
     assert c is not None and c.category == "hang" and c.ranks == [1, 2], (c.category, c.headline)
+
+
+def test_torch_distributeds_lost_connection_is_never_the_codes_failure():
+    # issue 43's campaign (netdrop, mpirun, seed 31, job 3): node3 cut off before the rendezvous; rank 2 and rank 0
+    # gave up (exit 1), rank 0's store closed, and rank 1 raised this in gloo's connectFullMesh: it was judged
+    # "code: rank 1 on node2 raised DistNetworkError ... fix the code at distributed_c10d.py:2169"
+    lost = {"type": "DistNetworkError", "message": "Failed to recv, got 0 bytes. Connection was likely closed. Did "
+            "the remote server shutdown or crash?", "file": "/x/torch/distributed/distributed_c10d.py", "line": 2169}
+    ranks = [evidence.RankFacts(rank=0, host="node1", code=1, recorded=True, ended=3.0),
+             evidence.RankFacts(rank=1, host="node2", code=1, recorded=True, ended=4.0, raised=lost),
+             evidence.RankFacts(rank=2, host="node3", code=1, recorded=True, ended=2.0)]  # fmt: skip
+    c = verdict.judge(evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)).cause
+    assert c is not None and c.category == "unknown" and not c.retry, (c.category, c.headline)
+    assert any("rank 1 raised DistNetworkError" in k for k in c.candidates), c.candidates
+    # the user's own exception stays the code's failure
+    ranks[1] = replace(ranks[1], raised={**lost, "type": "ValueError", "file": "/x/train.py"})
+    c = verdict.judge(evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)).cause
+    assert c is not None and c.category == "code" and c.ranks == [1], (c.category, c.headline)

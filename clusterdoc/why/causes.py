@@ -438,6 +438,12 @@ def rank_signature(ev: Evidence, found: Found) -> Found:
     return out
 
 
+# torch.distributed's own errors about its connections (to a peer, to the store): never the code's bug by themselves
+# (issue 43's campaign: a node cut off before the rendezvous, rank 0 gave up and closed its store, and rank 1's
+# "DistNetworkError: Failed to recv, got 0 bytes. Connection was likely closed" was judged rank 1's code)
+LINK_TYPES = ("DistNetworkError", "DistStoreError")
+
+
 def rank_exception(ev: Evidence, found: Found) -> Found:
     out = []
     if ev.foreign:
@@ -461,6 +467,25 @@ def rank_exception(ev: Evidence, found: Found) -> Found:
         # an exit code without an exception on record (sys.exit, or clusterdoc.run's own "could not meet the other
         # ranks" when a peer never came): the code's failure only as a candidate (issue 43's campaign: a rank
         # SIGSTOPped before the rendezvous made rank 0 exit 1, and that was judged rank 0's code)
+        if raised.get("type") in LINK_TYPES:  # torch.distributed lost its connection: a peer, the store or the link
+            out.append(
+                Cause(
+                    "network",
+                    f"rank {r.rank}{_on(r)} lost its connection: {exc.split(chr(10))[0]}",
+                    _t(r.ended),
+                    ranks=[r.rank],
+                    evidence=[f"rank {r.rank}: {exc}" + (f" at {where}{func}" if raised else "")],
+                    explains=[r.rank],
+                    next_step="the first rank or node to go decides: their logs and exit records; clusterdoc check "
+                    "on the job's nodes (a node cut off does not answer)",
+                    weak=True,
+                    candidates=[
+                        f"a peer or the store's rank went away first, or the link of {r.host or 'its node'} dropped "
+                        f"(rank {r.rank} raised {raised.get('type')})"
+                    ],
+                )
+            )
+            continue
         out.append(
             Cause(
                 "code",
