@@ -172,7 +172,17 @@ class MpiJob:
                 code = self.proc.returncode
             else:
                 return None
+        self.stragglers()
         return outcome_from_records(self.jd, self.spec.world_size, code)
+
+    def stragglers(self) -> None:
+        """mpirun has ended: what it started on this machine in its process group ends too. Its ssh to a node cut
+        off the network outlives it (blocked on a link that does not answer; issue 43's campaign, netdrop), and
+        holds that node's session, ranks included, open for when the link comes back."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def rank_codes(self) -> dict[int, int | None]:
         return {}  # one mpirun process for all ranks: their own exit records say it
@@ -186,16 +196,17 @@ class MpiJob:
         )
         for send, grace in steps:
             if self.proc.poll() is not None:
-                return
+                break
             try:
                 send()
             except ProcessLookupError:
-                return
+                break
             try:
                 self.proc.wait(grace)
-                return
+                break
             except subprocess.TimeoutExpired:
                 continue
+        self.stragglers()
 
 
 def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> MpiJob:
