@@ -260,17 +260,18 @@ def test_the_mpirun_backend_refuses_more_nodes_than_its_hostfile(tmp_path):
         backend.backend_for("mpirun").validate({"hostfile": str(hosts), "nodes": 3})
 
 
-def test_what_mpirun_left_in_its_process_group_ends_with_it(tmp_path):
+def test_what_mpirun_started_and_left_running_ends_with_it(tmp_path):
     # issue 43's campaign (netdrop, mpirun, seed 31, job 4): node1 cut off; mpirun ended, its ssh to node1 did not
     # (blocked on a link that did not answer) and was still there 30 s after the job. A real process stands in for
-    # that ssh: started by an mpirun (a script answering --version as MPICH's) in its process group, left running.
+    # that ssh: started by an mpirun (a script answering --version as MPICH's) in a session of its own, as Hydra
+    # starts each ssh, and left running.
     import os
     import time
 
     child = tmp_path / "child.pid"
     fake = tmp_path / "mpirun"
     fake.write_text("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'HYDRA build details:'; echo '    Version: 4.0.2';"
-                    f" exit 0; fi\nsleep 600 &\necho $! > {child}\nexit 1\n")  # fmt: skip
+                    f" exit 0; fi\nsetsid sleep 600 &\necho $! > {child}\nsleep 2\nexit 1\n")  # fmt: skip
     fake.chmod(0o755)
     hf = tmp_path / "hosts"
     hf.write_text("node1\n")
