@@ -282,6 +282,7 @@ def test_what_mpirun_started_and_left_running_ends_with_it(tmp_path):
     while (outcome := job.poll()) is None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert outcome is not None and child.exists()
+    assert job.rank_codes() == {} and job.cancel() is None  # the rest of the backend's interface, as the loop calls it
     pid = int(child.read_text())
     while time.monotonic() < deadline:  # killed: gone, or a zombie until its new parent reaps it
         try:

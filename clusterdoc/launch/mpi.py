@@ -193,6 +193,30 @@ class MpiJob:
         except (ProcessLookupError, PermissionError):
             pass
 
+    def rank_codes(self) -> dict[int, int | None]:
+        return {}  # one mpirun process for all ranks: their own exit records say it
+
+    def cancel(self) -> None:
+        """SIGINT to mpirun first: Hydra and ORTE then kill the remote ranks themselves (ssh would not)."""
+        steps = (
+            (lambda: os.kill(self.proc.pid, signal.SIGINT), STOP_GRACE),
+            (lambda: os.killpg(self.proc.pid, signal.SIGTERM), STOP_GRACE),
+            (lambda: os.killpg(self.proc.pid, signal.SIGKILL), None),
+        )
+        for send, grace in steps:
+            if self.proc.poll() is not None:
+                break
+            try:
+                send()
+            except ProcessLookupError:
+                break
+            try:
+                self.proc.wait(grace)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self.stragglers()
+
 
 def start_time(pid: int) -> int | None:
     """A process's start time (clock ticks after boot, /proc/PID/stat's 22nd field), None when it is gone."""
@@ -219,30 +243,6 @@ def children(pid: int) -> set[tuple[int, int]]:
             if started is not None:
                 out.add((int(kid), started))
     return out
-
-    def rank_codes(self) -> dict[int, int | None]:
-        return {}  # one mpirun process for all ranks: their own exit records say it
-
-    def cancel(self) -> None:
-        """SIGINT to mpirun first: Hydra and ORTE then kill the remote ranks themselves (ssh would not)."""
-        steps = (
-            (lambda: os.kill(self.proc.pid, signal.SIGINT), STOP_GRACE),
-            (lambda: os.killpg(self.proc.pid, signal.SIGTERM), STOP_GRACE),
-            (lambda: os.killpg(self.proc.pid, signal.SIGKILL), None),
-        )
-        for send, grace in steps:
-            if self.proc.poll() is not None:
-                break
-            try:
-                send()
-            except ProcessLookupError:
-                break
-            try:
-                self.proc.wait(grace)
-                break
-            except subprocess.TimeoutExpired:
-                continue
-        self.stragglers()
 
 
 def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> MpiJob:
