@@ -6,6 +6,7 @@ reruns it."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -55,6 +56,14 @@ def rank_pid(ctx, rank: int) -> int | None:
     rec = ctx.start_record(rank)
     pid = rec.get("pid") if rec else None
     return pid if isinstance(pid, int) and pid > 1 else None
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 def signal_rank(ctx, sig: int) -> bool:
@@ -334,8 +343,23 @@ class Xid79(JobAct):
 
     def plant(self, ctx) -> None:
         assert ctx.planted.node
+        done = ctx.job_dir / f"rank{ctx.planted.rank}.exit"
+        pid = rank_pid(ctx, ctx.planted.rank)
+        if pid is None or done.exists() or not alive(pid):  # rank 0's line came late: the victim is done
+            ctx.planted.landed = False
+            return
         self.before = ctx.cluster.plant({ctx.planted.node: self.fell_off})
-        super().plant(ctx)  # the rank's next CUDA call fails (tests/faults/job.py)
+        super().plant(ctx)  # the rank's next CUDA call fails (tests/faults/job.py), or its last act after the loop
+        deadline = time.monotonic() + 60
+        while not done.exists() and alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        try:
+            code = json.loads(done.read_text()).get("code")
+        except (OSError, ValueError, AttributeError):
+            code = None
+        if code == 0:  # it passed its last act before the file was there: nothing failed
+            ctx.planted.landed = False
+            ctx.planted.note = f"rank {ctx.planted.rank} had finished its steps"
 
     def heal(self, ctx) -> None:
         if self.before:
