@@ -228,7 +228,7 @@ def start_time(pid: int) -> int | None:
 
 def children(pid: int) -> set[tuple[int, int]]:
     """(pid, start time) of a process's children now (/proc/PID/task/TID/children)."""
-    out = set()
+    out: set[tuple[int, int]] = set()
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
