@@ -75,6 +75,8 @@ lint: install-dev
 
 # The long fault campaign (issue 43, docs/reliability.md): 100 jobs over every kind, on Slurm then mpirun, each
 # on a cluster of its own; the reports go to docs/faults-*.json. About an hour each on 2 cores. SEED=N to repeat.
+# The kinds: every one of tests/faults/catalog.py that applies to the backend (kinds_for), netdrop, loss, slurmdkill
+# (Slurm only) and xid79 among them.
 FAULTS_JOBS ?= 100
 faults: install-test
 	$(PY) -m tests.faults --backend slurm --jobs $(FAULTS_JOBS) $(if $(SEED),--seed $(SEED)) --report docs/faults-slurm.json

@@ -1,6 +1,8 @@
 """Pure parts of clusterdoc submit: mpirun flags per flavour, Slurm rank env, outcome wording."""
 
 
+from pathlib import Path
+
 import pytest
 
 from clusterdoc.errors import UsageError
@@ -256,3 +258,39 @@ def test_the_mpirun_backend_refuses_more_nodes_than_its_hostfile(tmp_path):
     backend.backend_for("mpirun").validate({"hostfile": str(hosts), "nodes": 2})
     with pytest.raises(UsageError, match="--nodes 3 but the hostfile lists 2 host"):
         backend.backend_for("mpirun").validate({"hostfile": str(hosts), "nodes": 3})
+
+
+def test_what_mpirun_started_and_left_running_ends_with_it(tmp_path):
+    # issue 43's campaign (netdrop, mpirun, seed 31, job 4): node1 cut off; mpirun ended, its ssh to node1 did not
+    # (blocked on a link that did not answer) and was still there 30 s after the job. A real process stands in for
+    # that ssh: started by an mpirun (a script answering --version as MPICH's) in a session of its own, as Hydra
+    # starts each ssh, and left running.
+    import os
+    import time
+
+    child = tmp_path / "child.pid"
+    fake = tmp_path / "mpirun"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'HYDRA build details:'; echo '    Version: 4.0.2';"
+                    f" exit 0; fi\nsetsid sleep 600 &\necho $! > {child}\nsleep 2\nexit 1\n")  # fmt: skip
+    fake.chmod(0o755)
+    hf = tmp_path / "hosts"
+    hf.write_text("node1\n")
+    spec = JobSpec(script="/jobs/t.py", script_args=[], backend="mpirun", nodes=1, hostfile=str(hf), cwd=str(tmp_path),
+                   mpirun=str(fake), python="/venv/bin/python")  # fmt: skip
+    job = mpi.MpiJob(spec, create_job_dir(tmp_path / "jobs", spec, "job1"), [])
+    deadline = time.monotonic() + 60
+    while (outcome := job.poll()) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert outcome is not None and child.exists()
+    assert job.rank_codes() == {} and job.cancel() is None  # the rest of the backend's interface, as the loop calls it
+    pid = int(child.read_text())
+    while time.monotonic() < deadline:  # killed: gone, or a zombie until its new parent reaps it
+        try:
+            if (Path(f"/proc/{pid}/status").read_text().split("State:")[1].split()[0]) == "Z":
+                break
+        except (FileNotFoundError, IndexError):
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, 9)
+        raise AssertionError("mpirun's child outlived it")

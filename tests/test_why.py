@@ -356,18 +356,19 @@ def test_a_job_stopped_because_rank_0s_store_went_silent_is_a_hang_of_rank_0_not
         "off)); every rank stopped (--on-hang abort)"
     )
     ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}") for r in range(3)]
-    ev = evidence.Evidence(
-        job="j",
-        backend="slurm",
-        world=3,
-        state="FAILED",
-        message=msg,
-        ranks=ranks,
-        scheduler={"state": "CANCELLED", "reason": "None", "ends": [], "tasks": []},
-    )
+    ev = evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", message=msg, ranks=ranks,
+                           scheduler={"state": "CANCELLED", "reason": "None", "ends": [], "tasks": []},
+                           probed=True, answered=["node1", "node2", "node3"])  # fmt: skip
     c = verdict.judge(ev).cause
     assert c.category == "hang" and c.ranks == [0] and not c.retry, (c.category, c.headline)
     assert "rank 0 stopped answering" in c.headline and "node1" in c.next_step
+    # node1 not known to answer (issue 43's netdrop: it may be cut off): unknown, its node a candidate, not a hang
+    c = verdict.judge(replace(ev, answered=[])).cause
+    assert c.category == "unknown" and c.nodes == ["node1"] and not c.retry, (c.category, c.headline)
+    assert any(k.startswith("node or network: node1 cut off") for k in c.candidates), c.candidates
+    # node1 does not answer where the others do: the node
+    c = verdict.judge(replace(ev, answered=["node2", "node3"], unreachable=["node1"])).cause
+    assert c.category == "node" and c.nodes == ["node1"] and c.retry, (c.category, c.headline)
 
 
 def test_an_exit_code_without_an_exception_on_record_is_a_candidate_not_the_codes_failure():
@@ -412,3 +413,72 @@ def test_a_torch_distributed_error_on_record_is_a_candidate_not_the_codes_failur
     ]
     c = verdict.judge(evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", ranks=ranks)).cause
     assert c is not None and c.category != "code", (c.category, c.headline)
+
+
+def _silent_rank_1(answered: list[str], unreachable: list[str]) -> evidence.Evidence:
+    """Issue 43's campaign (netdrop, Slurm, seed 11): node2's namespace dropped every packet mid-job; the hang watch
+    reported rank 1 'did not answer' (its heartbeat stopped), the launcher stopped the job."""
+    lines = ["clusterdoc: job stalled: barrier #15 has waited 15 s on ranks 0,2",
+             "  ranks 0,2  in barrier #15   job.py:87 in <module>",
+             "  rank 1     did not answer (its last heartbeat, 21 s old: in no collective at job.py:80 in <module>)"
+             "      <- differs"]  # fmt: skip
+    hang = {"headline": lines[0], "odd": [1], "silent": [1], "gone": False, "lines": lines, "started": 100.0,
+            "loader": False, "idle": True, "early_exit": None}  # fmt: skip
+    ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}", recorded=r != 1) for r in range(3)]
+    return evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", ranks=ranks, hang=hang,
+                             probed=True, answered=answered, unreachable=unreachable)  # fmt: skip
+
+
+def test_a_rank_that_did_not_answer_the_hang_watch_is_judged_by_whether_its_node_answers():
+    # the probe reached none (Slurm held node2 for the job): was "a stall outside collectives (a loop, a lock,
+    # I/O) on rank 1 ... fix the call site", a confident wrong kind; now unknown, both candidates, node2 named
+    c = verdict.judge(_silent_rank_1([], [])).cause
+    assert c is not None and c.category == "unknown" and c.ranks == [1] and c.nodes == ["node2"], (c.category, c)
+    assert any(k.startswith("node or network: node2 cut off") for k in c.candidates), c.candidates
+    assert not c.retry
+    # node2 does not answer where the others do: the node
+    c = verdict.judge(_silent_rank_1(["node1", "node3"], ["node2"])).cause
+    assert c is not None and c.category == "node" and c.nodes == ["node2"] and c.retry, (c.category, c.headline)
+    # node2 answers: rank 1's process is stuck there (a SIGSTOP, native code): a hang
+    c = verdict.judge(_silent_rank_1(["node1", "node2", "node3"], [])).cause
+    assert c is not None and c.category == "hang" and c.ranks == [1] and "stopped or stuck" in c.headline, c
+
+
+def test_ranks_silent_to_a_hang_watch_cut_off_with_rank_0_blame_rank_0s_node_not_a_desync():
+    # issue 43's campaign (netdrop, mpirun, seed 31): node1 (rank 0, its store and the hang watch) cut off; the
+    # watch heard nothing from ranks 1-2 and said so; why judged "desync: the ranks called different collectives
+    # on ranks 1, 2", blaming the healthy ranks. The probe reached node2 and node3, not node1.
+    ev = _silent_rank_1(["node2", "node3"], ["node1"])
+    ev.hang = {**ev.hang, "odd": [1, 2], "silent": [1, 2], "idle": False}
+    ev.ranks = [evidence.RankFacts(rank=0, host="node1", code=1, recorded=True)] + [
+        evidence.RankFacts(rank=r, host=f"node{r + 1}") for r in (1, 2)
+    ]
+    c = verdict.judge(ev).cause
+    assert c is not None and c.category == "node" and c.nodes == ["node1"] and c.ranks == [0] and c.retry, c
+    # every node answers: ranks 1-2 stuck (stopped), a hang; never a desync of ranks that said nothing
+    ev.unreachable, ev.answered = [], ["node1", "node2", "node3"]
+    c = verdict.judge(ev).cause
+    assert c is not None and c.category == "hang" and c.ranks == [1, 2], (c.category, c.headline)
+
+
+def test_torch_distributeds_lost_connection_is_never_the_codes_failure():
+    # issue 43's campaign (netdrop, mpirun, seed 31, job 3): node3 cut off before the rendezvous; rank 2 and rank 0
+    # gave up (exit 1), rank 0's store closed, and rank 1 raised this in gloo's connectFullMesh: it was judged
+    # "code: rank 1 on node2 raised DistNetworkError ... fix the code at distributed_c10d.py:2169"
+    lost = {
+        "type": "DistNetworkError",
+        "message": "Failed to recv, got 0 bytes. Connection was likely closed. Did "
+        "the remote server shutdown or crash?",
+        "file": "/x/torch/distributed/distributed_c10d.py",
+        "line": 2169,
+    }
+    ranks = [evidence.RankFacts(rank=0, host="node1", code=1, recorded=True, ended=3.0),
+             evidence.RankFacts(rank=1, host="node2", code=1, recorded=True, ended=4.0, raised=lost),
+             evidence.RankFacts(rank=2, host="node3", code=1, recorded=True, ended=2.0)]  # fmt: skip
+    c = verdict.judge(evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)).cause
+    assert c is not None and c.category == "unknown" and not c.retry, (c.category, c.headline)
+    assert any("rank 1 raised DistNetworkError" in k for k in c.candidates), c.candidates
+    # the user's own exception stays the code's failure
+    ranks[1] = replace(ranks[1], raised={**lost, "type": "ValueError", "file": "/x/train.py"})
+    c = verdict.judge(evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)).cause
+    assert c is not None and c.category == "code" and c.ranks == [1], (c.category, c.headline)

@@ -158,10 +158,12 @@ class MpiJob:
         self.backend_id = str(self.proc.pid)
         self.pids = [self.proc.pid]
         self.failed_seen: float | None = None
+        self.children: set[tuple[int, int]] = set()  # (pid, start time) of what mpirun started (its ssh, one a node)
 
     def poll(self) -> Outcome | None:
         code = self.proc.poll()
         if code is None:
+            self.children |= children(self.proc.pid)
             # a failed rank is on record before Hydra / ORTE act on it: give them a moment to end the
             # job their own way, then stop it ourselves
             if any((r := self.jd.rank_exit(rank)) and r["code"] != 0 for rank in range(self.spec.world_size)):
@@ -172,7 +174,24 @@ class MpiJob:
                 code = self.proc.returncode
             else:
                 return None
+        self.stragglers()
         return outcome_from_records(self.jd, self.spec.world_size, code)
+
+    def stragglers(self) -> None:
+        """mpirun has ended: what it started on this machine ends too. Its ssh to a node cut off the network
+        outlives it (blocked on a link that does not answer; issue 43's campaign, netdrop) and holds that node's
+        session, ranks included, open for when the link comes back. Hydra starts each ssh in a session of its own:
+        they are the children seen while mpirun ran (each checked by its start time: never a reused pid)."""
+        for pid, started in self.children:
+            if start_time(pid) == started:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def rank_codes(self) -> dict[int, int | None]:
         return {}  # one mpirun process for all ranks: their own exit records say it
@@ -186,16 +205,44 @@ class MpiJob:
         )
         for send, grace in steps:
             if self.proc.poll() is not None:
-                return
+                break
             try:
                 send()
             except ProcessLookupError:
-                return
+                break
             try:
                 self.proc.wait(grace)
-                return
+                break
             except subprocess.TimeoutExpired:
                 continue
+        self.stragglers()
+
+
+def start_time(pid: int) -> int | None:
+    """A process's start time (clock ticks after boot, /proc/PID/stat's 22nd field), None when it is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def children(pid: int) -> set[tuple[int, int]]:
+    """(pid, start time) of a process's children now (/proc/PID/task/TID/children)."""
+    out: set[tuple[int, int]] = set()
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks[:256]:
+        try:
+            kids = Path(f"/proc/{pid}/task/{tid}/children").read_text().split()
+        except OSError:
+            continue
+        for kid in kids[:4096]:
+            started = start_time(int(kid))
+            if started is not None:
+                out.add((int(kid), started))
+    return out
 
 
 def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> MpiJob:

@@ -179,6 +179,11 @@ def silent_store(ev: Evidence, found: Found) -> Found:
     if early.STORE_SILENT not in ev.message or ev.hang:
         return []
     r0 = next((r for r in ev.ranks if r.rank == 0), None)
+    what = "stopped answering: " + ev.message.split("stalled (", 1)[-1].split(")", 1)[0][:300] + ")"
+    evidence = [f"the launcher: {ev.message[:300]}"]
+    silent = silent_ranks(ev, [0], what, evidence, _t(r0.ended if r0 else None) - 2.0)
+    if silent is not None:
+        return silent
     return [
         Cause(
             "hang",
@@ -197,7 +202,8 @@ def slurm_cancelled(ev: Evidence, found: Found) -> Found:
     due, reason, state = _slurm_end(ev)
     if reason != "" or any(r.recorded and r.code not in (0, None) for r in ev.ranks):  # else: clusterdoc stopped it
         return []
-    if any(c.category == "hang" for c in found):  # clusterdoc cancelled a stalled job (--on-hang abort)
+    # clusterdoc cancelled a stalled job (--on-hang abort), or one whose rank 0 stopped answering with its node
+    if any(c.category in ("hang", "node") for c in found):
         return []
     by = _accounting(ev).get("cancelled_by")
     return [
@@ -436,6 +442,12 @@ def rank_signature(ev: Evidence, found: Found) -> Found:
     return out
 
 
+# torch.distributed's own errors about its connections (to a peer, to the store): never the code's bug by themselves
+# (issue 43's campaign: a node cut off before the rendezvous, rank 0 gave up and closed its store, and rank 1's
+# "DistNetworkError: Failed to recv, got 0 bytes. Connection was likely closed" was judged rank 1's code)
+LINK_TYPES = ("DistNetworkError", "DistStoreError")
+
+
 def rank_exception(ev: Evidence, found: Found) -> Found:
     out = []
     if ev.foreign:
@@ -459,6 +471,25 @@ def rank_exception(ev: Evidence, found: Found) -> Found:
         # an exit code without an exception on record (sys.exit, or clusterdoc.run's own "could not meet the other
         # ranks" when a peer never came): the code's failure only as a candidate (issue 43's campaign: a rank
         # SIGSTOPped before the rendezvous made rank 0 exit 1, and that was judged rank 0's code)
+        if raised.get("type") in LINK_TYPES:  # torch.distributed lost its connection: a peer, the store or the link
+            out.append(
+                Cause(
+                    "network",
+                    f"rank {r.rank}{_on(r)} lost its connection: {exc.split(chr(10))[0]}",
+                    _t(r.ended),
+                    ranks=[r.rank],
+                    evidence=[f"rank {r.rank}: {exc}" + (f" at {where}{func}" if raised else "")],
+                    explains=[r.rank],
+                    next_step="the first rank or node to go decides: their logs and exit records; clusterdoc check "
+                    "on the job's nodes (a node cut off does not answer)",
+                    weak=True,
+                    candidates=[
+                        f"a peer or the store's rank went away first, or the link of {r.host or 'its node'} dropped "
+                        f"(rank {r.rank} raised {raised.get('type')})"
+                    ],
+                )
+            )
+            continue
         out.append(
             Cause(
                 "code",
@@ -693,8 +724,17 @@ def stall(ev: Evidence, found: Found) -> Found:
         ]
     if not odd or h.get("gone") or set(odd) <= own:
         return []  # the report points at ranks that ended, or that said why themselves: their own causes say it
-    cat = "desync" if h.get("desync") or not (h.get("idle") or h.get("watchdog")) else "hang"
-    if cat == "hang":
+    if not h.get("watchdog") and set(odd) <= set(h.get("silent") or []):
+        evidence = [h["headline"]] + [ln.strip() for ln in h.get("lines", []) if "<- differs" in ln][:4]
+        silent = silent_ranks(ev, odd, "did not answer the hang watch (its heartbeat stopped)", evidence,
+                              _t(h.get("started")))  # fmt: skip
+        if silent is not None:
+            return silent
+    silent_only = not h.get("watchdog") and set(odd) <= set(h.get("silent") or [])  # their nodes answer: stuck
+    cat = "desync" if not silent_only and (h.get("desync") or not (h.get("idle") or h.get("watchdog"))) else "hang"
+    if silent_only:
+        what = "a process stopped or stuck in native code (its node answers, it does not)"
+    elif cat == "hang":
         what = (
             "a data-loader stall"
             if h.get("loader")
@@ -717,6 +757,58 @@ def stall(ev: Evidence, found: Found) -> Found:
             if not h.get("watchdog")
             else "read the log of " + _ranks(odd) + " around that time (its stack: py-spy dump, or clusterdoc stacks "
             "under clusterdoc submit)",
+        )
+    ]
+
+
+def silent_ranks(ev: Evidence, odd: list[int], what: str, evidence: list[str], when: float) -> Found | None:
+    """Ranks that stopped answering at all (their heartbeat, or rank 0's store): a process stopped or stuck in
+    native code (hang), or a node cut off the network; only their node decides. It does not answer the probe
+    where others do: that node. It answers: their process is stuck (None: the hang as the caller says it). Not
+    asked, or the probe reached none: unknown, with both candidates (issue 43: a node cut off by nft was judged
+    'a stall outside collectives, fix the call site')."""
+    hosts = sorted({r.host for r in ev.ranks if r.rank in odd and r.host})
+    # a job node that does not answer the probe where others do: cut off; the ranks silent to the hang watch are
+    # there, or the watch is (rank 0 on a node cut off hears nothing from its healthy peers: mpirun, issue 43)
+    cut = sorted({r.host for r in ev.ranks if r.host and r.host in ev.unreachable})
+    if cut:
+        mine = [r.rank for r in ev.ranks if r.host in cut]
+        return [
+            Cause(
+                "node",
+                f"{', '.join(cut)} does not answer after the failure, and {_ranks(odd)} {what}",
+                when,
+                ranks=mine,
+                nodes=cut,
+                evidence=evidence
+                + [
+                    f"{host}: the probe could not reach it ({ev.probed_through or 'ssh'}) where it reached others"
+                    for host in cut
+                ],
+                explains=list(range(ev.world)),
+                next_step=f"resubmit without {', '.join(cut)} (submit --retries N does it); check its link and "
+                "whether it runs (clusterdoc check on it)",
+            )
+        ]
+    if hosts and all(host in ev.answered for host in hosts):
+        return None
+    where = ", ".join(hosts) or "their nodes"
+    return [
+        Cause(
+            "hang",
+            f"{_ranks(odd)} {what}",
+            when,
+            ranks=odd,
+            nodes=hosts,
+            evidence=evidence,
+            explains=list(range(ev.world)),
+            next_step=f"whether {where} answers decides: clusterdoc check on {where} (a node that does not answer: "
+            "resubmit without it); if it does, the rank's process was stuck (py-spy dump --native on it)",
+            weak=True,
+            candidates=[
+                f"hang: {_ranks(odd)} stopped or stuck in native code (the node answers, the process does not)",
+                f"node or network: {where} cut off (it does not answer: its link, its switch port)",
+            ],
         )
     ]
 
@@ -818,7 +910,7 @@ class Rule:
 # by time, then by category (verdict._ORDER).
 CAUSES: list[Rule] = [
     Rule("preflight", preflight, retry=False),
-    Rule("silent-store", silent_store, retry=False),
+    Rule("silent-store", silent_store, retry=None),  # a hang: not retried; a node that does not answer: retried
     Rule("slurm-node-failure", slurm_node_failure, retry=True),
     Rule("slurm-oom", slurm_oom, retry=False),
     Rule("slurm-limit", slurm_limit, retry=True),
@@ -833,7 +925,7 @@ CAUSES: list[Rule] = [
     Rule("rank-exception", rank_exception, retry=False),
     Rule("signature", signature_causes, retry=None),
     Rule("killed-rank", killed_rank, retry=False),
-    Rule("stall", stall, retry=False),
+    Rule("stall", stall, retry=None),
     Rule("monitored-barrier", monitored_barrier, retry=False),
     Rule("early-exit", early_exit, retry=False),
     Rule("lost-peers", lost_peers, retry=False),

@@ -59,13 +59,14 @@ class Evidence:
     ended: float | None = None
     message: str = ""  # the launcher's own note on the outcome
     ranks: list[RankFacts] = field(default_factory=list)
-    hang: dict | None = None  # the hang report: {"headline", "odd": [ranks], "gone": bool, "lines", "started"}
+    hang: dict | None = None  # the hang report: {"headline", "odd": [ranks], "silent", "gone", "lines", "started"}
     preflight: list[str] | None = None  # the preflight's failed lines (it refused the allocation)
     scheduler: dict | None = None  # {"state", "reason", "nodes", "ends": [logs.slurm_ends], "tasks": [...]}
     health: dict[str, list[str]] = field(default_factory=dict)  # node -> the probe's problems after the failure
     foreign: bool = False  # a log clusterdoc did not write (no exit records): thin evidence is "unknown"
     signs: list[dict] = field(default_factory=list)  # signature lines (logs.Hit as dicts), in log order
     unreachable: list[str] = field(default_factory=list)  # job nodes the probe could not reach
+    answered: list[str] = field(default_factory=list)  # job nodes the probe reached (they answer after the failure)
     launcher_lost: list[str] = field(default_factory=list)  # nodes mpirun lost its connection to (mpirun.err)
     probed: bool = False
     probed_through: str | None = None  # the transport the probe went through (ssh, srun, saved)
@@ -216,6 +217,7 @@ def hang_report(folder: Path, world: int | None = None) -> dict | None:
     if not any(line.strip() for line in lines):
         return None
     odd: set[int] = set()
+    silent: set[int] = set()  # odd ranks that did not answer the hang watch (their heartbeat stopped)
     gone = loader = idle = False
     before = ""  # the end of the line before: a sentence of the report may wrap between two words
     for line in lines:
@@ -223,6 +225,8 @@ def hang_report(folder: Path, world: int | None = None) -> dict | None:
         if found:
             odd.update(ranks_of(found[0], world))
             gone = gone or found[1].startswith("gone:")
+            if found[1].startswith("did not answer"):
+                silent.update(ranks_of(found[0], world))
         joined = before + " " + line.lstrip()
         loader = loader or "DataLoader worker" in joined
         idle = idle or "in no collective" in joined
@@ -231,6 +235,7 @@ def hang_report(folder: Path, world: int | None = None) -> dict | None:
     return {
         "headline": lines[0],
         "odd": sorted(odd),
+        "silent": sorted(silent),
         "gone": gone,
         "lines": [line[:2000] for line in lines[:40]],
         "started": _num(info.get("stall_started")) or _num(info.get("printed")),

@@ -45,6 +45,7 @@ def probe_nodes(
     g = gather(opts)
     ev.probed_through = g.transport
     if not facts_dir:
+        ev.answered = reached(nodes, g.conns, g.facts)
         ev.unreachable = unreachable(nodes, g.conns, g.facts)
     for f in judge(g, opts):
         if f.get("check") == "gpu" and f.get("node") in nodes and node_problem(f):
@@ -62,10 +63,15 @@ def unreachable(nodes: list[str], conns: dict, facts: dict) -> list[str]:
     other node (a probe that reached none says something about the probe: SSH not allowed, Slurm busy or away),
     and never for a refused login (a transport the site does not allow)."""
     status = {n: str((conns.get(n) or {}).get("status")) for n in nodes}
-    reached = [n for n in nodes if status[n] == "ok" or facts.get(n)]
-    if not reached:
+    answered = reached(nodes, conns, facts)
+    if not answered:
         return []
-    return [n for n in nodes if n not in reached and status[n] not in NOT_ALLOWED and status[n] != "None"]
+    return [n for n in nodes if n not in answered and status[n] not in NOT_ALLOWED and status[n] != "None"]
+
+
+def reached(nodes: list[str], conns: dict, facts: dict) -> list[str]:
+    """The job's nodes the probe reached: they answer after the failure."""
+    return [n for n in nodes if str((conns.get(n) or {}).get("status")) == "ok" or facts.get(n)]
 
 
 def probe_transport(backend: str, transport: str) -> str:

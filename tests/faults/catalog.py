@@ -6,6 +6,7 @@ reruns it."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from tests.cluster import limits
 from tests.cluster.procs import read_pid
 
 # the moments a fault can land at: before the rendezvous (the rank's start record is there, torch still
@@ -54,6 +56,14 @@ def rank_pid(ctx, rank: int) -> int | None:
     rec = ctx.start_record(rank)
     pid = rec.get("pid") if rec else None
     return pid if isinstance(pid, int) and pid > 1 else None
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 def signal_rank(ctx, sig: int) -> bool:
@@ -172,14 +182,19 @@ class NodeKill(Fault):
             return
         cl, node = ctx.cluster, ctx.planted.node
         cl.slurm.start_slurmd(cl.node(node), cl.holder_pid(cl.node(node)))
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], env=ctx.env,
-                           capture_output=True, timeout=20)  # fmt: skip
-            if cl.slurm.node_states().get(node, "").startswith(("idle", "mix", "alloc")):
-                return
-            time.sleep(1)
-        ctx.planted.note = f"{node} did not come back idle"
+        resume(ctx, node)
+
+
+def resume(ctx, node: str) -> None:
+    """The node back in Slurm's service (an admin's `scontrol update State=RESUME`), once it answers again."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], env=ctx.env,
+                       capture_output=True, timeout=20)  # fmt: skip
+        if ctx.cluster.slurm.node_states().get(node, "").startswith(("idle", "mix", "alloc")):
+            return
+        time.sleep(1)
+    ctx.planted.note = f"{node} did not come back idle"
 
 
 class Cancel(Fault):
@@ -207,10 +222,154 @@ class CtldRestart(Fault):
             ctx.cluster.slurm.restart_ctld()
 
 
-CATALOG: dict[str, type[Fault]] = {
-    f.name: f for f in (Kill9, StopForever, StopWhile, Exception_, Oom, Exit0, AllExit1, NodeKill, Cancel, CtldRestart)
-}
 
 
 def kinds_for(backend: str) -> list[str]:
     return [name for name, f in CATALOG.items() if backend in f.backends]
+
+
+# --- node and network faults (issue 43): a node cut off, packet loss, a killed slurmd, a GPU off the bus ---------
+
+
+class NetDrop(Fault):
+    """The victim node's namespace drops every packet in and out (nft, loopback spared), until the job is over:
+    a switch port or cable gone. Its peers lose it (or wait for it until the hang watch stops them). why: node or
+    network naming that node, never another, or unknown; rerun without it when it is blamed. Its own ranks keep
+    running cut off: Slurm ends them once the node answers again (slurmctld kills the job's steps it finds there);
+    under mpirun nothing of the product can reach a node that does not answer, so the ssh session that started them
+    ends them when the link is back (its peer gone), and the campaign's heal checks that (runner.LINGER)."""
+
+    name = "netdrop"
+    backends = ("slurm", "mpirun")
+    why = ("node", "network")
+    culprit = "node"
+    retried = "if node"  # type: ignore[assignment]
+    table = "clusterdoc_netdrop"
+
+    def plant(self, ctx) -> None:
+        node = ctx.planted.node
+        assert node
+        ns = ctx.cluster.netns(node)
+        nft = ["ip", "netns", "exec", ns, "nft"]
+        subprocess.run([*nft, "delete", "table", "inet", self.table], capture_output=True, timeout=30)
+        for argv in (["add", "table", "inet", self.table],
+                     ["add", "chain", "inet", self.table, "out", "{ type filter hook output priority -10; }"],
+                     ["add", "chain", "inet", self.table, "in", "{ type filter hook input priority -10; }"],
+                     ["add", "rule", "inet", self.table, "out", "oifname", "!=", "lo", "drop"],
+                     ["add", "rule", "inet", self.table, "in", "iifname", "!=", "lo", "drop"]):  # fmt: skip
+            res = subprocess.run([*nft, *argv], capture_output=True, text=True, timeout=30)
+            if res.returncode != 0:
+                ctx.planted.landed = False
+                ctx.planted.note = f"nft {' '.join(argv)}: {res.stderr.strip()[:200]}"
+                return
+
+    def heal(self, ctx) -> None:
+        if ctx.planted.node:
+            subprocess.run(["ip", "netns", "exec", ctx.cluster.netns(ctx.planted.node), "nft", "delete", "table",
+                            "inet", self.table], capture_output=True, timeout=30)  # fmt: skip
+            if ctx.backend == "slurm":  # Slurm set it DOWN (not responding) meanwhile: back in service
+                resume(ctx, ctx.planted.node)
+
+
+class Loss(Fault):
+    """30 % of the victim node's packets dropped at random, both ways, for the job's duration (nft numgen, as
+    `tc netem loss 30%` would: netem is not in this machine's kernel; tests/cluster/limits.py). TCP retransmits:
+    the job completes, or fails blamed on that node (or its network); never another node, never the code."""
+
+    name = "loss"
+    backends = ("slurm", "mpirun")
+    outcome = "COMPLETED"
+    also: ClassVar[tuple[str, ...]] = ("FAILED",)
+    why = ("node", "network", "hang")
+    culprit = "node"
+    retried = "if node"  # type: ignore[assignment]
+    percent = 30
+
+    def plant(self, ctx) -> None:
+        assert ctx.planted.node
+        limits.packet_loss(ctx.cluster.netns(ctx.planted.node), self.percent)
+
+    def heal(self, ctx) -> None:
+        if ctx.planted.node:
+            limits.packet_loss(ctx.cluster.netns(ctx.planted.node), None)
+            if ctx.backend == "slurm":
+                resume(ctx, ctx.planted.node)
+
+
+class SlurmdKill(NodeKill):
+    """The victim node's slurmd killed -9 mid-job; its slurmstepd and ranks run on (Slurm only). Slurm: the
+    steps finish and report to slurmctld by themselves (slurmstepd talks to it directly), so the job completes;
+    the node stops answering slurmctld's pings and is set DOWN (NOT_RESPONDING) after SlurmdTimeout (60 s on the
+    test cluster), which kills a job still running there with NODE_FAIL. So: completed, or failed blamed on that
+    node (rerun without it); never another node. slurmd is restarted and the node resumed after the job (heal)."""
+
+    name = "slurmdkill"
+    backends = ("slurm",)
+    outcome = "COMPLETED"
+    also: ClassVar[tuple[str, ...]] = ("FAILED",)
+    why = ("node", "scheduler")
+    culprit = "node"
+    retried = "if node"  # type: ignore[assignment]
+
+    def plant(self, ctx) -> None:
+        pid = read_pid(ctx.cluster.slurm.dir / f"slurmd-{ctx.planted.node}.pid")
+        try:
+            os.kill(pid or 0, signal.SIGKILL) if pid else None
+        except ProcessLookupError:
+            pid = None
+        ctx.planted.landed = pid is not None
+
+
+class Xid79(JobAct):
+    """One of the victim node's GPUs falls off the bus mid-job: what the node shows then is planted on it (the
+    test cluster's fakes: the driver's XID 79 line in its kernel log, /dev/kmsg; nvidia-smi naming the GPU lost,
+    as on an 8-GPU node with 7 left, tests/test_gpuhealth_cluster.py), and the rank using it fails its next CUDA
+    call with the error the field shows then ("CUDA error: unspecified launch failure": NVIDIA's XID catalog
+    says XID 79 ends the GPU's running contexts; pytorch/pytorch#27837 and forum reports quote that error beside
+    XID 79). why: node, that node (the probe's XID and lost GPU), rerun without it, resumed, completed."""
+
+    name = "xid79"
+    act = "cudaerror"
+    moments = ("step", "ckpt")
+    before_submit = False
+    backends = ("slurm", "mpirun")
+    outcome = "COMPLETED"
+    why = ("node",)
+    culprit = "node"
+    retried = True
+    fell_off: ClassVar[dict] = {"gpus": [{"model": "NVIDIA A100-SXM4-80GB", "capability": "8.0", "memory_mib": 81920,
+                                          "count": 8}], "gpus_visible": 7, "xid": [79]}  # fmt: skip
+    before: dict | None = None
+
+    def plant(self, ctx) -> None:
+        assert ctx.planted.node
+        done = ctx.job_dir / f"rank{ctx.planted.rank}.exit"
+        pid = rank_pid(ctx, ctx.planted.rank)
+        if pid is None or done.exists() or not alive(pid):  # rank 0's line came late: the victim is done
+            ctx.planted.landed = False
+            return
+        self.before = ctx.cluster.plant({ctx.planted.node: self.fell_off})
+        super().plant(ctx)  # the rank's next CUDA call fails (tests/faults/job.py), or its last act after the loop
+        deadline = time.monotonic() + 60
+        while not done.exists() and alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        try:
+            code = json.loads(done.read_text()).get("code")
+        except (OSError, ValueError, AttributeError):
+            code = None
+        if code == 0:  # it passed its last act before the file was there: nothing failed
+            ctx.planted.landed = False
+            ctx.planted.note = f"rank {ctx.planted.rank} had finished its steps"
+
+    def heal(self, ctx) -> None:
+        if self.before:
+            ctx.cluster.put_back(self.before)
+
+
+CATALOG: dict[str, type[Fault]] = {
+    f.name: f for f in (Kill9, StopForever, StopWhile, Exception_, Oom, Exit0, AllExit1, NodeKill, Cancel, CtldRestart)
+}
+CATALOG["netdrop"] = NetDrop
+CATALOG["loss"] = Loss
+CATALOG["slurmdkill"] = SlurmdKill
+CATALOG["xid79"] = Xid79

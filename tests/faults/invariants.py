@@ -32,12 +32,12 @@ def ends_in_time(r: dict) -> list[str]:
 
 
 def outcome(r: dict, e: dict) -> list[str]:
-    want = e["outcome"] if r.get("landed", True) else "COMPLETED"
+    wants = [e["outcome"], *e.get("also", [])] if r.get("landed", True) else ["COMPLETED"]
     if e["retried"] == "if node" and (r.get("why") or {}).get("category") == "node":
-        want = "COMPLETED"  # rerun without the node: the second attempt completes
+        wants = ["COMPLETED"]  # rerun without the node: the second attempt completes
     out = []
-    if r.get("state") != want:
-        out.append(f"outcome {r.get('state')}, expected {want}")
+    if r.get("state") not in wants:
+        out.append(f"outcome {r.get('state')}, expected {' or '.join(wants)}")
     code = EXIT_CODES.get(str(r.get("state")), 1)
     if r.get("rc") is not None and r["rc"] != code:
         out.append(f"submit exited {r['rc']} for {r.get('state')}, expected {code}")
@@ -60,6 +60,8 @@ def why_names(r: dict, e: dict) -> list[str]:
     nodes = list(w.get("nodes") or [])
     if cat == "node" and nodes != [r["node"]]:
         out.append(f"why blames nodes {nodes}, expected [{r['node']}]")
+    elif e["culprit"] == "node" and cat != "unknown" and nodes and nodes != [r["node"]]:  # never another node
+        out.append(f"why names nodes {nodes} ({cat}), expected none or [{r['node']}]")
     # a code or OOM cause names the node its rank ran on (where, not who): only a node cause blames it
     if e["culprit"] == "rank" and cat not in ("unknown", "node") and r["rank"] not in (w.get("ranks") or []):
         out.append(f"why names ranks {w.get('ranks')}, expected rank {r['rank']} among them")

@@ -51,10 +51,16 @@ def due(path: Path) -> bool:
 def act() -> None:
     if restarts:  # the code's own faults are planted in the first attempt only
         return
-    for what in ("exception", "oom", "exit0", "exit1"):
+    for what in ("exception", "oom", "exit0", "exit1", "cudaerror"):
         if any(due(Path(args.faults) / f"{who}.{what}") for who in (f"rank{rank}", "all")):
             if what == "exception":
                 raise ValueError(f"campaign: bad batch at step {step}")
+            if what == "cudaerror":  # the GPU fell off the bus (catalog.Xid79): CUDA's words for it
+                raise torch.AcceleratorError(
+                    "CUDA error: unspecified launch failure\nCUDA kernel errors might be asynchronously reported at "
+                    "some other API call, so the stacktrace below might be incorrect.\nFor debugging consider "
+                    "passing CUDA_LAUNCH_BLOCKING=1"
+                )
             if what == "oom":
                 raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total)")
             print(f"rank {rank}: leaving early at step {step} ({what})", flush=True)

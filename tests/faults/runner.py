@@ -88,7 +88,8 @@ class Result:
 
 
 def expectations(fault: type[Fault]) -> dict:
-    return {"outcome": fault.outcome, "why": list(fault.why), "culprit": fault.culprit, "retried": fault.retried}
+    return {"outcome": fault.outcome, "also": list(getattr(fault, "also", ())), "why": list(fault.why),
+            "culprit": fault.culprit, "retried": fault.retried}  # fmt: skip
 
 
 def draw(rng: random.Random, kinds: list[str]) -> tuple[str, str, int, int]:
