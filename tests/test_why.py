@@ -346,3 +346,23 @@ def test_an_exit_code_without_an_exception_on_record_is_a_candidate_not_the_code
                                   raised={"type": "ValueError", "message": "bad", "file": "/x/train.py", "line": 7})
     c = verdict.judge(evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)).cause
     assert c.category == "code" and c.ranks == [0] and "train.py:7" in c.headline, (c.category, c.headline)
+
+
+def test_a_stall_of_the_ranks_of_a_node_that_answers_nothing_afterwards_is_that_node():
+    # faults in no list (tests/faults/unlisted.py): node1 (rank 0, the store) frozen or its link set down; the
+    # launcher stopped the job when the store went silent. The old verdict: hang of rank 0, not retried, though
+    # the probe reached node2 and node3 and not node1. A rank, not its node, stopped (the probe reaches node1):
+    # still the hang.
+    msg = ("stalled (the job's store on rank 0 has not answered for 46s (rank 0 stopped, or its node frozen or cut "
+           "off)); every rank stopped (--on-hang abort)")
+
+    def ev(unreachable):
+        ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}", recorded=False) for r in range(3)]
+        return evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", message=msg, ranks=ranks,
+                                 probed=True, probed_through="srun", unreachable=unreachable)  # fmt: skip
+
+    c = verdict.judge(ev(["node1"])).cause
+    assert (c.category, c.nodes, c.ranks, c.retry) == ("node", ["node1"], [0], True), c.headline
+    assert "stopped answering first" in c.headline and any("the launcher" in e for e in c.evidence)
+    c = verdict.judge(ev([])).cause
+    assert (c.category, c.ranks, c.retry) == ("hang", [0], False), c.headline

@@ -347,17 +347,23 @@ def unreachable_node(ev: Evidence, found: Found) -> Found:
     for host in ev.unreachable:
         mine = by_host.get(host, [])
         if mine and not any(host in c.nodes for c in found + out) and any(not r.recorded for r in mine):
+            # a stall of its ranks only (rank 0's store gone silent, a rank that stopped answering): the node that
+            # answers nothing after it is what stalled them (a frozen node, its link down), from the stall's time
+            here = {r.rank for r in mine}
+            stalls = [c for c in found if c.category == "hang" and c.ranks and set(c.ranks) <= here]
             out.append(
                 Cause(
                     "node",
-                    f"{host} does not answer after the failure",
-                    INF,
+                    f"{host} does not answer after the failure"
+                    + (f" ({_ranks(sorted(here))} there stopped answering first)" if stalls else ""),
+                    min(c.time for c in stalls) - 1e-3 if stalls else INF,
                     ranks=[r.rank for r in mine],
                     nodes=[host],
                     evidence=[
                         f"{host}: the probe could not reach it ({ev.probed_through or 'ssh'}) where it reached others"
-                    ],
-                    explains=[r.rank for r in mine],
+                    ]
+                    + [c.evidence[0] for c in stalls if c.evidence][:2],
+                    explains=[r.rank for r in mine] + [x for c in stalls for x in c.explains],
                     next_step=f"resubmit without {host} (submit --retries N)",
                 )
             )
