@@ -91,7 +91,8 @@ class Freeze(NodeFault):
     name = "freeze"
 
     def _pids(self, ctx) -> list[int]:
-        return [p for p in [slurmd_pid(ctx), *ctx.cluster.node_pids(ctx.planted.node)] if p]
+        cl, node = ctx.cluster, ctx.planted.node
+        return [p for p in [slurmd_pid(ctx), cl.holder_pid(cl.node(node)), *cl.node_pids(node)] if p]
 
     def plant(self, ctx) -> None:
         hit = False
