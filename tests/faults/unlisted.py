@@ -8,9 +8,11 @@ kinds (`make faults`): `python -m tests.faults --kinds linkdown,freeze,reboot,re
               hear nothing from it (a NIC or switch port that went down; no nft drop, which is silence both ways)
     freeze    SIGSTOP to every process of the node (ranks, slurmstepd, slurmd, sshd's sessions): a hung kernel,
               nothing ends, nothing answers; thawed once the job is over
-    reboot    every process of the node killed (slurmd first), its slurmd back 10 s later, empty: the node
-              answers again. Slurm holds a node that rebooted unexpectedly DOWN until an admin resumes it
-              (ReturnToService < 2), and so does the retry: it runs without it
+    reboot    every process of the node killed (slurmd first; its sshd daemon, the namespace holder, stays),
+              its slurmd back 10 s later, empty: the node answers again. The retry still runs without it, as
+              Slurm's default does (ReturnToService=1 keeps a node that rebooted unexpectedly DOWN until an admin
+              resumes it; the test cluster's ReturnToService=2 takes it back at once): a node that lost a job's
+              processes without a word is suspect until someone has looked at it
     reject    the node still answers SSH and srun, but every TCP connection from the other nodes to any other port
               (the store, gloo's pairs) is refused with a reset (an nft reject, not a drop)
 """
