@@ -13,11 +13,12 @@ from tests.faults import runner
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
+# the victim's rank: 0 where the fault silences the job's store (rank 0's node): the stall is then the launcher's
 @pytest.mark.parametrize("kind, moment, rank, step", [
-    ("linkdown", "ckpt", 1, 4),
+    ("linkdown", "ckpt", 0, 4),
     ("freeze", "step", 2, 6),
-    ("reboot", "ckpt", 0, 4),
-    ("reject", "step", 1, 5),
+    ("reboot", "ckpt", 1, 4),
+    ("reject", "step", 0, 5),
 ])  # fmt: skip
 def test_a_node_fault_in_no_list_heals_by_a_retry_without_the_node(cpu_cluster, tmp_path, kind, moment, rank, step):
     r = runner.run_one(cpu_cluster, "slurm", kind, moment, rank, step, tmp_path / kind)
