@@ -25,7 +25,7 @@ import subprocess
 import time
 from typing import ClassVar
 
-from tests.cluster.procs import read_pid
+from tests.cluster.procs import alive, read_pid, wait_for
 from tests.faults.catalog import Fault
 
 IP = "/usr/sbin/ip" if os.path.exists("/usr/sbin/ip") else "/sbin/ip"
@@ -65,7 +65,9 @@ def back_in_slurm(ctx, restart: bool = False) -> None:
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         state = cl.slurm.node_states().get(node, "")
-        if state.startswith(("idle", "mix", "alloc")):
+        shown = subprocess.run(["scontrol", "-o", "show", "node", node], env=ctx.env, capture_output=True,
+                               text=True, timeout=20).stdout  # fmt: skip
+        if state.startswith(("idle", "mix", "alloc")) and "*" not in state and "NOT_RESPONDING" not in shown:
             return
         if not state.startswith(("idle", "mix", "alloc", "compl")):
             subprocess.run(["scontrol", "update", f"NodeName={node}", "State=RESUME"], env=ctx.env,
@@ -108,12 +110,19 @@ class Freeze(NodeFault):
         ctx.planted.landed = hit
 
     def heal(self, ctx) -> None:
+        slurmd = slurmd_pid(ctx)
         for pid in self._pids(ctx):
             try:
                 os.kill(pid, signal.SIGCONT)
             except ProcessLookupError:
                 pass
-        super().heal(ctx)
+        if ctx.backend == "slurm" and slurmd:  # as an admin does after a hang: slurmd restarted, it registers at
+            try:  # once (a thawed one is marked not responding, then DOWN, a minute later: the next job's nodes)
+                os.kill(slurmd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            wait_for(lambda: not alive(slurmd), 30, "the thawed slurmd to exit")
+            back_in_slurm(ctx, restart=True)
 
 
 class Reboot(NodeFault):
