@@ -43,7 +43,7 @@ class NodeFault(Fault):
     retried = True
 
     def heal(self, ctx) -> None:
-        if ctx.backend == "slurm":
+        if has_slurm(ctx):  # under mpirun too: the node's slurmd went down with it
             back_in_slurm(ctx)
 
 
@@ -53,8 +53,12 @@ def in_netns(ctx, argv: list[str], stdin: str | None = None) -> subprocess.Compl
                           timeout=30)  # fmt: skip
 
 
+def has_slurm(ctx) -> bool:
+    return bool(getattr(ctx.cluster, "use_slurm", False))
+
+
 def slurmd_pid(ctx) -> int | None:
-    return read_pid(ctx.cluster.slurm.dir / f"slurmd-{ctx.planted.node}.pid") if ctx.backend == "slurm" else None
+    return read_pid(ctx.cluster.slurm.dir / f"slurmd-{ctx.planted.node}.pid") if has_slurm(ctx) else None
 
 
 def back_in_slurm(ctx, restart: bool = False) -> None:
@@ -116,7 +120,7 @@ class Freeze(NodeFault):
                 os.kill(pid, signal.SIGCONT)
             except ProcessLookupError:
                 pass
-        if ctx.backend == "slurm" and slurmd:  # as an admin does after a hang: slurmd restarted, it registers at
+        if slurmd:  # as an admin does after a hang: slurmd restarted, it registers at
             try:  # once (a thawed one is marked not responding, then DOWN, a minute later: the next job's nodes)
                 os.kill(slurmd, signal.SIGKILL)
             except ProcessLookupError:
@@ -140,7 +144,7 @@ class Reboot(NodeFault):
                 pass
         ctx.planted.landed = hit
         time.sleep(self.down_for)
-        if ctx.backend == "slurm":  # back, empty: it registers with slurmctld again
+        if has_slurm(ctx):  # back, empty: it registers with slurmctld again
             cl = ctx.cluster
             cl.slurm.start_slurmd(cl.node(ctx.planted.node), cl.holder_pid(cl.node(ctx.planted.node)))
 
@@ -153,7 +157,7 @@ class Reject(NodeFault):
         cl, node = ctx.cluster, ctx.planted.node
         others = [n.addr for n in cl.nodes if n.name != node]
         keep = {22, getattr(cl, "port", 22) or 22}
-        conf = (ctx.cluster.slurm.conf.read_text() if ctx.backend == "slurm" else "").split()
+        conf = (ctx.cluster.slurm.conf.read_text() if has_slurm(ctx) else "").split()
         keep |= {int(w.split("=")[1]) for w in conf if w.startswith("Port=") and w.split("=")[1].isdigit()}
         rules = (f"table inet {self.TABLE} {{\n chain input {{\n  type filter hook input priority -10; policy accept;\n"
                  f"  ip saddr {{ {', '.join(others)} }} tcp dport != {{ {', '.join(map(str, sorted(keep)))} }} "
