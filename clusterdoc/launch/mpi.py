@@ -172,7 +172,16 @@ class MpiJob:
                 code = self.proc.returncode
             else:
                 return None
+        self.reap()
         return outcome_from_records(self.jd, self.spec.world_size, code)
+
+    def reap(self) -> None:
+        """mpirun ended: what it left in its session goes too. Its ssh sessions to a node that was cut off (its
+        link down) outlive it, waiting on a TCP connection that nothing answers (issue 43, faults in no list)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def rank_codes(self) -> dict[int, int | None]:
         return {}  # one mpirun process for all ranks: their own exit records say it
@@ -186,16 +195,17 @@ class MpiJob:
         )
         for send, grace in steps:
             if self.proc.poll() is not None:
-                return
+                break
             try:
                 send()
             except ProcessLookupError:
-                return
+                break
             try:
                 self.proc.wait(grace)
-                return
+                break
             except subprocess.TimeoutExpired:
                 continue
+        self.reap()
 
 
 def start(spec: JobSpec, jd: JobDir, script_args: list[str]) -> MpiJob:
