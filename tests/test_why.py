@@ -482,3 +482,46 @@ def test_torch_distributeds_lost_connection_is_never_the_codes_failure():
     ranks[1] = replace(ranks[1], raised={**lost, "type": "ValueError", "file": "/x/train.py"})
     c = verdict.judge(evidence.Evidence(job="j", backend="mpirun", world=3, state="FAILED", ranks=ranks)).cause
     assert c is not None and c.category == "code" and c.ranks == [1], (c.category, c.headline)
+
+
+def test_a_stall_of_the_ranks_of_a_node_that_answers_nothing_afterwards_is_that_node():
+    # faults in no list (tests/faults/unlisted.py): node1 (rank 0, the store) frozen or its link set down; the
+    # launcher stopped the job when the store went silent. The old verdict: hang of rank 0, not retried, though
+    # the probe reached node2 and node3 and not node1. A rank, not its node, stopped (the probe reaches node1):
+    # still the hang.
+    msg = (
+        "stalled (the job's store on rank 0 has not answered for 46s (rank 0 stopped, or its node frozen or cut "
+        "off)); every rank stopped (--on-hang abort)"
+    )
+
+    def ev(unreachable):
+        ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}", recorded=False) for r in range(3)]
+        return evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", message=msg, ranks=ranks,
+                                 probed=True, probed_through="srun", unreachable=unreachable)  # fmt: skip
+
+    c = verdict.judge(ev(["node1"])).cause
+    assert (c.category, c.nodes, c.ranks, c.retry) == ("node", ["node1"], [0], True), c.headline
+    assert "node1 does not answer" in c.headline and "rank 0" in c.headline
+    c = verdict.judge(ev([])).cause
+    assert (c.category, c.ranks, c.retry) == ("hang", [0], False), c.headline
+
+
+def test_a_rank_whose_node_answers_nothing_and_heard_nothing_from_the_others_was_cut_off():
+    # faults in no list: node1's link set down (rank 0, the store, is there). Rank 0's hang watch saw ranks 1-2
+    # not answering and stopped the job; rank 0 exited 1, its record written (the job folder is not behind the
+    # link). The probe reached node2 and node3, not node1. The old verdict: `desync` on ranks 1, 2, not retried.
+    def ev(unreachable):
+        ranks = [evidence.RankFacts(rank=0, host="node1", code=1, recorded=True)]
+        ranks += [evidence.RankFacts(rank=r, host=f"node{r + 1}", recorded=False) for r in (1, 2)]
+        hang = {"headline": "clusterdoc: job stalled: barrier #15 has waited 15 s on rank 0", "odd": [1, 2],
+                "gone": False, "started": None, "loader": False, "idle": False, "early_exit": None}  # fmt: skip
+        return evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", ranks=ranks, hang=hang,
+                                 probed=True, probed_through="srun", unreachable=unreachable)  # fmt: skip
+
+    c = verdict.judge(ev(["node1"])).cause
+    assert (c.category, c.nodes, c.ranks, c.retry) == ("node", ["node1"], [0], True), c.headline
+    assert "cut off" in c.headline
+    # ranks 1-2's nodes not answering either: they, not node1, are in question (the probe decides nothing here)
+    assert verdict.judge(ev(["node1", "node2"])).cause.nodes != ["node1"]
+    # every node answers: rank 0 heard nothing from ranks that were there: not a node
+    assert verdict.judge(ev([])).cause.category != "node"

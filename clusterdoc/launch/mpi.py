@@ -174,7 +174,7 @@ class MpiJob:
                 code = self.proc.returncode
             else:
                 return None
-        self.stragglers()
+        self.reap()
         return outcome_from_records(self.jd, self.spec.world_size, code)
 
     def stragglers(self) -> None:
@@ -188,6 +188,11 @@ class MpiJob:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+
+    def reap(self) -> None:
+        """mpirun ended: what it left in its session goes too. Its ssh sessions to a node that was cut off (its
+        link down) outlive it, waiting on a TCP connection that nothing answers (issue 43, faults in no list)."""
+        self.stragglers()
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -215,7 +220,7 @@ class MpiJob:
                 break
             except subprocess.TimeoutExpired:
                 continue
-        self.stragglers()
+        self.reap()
 
 
 def start_time(pid: int) -> int | None:

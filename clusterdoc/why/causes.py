@@ -356,22 +356,62 @@ def unreachable_node(ev: Evidence, found: Found) -> Found:
     by_host = _by_host(ev)
     for host in ev.unreachable:
         mine = by_host.get(host, [])
-        if mine and not any(host in c.nodes for c in found + out) and any(not r.recorded for r in mine):
+        cut_off = _watcher_cut_off(ev, host, mine)
+        if mine and not any(host in c.nodes for c in found + out) and (any(not r.recorded for r in mine) or cut_off):
+            # a stall of its ranks only (rank 0's store gone silent, a rank that stopped answering): the node that
+            # answers nothing after it is what stalled them (a frozen node, its link down), from the stall's time
+            here = {r.rank for r in mine}
+            stalls = [c for c in found if c.category == "hang" and c.ranks and set(c.ranks) <= here]
+            if cut_off:
+                out.append(
+                    Cause(
+                        "node",
+                        f"{host} does not answer after the failure, and its {_ranks(sorted(here))} heard nothing "
+                        f"from {_ranks(cut_off)}, whose nodes do answer: {host} was cut off",
+                        _t((ev.hang or {}).get("started")) - 1e-3,
+                        ranks=sorted(here),
+                        nodes=[host],
+                        evidence=[
+                            f"{host}: the probe could not reach it ({ev.probed_through or 'ssh'}) where it reached "
+                            f"the nodes of {_ranks(cut_off)}",
+                            str((ev.hang or {}).get("headline") or "")[:300],
+                        ],
+                        explains=[r.rank for r in ev.ranks],
+                        next_step=f"resubmit without {host} (submit --retries N); check its link and its kernel log",
+                    )
+                )
+                continue
             out.append(
                 Cause(
                     "node",
-                    f"{host} does not answer after the failure",
-                    INF,
+                    f"{host} does not answer after the failure"
+                    + (f" ({_ranks(sorted(here))} there stopped answering first)" if stalls else ""),
+                    min(c.time for c in stalls) - 1e-3 if stalls else INF,
                     ranks=[r.rank for r in mine],
                     nodes=[host],
                     evidence=[
                         f"{host}: the probe could not reach it ({ev.probed_through or 'ssh'}) where it reached others"
-                    ],
-                    explains=[r.rank for r in mine],
+                    ]
+                    + [c.evidence[0] for c in stalls if c.evidence][:2],
+                    explains=[r.rank for r in mine] + [x for c in stalls for x in c.explains],
                     next_step=f"resubmit without {host} (submit --retries N)",
                 )
             )
     return out
+
+
+def _watcher_cut_off(ev: Evidence, host: str, mine: list[RankFacts]) -> list[int]:
+    """The ranks the hang report says did not answer, when they are all elsewhere, on nodes the probe reached,
+    and `host`'s ranks (the ones that waited, unreachable now) raised nothing: from inside `host`, the others went
+    silent, and it is `host` that answers nothing: it was cut off (its link down, its ports closed). [] otherwise."""
+    odd = sorted(set((ev.hang or {}).get("odd") or []))
+    here = {r.rank for r in mine}
+    hosts = {r.rank: r.host for r in ev.ranks}
+    if not odd or here & set(odd) or any(r.raised or r.cuda for r in mine):
+        return []
+    if any(not hosts.get(r) or hosts[r] == host or hosts[r] in ev.unreachable for r in odd):
+        return []
+    return odd
 
 
 def _failed(ev: Evidence) -> list[RankFacts]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from clusterdoc.errors import UsageError
@@ -44,13 +45,35 @@ def probe_nodes(
     )  # fmt: skip
     g = gather(opts)
     ev.probed_through = g.transport
+    runs = [g]
+    if g.transport == "srun" and len(nodes) > 1 and not reached(nodes, g.conns, g.facts):
+        runs = each_alone(opts, nodes)
+    conns = {n: c for r in runs for n, c in r.conns.items()}
+    facts = {n: f for r in runs for n, f in r.facts.items() if f}
     if not facts_dir:
-        ev.answered = reached(nodes, g.conns, g.facts)
-        ev.unreachable = unreachable(nodes, g.conns, g.facts)
-    for f in judge(g, opts):
+        ev.answered = reached(nodes, conns, facts)
+        ev.unreachable = unreachable(nodes, conns, facts)
+    for f in [f for r in runs for f in judge(r, opts)]:
         if f.get("check") == "gpu" and f.get("node") in nodes and node_problem(f):
             ev.health.setdefault(f["node"], []).append(str(f.get("message")))
     ev.probed = True
+
+
+def each_alone(opts, nodes: list[str]) -> list:
+    """One srun step per node, side by side. One step over all the job's nodes starts on none of them while one
+    is still held by the failed job (COMPLETING: its slurmd has not answered that the job's processes are gone,
+    as when the node froze or lost its link): then the nodes that are free answer alone, and the one that does
+    not is evidence about that node (unreachable() counts it only where another node answered)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from clusterdoc.doctor import gather
+
+    with ThreadPoolExecutor(len(nodes)) as pool:
+        return list(pool.map(lambda n: gather(replace(opts, nodelist=[n])), nodes))
+
+
+def reached(nodes: list[str], conns: dict, facts: dict) -> list[str]:
+    return [n for n in nodes if str((conns.get(n) or {}).get("status")) == "ok" or facts.get(n)]
 
 
 # what a transport says when the way in is not allowed (no key accepted, the login or connection refused): the
@@ -67,11 +90,6 @@ def unreachable(nodes: list[str], conns: dict, facts: dict) -> list[str]:
     if not answered:
         return []
     return [n for n in nodes if n not in answered and status[n] not in NOT_ALLOWED and status[n] != "None"]
-
-
-def reached(nodes: list[str], conns: dict, facts: dict) -> list[str]:
-    """The job's nodes the probe reached: they answer after the failure."""
-    return [n for n in nodes if str((conns.get(n) or {}).get("status")) == "ok" or facts.get(n)]
 
 
 def probe_transport(backend: str, transport: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tests.faults import runner
 from tests.faults.catalog import CATALOG, kinds_for
+from tests.faults.unlisted import UNLISTED
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,13 +25,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--backend", choices=["slurm", "mpirun", "local"], default="slurm")
     p.add_argument("--jobs", type=int, default=10)
     p.add_argument("--seed", type=int, default=None, help="default: drawn, and printed")
-    p.add_argument("--kinds", default=None, help=f"comma-separated, of: {', '.join(CATALOG)} (default: all that apply)")
+    p.add_argument("--kinds", default=None, help=f"comma-separated, of: {', '.join(CATALOG)} (default: all that apply); "
+                   f"in no list: {', '.join(UNLISTED)}")
     p.add_argument("--report", default=None, help="write the JSON report there")
     p.add_argument("--dir", default=None, help="an existing test cluster's dir (CPU nodes, at least 4)")
     p.add_argument("--work", default=None, help="where the jobs' folders go (default: a temporary folder)")
     a = p.parse_args(argv)
-    allowed = kinds_for(a.backend)
-    a.kinds = [k.strip() for k in a.kinds.split(",") if k.strip()] if a.kinds else allowed
+    listed = kinds_for(a.backend)  # the default; the faults in no list only when asked for
+    allowed = listed + [name for name, f in UNLISTED.items() if a.backend in f.backends]
+    a.kinds = [k.strip() for k in a.kinds.split(",") if k.strip()] if a.kinds else listed
     bad = [k for k in a.kinds if k not in allowed]
     if bad:
         p.error(f"--kinds: {', '.join(bad)} not in the catalog for {a.backend} ({', '.join(allowed)})")

@@ -16,6 +16,9 @@ from pathlib import Path
 
 from tests.faults import invariants
 from tests.faults.catalog import CATALOG, Fault, Planted
+from tests.faults.unlisted import UNLISTED
+
+FAULTS = {**CATALOG, **UNLISTED}  # the catalog, and the faults in no list (asked for by --kinds only)
 
 JOB = Path(__file__).with_name("job.py")
 STEPS, EVERY, STEP_TIME = 12, 4, 0.2
@@ -95,7 +98,7 @@ def expectations(fault: type[Fault]) -> dict:
 def draw(rng: random.Random, kinds: list[str]) -> tuple[str, str, int, int]:
     """(kind, moment, victim rank, step): the same seed, the same draws."""
     kind = rng.choice(kinds)
-    moment = rng.choice(CATALOG[kind].moments)
+    moment = rng.choice(FAULTS[kind].moments)
     rank = rng.randrange(NODES)
     step = {"start": 0, "step": rng.randint(1, STEPS - 1), "ckpt": EVERY * rng.randint(1, STEPS // EVERY - 1),
             "exit": STEPS}[moment]  # fmt: skip
@@ -175,7 +178,7 @@ def sweep(run: Path, env: dict) -> None:
 
 
 def run_one(cluster, backend: str, kind: str, moment: str, rank: int, step: int, run: Path) -> Result:
-    fault_cls = CATALOG[kind]
+    fault_cls = FAULTS[kind]
     fault = fault_cls()
     run.mkdir(parents=True)
     env = clean_env(cluster, run)
