@@ -452,7 +452,10 @@ class SlurmJob:
             warned = float(private.read(self.jd.path / WARNED, limit=64).decode().strip())
         except (OSError, ValueError):
             return False
-        ends = [(self.jd.rank_exit(r) or {}).get("time") for r in range(self.spec.world_size)]
+        recs = [self.jd.rank_exit(r) or {} for r in range(self.spec.world_size)]
+        if recs and all(rec.get("usr1") == "ignored" for rec in recs):
+            return False  # every rank went on past the warning to its own end (clusterdoc.run's record): done
+        ends = [rec.get("time") for rec in recs]
         return any(not isinstance(t, (int, float)) or t >= warned - 1 for t in ends)
 
     def cancel(self, tries: int = 3) -> str | None:
