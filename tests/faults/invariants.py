@@ -16,6 +16,7 @@ def check(r: dict, e: dict) -> list[str]:
     out += outcome(r, e)
     out += why_names(r, e)
     out += retries(r, e)
+    out += requeued(r, e)
     out += nothing_left(r)
     out += records(r)
     out += output_kept(r)
@@ -36,8 +37,8 @@ def outcome(r: dict, e: dict) -> list[str]:
     if e["retried"] == "if node" and (r.get("why") or {}).get("category") == "node":
         want = "COMPLETED"  # rerun without the node: the second attempt completes
     out = []
-    if r.get("state") != want:
-        out.append(f"outcome {r.get('state')}, expected {want}")
+    if r.get("state") not in want.split("|"):  # "A|B": either may follow (a rerun that completes, or not yet)
+        out.append(f"outcome {r.get('state')}, expected {want.replace('|', ' or ')}")
     code = EXIT_CODES.get(str(r.get("state")), 1)
     if r.get("rc") is not None and r["rc"] != code:
         out.append(f"submit exited {r['rc']} for {r.get('state')}, expected {code}")
@@ -75,7 +76,9 @@ def retries(r: dict, e: dict) -> list[str]:
         return [f"{len(attempts)} attempt(s), expected {want} ({'a node blamed' if rerun else 'not rerun'})"]
     if want == 1:
         return []
-    out = []
+    out = progress(r)
+    if e["culprit"] != "node" and not blamed:
+        return out  # the scheduler's failure: rerun on any node
     second = attempts[1]
     if r["node"] not in (second.get("exclude") or []):
         out.append(f"attempt 2 does not exclude {r['node']}: {second.get('exclude')}")
@@ -83,6 +86,27 @@ def retries(r: dict, e: dict) -> list[str]:
         out.append(f"attempt 2 ran on {r['node']} again")
     if r.get("ckpt_before") and not r.get("resumed"):
         out.append(f"attempt 2 did not resume from the checkpoint at step {r['ckpt_before']}")
+    return out
+
+
+def progress(r: dict) -> list[str]:
+    """The rerun (a new attempt, or Slurm's requeue) started from the last checkpoint the run before it wrote,
+    and went on from there."""
+    if r.get("ckpt_last") and (r.get("resumed") is None or r["resumed"] < r["ckpt_last"]):
+        return [f"the rerun resumed from step {r.get('resumed')}, not from the checkpoint at step {r['ckpt_last']}"]
+    if r.get("resumed") is not None and r.get("reached", 0) <= r["resumed"]:
+        return [f"the rerun made no progress past step {r['resumed']} (reached {r.get('reached')})"]
+    return []
+
+
+def requeued(r: dict, e: dict) -> list[str]:
+    """A requeue (preemption): the job ran again under the same job id, resumed from the checkpoint, and submit
+    said it was requeued."""
+    if not e.get("requeued") or not r.get("landed", True):
+        return []
+    out = progress(r) if r.get("state") == "COMPLETED" else []
+    if not r.get("requeued_said"):
+        out.append("submit did not say the job was requeued")
     return out
 
 
