@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -42,8 +41,11 @@ def test_the_rank_stopped_before_the_rendezvous_is_named(tmp_path):
     (tmp_path / "hook").mkdir()
     (tmp_path / "hook" / "sitecustomize.py").write_text(STOP)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_", "PMI_", "OMPI_"))}
-    env.update(OMP_NUM_THREADS="1", CLUSTERDOC_INIT_TIMEOUT=str(INIT),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path / "hook"), env.get("PYTHONPATH")])))
+    env.update(
+        OMP_NUM_THREADS="1",
+        CLUSTERDOC_INIT_TIMEOUT=str(INIT),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path / "hook"), env.get("PYTHONPATH")])),
+    )
     res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "3",
                           "--no-preflight", "--hang-timeout", "0", "--folder", str(tmp_path / "jobs"), str(script)],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)  # fmt: skip
@@ -69,7 +71,9 @@ def judged(ranks: list[evidence.RankFacts], world: int = 3):
 
 def test_only_where_the_count_matches_the_silent_ranks():
     host = facts(0, code=1, recorded=True, ended=131.0, rendezvous=[30, 2, 3])
-    lost = facts(1, code=1, recorded=True, ended=131.5, raised={"type": "DistNetworkError", "message": "Failed to recv"})
+    lost = facts(
+        1, code=1, recorded=True, ended=131.5, raised={"type": "DistNetworkError", "message": "Failed to recv"}
+    )
     c = judged([host, lost, facts(2)])
     assert c.category == "hang" and c.ranks == [2] and "never joined" in c.headline, c
     # two silent ranks, one missing from the count: which one is not known, nobody is named

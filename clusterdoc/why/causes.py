@@ -500,8 +500,10 @@ def never_joined(ev: Evidence, found: Found) -> Found:
             _t(*[r.started for r in silent], h.ended - waited if h.ended is not None else None),
             ranks=[r.rank for r in silent],
             nodes=where,
-            evidence=[f"rank {h.rank}: Timed out after {waited} seconds waiting for clients. {joined}/{expected} "
-                      "clients joined"]  # fmt: skip
+            evidence=[
+                f"rank {h.rank}: Timed out after {waited} seconds waiting for clients. {joined}/{expected} "
+                "clients joined"
+            ]
             + [f"rank {r.rank}{_on(r)}: started, then nothing of its own (no exit record, no error)" for r in silent],
             explains=[r.rank for r in ev.ranks],
             next_step=f"look at {who}{' on ' + ', '.join(where) if where else ''}: a stopped or frozen process "

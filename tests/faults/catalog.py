@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -326,6 +327,12 @@ class FullFs(Fault):
 
     def release(self, ctx) -> None:
         folder = ctx.planted.run / "clusterdoc-jobs"
+        # what the job left, kept for reading after (its file system goes)
+        try:
+            shutil.copytree(folder, ctx.planted.run / "clusterdoc-jobs.kept", ignore=shutil.ignore_patterns("filler"),
+                            dirs_exist_ok=True, ignore_dangling_symlinks=True)  # fmt: skip
+        except (OSError, shutil.Error) as exc:
+            ctx.planted.note += f" the job folder not kept: {exc}"[:300]
         for pid in reversed(getattr(self, "mounted", [])):
             subprocess.run([*self.enter(pid), "umount", "-l", str(folder)], capture_output=True, timeout=60)
         if getattr(self, "loop", None):
