@@ -280,7 +280,8 @@ class FullFs(Fault):
     """The job folder's file system fills up mid-job: the campaign puts the job folder on a small file system of
     its own (16 MiB ext4 on a loop device, mounted on the head and in every node's mount namespace: one
     superblock, so every node sees the same files; a tmpfs mounted on the head would not reach the nodes'
-    private namespaces) and fills it with a file at the moment. The job fails or completes, the records it
+    private namespaces) and fills it with a file at the moment; the job logs 8 KiB a step on every rank, so its
+    next writes find no space. The job fails or completes, the records it
     managed to write still parse, why says the disk is full (environment) or unknown, never a node. The space
     is freed after (heal), the file system taken down at the end (release)."""
 
@@ -290,6 +291,7 @@ class FullFs(Fault):
     outcome = "COMPLETED|FAILED"
     why = ("environment",)
     size_mib = 16
+    job_args = ("--chatter", "8192")  # a real job's log: its writes after the fill find no space
 
     def prepare(self, ctx) -> None:
         run = ctx.planted.run
@@ -319,7 +321,7 @@ class FullFs(Fault):
     def plant(self, ctx) -> None:
         filler = ctx.planted.run / "clusterdoc-jobs" / "filler"
         # the rest of the file system, at once: the ranks' next write finds no space
-        res = subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=1M"], capture_output=True, timeout=60)
+        res = subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=4k"], capture_output=True, timeout=60)
         ctx.planted.note = res.stderr.decode(errors="replace").strip().splitlines()[-1][:200] if res.stderr else ""
 
     def heal(self, ctx) -> None:
