@@ -73,7 +73,7 @@ def retries(r: dict, e: dict) -> list[str]:
     rerun = e["retried"] is True or (e["retried"] == "if node" and blamed)
     want = 2 if rerun and r.get("landed", True) else 1
     if len(attempts) != want:
-        return [f"{len(attempts)} attempt(s), expected {want} ({'a node blamed' if rerun else 'not rerun'})"]
+        return [f"{len(attempts)} attempt(s), expected {want} ({'rerun' if rerun else 'not rerun'})"]
     if want == 1:
         return []
     out = progress(r)
@@ -94,7 +94,7 @@ def progress(r: dict) -> list[str]:
     and went on from there."""
     if r.get("ckpt_last") and (r.get("resumed") is None or r["resumed"] < r["ckpt_last"]):
         return [f"the rerun resumed from step {r.get('resumed')}, not from the checkpoint at step {r['ckpt_last']}"]
-    if r.get("resumed") is not None and r.get("reached", 0) <= r["resumed"]:
+    if r.get("resumed") is not None and r.get("reached", 0) <= r["resumed"] and not r.get("finished"):
         return [f"the rerun made no progress past step {r['resumed']} (reached {r.get('reached')})"]
     return []
 

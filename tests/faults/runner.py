@@ -68,6 +68,7 @@ class Result:
     resumed: int | None = None
     ckpt_last: int = 0  # the last checkpoint attempt 1 (or the run before a requeue) wrote
     reached: int = 0  # the last step rank 0 reached, in the end
+    finished: bool = False  # rank 0 did all its steps, in the end
     requeued_said: bool = False  # submit said the job was requeued
     before: str = ""
     after: str = ""
@@ -277,6 +278,7 @@ def gather(ctx: Ctx, res: Result) -> None:
     res.after = read(jd / "attempt1" / "rank0.out") if two else read(jd / "rank0.out")
     res.ckpt_before = max((int(s) for s in re.findall(r"checkpoint at step (\d+)", res.before)), default=0)
     final = read(jd / "rank0.out")
+    res.finished = "rank 0: done after" in final
     res.reached = max((int(s) for s in re.findall(r"rank 0: step (\d+)\n", final)), default=0)
     res.requeued_said = "requeued" in res.said or any("requeued" in ln for ln in lines)
     # the run before the rerun: attempt 1's output, or (a requeue: one attempt, the runs appended) what came
