@@ -281,13 +281,13 @@ def gather(ctx: Ctx, res: Result) -> None:
     res.finished = "rank 0: done after" in final
     res.reached = max((int(s) for s in re.findall(r"rank 0: step (\d+)\n", final)), default=0)
     res.requeued_said = "requeued" in res.said or any("requeued" in ln for ln in lines)
-    # the run before the rerun: attempt 1's output, or (a requeue: one attempt, the runs appended) what came
-    # before the second run's "resumed from step"
-    first_out = read(jd / "attempt1" / "rank0.out") if two else final.split("resumed from step")[0]
+    # the run before the rerun: attempt 1's output, or (a requeue: one attempt, the runs appended to one file)
+    # what came before the last run's "ready at step N" (N: where it started, 0 without a checkpoint)
+    runs = list(re.finditer(r"rank 0: ready at step (\d+)\n", final))
+    first_out = read(jd / "attempt1" / "rank0.out") if two else final[: runs[-1].start()] if len(runs) > 1 else ""
     res.ckpt_last = max((int(s) for s in re.findall(r"checkpoint at step (\d+)", first_out)), default=0)
-    if not two:  # a requeue: the second run under the same job id
-        m1 = re.search(r"resumed from step (\d+)", final)
-        res.resumed = int(m1.group(1)) if m1 else None
+    if not two and len(runs) > 1:  # a requeue: the second run under the same job id
+        res.resumed = int(runs[-1].group(1))
     if two:
         res.hosts2 = sorted({(ctx.start_record(r) or {}).get("host") or "?" for r in range(NODES)})
         m2 = re.search(r"resumed from step (\d+)", read(jd / "rank0.out"))
