@@ -11,6 +11,8 @@ import sys
 import time
 from types import SimpleNamespace
 
+import pytest
+
 from clusterdoc.launch.job import JobDir
 from clusterdoc.launch.slurm import WARNED, SlurmJob
 
@@ -47,10 +49,12 @@ def exit_record(tmp_path, extra: str) -> dict:
     return json.loads((tmp_path / "rank0.exit").read_text())
 
 
+@pytest.mark.slow  # a real clusterdoc.run each (~3-8 s on 2 loaded cores)
 def test_clusterdoc_run_records_a_warning_the_script_did_not_handle(tmp_path):
     assert exit_record(tmp_path, "").get("usr1") == "ignored"
 
 
+@pytest.mark.slow
 def test_a_script_with_its_own_handler_is_not_said_to_ignore_it(tmp_path):
     handled = "signal.signal(signal.SIGUSR1, lambda *_: None)\nos.kill(os.getpid(), signal.SIGUSR1)\n"
     assert "usr1" not in exit_record(tmp_path, handled)
