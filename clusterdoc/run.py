@@ -103,7 +103,7 @@ def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
     if log_dir is None:
         return
     path, reserve = log_dir / f"rank{rank}.exit", _reserve_path(log_dir, rank)
-    record = {"code": code, "oom": oom, "time": time.time()}
+    record = {"code": code, "oom": oom, "time": time.time(), **_usr1_record()}
     try:
         try:
             private.write(path, json.dumps({**record, **_collectives()}) + "\n", reserve=reserve)
@@ -153,10 +153,26 @@ def _keep_running_on_usr1() -> None:
     import signal
 
     if hasattr(signal, "SIGUSR1") and signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL:
-        signal.signal(
-            signal.SIGUSR1,
-            lambda *_: print("clusterdoc.run: SIGUSR1 (the time limit or preemption is near)", file=sys.stderr),
-        )
+        signal.signal(signal.SIGUSR1, _note_usr1)
+
+
+def _note_usr1(*_) -> None:
+    _usr1["noted"] = True
+    print("clusterdoc.run: SIGUSR1 (the time limit or preemption is near)", file=sys.stderr)
+
+
+_usr1 = {"noted": False}
+
+
+def _usr1_record() -> dict:
+    """{"usr1": "ignored"} in the exit record when Slurm's warning came and only clusterdoc's own note handled it:
+    the script went on to its own end, it did not stop for the warning (a checkpoint-and-stop would have set a
+    handler of its own)."""
+    import signal
+
+    if _usr1["noted"] and hasattr(signal, "SIGUSR1") and signal.getsignal(signal.SIGUSR1) is _note_usr1:
+        return {"usr1": "ignored"}
+    return {}
 
 
 def _keep_place(log_dir: Path, rank: int) -> None:

@@ -497,7 +497,8 @@ def test_a_stall_of_the_ranks_of_a_node_that_answers_nothing_afterwards_is_that_
     def ev(unreachable):
         ranks = [evidence.RankFacts(rank=r, host=f"node{r + 1}", recorded=False) for r in range(3)]
         return evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", message=msg, ranks=ranks,
-                                 probed=True, probed_through="srun", unreachable=unreachable)  # fmt: skip
+                                 probed=True, probed_through="srun", unreachable=unreachable,
+                                 answered=[f"node{r + 1}" for r in range(3) if f"node{r + 1}" not in unreachable])  # fmt: skip
 
     c = verdict.judge(ev(["node1"])).cause
     assert (c.category, c.nodes, c.ranks, c.retry) == ("node", ["node1"], [0], True), c.headline

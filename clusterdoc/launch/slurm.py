@@ -136,6 +136,9 @@ def unset_for_sbatch(sbatch: dict, environ=os.environ) -> list[str]:
 
 
 # pending reasons that only a change of the request or of the cluster's config can resolve
+# squeue's states of a job Slurm has queued again after running it (a requeue: the same id runs again)
+REQUEUED = ("PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED")
+
 HOPELESS = {
     "PartitionNodeLimit": "the partition has fewer nodes than requested (--nodes)",
     "PartitionConfig": "the request does not fit the partition's configuration",
@@ -334,6 +337,8 @@ class SlurmJob:
         self.cancelled_at: float | None = None
         self.unreachable_since: float | None = None  # the controller has not answered since then
         self.short_since: float | None = None  # pending with too few usable nodes since then
+        self.ran = False  # Slurm has run the job (RUNNING seen)
+        self.requeues = 0  # times Slurm requeued it (preemption, scontrol requeue) while we watched
 
     def setup_failure(self) -> str:
         return setup_failure(self.jd, self.backend_id)
@@ -372,6 +377,10 @@ class SlurmJob:
 
     def _poll(self) -> Outcome | None:
         state, reason = squeue_state_reason(self.backend_id)
+        if state == "RUNNING":
+            self.ran = True
+        elif self.ran and state in REQUEUED:
+            self.requeued(state, reason)
         if state == "PENDING" and reason in HOPELESS:
             self.cancel()
             return Outcome(
@@ -421,7 +430,33 @@ class SlurmJob:
             outcome.message = "the ranks stopped after Slurm's SIGUSR1 warning (time limit or preemption ahead)"
         if not outcome.ok and state == "CANCELLED" and not outcome.failed:
             outcome.state = "CANCELLED"
+        if self.requeues:
+            times = "once" if self.requeues == 1 else f"{self.requeues} times"
+            done = f"all {len(outcome.codes)} ranks exited 0" if outcome.ok and not outcome.message else ""
+            outcome.message = "; ".join(filter(None, [done, outcome.message, f"requeued by Slurm {times}"]))
         return outcome
+
+    def requeued(self, state: str, reason: str) -> None:
+        """Slurm stopped the job's processes and queued it again under the same id (a preemption, an admin's or
+        submitit's `scontrol requeue`): said once per requeue; the run's exit records are moved aside (to
+        requeue<N>/), so that the next run's own records decide the outcome."""
+        self.ran = False
+        self.requeues += 1
+        n = self.requeues
+        aside = self.jd.path / f"requeue{n}"
+        try:
+            aside.mkdir(exist_ok=True)
+            for rank in range(self.spec.world_size):
+                rec = self.jd.path / f"rank{rank}.exit"
+                if rec.exists():
+                    rec.replace(aside / rec.name)
+        except OSError:
+            pass  # the outcome then reads the old records: said below, not hidden
+        self.say(
+            f"slurm job {self.backend_id} requeued by Slurm ({state}{f', {reason}' if reason else ''}: a "
+            "preemption or `scontrol requeue`); its ranks were stopped; it runs again under the same id when "
+            "Slurm starts it (resume from your checkpoint)"
+        )
 
     def short_of_nodes(self, reason: str) -> Outcome | None:
         """A job pending for nodes that are not there: said at once, ended after NODES_GRACE (a node that comes
@@ -452,7 +487,10 @@ class SlurmJob:
             warned = float(private.read(self.jd.path / WARNED, limit=64).decode().strip())
         except (OSError, ValueError):
             return False
-        ends = [(self.jd.rank_exit(r) or {}).get("time") for r in range(self.spec.world_size)]
+        recs = [self.jd.rank_exit(r) or {} for r in range(self.spec.world_size)]
+        if recs and all(rec.get("usr1") == "ignored" for rec in recs):
+            return False  # every rank went on past the warning to its own end (clusterdoc.run's record): done
+        ends = [rec.get("time") for rec in recs]
         return any(not isinstance(t, (int, float)) or t >= warned - 1 for t in ends)
 
     def cancel(self, tries: int = 3) -> str | None:

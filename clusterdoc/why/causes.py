@@ -551,6 +551,45 @@ def rank_exception(ev: Evidence, found: Found) -> Found:
     return out
 
 
+def never_joined(ev: Evidence, found: Found) -> Found:
+    """The store's host timed out waiting for its clients ("K/N clients joined", torch's TCPStore) and exactly
+    N-K ranks left nothing of their own (no exit record, no traceback, no failure line): those never joined the
+    rendezvous (stopped, stuck in their imports), and the others' failures (rank 0's exit, its clients' lost
+    store) are its effects. Only where the count matches; a node gone is vanished_node's to say."""
+    hosts = [r for r in ev.ranks if r.rendezvous]
+    if not hosts or ev.foreign:
+        return []
+    h = hosts[0]
+    waited, joined, expected = (h.rendezvous or [0, 0, 0])[:3]
+    silent = [r for r in ev.ranks if r is not h and not (r.recorded or r.raised or r.rendezvous or r.signs or r.oom)]
+    if expected != ev.world or len(silent) != expected - joined or not silent:
+        return []
+    if set(vanished_nodes(ev)) & {r.host for r in silent}:
+        return []
+    who = _ranks([r.rank for r in silent])
+    where = sorted({r.host for r in silent if r.host})
+    return [
+        Cause(
+            "hang",
+            f"{who}{' on ' + ', '.join(where) if where else ''} never joined the rendezvous: rank {h.rank} waited "
+            f"{waited} s for it ({joined}/{expected} joined); the others' failures are its effects",
+            # when the wait began, before every effect: the silent ranks' start, rank 0's end less its wait
+            _t(*[r.started for r in silent], h.ended - waited if h.ended is not None else None),
+            ranks=[r.rank for r in silent],
+            nodes=where,
+            evidence=[
+                f"rank {h.rank}: Timed out after {waited} seconds waiting for clients. {joined}/{expected} "
+                "clients joined"
+            ]
+            + [f"rank {r.rank}{_on(r)}: started, then nothing of its own (no exit record, no error)" for r in silent],
+            explains=[r.rank for r in ev.ranks],
+            next_step=f"look at {who}{' on ' + ', '.join(where) if where else ''}: a stopped or frozen process "
+            "(SIGSTOP, a debugger, a stuck import or file system), or raise CLUSTERDOC_INIT_TIMEOUT if it was only "
+            "slow to start",
+        )
+    ]
+
+
 def killed_rank(ev: Evidence, found: Found) -> Found:
     """Killed by SIGKILL, not by the launcher, on a node whose other ranks are fine: the OOM killer or a user."""
     out: Found = []
@@ -962,6 +1001,7 @@ CAUSES: list[Rule] = [
     Rule("unreachable-node", unreachable_node, retry=True),
     Rule("rank-oom", rank_oom, retry=False),
     Rule("rank-signature", rank_signature, retry=None),
+    Rule("never-joined", never_joined, retry=False),
     Rule("rank-exception", rank_exception, retry=False),
     Rule("signature", signature_causes, retry=None),
     Rule("killed-rank", killed_rank, retry=False),

@@ -40,6 +40,7 @@ class RankFacts:
     ops: dict = field(default_factory=dict)  # group -> op -> calls
     at: dict | None = None  # the collective it failed in, or was in when it ended: {op, seq, group, site}
     last: dict | None = None  # its last completed collective
+    rendezvous: list[int] | None = None  # it hosted the store and timed out: [seconds, joined, expected]
 
     @property
     def signalled(self) -> bool:
@@ -144,6 +145,7 @@ def rank_facts(folder: Path, rank: int, launcher_code: int | None = None, reads:
         raised=asdict(raised) if raised else None,
         peers_lost=logs.peers_lost(err),
         cuda=logs.cuda_error(err),
+        rendezvous=logs.rendezvous_short(err),
     )
     col = ex["collectives"] if isinstance(ex.get("collectives"), dict) else {}
     if not ex:  # stopped or killed: its place as it kept it (shim/where.py) says where it waited

@@ -565,6 +565,21 @@ def last_traceback(text: str) -> Raised | None:
     return last
 
 
+# torch's TCPStore host (rank 0) when a client never came: "Timed out after 31 seconds waiting for clients.
+# 2/3 clients joined." (c10d's TCPStore::waitForWorkers)
+_JOINED = re.compile(r"Timed out after (\d{1,9}) seconds waiting for clients\. (\d{1,7})/(\d{1,7}) clients joined")
+
+
+def rendezvous_short(text: str) -> list[int] | None:
+    """[seconds waited, clients joined, clients expected] from the store host's rendezvous timeout, or None."""
+    for line in _lines(text):
+        if "clients joined" in line:
+            m = _JOINED.search(line)
+            if m:
+                return [int(m.group(1)), int(m.group(2)), int(m.group(3))]
+    return None
+
+
 def peers_lost(text: str) -> list[str]:
     """Addresses or host names of peers whose connection this output says was lost, in order, once each."""
     found: list[str] = []

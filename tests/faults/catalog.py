@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -373,3 +374,139 @@ CATALOG["netdrop"] = NetDrop
 CATALOG["loss"] = Loss
 CATALOG["slurmdkill"] = SlurmdKill
 CATALOG["xid79"] = Xid79
+
+
+# --- the scheduler's and the job folder's faults (issue 43: the time limit, a requeue, a full job folder) ---
+
+
+def slurm_id(ctx) -> str | None:
+    try:
+        rec = json.loads((ctx.job_dir / "job.json").read_text())
+    except (OSError, ValueError):
+        return None
+    got = rec.get("backend_id") if isinstance(rec, dict) else None
+    return str(got) if got else None
+
+
+class TimeLimit(Fault):
+    """The job's time limit is reached mid-run: submitted with `--time 1` (a minute, Slurm's least) and made long
+    enough to outrun it (40 steps of 2.5 s). Slurm warns the batch shell ahead (SIGUSR1; the job does not
+    handle it: clusterdoc.run notes it and the ranks go on), then ends the job: TIMEOUT. A time limit is the
+    scheduler's failure: --retries 1 reruns it, resumed from the last checkpoint, and the rerun makes progress
+    (it completes, or reaches the limit again further on)."""
+
+    name = "timelimit"
+    moments = ("limit",)
+    backends = ("slurm",)
+    outcome = "COMPLETED|TIMEOUT"  # the rerun completes, or reaches its own limit further on
+    why = ("scheduler",)
+    retried = True
+    before_submit = True
+    submit_args = ("--time", "1")
+    job_args = ("--steps", "40", "--step-time", "2.5")
+    outage = 120.0  # the limit (60 s) and slurmctld's check of it (every 30 s), past the usual attempt
+
+    def plant(self, ctx) -> None:
+        return None  # the act is the limit itself, asked for at submit
+
+
+class Requeue(Fault):
+    """`scontrol requeue JOB` mid-job, as a site's preemption does it (submitit's own requeue on SIGUSR1 calls
+    the same): Slurm stops the job's processes and starts the batch script again under the same job id, once
+    it is eligible again. The second run resumes from the checkpoint and completes; submit ends with exit 0
+    and says the job was requeued; why of the first run: scheduler."""
+
+    name = "requeue"
+    moments = ("step", "ckpt")
+    backends = ("slurm",)
+    outcome = "COMPLETED"
+    why = ("scheduler",)
+    requeued = True
+    outage = 180.0  # Slurm holds a requeued job (BeginTime, 120 s) before it runs again, then schedules it
+
+    def plant(self, ctx) -> None:
+        job = slurm_id(ctx)
+        if job is None:
+            ctx.planted.landed = False
+            return
+        res = subprocess.run(["scontrol", "requeue", job], env=ctx.env, capture_output=True, text=True, timeout=60)
+        ctx.planted.landed = res.returncode == 0
+        ctx.planted.note = (res.stdout + res.stderr).strip()[-300:]
+
+
+class FullFs(Fault):
+    """The job folder's file system fills up mid-job: the campaign puts the job folder on a small file system of
+    its own (16 MiB ext4 on a loop device, mounted on the head and in every node's mount namespace: one
+    superblock, so every node sees the same files; a tmpfs mounted on the head would not reach the nodes'
+    private namespaces) and fills it with a file at the moment; the job logs 8 KiB a step on every rank, so its
+    next writes find no space. The job fails or completes, the records it
+    managed to write still parse, why says the disk is full (environment) or unknown, never a node. The space
+    is freed after (heal), the file system taken down at the end (release)."""
+
+    name = "fullfs"
+    moments = ("start", "step", "ckpt")
+    backends = ("slurm", "mpirun", "local")
+    outcome = "COMPLETED|FAILED"
+    why = ("environment",)
+    size_mib = 16
+    job_args = ("--chatter", "8192")  # a real job's log: its writes after the fill find no space
+
+    def prepare(self, ctx) -> None:
+        run = ctx.planted.run
+        image, folder = run / "fs.img", run / "clusterdoc-jobs"
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(image, "wb") as f:
+            f.truncate(self.size_mib << 20)
+        sh(["mkfs.ext4", "-q", "-F", "-m", "0", str(image)])
+        self.loop = sh(["losetup", "--find", "--show", str(image)]).strip()
+        self.mounted: list[int | None] = []
+        for pid in [None, *self.holders(ctx)]:
+            sh([*self.enter(pid), "mount", "-t", "ext4", self.loop, str(folder)])
+            self.mounted.append(pid)
+        (folder / "lost+found").rmdir()  # the job folder's parent holds job folders only (the runner's look)
+
+    @staticmethod
+    def holders(ctx) -> list[int]:
+        if ctx.backend == "local":
+            return []
+        cl = ctx.cluster
+        return [p for n in cl.nodes for p in [cl.holder_pid(n)] if p]
+
+    @staticmethod
+    def enter(pid: int | None) -> list[str]:
+        return ["nsenter", "-t", str(pid), "-m"] if pid else []
+
+    def plant(self, ctx) -> None:
+        filler = ctx.planted.run / "clusterdoc-jobs" / "filler"
+        # the rest of the file system, at once: the ranks' next write finds no space
+        res = subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=4k"], capture_output=True, timeout=60)
+        ctx.planted.note = res.stderr.decode(errors="replace").strip().splitlines()[-1][:200] if res.stderr else ""
+
+    def heal(self, ctx) -> None:
+        (ctx.planted.run / "clusterdoc-jobs" / "filler").unlink(missing_ok=True)
+
+    def release(self, ctx) -> None:
+        folder = ctx.planted.run / "clusterdoc-jobs"
+        # what the job left, kept for reading after (its file system goes)
+        try:
+            shutil.copytree(folder, ctx.planted.run / "clusterdoc-jobs.kept", ignore=shutil.ignore_patterns("filler"),
+                            dirs_exist_ok=True, ignore_dangling_symlinks=True)  # fmt: skip
+        except (OSError, shutil.Error) as exc:
+            ctx.planted.note += f" the job folder not kept: {exc}"[:300]
+        for pid in reversed(getattr(self, "mounted", [])):
+            subprocess.run([*self.enter(pid), "umount", "-l", str(folder)], capture_output=True, timeout=60)
+        if getattr(self, "loop", None):
+            subprocess.run(["losetup", "-d", self.loop], capture_output=True, timeout=60)
+        (ctx.planted.run / "fs.img").unlink(missing_ok=True)
+
+
+def sh(argv: list[str]) -> str:
+    res = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)}: {(res.stdout + res.stderr).strip()[-300:]}")
+    return res.stdout
+
+
+CATALOG[TimeLimit.name] = TimeLimit
+CATALOG[Requeue.name] = Requeue
+CATALOG[FullFs.name] = FullFs

@@ -16,6 +16,7 @@ def check(r: dict, e: dict) -> list[str]:
     out += outcome(r, e)
     out += why_names(r, e)
     out += retries(r, e)
+    out += requeued(r, e)
     out += nothing_left(r)
     out += records(r)
     out += output_kept(r)
@@ -32,7 +33,8 @@ def ends_in_time(r: dict) -> list[str]:
 
 
 def outcome(r: dict, e: dict) -> list[str]:
-    wants = [e["outcome"], *e.get("also", [])] if r.get("landed", True) else ["COMPLETED"]
+    # "A|B" or `also`: either may follow (a rerun that completes, or not yet)
+    wants = [*e["outcome"].split("|"), *e.get("also", [])] if r.get("landed", True) else ["COMPLETED"]
     if e["retried"] == "if node" and (r.get("why") or {}).get("category") == "node":
         wants = ["COMPLETED"]  # rerun without the node: the second attempt completes
     out = []
@@ -74,10 +76,12 @@ def retries(r: dict, e: dict) -> list[str]:
     rerun = e["retried"] is True or (e["retried"] == "if node" and blamed)
     want = 2 if rerun and r.get("landed", True) else 1
     if len(attempts) != want:
-        return [f"{len(attempts)} attempt(s), expected {want} ({'a node blamed' if rerun else 'not rerun'})"]
+        return [f"{len(attempts)} attempt(s), expected {want} ({'rerun' if rerun else 'not rerun'})"]
     if want == 1:
         return []
-    out = []
+    out = progress(r)
+    if e["culprit"] != "node" and not blamed:
+        return out  # the scheduler's failure: rerun on any node
     second = attempts[1]
     if r["node"] not in (second.get("exclude") or []):
         out.append(f"attempt 2 does not exclude {r['node']}: {second.get('exclude')}")
@@ -85,6 +89,27 @@ def retries(r: dict, e: dict) -> list[str]:
         out.append(f"attempt 2 ran on {r['node']} again")
     if r.get("ckpt_before") and not r.get("resumed"):
         out.append(f"attempt 2 did not resume from the checkpoint at step {r['ckpt_before']}")
+    return out
+
+
+def progress(r: dict) -> list[str]:
+    """The rerun (a new attempt, or Slurm's requeue) started from the last checkpoint the run before it wrote,
+    and went on from there."""
+    if r.get("ckpt_last") and (r.get("resumed") is None or r["resumed"] < r["ckpt_last"]):
+        return [f"the rerun resumed from step {r.get('resumed')}, not from the checkpoint at step {r['ckpt_last']}"]
+    if r.get("resumed") is not None and r.get("reached", 0) <= r["resumed"] and not r.get("finished"):
+        return [f"the rerun made no progress past step {r['resumed']} (reached {r.get('reached')})"]
+    return []
+
+
+def requeued(r: dict, e: dict) -> list[str]:
+    """A requeue (preemption): the job ran again under the same job id, resumed from the checkpoint, and submit
+    said it was requeued."""
+    if not e.get("requeued") or not r.get("landed", True):
+        return []
+    out = progress(r) if r.get("state") == "COMPLETED" else []
+    if not r.get("requeued_said"):
+        out.append("submit did not say the job was requeued")
     return out
 
 

@@ -21,6 +21,7 @@ p.add_argument("--every", type=int, default=4)
 p.add_argument("--ckpt", required=True)
 p.add_argument("--faults", required=True)
 p.add_argument("--step-time", type=float, default=0.2)
+p.add_argument("--chatter", type=int, default=0, help="bytes of log every rank prints at each step (a real job's)")
 args = p.parse_args()
 
 env = shim.init()
@@ -77,6 +78,8 @@ while step < args.steps:
     opt.step()
     step += 1
     print(f"rank {rank}: step {step}", flush=True)
+    if args.chatter:
+        print(f"rank {rank}: log " + "." * args.chatter, flush=True)
     time.sleep(args.step_time)
     if step % args.every == 0 and rank == 0:
         Path(args.ckpt).mkdir(parents=True, exist_ok=True)

@@ -69,6 +69,10 @@ class Result:
     hosts2: list = field(default_factory=list)
     ckpt_before: int = 0
     resumed: int | None = None
+    ckpt_last: int = 0  # the last checkpoint attempt 1 (or the run before a requeue) wrote
+    reached: int = 0  # the last step rank 0 reached, in the end
+    finished: bool = False  # rank 0 did all its steps, in the end
+    requeued_said: bool = False  # submit said the job was requeued
     before: str = ""
     after: str = ""
     leftovers: list = field(default_factory=list)
@@ -92,7 +96,7 @@ class Result:
 
 def expectations(fault: type[Fault]) -> dict:
     return {"outcome": fault.outcome, "also": list(getattr(fault, "also", ())), "why": list(fault.why),
-            "culprit": fault.culprit, "retried": fault.retried}  # fmt: skip
+            "culprit": fault.culprit, "retried": fault.retried, "requeued": getattr(fault, "requeued", False)}  # fmt: skip
 
 
 def draw(rng: random.Random, kinds: list[str]) -> tuple[str, str, int, int]:
@@ -101,7 +105,7 @@ def draw(rng: random.Random, kinds: list[str]) -> tuple[str, str, int, int]:
     moment = rng.choice(FAULTS[kind].moments)
     rank = rng.randrange(NODES)
     step = {"start": 0, "step": rng.randint(1, STEPS - 1), "ckpt": EVERY * rng.randint(1, STEPS // EVERY - 1),
-            "exit": STEPS}[moment]  # fmt: skip
+            "exit": STEPS}.get(moment, 0)  # fmt: skip  # "limit": the scheduler's own moment
     return kind, moment, rank, step
 
 
@@ -186,12 +190,15 @@ def run_one(cluster, backend: str, kind: str, moment: str, rank: int, step: int,
     res = Result(kind, moment, backend, rank, step=step)
     res.bound = max(HANG, INIT_TIMEOUT) + PER_ATTEMPT * (2 if fault.retried else 1) + getattr(fault, "outage", 0) + getattr(
         fault, "pause", 0)  # fmt: skip
+    getattr(fault, "prepare", lambda ctx: None)(ctx)  # the fault's ground (a small file system for the job folder)
     if fault.before_submit:
         fault.plant(ctx)
     argv = ctx.clusterdoc_argv("submit", *backend_args(cluster, backend), "--nodes", str(NODES), "--no-preflight",
-                               "--retries", "1", "--wait", "--hang-timeout", str(HANG), str(JOB), "--steps",
+                               "--retries", "1", "--wait", "--hang-timeout", str(HANG),
+                               *getattr(fault, "submit_args", ()), str(JOB), "--steps",
                                str(STEPS), "--every", str(EVERY), "--step-time", str(STEP_TIME), "--ckpt",
-                               str(run / "ckpt"), "--faults", str(run / "faults"))  # fmt: skip
+                               str(run / "ckpt"), "--faults", str(run / "faults"),
+                               *getattr(fault, "job_args", ()))  # fmt: skip
     started = time.monotonic()
     with open(run / "submit.err", "w") as err:
         proc = subprocess.Popen(argv, cwd=run, env=env, stdout=err, stderr=err, start_new_session=True)
@@ -231,6 +238,10 @@ def run_one(cluster, backend: str, kind: str, moment: str, rank: int, step: int,
         time.sleep(1)
     res.leftovers = left
     sweep(run, env)
+    try:
+        getattr(fault, "release", lambda ctx: None)(ctx)
+    except Exception as exc:  # noqa: BLE001 - said, the campaign goes on
+        res.note += f" release failed: {exc}"
     res.violations = invariants.check(res.to_json(), expectations(fault_cls))
     return res
 
@@ -269,6 +280,17 @@ def gather(ctx: Ctx, res: Result) -> None:
     two = len(res.attempts) > 1
     res.after = read(jd / "attempt1" / "rank0.out") if two else read(jd / "rank0.out")
     res.ckpt_before = max((int(s) for s in re.findall(r"checkpoint at step (\d+)", res.before)), default=0)
+    final = read(jd / "rank0.out")
+    res.finished = "rank 0: done after" in final
+    res.reached = max((int(s) for s in re.findall(r"rank 0: step (\d+)\n", final)), default=0)
+    res.requeued_said = "requeued" in res.said or any("requeued" in ln for ln in lines)
+    # the run before the rerun: attempt 1's output, or (a requeue: one attempt, the runs appended to one file)
+    # what came before the last run's "ready at step N" (N: where it started, 0 without a checkpoint)
+    runs = list(re.finditer(r"rank 0: ready at step (\d+)\n", final))
+    first_out = read(jd / "attempt1" / "rank0.out") if two else final[: runs[-1].start()] if len(runs) > 1 else ""
+    res.ckpt_last = max((int(s) for s in re.findall(r"checkpoint at step (\d+)", first_out)), default=0)
+    if not two and len(runs) > 1:  # a requeue: the second run under the same job id
+        res.resumed = int(runs[-1].group(1))
     if two:
         res.hosts2 = sorted({(ctx.start_record(r) or {}).get("host") or "?" for r in range(NODES)})
         m2 = re.search(r"resumed from step (\d+)", read(jd / "rank0.out"))
