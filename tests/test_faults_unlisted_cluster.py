@@ -13,11 +13,12 @@ from tests.faults import runner
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
 
 
-# the victim's rank: 0 where the fault silences the job's store (rank 0's node): the stall is then the launcher's
+# the victim's rank: 0 where the fault silences the job's store (rank 0's node): the stall is then the launcher's.
+# `reboot` (every process of the node killed, its daemons back) is left to `python -m tests.faults --kinds reboot`:
+# from outside it is the catalog's nodekill until its slurmd comes back, and CI's time is short
 @pytest.mark.parametrize("kind, moment, rank, step", [
     ("linkdown", "ckpt", 0, 4),
     ("freeze", "step", 2, 6),
-    ("reboot", "ckpt", 1, 4),
     ("reject", "step", 0, 5),
 ])  # fmt: skip
 def test_a_node_fault_in_no_list_heals_by_a_retry_without_the_node(cpu_cluster, tmp_path, kind, moment, rank, step):
