@@ -1,4 +1,5 @@
 """The verdict across groups and the flight recorder dumps, from rank states and files alone (pure)."""
+
 import json
 import os
 import pickle
@@ -8,11 +9,23 @@ from clusterdoc.hang import recorder, report, trace
 
 
 def at(rank, op, seq, group="world", shape=(16,), line=10, waited=30.0, issued=None):
-    c = {"op": op, "seq": seq, "group": group, "dtype": "float32", "shape": list(shape), "start": 1000.0,
-         "site": ["/job/train.py", line, "step"], "waited": waited}
-    return {"rank": rank, "collectives": {"current": None, "pending": [], "last": None}, "unfinished": [c],
-            "issued": issued or {}, "frames": [{"file": "/job/train.py", "line": line, "func": "step", "code": "x",
-                                                "user": True}]}
+    c = {
+        "op": op,
+        "seq": seq,
+        "group": group,
+        "dtype": "float32",
+        "shape": list(shape),
+        "start": 1000.0,
+        "site": ["/job/train.py", line, "step"],
+        "waited": waited,
+    }
+    return {
+        "rank": rank,
+        "collectives": {"current": None, "pending": [], "last": None},
+        "unfinished": [c],
+        "issued": issued or {},
+        "frames": [{"file": "/job/train.py", "line": line, "func": "step", "code": "x", "user": True}],
+    }
 
 
 def recv(rank, peer, tag, line=20):
@@ -23,8 +36,7 @@ def recv(rank, peer, tag, line=20):
 
 
 def marked(text):
-    return [re.match(r"  ranks? ([\d,-]+)", line).group(1) for line in text.splitlines()
-            if line.endswith("<- differs")]
+    return [re.match(r"  ranks? ([\d,-]+)", line).group(1) for line in text.splitlines() if line.endswith("<- differs")]
 
 
 def test_a_rank_in_another_group_is_compared_inside_each_group_only():
@@ -38,16 +50,24 @@ def test_a_rank_in_another_group_is_compared_inside_each_group_only():
 
 def test_a_subgroup_cycle_goes_to_the_clearest_majority():
     """Ranks 0 and 2 wait in a 3-rank group for rank 1, which waits in the world's barrier with rank 3."""
-    states = {0: at(0, "all_reduce", 3, group="ranks 0,1,2"), 2: at(2, "all_reduce", 3, group="ranks 0,1,2"),
-              1: at(1, "barrier", 1, line=40, issued={"ranks 0,1,2": 2}), 3: at(3, "barrier", 1, line=40)}
+    states = {
+        0: at(0, "all_reduce", 3, group="ranks 0,1,2"),
+        2: at(2, "all_reduce", 3, group="ranks 0,1,2"),
+        1: at(1, "barrier", 1, line=40, issued={"ranks 0,1,2": 2}),
+        3: at(3, "barrier", 1, line=40),
+    }
     text = report.build(states, 4)
     assert marked(text) == ["1"], text
     assert "its last call there was #2" in text.replace("\n    ", " ")
 
 
 def test_a_pipeline_stage_waiting_in_recv_names_its_peer_and_tag():
-    states = {0: recv(0, 1, 1), 1: at(1, "barrier", 1, line=40),
-              2: at(2, "all_reduce", 5, group="ranks 0,2"), 3: at(3, "all_reduce", 5, group="ranks 1,3")}
+    states = {
+        0: recv(0, 1, 1),
+        1: at(1, "barrier", 1, line=40),
+        2: at(2, "all_reduce", 5, group="ranks 0,2"),
+        3: at(3, "all_reduce", 5, group="ranks 1,3"),
+    }
     text = report.build(states, 4)
     assert marked(text) == ["1"], text
     assert re.search(r"rank 0 +in recv from rank 1 tag 1 +train\.py:20 in step", text), text
@@ -63,8 +83,12 @@ def test_an_even_split_marks_the_same_side_on_every_look():
 
 
 def test_a_rank_outside_every_collective_is_marked_only_when_the_others_wait_for_it():
-    idle = {"rank": 3, "collectives": {"current": None, "pending": [], "last": None}, "unfinished": [],
-            "frames": [{"file": "/job/train.py", "line": 50, "func": "eval", "code": "evaluate()", "user": True}]}
+    idle = {
+        "rank": 3,
+        "collectives": {"current": None, "pending": [], "last": None},
+        "unfinished": [],
+        "frames": [{"file": "/job/train.py", "line": 50, "func": "eval", "code": "evaluate()", "user": True}],
+    }
     # ranks 0-2 wait in their own group: rank 3 is not a member, so not a suspect
     states = {r: at(r, "all_reduce", 3, group="ranks 0,1,2") for r in range(3)} | {3: idle}
     states[1] = at(1, "all_reduce", 2, group="ranks 0,1,2")
@@ -76,16 +100,43 @@ def test_a_rank_outside_every_collective_is_marked_only_when_the_others_wait_for
 
 
 GLOO_DUMP = {  # what torch 2.13 writes for gloo: pg_config empty (torch's analyzer raises KeyError on it)
-    "version": "2.10", "pg_config": {"": {"name": "", "desc": "", "ranks": "[]"}}, "pg_status": {},
+    "version": "2.10",
+    "pg_config": {"": {"name": "", "desc": "", "ranks": "[]"}},
+    "pg_status": {},
     "entries": [
-        {"collective_seq_id": 1, "p2p_seq_id": 0, "is_p2p": False, "process_group": ["0", "default_pg"],
-         "profiling_name": "gloo:all_reduce", "input_sizes": [[4]], "input_dtypes": ["Float"], "retired": True,
-         "state": "scheduled", "time_created_ns": 2_000_000_000, "time_discovered_completed_ns": 0,
-         "frames": [{"filename": f"{os.sep}x{os.sep}torch{os.sep}distributed{os.sep}c10d.py", "line": 1,
-                     "name": "all_reduce"}, {"filename": "/job/train.py", "line": 7, "name": "main"}]},
-        {"collective_seq_id": 2, "p2p_seq_id": 0, "is_p2p": False, "process_group": ["3", "undefined"],
-         "profiling_name": "gloo:all_gather", "input_sizes": [[2, 3]], "input_dtypes": ["Double"], "retired": False,
-         "state": "scheduled", "time_created_ns": 3_000_000_000},
+        {
+            "collective_seq_id": 1,
+            "p2p_seq_id": 0,
+            "is_p2p": False,
+            "process_group": ["0", "default_pg"],
+            "profiling_name": "gloo:all_reduce",
+            "input_sizes": [[4]],
+            "input_dtypes": ["Float"],
+            "retired": True,
+            "state": "scheduled",
+            "time_created_ns": 2_000_000_000,
+            "time_discovered_completed_ns": 0,
+            "frames": [
+                {
+                    "filename": f"{os.sep}x{os.sep}torch{os.sep}distributed{os.sep}c10d.py",
+                    "line": 1,
+                    "name": "all_reduce",
+                },
+                {"filename": "/job/train.py", "line": 7, "name": "main"},
+            ],
+        },
+        {
+            "collective_seq_id": 2,
+            "p2p_seq_id": 0,
+            "is_p2p": False,
+            "process_group": ["3", "undefined"],
+            "profiling_name": "gloo:all_gather",
+            "input_sizes": [[2, 3]],
+            "input_dtypes": ["Double"],
+            "retired": False,
+            "state": "scheduled",
+            "time_created_ns": 3_000_000_000,
+        },
         {"collective_seq_id": "not a number", "profiling_name": "gloo:barrier"},  # skipped, not a crash
     ],
     "clusterdoc": {"rank": 0, "groups": {"0": "world", "3": "ranks 0,1"}},
@@ -99,8 +150,14 @@ def test_recorder_dumps_are_read_without_the_analyzers_crash_and_drawn(tmp_path)
     recs = recorder.read_folder(tmp_path)
     assert list(recs) == [0]
     first, second = recs[0]
-    assert (first["op"], first["seq"], first["group"], first["dtype"], first["shape"], first["site"]) == \
-        ("all_reduce", 1, "world", "float32", [4], ["/job/train.py", 7, "main"])
+    assert (first["op"], first["seq"], first["group"], first["dtype"], first["shape"], first["site"]) == (
+        "all_reduce",
+        1,
+        "world",
+        "float32",
+        [4],
+        ["/job/train.py", 7, "main"],
+    )
     assert first["end"] == first["start"] and "end" not in second  # finished (time unknown) / unfinished
     assert (second["group"], second["dtype"], second["shape"]) == ("ranks 0,1", "float64", [2, 3])
     doc = trace.build(recs)
@@ -134,3 +191,20 @@ def test_a_pipeline_stage_blocked_in_send_waits_for_its_peer_and_is_never_compar
     states[0]["unfinished"][0].update(peer=1, tag=0)
     text = report.build(states, 4)
     assert marked(text) == ["1"], text
+
+
+def test_a_rank_past_the_collective_the_others_still_wait_in_is_not_a_desync():
+    """Issue 43's campaign (Slurm, seed 582538, job 8: 30 % packet loss on node2): rank 0 finished barrier #23
+    and went on to DDP's all_reduce #24; ranks 1-2 still waited in barrier #23 for its last messages. Called "the
+    ranks' collective counts disagree: rank 0 made an extra call or skipped one" (desync) before: the barrier was
+    matched, what was missing was delivery."""
+    states = {r: at(r, "barrier", 23, shape=(), line=90) for r in (1, 2)}
+    states[0] = at(0, "all_reduce", 24, shape=(5,), line=77)
+    states[0]["collectives"]["last"] = {"op": "barrier", "seq": 23, "group": "world", "dtype": "float32",
+                                        "shape": []}  # fmt: skip
+    text = report.build(states, 3)
+    assert marked(text) == [] and "counts disagree" not in text, text
+    # the same picture where rank 0's last completed call was NOT that barrier: it made an extra call (desync)
+    states[0]["collectives"]["last"] = {"op": "all_reduce", "seq": 23, "group": "world", "dtype": "float32",
+                                        "shape": [5]}  # fmt: skip
+    assert marked(report.build(states, 3)) == ["0"]

@@ -66,6 +66,32 @@ def _issued(view, group: str) -> int | None:
     return ((view.state or {}).get("issued") or {}).get(group)
 
 
+def _finished_ahead(classes: dict[tuple, list[int]], judged: list, group: str) -> list[tuple]:
+    """The classes of ranks that are in a later collective only because they finished the one the others still
+    wait in: each one's last completed call in `group` is that #seq with the same op, dtype and shape. The call
+    was matched (the wait is for its last messages: a slow or lossy link, a slow peer), not a desync (issue 43's
+    campaign, 30 % packet loss: rank 0 past barrier #23, ranks 1-2 still in it, was called an extra call)."""
+    by_rank = {v.rank: v for v in judged}
+    behind = [k for k in classes if k[0] == "at"]
+    out = []
+    for key, ranks in classes.items():
+        if key[0] != "at":
+            continue
+        for b in behind:
+            if b[1] >= key[1]:
+                continue
+            lasts = [((by_rank[r].state or {}).get("collectives") or {}).get("last") or {} for r in ranks]
+            if all(
+                x.get("group", "world") == group
+                and x.get("seq") == b[1]
+                and (x.get("op"), x.get("dtype"), tuple(x.get("shape") or ())) == b[2:]
+                for x in lasts
+            ):
+                out.append(key)
+                break
+    return out
+
+
 def judge(views: list, world: int) -> dict[int, Finding]:
     """rank -> why it differs, for the ranks that hold the job up (gone and silent ranks are not judged here:
     the report marks them anyway)."""
@@ -91,6 +117,8 @@ def judge(views: list, world: int) -> dict[int, Finding]:
                 if issued is not None and waited is not None and issued >= waited:
                     continue  # it has made that call: not what the others wait for
             classes.setdefault(pos, []).append(v.rank)
+        for key in _finished_ahead(classes, judged, g):
+            del classes[key]
         at = {k: rs for k, rs in classes.items() if k[0] == "at"}
         if not at or len(classes) < 2:
             continue
