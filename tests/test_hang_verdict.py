@@ -208,3 +208,16 @@ def test_a_rank_past_the_collective_the_others_still_wait_in_is_not_a_desync():
     states[0]["collectives"]["last"] = {"op": "all_reduce", "seq": 23, "group": "world", "dtype": "float32",
                                         "shape": [5]}  # fmt: skip
     assert marked(report.build(states, 3)) == ["0"]
+
+
+def test_a_rank_two_calls_ahead_that_finished_the_awaited_call_is_not_a_desync():
+    """The same campaign (seed 705013, job 4, 30 % loss on node2): rank 1 retired all_reduce #26 and barrier #27
+    (gloo's flight recorder shows both) and waited in all_reduce #28; ranks 0 and 2 still in all_reduce #26."""
+    states = {r: at(r, "all_reduce", 26, shape=(5,), line=77) for r in (0, 2)}
+    states[1] = at(1, "all_reduce", 28, shape=(5,), line=77)
+    done = [{"op": "all_reduce", "seq": 26, "group": "world", "dtype": "float32", "shape": [5]},
+            {"op": "barrier", "seq": 27, "group": "world", "dtype": "float32", "shape": []}]  # fmt: skip
+    states[1]["collectives"]["last"], states[1]["collectives"]["recent"] = done[1], done
+    assert marked(report.build(states, 3)) == [], report.build(states, 3)
+    states[1]["collectives"]["recent"] = done[1:]  # #26 not among its completed calls: it skipped one (desync)
+    assert marked(report.build(states, 3)) == ["1"]

@@ -80,16 +80,27 @@ def _finished_ahead(classes: dict[tuple, list[int]], judged: list, group: str) -
         for b in behind:
             if b[1] >= key[1]:
                 continue
-            lasts = [((by_rank[r].state or {}).get("collectives") or {}).get("last") or {} for r in ranks]
-            if all(
-                x.get("group", "world") == group
-                and x.get("seq") == b[1]
-                and (x.get("op"), x.get("dtype"), tuple(x.get("shape") or ())) == b[2:]
-                for x in lasts
-            ):
+            if all(any(_same_call(x, group, b) for x in _completed(by_rank[r].state)) for r in ranks):
                 out.append(key)
                 break
     return out
+
+
+def _completed(state: dict | None) -> list[dict]:
+    """A rank's last completed collectives, as its shim reported them (bounded: the shim keeps 8)."""
+    col = (state or {}).get("collectives") or {}
+    recent = col.get("recent")
+    recent = recent[-16:] if isinstance(recent, list) else []
+    return [x for x in [col.get("last"), *recent] if isinstance(x, dict)]
+
+
+def _same_call(x: dict, group: str, at: tuple) -> bool:
+    """`x` (a completed call) is the collective at position `at` ("at", seq, op, dtype, shape) in `group`."""
+    return (
+        x.get("group", "world") == group
+        and x.get("seq") == at[1]
+        and (x.get("op"), x.get("dtype"), tuple(x.get("shape") or ())) == at[2:]
+    )
 
 
 def judge(views: list, world: int) -> dict[int, Finding]:

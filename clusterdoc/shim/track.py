@@ -36,6 +36,7 @@ import sysconfig
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Callable
 from threading import get_ident
 
@@ -185,6 +186,9 @@ class Record:
         return d
 
 
+RECENT = 8  # completed collectives kept for the hang report
+
+
 class Tracker:
     """This rank's collectives. Written by the threads that call collectives, read by the watchdog."""
 
@@ -192,6 +196,9 @@ class Tracker:
         self.current = None  # the blocking collective the calling thread is in
         self.pending = {}  # id -> Record: async ops (DDP buckets, async_op=True) not yet done
         self.last = None  # the last completed collective
+        # the last few completed ones: a rank past a call the others still wait in shows it finished that very call
+        # (a lossy link lets a rank run 2 calls ahead: the hang report must not read that as an extra call)
+        self.recent: deque = deque(maxlen=RECENT)
         self.failed = None  # the collective that raised (a peer died, a timeout)
         self.seq: dict = {}  # group key -> calls so far
         self.ops: dict = {}  # (group key, op) -> calls so far: an early exit says "after 7 all_reduce calls"
@@ -273,6 +280,8 @@ class Tracker:
                 self.pending.pop(id(rec), None)
         if self.last is None or rec.start >= self.last.start:
             self.last = rec
+        if error is None:
+            self.recent.append(rec)
         if self.where is not None:
             self.where.ended(rec, self.oldest)
         # the waiting time not yet counted: completions on gloo's threads may race this, off by a call at most
@@ -305,6 +314,7 @@ class Tracker:
             "current": cur.to_dict(now) if cur is not None else None,
             "pending": pending,
             "last": self.last.to_dict() if self.last is not None else None,
+            "recent": [r.to_dict() for r in list(self.recent)],
             "failed": self.failed.to_dict() if self.failed is not None else None,
         }
 
