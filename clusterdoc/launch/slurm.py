@@ -566,6 +566,8 @@ class BatchScriptJob(SlurmJob):
         self.cancelled = False
         self.cancelled_at = None
         self.unreachable_since = None
+        self.ran = False
+        self.requeues = 0
 
     def _poll(self) -> Outcome | None:
         world = recorded_world(self.jd) if self.jd.start_file(self.spec.world_size).exists() else 0
