@@ -552,3 +552,18 @@ def test_two_nodes_lost_by_the_same_one_witness_blame_neither():
     ]  # fmt: skip
     c = verdict.judge(evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", ranks=ranks)).cause
     assert (c.category, c.nodes) == ("node", ["node2"]), (c.category, c.headline)
+
+
+def test_connections_closed_by_a_peer_that_exited_0_first_are_not_the_network():
+    # issue 43's Slurm campaign (seed 23377, job 53): rank 1 exited 0 after its second call; ranks 0 and 2 then
+    # failed in DDP's bucket rebuild (untracked) with gloo's "Connection closed by peer". Judged `network` before.
+    ranks = [
+        evidence.RankFacts(rank=0, host="node1", addr="198.18.0.2", code=1, recorded=True, ended=110.0,
+                           peers_lost=["198.18.0.3"]),
+        evidence.RankFacts(rank=1, host="node2", addr="198.18.0.3", code=0, recorded=True, ended=100.0),
+        evidence.RankFacts(rank=2, host="node3", addr="198.18.0.4", code=1, recorded=True, ended=110.0,
+                           peers_lost=["198.18.0.2"]),
+    ]  # fmt: skip
+    c = verdict.judge(evidence.Evidence(job="j", backend="slurm", world=3, state="FAILED", ranks=ranks)).cause
+    assert c.category != "network", (c.category, c.headline)
+    assert any(k.startswith("desync: rank 1") for k in c.candidates), c.candidates

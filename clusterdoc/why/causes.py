@@ -961,6 +961,22 @@ def lost_peers(ev: Evidence, found: Found) -> Found:
     if not witnesses or [c for c in found if c.category in ("code", "oom")]:
         return []
     peers = sorted({p for r in witnesses for p in r.peers_lost})
+    # a peer that exited 0 before the witnesses failed closed its connections itself: "Connection closed by peer"
+    # is then its early exit as much as a link (issue 43's Slurm campaign, seed 23377, job 53: rank 1 left after
+    # its second call; ranks 0 and 2 failed in DDP's untracked bucket rebuild, and it was judged the network)
+    last = max((w.ended or 0.0) for w in witnesses)
+    left = [
+        r
+        for r in ev.ranks
+        if r.code == 0 and r.recorded and (r.addr in peers or r.host in peers) and (r.ended or INF) <= last
+    ]
+    if any(c.category == "desync" for c in found):  # the early exit is already named: the network is its effect
+        left = []
+    early_candidates = [
+        f"desync: rank {r.rank}{_on(r)} exited 0 before the others: it left its loop early (uneven data, an early "
+        "return), and the others lost it"
+        for r in left
+    ]
     return [
         Cause(
             "network",
@@ -972,8 +988,8 @@ def lost_peers(ev: Evidence, found: Found) -> Found:
             explains=[r.rank for r in witnesses],
             next_step="clusterdoc check --perf on the job's nodes (slow or flapping links), "
             "NCCL_SOCKET_IFNAME/NCCL_IB_HCA",
-            weak=ev.foreign,  # a foreign log cannot show that the peer was alive: that would decide
-            candidates=_peer_candidates(),
+            weak=ev.foreign or bool(left),  # a foreign log cannot show that the peer was alive: that would decide
+            candidates=early_candidates + _peer_candidates(),
         )
     ]
 
