@@ -177,22 +177,18 @@ class MpiJob:
         self.reap()
         return outcome_from_records(self.jd, self.spec.world_size, code)
 
-    def stragglers(self) -> None:
+    def reap(self) -> None:
         """mpirun has ended: what it started on this machine ends too. Its ssh to a node cut off the network
-        outlives it (blocked on a link that does not answer; issue 43's campaign, netdrop) and holds that node's
-        session, ranks included, open for when the link comes back. Hydra starts each ssh in a session of its own:
-        they are the children seen while mpirun ran (each checked by its start time: never a reused pid)."""
+        outlives it (blocked on a link that does not answer; issue 43's campaign, netdrop and linkdown) and holds that
+        node's session, ranks included, open for when the link comes back. Hydra starts each ssh in a session of its
+        own: they are the children seen while mpirun ran (each checked by its start time: never a reused pid); then
+        what is left in mpirun's own process group."""
         for pid, started in self.children:
             if start_time(pid) == started:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
-
-    def reap(self) -> None:
-        """mpirun ended: what it left in its session goes too. Its ssh sessions to a node that was cut off (its
-        link down) outlive it, waiting on a TCP connection that nothing answers (issue 43, faults in no list)."""
-        self.stragglers()
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

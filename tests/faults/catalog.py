@@ -67,6 +67,19 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def signal_all(pids, sig: int) -> bool:
+    """`sig` to each live pid (None skipped); True when it reached at least one."""
+    hit = False
+    for pid in pids:
+        try:
+            if pid:
+                os.kill(pid, sig)
+                hit = True
+        except ProcessLookupError:
+            pass
+    return hit
+
+
 def signal_rank(ctx, sig: int) -> bool:
     pid = rank_pid(ctx, ctx.planted.rank)
     if pid is None:
@@ -168,15 +181,7 @@ class NodeKill(Fault):
         node = ctx.planted.node
         assert node
         slurmd = read_pid(ctx.cluster.slurm.dir / f"slurmd-{node}.pid") if ctx.backend == "slurm" else None
-        hit = False
-        for pid in [slurmd, *ctx.cluster.node_pids(node)]:
-            try:
-                if pid:
-                    os.kill(pid, signal.SIGKILL)
-                    hit = True
-            except ProcessLookupError:
-                pass
-        ctx.planted.landed = hit
+        ctx.planted.landed = signal_all([slurmd, *ctx.cluster.node_pids(node)], signal.SIGKILL)
 
     def heal(self, ctx) -> None:
         if ctx.backend != "slurm":

@@ -26,7 +26,7 @@ import time
 from typing import ClassVar
 
 from tests.cluster.procs import alive, read_pid, wait_for
-from tests.faults.catalog import Fault
+from tests.faults.catalog import Fault, signal_all
 
 IP = "/usr/sbin/ip" if os.path.exists("/usr/sbin/ip") else "/sbin/ip"
 NFT = "/usr/sbin/nft"
@@ -103,15 +103,8 @@ class Freeze(NodeFault):
         return [p for p in [slurmd_pid(ctx), cl.holder_pid(cl.node(node)), *cl.node_pids(node)] if p]
 
     def plant(self, ctx) -> None:
-        hit = False
-        for _ in range(2):  # a process forked while the first round went: stopped in the second
-            for pid in self._pids(ctx):
-                try:
-                    os.kill(pid, signal.SIGSTOP)
-                    hit = True
-                except ProcessLookupError:
-                    pass
-        ctx.planted.landed = hit
+        # twice: a process forked while the first round went is stopped in the second
+        ctx.planted.landed = any([signal_all(self._pids(ctx), signal.SIGSTOP) for _ in range(2)])
 
     def heal(self, ctx) -> None:
         slurmd = slurmd_pid(ctx)
