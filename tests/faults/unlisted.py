@@ -23,7 +23,6 @@ import os
 import signal
 import subprocess
 import time
-from typing import ClassVar
 
 from tests.cluster.procs import alive, read_pid, wait_for
 from tests.faults.catalog import Fault, signal_all
