@@ -40,3 +40,20 @@ def test_packet_loss_may_complete_or_fail_but_a_slurmd_killed_never_cancels():
     assert invariants.check(done, loss) == [] and invariants.check(result(), loss) == []
     cancelled = invariants.check(result(state="CANCELLED", rc=130, said=""), expectations(CATALOG["slurmdkill"]))
     assert cancelled == ["outcome CANCELLED, expected COMPLETED or FAILED"], cancelled
+
+
+def test_a_node_killed_and_the_job_requeued_by_slurm_itself_needs_no_rerun_of_ours_but_must_leave_the_node():
+    """Issue 43's Slurm campaign (seed 106189, job 22): node1's processes killed at a checkpoint; Slurm declared it
+    down and requeued the job itself (JobRequeue), which completed on attempt 1 from the checkpoint on the other
+    nodes. "1 attempt(s), expected 2" before: the rerun was Slurm's, and submit now says after which node."""
+    e = expectations(CATALOG["nodekill"])
+    said = "clusterdoc submit: job completed: all 3 ranks exited 0; requeued by Slurm once (after node1 failed)"
+    done = result(state="COMPLETED", rc=0, said=said, first_state="COMPLETED", why=None, node="node1",
+                  requeued_said=True, requeued_after=["node1"], hosts2=["node2", "node3", "node4"], ckpt_last=8,
+                  resumed=8, reached=12, finished=True)  # fmt: skip
+    assert invariants.check(done, e) == []
+    again = invariants.check({**done, "hosts2": ["node1", "node2", "node3"]}, e)
+    assert again == ["Slurm's requeue ran on node1 again"], again
+    # a requeue that does not name the node (a preemption): not the rerun the node's failure asks for
+    other = invariants.check({**done, "requeued_after": []}, e)
+    assert other == ["1 attempt(s), expected 2 (rerun)"], other

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+from clusterdoc.jobs import slurmcmd
 from clusterdoc.launch import slurm
 from clusterdoc.launch.job import JobDir
 
@@ -19,11 +20,12 @@ def test_a_requeued_job_is_said_and_its_first_runs_records_set_aside(tmp_path, m
     j.spec = SimpleNamespace(world_size=2, partition=None, exclude=[], nodes=2)
     j.jd, j.backend_id, j.reason, j.cancelled, j.cancelled_at = jd, "7", "None", False, None
     j.unknown_since = j.unreachable_since = j.short_since = None
-    j.ran, j.requeues = False, 0
+    j.ran, j.requeues, j.requeued_after = False, 0, []
     answers = iter([("RUNNING", "None"), ("PENDING", "BeginTime"), ("PENDING", "BeginTime"), ("RUNNING", "None"),
                     (None, None)])  # fmt: skip
     monkeypatch.setattr(slurm, "squeue_state_reason", lambda job: next(answers))
     monkeypatch.setattr(slurm.SlurmJob, "short_of_nodes", lambda self, reason: None)
+    monkeypatch.setattr(slurmcmd, "usable_nodes", lambda partition: ["node1", "node2"])
     monkeypatch.setattr(slurm, "read_job", lambda job: {"JobState": "COMPLETED", "ExitCode": "0:0"})
     assert j.poll() is None
     (tmp_path / "rank1.exit").write_text(json.dumps({"code": 143, "oom": False, "time": 1.0}))  # the first run's
@@ -36,3 +38,22 @@ def test_a_requeued_job_is_said_and_its_first_runs_records_set_aside(tmp_path, m
     out = j.poll()
     assert out is not None and out.state == "COMPLETED", out
     assert out.describe() == "job completed: all 2 ranks exited 0; requeued by Slurm once"
+
+
+def test_a_job_requeued_because_its_node_failed_says_which_node(tmp_path, monkeypatch, capsys):
+    """Issue 43's Slurm campaign (seed 106189, job 22): node1's processes killed; Slurm declared node1 down and
+    requeued the job itself, which then completed on the other nodes. Submit called it "a preemption or `scontrol
+    requeue`": the node the first run's ranks started on, now down in sinfo, is why."""
+    jd = JobDir(tmp_path)
+    j = slurm.SlurmJob.__new__(slurm.SlurmJob)
+    j.spec = SimpleNamespace(world_size=2, partition=None, exclude=[], nodes=2)
+    j.jd, j.backend_id, j.reason, j.cancelled, j.cancelled_at = jd, "50", "None", False, None
+    j.unknown_since = j.unreachable_since = j.short_since = None
+    j.ran, j.requeues, j.requeued_after = True, 0, []
+    for rank, host in ((0, "node1"), (1, "node2")):
+        (tmp_path / f"rank{rank}.start").write_text(json.dumps({"host": host, "pid": 1, "time": 1.0}))
+    monkeypatch.setattr(slurmcmd, "usable_nodes", lambda partition: ["node2", "node3"])  # sinfo: node1 down
+    j.requeued("PENDING", "None")
+    err = capsys.readouterr().err
+    assert "requeued by Slurm (PENDING, None: after node1 failed: sinfo has it down" in err, err
+    assert j.requeued_after == ["node1"]

@@ -87,8 +87,13 @@ def _finished_ahead(classes: dict[tuple, list[int]], judged: list, group: str) -
 
 
 def _completed(state: dict | None) -> list[dict]:
-    """A rank's last completed collectives, as its shim reported them (bounded: the shim keeps 8)."""
-    col = (state or {}).get("collectives") or {}
+    """A rank's last completed collectives (bounded: 8 are kept), numbered as its position is: the flight
+    recorder's retired entries where the position came from the recorder, else the shim's own records."""
+    state = state or {}
+    retired = state.get("retired")
+    if isinstance(retired, list) and "unfinished" in state:
+        return [x for x in retired[-16:] if isinstance(x, dict)]
+    col = state.get("collectives") or {}
     recent = col.get("recent")
     recent = recent[-16:] if isinstance(recent, list) else []
     return [x for x in [col.get("last"), *recent] if isinstance(x, dict)]

@@ -338,7 +338,8 @@ class SlurmJob:
         self.unreachable_since: float | None = None  # the controller has not answered since then
         self.short_since: float | None = None  # pending with too few usable nodes since then
         self.ran = False  # Slurm has run the job (RUNNING seen)
-        self.requeues = 0  # times Slurm requeued it (preemption, scontrol requeue) while we watched
+        self.requeues = 0  # times Slurm requeued it (preemption, scontrol requeue, a node failure) while we watched
+        self.requeued_after: list[str] = []  # the failed nodes that made Slurm requeue it
 
     def setup_failure(self) -> str:
         return setup_failure(self.jd, self.backend_id)
@@ -432,8 +433,9 @@ class SlurmJob:
             outcome.state = "CANCELLED"
         if self.requeues:
             times = "once" if self.requeues == 1 else f"{self.requeues} times"
+            after = f" (after {', '.join(self.requeued_after)} failed)" if self.requeued_after else ""
             done = f"all {len(outcome.codes)} ranks exited 0" if outcome.ok and not outcome.message else ""
-            outcome.message = "; ".join(filter(None, [done, outcome.message, f"requeued by Slurm {times}"]))
+            outcome.message = "; ".join(filter(None, [done, outcome.message, f"requeued by Slurm {times}{after}"]))
         return outcome
 
     def requeued(self, state: str, reason: str) -> None:
@@ -452,11 +454,35 @@ class SlurmJob:
                     rec.replace(aside / rec.name)
         except OSError:
             pass  # the outcome then reads the old records: said below, not hidden
-        self.say(
-            f"slurm job {self.backend_id} requeued by Slurm ({state}{f', {reason}' if reason else ''}: a "
-            "preemption or `scontrol requeue`); its ranks were stopped; it runs again under the same id when "
-            "Slurm starts it (resume from your checkpoint)"
+        failed = self.failed_nodes()
+        self.requeued_after += [n for n in failed if n not in self.requeued_after]
+        why = (
+            f"after {', '.join(failed)} failed: sinfo has {'it' if len(failed) == 1 else 'them'} down; Slurm "
+            "requeues a job whose node fails and runs it again on others"
+            if failed
+            else "a preemption or `scontrol requeue`"
         )
+        self.say(
+            f"slurm job {self.backend_id} requeued by Slurm ({state}{f', {reason}' if reason else ''}: {why}); its "
+            "ranks were stopped; it runs again under the same id when Slurm starts it (resume from your checkpoint)"
+        )
+
+    def failed_nodes(self) -> list[str]:
+        """The nodes the run just requeued ran on (its ranks' start records) that sinfo now lists as unusable
+        (down, drained, failed): a node failure is why Slurm requeued it. [] when sinfo does not answer."""
+        from clusterdoc.jobs.slurmcmd import usable_nodes
+
+        hosts = set()
+        for rank in range(self.spec.world_size):
+            try:
+                rec = private.read_json(self.jd.start_file(rank), limit=1 << 12)
+            except (OSError, ValueError):
+                continue
+            host = rec.get("host") if isinstance(rec, dict) else None
+            if isinstance(host, str) and host:
+                hosts.add(printable(host, 64))
+        usable = usable_nodes(self.spec.partition)
+        return [] if usable is None else sorted(hosts - set(usable))
 
     def short_of_nodes(self, reason: str) -> Outcome | None:
         """A job pending for nodes that are not there: said at once, ended after NODES_GRACE (a node that comes
@@ -568,6 +594,7 @@ class BatchScriptJob(SlurmJob):
         self.unreachable_since = None
         self.ran = False
         self.requeues = 0
+        self.requeued_after = []
 
     def _poll(self) -> Outcome | None:
         world = recorded_world(self.jd) if self.jd.start_file(self.spec.world_size).exists() else 0

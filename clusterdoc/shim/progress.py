@@ -162,13 +162,19 @@ def internal_file(file: str) -> bool:
     return file.startswith(track._INTERNAL) or (file.startswith(track._STDLIB) and "-packages" not in file)
 
 
-def unfinished(shim_records: list[dict]) -> tuple[list[dict], dict[str, int]]:
+RETIRED = 8  # the recorder's last completed collectives a dump carries (as the shim's own `recent`)
+
+
+def unfinished(shim_records: list[dict]) -> tuple[list[dict], dict[str, int], list[dict]]:
     """(the recorder's unfinished entries, oldest first, each merged with the shim's record of the same call;
-    group -> the last sequence number issued on it). `shim_records`: the tracker's unfinished records."""
+    group -> the last sequence number issued on it; its last RETIRED completed ones). `shim_records`: the tracker's
+    unfinished records. The completed ones are numbered as the unfinished ones are: the recorder counts calls the
+    shim never sees (DDP's start-up broadcasts), so the shim's own numbers cannot be set against these."""
     names = group_names()
     raw = _entries(frames="torch._dynamo" in sys.modules)
     issued: dict[str, int] = {}
     out = []
+    retired: list[dict] = []
     for e in raw:
         rec = normal(e, names)
         if rec is None:
@@ -177,6 +183,8 @@ def unfinished(shim_records: list[dict]) -> tuple[list[dict], dict[str, int]]:
             issued[rec["group"]] = max(issued.get(rec["group"], 0), rec["seq"])
         if not e.get("retired"):
             out.append(rec)
+        elif not rec.get("p2p"):
+            retired.append(rec)
     unused = list(shim_records)
     for rec in out:
         mine = _match(rec, unused)
@@ -191,7 +199,7 @@ def unfinished(shim_records: list[dict]) -> tuple[list[dict], dict[str, int]]:
     now = time.time()
     for rec in out:
         rec["waited"] = round(now - rec["start"], 3)
-    return out, issued
+    return out, issued, retired[-RETIRED:]
 
 
 def _match(rec: dict, records: list[dict]) -> dict | None:

@@ -111,7 +111,7 @@ def rank_state(rank: int, full: bool = False) -> dict:
         open_ = [c for c in [collectives["current"], *collectives["pending"]] if c]
         if _watchdog is not None and _watchdog.recorder:
             try:
-                state["unfinished"], state["issued"] = progress.unfinished(open_)
+                state["unfinished"], state["issued"], state["retired"] = progress.unfinished(open_)
             except Exception:  # the recorder unreadable now: the shim's own records stand
                 pass
         if "issued" not in state:

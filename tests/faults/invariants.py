@@ -75,6 +75,13 @@ def retries(r: dict, e: dict) -> list[str]:
     blamed = (r.get("why") or {}).get("category") == "node"
     rerun = e["retried"] is True or (e["retried"] == "if node" and blamed)
     want = 2 if rerun and r.get("landed", True) else 1
+    if want == 2 and len(attempts) == 1 and e["culprit"] == "node" and r["node"] in (r.get("requeued_after") or []):
+        # Slurm requeued the job itself when the node failed (JobRequeue=1, its default for batch jobs): the
+        # rerun is Slurm's, under the same id, on other nodes; submit said after which node
+        out = progress(r)
+        if r["node"] in (r.get("hosts2") or []):
+            out.append(f"Slurm's requeue ran on {r['node']} again")
+        return out
     if len(attempts) != want:
         return [f"{len(attempts)} attempt(s), expected {want} ({'rerun' if rerun else 'not rerun'})"]
     if want == 1:

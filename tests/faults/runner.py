@@ -73,6 +73,7 @@ class Result:
     reached: int = 0  # the last step rank 0 reached, in the end
     finished: bool = False  # rank 0 did all its steps, in the end
     requeued_said: bool = False  # submit said the job was requeued
+    requeued_after: list = field(default_factory=list)  # the failed nodes submit said Slurm requeued it after
     before: str = ""
     after: str = ""
     leftovers: list = field(default_factory=list)
@@ -289,8 +290,11 @@ def gather(ctx: Ctx, res: Result) -> None:
     runs = list(re.finditer(r"rank 0: ready at step (\d+)\n", final))
     first_out = read(jd / "attempt1" / "rank0.out") if two else final[: runs[-1].start()] if len(runs) > 1 else ""
     res.ckpt_last = max((int(s) for s in re.findall(r"checkpoint at step (\d+)", first_out)), default=0)
+    said_after = re.search(r"requeued by Slurm [^(\n]*\(after ([\w.,\- ]+) failed\)", res.said)
+    res.requeued_after = [n.strip() for n in said_after.group(1).split(",")] if said_after else []
     if not two and len(runs) > 1:  # a requeue: the second run under the same job id
         res.resumed = int(runs[-1].group(1))
+        res.hosts2 = sorted({(ctx.start_record(r) or {}).get("host") or "?" for r in range(NODES)})
     if two:
         res.hosts2 = sorted({(ctx.start_record(r) or {}).get("host") or "?" for r in range(NODES)})
         m2 = re.search(r"resumed from step (\d+)", read(jd / "rank0.out"))
