@@ -139,7 +139,7 @@ def test_healthy_two_rank_jobs_never_abort_at_exit(tmp_path):
     script = tmp_path / "healthy.py"
     script.write_text(HEALTHY)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLUSTERDOC_", "SLURM_"))}
-    runs = int(os.environ.get("CLUSTERDOC_EXIT_RUNS", "20"))
+    runs = int(os.environ.get("CLUSTERDOC_EXIT_RUNS", "8"))  # the race showed in 1 run of 3 before its fix
     bad = []
     for i in range(runs):
         res = subprocess.run([sys.executable, "-m", "clusterdoc", "submit", "--backend", "local", "--nodes", "2",

@@ -13,15 +13,11 @@ from tests.cluster.limits import packet_loss
 from tests.conftest import CPU_NODE
 from tests.test_perf_cluster import check
 
-pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+# a known failure (docs/check.md, "Known limit"): about half the runs here pass; it is kept as the reproduction,
+# out of the default run (a test that may fail or pass is no test): `pytest -m known tests/test_perf_loss_cluster.py`
+pytestmark = [pytest.mark.cluster, pytest.mark.slow, pytest.mark.known]
 
 
-@pytest.mark.xfail(
-    reason="known, still open under load: 5 of 9 runs here passed (before: 0 of 3, every node timed out); the "
-    "others: rank 0 out of time after one round (node1 and node3 both undecided), rank 0 failing in gloo before "
-    "its first record, two not inspected (docs/check.md says so)",
-    strict=False,
-)
 def test_perf_names_the_node_that_drops_30_percent_of_its_packets(cluster):
     with cluster.planted({n.name: CPU_NODE for n in cluster.nodes}):
         ns = cluster.netns("node3")
