@@ -76,7 +76,7 @@ lint: install-dev
 # The long fault campaign (issue 43, docs/reliability.md): 100 jobs over every kind, on Slurm then mpirun, each
 # on a cluster of its own; the reports go to docs/faults-*.json. About an hour each on 2 cores. SEED=N to repeat.
 # Every kind of tests/faults/catalog.py that applies to the backend (kinds_for): kill9 stop pause exception oom exit0
-# allexit1 nodekill cancel ctldrestart netdrop loss slurmdkill xid79 timelimit requeue fullfs (ctldrestart,
+# allexit1 nodekill cancel ctldrestart netdrop loss slurmdkill xid79 clockjump timelimit requeue fullfs (ctldrestart,
 # slurmdkill, timelimit, requeue: Slurm only). KINDS=a,b to pick; the faults in no list (unlisted.py) only so.
 FAULTS_JOBS ?= 100
 faults: install-test

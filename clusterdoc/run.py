@@ -19,12 +19,11 @@ import json
 import os
 import runpy
 import sys
-import time
 import traceback
 from pathlib import Path
 from typing import NoReturn, cast
 
-from clusterdoc import config, private
+from clusterdoc import clock, config, private
 from clusterdoc.errors import UsageError
 from clusterdoc.hang import seal
 from clusterdoc.launch.job import OOM_EXIT_CODE, OOM_MARKER
@@ -103,7 +102,7 @@ def _write_exit(log_dir: Path | None, rank: int, code: int, oom: bool) -> None:
     if log_dir is None:
         return
     path, reserve = log_dir / f"rank{rank}.exit", _reserve_path(log_dir, rank)
-    record = {"code": code, "oom": oom, "time": time.time(), **_usr1_record()}
+    record = {"code": code, "oom": oom, "time": clock.now(), **_usr1_record()}
     try:
         try:
             private.write(path, json.dumps({**record, **_collectives()}) + "\n", reserve=reserve)
@@ -135,7 +134,7 @@ def _write_start(log_dir: Path, rank: int, environ=os.environ) -> None:
         "host": environ.get("SLURMD_NODENAME") or socket.gethostname(),  # Slurm's name: what --exclude takes
         "addr": addr,
         "pid": os.getpid(),
-        "time": time.time(),
+        "time": clock.now(),
         "slurm_job": environ.get("SLURM_JOB_ID"),
         "attempt": environ.get("TORCHELASTIC_RESTART_COUNT"),
         "world": environ.get("WORLD_SIZE") or (environ.get("SLURM_NTASKS") if "SLURM_STEP_ID" in environ else None),

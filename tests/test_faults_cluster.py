@@ -9,6 +9,7 @@ import io
 
 import pytest
 
+from tests.faults import runner
 from tests.faults.__main__ import campaign, parse
 
 pytestmark = [pytest.mark.cluster, pytest.mark.slow]
@@ -23,3 +24,12 @@ def test_a_short_campaign_breaks_no_invariant(cpu_cluster, tmp_path):
     assert len(report["jobs"]) == 8 and report["seed"] == 254, table
     assert len({j["fault"] for j in report["jobs"]}) >= 5, table  # the seed draws across the kinds
     assert not [j for j in report["jobs"] if j["violations"]], table
+
+
+def test_a_clock_stepped_an_hour_on_one_node_leaves_the_job_and_its_figures_true(cpu_cluster, tmp_path):
+    """Issue 43's clock jump (tests/faults/catalog.py ClockJump): node2's wall clock an hour ahead after the first
+    checkpoint. Before clusterdoc/clock.py the shim measured on the wall clock: rank 1's pace said 'compute
+    3602 s' in a job of 15 s (and a collective open across the step had 'waited an hour': a stall claimed)."""
+    r = runner.run_one(cpu_cluster, "slurm", "clockjump", "ckpt", 1, 4, tmp_path / "clockjump")
+    assert r.landed and (r.state, r.rc) == ("COMPLETED", 0), r.report()
+    assert r.violations == [], r.report()

@@ -57,3 +57,27 @@ def test_a_node_killed_and_the_job_requeued_by_slurm_itself_needs_no_rerun_of_ou
     # a requeue that does not name the node (a preemption): not the rerun the node's failure asks for
     other = invariants.check({**done, "requeued_after": []}, e)
     assert other == ["1 attempt(s), expected 2 (rerun)"], other
+
+
+def test_a_clock_step_must_complete_without_a_stall_or_a_straggler_said():
+    e = expectations(CATALOG["clockjump"])
+    done = result(state="COMPLETED", rc=0, said="clusterdoc submit: job completed", first_state="COMPLETED", why=None,
+                  submit_err="[rank 0] rank 0: step 3\nclusterdoc submit: job completed")  # fmt: skip
+    assert invariants.check(done, e) == []
+    straggled = {**done, "submit_err": "[rank 0]   straggler: rank 2 on node3 keeps the others waiting: 1200 s"}
+    assert invariants.check(straggled, e) == [
+        "a healthy job was said to stall or straggle: [rank 0]   straggler: rank 2 on node3 keeps the others waiting: "
+        "1200 s"
+    ]
+    assert invariants.check(straggled, expectations(CATALOG["pause"])) == []  # only where nothing failed is it asked
+
+
+def test_a_pace_longer_than_the_job_is_a_clock_that_moved():
+    """Issue 43's clockjump on the code before clock.py: node2 an hour ahead mid-job, rank 0's summary said
+    'rank 1 (node2): compute 3602.43 s' for a job of 15 s."""
+    line = "[rank 0]   rank 1 (node2): compute 3602.43 s, waiting 142 ms (0%) mostly at job.py:77 in <module>"
+    ok = "[rank 0]   rank 0 (node1): compute 2.44 s, waiting 127 ms (5%) mostly at job.py:77 in <module>"
+    done = result(state="COMPLETED", rc=0, said="clusterdoc submit: job completed", first_state="COMPLETED", why=None,
+                  elapsed=15.0, submit_err=f"{ok}\n{line}")  # fmt: skip
+    assert invariants.pace_true(done) == ["rank 1 (node2)'s pace adds up to 3603 s in a job of 15 s"]
+    assert invariants.pace_true({**done, "submit_err": ok}) == []

@@ -146,7 +146,7 @@ def simulated(monkeypatch, compute, steps, prepare=0.0, exit_work=0.0, n=4):
     1 ms after the last rank arrives. Rank 0's final figures are read `exit_work` seconds after the others' (the
     shim's exit work on rank 0: waiting for the others to let go of its store, reading their heartbeats)."""
     clock = [1000.0]
-    monkeypatch.setattr(track.time, "time", lambda: clock[0])
+    monkeypatch.setattr(track.clock, "now", lambda: clock[0])
     trackers = [track.Tracker() for _ in range(n)]
     site = ("/job/train.py", 71, "train")
 

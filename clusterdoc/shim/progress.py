@@ -25,9 +25,9 @@ import os
 import pickle
 import sys
 import threading
-import time
 from typing import Any
 
+from clusterdoc import clock
 from clusterdoc.hang import recorder
 
 from . import track
@@ -172,6 +172,7 @@ def unfinished(shim_records: list[dict]) -> tuple[list[dict], dict[str, int], li
     shim never sees (DDP's start-up broadcasts), so the shim's own numbers cannot be set against these."""
     names = group_names()
     raw = _entries(frames="torch._dynamo" in sys.modules)
+    skew = clock.stepped()  # the recorder's times are the wall clock's; the shim's are clock.now()'s
     issued: dict[str, int] = {}
     out = []
     retired: list[dict] = []
@@ -179,6 +180,7 @@ def unfinished(shim_records: list[dict]) -> tuple[list[dict], dict[str, int], li
         rec = normal(e, names)
         if rec is None:
             continue
+        rec["start"] -= skew
         if not rec.get("p2p"):
             issued[rec["group"]] = max(issued.get(rec["group"], 0), rec["seq"])
         if not e.get("retired"):
@@ -196,7 +198,7 @@ def unfinished(shim_records: list[dict]) -> tuple[list[dict], dict[str, int], li
                 rec["note"] = mine["note"]
     out += [dict(r, source="shim") for r in unused]  # ops the recorder does not see (gloo's point-to-point)
     out.sort(key=lambda r: r["start"])
-    now = time.time()
+    now = clock.now()
     for rec in out:
         rec["waited"] = round(now - rec["start"], 3)
     return out, issued, retired[-RETIRED:]

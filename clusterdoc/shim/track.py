@@ -34,11 +34,12 @@ import os
 import sys
 import sysconfig
 import threading
-import time
 import weakref
 from collections import deque
 from collections.abc import Callable
 from threading import get_ident
+
+from clusterdoc import clock
 
 from .attempt import DESCRIBED, AttemptAborted, describe
 from .straggler import WINDOW_SECONDS, WINDOW_STEPS
@@ -159,7 +160,7 @@ class Record:
     def __init__(self, op, seq, group, shape, dtype, site, note=""):
         self.op, self.seq, self.group, self.site, self.note = op, seq, group, site, note
         self.shape, self.dtype = shape, dtype
-        self.start = time.time()
+        self.start = clock.now()
         self.end = None
         self.error = None
 
@@ -208,7 +209,7 @@ class Tracker:
         # pace (straggler.py): seconds with a collective outstanding (overlaps counted once), per call site too,
         # from the first collective's start to the last one's end: what a rank does before its first or after its
         # last collective (imports, setup, saving, the shim's exit work on rank 0) keeps nobody waiting
-        self.origin = time.time()
+        self.origin = clock.now()
         self.waited = 0.0
         self.waited_until = 0.0  # the latest end counted so far
         self.waits: dict = {}  # call site -> seconds waited there
@@ -269,7 +270,7 @@ class Tracker:
         self.seq[key] = self.seq.get(key, 0) + n
 
     def end(self, rec: Record, error: BaseException | None = None) -> None:
-        rec.end = time.time()
+        rec.end = clock.now()
         if error is not None:
             rec.error = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
             self.failed = rec
@@ -306,7 +307,7 @@ class Tracker:
         return found
 
     def snapshot(self) -> dict:
-        now = time.time()
+        now = clock.now()
         with self.lock:
             pending = [r.to_dict(now) for r in self.pending.values()]
         cur = self.current

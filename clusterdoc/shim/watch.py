@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from clusterdoc import private
+from clusterdoc import clock, private
 from clusterdoc.untrusted import printable, printable_lines
 
 from . import loader, pace, progress, straggler, track
@@ -95,7 +95,7 @@ def rank_state(rank: int, full: bool = False) -> dict:
         "rank": rank,
         "host": socket.gethostname(),
         "pid": os.getpid(),
-        "time": time.time(),
+        "time": clock.now(),
         "collectives": collectives,
         "frames": _frames(frame),
         "pace": pace.own_pace(),
@@ -170,7 +170,7 @@ class Watchdog(threading.Thread):
         self.left = False  # this rank let go of the store (shutdown order, see shutdown())
         self.recorder: bool | None = None if progress.available() else False  # None: on, not yet seen recording
         self.completed = -1  # the recorder's completed ops, all groups: progress is when it moves
-        self.progress_at = time.time()  # when this rank last completed a collective (or started watching)
+        self.progress_at = clock.now()  # when this rank last completed a collective (or started watching)
         self.open_since: float | None = None  # since when an op is outstanding with no progress
         self.threshold = straggler.threshold_from_env()
         self.pace = pace.Watch(world, self.threshold) if rank == 0 and self.threshold > 0 else None
@@ -323,7 +323,7 @@ class Watchdog(threading.Thread):
     def waited(self) -> float | None:
         """How long this rank has had an op outstanding with no collective completed meanwhile (None: nothing
         outstanding). The recorder sees every op of every group; the shim's records are the fallback."""
-        now = time.time()
+        now = clock.now()
         rec = track.TRACKER.oldest()
         since = rec.start if rec is not None else None
         if self.recorder is not False:
@@ -393,7 +393,7 @@ class Watchdog(threading.Thread):
         recent = [
             r
             for r, hb in before.items()
-            if isinstance(hb.get("time"), (int, float)) and time.time() - hb["time"] < LATE
+            if isinstance(hb.get("time"), (int, float)) and clock.now() - hb["time"] < LATE
         ]
         dumps = channel.collect(self.store, self.world, gen, wait=3.0, late=LATE, patient=recent)
         for r, hb in channel.heartbeats(self.store, self.world).items():  # late, not silent: its heartbeat moved
@@ -418,7 +418,7 @@ class Watchdog(threading.Thread):
             try:
                 private.write(
                     self.log_dir / f"rank{self.rank}.exit",
-                    json.dumps({"code": 1, "oom": False, "hang": True, "time": time.time()}) + "\n",
+                    json.dumps({"code": 1, "oom": False, "hang": True, "time": clock.now()}) + "\n",
                 )
             except OSError:
                 pass

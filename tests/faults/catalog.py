@@ -381,6 +381,49 @@ CATALOG["slurmdkill"] = SlurmdKill
 CATALOG["xid79"] = Xid79
 
 
+class ClockJump(Fault):
+    """The victim node's wall clock steps mid-job, as when NTP or chrony steps a drifted clock or an admin runs
+    `date -s`: an hour ahead, or ten minutes back (by the step's parity). The nodes share this machine's clock and
+    a time namespace cannot move CLOCK_REALTIME, so the node's clock is its ranks' (tests/faults/clockjump.c, loaded
+    into every rank with LD_PRELOAD; it reads the node's offset from a file: 0 until the act). The monotonic clock
+    does not move, as with a real step. Nothing failed: the job completes, without a stall or a straggler said."""
+
+    name = "clockjump"
+    moments = ("start", "step", "ckpt")
+    backends = ("slurm", "mpirun")
+    outcome = "COMPLETED"
+    quiet = True  # no stall report, no straggler named (invariants.quiet)
+
+    def prepare(self, ctx) -> None:
+        clock = ctx.planted.run / "clock"
+        clock.mkdir(parents=True, exist_ok=True)
+        ctx.env["LD_PRELOAD"] = str(clockjump_library(ctx.planted.run.parent))
+        ctx.env["CLOCKJUMP_DIR"] = str(clock)
+
+    def plant(self, ctx) -> None:
+        assert ctx.planted.node
+        pid = rank_pid(ctx, ctx.planted.rank)
+        ctx.planted.landed = pid is not None and alive(pid)
+        seconds = 3600 if ctx.planted.step % 2 == 0 else -600
+        (ctx.planted.run / "clock" / ctx.planted.node).write_text(f"{seconds}\n")
+        ctx.planted.note = f"{ctx.planted.node}'s clock {seconds:+d} s"
+
+
+def clockjump_library(where: Path) -> Path:
+    """tests/faults/clockjump.c built once into `where` (gcc, as DeepSpeed's build needs it anyway)."""
+    lib = where / "clockjump.so"
+    if not lib.exists():
+        src = Path(__file__).with_name("clockjump.c")
+        tmp = lib.with_suffix(f".{os.getpid()}.tmp")
+        subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", str(tmp), str(src), "-ldl"], check=True,
+                       capture_output=True, timeout=120)  # fmt: skip
+        tmp.replace(lib)
+    return lib
+
+
+CATALOG["clockjump"] = ClockJump
+
+
 # --- the scheduler's and the job folder's faults (issue 43: the time limit, a requeue, a full job folder) ---
 
 

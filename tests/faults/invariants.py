@@ -21,6 +21,8 @@ def check(r: dict, e: dict) -> list[str]:
     out += records(r)
     out += output_kept(r)
     out += no_traceback(r)
+    out += quiet(r, e)
+    out += pace_true(r)
     return out
 
 
@@ -142,3 +144,29 @@ def no_traceback(r: dict) -> list[str]:
     """A traceback in submit's own output (the ranks' lines come prefixed [rank N]: their tracebacks are theirs)."""
     lines = [ln for ln in (r.get("submit_err") or "").splitlines() if TRACEBACK in ln and not re.match(r"\[rank", ln)]
     return [f"clusterdoc printed a traceback: {lines[0][:200]}"] if lines else []
+
+
+QUIET = ("clusterdoc: job stalled", "straggler:")
+
+
+def quiet(r: dict, e: dict) -> list[str]:
+    """Where nothing failed (a clock step): no stall reported, no straggler named."""
+    if not e.get("quiet"):
+        return []
+    said = [ln for ln in (r.get("submit_err") or "").splitlines() if any(q in ln for q in QUIET)]
+    return [f"a healthy job was said to stall or straggle: {said[0][:200]}"] if said else []
+
+
+PACE = re.compile(r"rank (\d+) \(([^)]*)\): compute ([\d.]+) (ms|s), waiting ([\d.]+) (ms|s)")
+
+
+def pace_true(r: dict) -> list[str]:
+    """The per-rank pace that rank 0 prints at the end (compute and waiting) fits in the time submit ran: a figure
+    longer than the whole job is measured on a clock that moved (a node's wall clock stepped)."""
+    out = []
+    for m in PACE.finditer(r.get("submit_err") or ""):
+        took = sum(float(v) / (1000 if unit == "ms" else 1) for v, unit in (m.group(3, 4), m.group(5, 6)))
+        if took > r["elapsed"] + 5:
+            out.append(f"rank {m.group(1)} ({m.group(2)})'s pace adds up to {took:.0f} s in a job of "
+                       f"{r['elapsed']:.0f} s")  # fmt: skip
+    return out

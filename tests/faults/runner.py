@@ -97,7 +97,8 @@ class Result:
 
 def expectations(fault: type[Fault]) -> dict:
     return {"outcome": fault.outcome, "also": list(getattr(fault, "also", ())), "why": list(fault.why),
-            "culprit": fault.culprit, "retried": fault.retried, "requeued": getattr(fault, "requeued", False)}  # fmt: skip
+            "culprit": fault.culprit, "retried": fault.retried, "requeued": getattr(fault, "requeued", False),
+            "quiet": getattr(fault, "quiet", False)}  # fmt: skip
 
 
 def draw(rng: random.Random, kinds: list[str]) -> tuple[str, str, int, int]:
