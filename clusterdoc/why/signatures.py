@@ -198,10 +198,13 @@ SIGNATURES: list[Signature] = [
       "failed to get device remapped rows: ERROR_GPU_IS_LOST", "https://github.com/leptonai/gpud/issues/604",
       "drain the node, reboot it; resubmit without it"),
     # --- oom: GPU memory ---
-    S("nccl-cuda-oom", "oom", ("Cuda failure 'out of memory'",),
+    # NCCL's CUDACHECK prints "Cuda failure 'out of memory'" (2.18 and older) or "Cuda failure 2 'out of memory'"
+    # (the error's number first, 2.19+), on its own WARN line or as the "Last error:" of ncclUnhandledCudaError
+    S("nccl-cuda-oom", "oom", ("Cuda failure ", "'out of memory'"),
       "NCCL could not allocate its GPU buffers: the GPU is out of memory",
       "VM-0-16-ubuntu:392:494 [2] enqueue.cc:43 NCCL WARN Cuda failure 'out of memory'",
-      "https://github.com/NVIDIA/TensorRT-LLM/issues/1670",
+      "https://github.com/NVIDIA/TensorRT-LLM/issues/1670 (and peft#1703's \"Last error: Cuda failure 2 'out of "
+      "memory'\")",
       "leave NCCL room: a smaller batch, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, fewer NCCL channels"),
     S("torch-oom", "oom", ("CUDA out of memory",),
       "a rank ran out of GPU memory",
@@ -226,6 +229,13 @@ SIGNATURES: list[Signature] = [
       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 496.00 MiB. GPU 0 has a total capacty ...",
       "https://github.com/FoundationVision/GenerateU/issues/10",
       "lower the batch (submit --oom-retry batch-size), shard more (FSDP/ZeRO), or activation checkpointing"),
+    # Python's own MemoryError (a malloc that failed: host memory, never the GPU's), however it is printed: alone
+    # on its line, glued to the next "Traceback" by interleaved workers, numpy's _ArrayMemoryError
+    S("memory-error", "oom", ("MemoryError",),
+      "a process raised MemoryError: the host ran out of memory (not the GPU)",
+      "MemoryErrorTraceback (most recent call last):", "https://github.com/open-mmlab/mmdetection/issues/1767 (and "
+      "microsoft/SoftTeacher#149's MemoryError in a DataLoader worker)",
+      "less host memory per rank (DataLoader workers, the dataset in RAM, spawn's pickled arguments), or more --mem"),
     S("loader-killed", "oom", ("DataLoader worker", "killed by signal: Killed"),
       "a DataLoader worker was killed by SIGKILL: almost always the host's OOM killer (the job's host memory)",
       "DataLoader worker (pid 12847) is killed by signal: Killed", "https://github.com/TorchSSL/TorchSSL/issues/4",
