@@ -47,3 +47,40 @@ def test_memory_exhausted_inside_another_error_is_oom(text):
 def test_a_cuda_failure_that_is_not_memory_is_not_oom():
     text = NCCL_CUDA_OOM.replace("Cuda failure 2 'out of memory'", "Cuda failure 700 'an illegal memory access'")
     assert _judge(text).category != "oom"
+
+
+# --- the fabric or the network between nodes, in each plugin's and transport's words ---
+@pytest.mark.parametrize(
+    "text, rank",
+    [
+        # nccl-1928: libfabric's plugin (NET/OFI) as ncclRemoteError's detail, behind torch's rank prefix
+        (
+            "[rank3]: ncclRemoteError: A call failed possibly due to a network error or a remote process exiting "
+            "prematurely.\n[rank3]: Last error:\n[rank3]: NET/OFI Request 0x7f14cc5b60c0 completed with error. RC: "
+            "113. Error: 2 (UNDELIVERABLE). Completed length: 0\n",
+            3,
+        ),
+        # nccl-769 (GID index 1) and nccl-2013 (a rail-only fabric, errno first): a queue pair not brought up
+        ("_ibvwrap.cc: NCCL WARN Call to ibv_modify_qp failed with error Connection timed out_\n", None),
+        (
+            "host-01:1:2 [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on "
+            "dev mlx_x:1, curr state INIT, next state RTR, local GID index 3\n",
+            None,
+        ),
+        # vllm-5094 (a Ray cluster) and gpustack-2125 (two docker nodes): gloo's TCP mesh
+        (
+            "ERROR 05-29 04:08:22 worker_base.py:145] RuntimeError: Gloo connectFullMesh failed with "
+            "[../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error\n",
+            None,
+        ),
+        (
+            "(RayWorkerWrapper pid=933, ip=50.147.43.24) [rank1]:[E528 08:52:46.164295950 ProcessGroupGloo.cpp:145] "
+            "Gloo connectFullMesh failed with [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:144] no error\n",
+            1,
+        ),
+    ],
+)
+def test_a_fabric_or_mesh_that_could_not_connect_is_the_network(text, rank):
+    c = _judge(text)
+    assert c.category == "network", c
+    assert rank is None or c.ranks == [rank], c

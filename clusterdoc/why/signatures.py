@@ -466,6 +466,32 @@ SIGNATURES: list[Signature] = [
       "vend 0x81 hw_synd 0/0)", "https://github.com/hemelb-codes/hemelb/issues/813",
       "clusterdoc check --perf on the node (ibstat, link errors) and its peers; UCX_NET_DEVICES to the working ports",
       node=re.compile(r"\[" + _NODE + r":\d{1,10}:")),
+    # a fabric's completion error in the words of the other NCCL network plugins: libfabric's (NET/OFI: EFA,
+    # Slingshot/CXI) "completed with error" names a transfer the fabric could not deliver, as IB's status 12 does
+    S("ofi-completion-error", "network", ("NET/OFI", "completed with error"),
+      "the fabric (libfabric: EFA, Slingshot) could not deliver a transfer (UNDELIVERABLE, EHOSTUNREACH): a link, "
+      "a port, or the peer's endpoint",
+      "NET/OFI Request 0x7f14cc5b60c0 completed with error. RC: 113. Error: 2 (UNDELIVERABLE). Completed length: 0",
+      "https://github.com/NVIDIA/nccl/issues/1928",
+      "clusterdoc check --perf on the nodes (fi_info, the fabric's port counters: cxi_stat, the EFA's); "
+      "FI_PROVIDER and NCCL_NET to the plugin the nodes share"),
+    # bringing a queue pair up to its peer (INIT -> RTR -> RTS) failed: the addressing between the two ports (the
+    # GID index, RoCE's routing or VLAN, a rail the peer is not on), whatever errno the verbs call returns
+    S("ib-modify-qp", "network", ("ibv_modify_qp failed",),
+      "InfiniBand/RoCE could not connect a queue pair to its peer (ibv_modify_qp): the addressing between the two "
+      "ports (the GID index, RoCE routing, a rail the peer is not on)",
+      "NCCL WARN Call to ibv_modify_qp failed with error Connection timed out",
+      "https://github.com/NVIDIA/nccl/issues/769 (and nccl#2013's rail-only fabric: \"failed with 110\")",
+      "NCCL_IB_GID_INDEX (show_gids: the RoCE v2 index), NCCL_IB_HCA to the ports that reach each other; "
+      "clusterdoc check --perf between the two nodes"),
+    # gloo could not connect every pair of ranks (its TCP mesh): the interface it picked does not reach the others
+    S("gloo-full-mesh", "network", ("connectFullMesh failed",),
+      "gloo could not connect its ranks to each other (its TCP mesh): the interface it picked does not reach the "
+      "other nodes (a container's bridge, another subnet, a firewall)",
+      "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
+      "https://github.com/vllm-project/vllm/issues/5094 (and gpustack#2125, two docker nodes)",
+      "set GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) to the interface the nodes reach each other on; containers: "
+      "--network=host"),
     S("link-local-connect", "network", ("Connect to 169.254.",),
       "NCCL connected to a link-local address (169.254.x.x): it picked an interface the other node cannot reach",
       "socketStartConnect: Connect to 169.254.0.1<40815> failed : Software caused connection abort",
