@@ -84,3 +84,55 @@ def test_a_fabric_or_mesh_that_could_not_connect_is_the_network(text, rank):
     c = _judge(text)
     assert c.category == "network", c
     assert rank is None or c.ranks == [rank], c
+
+
+# --- a node lost, as the launchers that lost it say ---
+RAY_NODE_DIED = (  # ray-43751: Ray Train's worker, its fields (ip) before the reason
+    "ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.\n"
+    "\tclass_name: RayTrainWorker\n\tactor_id: 4473bb2424de8ebfec88acc402000000\n\tpid: 6420\n\tip: 10.72.56.3\n"
+    "The actor is dead because its node has died. Node Id: 677df2a9020c5db45e755b0078c469e2ce51e05ea093ed3b283505a0\n"
+)
+
+
+def test_a_ray_actor_dead_because_its_node_died_is_that_node():
+    c = _judge(RAY_NODE_DIED)
+    assert (c.category, c.nodes) == ("node", ["10.72.56.3"]), c
+    # the reason after it says the cluster took the node back (ray-63807): the scheduler, not the node
+    preempted = RAY_NODE_DIED + "\tthe actor's node was preempted: simulating node drain\n"
+    assert _judge(preempted).category == "scheduler"
+    # its owner died (verl-4242): another process's death, not this node's
+    owner = "The actor is dead because its owner has died. Owner Ip address: 10.254.32.19 Owner's node has crashed.\n"
+    assert _judge(owner).category != "node"
+
+
+@pytest.mark.parametrize(
+    "text, node",
+    [
+        # parallelcluster-301: ORTE's help text, the node on a line after it
+        (
+            " ORTE has lost communication with its daemon located on node:\n\n   hostname:  "
+            "ip-10-15-20-17.ec2.internal\n\n This is usually due to either a failure of the TCP network\n",
+            "ip-10-15-20-17.ec2.internal",
+        ),
+        # radicalpilot-2164: the "remote daemon" form (PRRTE prints the same)
+        (
+            "ORTE has lost communication with a remote daemon.\n\n  HNP daemon   : [[27407,0],0] on node batch2\n"
+            "  Remote daemon: [[27407,0],1] on node d23n02\n",
+            "d23n02",
+        ),
+    ],
+)
+def test_mpirun_losing_a_daemon_names_its_node_as_a_candidate(text, node):
+    # the help text says a failure of the link or of the daemon: the node to look at, not a verdict
+    # (radicalpilot-2164's thread settled on the job's own executable)
+    c = _judge(text)
+    assert (c.category, c.nodes) == ("unknown", [node]), c
+    assert len(c.candidates) >= 2 and c.candidates[0].startswith("node"), c
+
+
+def test_slurms_batch_script_missing_on_its_node_is_a_candidate_not_the_environment():
+    # arjuna-46: the script slurmd wrote to a GPU node's spool; a command missing is the environment's
+    c = _judge("slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or directory\n")
+    assert c.category == "unknown" and c.candidates[0].startswith("node"), c
+    c = _judge("slurmstepd: error: execve(): python3: No such file or directory\n")
+    assert c.category == "environment", c

@@ -703,6 +703,17 @@ _THIN = {
         "scheduler: Slurm or the cluster stopped the job (SIGTERM: a time limit, a preemption, scancel: sacct -j JOB "
         "-o State,Reason)",
     ),
+    "mpi-lost-daemon": (
+        "node: the node it names died, rebooted or ran out of memory (its kernel log: the OOM killer, a panic; "
+        "clusterdoc check on it)",
+        "network: the TCP link between mpirun's node and that node dropped (clusterdoc check (net) on both)",
+        "the job itself: a rank that failed or was stopped first (the ranks' output above this line; a suspended "
+        "or killed mpirun)",
+    ),
+    "slurm-script-missing": (
+        "node: the node's Slurm spool or /tmp (full, cleaned, another mount: its slurmd log, df on it)",
+        "environment: the script's #! interpreter is not installed on that node (the script's first line)",
+    ),
     "orte-daemons": (
         "environment: the nodes lack what mpirun needs there (orted on PATH, LD_LIBRARY_PATH; ssh without a "
         "password: ssh NODE true)",

@@ -173,6 +173,10 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
     after a loading line is the host's OOM killer at memory's peak (not a time limit or a user); a command missing
     where a task ran, in a log of several nodes, may be that node's lack (a candidate: node or environment)."""
     nodes = f.hosts | {t["node"] for t in f.srun_tasks} | {e.get("node") for e in f.slurm_ends if e.get("node")}
+    preempted = [s["line"] for s in signs if s["sig"] == "ray-node-preempted"]
+    signs[:] = [  # Ray's "its node has died" with the reason after it: the preemption is the cause, not the node
+        s for s in signs if not (s["sig"] == "ray-node-died" and any(0 < n - s["line"] <= 3 for n in preempted))
+    ]
     for s in signs:
         if s["sig"] in signatures.MISSING_SIGNS and len(nodes) > 1:
             s["sig"] = "missing-on-a-node"  # the others may have run it: that node, or every node

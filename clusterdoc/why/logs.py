@@ -99,6 +99,10 @@ _TR_RANK = re.compile(r"(\d{1,7})")
 _TR_CODE = re.compile(r"(-?\d{1,4})")
 _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})")
 # gloo's monitoredBarrier (ProcessGroupGloo.cpp) on rank 0: the rank(s) that did not arrive
+# the node a signature's line leaves to the lines after it (Open MPI's help text: "hostname:  X", "Remote daemon:
+# [[J,0],1] on node X"), or to the lines before it (Ray's actor fields: "ip: ADDR"): (pattern, lines away)
+_NODE_AFTER = {"mpi-lost-daemon": (re.compile(r"\s{0,8}(?:hostname:\s{1,8}|Remote daemon:.{0,200}? on node )([\w.-]{1,128})"), 8)}
+_NODE_BEFORE = {"ray-node-died": (re.compile(r"\s{0,8}ip: ([\w.:-]{1,128})\s*$"), 8)}
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
@@ -233,6 +237,8 @@ class Scanner:
         self._wd: dict[int, tuple] = {}  # 0 -> (stream, line, rank, text, lines): a header whose fields follow
         self._table: dict | None = None  # torchrun's failure table being read
         self._per_sig: dict[str, int] = {}
+        self._node_next: tuple[Hit, int, re.Pattern] | None = None  # a hit whose node a later line names
+        self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -402,6 +408,7 @@ class Scanner:
                 item = (m.group(1) or host or "?", m.group(2).strip()[:300])
                 if item not in f.nccl_warns:
                     f.nccl_warns.append(item)
+        self._nodes_around(n, line)
         if sig is None or len(f.hits) >= MAX_HITS or self._per_sig.get(sig.name, 0) >= MAX_HITS_PER_SIG:
             return
         if host is None and "NCCL" in line:  # NCCL's own prefix names the host: "node01:1234:5678 [0] NCCL ..."
@@ -412,8 +419,30 @@ class Scanner:
             rank = int(m.group(1)) if m else None
         if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
             return  # the same line again (NCCL repeats its warnings per channel)
-        f.hits.append(Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None))
+        hit = Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None)
+        if hit.node is None and sig.name in _NODE_BEFORE:
+            at, node = self._before.get(sig.name, (-1, ""))
+            hit.node = node if at >= 0 and n - at <= _NODE_BEFORE[sig.name][1] else None
+        if hit.node is None and sig.name in _NODE_AFTER:
+            pat, within = _NODE_AFTER[sig.name]
+            self._node_next = (hit, n + within, pat)
+        f.hits.append(hit)
         self._per_sig[sig.name] = self._per_sig.get(sig.name, 0) + 1
+
+    def _nodes_around(self, n: int, line: str) -> None:
+        """The node a signature's line leaves to the lines around it (_NODE_AFTER, _NODE_BEFORE)."""
+        if self._node_next is not None:
+            hit, until, pat = self._node_next
+            m = pat.match(line) if n <= until else None
+            if m or n > until:
+                self._node_next = None
+            if m:
+                hit.node = m.group(1)
+        if "ip: " in line:
+            for name, (pat, _) in _NODE_BEFORE.items():
+                m = pat.match(line)
+                if m:
+                    self._before[name] = (n, m.group(1))
 
     def _slurm(self, n: int, line: str) -> None:
         f = self.facts

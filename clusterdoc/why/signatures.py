@@ -105,6 +105,15 @@ SIGNATURES: list[Signature] = [
       "https://github.com/ray-project/ray/issues/22349",
       "resubmit without that node; check it (its kernel log, the raylet's log: ray logs raylet.out -ip ADDR)",
       node=re.compile(r"and ip: (\d{1,3}(?:\.\d{1,3}){3})")),
+    # Ray's death notice of an actor whose node died (the raylet gone: a crash, a reboot, a cut link); the node's
+    # address is the actor's "ip:" field printed above it. Followed by "the actor's node was preempted" it is a
+    # preemption (why/foreign.py reads that line as the reason)
+    S("ray-node-died", "node", ("because its node has died",),
+      "Ray lost the node an actor ran on (its raylet died: the node crashed, rebooted or was cut off)",
+      "The actor is dead because its node has died. Node Id: 677df2a9020c5db45e755b0078c469e2ce51e05ea093ed3b283505a0",
+      "https://github.com/ray-project/ray/issues/43751",
+      "resubmit without that node; check it (its kernel log: the OOM killer, XIDs; the raylet's log: ray logs "
+      "raylet.out -ip ADDR)"),
     S("ray-node-preempted", "scheduler", ("the actor's node was preempted",),
       "the cluster took the node back (preemption or a drain): not a failure of the job",
       "\tthe actor's node was preempted: preemption_integration_demo: simulating node drain",
@@ -293,6 +302,17 @@ SIGNATURES: list[Signature] = [
       "a command the job runs is not installed where it runs (not on the PATH of that node or container)",
       "/bin/sh: 1: torchrun: not found", "https://github.com/hiyouga/LlamaFactory/issues/5217",
       "install it in the job's environment on every node (or call it by its path: python -m torch.distributed.run)"),
+    # the batch script itself, which slurmd wrote to the node's spool (SlurmdSpoolDir/jobN/slurm_script), is gone
+    # or cannot be executed there: that node's spool or /tmp (full, cleaned, another mount), or the script's #!
+    # interpreter missing on it: the node first, a candidate (its slurmd log decides)
+    S("slurm-script-missing", "node", ("execve(): ", "slurm_script", "No such file or directory"),
+      "Slurm could not execute the batch script it wrote on the node (its spool directory, or the script's #! "
+      "interpreter, missing there)",
+      "slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or directory",
+      "tests/fixtures/why/heldout/SOURCES.md (arjuna-46: a GPU node's Slurm tmp directory)",
+      "the node's slurmd log and SlurmdSpoolDir (df, its mount); the script's first line (#!) exists on the node; "
+      "resubmit without the node meanwhile (--exclude)",
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), weak=True),
     S("execve-missing", "environment", ("execve(): ", "No such file or directory"),
       "Slurm could not start the task's command: it is not installed where the task runs (not on that node's PATH)",
       "slurmstepd: error: execve(): torchrun: No such file or directory",
@@ -608,6 +628,16 @@ SIGNATURES: list[Signature] = [
       "death signal, shutting down workers", "https://github.com/modelscope/ms-swift/issues/5884",
       "the signal the workers got (closing signal SIGHUP: run under sbatch, nohup or tmux; SIGTERM: sacct -j JOB "
       "-o State,Reason)", weak=True),
+    # Open MPI's (ORTE, PRRTE) own help text: "lost communication with its daemon located on node: hostname: X" /
+    # "with a remote daemon ... Remote daemon: [[J,0],1] on node X": "either a failure of the TCP network
+    # connection to the node, or possibly an internal failure of the daemon itself". The node it names (on the
+    # lines after it: why/logs.py) is the one to look at; whether it died or its link did, the line cannot say
+    S("mpi-lost-daemon", "node", ("lost communication with", "daemon"),
+      "mpirun lost the daemon of another node: that node died or was cut off (or its daemon crashed)",
+      "ORTE has lost communication with its daemon located on node:",
+      "https://github.com/aws/aws-parallelcluster/issues/301 (and radical.pilot#2164's 'with a remote daemon')",
+      "that node's kernel log (the OOM killer, a reboot) and its link (clusterdoc check on it); resubmit without it",
+      weak=True),
     S("orte-daemons", "environment", ("ORTE was unable to reliably start one or more daemons",),
       "mpirun could not start its daemons on the other nodes (ssh refused or asking a password, orted not on the "
       "node's PATH, a firewall): no rank ran there",
