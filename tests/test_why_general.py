@@ -136,3 +136,25 @@ def test_slurms_batch_script_missing_on_its_node_is_a_candidate_not_the_environm
     assert c.category == "unknown" and c.candidates[0].startswith("node"), c
     c = _judge("slurmstepd: error: execve(): python3: No such file or directory\n")
     assert c.category == "environment", c
+
+
+# --- the scheduler or the site refused the job: its account's limits or allocation ---
+@pytest.mark.parametrize(
+    "text",
+    [
+        # technotes-7: salloc's refusal (sbatch's own form, "Batch job submission failed", was known)
+        "salloc: error: QOSMaxSubmitJobPerUserLimit\nsalloc: error: Job submit/allocate failed: Job violates "
+        "accounting/QOS policy (job submit limit, user's size and/or time limits)\n",
+        # sirepo-7442: NERSC's submit filter, the account's node hours
+        "error: No available node hour balance information for user xxx, account xxx. Cannot proceed.\n",
+        # Slurm's reason code for an account whose time allocation is spent
+        "sbatch: error: AssocGrpBillingMinutes\n",
+    ],
+)
+def test_an_allocation_refused_by_the_accounts_limits_is_the_scheduler_and_not_retried(text):
+    v = verdict.judge(foreign.evidence_from_output(text, "1"))
+    assert v.cause is not None and (v.cause.category, v.cause.retry) == ("scheduler", False), v.cause
+
+
+def test_a_load_balance_error_is_not_the_accounts_balance():
+    assert _judge("ERROR: load balance failed on rank 3\n").category != "scheduler"

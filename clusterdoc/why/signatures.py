@@ -130,6 +130,28 @@ SIGNATURES: list[Signature] = [
       "https://github.com/facebookresearch/cc_net/issues/32",
       "change the request as the message says (array size: MaxArraySize in scontrol show config; the partition's "
       "limits: sinfo, sacctmgr show qos)"),
+    # salloc's and srun's refusal (sbatch's is "Batch job submission failed"): the reason follows the colon
+    S("salloc-refused", "scheduler", ("Job submit/allocate failed",),
+      "Slurm refused the allocation (salloc or srun outside a job): a limit or policy of the account, QOS or "
+      "partition",
+      "salloc: error: Job submit/allocate failed: Job violates accounting/QOS policy (job submit limit, user's size "
+      "and/or time limits)", "https://github.com/chpc-uofu/technotes/issues/7",
+      "the reason after the colon (squeue -u $USER for the jobs counted against the limit; sacctmgr show assoc, "
+      "show qos for the limits); wait for jobs to end, or ask within the limits"),
+    # the site's accounting: the account's time allocation (core-, node- or GPU-hours) used up or unknown. Slurm's
+    # own reason codes for it (AssocGrp...Minutes) and the sites' submit filters' words ("node hour balance")
+    S("slurm-assoc-minutes", "scheduler", ("AssocGrp", "Minutes"),
+      "Slurm will not run the job: the account's allocation of time (CPU, GPU or billing minutes) is used up",
+      "sbatch: error: AssocGrpBillingMinutes",
+      "https://github.com/SchedMD/slurm/blob/master/doc/html/job_reason_codes.shtml",
+      "sshare -l / sacctmgr show assoc for the account's usage against its GrpTRESMins; another account "
+      "(--account), or a renewed allocation"),
+    S("site-hour-balance", "scheduler", ("error", "hour balance"),
+      "the site refused the job: the account's allocation of node or core hours is used up or unknown to it",
+      "error: No available node hour balance information for user xxx, account xxx. Cannot proceed.",
+      "https://github.com/radiasoft/sirepo/issues/7442",
+      "the account's balance (the site's iris/sbank/mybalance tool); submit with an account that has hours "
+      "(--account / -A)", lower=True),
     S("slurm-invalid-gres", "scheduler", ("Invalid generic resource (gres) specification",),
       "Slurm refused the request: it asks for a generic resource (a GPU gres) the cluster, the partition or the "
       "allocation the step runs in does not have (the job or step never ran)",
@@ -708,7 +730,8 @@ SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sig
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
-REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres")
+REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres", "salloc-refused",
+                 "slurm-assoc-minutes", "site-hour-balance")  # fmt: skip
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
