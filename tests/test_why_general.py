@@ -158,3 +158,36 @@ def test_an_allocation_refused_by_the_accounts_limits_is_the_scheduler_and_not_r
 
 def test_a_load_balance_error_is_not_the_accounts_balance():
     assert _judge("ERROR: load balance failed on rank 3\n").category != "scheduler"
+
+
+# --- the environment: what the MPI, the launcher's SSH or the file system lack ---
+@pytest.mark.parametrize(
+    "text, nodes",
+    [
+        # arjuna-172: Open MPI direct-launched by srun without the PMI it was built for (and Open MPI's help text)
+        ("srun: error: spank: x11.so: Plugin file not found\nPMI2_Init failed to intialize.  Return code: 1\n", []),
+        (
+            'The application appears to have been direct launched using "srun",\nbut OMPI was not built with '
+            "SLURM's PMI support and therefore cannot\n",
+            [],
+        ),
+        # ompi-9582: PMIx could not open a component
+        ("It looks like pmix_init failed for some reason; your parallel process is\n\nlikely to abort.\n", []),
+        # colossalai-5213: the launcher's SSH client could not use its key; the node it could not reach
+        (
+            "Error: failed to run torchrun --nnodes=2 --node_rank=1 pretrain.py on 192.168.1.12, is localhost: False, "
+            "exception: not a valid RSA private key file\n",
+            ["192.168.1.12"],
+        ),
+        # dolly-139: a full disk behind a logger's prefix no launcher prints
+        (
+            "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c561ee] OSError: [Errno 28] No space left on "
+            "device\n",
+            [],
+        ),
+        ("OSError: [Errno 122] Disk quota exceeded: '/home/u/ckpt/step_900.pt'\n", []),
+    ],
+)
+def test_what_the_environment_lacks_is_the_environment(text, nodes):
+    c = _judge(text)
+    assert (c.category, c.nodes) == ("environment", nodes), c

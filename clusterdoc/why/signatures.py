@@ -289,6 +289,19 @@ SIGNATURES: list[Signature] = [
       "  traceback : Signal 9 (SIGKILL) received by PID 14750", "https://github.com/lzhxmu/CPPO/issues/6",
       "look for the OOM killer (dmesg, sacct MaxRSS); less host memory per rank, or more --mem", weak=True),
     # --- environment: the software stack or the container ---
+    # a full disk or quota, however the write that hit it is reported (an exception behind a logger's prefix,
+    # NCCL's /dev/shm, a shell command): ENOSPC and EDQUOT are the file system's, never the code's
+    S("no-space", "environment", ("No space left on device",),
+      "a write failed: the file system (or /dev/shm) is full",
+      "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c561ee-a44c-4795-967c-7183a83b3160] OSError: [Errno "
+      "28] No space left on device", "https://github.com/databrickslabs/dolly/issues/139",
+      "free or grow the file system the job writes to (df -h on the node: the checkpoint directory, /tmp, /dev/shm; "
+      "keep fewer checkpoints: save_total_limit)"),
+    S("quota-exceeded", "environment", ("Disk quota exceeded",),
+      "a write failed: the user's or project's disk quota is used up",
+      "OSError: [Errno 122] Disk quota exceeded", "https://github.com/databrickslabs/dolly/issues/139 (the same "
+      "class: ENOSPC's sibling EDQUOT)",
+      "free space in the quota (quota -s, the site's tool), or write checkpoints to scratch"),
     S("nccl-shm", "environment", ("Error while creating shared memory segment",),
       "NCCL could not create its shared-memory segment: /dev/shm is too small (a container's 64 MB default)",
       "include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-250a7cc850ba9298-0-1-3 "
@@ -585,6 +598,39 @@ SIGNATURES: list[Signature] = [
       "localhost: jiaming@localhost: Permission denied (publickey,password).",
       "https://github.com/deepspeedai/DeepSpeed/issues/5709",
       "passwordless SSH between the nodes (ssh-copy-id; clusterdoc check tests it), or launch each node yourself"),
+    # paramiko's (ColossalAI's and fabric-based launchers') SSH client: the key it was given is not one it can use
+    S("ssh-key-invalid", "environment", ("not a valid RSA private key file",),
+      "the launcher could not log in to another node over SSH: its private key is in a format its SSH client "
+      "(paramiko) cannot read (an OpenSSH-format or ed25519 key where RSA PEM is expected)",
+      "Error: failed to run torchrun --nproc_per_node=2 --nnodes=2 --node_rank=1 --master_addr=192.168.1.11 "
+      "--master_port=29508 pretrain.py on 192.168.1.12, is localhost: False, exception: not a valid RSA private key "
+      "file", "https://github.com/hpcaitech/ColossalAI/issues/5213",
+      "a PEM RSA key (ssh-keygen -t rsa -m PEM) in ~/.ssh/id_rsa, its public half in the other nodes' "
+      "authorized_keys; ssh NODE true from the launching node",
+      node=re.compile(r" on " + _NODE + r", is localhost")),
+    # the MPI library and the launcher do not speak the same process-management interface (PMI): a direct launch
+    # by srun of an MPI built without Slurm's PMI (or the wrong --mpi=), a PMIx missing a component. Open MPI's help
+    # texts and the PMI libraries' own lines
+    S("pmi-init-failed", "environment", ("pmi2_init failed",),
+      "the MPI library could not start under the launcher: the process-management interface (PMI2) srun offers is "
+      "not the one the MPI was built for",
+      "PMI2_Init failed to intialize.  Return code: 1", "tests/fixtures/why/heldout/SOURCES.md (arjuna-172)",
+      "srun --mpi=list and the MPI's build (ompi_info | grep -i pmi): launch with the matching --mpi=pmix|pmi2, or "
+      "through mpirun inside the allocation", lower=True),
+    S("pmix-init-failed", "environment", ("pmix_init failed",),
+      "the MPI library could not start: PMIx failed to initialise (a component missing or not loadable: munge, a "
+      "library path, a PMIx older or newer than the MPI's)",
+      "It looks like pmix_init failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi/issues/9582",
+      "the component the lines after it name (pmix_info; the library path of the PMIx the MPI was built with); "
+      "srun --mpi=list", lower=True),
+    S("ompi-no-slurm-pmi", "environment", ("not built with SLURM's PMI support",),
+      "Open MPI was direct-launched by srun, but it was built without Slurm's PMI support",
+      "The application appears to have been direct launched using \"srun\", but OMPI was not built with SLURM's "
+      "PMI support and therefore cannot execute.",
+      "https://github.com/open-mpi/ompi (Open MPI 4's ess/pmi help text; with PMI2_Init failed in arjuna-172 and "
+      "CliMA's FAQ)",
+      "launch with mpirun inside the allocation, or an Open MPI built --with-pmix / --with-pmi (srun --mpi=list)"),
     S("ssh-host-key", "environment", ("Host key verification failed",),
       "the launcher's SSH to another node refused the node's host key (unknown, or changed since a reinstall)",
       "Host key verification failed.", "https://github.com/pmodels/mpich/issues/4712",
