@@ -191,3 +191,15 @@ def test_a_load_balance_error_is_not_the_accounts_balance():
 def test_what_the_environment_lacks_is_the_environment(text, nodes):
     c = _judge(text)
     assert (c.category, c.nodes) == ("environment", nodes), c
+
+
+DUP = "smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 both on CUDA device 1000\n"
+
+
+def test_two_ranks_on_one_gpu_under_mpirun_is_the_scripts_pinning():
+    # horovod-3929: mpirun's tagged output; no launcher there gives each rank a GPU (Horovod's docs: the script
+    # pins torch.cuda.set_device(hvd.local_rank()))
+    assert _judge("[1,2]<stdout>:" + DUP).category == "code"
+    # the same line from torchrun or Ray (verl-161, megatron-661): the launch's placement, the environment
+    assert _judge(DUP).category == "environment"
+    assert _judge("[rank2]:" + DUP).category == "environment"

@@ -168,7 +168,8 @@ LOADING_NEAR = 20  # lines from a loading line to the SIGKILL that ended it
 
 
 def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
-    """What the job was doing when it died reads a signature better: a segfault with a library's cleanup around it
+    """What the job was doing when it died reads a signature better (and how it was launched: two ranks on one GPU
+    under mpirun is the script's pinning, no launcher's): a segfault with a library's cleanup around it
     (MPI_Finalize, atexit, a destructor) happened after the work (a candidate, not the code); a SIGKILL right
     after a loading line is the host's OOM killer at memory's peak (not a time limit or a user); a command missing
     where a task ran, in a log of several nodes, may be that node's lack (a candidate: node or environment)."""
@@ -182,6 +183,9 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
             s["sig"] = "missing-on-a-node"  # the others may have run it: that node, or every node
         elif s["sig"] in signatures.SEGV_SIGNS and any(abs(n - s["line"]) <= SEGV_NEAR for n in f.cleanup_at):
             s["sig"] = "segfault-at-exit"
+        elif s["sig"] == "duplicate-gpu" and f.mpirun_tagged:
+            # mpirun (horovodrun too) gives no rank its GPU: the script pins it from its local rank, or all share one
+            s["sig"], s["category"] = "duplicate-gpu-mpirun", "code"
         elif s["sig"] in signatures.SIGKILL_SIGNS and any(0 <= s["line"] - n <= LOADING_NEAR for n in f.loading_at):
             s["sig"], s["category"] = "sigkill-loading", "oom"
 

@@ -175,6 +175,7 @@ class LogFacts:
     torchrun: list[dict] = field(default_factory=list)  # {rank, host, exitcode, line, root: its Root Cause entry}
     nccl_warns: list[tuple[str, str]] = field(default_factory=list)
     hosts: set[str] = field(default_factory=set)
+    mpirun_tagged: bool = False  # lines with mpirun's --tag-output prefix ([J,R]<stdout>:): ranks mpirun started
     process_groups: set[str] = field(default_factory=set)  # torch's "[PG ID N" in its lines: several groups
     # what the job was doing, by the lines that say it (the last MAX_PHASE of each): a library's cleanup at exit
     # (MPI_Finalize, atexit, a destructor) and a model's weights being loaded (host memory's peak)
@@ -252,6 +253,8 @@ class Scanner:
         if rank is None and local is not None and len(f.hosts) <= 1:  # torchrun's [defaultN]: on one node
             rank = local
         line = line.rstrip("\r\n")
+        if rank is not None and not f.mpirun_tagged and "]<std" in raw[:48]:
+            f.mpirun_tagged = True
         if rank is None and host is None and ("host", None) not in self._tb and len(self._tb) == 1:
             # a traceback begun on a rank's prefixed line (a logger's prefix on its first line only) continues on
             # the lines without one: frames, their source, the exception

@@ -764,6 +764,13 @@ FROM_TRACEBACK = [
       "clusterdoc/why/foreign.py (a missing-command signature in a log of several nodes: no line of its own)",
       "run `clusterdoc check` on the nodes (or `srun -N2 which CMD`): the node without it is drained or excluded "
       "(--exclude, submit --retries); missing on every node: install it in the job's environment", weak=True),
+    S("duplicate-gpu-mpirun", "code", (), "two ranks use the same GPU under mpirun: no launcher there gives each "
+      "rank its GPU, the script must pin it from its local rank (Horovod's torch.cuda.set_device(hvd.local_rank()))",
+      "[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 "
+      "both on CUDA device 1000", "clusterdoc/why/foreign.py (Duplicate GPU detected in a log of mpirun's tagged "
+      "output: no line of its own)",
+      "pin the GPU in the script from the local rank (torch.cuda.set_device(hvd.local_rank()) or "
+      "OMPI_COMM_WORLD_LOCAL_RANK) before any CUDA call"),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
       "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
