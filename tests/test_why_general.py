@@ -203,3 +203,29 @@ def test_two_ranks_on_one_gpu_under_mpirun_is_the_scripts_pinning():
     # the same line from torchrun or Ray (verl-161, megatron-661): the launch's placement, the environment
     assert _judge(DUP).category == "environment"
     assert _judge("[rank2]:" + DUP).category == "environment"
+
+
+@pytest.mark.parametrize(
+    "text, category, ranks",
+    [
+        # deepspeed-6892: the JIT build of fused_adam, ninja's exit wrapped in a CalledProcessError (no cause alone)
+        (
+            "[rank1]:     raise CalledProcessError(retcode, process.args,\n[rank1]: subprocess.CalledProcessError: "
+            "Command '['ninja', '-v']' returned non-zero exit status 1.\n",
+            "environment",
+            [1],
+        ),
+        ("RuntimeError: Error building extension 'fused_adam'\n", "environment", []),
+        # e3sm-3085: Intel Fortran's runtime under srun --label (gfortran's own form was known)
+        (
+            "2680: forrtl: severe (174): SIGSEGV, segmentation fault occurred\n2680: Image              PC        "
+            "        Routine            Line        Source\n2680: e3sm.exe           0000000001916FA0  "
+            "radar_simulator_          230  radar_simulator.f90\n",
+            "code",
+            [2680],
+        ),
+    ],
+)
+def test_a_jit_build_is_the_environment_and_a_fortran_runtimes_segfault_the_code(text, category, ranks):
+    c = _judge(text)
+    assert (c.category, c.ranks) == (category, ranks), c

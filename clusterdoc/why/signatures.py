@@ -363,6 +363,19 @@ SIGNATURES: list[Signature] = [
       "  ninja: build stopped: subcommand failed.", "https://github.com/ashawkey/torch-ngp/issues/66",
       "build the extension once where the job runs (the same CUDA toolkit as torch.version.cuda, a supported gcc), "
       "or install a prebuilt wheel"),
+    # torch.utils.cpp_extension's JIT build (DeepSpeed's ops, apex, flash-attn): its own failure line, and the
+    # ninja call it wraps in a CalledProcessError (a launcher-like wrapper elsewhere, here the build's exit)
+    S("extension-build-failed", "environment", ("Error building extension",),
+      "a C++/CUDA extension failed to compile at run time (the CUDA toolkit or compiler does not fit torch)",
+      "RuntimeError: Error building extension 'fused_adam'", "https://github.com/deepspeedai/DeepSpeed/issues/6892",
+      "build the op ahead (DS_BUILD_FUSED_ADAM=1 pip install deepspeed) where the job runs, with the CUDA toolkit of "
+      "torch.version.cuda and a supported gcc; the compiler's error above the line says what failed"),
+    S("ninja-jit-failed", "environment", ("Command '['ninja', '-v']' returned non-zero exit status",),
+      "a C++/CUDA extension failed to compile at run time (torch's JIT build: ninja exited non-zero)",
+      "[rank1]: subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
+      "https://github.com/deepspeedai/DeepSpeed/issues/6892",
+      "build the op ahead where the job runs (the CUDA toolkit of torch.version.cuda, a supported gcc); the "
+      "compiler's error above the line says what failed"),
     S("nvcc-failed", "environment", ("error: command '", "nvcc' failed"),
       "nvcc failed to build an extension (the CUDA toolkit, the GPU architecture or the compiler)",
       "error: command '/usr/local/cuda/bin/nvcc' failed with exit status 4",
@@ -460,6 +473,12 @@ SIGNATURES: list[Signature] = [
       "  76: Program received signal SIGSEGV: Segmentation fault - invalid memory reference.",
       "https://github.com/E3SM-Project/E3SM/issues/7277",
       "the routine in the backtrace (a debug build: -g -fcheck=all; the input or configuration it reads)"),
+    # Intel Fortran's runtime (ifort, ifx) prints its own line and a traceback of the routines
+    S("ifort-sigsegv", "code", ("SIGSEGV, segmentation fault occurred",),
+      "a rank crashed with a segmentation fault in the application (its traceback names the routine and line)",
+      "2680: forrtl: severe (174): SIGSEGV, segmentation fault occurred",
+      "https://github.com/E3SM-Project/E3SM/issues/3085",
+      "the routine in the traceback after it (a debug build: -g -traceback -check all; the input it reads there)"),
     S("srun-task-segv", "code", ("srun: error: ", ": Segmentation fault"),
       "a task crashed with a segmentation fault (srun names it and its node)",
       "srun: error: frontier06754: task 11634: Segmentation fault", "https://github.com/E3SM-Project/scream/issues/2519",
@@ -786,7 +805,7 @@ MISSING_SIGNS = ("execve-missing", "sh-not-found")
 REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres", "salloc-refused",
                  "slurm-assoc-minutes", "site-hour-balance")  # fmt: skip
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
-SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv")
+SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv", "ifort-sigsegv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
 
