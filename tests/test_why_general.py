@@ -229,3 +229,40 @@ def test_two_ranks_on_one_gpu_under_mpirun_is_the_scripts_pinning():
 def test_a_jit_build_is_the_environment_and_a_fortran_runtimes_segfault_the_code(text, category, ranks):
     c = _judge(text)
     assert (c.category, c.ranks) == (category, ranks), c
+
+
+# --- one process still preparing the data while the others' wait timed out ---
+_WD = (
+    "[E ProcessGroupNCCL.cpp:475] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=2, "
+    "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for 1800572 milliseconds before timing out.\n"
+)
+_TOK = "Running tokenizer on dataset:   {p}%|███▊      | 280000/2969526 [29:55<4:48:08, 155.57 examples/s]"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # llamafactory-2424: the tokenizer's bar glued to the watchdog lines of ranks 1-3
+        _TOK.format(p=9) + _WD.format(r=2) + _WD.format(r=1) + _WD.format(r=3),
+        # axolotl-2684: the c10d store's socket timing out on rank 1 while the prompts are tokenized
+        "Tokenizing Prompts (num_proc=64):  92%|█████████▏| 328986/359152 [29:58<12:05, 41.59 examples/s][rank1]:[W516 "
+        "14:34:56.854597329 socket.cpp:489] [c10d] waitForInput: socket SocketImpl(fd=79, addr=[localhost]:41170, "
+        "remote=[localhost]:29500) timed out after 1800000ms\n",
+        # deepspeed-4488: HF datasets' Map, gloo's monitoredBarrier on rank 3
+        "Map (num_proc=14):  70%|██████▌   | 652383/930514 [6:39:53<4:31:33, 17.07 examples/s][E ProcessGroupGloo.cpp:"
+        "138] Rank 3 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank "
+        "0. Please check rank 0 logs for faulty rank.\n",
+    ],
+)
+def test_a_rank_still_preparing_data_when_the_others_wait_timed_out_is_the_hang(text):
+    c = _judge(text)
+    assert (c.category, c.ranks) == ("hang", [0]), c
+
+
+def test_a_finished_bar_or_a_training_bar_names_no_rank_busy_elsewhere():
+    for bar in (_TOK.format(p=100), "Epoch 3:  42%|████▏     | 420/1000 [29:55<30:00, 1.2it/s]"):
+        c = _judge(bar + _WD.format(r=1) + _WD.format(r=2) + _WD.format(r=3))
+        assert "preparing the data" not in c.headline, c
+    # rank 0 is among the waiting: the bar is another rank's, which the line does not say
+    c = _judge(_TOK.format(p=9) + _WD.format(r=0) + _WD.format(r=1))
+    assert c.ranks != [0], c

@@ -826,7 +826,9 @@ def stall(ev: Evidence, found: Found) -> Found:
         what = "a process stopped or stuck in native code (its node answers, it does not)"
     elif cat == "hang":
         what = (
-            "a data-loader stall"
+            h["busy"]
+            if h.get("busy")
+            else "a data-loader stall"
             if h.get("loader")
             else "the others wait for them in a collective (a stall, a dead process or node)"
             if h.get("watchdog")

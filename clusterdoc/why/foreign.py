@@ -140,7 +140,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         world=len(ranks),
         state=state,
         ranks=ranks,
-        hang=compare_watchdogs(f) or horovod_stall(f),
+        hang=_stall(f),
         scheduler=_scheduler(f, scontrol or {}),
         foreign=True,
         signs=signs,
@@ -370,6 +370,39 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         + " (a dead process or node: look for its log, and at the nodes' XIDs with clusterdoc check)",
         "missing": missing[:1024],
     }
+
+
+def _stall(f: logs.LogFacts) -> dict | None:
+    wd = compare_watchdogs(f)
+    if wd is not None and not wd["thin"] and not wd["desync"] and wd["odd"]:
+        return wd  # the watchdog lines themselves name the rank
+    if wd is None or not wd["desync"]:
+        busy = busy_elsewhere(f)
+        if busy is not None:
+            return busy
+    return wd or horovod_stall(f)
+
+
+def busy_elsewhere(f: logs.LogFacts) -> dict | None:
+    """Waits that timed out (a watchdog, the store's socket, a monitored barrier) right after a data-preparation bar
+    that had not finished (a tokenizer, HF datasets' Map): one process prepared the data while the others waited for
+    it past their timeout (a hang: raise the timeout, or prepare the data before the job). The process is the bar's
+    rank; a bar without a prefix is rank 0's (main_process_first: rank 0 maps first) where rank 0 is not among
+    the waiting."""
+    for w in f.waits:
+        bars = [b for b in f.busy if 0 <= w["line"] - b["line"] <= logs.PREP_NEAR]
+        if not bars:
+            continue
+        b = bars[-1]
+        waiting = {x["rank"] for x in f.waits if x["rank"] is not None} | {r for r in f.watchdog if r >= 0}
+        rank = b["rank"] if b["rank"] is not None else 0 if 0 not in waiting else None
+        who = f"rank {rank}" if rank is not None else "a rank"
+        return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": False,
+                "desync": False, "started": float(w["line"]), "odd": [rank] if rank is not None else [],
+                "busy": f"busy preparing the data on its own while the others waited past their timeout ({b['text']})",
+                "headline": f"{who} was still preparing the data ({b['text'][:120]}) when the others' wait timed "
+                "out"}  # fmt: skip
+    return None
 
 
 def horovod_stall(f: logs.LogFacts) -> dict | None:

@@ -98,10 +98,12 @@ def _signature_words() -> tuple[bytes, ...]:
 
 
 def _phase_words() -> tuple[bytes, ...]:
-    """The lines that say what a job was doing when it died (why/logs.py: a library's cleanup, weights loading)."""
-    from clusterdoc.why.logs import CLEANUP_WORDS, LOADING_WORDS
+    """The lines that say what a job was doing when it died (why/logs.py: a library's cleanup, weights loading, data
+    prepared while the others waited)."""
+    from clusterdoc.why.logs import CLEANUP_WORDS, LOADING_WORDS, WAIT_WORDS
 
-    return tuple(w.encode() for w in CLEANUP_WORDS + LOADING_WORDS)
+    # a data-preparation bar is found by tqdm's "%|" (its words are common ones), the waits by their own words
+    return tuple(w.encode() for w in CLEANUP_WORDS + LOADING_WORDS + WAIT_WORDS + ("%|",))
 
 
 # a needle that holds one of the words above is found through that word: grep looks for fewer strings, the same

@@ -32,6 +32,17 @@ CLEANUP_WORDS = ("finalize", "Finalize", "FINALIZE", "atexit", "at_exit", "clean
 # a model's weights being read (transformers' progress bar, a framework's own line): host memory's peak
 LOADING_WORDS = ("Loading checkpoint shards", "Loading checkpoint", "loading checkpoint", "Loading model",
                  "Loading weights", "Loading safetensors")  # fmt: skip
+# data prepared by one process while the others wait (a progress bar's description: HF datasets' Map/Filter, a
+# tokenizer, a script's own preprocessing): with a bar unfinished when a wait times out, that process is the one
+# the others waited for
+PREP_WORDS = ("Map", "Filter", "okeniz", "Running tokenizer", "Grouping texts", "Generating", "Preparing",
+              "Preprocessing", "Processing", "Packing", "Converting", "Loading dataset", "Indexing")  # fmt: skip
+# what the others print when a wait times out: torch's watchdog, the c10d store's socket, gloo's monitoredBarrier,
+# the store based barrier
+WAIT_WORDS = ("aught collective operation timeout", "received errors while waiting", "failed to pass monitoredBarrier",
+              "store based barrier", "timed out after")  # fmt: skip
+PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's line is often glued to it)
+_BAR = re.compile(r"(\d{1,3})%\|")
 MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world size
 
 # a frame line of a Python traceback; frames in these folders are libraries, not the user's code
@@ -181,6 +192,8 @@ class LogFacts:
     # (MPI_Finalize, atexit, a destructor) and a model's weights being loaded (host memory's peak)
     cleanup_at: list[int] = field(default_factory=list)
     loading_at: list[int] = field(default_factory=list)
+    busy: list[dict] = field(default_factory=list)  # unfinished data-preparation bars: {line, rank, text}
+    waits: list[dict] = field(default_factory=list)  # waits that timed out (WAIT_WORDS): {line, rank}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
     failures: list[dict] = field(default_factory=list)
@@ -214,6 +227,15 @@ class _Traceback:
         if "Traceback (most recent call last)" in line[:48]:
             return True
         return _raised(line.strip(), self.frames) or False
+
+
+def _says_rank(line: str) -> int | None:
+    """The rank torch or gloo names as the line's own ("[Rank 3] Watchdog ...", "Rank 3 successfully reached")."""
+    m = SAYS_RANK.search(line) or _GLOO_RANK.search(line)
+    return int(m.group(1)) if m else None
+
+
+_GLOO_RANK = re.compile(r"\bRank (\d{1,7}) successfully reached monitoredBarrier")
 
 
 def _raised(line: str, frames: list[tuple[str, int, str]]) -> Raised | None:
@@ -286,6 +308,7 @@ class Scanner:
         self._torchrun(n, line, host)
         self._mpi(n, line)
         self._phase(n, line)
+        self._busy(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
             fams = vocab.families(line)
             if fams:
@@ -297,6 +320,16 @@ class Scanner:
             if any(w in line for w in words):
                 del at[: -MAX_PHASE + 1]
                 at.append(n)
+
+    def _busy(self, n: int, rank: int | None, line: str) -> None:
+        """A data-preparation bar not at 100 % (its line), and a wait that timed out (often glued after the bar)."""
+        f = self.facts
+        if "%|" in line and len(f.busy) < MAX_PHASE:
+            m = _BAR.search(line, 0, 400)
+            if m and int(m.group(1)) < 100 and any(w in line[: m.start()] for w in PREP_WORDS):
+                f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200]})
+        if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
+            f.waits.append({"line": n, "rank": rank if rank is not None else _says_rank(line)})
 
     # --- the parts of a line ---
     def _traceback(self, key: object, n: int, line: str, rl: RankLog | None) -> None:
