@@ -266,3 +266,20 @@ def test_a_finished_bar_or_a_training_bar_names_no_rank_busy_elsewhere():
     # rank 0 is among the waiting: the bar is another rank's, which the line does not say
     c = _judge(_TOK.format(p=9) + _WD.format(r=0) + _WD.format(r=1))
     assert c.ranks != [0], c
+
+
+def test_mpichs_own_abort_line_names_the_process_that_called_it():
+    # regcm-20: the model's own fatal check, then MPICH's line; the rank is named whatever the category
+    text = (
+        " -------------- FATAL CALLED ---------------\n  Fatal in file: mod_sound.F90 at line:      652\n"
+        "application called MPI_Abort(comm=0x84000000, 1) - process 0\n"
+    )
+    assert _judge(text).ranks == [0]
+
+
+def test_the_lines_that_name_a_culprit_after_their_signature_pass_the_big_logs_prefilter():
+    from clusterdoc.why import logread
+
+    for line in ("   hostname:  ip-10-15-20-17.ec2.internal", "  Remote daemon: [[27407,0],1] on node d23n02",
+                 "\tip: 10.72.56.3", "Map (num_proc=14):  70%|██████▌   | 652383/930514"):  # fmt: skip
+        assert any(w in line.encode() for w in logread.WORDS), line

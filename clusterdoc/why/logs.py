@@ -101,6 +101,7 @@ _SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 # Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
+_MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
 _MPI_SIGNAL = re.compile(  # mpirun's, prterun's (Open MPI 5), orterun's
     r"noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
@@ -506,6 +507,7 @@ class Scanner:
             return
         if not (
             "MPI_ABORT" in line
+            or "called MPI_Abort" in line
             or "Process name: [[" in line
             or "noticed that process" in line
             or "-- Process " in line
@@ -520,6 +522,9 @@ class Scanner:
         m = _MPI_ABORT.search(line)
         if m:
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_ABORT was invoked on it"})
+        m = _MPICH_ABORT.search(line) if "called MPI_Abort" in line else None
+        if m:  # MPICH's (and Intel MPI's) own line: the process that called MPI_Abort
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_Abort was called by it"})
         m = _MPI_FIRST.search(line)
         if m:
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mpirun's first process to fail"})
