@@ -113,7 +113,8 @@ _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})"
 # gloo's monitoredBarrier (ProcessGroupGloo.cpp) on rank 0: the rank(s) that did not arrive
 # the node a signature's line leaves to the lines after it (Open MPI's help text: "hostname:  X", "Remote daemon:
 # [[J,0],1] on node X"), or to the lines before it (Ray's actor fields: "ip: ADDR"): (pattern, lines away)
-_NODE_AFTER = {"mpi-lost-daemon": (re.compile(r"\s{0,8}(?:hostname:\s{1,8}|Remote daemon:.{0,200}? on node )([\w.-]{1,128})"), 8)}
+_DAEMON_NODE = re.compile(r"\s{0,8}(?:hostname:\s{1,8}|Remote daemon:.{0,200}? on node )([\w.-]{1,128})")
+_NODE_AFTER = {"mpi-lost-daemon": (_DAEMON_NODE, 8)}
 _NODE_BEFORE = {"ray-node-died": (re.compile(r"\s{0,8}ip: ([\w.:-]{1,128})\s*$"), 8)}
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
