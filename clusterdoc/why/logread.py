@@ -105,8 +105,9 @@ def _phase_words() -> tuple[bytes, ...]:
     prepared while the others waited)."""
     from clusterdoc.why.logs import CLEANUP_WORDS, LOADING_WORDS, WAIT_WORDS
 
-    # a data-preparation bar is found by tqdm's "%|" (its words are common ones), the waits by their own words
-    return tuple(w.encode() for w in CLEANUP_WORDS + LOADING_WORDS + WAIT_WORDS + ("%|",))
+    # the waits that timed out by their own words; a data-preparation bar counts only beside one (glued to its line,
+    # as tqdm's output is, or in the log's end, read whole): a training log's millions of bars stay out
+    return tuple(w.encode() for w in CLEANUP_WORDS + LOADING_WORDS + WAIT_WORDS)
 
 
 # a needle that holds one of the words above is found through that word: grep looks for fewer strings, the same
