@@ -283,3 +283,34 @@ def test_the_lines_that_name_a_culprit_after_their_signature_pass_the_big_logs_p
     for line in ("   hostname:  ip-10-15-20-17.ec2.internal", "  Remote daemon: [[27407,0],1] on node d23n02",
                  "\tip: 10.72.56.3"):  # fmt: skip
         assert any(w in line.encode() for w in logread.WORDS), line
+
+
+# --- the batch systems', the kernel's and the allocators' own words for the same classes ---
+@pytest.mark.parametrize(
+    "text, category",
+    [
+        ("=>> PBS: job killed: mem 2097152kb exceeded limit 1048576kb\n", "oom"),
+        ("=>> PBS: job killed: vmem 9437184kb exceeded limit 8388608kb\n", "oom"),
+        ("=>> PBS: job killed: walltime 3650 exceeded limit 3600\n", "scheduler"),
+        ("TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.\nExited with exit code 137.\n", "oom"),
+        ("TERM_RUNLIMIT: job killed after reaching LSF run time limit.\nExited with exit code 140.\n", "scheduler"),
+        ("[Tue Mar  5 10:12:01 2024] Out of memory: Killed process 31337 (python) total-vm:98765432kB\n", "oom"),
+        ("Memory cgroup out of memory: Killed process 4242 (pt_main_thread) total-vm:1234kB\n", "oom"),
+        ("    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n", "oom"),
+        (
+            "RuntimeError: [enforce fail at alloc_cpu.cpp:117] err == 0. DefaultCPUAllocator: can't allocate memory: "
+            "you tried to allocate 2359296 bytes. Error code 12 (Cannot allocate memory)\n",
+            "oom",
+        ),
+        # any exception whose message says its allocator ran out (ROCm's HIP, an engine's own)
+        ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB\n", "oom"),
+        ("RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED: out of memory\n", "oom"),
+        (
+            "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network "
+            "address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n",
+            "environment",
+        ),
+    ],
+)
+def test_other_tools_words_for_the_same_classes(text, category):
+    assert _judge(text).category == category

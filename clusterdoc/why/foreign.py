@@ -36,6 +36,7 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (EFFECT_TYPES, (), "effect"),
     (("OutOfMemoryError",), (), "oom"),
     (("MemoryError",), (), "oom"),
+    ((), ("out of memory", "Out of memory", "OUT OF MEMORY", "OUT_OF_MEMORY"), "oom"),  # any allocator's, HIP's too
     (NCCL_TYPES, (), "nccl"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
     (("OSError",), ("Cannot allocate memory",), "oom"),

@@ -159,6 +159,24 @@ SIGNATURES: list[Signature] = [
       "https://github.com/mehta-lab/waveorder/issues/201",
       "ask for a gres the partition has (sinfo -o '%P %G'; --gres=gpu:N or --gpus=N); a step inside an allocation "
       "can use only the allocation's gres (submit from a login node, or srun --gres within it)"),
+    # the kernel's OOM killer in a pasted dmesg ("Out of memory: Killed process N (python)", the cgroup's "Memory
+    # cgroup out of memory: Killed process N"), Kubernetes' OOMKilled, torch's CPU allocator: host memory
+    S("kernel-oom-killer", "oom", ("out of memory: killed process",),
+      "the kernel's OOM killer killed a process: the node's (or the cgroup's) host memory ran out",
+      "Out of memory: Killed process 31337 (python) total-vm:98765432kB, anon-rss:87654321kB",
+      "https://github.com/torvalds/linux (mm/oom_kill.c)",
+      "less host memory per rank (DataLoader workers, the dataset in RAM, loading the model once per node), or "
+      "more --mem", lower=True),
+    S("k8s-oomkilled", "oom", ("OOMKilled",),
+      "Kubernetes killed the container for going over its memory limit (host memory)",
+      "Last State: Terminated  Reason: OOMKilled  Exit Code: 137", "https://github.com/kubernetes/kubernetes",
+      "raise the pod's memory limit (resources.limits.memory), or load less per rank"),
+    S("cpu-allocator", "oom", ("DefaultCPUAllocator: can't allocate memory",),
+      "torch could not allocate host memory (the CPU allocator): the node's or the job's memory ran out",
+      "RuntimeError: [enforce fail at alloc_cpu.cpp:117] err == 0. DefaultCPUAllocator: can't allocate memory: you "
+      "tried to allocate 2359296 bytes. Error code 12 (Cannot allocate memory)",
+      "https://github.com/Lightning-AI/pytorch-lightning (utilities/memory.py: is_out_of_cpu_memory)",
+      "less host memory per rank (load the model once per node: low_cpu_mem_usage, device_map), or more --mem"),
     S("enomem", "oom", ("[Errno 12] Cannot allocate memory",),
       "the host ran out of memory (a process could not allocate or fork: ENOMEM)",
       "OSError: [Errno 12] Cannot allocate memory", "https://github.com/spine-generic/spine-generic/issues/108",
@@ -174,6 +192,28 @@ SIGNATURES: list[Signature] = [
       "https://github.com/bcbio/bcbio-nextgen/issues/2393",
       "ask for more memory (--mem / --mem-per-gpu) or load less per rank",
       node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+    # the other batch systems' own end lines: PBS's MOM ("=>> PBS: job killed: mem|vmem|walltime N exceeded limit
+    # M") and LSF's exit reasons (TERM_MEMLIMIT, TERM_RUNLIMIT, in the job's report)
+    S("pbs-mem-limit", "oom", ("PBS: job killed: ", "mem ", "exceeded limit"),
+      "PBS killed the job for going over its memory limit (host memory)",
+      "=>> PBS: job killed: mem 2097152kb exceeded limit 1048576kb", "https://github.com/openpbs/openpbs (MOM's "
+      "limit enforcement: 'job killed: mem ... exceeded limit')",
+      "ask for more memory (#PBS -l mem= / select=...:mem=), or load less per process"),
+    S("pbs-walltime", "scheduler", ("PBS: job killed: walltime",),
+      "PBS ended the job at its walltime limit",
+      "=>> PBS: job killed: walltime 3650 exceeded limit 3600", "https://github.com/openpbs/openpbs (MOM's limit "
+      "enforcement: 'job killed: walltime ... exceeded limit')",
+      "checkpoint and resubmit, or ask for more time (#PBS -l walltime=)"),
+    S("lsf-mem-limit", "oom", ("TERM_MEMLIMIT",),
+      "LSF killed the job for going over its memory limit (host memory)",
+      "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.",
+      "https://github.com/FredslundMagnus/Myretuen (its LSF job reports)",
+      "ask for more memory (bsub -M and -R \"rusage[mem=...]\"), or load less per process"),
+    S("lsf-run-limit", "scheduler", ("TERM_RUNLIMIT",),
+      "LSF ended the job at its run time limit",
+      "TERM_RUNLIMIT: job killed after reaching LSF run time limit.",
+      "https://github.com/FredslundMagnus/Myretuen (its LSF job reports)",
+      "checkpoint and resubmit, or ask for more time (bsub -W)"),
     S("slurm-cancelled", "scheduler", ("CANCELLED AT",),
       "the job was cancelled (scancel, or Slurm for a reason it did not print)",
       "slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***",
@@ -425,6 +465,14 @@ SIGNATURES: list[Signature] = [
       "the rendezvous port is taken (another job on the node uses the same MASTER_PORT)",
       "RuntimeError: Address already in use", "https://github.com/open-mmlab/mmdetection/issues/2129",
       "a free port per job (MASTER_PORT / --master_port; torchrun --rdzv-endpoint=HOST:0 picks one)"),
+    # torch 2.x's form of the same (the c10d store's socket): "... name: EADDRINUSE, message: address already in use"
+    S("address-in-use-c10d", "environment", ("EADDRINUSE",),
+      "the rendezvous port is taken (another job or a leftover process on the node holds MASTER_PORT)",
+      "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+      "port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use",
+      "https://github.com/pytorch/pytorch (torch/csrc/distributed/c10d/socket.cpp)",
+      "a free port per job (MASTER_PORT / --master_port; torchrun --rdzv-endpoint=HOST:0 picks one); a leftover "
+      "process from the last run: lsof -i :PORT"),
     S("duplicate-gpu", "environment", ("Duplicate GPU detected",),
       "two ranks were given the same GPU: the launch or placement gives every rank of a node the same device",
       "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10", "https://github.com/verl-project/verl/issues/161",
