@@ -314,3 +314,15 @@ def test_the_lines_that_name_a_culprit_after_their_signature_pass_the_big_logs_p
 )
 def test_other_tools_words_for_the_same_classes(text, category):
     assert _judge(text).category == category
+
+
+def test_a_ray_worker_dead_without_a_word_is_a_candidate_with_the_oom_killer_first():
+    # verl-217, verl-3349 (their threads: host memory); openrlhf-621's beside an mlx5 line stayed unsettled
+    text = (
+        "(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot "
+        "the problem, check the logs for the dead worker. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
+        "unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) "
+        "The process is killed by SIGKILL by OOM killer due to high memory usage.\n"
+    )
+    c = _judge(text)
+    assert c.category == "unknown" and len(c.candidates) >= 2 and c.candidates[0].startswith("oom"), c

@@ -710,6 +710,11 @@ _THIN = {
         "the job itself: a rank that failed or was stopped first (the ranks' output above this line; a suspended "
         "or killed mpirun)",
     ),
+    "ray-worker-died": (
+        "oom: the OOM killer (Ray's own text lists it first: the node's dmesg, ray logs raylet.out for memory)",
+        "code or a library: the worker crashed (SIGSEGV: its own log, python-core-worker-*.log)",
+        "node or scheduler: ray stop, or the node shutting down (the raylet's log)",
+    ),
     "slurm-script-missing": (
         "node: the node's Slurm spool or /tmp (full, cleaned, another mount: its slurmd log, df on it)",
         "environment: the script's #! interpreter is not installed on that node (the script's first line)",

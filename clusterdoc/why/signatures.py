@@ -114,6 +114,16 @@ SIGNATURES: list[Signature] = [
       "https://github.com/ray-project/ray/issues/43751",
       "resubmit without that node; check it (its kernel log: the OOM killer, XIDs; the raylet's log: ray logs "
       "raylet.out -ip ADDR)"),
+    # Ray's death notice of a worker that exited without a word (SYSTEM_ERROR): its own text lists the causes, the
+    # OOM killer first; a candidate, never a verdict (openrlhf-621's beside an mlx5 line stayed unsettled)
+    S("ray-worker-died", "oom", ("Worker unexpectedly exits with a connection error code",),
+      "a Ray worker died without a word (SYSTEM_ERROR): the OOM killer most often, as Ray's own text says first; or "
+      "a crash (SIGSEGV) or a ray stop",
+      "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. "
+      "End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to "
+      "high memory usage.", "https://github.com/verl-project/verl/issues/3349 (and verl#217)",
+      "the node's dmesg for the OOM killer and Ray's memory monitor (ray logs raylet.out -ip ADDR); the worker's own "
+      "log (python-core-worker-*.log) for a crash", weak=True),
     S("ray-node-preempted", "scheduler", ("the actor's node was preempted",),
       "the cluster took the node back (preemption or a drain): not a failure of the job",
       "\tthe actor's node was preempted: preemption_integration_demo: simulating node drain",
