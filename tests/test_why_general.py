@@ -326,3 +326,11 @@ def test_a_ray_worker_dead_without_a_word_is_a_candidate_with_the_oom_killer_fir
     )
     c = _judge(text)
     assert c.category == "unknown" and len(c.candidates) >= 2 and c.candidates[0].startswith("oom"), c
+
+
+def test_a_rank_dead_of_sigbus_in_a_pytorch_job_is_its_shared_memory():
+    # llamafactory-2206: torchrun's table on every rank (UCX's and the DataLoader's own bus-error lines were known)
+    table = "  exitcode  : -7 (pid: 16615)\n  error_file: <N/A>\n  traceback : Signal 7 (SIGBUS) received by PID 16615\n"
+    assert _judge(table).category == "environment"
+    # an MPI launcher's bare "Bus error (signal 7)" (mlsh-17, unsettled) is no PyTorch job's table: not decided here
+    assert _judge("APPLICATION TERMINATED WITH THE EXIT STRING: Bus error (signal 7)\n").category == "unknown"

@@ -378,6 +378,15 @@ SIGNATURES: list[Signature] = [
       "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
       "https://github.com/msr-fiddle/pipedream/issues/76",
       "docker --shm-size=16g or --ipc=host; NCCL_SHM_DISABLE=1 to confirm"),
+    # torchrun's failure table for a rank that died of SIGBUS: in a PyTorch job, shared memory (/dev/shm: the
+    # DataLoader's and NCCL's) too small, as UCX's and the DataLoader's own bus-error lines above say
+    S("torchrun-sigbus", "environment", ("Signal 7 (SIGBUS) received by PID",),
+      "a rank died of SIGBUS (a bus error): in a PyTorch job, /dev/shm too small for the DataLoader's or NCCL's "
+      "shared memory (a container's 64 MB default, or a node's small tmpfs)",
+      "  traceback : Signal 7 (SIGBUS) received by PID 16614",
+      "https://github.com/hiyouga/LlamaFactory/issues/2206",
+      "df -h /dev/shm on the node; docker --shm-size=16g or --ipc=host, fewer DataLoader workers; NCCL_SHM_DISABLE=1 "
+      "to confirm"),
     S("loader-bus-error", "environment", ("DataLoader worker", "killed by signal: Bus error"),
       "a DataLoader worker died of a bus error: /dev/shm is too small (a container's default 64 MB)",
       "RuntimeError: DataLoader worker (pid 325) is killed by signal: Bus error.",
