@@ -334,3 +334,35 @@ def test_a_rank_dead_of_sigbus_in_a_pytorch_job_is_its_shared_memory():
     assert _judge(table).category == "environment"
     # an MPI launcher's bare "Bus error (signal 7)" (mlsh-17, unsettled) is no PyTorch job's table: not decided here
     assert _judge("APPLICATION TERMINATED WITH THE EXIT STRING: Bus error (signal 7)\n").category == "unknown"
+
+
+@pytest.mark.parametrize(
+    "report, ranks",
+    [
+        # pytorch-152623: torch's desync report (TORCH_NCCL_DESYNC_DEBUG=1) after rank 0's watchdog line
+        (
+            "[rank0]:[E515 18:36:47.343377708 ProcessGroupNCCL.cpp:1937] Rank 0\n"
+            "         - [0] Timeout at collective: ALLREDUCE, #315\n"
+            "         - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:\n"
+            "             [7] finished collective #182, but didn't join collective #183 (count from 1)\n"
+            "         - Snapshot of ranks' latest states:\n",
+            [7],
+        ),
+        # its other form (TraceUtils.h): a rank that never joined any collective
+        (
+            " - To our best knowledge, ranks [47] are the lagging ranks that caused this timeout.\n"
+            "   They never joined any collectives\n",
+            [47],
+        ),
+    ],
+)
+def test_torchs_desync_report_names_the_ranks_and_leaves_which_of_its_three_words(report, ranks):
+    wd = (
+        "[rank0]:[E515 18:36:47 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=241, OpType=ALLREDUCE, NumelIn=6, NumelOut=6, Timeout(ms)=600000) ran for 600086 "
+        "milliseconds before timing out.\n"
+    )
+    c = _judge(wd + report)
+    # "lagging/dead/mismatched": a hang, a dead rank or a desync, which the report does not say
+    assert (c.category, c.ranks) == ("unknown", ranks), c
+    assert len(c.candidates) >= 3, c

@@ -831,8 +831,8 @@ def stall(ev: Evidence, found: Found) -> Found:
         what = "a process stopped or stuck in native code (its node answers, it does not)"
     elif cat == "hang":
         what = (
-            h["busy"]
-            if h.get("busy")
+            h["what"]
+            if h.get("what")
             else "a data-loader stall"
             if h.get("loader")
             else "the others wait for them in a collective (a stall, a dead process or node)"

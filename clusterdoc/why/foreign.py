@@ -377,6 +377,19 @@ def _stall(f: logs.LogFacts) -> dict | None:
     wd = compare_watchdogs(f)
     if wd is not None and not wd["thin"] and not wd["desync"] and wd["odd"]:
         return wd  # the watchdog lines themselves name the rank
+    if f.lagging:  # torch's own desync report names the ranks, "lagging/dead/mismatched": which of the three, not
+        ranks = sorted({r for x in f.lagging for r in x["ranks"]})
+        what = "; ".join(f"{_rs(x['ranks'])} {x['what']}" for x in f.lagging[:4])
+        return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+                "desync": False, "started": float(f.lagging[0]["line"]), "odd": ranks,
+                "headline": f"torch's desync report (TORCH_NCCL_DESYNC_DEBUG) names {_rs(ranks[:32])}: {what[:240]}",
+                "candidates": [
+                    f"hang: {_rs(ranks[:32])} lagging or stuck outside the collective (their stacks: py-spy dump; "
+                    "their logs at that time)",
+                    f"node: {_rs(ranks[:32])} dead, or their node (its kernel log: XIDs, the OOM killer)",
+                    f"desync: {_rs(ranks[:32])} called another collective (the report's snapshot of the ranks' "
+                    "latest states; TORCH_DISTRIBUTED_DEBUG=DETAIL)",
+                ]}  # fmt: skip
     if wd is None or not wd["desync"]:
         busy = busy_elsewhere(f)
         if busy is not None:
@@ -400,7 +413,7 @@ def busy_elsewhere(f: logs.LogFacts) -> dict | None:
         who = f"rank {rank}" if rank is not None else "a rank"
         return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": False,
                 "desync": False, "started": float(w["line"]), "odd": [rank] if rank is not None else [],
-                "busy": f"busy preparing the data on its own while the others waited past their timeout ({b['text']})",
+                "what": f"busy preparing the data on its own while the others waited past their timeout ({b['text']})",
                 "headline": f"{who} was still preparing the data ({b['text'][:120]}) when the others' wait timed "
                 "out"}  # fmt: skip
     return None

@@ -43,6 +43,11 @@ WAIT_WORDS = ("aught collective operation timeout", "received errors while waiti
               "store based barrier", "timed out after")  # fmt: skip
 PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's line is often glued to it)
 _BAR = re.compile(r"(\d{1,3})%\|")
+# torch's desync report (TORCH_NCCL_DESYNC_DEBUG, the watchdog's "To our best knowledge, the lagging/dead/mismatched
+# ranks that caused the desync are:"), then one line per group of ranks
+_LAGGING_HEAD = "the lagging/dead/mismatched ranks"
+_NEVER_JOINED = re.compile(r"ranks \[(\d{1,7}(?:, \d{1,7}){0,63})\] are the lagging ranks")  # its other form
+_LAGGING = re.compile(r"\s{0,40}(?:- )?\[(\d{1,7}(?:, \d{1,7}){0,63})\] ((?:finished|joined)[^\n]{0,160})")
 MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world size
 
 # a frame line of a Python traceback; frames in these folders are libraries, not the user's code
@@ -196,6 +201,7 @@ class LogFacts:
     loading_at: list[int] = field(default_factory=list)
     busy: list[dict] = field(default_factory=list)  # unfinished data-preparation bars: {line, rank, text}
     waits: list[dict] = field(default_factory=list)  # waits that timed out (WAIT_WORDS): {line, rank}
+    lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
     failures: list[dict] = field(default_factory=list)
@@ -263,6 +269,7 @@ class Scanner:
         self._table: dict | None = None  # torchrun's failure table being read
         self._per_sig: dict[str, int] = {}
         self._node_next: tuple[Hit, int, re.Pattern] | None = None  # a hit whose node a later line names
+        self._lagging_until = -1  # the lines after torch's desync report's head that list the lagging ranks
         self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
 
     def feed_text(self, text: str) -> None:
@@ -332,6 +339,18 @@ class Scanner:
                 f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200]})
         if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
             f.waits.append({"line": n, "rank": rank if rank is not None else _says_rank(line)})
+        if "are the lagging ranks" in line and len(f.lagging) < MAX_PHASE:
+            m = _NEVER_JOINED.search(line)
+            if m:
+                ranks = [int(x) for x in m.group(1).split(", ")]
+                f.lagging.append({"ranks": ranks, "what": "never joined any collective", "line": n})
+        elif _LAGGING_HEAD in line:
+            self._lagging_until = n + 4
+        elif n <= self._lagging_until and len(f.lagging) < MAX_PHASE:
+            m = _LAGGING.match(line)
+            if m:
+                ranks = [int(x) for x in m.group(1).split(", ")]
+                f.lagging.append({"ranks": ranks, "what": m.group(2).strip(), "line": n})
 
     # --- the parts of a line ---
     def _traceback(self, key: object, n: int, line: str, rl: RankLog | None) -> None:
