@@ -304,7 +304,8 @@ def test_the_lines_that_name_a_culprit_after_their_signature_pass_the_big_logs_p
         ),
         # any exception whose message says its allocator ran out (ROCm's HIP, an engine's own)
         ("torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB\n", "oom"),
-        ("RuntimeError: cuDNN error: CUDNN_STATUS_ALLOC_FAILED: out of memory\n", "oom"),
+        ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8.0G\n", "oom"),
+        ("ValueError: batch_size 512 may run out of memory on 16 GB GPUs; use --accumulate\n", "code"),  # a hint
         (
             "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network "
             "address. port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n",

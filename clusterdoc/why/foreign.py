@@ -36,7 +36,10 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (EFFECT_TYPES, (), "effect"),
     (("OutOfMemoryError",), (), "oom"),
     (("MemoryError",), (), "oom"),
-    ((), ("out of memory", "Out of memory", "OUT OF MEMORY", "OUT_OF_MEMORY"), "oom"),  # any allocator's, HIP's too
+    # an allocator's own words in any exception's message (ROCm's HIP, Apple's MPS, XLA's RESOURCE_EXHAUSTED, a CUDA
+    # call's ": out of memory"); not a hint that something "may run out of memory"
+    ((), ("HIP out of memory", "MPS backend out of memory", "Out of memory", "OUT OF MEMORY", "OUT_OF_MEMORY",
+          ": out of memory", "out of memory ("), "oom"),
     (NCCL_TYPES, (), "nccl"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
     (("OSError",), ("Cannot allocate memory",), "oom"),
