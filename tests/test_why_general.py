@@ -179,13 +179,13 @@ def test_a_load_balance_error_is_not_the_accounts_balance():
             "exception: not a valid RSA private key file\n",
             ["192.168.1.12"],
         ),
-        # dolly-139: a full disk behind a logger's prefix no launcher prints
+        # dolly-139: a full disk behind a logger's bracketed fields no launcher prints (the exception line read
+        # after them; why/disk.py's rule makes it the environment's)
         (
             "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c561ee] OSError: [Errno 28] No space left on "
             "device\n",
             [],
         ),
-        ("OSError: [Errno 122] Disk quota exceeded: '/home/u/ckpt/step_900.pt'\n", []),
     ],
 )
 def test_what_the_environment_lacks_is_the_environment(text, nodes):
@@ -367,3 +367,18 @@ def test_torchs_desync_report_names_the_ranks_and_leaves_which_of_its_three_word
     # "lagging/dead/mismatched": a hang, a dead rank or a desync, which the report does not say
     assert (c.category, c.ranks) == ("unknown", ranks), c
     assert len(c.candidates) >= 3, c
+
+
+def test_a_traceback_behind_a_loggers_bracketed_fields_is_read_whole():
+    # dolly-139 (Metaflow): every line of the traceback behind the same fields; the full disk is why/disk.py's
+    fields = "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c561ee-a44c-4795-967c-7183a83b3160] "
+    tb = [
+        "Traceback (most recent call last):",
+        '  File "/opt/conda/lib/python3.7/site-packages/torch/serialization.py", line 379, in save',
+        "    _save(obj, opened_zipfile, pickle_module, pickle_protocol)",
+        "OSError: [Errno 28] No space left on device",
+    ]
+    c = _judge("".join(fields + x + "\n" for x in tb))
+    assert c.category == "environment" and "serialization.py:379" in " ".join([c.headline, *c.evidence]), c
+    code = tb[:3] + ["KeyError: 'step'"]
+    assert _judge("".join(fields + x + "\n" for x in code)).category == "code"

@@ -210,9 +210,10 @@ class LogFacts:
 class _Traceback:
     """A traceback being read, line by line, for one stream (rank)."""
 
-    __slots__ = ("frames", "start", "after_frame")
+    __slots__ = ("frames", "start", "after_frame", "cut")
 
     def __init__(self, start: int) -> None:
+        self.cut = 0  # the column its lines start at, behind a logger's fields of a fixed width (0: none)
         self.frames: list[tuple[str, int, str]] = []
         self.start = start
         self.after_frame = False  # the next line is a frame's source line (code, not a message)
@@ -357,7 +358,10 @@ class Scanner:
         tb = self._tb.get(key)
         if tb is None:
             if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
-                self._tb[key] = _Traceback(n)
+                self._tb[key] = tb = _Traceback(n)
+                at = line.find("Traceback (most recent call last)")
+                if 2 <= at <= 240 and line[at - 2 : at] == "] ":  # after a logger's bracketed fields: the same
+                    tb.cut = at  # width of fields is before each of its lines (Metaflow's "TIME [step (pid)] [id] ")
             elif 'File "' in line and _FRAME.match(line):  # the traceback's head was cut off: its last frames
                 self._tb[key] = tb = _Traceback(n)
                 tb.feed(line)
@@ -367,6 +371,8 @@ class Scanner:
         got = tb.feed(line)
         if got is False and " | " in line[:160]:  # a logger's "TIME LEVEL | " before each line of it
             got = tb.feed(line[line.rfind(" | ", 0, 160) + 3 :])
+        elif got is False and tb.cut and line[tb.cut - 2 : tb.cut] == "] ":
+            got = tb.feed(line[tb.cut :])
         if got is True:
             return
         del self._tb[key]
@@ -379,8 +385,17 @@ class Scanner:
             self._tb[key] = _Traceback(n)
 
     def _loose(self, n: int, line: str, rl: RankLog | None) -> None:
-        """`[rank0]: AttributeError: ...` with no traceback around it (a partial paste): the exception line alone."""
+        """`[rank0]: AttributeError: ...` with no traceback around it (a partial paste): the exception line alone,
+        also behind a logger's own bracketed fields no launcher prints (`TIME [job/step (pid N)] [id] OSError: ...`)."""
         m = _EXC_LOOSE.match(line)
+        i = -2
+        for _ in range(4):  # after each of a logger's first bracketed fields
+            if m is not None:
+                break
+            i = line.find("] ", i + 2, 240)
+            if i < 0:
+                break
+            m = _EXC_LOOSE.match(line, i + 2)
         if not m or m.group(1).endswith(("Warning", "Info")):
             return
         raised = Raised(m.group(1).rsplit(".", 1)[-1], m.group(2).strip()[:2000])

@@ -339,19 +339,6 @@ SIGNATURES: list[Signature] = [
       "  traceback : Signal 9 (SIGKILL) received by PID 14750", "https://github.com/lzhxmu/CPPO/issues/6",
       "look for the OOM killer (dmesg, sacct MaxRSS); less host memory per rank, or more --mem", weak=True),
     # --- environment: the software stack or the container ---
-    # a full disk or quota, however the write that hit it is reported (an exception behind a logger's prefix,
-    # NCCL's /dev/shm, a shell command): ENOSPC and EDQUOT are the file system's, never the code's
-    S("no-space", "environment", ("No space left on device",),
-      "a write failed: the file system (or /dev/shm) is full",
-      "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] [09c561ee-a44c-4795-967c-7183a83b3160] OSError: [Errno "
-      "28] No space left on device", "https://github.com/databrickslabs/dolly/issues/139",
-      "free or grow the file system the job writes to (df -h on the node: the checkpoint directory, /tmp, /dev/shm; "
-      "keep fewer checkpoints: save_total_limit)"),
-    S("quota-exceeded", "environment", ("Disk quota exceeded",),
-      "a write failed: the user's or project's disk quota is used up",
-      "OSError: [Errno 122] Disk quota exceeded", "https://github.com/databrickslabs/dolly/issues/139 (the same "
-      "class: ENOSPC's sibling EDQUOT)",
-      "free space in the quota (quota -s, the site's tool), or write checkpoints to scratch"),
     S("nccl-shm", "environment", ("Error while creating shared memory segment",),
       "NCCL could not create its shared-memory segment: /dev/shm is too small (a container's 64 MB default)",
       "include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-250a7cc850ba9298-0-1-3 "
