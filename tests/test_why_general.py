@@ -382,3 +382,13 @@ def test_a_traceback_behind_a_loggers_bracketed_fields_is_read_whole():
     assert c.category == "environment" and "serialization.py:379" in " ".join([c.headline, *c.evidence]), c
     code = tb[:3] + ["KeyError: 'step'"]
     assert _judge("".join(fields + x + "\n" for x in code)).category == "code"
+
+
+def test_cray_pals_mpiexec_names_the_rank_that_died_and_its_node():
+    # mpich-7605 (Aurora): the first rank it names is the one to look at; what killed it, the line does not say
+    text = (
+        "x4213c4s7b0n0.hsn.cm.aurora.alcf.anl.gov: rank 27421 died from signal 6\n"
+        "x4417c3s5b0n0.hsn.cm.aurora.alcf.anl.gov: rank 48109 died from signal 15\n"
+    )
+    c = _judge(text)
+    assert (c.category, c.ranks, c.nodes) == ("unknown", [27421], ["x4213c4s7b0n0.hsn.cm.aurora.alcf.anl.gov"]), c

@@ -84,6 +84,7 @@ WORDS: tuple[bytes, ...] = (
     b"hostname:  ",  # Open MPI's lost daemon: the node on the lines after its help text
     b"Remote daemon:",
     b"\tip: ",  # Ray's actor fields: the node of an actor whose node died (the line after them)
+    b"died from signal",  # Cray PALS' mpiexec: the rank and its node
     b"lagging",  # torch's desync report: its head, then a line per group of ranks ("finished collective #N")
     b"collective #",
 )

@@ -107,6 +107,7 @@ _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 # Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
 _MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
+_PALS_DIED = re.compile(r"\brank (\d{1,7}) died from signal (\d{1,3})")  # Cray PALS' mpiexec: "NODE: rank N died ..."
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
 _MPI_SIGNAL = re.compile(  # mpirun's, prterun's (Open MPI 5), orterun's
     r"noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
@@ -316,7 +317,7 @@ class Scanner:
             self._signature(n, rank, host, line, rl)
         self._slurm(n, line)
         self._torchrun(n, line, host)
-        self._mpi(n, line)
+        self._mpi(n, line, host)
         self._phase(n, line)
         self._busy(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
@@ -536,13 +537,14 @@ class Scanner:
             if m:
                 f.srun_tasks.append({"node": m.group(1), "tasks": m.group(2), "what": m.group(3).strip(), "line": n})
 
-    def _mpi(self, n: int, line: str) -> None:
+    def _mpi(self, n: int, line: str, host: str | None = None) -> None:
         f = self.facts
         if len(f.mpi) >= 64 or len(f.local) >= 64:
             return
         if not (
             "MPI_ABORT" in line
             or "called MPI_Abort" in line
+            or "died from signal" in line
             or "Process name: [[" in line
             or "noticed that process" in line
             or "-- Process " in line
@@ -560,6 +562,10 @@ class Scanner:
         m = _MPICH_ABORT.search(line) if "called MPI_Abort" in line else None
         if m:  # MPICH's (and Intel MPI's) own line: the process that called MPI_Abort
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_Abort was called by it"})
+        m = _PALS_DIED.search(line) if "died from signal" in line else None
+        if m:  # Cray PALS' mpiexec names each rank that died and its node (the line's host prefix), first first
+            f.mpi.append({"rank": int(m.group(1)), "node": host, "line": n,
+                          "how": f"mpiexec: died from signal {m.group(2)}"})  # fmt: skip
         m = _MPI_FIRST.search(line)
         if m:
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mpirun's first process to fail"})
