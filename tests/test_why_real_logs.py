@@ -48,8 +48,10 @@ def test_the_score_on_real_logs():
     # (10: the ambiguous rows of the same form must stay unknown), a lost peer or a refused connection alone (the
     # network, or a peer that died first), and one-line pastes without a failure word (Ray's actor died, a PBS
     # exit status, an ssh exit 255)
-    assert s["right"] * 100 >= 76 * s["settled"], (s["right"], s["settled"])
-    assert s["culprits_named"] * 100 >= 80 * s["culprits"], s["culprits_missed"]  # 46/51 (90 %)
+    # 194/244 (80 %), culprit 67/73 after the fifth round (classes as the field names them, each in the tools'
+    # own words: tests/test_why_general.py); the bounds keep a margin of two logs
+    assert s["right"] * 100 >= 78 * s["settled"], (s["right"], s["settled"])
+    assert s["culprits_named"] * 100 >= 87 * s["culprits"], s["culprits_missed"]  # 67/73 (92 %)
 
 
 @pytest.mark.parametrize("held", [HELDOUT, HELDOUT_FRESH], ids=lambda p: p.name)

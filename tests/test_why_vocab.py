@@ -15,9 +15,9 @@ from clusterdoc.why import foreign, logread, verdict, vocab
 REAL = Path(__file__).parent / "fixtures" / "why" / "real"
 
 NETWORK = (
-    "[2026-03-13 22:26:02] host-01.example.com:XXXXXX [5] ibvwrap.c:262 NCCL WARN Call to ibv_modify_qp failed "
-    "with 110 Connection timed out, on dev mlx_x:1, curr state INIT, next state RTR"
-)  # nccl-2013
+    "pytorchjob-worker-0:116:236 [3] misc/socket.cc:480 NCCL WARN socketStartConnect: Connect to "
+    "192.168.102.1<38007> failed : Software caused connection abort"
+)  # nccl-1016 (nccl-2013's ibv_modify_qp line, the example before, is a signature of its own now)
 NODE = (
     "2047: cudaSetDevice(cuda_device_id) error( cudaErrorDevicesUnavailable): CUDA-capable device(s) is/are busy "
     "or unavailable /global/u1/w/whannah/E3SM/E3SM_SRC1/externals/ekat/extern/kokkos/core/src/Cuda/"
@@ -67,9 +67,10 @@ def test_an_effect_or_an_ambiguous_word_names_no_family(line):
 def test_one_family_is_the_first_candidate_with_its_line_and_prefix_never_the_verdict():
     # thin evidence: on the logs kept back, a family word deciding made as many ambiguous logs confidently wrong as
     # it made right (issue 41), so it leads the candidates of an unknown, with its line, rank and node
-    c = _judge((REAL / "nccl-2013-rail-only-modify-qp-110.log").read_text())
+    # (nccl-2013's ibv_modify_qp line, once this example, is now a signature of its own: ib-modify-qp)
+    c = _judge((REAL / "nccl-1016-k8s-net1-connect-abort.log").read_text())
     assert c.category == "unknown" and c.rule == "failure-lines" and len(c.candidates) >= 2
-    assert c.candidates[0].startswith("network:") and "ibv_modify_qp" in c.evidence[0]
+    assert c.candidates[0].startswith("network:") and "socketStartConnect" in c.evidence[0]
     c = _judge(NODE + "\n")
     assert (c.category, c.candidates[0].split(":")[0], c.ranks) == ("unknown", "node", [2047])  # srun -l's task
     c = _judge((REAL / "e3sm-8699-pm-gpu-devices-unavailable-nid004069.log").read_text())
@@ -87,7 +88,7 @@ def test_a_timeout_waiting_beside_another_family_is_its_effect():
     hang = "timed out initializing process group in store based barrier on rank\n"  # chatglm2ft-6, whole
     assert _judge(hang).candidates[0].startswith("hang:")
     c = _judge(NETWORK + "\n" + hang)
-    assert c.candidates[0].startswith("network:") and "ibv_modify_qp" in c.evidence[0]
+    assert c.candidates[0].startswith("network:") and "socketStartConnect" in c.evidence[0]
 
 
 def test_every_family_word_reaches_the_parsers_of_a_big_log():

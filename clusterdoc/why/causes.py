@@ -703,6 +703,22 @@ _THIN = {
         "scheduler: Slurm or the cluster stopped the job (SIGTERM: a time limit, a preemption, scancel: sacct -j JOB "
         "-o State,Reason)",
     ),
+    "mpi-lost-daemon": (
+        "node: the node it names died, rebooted or ran out of memory (its kernel log: the OOM killer, a panic; "
+        "clusterdoc check on it)",
+        "network: the TCP link between mpirun's node and that node dropped (clusterdoc check (net) on both)",
+        "the job itself: a rank that failed or was stopped first (the ranks' output above this line; a suspended "
+        "or killed mpirun)",
+    ),
+    "ray-worker-died": (
+        "oom: the OOM killer (Ray's own text lists it first: the node's dmesg, ray logs raylet.out for memory)",
+        "code or a library: the worker crashed (SIGSEGV: its own log, python-core-worker-*.log)",
+        "node or scheduler: ray stop, or the node shutting down (the raylet's log)",
+    ),
+    "slurm-script-missing": (
+        "node: the node's Slurm spool or /tmp (full, cleaned, another mount: its slurmd log, df on it)",
+        "environment: the script's #! interpreter is not installed on that node (the script's first line)",
+    ),
     "orte-daemons": (
         "environment: the nodes lack what mpirun needs there (orted on PATH, LD_LIBRARY_PATH; ssh without a "
         "password: ssh NODE true)",
@@ -815,7 +831,9 @@ def stall(ev: Evidence, found: Found) -> Found:
         what = "a process stopped or stuck in native code (its node answers, it does not)"
     elif cat == "hang":
         what = (
-            "a data-loader stall"
+            h["what"]
+            if h.get("what")
+            else "a data-loader stall"
             if h.get("loader")
             else "the others wait for them in a collective (a stall, a dead process or node)"
             if h.get("watchdog")

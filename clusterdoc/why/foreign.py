@@ -36,6 +36,10 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (EFFECT_TYPES, (), "effect"),
     (("OutOfMemoryError",), (), "oom"),
     (("MemoryError",), (), "oom"),
+    # an allocator's own words in any exception's message (ROCm's HIP, Apple's MPS, XLA's RESOURCE_EXHAUSTED, a CUDA
+    # call's ": out of memory"); not a hint that something "may run out of memory"
+    ((), ("HIP out of memory", "MPS backend out of memory", "Out of memory", "OUT OF MEMORY", "OUT_OF_MEMORY",
+          ": out of memory", "out of memory ("), "oom"),
     (NCCL_TYPES, (), "nccl"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
     (("OSError",), ("Cannot allocate memory",), "oom"),
@@ -140,7 +144,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         world=len(ranks),
         state=state,
         ranks=ranks,
-        hang=compare_watchdogs(f) or horovod_stall(f),
+        hang=_stall(f),
         scheduler=_scheduler(f, scontrol or {}),
         foreign=True,
         signs=signs,
@@ -168,16 +172,24 @@ LOADING_NEAR = 20  # lines from a loading line to the SIGKILL that ended it
 
 
 def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
-    """What the job was doing when it died reads a signature better: a segfault with a library's cleanup around it
+    """What the job was doing when it died reads a signature better (and how it was launched: two ranks on one GPU
+    under mpirun is the script's pinning, no launcher's): a segfault with a library's cleanup around it
     (MPI_Finalize, atexit, a destructor) happened after the work (a candidate, not the code); a SIGKILL right
     after a loading line is the host's OOM killer at memory's peak (not a time limit or a user); a command missing
     where a task ran, in a log of several nodes, may be that node's lack (a candidate: node or environment)."""
     nodes = f.hosts | {t["node"] for t in f.srun_tasks} | {e.get("node") for e in f.slurm_ends if e.get("node")}
+    preempted = [s["line"] for s in signs if s["sig"] == "ray-node-preempted"]
+    signs[:] = [  # Ray's "its node has died" with the reason after it: the preemption is the cause, not the node
+        s for s in signs if not (s["sig"] == "ray-node-died" and any(0 < n - s["line"] <= 3 for n in preempted))
+    ]
     for s in signs:
         if s["sig"] in signatures.MISSING_SIGNS and len(nodes) > 1:
             s["sig"] = "missing-on-a-node"  # the others may have run it: that node, or every node
         elif s["sig"] in signatures.SEGV_SIGNS and any(abs(n - s["line"]) <= SEGV_NEAR for n in f.cleanup_at):
             s["sig"] = "segfault-at-exit"
+        elif s["sig"] == "duplicate-gpu" and f.mpirun_tagged:
+            # mpirun (horovodrun too) gives no rank its GPU: the script pins it from its local rank, or all share one
+            s["sig"], s["category"] = "duplicate-gpu-mpirun", "code"
         elif s["sig"] in signatures.SIGKILL_SIGNS and any(0 <= s["line"] - n <= LOADING_NEAR for n in f.loading_at):
             s["sig"], s["category"] = "sigkill-loading", "oom"
 
@@ -362,6 +374,52 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
         + " (a dead process or node: look for its log, and at the nodes' XIDs with clusterdoc check)",
         "missing": missing[:1024],
     }
+
+
+def _stall(f: logs.LogFacts) -> dict | None:
+    wd = compare_watchdogs(f)
+    if wd is not None and not wd["thin"] and not wd["desync"] and wd["odd"]:
+        return wd  # the watchdog lines themselves name the rank
+    if f.lagging:  # torch's own desync report names the ranks, "lagging/dead/mismatched": which of the three, not
+        ranks = sorted({r for x in f.lagging for r in x["ranks"]})
+        what = "; ".join(f"{_rs(x['ranks'])} {x['what']}" for x in f.lagging[:4])
+        return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+                "desync": False, "started": float(f.lagging[0]["line"]), "odd": ranks,
+                "headline": f"torch's desync report (TORCH_NCCL_DESYNC_DEBUG) names {_rs(ranks[:32])}: {what[:240]}",
+                "candidates": [
+                    f"hang: {_rs(ranks[:32])} lagging or stuck outside the collective (their stacks: py-spy dump; "
+                    "their logs at that time)",
+                    f"node: {_rs(ranks[:32])} dead, or their node (its kernel log: XIDs, the OOM killer)",
+                    f"desync: {_rs(ranks[:32])} called another collective (the report's snapshot of the ranks' "
+                    "latest states; TORCH_DISTRIBUTED_DEBUG=DETAIL)",
+                ]}  # fmt: skip
+    if wd is None or not wd["desync"]:
+        busy = busy_elsewhere(f)
+        if busy is not None:
+            return busy
+    return wd or horovod_stall(f)
+
+
+def busy_elsewhere(f: logs.LogFacts) -> dict | None:
+    """Waits that timed out (a watchdog, the store's socket, a monitored barrier) right after a data-preparation bar
+    that had not finished (a tokenizer, HF datasets' Map): one process prepared the data while the others waited for
+    it past their timeout (a hang: raise the timeout, or prepare the data before the job). The process is the bar's
+    rank; a bar without a prefix is rank 0's (main_process_first: rank 0 maps first) where rank 0 is not among
+    the waiting."""
+    for w in f.waits:
+        bars = [b for b in f.busy if 0 <= w["line"] - b["line"] <= logs.PREP_NEAR]
+        if not bars:
+            continue
+        b = bars[-1]
+        waiting = {x["rank"] for x in f.waits if x["rank"] is not None} | {r for r in f.watchdog if r >= 0}
+        rank = b["rank"] if b["rank"] is not None else 0 if 0 not in waiting else None
+        who = f"rank {rank}" if rank is not None else "a rank"
+        return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": False,
+                "desync": False, "started": float(w["line"]), "odd": [rank] if rank is not None else [],
+                "what": f"busy preparing the data on its own while the others waited past their timeout ({b['text']})",
+                "headline": f"{who} was still preparing the data ({b['text'][:120]}) when the others' wait timed "
+                "out"}  # fmt: skip
+    return None
 
 
 def horovod_stall(f: logs.LogFacts) -> dict | None:

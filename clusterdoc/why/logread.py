@@ -81,6 +81,12 @@ WORDS: tuple[bytes, ...] = (
     b"Process name: [[",  # Open MPI's "the first process to do so was"
     b"MPI_ABORT",
     b"MPICH ERROR",  # Cray MPICH's abort line: the rank and its node
+    b"hostname:  ",  # Open MPI's lost daemon: the node on the lines after its help text
+    b"Remote daemon:",
+    b"\tip: ",  # Ray's actor fields: the node of an actor whose node died (the line after them)
+    b"died from signal",  # Cray PALS' mpiexec: the rank and its node
+    b"lagging",  # torch's desync report: its head, then a line per group of ranks ("finished collective #N")
+    b"collective #",
 )
 
 
@@ -98,10 +104,13 @@ def _signature_words() -> tuple[bytes, ...]:
 
 
 def _phase_words() -> tuple[bytes, ...]:
-    """The lines that say what a job was doing when it died (why/logs.py: a library's cleanup, weights loading)."""
-    from clusterdoc.why.logs import CLEANUP_WORDS, LOADING_WORDS
+    """The lines that say what a job was doing when it died (why/logs.py: a library's cleanup, weights loading, data
+    prepared while the others waited)."""
+    from clusterdoc.why.logs import CLEANUP_WORDS, LOADING_WORDS, WAIT_WORDS
 
-    return tuple(w.encode() for w in CLEANUP_WORDS + LOADING_WORDS)
+    # the waits that timed out by their own words; a data-preparation bar counts only beside one (glued to its line,
+    # as tqdm's output is, or in the log's end, read whole): a training log's millions of bars stay out
+    return tuple(w.encode() for w in CLEANUP_WORDS + LOADING_WORDS + WAIT_WORDS)
 
 
 # a needle that holds one of the words above is found through that word: grep looks for fewer strings, the same

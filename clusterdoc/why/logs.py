@@ -32,6 +32,22 @@ CLEANUP_WORDS = ("finalize", "Finalize", "FINALIZE", "atexit", "at_exit", "clean
 # a model's weights being read (transformers' progress bar, a framework's own line): host memory's peak
 LOADING_WORDS = ("Loading checkpoint shards", "Loading checkpoint", "loading checkpoint", "Loading model",
                  "Loading weights", "Loading safetensors")  # fmt: skip
+# data prepared by one process while the others wait (a progress bar's description: HF datasets' Map/Filter, a
+# tokenizer, a script's own preprocessing): with a bar unfinished when a wait times out, that process is the one
+# the others waited for
+PREP_WORDS = ("Map", "Filter", "okeniz", "Running tokenizer", "Grouping texts", "Generating", "Preparing",
+              "Preprocessing", "Processing", "Packing", "Converting", "Loading dataset", "Indexing")  # fmt: skip
+# what the others print when a wait times out: torch's watchdog, the c10d store's socket, gloo's monitoredBarrier,
+# the store based barrier
+WAIT_WORDS = ("aught collective operation timeout", "received errors while waiting", "failed to pass monitoredBarrier",
+              "store based barrier", "timed out after")  # fmt: skip
+PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's line is often glued to it)
+_BAR = re.compile(r"(\d{1,3})%\|")
+# torch's desync report (TORCH_NCCL_DESYNC_DEBUG, the watchdog's "To our best knowledge, the lagging/dead/mismatched
+# ranks that caused the desync are:"), then one line per group of ranks
+_LAGGING_HEAD = "the lagging/dead/mismatched ranks"
+_NEVER_JOINED = re.compile(r"ranks \[(\d{1,7}(?:, \d{1,7}){0,63})\] are the lagging ranks")  # its other form
+_LAGGING = re.compile(r"\s{0,40}(?:- )?\[(\d{1,7}(?:, \d{1,7}){0,63})\] ((?:finished|joined)[^\n]{0,160})")
 MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world size
 
 # a frame line of a Python traceback; frames in these folders are libraries, not the user's code
@@ -90,6 +106,8 @@ _SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 # Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
+_MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
+_PALS_DIED = re.compile(r"\brank (\d{1,7}) died from signal (\d{1,3})")  # Cray PALS' mpiexec: "NODE: rank N died ..."
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
 _MPI_SIGNAL = re.compile(  # mpirun's, prterun's (Open MPI 5), orterun's
     r"noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
@@ -99,6 +117,11 @@ _TR_RANK = re.compile(r"(\d{1,7})")
 _TR_CODE = re.compile(r"(-?\d{1,4})")
 _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})")
 # gloo's monitoredBarrier (ProcessGroupGloo.cpp) on rank 0: the rank(s) that did not arrive
+# the node a signature's line leaves to the lines after it (Open MPI's help text: "hostname:  X", "Remote daemon:
+# [[J,0],1] on node X"), or to the lines before it (Ray's actor fields: "ip: ADDR"): (pattern, lines away)
+_DAEMON_NODE = re.compile(r"\s{0,8}(?:hostname:\s{1,8}|Remote daemon:.{0,200}? on node )([\w.-]{1,128})")
+_NODE_AFTER = {"mpi-lost-daemon": (_DAEMON_NODE, 8)}
+_NODE_BEFORE = {"ray-node-died": (re.compile(r"\s{0,8}ip: ([\w.:-]{1,128})\s*$"), 8)}
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
@@ -171,11 +194,15 @@ class LogFacts:
     torchrun: list[dict] = field(default_factory=list)  # {rank, host, exitcode, line, root: its Root Cause entry}
     nccl_warns: list[tuple[str, str]] = field(default_factory=list)
     hosts: set[str] = field(default_factory=set)
+    mpirun_tagged: bool = False  # lines with mpirun's --tag-output prefix ([J,R]<stdout>:): ranks mpirun started
     process_groups: set[str] = field(default_factory=set)  # torch's "[PG ID N" in its lines: several groups
     # what the job was doing, by the lines that say it (the last MAX_PHASE of each): a library's cleanup at exit
     # (MPI_Finalize, atexit, a destructor) and a model's weights being loaded (host memory's peak)
     cleanup_at: list[int] = field(default_factory=list)
     loading_at: list[int] = field(default_factory=list)
+    busy: list[dict] = field(default_factory=list)  # unfinished data-preparation bars: {line, rank, text}
+    waits: list[dict] = field(default_factory=list)  # waits that timed out (WAIT_WORDS): {line, rank}
+    lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
     failures: list[dict] = field(default_factory=list)
@@ -184,9 +211,10 @@ class LogFacts:
 class _Traceback:
     """A traceback being read, line by line, for one stream (rank)."""
 
-    __slots__ = ("frames", "start", "after_frame")
+    __slots__ = ("frames", "start", "after_frame", "cut")
 
     def __init__(self, start: int) -> None:
+        self.cut = 0  # the column its lines start at, behind a logger's fields of a fixed width (0: none)
         self.frames: list[tuple[str, int, str]] = []
         self.start = start
         self.after_frame = False  # the next line is a frame's source line (code, not a message)
@@ -211,6 +239,15 @@ class _Traceback:
         return _raised(line.strip(), self.frames) or False
 
 
+def _says_rank(line: str) -> int | None:
+    """The rank torch or gloo names as the line's own ("[Rank 3] Watchdog ...", "Rank 3 successfully reached")."""
+    m = SAYS_RANK.search(line) or _GLOO_RANK.search(line)
+    return int(m.group(1)) if m else None
+
+
+_GLOO_RANK = re.compile(r"\bRank (\d{1,7}) successfully reached monitoredBarrier")
+
+
 def _raised(line: str, frames: list[tuple[str, int, str]]) -> Raised | None:
     m = _EXC_LINE.match(line) or _EXC_WRAPPED.match(line) or _EXC_BARE.match(line)
     if not m:
@@ -233,6 +270,9 @@ class Scanner:
         self._wd: dict[int, tuple] = {}  # 0 -> (stream, line, rank, text, lines): a header whose fields follow
         self._table: dict | None = None  # torchrun's failure table being read
         self._per_sig: dict[str, int] = {}
+        self._node_next: tuple[Hit, int, re.Pattern] | None = None  # a hit whose node a later line names
+        self._lagging_until = -1  # the lines after torch's desync report's head that list the lagging ranks
+        self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -246,6 +286,8 @@ class Scanner:
         if rank is None and local is not None and len(f.hosts) <= 1:  # torchrun's [defaultN]: on one node
             rank = local
         line = line.rstrip("\r\n")
+        if rank is not None and not f.mpirun_tagged and "]<std" in raw[:48]:
+            f.mpirun_tagged = True
         if rank is None and host is None and ("host", None) not in self._tb and len(self._tb) == 1:
             # a traceback begun on a rank's prefixed line (a logger's prefix on its first line only) continues on
             # the lines without one: frames, their source, the exception
@@ -275,8 +317,9 @@ class Scanner:
             self._signature(n, rank, host, line, rl)
         self._slurm(n, line)
         self._torchrun(n, line, host)
-        self._mpi(n, line)
+        self._mpi(n, line, host)
         self._phase(n, line)
+        self._busy(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
             fams = vocab.families(line)
             if fams:
@@ -289,12 +332,37 @@ class Scanner:
                 del at[: -MAX_PHASE + 1]
                 at.append(n)
 
+    def _busy(self, n: int, rank: int | None, line: str) -> None:
+        """A data-preparation bar not at 100 % (its line), and a wait that timed out (often glued after the bar)."""
+        f = self.facts
+        if "%|" in line and len(f.busy) < MAX_PHASE:
+            m = _BAR.search(line, 0, 400)
+            if m and int(m.group(1)) < 100 and any(w in line[: m.start()] for w in PREP_WORDS):
+                f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200]})
+        if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
+            f.waits.append({"line": n, "rank": rank if rank is not None else _says_rank(line)})
+        if "are the lagging ranks" in line and len(f.lagging) < MAX_PHASE:
+            m = _NEVER_JOINED.search(line)
+            if m:
+                ranks = [int(x) for x in m.group(1).split(", ")]
+                f.lagging.append({"ranks": ranks, "what": "never joined any collective", "line": n})
+        elif _LAGGING_HEAD in line:
+            self._lagging_until = n + 4
+        elif n <= self._lagging_until and len(f.lagging) < MAX_PHASE:
+            m = _LAGGING.match(line)
+            if m:
+                ranks = [int(x) for x in m.group(1).split(", ")]
+                f.lagging.append({"ranks": ranks, "what": m.group(2).strip(), "line": n})
+
     # --- the parts of a line ---
     def _traceback(self, key: object, n: int, line: str, rl: RankLog | None) -> None:
         tb = self._tb.get(key)
         if tb is None:
             if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
-                self._tb[key] = _Traceback(n)
+                self._tb[key] = tb = _Traceback(n)
+                at = line.find("Traceback (most recent call last)")
+                if 2 <= at <= 240 and line[at - 2 : at] == "] ":  # after a logger's bracketed fields: the same
+                    tb.cut = at  # width of fields is before each of its lines (Metaflow's "TIME [step (pid)] [id] ")
             elif 'File "' in line and _FRAME.match(line):  # the traceback's head was cut off: its last frames
                 self._tb[key] = tb = _Traceback(n)
                 tb.feed(line)
@@ -304,6 +372,8 @@ class Scanner:
         got = tb.feed(line)
         if got is False and " | " in line[:160]:  # a logger's "TIME LEVEL | " before each line of it
             got = tb.feed(line[line.rfind(" | ", 0, 160) + 3 :])
+        elif got is False and tb.cut and line[tb.cut - 2 : tb.cut] == "] ":
+            got = tb.feed(line[tb.cut :])
         if got is True:
             return
         del self._tb[key]
@@ -316,8 +386,17 @@ class Scanner:
             self._tb[key] = _Traceback(n)
 
     def _loose(self, n: int, line: str, rl: RankLog | None) -> None:
-        """`[rank0]: AttributeError: ...` with no traceback around it (a partial paste): the exception line alone."""
+        """`[rank0]: AttributeError: ...` with no traceback around it (a partial paste): the exception line alone,
+        also behind a logger's own bracketed fields no launcher prints (`TIME [job/step (pid N)] [id] OSError: ...`)."""
         m = _EXC_LOOSE.match(line)
+        i = -2
+        for _ in range(4):  # after each of a logger's first bracketed fields
+            if m is not None:
+                break
+            i = line.find("] ", i + 2, 240)
+            if i < 0:
+                break
+            m = _EXC_LOOSE.match(line, i + 2)
         if not m or m.group(1).endswith(("Warning", "Info")):
             return
         raised = Raised(m.group(1).rsplit(".", 1)[-1], m.group(2).strip()[:2000])
@@ -402,6 +481,7 @@ class Scanner:
                 item = (m.group(1) or host or "?", m.group(2).strip()[:300])
                 if item not in f.nccl_warns:
                     f.nccl_warns.append(item)
+        self._nodes_around(n, line)
         if sig is None or len(f.hits) >= MAX_HITS or self._per_sig.get(sig.name, 0) >= MAX_HITS_PER_SIG:
             return
         if host is None and "NCCL" in line:  # NCCL's own prefix names the host: "node01:1234:5678 [0] NCCL ..."
@@ -412,8 +492,30 @@ class Scanner:
             rank = int(m.group(1)) if m else None
         if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
             return  # the same line again (NCCL repeats its warnings per channel)
-        f.hits.append(Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None))
+        hit = Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None)
+        if hit.node is None and sig.name in _NODE_BEFORE:
+            at, node = self._before.get(sig.name, (-1, ""))
+            hit.node = node if at >= 0 and n - at <= _NODE_BEFORE[sig.name][1] else None
+        if hit.node is None and sig.name in _NODE_AFTER:
+            pat, within = _NODE_AFTER[sig.name]
+            self._node_next = (hit, n + within, pat)
+        f.hits.append(hit)
         self._per_sig[sig.name] = self._per_sig.get(sig.name, 0) + 1
+
+    def _nodes_around(self, n: int, line: str) -> None:
+        """The node a signature's line leaves to the lines around it (_NODE_AFTER, _NODE_BEFORE)."""
+        if self._node_next is not None:
+            hit, until, pat = self._node_next
+            m = pat.match(line) if n <= until else None
+            if m or n > until:
+                self._node_next = None
+            if m:
+                hit.node = m.group(1)
+        if "ip: " in line:
+            for name, (pat, _) in _NODE_BEFORE.items():
+                m = pat.match(line)
+                if m:
+                    self._before[name] = (n, m.group(1))
 
     def _slurm(self, n: int, line: str) -> None:
         f = self.facts
@@ -435,12 +537,14 @@ class Scanner:
             if m:
                 f.srun_tasks.append({"node": m.group(1), "tasks": m.group(2), "what": m.group(3).strip(), "line": n})
 
-    def _mpi(self, n: int, line: str) -> None:
+    def _mpi(self, n: int, line: str, host: str | None = None) -> None:
         f = self.facts
         if len(f.mpi) >= 64 or len(f.local) >= 64:
             return
         if not (
             "MPI_ABORT" in line
+            or "called MPI_Abort" in line
+            or "died from signal" in line
             or "Process name: [[" in line
             or "noticed that process" in line
             or "-- Process " in line
@@ -455,6 +559,13 @@ class Scanner:
         m = _MPI_ABORT.search(line)
         if m:
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_ABORT was invoked on it"})
+        m = _MPICH_ABORT.search(line) if "called MPI_Abort" in line else None
+        if m:  # MPICH's (and Intel MPI's) own line: the process that called MPI_Abort
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_Abort was called by it"})
+        m = _PALS_DIED.search(line) if "died from signal" in line else None
+        if m:  # Cray PALS' mpiexec names each rank that died and its node (the line's host prefix), first first
+            f.mpi.append({"rank": int(m.group(1)), "node": host, "line": n,
+                          "how": f"mpiexec: died from signal {m.group(2)}"})  # fmt: skip
         m = _MPI_FIRST.search(line)
         if m:
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mpirun's first process to fail"})

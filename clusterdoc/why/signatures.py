@@ -105,6 +105,25 @@ SIGNATURES: list[Signature] = [
       "https://github.com/ray-project/ray/issues/22349",
       "resubmit without that node; check it (its kernel log, the raylet's log: ray logs raylet.out -ip ADDR)",
       node=re.compile(r"and ip: (\d{1,3}(?:\.\d{1,3}){3})")),
+    # Ray's death notice of an actor whose node died (the raylet gone: a crash, a reboot, a cut link); the node's
+    # address is the actor's "ip:" field printed above it. Followed by "the actor's node was preempted" it is a
+    # preemption (why/foreign.py reads that line as the reason)
+    S("ray-node-died", "node", ("because its node has died",),
+      "Ray lost the node an actor ran on (its raylet died: the node crashed, rebooted or was cut off)",
+      "The actor is dead because its node has died. Node Id: 677df2a9020c5db45e755b0078c469e2ce51e05ea093ed3b283505a0",
+      "https://github.com/ray-project/ray/issues/43751",
+      "resubmit without that node; check it (its kernel log: the OOM killer, XIDs; the raylet's log: ray logs "
+      "raylet.out -ip ADDR)"),
+    # Ray's death notice of a worker that exited without a word (SYSTEM_ERROR): its own text lists the causes, the
+    # OOM killer first; a candidate, never a verdict (openrlhf-621's beside an mlx5 line stayed unsettled)
+    S("ray-worker-died", "oom", ("Worker unexpectedly exits with a connection error code",),
+      "a Ray worker died without a word (SYSTEM_ERROR): the OOM killer most often, as Ray's own text says first; or "
+      "a crash (SIGSEGV) or a ray stop",
+      "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. "
+      "End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to "
+      "high memory usage.", "https://github.com/verl-project/verl/issues/3349 (and verl#217)",
+      "the node's dmesg for the OOM killer and Ray's memory monitor (ray logs raylet.out -ip ADDR); the worker's own "
+      "log (python-core-worker-*.log) for a crash", weak=True),
     S("ray-node-preempted", "scheduler", ("the actor's node was preempted",),
       "the cluster took the node back (preemption or a drain): not a failure of the job",
       "\tthe actor's node was preempted: preemption_integration_demo: simulating node drain",
@@ -121,6 +140,28 @@ SIGNATURES: list[Signature] = [
       "https://github.com/facebookresearch/cc_net/issues/32",
       "change the request as the message says (array size: MaxArraySize in scontrol show config; the partition's "
       "limits: sinfo, sacctmgr show qos)"),
+    # salloc's and srun's refusal (sbatch's is "Batch job submission failed"): the reason follows the colon
+    S("salloc-refused", "scheduler", ("Job submit/allocate failed",),
+      "Slurm refused the allocation (salloc or srun outside a job): a limit or policy of the account, QOS or "
+      "partition",
+      "salloc: error: Job submit/allocate failed: Job violates accounting/QOS policy (job submit limit, user's size "
+      "and/or time limits)", "https://github.com/chpc-uofu/technotes/issues/7",
+      "the reason after the colon (squeue -u $USER for the jobs counted against the limit; sacctmgr show assoc, "
+      "show qos for the limits); wait for jobs to end, or ask within the limits"),
+    # the site's accounting: the account's time allocation (core-, node- or GPU-hours) used up or unknown. Slurm's
+    # own reason codes for it (AssocGrp...Minutes) and the sites' submit filters' words ("node hour balance")
+    S("slurm-assoc-minutes", "scheduler", ("AssocGrp", "Minutes"),
+      "Slurm will not run the job: the account's allocation of time (CPU, GPU or billing minutes) is used up",
+      "sbatch: error: AssocGrpBillingMinutes",
+      "https://github.com/SchedMD/slurm/blob/master/doc/html/job_reason_codes.shtml",
+      "sshare -l / sacctmgr show assoc for the account's usage against its GrpTRESMins; another account "
+      "(--account), or a renewed allocation"),
+    S("site-hour-balance", "scheduler", ("error", "hour balance"),
+      "the site refused the job: the account's allocation of node or core hours is used up or unknown to it",
+      "error: No available node hour balance information for user xxx, account xxx. Cannot proceed.",
+      "https://github.com/radiasoft/sirepo/issues/7442",
+      "the account's balance (the site's iris/sbank/mybalance tool); submit with an account that has hours "
+      "(--account / -A)", lower=True),
     S("slurm-invalid-gres", "scheduler", ("Invalid generic resource (gres) specification",),
       "Slurm refused the request: it asks for a generic resource (a GPU gres) the cluster, the partition or the "
       "allocation the step runs in does not have (the job or step never ran)",
@@ -128,6 +169,24 @@ SIGNATURES: list[Signature] = [
       "https://github.com/mehta-lab/waveorder/issues/201",
       "ask for a gres the partition has (sinfo -o '%P %G'; --gres=gpu:N or --gpus=N); a step inside an allocation "
       "can use only the allocation's gres (submit from a login node, or srun --gres within it)"),
+    # the kernel's OOM killer in a pasted dmesg ("Out of memory: Killed process N (python)", the cgroup's "Memory
+    # cgroup out of memory: Killed process N"), Kubernetes' OOMKilled, torch's CPU allocator: host memory
+    S("kernel-oom-killer", "oom", ("out of memory: killed process",),
+      "the kernel's OOM killer killed a process: the node's (or the cgroup's) host memory ran out",
+      "Out of memory: Killed process 31337 (python) total-vm:98765432kB, anon-rss:87654321kB",
+      "https://github.com/torvalds/linux (mm/oom_kill.c)",
+      "less host memory per rank (DataLoader workers, the dataset in RAM, loading the model once per node), or "
+      "more --mem", lower=True),
+    S("k8s-oomkilled", "oom", ("OOMKilled",),
+      "Kubernetes killed the container for going over its memory limit (host memory)",
+      "Last State: Terminated  Reason: OOMKilled  Exit Code: 137", "https://github.com/kubernetes/kubernetes",
+      "raise the pod's memory limit (resources.limits.memory), or load less per rank"),
+    S("cpu-allocator", "oom", ("DefaultCPUAllocator: can't allocate memory",),
+      "torch could not allocate host memory (the CPU allocator): the node's or the job's memory ran out",
+      "RuntimeError: [enforce fail at alloc_cpu.cpp:117] err == 0. DefaultCPUAllocator: can't allocate memory: you "
+      "tried to allocate 2359296 bytes. Error code 12 (Cannot allocate memory)",
+      "https://github.com/Lightning-AI/pytorch-lightning (utilities/memory.py: is_out_of_cpu_memory)",
+      "less host memory per rank (load the model once per node: low_cpu_mem_usage, device_map), or more --mem"),
     S("enomem", "oom", ("[Errno 12] Cannot allocate memory",),
       "the host ran out of memory (a process could not allocate or fork: ENOMEM)",
       "OSError: [Errno 12] Cannot allocate memory", "https://github.com/spine-generic/spine-generic/issues/108",
@@ -143,6 +202,28 @@ SIGNATURES: list[Signature] = [
       "https://github.com/bcbio/bcbio-nextgen/issues/2393",
       "ask for more memory (--mem / --mem-per-gpu) or load less per rank",
       node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+    # the other batch systems' own end lines: PBS's MOM ("=>> PBS: job killed: mem|vmem|walltime N exceeded limit
+    # M") and LSF's exit reasons (TERM_MEMLIMIT, TERM_RUNLIMIT, in the job's report)
+    S("pbs-mem-limit", "oom", ("PBS: job killed: ", "mem ", "exceeded limit"),
+      "PBS killed the job for going over its memory limit (host memory)",
+      "=>> PBS: job killed: mem 2097152kb exceeded limit 1048576kb", "https://github.com/openpbs/openpbs (MOM's "
+      "limit enforcement: 'job killed: mem ... exceeded limit')",
+      "ask for more memory (#PBS -l mem= / select=...:mem=), or load less per process"),
+    S("pbs-walltime", "scheduler", ("PBS: job killed: walltime",),
+      "PBS ended the job at its walltime limit",
+      "=>> PBS: job killed: walltime 3650 exceeded limit 3600", "https://github.com/openpbs/openpbs (MOM's limit "
+      "enforcement: 'job killed: walltime ... exceeded limit')",
+      "checkpoint and resubmit, or ask for more time (#PBS -l walltime=)"),
+    S("lsf-mem-limit", "oom", ("TERM_MEMLIMIT",),
+      "LSF killed the job for going over its memory limit (host memory)",
+      "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.",
+      "https://github.com/FredslundMagnus/Myretuen (its LSF job reports)",
+      "ask for more memory (bsub -M and -R \"rusage[mem=...]\"), or load less per process"),
+    S("lsf-run-limit", "scheduler", ("TERM_RUNLIMIT",),
+      "LSF ended the job at its run time limit",
+      "TERM_RUNLIMIT: job killed after reaching LSF run time limit.",
+      "https://github.com/FredslundMagnus/Myretuen (its LSF job reports)",
+      "checkpoint and resubmit, or ask for more time (bsub -W)"),
     S("slurm-cancelled", "scheduler", ("CANCELLED AT",),
       "the job was cancelled (scancel, or Slurm for a reason it did not print)",
       "slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***",
@@ -198,10 +279,13 @@ SIGNATURES: list[Signature] = [
       "failed to get device remapped rows: ERROR_GPU_IS_LOST", "https://github.com/leptonai/gpud/issues/604",
       "drain the node, reboot it; resubmit without it"),
     # --- oom: GPU memory ---
-    S("nccl-cuda-oom", "oom", ("Cuda failure 'out of memory'",),
+    # NCCL's CUDACHECK prints "Cuda failure 'out of memory'" (2.18 and older) or "Cuda failure 2 'out of memory'"
+    # (the error's number first, 2.19+), on its own WARN line or as the "Last error:" of ncclUnhandledCudaError
+    S("nccl-cuda-oom", "oom", ("Cuda failure ", "'out of memory'"),
       "NCCL could not allocate its GPU buffers: the GPU is out of memory",
       "VM-0-16-ubuntu:392:494 [2] enqueue.cc:43 NCCL WARN Cuda failure 'out of memory'",
-      "https://github.com/NVIDIA/TensorRT-LLM/issues/1670",
+      "https://github.com/NVIDIA/TensorRT-LLM/issues/1670 (and peft#1703's \"Last error: Cuda failure 2 'out of "
+      "memory'\")",
       "leave NCCL room: a smaller batch, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, fewer NCCL channels"),
     S("torch-oom", "oom", ("CUDA out of memory",),
       "a rank ran out of GPU memory",
@@ -226,6 +310,13 @@ SIGNATURES: list[Signature] = [
       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 496.00 MiB. GPU 0 has a total capacty ...",
       "https://github.com/FoundationVision/GenerateU/issues/10",
       "lower the batch (submit --oom-retry batch-size), shard more (FSDP/ZeRO), or activation checkpointing"),
+    # Python's own MemoryError (a malloc that failed: host memory, never the GPU's), however it is printed: alone
+    # on its line, glued to the next "Traceback" by interleaved workers, numpy's _ArrayMemoryError
+    S("memory-error", "oom", ("MemoryError",),
+      "a process raised MemoryError: the host ran out of memory (not the GPU)",
+      "MemoryErrorTraceback (most recent call last):", "https://github.com/open-mmlab/mmdetection/issues/1767 (and "
+      "microsoft/SoftTeacher#149's MemoryError in a DataLoader worker)",
+      "less host memory per rank (DataLoader workers, the dataset in RAM, spawn's pickled arguments), or more --mem"),
     S("loader-killed", "oom", ("DataLoader worker", "killed by signal: Killed"),
       "a DataLoader worker was killed by SIGKILL: almost always the host's OOM killer (the job's host memory)",
       "DataLoader worker (pid 12847) is killed by signal: Killed", "https://github.com/TorchSSL/TorchSSL/issues/4",
@@ -274,6 +365,15 @@ SIGNATURES: list[Signature] = [
       "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
       "https://github.com/msr-fiddle/pipedream/issues/76",
       "docker --shm-size=16g or --ipc=host; NCCL_SHM_DISABLE=1 to confirm"),
+    # torchrun's failure table for a rank that died of SIGBUS: in a PyTorch job, shared memory (/dev/shm: the
+    # DataLoader's and NCCL's) too small, as UCX's and the DataLoader's own bus-error lines above say
+    S("torchrun-sigbus", "environment", ("Signal 7 (SIGBUS) received by PID",),
+      "a rank died of SIGBUS (a bus error): in a PyTorch job, /dev/shm too small for the DataLoader's or NCCL's "
+      "shared memory (a container's 64 MB default, or a node's small tmpfs)",
+      "  traceback : Signal 7 (SIGBUS) received by PID 16614",
+      "https://github.com/hiyouga/LlamaFactory/issues/2206",
+      "df -h /dev/shm on the node; docker --shm-size=16g or --ipc=host, fewer DataLoader workers; NCCL_SHM_DISABLE=1 "
+      "to confirm"),
     S("loader-bus-error", "environment", ("DataLoader worker", "killed by signal: Bus error"),
       "a DataLoader worker died of a bus error: /dev/shm is too small (a container's default 64 MB)",
       "RuntimeError: DataLoader worker (pid 325) is killed by signal: Bus error.",
@@ -283,6 +383,17 @@ SIGNATURES: list[Signature] = [
       "a command the job runs is not installed where it runs (not on the PATH of that node or container)",
       "/bin/sh: 1: torchrun: not found", "https://github.com/hiyouga/LlamaFactory/issues/5217",
       "install it in the job's environment on every node (or call it by its path: python -m torch.distributed.run)"),
+    # the batch script itself, which slurmd wrote to the node's spool (SlurmdSpoolDir/jobN/slurm_script), is gone
+    # or cannot be executed there: that node's spool or /tmp (full, cleaned, another mount), or the script's #!
+    # interpreter missing on it: the node first, a candidate (its slurmd log decides)
+    S("slurm-script-missing", "node", ("execve(): ", "slurm_script", "No such file or directory"),
+      "Slurm could not execute the batch script it wrote on the node (its spool directory, or the script's #! "
+      "interpreter, missing there)",
+      "slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or directory",
+      "tests/fixtures/why/heldout/SOURCES.md (arjuna-46: a GPU node's Slurm tmp directory)",
+      "the node's slurmd log and SlurmdSpoolDir (df, its mount); the script's first line (#!) exists on the node; "
+      "resubmit without the node meanwhile (--exclude)",
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), weak=True),
     S("execve-missing", "environment", ("execve(): ", "No such file or directory"),
       "Slurm could not start the task's command: it is not installed where the task runs (not on that node's PATH)",
       "slurmstepd: error: execve(): torchrun: No such file or directory",
@@ -298,6 +409,19 @@ SIGNATURES: list[Signature] = [
       "  ninja: build stopped: subcommand failed.", "https://github.com/ashawkey/torch-ngp/issues/66",
       "build the extension once where the job runs (the same CUDA toolkit as torch.version.cuda, a supported gcc), "
       "or install a prebuilt wheel"),
+    # torch.utils.cpp_extension's JIT build (DeepSpeed's ops, apex, flash-attn): its own failure line, and the
+    # ninja call it wraps in a CalledProcessError (a launcher-like wrapper elsewhere, here the build's exit)
+    S("extension-build-failed", "environment", ("Error building extension",),
+      "a C++/CUDA extension failed to compile at run time (the CUDA toolkit or compiler does not fit torch)",
+      "RuntimeError: Error building extension 'fused_adam'", "https://github.com/deepspeedai/DeepSpeed/issues/6892",
+      "build the op ahead (DS_BUILD_FUSED_ADAM=1 pip install deepspeed) where the job runs, with the CUDA toolkit of "
+      "torch.version.cuda and a supported gcc; the compiler's error above the line says what failed"),
+    S("ninja-jit-failed", "environment", ("Command '['ninja', '-v']' returned non-zero exit status",),
+      "a C++/CUDA extension failed to compile at run time (torch's JIT build: ninja exited non-zero)",
+      "[rank1]: subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
+      "https://github.com/deepspeedai/DeepSpeed/issues/6892",
+      "build the op ahead where the job runs (the CUDA toolkit of torch.version.cuda, a supported gcc); the "
+      "compiler's error above the line says what failed"),
     S("nvcc-failed", "environment", ("error: command '", "nvcc' failed"),
       "nvcc failed to build an extension (the CUDA toolkit, the GPU architecture or the compiler)",
       "error: command '/usr/local/cuda/bin/nvcc' failed with exit status 4",
@@ -347,6 +471,14 @@ SIGNATURES: list[Signature] = [
       "the rendezvous port is taken (another job on the node uses the same MASTER_PORT)",
       "RuntimeError: Address already in use", "https://github.com/open-mmlab/mmdetection/issues/2129",
       "a free port per job (MASTER_PORT / --master_port; torchrun --rdzv-endpoint=HOST:0 picks one)"),
+    # torch 2.x's form of the same (the c10d store's socket): "... name: EADDRINUSE, message: address already in use"
+    S("address-in-use-c10d", "environment", ("EADDRINUSE",),
+      "the rendezvous port is taken (another job or a leftover process on the node holds MASTER_PORT)",
+      "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+      "port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use",
+      "https://github.com/pytorch/pytorch (torch/csrc/distributed/c10d/socket.cpp)",
+      "a free port per job (MASTER_PORT / --master_port; torchrun --rdzv-endpoint=HOST:0 picks one); a leftover "
+      "process from the last run: lsof -i :PORT"),
     S("duplicate-gpu", "environment", ("Duplicate GPU detected",),
       "two ranks were given the same GPU: the launch or placement gives every rank of a node the same device",
       "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10", "https://github.com/verl-project/verl/issues/161",
@@ -395,6 +527,12 @@ SIGNATURES: list[Signature] = [
       "  76: Program received signal SIGSEGV: Segmentation fault - invalid memory reference.",
       "https://github.com/E3SM-Project/E3SM/issues/7277",
       "the routine in the backtrace (a debug build: -g -fcheck=all; the input or configuration it reads)"),
+    # Intel Fortran's runtime (ifort, ifx) prints its own line and a traceback of the routines
+    S("ifort-sigsegv", "code", ("SIGSEGV, segmentation fault occurred",),
+      "a rank crashed with a segmentation fault in the application (its traceback names the routine and line)",
+      "2680: forrtl: severe (174): SIGSEGV, segmentation fault occurred",
+      "https://github.com/E3SM-Project/E3SM/issues/3085",
+      "the routine in the traceback after it (a debug build: -g -traceback -check all; the input it reads there)"),
     S("srun-task-segv", "code", ("srun: error: ", ": Segmentation fault"),
       "a task crashed with a segmentation fault (srun names it and its node)",
       "srun: error: frontier06754: task 11634: Segmentation fault", "https://github.com/E3SM-Project/scream/issues/2519",
@@ -456,6 +594,32 @@ SIGNATURES: list[Signature] = [
       "vend 0x81 hw_synd 0/0)", "https://github.com/hemelb-codes/hemelb/issues/813",
       "clusterdoc check --perf on the node (ibstat, link errors) and its peers; UCX_NET_DEVICES to the working ports",
       node=re.compile(r"\[" + _NODE + r":\d{1,10}:")),
+    # a fabric's completion error in the words of the other NCCL network plugins: libfabric's (NET/OFI: EFA,
+    # Slingshot/CXI) "completed with error" names a transfer the fabric could not deliver, as IB's status 12 does
+    S("ofi-completion-error", "network", ("NET/OFI", "completed with error"),
+      "the fabric (libfabric: EFA, Slingshot) could not deliver a transfer (UNDELIVERABLE, EHOSTUNREACH): a link, "
+      "a port, or the peer's endpoint",
+      "NET/OFI Request 0x7f14cc5b60c0 completed with error. RC: 113. Error: 2 (UNDELIVERABLE). Completed length: 0",
+      "https://github.com/NVIDIA/nccl/issues/1928",
+      "clusterdoc check --perf on the nodes (fi_info, the fabric's port counters: cxi_stat, the EFA's); "
+      "FI_PROVIDER and NCCL_NET to the plugin the nodes share"),
+    # bringing a queue pair up to its peer (INIT -> RTR -> RTS) failed: the addressing between the two ports (the
+    # GID index, RoCE's routing or VLAN, a rail the peer is not on), whatever errno the verbs call returns
+    S("ib-modify-qp", "network", ("ibv_modify_qp failed",),
+      "InfiniBand/RoCE could not connect a queue pair to its peer (ibv_modify_qp): the addressing between the two "
+      "ports (the GID index, RoCE routing, a rail the peer is not on)",
+      "NCCL WARN Call to ibv_modify_qp failed with error Connection timed out",
+      "https://github.com/NVIDIA/nccl/issues/769 (and nccl#2013's rail-only fabric: \"failed with 110\")",
+      "NCCL_IB_GID_INDEX (show_gids: the RoCE v2 index), NCCL_IB_HCA to the ports that reach each other; "
+      "clusterdoc check --perf between the two nodes"),
+    # gloo could not connect every pair of ranks (its TCP mesh): the interface it picked does not reach the others
+    S("gloo-full-mesh", "network", ("connectFullMesh failed",),
+      "gloo could not connect its ranks to each other (its TCP mesh): the interface it picked does not reach the "
+      "other nodes (a container's bridge, another subnet, a firewall)",
+      "RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",
+      "https://github.com/vllm-project/vllm/issues/5094 (and gpustack#2125, two docker nodes)",
+      "set GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) to the interface the nodes reach each other on; containers: "
+      "--network=host"),
     S("link-local-connect", "network", ("Connect to 169.254.",),
       "NCCL connected to a link-local address (169.254.x.x): it picked an interface the other node cannot reach",
       "socketStartConnect: Connect to 169.254.0.1<40815> failed : Software caused connection abort",
@@ -507,6 +671,39 @@ SIGNATURES: list[Signature] = [
       "localhost: jiaming@localhost: Permission denied (publickey,password).",
       "https://github.com/deepspeedai/DeepSpeed/issues/5709",
       "passwordless SSH between the nodes (ssh-copy-id; clusterdoc check tests it), or launch each node yourself"),
+    # paramiko's (ColossalAI's and fabric-based launchers') SSH client: the key it was given is not one it can use
+    S("ssh-key-invalid", "environment", ("not a valid RSA private key file",),
+      "the launcher could not log in to another node over SSH: its private key is in a format its SSH client "
+      "(paramiko) cannot read (an OpenSSH-format or ed25519 key where RSA PEM is expected)",
+      "Error: failed to run torchrun --nproc_per_node=2 --nnodes=2 --node_rank=1 --master_addr=192.168.1.11 "
+      "--master_port=29508 pretrain.py on 192.168.1.12, is localhost: False, exception: not a valid RSA private key "
+      "file", "https://github.com/hpcaitech/ColossalAI/issues/5213",
+      "a PEM RSA key (ssh-keygen -t rsa -m PEM) in ~/.ssh/id_rsa, its public half in the other nodes' "
+      "authorized_keys; ssh NODE true from the launching node",
+      node=re.compile(r" on " + _NODE + r", is localhost")),
+    # the MPI library and the launcher do not speak the same process-management interface (PMI): a direct launch
+    # by srun of an MPI built without Slurm's PMI (or the wrong --mpi=), a PMIx missing a component. Open MPI's help
+    # texts and the PMI libraries' own lines
+    S("pmi-init-failed", "environment", ("pmi2_init failed",),
+      "the MPI library could not start under the launcher: the process-management interface (PMI2) srun offers is "
+      "not the one the MPI was built for",
+      "PMI2_Init failed to intialize.  Return code: 1", "tests/fixtures/why/heldout/SOURCES.md (arjuna-172)",
+      "srun --mpi=list and the MPI's build (ompi_info | grep -i pmi): launch with the matching --mpi=pmix|pmi2, or "
+      "through mpirun inside the allocation", lower=True),
+    S("pmix-init-failed", "environment", ("pmix_init failed",),
+      "the MPI library could not start: PMIx failed to initialise (a component missing or not loadable: munge, a "
+      "library path, a PMIx older or newer than the MPI's)",
+      "It looks like pmix_init failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi/issues/9582",
+      "the component the lines after it name (pmix_info; the library path of the PMIx the MPI was built with); "
+      "srun --mpi=list", lower=True),
+    S("ompi-no-slurm-pmi", "environment", ("not built with SLURM's PMI support",),
+      "Open MPI was direct-launched by srun, but it was built without Slurm's PMI support",
+      "The application appears to have been direct launched using \"srun\", but OMPI was not built with SLURM's "
+      "PMI support and therefore cannot execute.",
+      "https://github.com/open-mpi/ompi (Open MPI 4's ess/pmi help text; with PMI2_Init failed in arjuna-172 and "
+      "CliMA's FAQ)",
+      "launch with mpirun inside the allocation, or an Open MPI built --with-pmix / --with-pmi (srun --mpi=list)"),
     S("ssh-host-key", "environment", ("Host key verification failed",),
       "the launcher's SSH to another node refused the node's host key (unknown, or changed since a reinstall)",
       "Host key verification failed.", "https://github.com/pmodels/mpich/issues/4712",
@@ -572,6 +769,16 @@ SIGNATURES: list[Signature] = [
       "death signal, shutting down workers", "https://github.com/modelscope/ms-swift/issues/5884",
       "the signal the workers got (closing signal SIGHUP: run under sbatch, nohup or tmux; SIGTERM: sacct -j JOB "
       "-o State,Reason)", weak=True),
+    # Open MPI's (ORTE, PRRTE) own help text: "lost communication with its daemon located on node: hostname: X" /
+    # "with a remote daemon ... Remote daemon: [[J,0],1] on node X": "either a failure of the TCP network
+    # connection to the node, or possibly an internal failure of the daemon itself". The node it names (on the
+    # lines after it: why/logs.py) is the one to look at; whether it died or its link did, the line cannot say
+    S("mpi-lost-daemon", "node", ("lost communication with", "daemon"),
+      "mpirun lost the daemon of another node: that node died or was cut off (or its daemon crashed)",
+      "ORTE has lost communication with its daemon located on node:",
+      "https://github.com/aws/aws-parallelcluster/issues/301 (and radical.pilot#2164's 'with a remote daemon')",
+      "that node's kernel log (the OOM killer, a reboot) and its link (clusterdoc check on it); resubmit without it",
+      weak=True),
     S("orte-daemons", "environment", ("ORTE was unable to reliably start one or more daemons",),
       "mpirun could not start its daemons on the other nodes (ssh refused or asking a password, orted not on the "
       "node's PATH, a firewall): no rank ran there",
@@ -630,6 +837,13 @@ FROM_TRACEBACK = [
       "clusterdoc/why/foreign.py (a missing-command signature in a log of several nodes: no line of its own)",
       "run `clusterdoc check` on the nodes (or `srun -N2 which CMD`): the node without it is drained or excluded "
       "(--exclude, submit --retries); missing on every node: install it in the job's environment", weak=True),
+    S("duplicate-gpu-mpirun", "code", (), "two ranks use the same GPU under mpirun: no launcher there gives each "
+      "rank its GPU, the script must pin it from its local rank (Horovod's torch.cuda.set_device(hvd.local_rank()))",
+      "[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 "
+      "both on CUDA device 1000", "clusterdoc/why/foreign.py (Duplicate GPU detected in a log of mpirun's tagged "
+      "output: no line of its own)",
+      "pin the GPU in the script from the local rank (torch.cuda.set_device(hvd.local_rank()) or "
+      "OMPI_COMM_WORLD_LOCAL_RANK) before any CUDA call"),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
       "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
@@ -642,9 +856,10 @@ SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sig
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
-REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres")
+REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres", "salloc-refused",
+                 "slurm-assoc-minutes", "site-hour-balance")  # fmt: skip
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
-SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv")
+SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv", "ifort-sigsegv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
 
