@@ -443,6 +443,11 @@ SIGNATURES: list[Signature] = [
     # the batch script itself, which slurmd wrote to the node's spool (SlurmdSpoolDir/jobN/slurm_script), is gone
     # or cannot be executed there: that node's spool or /tmp (full, cleaned, another mount), or the script's #!
     # interpreter missing on it: the node first, a candidate (its slurmd log decides)
+    # dash (Debian's and Ubuntu's /bin/sh) running a script written for bash: "SCRIPT: LINE: source: not found"
+    S("sh-source-not-found", "environment", ("source: not found",),
+      "a bash script ran under sh (dash): `source` is bash's, so the environment it sets up was never loaded",
+      "run.sh: 18: source: not found", "https://github.com/sgl-project/sglang/issues/3512",
+      "run it with bash (`bash run.sh`, or `#!/bin/bash` as its first line), or use `.` in place of `source`"),
     S("slurm-script-missing", "node", ("execve(): ", "slurm_script", "No such file or directory"),
       "Slurm could not execute the batch script it wrote on the node (its spool directory, or the script's #! "
       "interpreter, missing there)",
