@@ -426,6 +426,19 @@ def test_cray_pals_mpiexec_names_the_rank_that_died_and_its_node():
          "ordinal 0\n", "oom", []),
         ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor of shape "
          "[4096] and type float\n", "oom", []),
+        # the kernel's OOM killer in a pasted dmesg (ert-7797), ROCm's and the CUDA runtime's names, vLLM's KV cache
+        ("2024-04-29T14:55:41,678628+02:00 pool invoked oom-killer: gfp_mask=0x6200ca(GFP_HIGHUSER_MOVABLE), "
+         "order=0, oom_score_adj=0\n", "oom", []),
+        ("E tensorflow/compiler/xla/stream_executor/rocm/rocm_driver.cc:606] failed to allocate 127.99TiB "
+         "(140729850295296 bytes) from device: HIP_ERROR_OutOfMemory\n", "oom", []),
+        ("error: 'hipErrorOutOfMemory'(2) at square.cpp:76\n", "oom", []),
+        ("cudaErrorMemoryAllocation : out of memory\n", "oom", []),
+        ("vllm-1  | ERROR 11-18 18:07:28 engine.py:366] ValueError: No available memory for the cache blocks. Try "
+         "increasing `gpu_memory_utilization` when initializing the engine.\n", "oom", []),
+        # Horovod's coordinator: the ranks submitted different ops for one tensor (horovod-398, horovod-1559)
+        ("[1,2]<stderr>:tensorflow.python.framework.errors_impl.FailedPreconditionError: Mismatched ALLREDUCE "
+         "CPU/GPU device selection: One rank specified device GPU, but another rank specified device CPU.\n",
+         "desync", [2]),
         # an MPI that cannot start: MPICH (starcluster-406), Open MPI's help text (GCHP-94), its PMI2 (radical-1085)
         ("Fatal error in MPI_Init: Other MPI error, error stack:\nMPIR_Init_thread(392).: \nMPID_Init(139)"
          "..........: channel initialization failed\n", "environment", []),
@@ -499,3 +512,12 @@ def test_round_6s_words_pass_the_big_logs_prefilter():
     from clusterdoc.why import logread
 
     assert any(w in b"ERROR on proc 617: Failed to reallocate" for w in logread.WORDS)
+
+
+def test_a_module_that_did_not_load_is_a_candidate_not_the_verdict():
+    """Lmod's error names what the job lacks, but a profile prints it for stale names in jobs that then fail of
+    something else: `unknown`, the environment first (vsc_user_docs-440)."""
+    text = ('Lmod has detected the following error: The following module(s) are unknown: "MODULENAME"\n'
+            "Please check the spelling or version number. Also try \"module spider ...\"\n")  # fmt: skip
+    cause = _judge(text)
+    assert cause.category == "unknown" and cause.candidates and "environment" in cause.candidates[0]

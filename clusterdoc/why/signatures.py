@@ -281,6 +281,31 @@ SIGNATURES: list[Signature] = [
       "type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
       "https://github.com/tensorflow/models/issues/7142",
       "a smaller batch per GPU"),
+    S("kernel-oom-invoked", "oom", ("invoked oom-killer",),
+      "the kernel's OOM killer ran on the node (a pasted dmesg): host memory ran out",
+      "2024-04-29T14:55:41,678628+02:00 pool invoked oom-killer: gfp_mask=0x6200ca(GFP_HIGHUSER_MOVABLE), order=0, "
+      "oom_score_adj=0", "https://github.com/equinor/ert/issues/7797 (gensyn-ai/rl-swarm#463 the same)",
+      "more host memory per task (--mem), or less per rank; the dmesg lines after it name the process killed"),
+    S("hip-oom", "oom", ("hipErrorOutOfMemory",),
+      "the GPU ran out of memory (ROCm's HIP runtime: hipErrorOutOfMemory)",
+      "error: 'hipErrorOutOfMemory'(2) at square.cpp:76", "https://github.com/ROCm/hip/issues/2132",
+      "a smaller batch or model per GPU"),
+    S("hip-oom-tf", "oom", ("HIP_ERROR_OutOfMemory",),
+      "the GPU ran out of memory (ROCm's driver, as TensorFlow's ROCm build prints it)",
+      "E tensorflow/stream_executor/rocm/rocm_driver.cc:600] failed to allocate 890.06M (933298432 bytes) from "
+      "device: HIP_ERROR_OutOfMemory", "https://github.com/keras-team/keras/issues/13889",
+      "a smaller batch or model per GPU"),
+    S("cuda-rt-oom", "oom", ("cudaErrorMemoryAllocation",),
+      "the GPU ran out of memory (the CUDA runtime's cudaErrorMemoryAllocation)",
+      "cudaErrorMemoryAllocation : out of memory", "https://github.com/jax-ml/jax/issues/17217",
+      "a smaller batch or model per GPU; another process (JAX's preallocation) may hold the memory"),
+    S("vllm-no-cache-memory", "oom", ("No available memory for the cache blocks",),
+      "vLLM found no GPU memory left for its KV cache after loading the model (the model, or another process, "
+      "takes what gpu_memory_utilization allows)",
+      "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+      "initializing the engine.", "https://github.com/vllm-project/vllm/issues/10439 (QwenLM/Qwen#853 on 4 A100s)",
+      "raise gpu_memory_utilization, lower max_model_len, more tensor parallelism, or free the GPU of other "
+      "processes"),
     S("slurm-cancelled", "scheduler", ("CANCELLED AT",),
       "the job was cancelled (scancel, or Slurm for a reason it did not print)",
       "slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***",
@@ -448,6 +473,19 @@ SIGNATURES: list[Signature] = [
       "a bash script ran under sh (dash): `source` is bash's, so the environment it sets up was never loaded",
       "run.sh: 18: source: not found", "https://github.com/sgl-project/sglang/issues/3512",
       "run it with bash (`bash run.sh`, or `#!/bin/bash` as its first line), or use `.` in place of `source`"),
+    # a module the job asked for that the site's module system does not have: the job then lacks what it loads.
+    # A candidate only: profiles print such errors for stale module names in jobs that fail of something else
+    S("lmod-error", "environment", ("Lmod has detected the following error",),
+      "a `module load` failed (Lmod): the job runs without the software or libraries it asked for",
+      "Lmod has detected the following error: The following module(s) are unknown:",
+      "https://github.com/hpcugent/vsc_user_docs/issues/440", "module spider NAME on the cluster the job ran on (the "
+      "name, its version, the module path: `module use`); a failure later in the log may follow from it",
+      weak=True),
+    S("modulefile-missing", "environment", ("Unable to locate a modulefile",),
+      "a `module load` failed (Environment Modules): the job runs without the software it asked for",
+      "ModuleCmd_Load.c(213):ERROR:105: Unable to locate a modulefile for 'openmpi/4.1.1'",
+      "https://github.com/cea-hpc/modules (its ERROR:105 message)", "module avail on the node; the name and version",
+      weak=True),
     S("slurm-script-missing", "node", ("execve(): ", "slurm_script", "No such file or directory"),
       "Slurm could not execute the batch script it wrote on the node (its spool directory, or the script's #! "
       "interpreter, missing there)",
@@ -564,6 +602,15 @@ SIGNATURES: list[Signature] = [
       "39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs",
       "https://github.com/NVIDIA/nccl/issues/296",
       "make every rank call the same collectives in the same order with the same sizes"),
+    # Horovod's coordinator checks that every rank submitted the same op (its controller's "Mismatched ...: One
+    # rank ..., but another rank ..." errors): the ranks disagree, as torch's DETAIL check says it
+    S("horovod-mismatch", "desync", ("Mismatched ", "One rank "),
+      "the ranks submitted different collectives for the same tensor (Horovod's check: shapes, types, op or device "
+      "differ between ranks)",
+      "tensorflow.python.framework.errors_impl.FailedPreconditionError: Mismatched ALLREDUCE CPU/GPU device "
+      "selection: One rank specified device GPU, but another rank specified device CPU.",
+      "https://github.com/horovod/horovod/issues/398 (horovod#1559: Mismatched ALLREDUCE tensor shapes)",
+      "make every rank build the same graph and tensors (the same shapes, dtypes and devices, in the same order)"),
     S("ddp-unused-params", "code", ("Expected to have finished reduction in the prior iteration",),
       "DDP: the model has parameters that got no gradient (unused in the loss)",
       "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
