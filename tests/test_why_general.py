@@ -392,3 +392,132 @@ def test_cray_pals_mpiexec_names_the_rank_that_died_and_its_node():
     )
     c = _judge(text)
     assert (c.category, c.ranks, c.nodes) == ("unknown", [27421], ["x4213c4s7b0n0.hsn.cm.aurora.alcf.anl.gov"]), c
+
+
+# --- round 6: the wider field's own words (LAMMPS, MPICH, Open MPI, Slurm, Moab, JAX/TF, the loader, the shell) ---
+@pytest.mark.parametrize(
+    "text, category, ranks",
+    [
+        # lammps-3526: LAMMPS' allocator under MVAPICH2; its "ERROR on proc N" is the rank that failed first
+        ("LAMMPS (23 Jun 2022 - Update 2)\nERROR on proc 617: Failed to reallocate 1650272 bytes for array "
+         "comm:buf_send (src/memory.cpp:105)\nLast command: run             100000   # equil for 100 ps\n"
+         "ERROR on proc 79: Failed to reallocate 1102864 bytes for array comm:buf_send (src/memory.cpp:105)\n"
+         "slurmstepd: error: *** STEP 2489114.1 ON h053 CANCELLED AT 2022-11-15T09:38:39 ***\n", "oom", [617]),
+        # es-13 under mpirun: C++'s allocation failure
+        ("terminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\n"
+         "[raya:11663] *** Process received signal ***\n", "oom", []),
+        # GSI-859: Intel Fortran's behind srun's label
+        ("175: read_atms: number of bins with any obs       9836\n175: forrtl: severe (41): insufficient virtual "
+         "memory\n175: Image              PC                Routine            Line        Source\n", "oom", [175]),
+        # cbio-cluster-251: Torque/Moab's hard limit (its soft limit is a warning)
+        ("job deleted\nJob deleted at request of root@mskcc-fe1.local\njob 3132467 exceeded MEM usage hard limit "
+         "(2528 > 1126)\n", "oom", []),
+        ("slurmstepd: error: Detected 1 oom-kill event(s) in step 997857.batch cgroup. Some of your processes may "
+         "have been killed by the cgroup out-of-memory handler.\n", "oom", []),
+        ("State: OUT_OF_MEMORY (exit code 0)\n", "oom", []),
+        # the GPU runtimes' own allocation errors: the CUDA driver API (JAX, TF), cuDNN, XLA, TensorFlow
+        ("E external/org_tensorflow/tensorflow/stream_executor/cuda/cuda_driver.cc:796] failed to allocate 17.79G "
+         "(19104890880 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n", "oom", []),
+        ("cuDNN failure 2: CUDNN_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=PTNUWCL5099642 ; expr=finder(calgo, "
+         "algoPerf)\n", "oom", []),
+        ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate "
+         "4770354232 bytes.\n", "oom", []),
+        ("Original error: RESOURCE_EXHAUSTED: Failed to allocate request for 176.00MiB (184549376B) on device "
+         "ordinal 0\n", "oom", []),
+        ("tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor of shape "
+         "[4096] and type float\n", "oom", []),
+        # the kernel's OOM killer in a pasted dmesg (ert-7797), ROCm's and the CUDA runtime's names, vLLM's KV cache
+        ("2024-04-29T14:55:41,678628+02:00 pool invoked oom-killer: gfp_mask=0x6200ca(GFP_HIGHUSER_MOVABLE), "
+         "order=0, oom_score_adj=0\n", "oom", []),
+        ("E tensorflow/compiler/xla/stream_executor/rocm/rocm_driver.cc:606] failed to allocate 127.99TiB "
+         "(140729850295296 bytes) from device: HIP_ERROR_OutOfMemory\n", "oom", []),
+        ("error: 'hipErrorOutOfMemory'(2) at square.cpp:76\n", "oom", []),
+        ("cudaErrorMemoryAllocation : out of memory\n", "oom", []),
+        ("vllm-1  | ERROR 11-18 18:07:28 engine.py:366] ValueError: No available memory for the cache blocks. Try "
+         "increasing `gpu_memory_utilization` when initializing the engine.\n", "oom", []),
+        # Horovod's coordinator: the ranks submitted different ops for one tensor (horovod-398, horovod-1559)
+        ("[1,2]<stderr>:tensorflow.python.framework.errors_impl.FailedPreconditionError: Mismatched ALLREDUCE "
+         "CPU/GPU device selection: One rank specified device GPU, but another rank specified device CPU.\n",
+         "desync", [2]),
+        # an MPI that cannot start: MPICH (starcluster-406), Open MPI's help text (GCHP-94), its PMI2 (radical-1085)
+        ("Fatal error in MPI_Init: Other MPI error, error stack:\nMPIR_Init_thread(392).: \nMPID_Init(139)"
+         "..........: channel initialization failed\n", "environment", []),
+        ("It looks like MPI_INIT failed for some reason; your parallel process is\nlikely to abort.  There are many "
+         "reasons that a parallel process can\n", "environment", []),
+        ('"PMI2 failed to initialize, returning an error code of 14.\nWe cannot use PMI2 at this time, and your job '
+         'will\nlikely abort."\n', "environment", []),
+        # mpich-7957: Slurm's PMIx plugin under MPICH's mpiexec
+        ("[2026-09-08T13:01:38.539] error:  mpi/pmix_v4: _process_server_request: c112-002 [0]: "
+         "pmixp_server.c:935: 0x40039c008b10: unexpected contrib from c112-003:1, coll->seq=0, seq=0\n",
+         "environment", []),
+        # the loader: a C library older than the binary's, a library not on the node's path (nccl-872)
+        ("gadget: /lib64/libc.so.6: version `GLIBC_2.14' not found (required by gadget)\n", "environment", []),
+        ("./build/all_reduce_perf: error while loading shared libraries: libmpi.so.40: cannot open shared object "
+         "file: No such file or directory\n", "environment", []),
+        # sglang-3512: a bash script under dash
+        ("[INFO] Activating environment on node \nrun.sh: 18: source: not found\n[ERROR] Failed to activate "
+         "environment\n", "environment", []),
+        # the launch command: a script that is not there (idiff-face-6, romp-230), an argument its parser rejects
+        ("/usr/bin/python3: can't open file 'train_jonas.py': [Errno 2] No such file or directory\n", "code", []),
+        ("/z/home/u/env/romp/bin/python: can't open file 'romp.train': [Errno 2] No such file or directory\n",
+         "code", []),
+        ("main/0 torchrun: error: argument --node-rank/--node_rank: invalid int value: "
+         "'$AWS_BATCH_JOB_NODE_INDEX'\n", "code", []),
+        # the fabric: any InfiniBand completion error (nccl-928: error 4), UCX with no path (nccl-tests-180)
+        ("H100-2:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+         "fe80::966d:ae03:8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)\n",
+         "network", []),
+        ("[10-192-80-132:07356] pml_ucx.c:424  Error: ucp_ep_create(proc=3) failed: Destination is unreachable\n",
+         "network", []),
+        ("nslookup: can't resolve 'dlc1dwuhvtro4c27-master-0': Name does not resolve\n", "network", []),
+    ],
+)
+def test_the_wider_fields_own_words(text, category, ranks):
+    cause = _judge(text)
+    assert (cause.category, list(cause.ranks)) == (category, ranks), cause.headline
+
+
+@pytest.mark.parametrize(
+    "text, not_category",
+    [
+        ("job 3264830 exceeded MEM usage soft limit\n", "oom"),  # Moab's warning: the job goes on
+        # c10d's IPv6 lookup warning: benign, printed by jobs that run fine
+        ("[W socket.cpp:601] [c10d] The IPv6 network addresses of (user, 53821) cannot be retrieved (gai error: -3 - "
+         "Temporary failure in name resolution).\n", "network"),
+        # the loader failing for memory is no missing library
+        ("ls: error while loading shared libraries: libpcre.so.3: failed to map segment from shared object: Cannot "
+         "allocate memory\n", "environment"),
+    ],
+)
+def test_the_same_words_in_a_warning_or_another_failure_are_not_that_class(text, not_category):
+    cause = verdict.judge(foreign.evidence_from_output(text, "1")).cause
+    assert cause is None or cause.category != not_category
+
+
+def test_one_rank_alone_in_a_broadcast_names_rank_0_without_a_verdict():
+    """discoscene-5: rank 7 of 8 alone in a BROADCAST: its source (rank 0) is the first candidate and named, but no
+    other rank's lines say it was behind (threads settled the same line both ways)."""
+    text = (
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  [Rank 7] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=806, OpType=BROADCAST, "
+        "Timeout(ms)=1800000) ran for 1801027 milliseconds before timing out.\n"
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 7 (pid: 561642)\n"
+    )
+    cause = _judge(text)
+    assert cause.category == "unknown" and cause.ranks == [0]
+    assert len(cause.candidates) >= 2 and cause.candidates[0].startswith("hang: rank 0")
+
+
+def test_round_6s_words_pass_the_big_logs_prefilter():
+    from clusterdoc.why import logread
+
+    assert any(w in b"ERROR on proc 617: Failed to reallocate" for w in logread.WORDS)
+
+
+def test_a_module_that_did_not_load_is_a_candidate_not_the_verdict():
+    """Lmod's error names what the job lacks, but a profile prints it for stale names in jobs that then fail of
+    something else: `unknown`, the environment first (vsc_user_docs-440)."""
+    text = ('Lmod has detected the following error: The following module(s) are unknown: "MODULENAME"\n'
+            "Please check the spelling or version number. Also try \"module spider ...\"\n")  # fmt: skip
+    cause = _judge(text)
+    assert cause.category == "unknown" and cause.candidates and "environment" in cause.candidates[0]

@@ -52,8 +52,12 @@ def test_the_score_on_real_logs():
     # exit status, an ssh exit 255)
     # 194/244 (80 %), culprit 67/73 after the fifth round (classes as the field names them, each in the tools'
     # own words: tests/test_why_general.py); the bounds keep a margin of two logs
+    # The set grew to 284 settled (42 rows from ms-swift, NCCL, LAMMPS, Horovod, MPICH, Ray ...): 216 (76 %) with
+    # one confident wrong (discoscene-5: one rank alone in a BROADCAST read as rank 0's hang; it stays unknown now,
+    # rank 0 named first, as did four settled logs of the same form). 224/284 (79 %), culprit 75/83 (90 %), 0 wrong
+    # after the sixth round (the wider field's words: tests/test_why_general.py); the bounds keep about two logs
     assert s["right"] * 100 >= 78 * s["settled"], (s["right"], s["settled"])
-    assert s["culprits_named"] * 100 >= 87 * s["culprits"], s["culprits_missed"]  # 67/73 (92 %)
+    assert s["culprits_named"] * 100 >= 88 * s["culprits"], s["culprits_missed"]  # 75/83 (90 %)
 
 
 @pytest.mark.parametrize("held", [HELDOUT, HELDOUT_FRESH, HELDOUT_FRESH2], ids=lambda p: p.name)

@@ -322,13 +322,26 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     # rank 0's absence means something only where the ranks in the log may share its node (8 GPUs a node at most):
     # a paste of another node's ranks (8-15) lacks rank 0 whatever it did
     node_but_0 = len(timed) > 1 and seen == set(range(1, max(timed) + 1))  # ranks 1..N of rank 0's node, all
-    if (default_pg and later and 0 not in seen and timed != [-1] and max(timed) < 8
-            and (all(op == "BROADCAST" for op, _ in groups) or node_but_0)):  # fmt: skip
+    bcast = all(op == "BROADCAST" for op, _ in groups)
+    if default_pg and later and 0 not in seen and timed != [-1] and len(timed) == 1 and max(timed) < 8 and bcast:
+        # one rank alone in a broadcast: its source (rank 0 by default) is the first candidate and named, never the
+        # verdict: the same line ended threads settled on rank 0's evaluation (ultralytics-3057, accelerate-223)
+        # and one no one settled (discoscene-5: rank 7 of 8, the others not pasted)
+        return {**base, "thin": True, "odd": [0],
+                "headline": head + "; rank 0 (a broadcast's source by default) is not in the log: it may have been "
+                "busy elsewhere (evaluating, saving) while this rank waited; no other rank's lines say so",
+                "candidates": [
+                    "hang: rank 0, the broadcast's source, was busy on its own (evaluation, a checkpoint, logging "
+                    "under `if rank == 0`) past the timeout: its log at that time",
+                    "desync: rank 0 never called this broadcast (a collective under a condition some ranks skip)",
+                    "node: rank 0's process or node died without a word (the node's kernel log, XIDs)",
+                ]}  # fmt: skip
+    if (default_pg and later and 0 not in seen and len(timed) > 1 and max(timed) < 8
+            and (bcast or node_but_0)):  # fmt: skip
         # a broadcast waits for its source (rank 0 unless told otherwise), and rank 0 did not time out: it was
         # elsewhere (evaluating, saving, loading on its own) while the others waited. So for any collective where
         # every other rank of the node is in the log and timed out: the one rank that does work alone (evaluation,
         # a checkpoint, logging under `if rank == 0`) is the one absent; in the collective it would time out too
-        bcast = all(op == "BROADCAST" for op, _ in groups)
         why = "a broadcast's source by default" if bcast else "the one rank of its node not in the log"
         return {**base, "odd": [0],
                 "headline": head + f"; rank 0 ({why}) did not time out: it was busy elsewhere (evaluating, "

@@ -107,6 +107,7 @@ _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 # Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
 _MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
+_LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
 _PALS_DIED = re.compile(r"\brank (\d{1,7}) died from signal (\d{1,3})")  # Cray PALS' mpiexec: "NODE: rank N died ..."
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
 _MPI_SIGNAL = re.compile(  # mpirun's, prterun's (Open MPI 5), orterun's
@@ -550,6 +551,7 @@ class Scanner:
             or "-- Process " in line
             or " RUNNING AT " in line
             or "MPICH ERROR" in line
+            or "ERROR on proc " in line
         ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
@@ -562,6 +564,9 @@ class Scanner:
         m = _MPICH_ABORT.search(line) if "called MPI_Abort" in line else None
         if m:  # MPICH's (and Intel MPI's) own line: the process that called MPI_Abort
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_Abort was called by it"})
+        m = _LAMMPS_PROC.search(line) if "ERROR on proc " in line else None
+        if m:  # LAMMPS' own error line from one process (Error::one), before any abort
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "LAMMPS' ERROR on proc"})
         m = _PALS_DIED.search(line) if "died from signal" in line else None
         if m:  # Cray PALS' mpiexec names each rank that died and its node (the line's host prefix), first first
             f.mpi.append({"rank": int(m.group(1)), "node": host, "line": n,

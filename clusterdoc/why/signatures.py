@@ -224,6 +224,88 @@ SIGNATURES: list[Signature] = [
       "TERM_RUNLIMIT: job killed after reaching LSF run time limit.",
       "https://github.com/FredslundMagnus/Myretuen (its LSF job reports)",
       "checkpoint and resubmit, or ask for more time (bsub -W)"),
+    # host memory as the other schedulers and the applications' own allocators print it: Slurm's older cgroup line
+    # and its job state, SGE's h_vmem, Moab's MEM limit; LAMMPS' memory.cpp, C++'s bad_alloc, the Fortran runtimes,
+    # numpy's array allocation, and the GPU runtimes' own allocation errors (CUDA driver API, cuDNN, XLA/TF)
+    S("slurm-cgroup-oom-handler", "oom", ("killed by the cgroup out-of-memory",),
+      "Slurm's cgroup killed processes of the job for going over its memory (host memory)",
+      "Some of your processes may have been killed by the cgroup out-of-memory handler.",
+      "https://github.com/UNINETTSigma2/documentation (jobs/common_job_failures.md: Slurm's output on a memory kill)",
+      "ask for more memory (--mem / --mem-per-cpu), or load less per task"),
+    S("slurm-state-oom", "oom", ("OUT_OF_MEMORY",),
+      "Slurm's accounting says the job (or a step) ended OUT_OF_MEMORY: a memory kill (host memory)",
+      "State: OUT_OF_MEMORY (exit code 0)", "https://github.com/gferhpc/supercomputing.tue.nl (seff's report of a "
+      "job Slurm's cgroup killed; Slurm's state code OUT_OF_MEMORY)",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak"),
+    S("moab-mem-limit", "oom", ("exceeded MEM usage hard limit",),
+      "Moab killed the job for going over its memory (MEM usage hard limit)",
+      "job 3132467 exceeded MEM usage hard limit (2528 > 1126)", "https://github.com/cBio/cbio-cluster/issues/251 "
+      "(Torque/Moab; its 'soft limit' form is a warning and no cause)",
+      "ask for more memory (#PBS -l mem=), or load less per process"),
+    S("lammps-alloc", "oom", ("Failed to ", "bytes for array"),
+      "a process could not allocate memory (LAMMPS' own allocator: malloc or realloc returned nothing)",
+      "ERROR on proc 617: Failed to reallocate 1650272 bytes for array comm:buf_send (src/memory.cpp:105)",
+      "https://github.com/lammps/lammps/issues/3526",
+      "more memory per rank (fewer ranks per node, --mem-per-cpu), or a smaller problem per rank; the proc named "
+      "is the rank that failed"),
+    S("cxx-bad-alloc", "oom", ("std::bad_alloc",),
+      "a C++ allocation failed (std::bad_alloc: operator new found no memory)",
+      "terminate called after throwing an instance of 'std::bad_alloc'",
+      "https://github.com/rcthomas/es/issues/13 (under mpirun; cnclabs/smore#39, cdhit#34 on Slurm)",
+      "more memory per process (--mem), or less data per rank; a huge size asked for is a bug (the allocation's "
+      "size in a debugger)"),
+    S("ifort-vm", "oom", ("insufficient virtual memory",),
+      "the Fortran runtime could not allocate (Intel Fortran's severe (41): insufficient virtual memory)",
+      "forrtl: severe (41): insufficient virtual memory", "https://github.com/NOAA-EMC/UPP/issues/238 (and "
+      "NOAA-EMC/GSI#859 behind srun's '175: ' label)",
+      "more memory per rank, or fewer ranks per node"),
+    S("cuda-driver-oom", "oom", ("CUDA_ERROR_OUT_OF_MEMORY",),
+      "the GPU ran out of memory (the CUDA driver API's error: JAX, CuPy, TensorRT, the driver)",
+      "failed to allocate 17.79G (19104890880 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+      "https://github.com/philip-huang/PIXOR/issues/31",
+      "a smaller batch or model per GPU (XLA_PYTHON_CLIENT_MEM_FRACTION for JAX's preallocation)"),
+    S("cudnn-alloc", "oom", ("CUDNN_STATUS_ALLOC_FAILED",),
+      "cuDNN could not allocate GPU memory for its workspace (the GPU is full)",
+      "cuDNN failure 2: CUDNN_STATUS_ALLOC_FAILED ; GPU=0 ; hostname=PTNUWCL5099642 ; expr=finder(calgo, algoPerf)",
+      "https://github.com/microsoft/CNTK/issues/220 (the maintainer: out of GPU memory; ssd.pytorch#33 the same)",
+      "a smaller batch per GPU (the memory torch's allocator holds leaves cuDNN none)"),
+    S("xla-resource-exhausted", "oom", ("RESOURCE_EXHAUSTED", "allocate"),
+      "the device ran out of memory (XLA's and TensorFlow's RESOURCE_EXHAUSTED: an allocation failed)",
+      "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 "
+      "bytes.", "https://github.com/patrickbryant1/AFProfile/issues/8 (jaxline#11; jax_privacy#10: 'Failed to "
+      "allocate request for 176.00MiB')",
+      "a smaller batch or model per device; for JAX, XLA_PYTHON_CLIENT_PREALLOCATE=false shows the real peak"),
+    S("tf-oom-tensor", "oom", ("OOM when allocating tensor",),
+      "TensorFlow could not allocate a tensor (the GPU ran out of memory)",
+      "ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[500,17,17,4032] and "
+      "type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+      "https://github.com/tensorflow/models/issues/7142",
+      "a smaller batch per GPU"),
+    S("kernel-oom-invoked", "oom", ("invoked oom-killer",),
+      "the kernel's OOM killer ran on the node (a pasted dmesg): host memory ran out",
+      "2024-04-29T14:55:41,678628+02:00 pool invoked oom-killer: gfp_mask=0x6200ca(GFP_HIGHUSER_MOVABLE), order=0, "
+      "oom_score_adj=0", "https://github.com/equinor/ert/issues/7797 (gensyn-ai/rl-swarm#463 the same)",
+      "more host memory per task (--mem), or less per rank; the dmesg lines after it name the process killed"),
+    S("hip-oom", "oom", ("hipErrorOutOfMemory",),
+      "the GPU ran out of memory (ROCm's HIP runtime: hipErrorOutOfMemory)",
+      "error: 'hipErrorOutOfMemory'(2) at square.cpp:76", "https://github.com/ROCm/hip/issues/2132",
+      "a smaller batch or model per GPU"),
+    S("hip-oom-tf", "oom", ("HIP_ERROR_OutOfMemory",),
+      "the GPU ran out of memory (ROCm's driver, as TensorFlow's ROCm build prints it)",
+      "E tensorflow/stream_executor/rocm/rocm_driver.cc:600] failed to allocate 890.06M (933298432 bytes) from "
+      "device: HIP_ERROR_OutOfMemory", "https://github.com/keras-team/keras/issues/13889",
+      "a smaller batch or model per GPU"),
+    S("cuda-rt-oom", "oom", ("cudaErrorMemoryAllocation",),
+      "the GPU ran out of memory (the CUDA runtime's cudaErrorMemoryAllocation)",
+      "cudaErrorMemoryAllocation : out of memory", "https://github.com/jax-ml/jax/issues/17217",
+      "a smaller batch or model per GPU; another process (JAX's preallocation) may hold the memory"),
+    S("vllm-no-cache-memory", "oom", ("No available memory for the cache blocks",),
+      "vLLM found no GPU memory left for its KV cache after loading the model (the model, or another process, "
+      "takes what gpu_memory_utilization allows)",
+      "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+      "initializing the engine.", "https://github.com/vllm-project/vllm/issues/10439 (QwenLM/Qwen#853 on 4 A100s)",
+      "raise gpu_memory_utilization, lower max_model_len, more tensor parallelism, or free the GPU of other "
+      "processes"),
     S("slurm-cancelled", "scheduler", ("CANCELLED AT",),
       "the job was cancelled (scancel, or Slurm for a reason it did not print)",
       "slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***",
@@ -386,6 +468,24 @@ SIGNATURES: list[Signature] = [
     # the batch script itself, which slurmd wrote to the node's spool (SlurmdSpoolDir/jobN/slurm_script), is gone
     # or cannot be executed there: that node's spool or /tmp (full, cleaned, another mount), or the script's #!
     # interpreter missing on it: the node first, a candidate (its slurmd log decides)
+    # dash (Debian's and Ubuntu's /bin/sh) running a script written for bash: "SCRIPT: LINE: source: not found"
+    S("sh-source-not-found", "environment", ("source: not found",),
+      "a bash script ran under sh (dash): `source` is bash's, so the environment it sets up was never loaded",
+      "run.sh: 18: source: not found", "https://github.com/sgl-project/sglang/issues/3512",
+      "run it with bash (`bash run.sh`, or `#!/bin/bash` as its first line), or use `.` in place of `source`"),
+    # a module the job asked for that the site's module system does not have: the job then lacks what it loads.
+    # A candidate only: profiles print such errors for stale module names in jobs that fail of something else
+    S("lmod-error", "environment", ("Lmod has detected the following error",),
+      "a `module load` failed (Lmod): the job runs without the software or libraries it asked for",
+      "Lmod has detected the following error: The following module(s) are unknown:",
+      "https://github.com/hpcugent/vsc_user_docs/issues/440", "module spider NAME on the cluster the job ran on (the "
+      "name, its version, the module path: `module use`); a failure later in the log may follow from it",
+      weak=True),
+    S("modulefile-missing", "environment", ("Unable to locate a modulefile",),
+      "a `module load` failed (Environment Modules): the job runs without the software it asked for",
+      "ModuleCmd_Load.c(213):ERROR:105: Unable to locate a modulefile for 'openmpi/4.1.1'",
+      "https://github.com/cea-hpc/modules (its ERROR:105 message)", "module avail on the node; the name and version",
+      weak=True),
     S("slurm-script-missing", "node", ("execve(): ", "slurm_script", "No such file or directory"),
       "Slurm could not execute the batch script it wrote on the node (its spool directory, or the script's #! "
       "interpreter, missing there)",
@@ -502,6 +602,15 @@ SIGNATURES: list[Signature] = [
       "39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs",
       "https://github.com/NVIDIA/nccl/issues/296",
       "make every rank call the same collectives in the same order with the same sizes"),
+    # Horovod's coordinator checks that every rank submitted the same op (its controller's "Mismatched ...: One
+    # rank ..., but another rank ..." errors): the ranks disagree, as torch's DETAIL check says it
+    S("horovod-mismatch", "desync", ("Mismatched ", "One rank "),
+      "the ranks submitted different collectives for the same tensor (Horovod's check: shapes, types, op or device "
+      "differ between ranks)",
+      "tensorflow.python.framework.errors_impl.FailedPreconditionError: Mismatched ALLREDUCE CPU/GPU device "
+      "selection: One rank specified device GPU, but another rank specified device CPU.",
+      "https://github.com/horovod/horovod/issues/398 (horovod#1559: Mismatched ALLREDUCE tensor shapes)",
+      "make every rank build the same graph and tensors (the same shapes, dtypes and devices, in the same order)"),
     S("ddp-unused-params", "code", ("Expected to have finished reduction in the prior iteration",),
       "DDP: the model has parameters that got no gradient (unused in the loss)",
       "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
@@ -587,6 +696,24 @@ SIGNATURES: list[Signature] = [
       "async event : local catastrophic error", "https://github.com/NVIDIA/nccl/issues/230",
       "clusterdoc check --perf on that node (ibstat, the port's error counters, dmesg for mlx5); resubmit without it "
       "meanwhile (--exclude)"),
+    S("ib-completion-any", "network", ("NET/IB", "completion", "with error"),
+      "InfiniBand failed a transfer (a work completion with an error status: the link, a port, the peer's HCA, "
+      "the GID/RoCE setup between the two addresses)",
+      "H100-2:19989:20082 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer fe80::966d:ae03:"
+      "8b:df78%ib0<53249> with error 4, opcode 32564, len 32564, vendor err 81 (Send)",
+      "https://github.com/NVIDIA/nccl/issues/928",
+      "clusterdoc check --perf on the nodes (ibstat, ibv_devinfo, link errors); NCCL_IB_HCA and NCCL_IB_GID_INDEX"),
+    S("ucx-unreachable", "network", ("Destination is unreachable",),
+      "UCX found no transport to reach another rank's address (an interface the other host cannot reach: a docker "
+      "bridge, the wrong NIC)",
+      "pml_ucx.c:424  Error: ucp_ep_create(proc=3) failed: Destination is unreachable",
+      "https://github.com/NVIDIA/nccl-tests/issues/180 (and deepops-1199)",
+      "pin the interface (UCX_NET_DEVICES, mpirun -x UCX_TLS / --mca btl_tcp_if_exclude docker0,lo)"),
+    S("name-not-resolved", "network", ("Name does not resolve",),
+      "a host name did not resolve (DNS: the master's or a peer's name is not known where this ran)",
+      "nslookup: can't resolve 'dlc1dwuhvtro4c27-master-0': Name does not resolve",
+      "https://github.com/modelscope/ms-swift/issues/6368",
+      "use an address the nodes resolve (MASTER_ADDR as an IP), or wait for the cluster's DNS entry"),
     S("ucx-ib-retry-exceeded", "network", ("Transport retry count exceeded",),
       "InfiniBand gave up on a transfer (UCX: transport retry count exceeded, NCCL's status 12): the link, a "
       "port, or the peer's adapter",
@@ -653,6 +780,17 @@ SIGNATURES: list[Signature] = [
       "the script's argument parser is missing a required argument",
       "train.py: error: the following arguments are required: 0", "https://github.com/megvii-research/NAFNet/issues/112",
       "pass the argument on the command line after the script's name (launcher options go before it)"),
+    S("argparse-invalid", "code", (": error: argument ",),
+      "the command line has an argument its parser rejects (a value of the wrong type, an unknown choice, a variable "
+      "left unexpanded)",
+      "main/0 torchrun: error: argument --node-rank/--node_rank: invalid int value: '$AWS_BATCH_JOB_NODE_INDEX'",
+      "https://github.com/meta-pytorch/torchx/pull/759",
+      "fix the value on the command line (a shell variable must be expanded where the command is built)"),
+    S("python-no-script", "code", ("can't open file '", "No such file or directory"),
+      "the interpreter could not open the script it was told to run: the command names a file that is not there",
+      "/usr/bin/python3: can't open file 'train_jonas.py': [Errno 2] No such file or directory",
+      "https://github.com/fdbtrs/IDiff-Face/issues/6 (and ROMP-230: a module given as a file name)",
+      "fix the script's path in the launch command (a module is run with python -m, or torchrun -m)"),
     S("ompi-tcp-connect", "network", ("unable to complete a TCP connection",),
       "Open MPI's processes could not reach each other over TCP (a firewall, or an interface the other host cannot "
       "reach: containers on different hosts)",
@@ -704,6 +842,44 @@ SIGNATURES: list[Signature] = [
       "https://github.com/open-mpi/ompi (Open MPI 4's ess/pmi help text; with PMI2_Init failed in arjuna-172 and "
       "CliMA's FAQ)",
       "launch with mpirun inside the allocation, or an Open MPI built --with-pmix / --with-pmi (srun --mpi=list)"),
+    # an MPI that cannot start at all (MPICH's and Open MPI's own init failures: a device/channel, a module, a PMI
+    # its launcher does not speak), and Slurm's PMIx plugin failing between the MPI's processes and srun
+    S("mpich-init-fatal", "environment", ("Fatal error in ", "MPI_Init"),
+      "the MPI library could not start (MPI_Init failed: its channel or device, the process manager it was given, "
+      "a module or library it needs on the node)",
+      "Fatal error in MPI_Init: Other MPI error, error stack:",
+      "https://github.com/jtriley/StarCluster/issues/406",
+      "the error stack's last line names what is missing; mpiexec -n 2 hostname, then a hello-world MPI program "
+      "with the same mpiexec and module set"),
+    S("ompi-init-failed", "environment", ("MPI_INIT failed",),
+      "the MPI library could not start (Open MPI's MPI_INIT failed: the lines after it name the component)",
+      "It looks like MPI_INIT failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi/issues/3144 (GCHP#94, temporal-segment-networks#121: the same help text)",
+      "the component named after it (ompi_info); the same mpirun with a hello-world program"),
+    S("ompi-pmi2-init", "environment", ("PMI2 failed to initialize",),
+      "the MPI library could not start under the launcher: PMI2 did not initialise (srun's --mpi= and the MPI's "
+      "build do not match)",
+      "\"PMI2 failed to initialize, returning an error code of 14.", "https://github.com/radical-cybertools/"
+      "radical.pilot/issues/1085",
+      "srun --mpi=list and the MPI's build (ompi_info | grep -i pmi): the matching --mpi=, or mpirun in the "
+      "allocation"),
+    S("slurm-pmix-plugin", "environment", ("error:", "mpi/pmix"),
+      "Slurm's PMIx plugin failed between srun and the MPI's processes (a PMIx or MPI that does not match the "
+      "plugin's, or a launch mixing srun and another mpiexec)",
+      "[2026-09-08T13:01:38.539] error:  mpi/pmix_v4: _process_server_request: c112-002 [0]: pmixp_server.c:935: "
+      "unexpected contrib from c112-003:1, coll->seq=0, seq=0", "https://github.com/pmodels/mpich/issues/7957",
+      "launch with one process manager: srun --mpi=pmix with an MPI built for it, or mpiexec alone"),
+    S("glibc-version", "environment", ("version `GLIBC", "not found"),
+      "a binary needs a newer C library (GLIBC/GLIBCXX) than the node has: built on another system or image",
+      "gadget: /lib64/libc.so.6: version `GLIBC_2.14' not found (required by gadget)",
+      "https://github.com/gadget-framework/gadget2/issues/18 (a shared cluster; KymoKnot#1 on an HPC cluster)",
+      "run it in the image it was built for, or build it on the node's OS (module load gcc for GLIBCXX)"),
+    S("loader-shared-lib", "environment", ("error while loading shared libraries", "cannot open shared object file"),
+      "the dynamic loader could not load a library the program needs (not on LD_LIBRARY_PATH on this node: a "
+      "module not loaded, a container without it)",
+      "./build/all_reduce_perf: error while loading shared libraries: libmpi.so.40: cannot open shared object file: "
+      "No such file or directory", "https://github.com/NVIDIA/nccl/issues/872 (ArjunaUsers#110: lmp under srun)",
+      "ldd on the binary on the node: load the module that provides it, or set LD_LIBRARY_PATH in the job"),
     S("ssh-host-key", "environment", ("Host key verification failed",),
       "the launcher's SSH to another node refused the node's host key (unknown, or changed since a reinstall)",
       "Host key verification failed.", "https://github.com/pmodels/mpich/issues/4712",

@@ -122,7 +122,9 @@ def _name_culprit(best: Cause, ev: Evidence, witnesses: bool = False) -> None:
     `witnesses` (the cause's ranks only lost a peer or saw a distributed call fail: Horovod's shutdown, NCCL's
     remote error), a rank the report names replaces them: it failed first, they noticed."""
     if best.category == "oom" and not best.nodes:  # slurmstepd's end line right after names the node it ran on
-        ends = [e for e in (ev.scheduler or {}).get("ends") or [] if 0 <= e["line"] - best.time <= 3]
+        # a JOB line (the batch host's); a STEP's line is printed by one of its nodes, not the one that failed
+        ends = [e for e in (ev.scheduler or {}).get("ends") or []
+                if 0 <= e["line"] - best.time <= 3 and e.get("kind", "JOB") == "JOB"]  # fmt: skip
         if ends:
             best.nodes = [ends[0]["node"]]
     if (best.ranks and not witnesses) or best.category not in FILLED:
