@@ -85,3 +85,17 @@ def test_a_job_that_filled_its_folder_is_not_blamed_on_its_code(tmp_path, small_
     cause = json.loads(why.stdout)["cause"]
     assert cause["category"] == "environment", why.stdout
     assert "full" in cause["headline"] and not cause["retry"], cause
+
+
+def test_a_rank_that_left_no_traceback_while_the_folder_was_full_is_the_disk_not_a_weak_candidate():
+    """The rank's exit without an exception is only a candidate as its code's failure (weak); with submit's record
+    of a full job folder it is the environment's, and firmly: whether a traceback got written before the disk
+    filled is timing (test_a_job_that_filled_its_folder_is_not_blamed_on_its_code went unknown 1 run in 3)."""
+    from clusterdoc.why import disk
+    from clusterdoc.why.model import Cause
+
+    weak = [Cause("code", f"rank {r} on vm exited with code 1, no exception on record", ranks=[r], weak=True)
+            for r in (0, 1)]  # fmt: skip
+    note = "the job folder's file system is full (24 KiB free): ranks could not write their logs"
+    out = disk.relabel(weak, note, said=set(), make=Cause)
+    assert [(c.category, c.weak) for c in out] == [("environment", False), ("environment", False)], out
