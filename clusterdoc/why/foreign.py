@@ -445,13 +445,14 @@ def horovod_stall(f: logs.LogFacts) -> dict | None:
     base = {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [],
             "started": float(f.horovod[0][0]), "thin": False}  # fmt: skip
     if missing and not ready and all(set(rs) == missing for _, kind, rs in f.horovod if kind == "missing"):
-        return {**base, "odd": sorted(missing), "desync": False,
-                "headline": f"Horovod: every stalled op waits for {_rs(sorted(missing))} (missing ranks)"}  # fmt: skip
+        odd = sorted(missing)
+        return {**base, "odd": odd, "desync": False, "thin": True, "candidates": _missing_candidates(odd),
+                "headline": f"Horovod: every stalled op waits for {_rs(odd)} (missing ranks)"}  # fmt: skip
     sets: list[set[int]] = [set(rs) for rs in ready]
     if len(sets) == 1 and not missing:  # every op ready on the same ranks: the ones below its top not in it
         late = sorted(set(range(max(sets[0]) + 1)) - sets[0])
         if 0 < len(late) <= 4:
-            return {**base, "odd": late, "desync": False,
+            return {**base, "odd": late, "desync": False, "thin": True, "candidates": _missing_candidates(late),
                     "headline": f"Horovod: every stalled op is ready on all ranks but {_rs(late)}"}  # fmt: skip
     if len(sets) > 1 and not missing and all(a.isdisjoint(b) for a in sets for b in sets if a is not b):
         odd = sorted(sets[[len(x) for x in sets].index(min(len(x) for x in sets))])  # the smallest set
@@ -459,6 +460,22 @@ def horovod_stall(f: logs.LogFacts) -> dict | None:
                 "headline": f"Horovod: {_rs(odd)} submitted a different op than the others (ready ranks per op: "
                 + "; ".join(",".join(map(str, sorted(x))) for x in sets) + ")"}  # fmt: skip
     return None
+
+
+def _missing_candidates(ranks: list[int]) -> list[str]:
+    """Horovod's stall inspector names the ranks that did not submit the stalled tensors; its own warning says
+    what that may be: "different ranks are trying to submit different tensors or ... only subset of ranks is
+    submitting tensors" (horovod/common/stall_inspector.cc), and its maintainers read it as a rank busy elsewhere
+    (evaluation on rank 0, horovod#403) as often as tensors named differently on the ranks. The field cannot
+    tell: the ranks named, the category left open, the rank behind first."""
+    who = _rs(ranks[:32])
+    return [
+        f"hang: {who} behind or stuck outside the collective (evaluation, data loading, I/O on that rank only; "
+        "its stack: py-spy dump)",
+        f"desync: {who} submitted other tensors (names or order differ between ranks: a graph or optimizer built "
+        "differently, a collective under `if rank == ...`; HOROVOD_TIMELINE shows each rank's ops)",
+        f"node: {who} dead, or their node (its kernel log: XIDs, the OOM killer)",
+    ]
 
 
 def _rs(ranks: list[int]) -> str:
