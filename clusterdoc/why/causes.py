@@ -647,7 +647,7 @@ def signature_causes(ev: Evidence, found: Found) -> Found:
                 category,
                 (f"{who}: {what}" if who else what) + (f" (lost {peer})" if peer else ""),
                 float(s["line"]),
-                ranks=[rank] if rank is not None else [],
+                ranks=[rank] if rank is not None and sig.name not in signatures.REPORTER_SIGNS else [],
                 nodes=[node] if node else [peer] if peer else [],
                 evidence=[f"line {s['line'] + 1}: {s['text']}"],
                 explains=everyone,
@@ -714,6 +714,17 @@ _THIN = {
         "oom: the OOM killer (Ray's own text lists it first: the node's dmesg, ray logs raylet.out for memory)",
         "code or a library: the worker crashed (SIGSEGV: its own log, python-core-worker-*.log)",
         "node or scheduler: ray stop, or the node shutting down (the raylet's log)",
+    ),
+    "horovod-stalled": (
+        "hang: the ranks its stalled ops miss are behind or stuck outside the collective (evaluation or data on one "
+        "rank; their stacks: py-spy dump)",
+        "desync: those ranks submitted other tensors (names or order differ between ranks; HOROVOD_TIMELINE)",
+    ),
+    "ddp-zero-params": (
+        "hang: the rank that sent 0 params was behind (still loading data or the model) when the others checked: "
+        "its log at that time",
+        "desync: the ranks built different models (a model without parameters on one rank: its config)",
+        "environment: the backend passed no data (a P2P or transport problem: NCCL_P2P_DISABLE=1 decides)",
     ),
     "slurm-script-missing": (
         "node: the node's Slurm spool or /tmp (full, cleaned, another mount: its slurmd log, df on it)",

@@ -306,6 +306,41 @@ SIGNATURES: list[Signature] = [
       "initializing the engine.", "https://github.com/vllm-project/vllm/issues/10439 (QwenLM/Qwen#853 on 4 A100s)",
       "raise gpu_memory_utilization, lower max_model_len, more tensor parallelism, or free the GPU of other "
       "processes"),
+    # --- round 7: memory exhausted as the kernel, MPI, compiled runtimes and GPU codes print it ---
+    S("kernel-oom-kill-process", "oom", ("out of memory: kill process",),
+      "the kernel's OOM killer killed a process (older kernels' words; a cgroup's 'Memory cgroup out of memory' "
+      "the same)",
+      "Out of memory: Kill process 41528 (python) score 913 or sacrifice child",
+      "https://github.com/torvalds/linux (mm/oom_kill.c, before 4.19)",
+      "ask for more memory, or load less per rank (DataLoader workers, dataset in RAM)", lower=True),
+    S("kernel-oom-constraint", "oom", ("oom-kill:constraint=",),
+      "the kernel's OOM killer chose a process (its summary line)",
+      "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0-1,task=python,pid=1234,uid=1000",
+      "https://github.com/torvalds/linux (mm/oom_kill.c, dump_oom_summary)",
+      "ask for more memory, or load less per rank (DataLoader workers, dataset in RAM)"),
+    S("kernel-oom-reaper", "oom", ("oom_reaper: reaped process",),
+      "the kernel's OOM reaper freed a killed process's memory (it was killed for memory)",
+      "oom_reaper: reaped process 1234 (python), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB",
+      "https://github.com/torvalds/linux (mm/oom_kill.c)",
+      "ask for more memory, or load less per rank (DataLoader workers, dataset in RAM)"),
+    S("mpi-err-no-mem", "oom", ("MPI_ERR_NO_MEM",),
+      "MPI could not allocate memory (MPI_Alloc_mem, buffers)", "*** MPI_ERR_NO_MEM: out of memory",
+      "https://www.mpi-forum.org (the MPI standard's error class; Open MPI's errhandler prints it)",
+      "fewer ranks per node or more memory per rank; smaller MPI buffers"),
+    S("gfortran-alloc", "oom", ("Allocation would exceed memory limit",),
+      "gfortran's runtime could not allocate an array (the host's memory, or the job's limit)",
+      "Operating system error: Cannot allocate memory\nAllocation would exceed memory limit",
+      "https://github.com/gcc-mirror/gcc (libgfortran/runtime/error.c, os_error)",
+      "more memory per rank (--mem-per-cpu) or fewer ranks per node; smaller arrays per rank"),
+    S("cudamalloc-oom", "oom", ("cudamalloc", "out of memory"),
+      "a cudaMalloc failed for want of GPU memory",
+      "cudaMalloc failed: out of memory", "https://docs.nvidia.com/cuda/cuda-runtime-api (cudaErrorMemoryAllocation's "
+      "string)", "a smaller problem per GPU, or more GPUs", lower=True),
+    S("amrex-gpu-oom", "oom", ("out of gpu memory",),
+      "AMReX's arena (WarpX, Nyx, Castro...) found no GPU memory left for an allocation",
+      "amrex::Abort::0::Out of gpu memory. Free: 0 Asking: 1073741824 Bytes",
+      "https://github.com/AMReX-Codes/amrex (Src/Base/AMReX_Arena.cpp)",
+      "fewer cells per GPU (max_grid_size, more nodes), or amrex.the_arena_init_size lower", lower=True),
     S("slurm-cancelled", "scheduler", ("CANCELLED AT",),
       "the job was cancelled (scancel, or Slurm for a reason it did not print)",
       "slurmstepd-gpu20-15: error: *** STEP 9411285.0 ON gpu20-15 CANCELLED AT 2022-05-17T17:58:10 ***",
@@ -611,6 +646,57 @@ SIGNATURES: list[Signature] = [
       "selection: One rank specified device GPU, but another rank specified device CPU.",
       "https://github.com/horovod/horovod/issues/398 (horovod#1559: Mismatched ALLREDUCE tensor shapes)",
       "make every rank build the same graph and tensors (the same shapes, dtypes and devices, in the same order)"),
+    # --- round 7: the ranks' disagreement as each library's own check states it (a RuntimeError or an abort that
+    # carries it is the ranks' desync, not the code's bug nor a hang) ---
+    S("torch-collectives-differ", "desync", ("Collectives differ in the following aspects",),
+      "the ranks called different collectives (TORCH_DISTRIBUTED_DEBUG=DETAIL's fingerprint check lists how they "
+      "differ: op, shapes, dtypes or sequence)",
+      "Collectives differ in the following aspects: \t Op type: ALLREDUCEvs BROADCAST",
+      "https://github.com/pytorch/pytorch (torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp)",
+      "make every rank call the same collectives in the same order with the same shapes"),
+    S("ddp-param-sizes", "desync", ("of the same param in process",),
+      "DDP found a parameter of another size (or stride) on this rank than on rank 0: the ranks built different "
+      "models",
+      "RuntimeError: [1]: params[0] in this process with sizes [96, 32] appears not to match sizes of the same "
+      "param in process 0.", "https://github.com/pytorch/pytorch (torch/csrc/distributed/c10d/comm.cpp, "
+      "verify_params_across_processes)",
+      "build the same model on every rank (the same config, vocab size, layers added on rank 0 only)"),
+    S("ddp-zero-params", "desync", ("DDP expects same model across all ranks", "inconsistent 0 params"),
+      "DDP's parameter-count check read 0 parameters from a rank: that rank never joined the check (behind in its "
+      "data setup, or a backend that passed no data), more often than a model without parameters",
+      "RuntimeError: DDP expects same model across all ranks, but Rank 1 has 338 params, while rank 0 has "
+      "inconsistent 0 params.", "https://github.com/pytorch/pytorch (torch/csrc/distributed/c10d/comm.cpp)",
+      "see what the rank with 0 params did at that time (its log); then whether the ranks' models differ",
+      weak=True),
+    S("ddp-param-count", "desync", ("DDP expects same model across all ranks",),
+      "DDP found a different number of parameters on two ranks: the ranks built different models",
+      "RuntimeError: DDP expects same model across all ranks, but Rank 0 has 162 params, while rank 1 has "
+      "inconsistent 161 params.", "https://github.com/pytorch/pytorch (torch/csrc/distributed/c10d/comm.cpp, "
+      "_verify_param_shape_across_processes)",
+      "build the same model on every rank (a layer created under `if rank == 0`, a different config per node)"),
+    S("deepspeed-rank-disagreement", "desync", ("disagreement between rank0 and rank",),
+      "DeepSpeed's check that every rank holds the same values (ZeRO's parameter and partition counts) failed: "
+      "the ranks disagree",
+      "RuntimeError: disagreement between rank0 and rank3: rank0: [1024, 4], rank3: [1020, 4]",
+      "https://github.com/deepspeedai/DeepSpeed (deepspeed/runtime/zero/utils.py, assert_ints_same_as_other_ranks)",
+      "make every rank build the same model and the same DeepSpeed config (frozen parameters, the ZeRO stage)"),
+    S("gloo-size-mismatch", "desync", ("op.preamble.length <= op.nbytes",),
+      "gloo received a bigger message than the rank expected: the ranks called collectives with different sizes "
+      "(or different collectives at the same time)",
+      "what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <= "
+      "op.nbytes. 6232 vs 4", "https://github.com/facebookincubator/gloo (gloo/transport/tcp/pair.cc)",
+      "make every rank call the same collectives in the same order with the same sizes (an uneven last batch)"),
+    S("mpi-truncate", "desync", ("MPI_ERR_TRUNCATE",),
+      "MPI received a message bigger than the receive buffer: the sender and receiver disagree on its size "
+      "(or a receive matched another message)",
+      "[udp012400uds:91098] *** MPI_ERR_TRUNCATE: message truncated", "https://github.com/salilab/imp/issues/758 "
+      "(SGpp/DisCoTec#10, 3dem/relion#1052 the same: Open MPI's error class)",
+      "make the receive's count and the send's agree (a tag or source that matches another message)"),
+    S("mpich-truncate", "desync", ("Message truncated", "buffer size is"),
+      "MPI received a message bigger than the receive buffer: the sender and receiver disagree on its size",
+      "MPIDI_CH3U_Request_unpack_uebuf(611): Message truncated; 16 bytes received but buffer size is 8",
+      "https://github.com/m-a-d-n-e-s-s/madness/issues/113 (pmodels/mpich#879: MPICH's own text)",
+      "make the receive's count and the send's agree (a tag or source that matches another message)"),
     S("ddp-unused-params", "code", ("Expected to have finished reduction in the prior iteration",),
       "DDP: the model has parameters that got no gradient (unused in the loss)",
       "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
@@ -653,6 +739,15 @@ SIGNATURES: list[Signature] = [
       "https://github.com/open-mpi/ompi/issues/2661",
       "look for the OOM killer on that node (dmesg); less memory per rank or more nodes",
       node=re.compile(r"on node (\S{1,128}?)\.? exited"), weak=True),
+    # LSF's job report and Slurm's srun print a SIGKILL as exit code 137 (128 + 9), SGE's qacct as exit_status 137
+    S("exit-code-137", "oom", ("Exited with exit code 137",),
+      "the job's process exited with 137: killed by SIGKILL (the OOM killer, a memory limit, or a kill -9)",
+      "Exited with exit code 137.", "https://www.ibm.com/docs/en/spectrum-lsf (bjobs -l; srun prints the same)",
+      "the node's dmesg for the OOM killer; the job's memory (bjobs -l MAX MEM, sacct -o MaxRSS)", weak=True),
+    S("sge-exit-137", "oom", ("exit_status", " 137"),
+      "the job's process exited with 137: killed by SIGKILL (h_vmem/h_rss exceeded, the OOM killer, or qdel)",
+      "exit_status  137", "https://gridscheduler.sourceforge.net (qacct(1): exit_status, maxvmem)",
+      "qacct -j JOB: maxvmem against the h_vmem asked; the node's dmesg", weak=True),
     S("no-module", "environment", ("No module named ",),
       "a module could not be imported: a package missing from this environment, or the script run from another folder",
       "Invalid MIT-MAGIC-COOKIE-1 key/usr/bin/python3: No module named run",
@@ -1028,7 +1123,11 @@ FROM_TRACEBACK = [
 ]  # fmt: skip
 # a rank killed by SIGKILL, said alone: the host's OOM killer most often, but a time limit, a preemption, an
 # eviction or a user's kill -9 print the same line; the node's kernel log or Slurm's record decides
-SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill")
+# the rank that prints these lines reports the others (Horovod's coordinator lists the ranks it waits for): its
+# prefix names the witness, not the culprit
+REPORTER_SIGNS = ("horovod-stalled",)
+SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137",
+                 "sge-exit-137")
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
