@@ -21,26 +21,43 @@ def _judge(text: str) -> verdict.Cause:
         # torch's ProcessGroupWrapper (TORCH_DISTRIBUTED_DEBUG=DETAIL), its second line alone (the first wrapped off)
         ("[rank1]:   Collectives differ in the following aspects: \t Op type: ALLREDUCEvs BROADCAST\n", [1]),
         # DDP's verify_params_across_processes: rank 1 built a wider layer than rank 0
-        ("Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n"
-         "    model = DDP(model, device_ids=[rank])\nRuntimeError: [1]: params[0] in this process with sizes [96, 32] "
-         "appears not to match sizes of the same param in process 0.\n", []),
+        (
+            'Traceback (most recent call last):\n  File "train.py", line 40, in <module>\n'
+            "    model = DDP(model, device_ids=[rank])\nRuntimeError: [1]: params[0] in this process with sizes [96, 32] "
+            "appears not to match sizes of the same param in process 0.\n",
+            [],
+        ),
         # DDP's _verify_param_shape_across_processes: a different number of parameters
-        ("[rank0]: RuntimeError: DDP expects same model across all ranks, but Rank 0 has 162 params, while rank 1 "
-         "has inconsistent 161 params.\n", [0]),
+        (
+            "[rank0]: RuntimeError: DDP expects same model across all ranks, but Rank 0 has 162 params, while rank 1 "
+            "has inconsistent 161 params.\n",
+            [0],
+        ),
         # DeepSpeed's assert_ints_same_as_other_ranks (ZeRO's partition counts): a RuntimeError, not the code's bug
-        ("[rank3]: Traceback (most recent call last):\n[rank3]:   File \"deepspeed/runtime/zero/utils.py\", line 60, "
-         "in assert_ints_same_as_other_ranks\n[rank3]: RuntimeError: disagreement between rank0 and rank3: rank0: "
-         "[1024, 4], rank3: [1020, 4]\n", [3]),
+        (
+            '[rank3]: Traceback (most recent call last):\n[rank3]:   File "deepspeed/runtime/zero/utils.py", line 60, '
+            "in assert_ints_same_as_other_ranks\n[rank3]: RuntimeError: disagreement between rank0 and rank3: rank0: "
+            "[1024, 4], rank3: [1020, 4]\n",
+            [3],
+        ),
         # gloo's pair.cc: a message larger than the receiving rank expected
-        ("terminate called after throwing an instance of 'gloo::EnforceNotMet'\n  what():  [enforce fail at "
-         "/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <= op.nbytes. 6232 vs 4\n",
-         []),
+        (
+            "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n  what():  [enforce fail at "
+            "/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <= op.nbytes. 6232 vs 4\n",
+            [],
+        ),
         # Open MPI's error class (salilab/imp#758) and MPICH's text (madness#113)
-        ("[udp012400uds:91098] *** An error occurred in MPI_Recv\n[udp012400uds:91098] *** reported by process "
-         "[3691035461887983617,0]\n[udp012400uds:91098] *** on communicator MPI_COMM_WORLD\n[udp012400uds:91098] *** "
-         "MPI_ERR_TRUNCATE: message truncated\n", []),
-        ("Fatal error in MPI_Irecv: Message truncated, error stack:\nMPIDI_CH3U_Request_unpack_uebuf(611): Message "
-         "truncated; 16 bytes received but buffer size is 8\n", []),
+        (
+            "[udp012400uds:91098] *** An error occurred in MPI_Recv\n[udp012400uds:91098] *** reported by process "
+            "[3691035461887983617,0]\n[udp012400uds:91098] *** on communicator MPI_COMM_WORLD\n[udp012400uds:91098] *** "
+            "MPI_ERR_TRUNCATE: message truncated\n",
+            [],
+        ),
+        (
+            "Fatal error in MPI_Irecv: Message truncated, error stack:\nMPIDI_CH3U_Request_unpack_uebuf(611): Message "
+            "truncated; 16 bytes received but buffer size is 8\n",
+            [],
+        ),
         ("mpi4py.MPI.Exception: MPI_ERR_TRUNCATE: message truncated\n", []),
     ],
 )
@@ -62,12 +79,14 @@ def test_ddp_reading_zero_params_from_a_rank_is_a_candidate_the_rank_behind_firs
     "text",
     [
         # Horovod's stall inspector: the same rank missing from every op (horovod-534's form)
-        ("[1,1]<stderr>:[2018-10-01 10:45:55.141569: W horovod/common/operations.cc:621] One or more tensors were "
-         "submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks "
-         "for more than 60 seconds. This may indicate that different ranks are trying to submit different tensors "
-         "or that only subset of ranks is submitting tensors, which will cause deadlock.\n"
-         "[1,1]<stderr>:Stalled ops:\n[1,1]<stderr>:HorovodBroadcast_fc_weights_0 [missing ranks: 0]\n"
-         "[1,1]<stderr>:HorovodBroadcast_fc_biases_0 [missing ranks: 0]\n"),
+        (
+            "[1,1]<stderr>:[2018-10-01 10:45:55.141569: W horovod/common/operations.cc:621] One or more tensors were "
+            "submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks "
+            "for more than 60 seconds. This may indicate that different ranks are trying to submit different tensors "
+            "or that only subset of ranks is submitting tensors, which will cause deadlock.\n"
+            "[1,1]<stderr>:Stalled ops:\n[1,1]<stderr>:HorovodBroadcast_fc_weights_0 [missing ranks: 0]\n"
+            "[1,1]<stderr>:HorovodBroadcast_fc_biases_0 [missing ranks: 0]\n"
+        ),
     ],
 )
 def test_horovods_missing_ranks_name_the_rank_and_leave_hang_or_desync_open(text):
@@ -92,13 +111,23 @@ def test_horovods_missing_ranks_name_the_rank_and_leave_hang_or_desync_open(text
         # the forms round 5 and 6 learned, in other schedulers' and runtimes' words
         "=>> PBS: job killed: vmem 47483621376b exceeded limit 42949672960b\n",
         "TERM_MEMLIMIT: job killed after reaching LSF memory usage limit.\n",
-        "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space\n",
+        'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\n',
         "ERROR: LoadError: OutOfMemoryError()\n",
         "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.\n",
     ],
 )
 def test_memory_exhausted_in_the_hpc_fields_words_is_oom(text):
     assert _judge(text).category == "oom"
+
+
+def test_cray_mpichs_out_of_memory_names_the_rank_from_its_srun_label():
+    """E3SM-1217 on Cori: ROMIO's allocation check under cray-mpich, behind srun's label; MPI_Abort after it."""
+    text = ("129: MOSART decomp info proc =       129 begr =    174151 endr =    175500 numr =      1350\n"
+            "129: Out of memory in file /notbackedup/tmp/ulib/mpt_base/mpich2/src/mpi/romio/adio/ad_cray/"
+            "ad_cray_write_coll.c, line 486\n129: Rank 129 [Thu Jan 12 17:19:30 2017] [c9-0c1s7n3] application called "
+            "MPI_Abort(MPI_COMM_WORLD, 1) - process 129\n129: forrtl: error (76): Abort trap signal\n")  # fmt: skip
+    cause = _judge(text)
+    assert (cause.category, cause.ranks) == ("oom", [129]), cause.headline
 
 
 @pytest.mark.parametrize(
@@ -137,7 +166,7 @@ def test_look_alikes_are_not_that_class(text, not_category):
 def test_round_7s_words_pass_the_big_logs_prefilter():
     names = ("torch-collectives-differ", "ddp-param-sizes", "ddp-param-count", "deepspeed-rank-disagreement",
              "gloo-size-mismatch", "mpi-truncate", "mpich-truncate", "kernel-oom-kill-process", "kernel-oom-constraint",
-             "kernel-oom-reaper", "mpi-err-no-mem", "gfortran-alloc", "cudamalloc-oom", "amrex-gpu-oom",
+             "kernel-oom-reaper", "mpi-err-no-mem", "mpich-out-of-memory-in-file", "gfortran-alloc", "cudamalloc-oom", "amrex-gpu-oom",
              "exit-code-137", "sge-exit-137")  # fmt: skip
     by_name = {s.name: s for s in signatures.SIGNATURES}
     for name in names:

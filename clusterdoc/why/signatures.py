@@ -323,6 +323,11 @@ SIGNATURES: list[Signature] = [
       "oom_reaper: reaped process 1234 (python), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB",
       "https://github.com/torvalds/linux (mm/oom_kill.c)",
       "ask for more memory, or load less per rank (DataLoader workers, dataset in RAM)"),
+    S("mpich-out-of-memory-in-file", "oom", ("Out of memory in file ",),
+      "MPICH's (Cray MPT's, ROMIO's) allocation check failed: the rank ran out of host memory inside MPI",
+      "129: Out of memory in file /notbackedup/tmp/ulib/mpt_base/mpich2/src/mpi/romio/adio/ad_cray/"
+      "ad_cray_write_coll.c, line 486", "https://github.com/E3SM-Project/E3SM/issues/1217 (Cori, cray-mpich 7.4.4)",
+      "fewer ranks per node (more memory per rank) or smaller collective buffers (cb_buffer_size, the I/O tasks)"),
     S("mpi-err-no-mem", "oom", ("MPI_ERR_NO_MEM",),
       "MPI could not allocate memory (MPI_Alloc_mem, buffers)", "*** MPI_ERR_NO_MEM: out of memory",
       "https://www.mpi-forum.org (the MPI standard's error class; Open MPI's errhandler prints it)",
@@ -1126,8 +1131,7 @@ FROM_TRACEBACK = [
 # the rank that prints these lines reports the others (Horovod's coordinator lists the ranks it waits for): its
 # prefix names the witness, not the culprit
 REPORTER_SIGNS = ("horovod-stalled",)
-SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137",
-                 "sge-exit-137")
+SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137")
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
