@@ -23,9 +23,9 @@ def _judge(text: str) -> verdict.Cause:
         # DDP's verify_params_across_processes: rank 1 built a wider layer than rank 0
         (
             'Traceback (most recent call last):\n  File "train.py", line 40, in <module>\n'
-            "    model = DDP(model, device_ids=[rank])\nRuntimeError: [1]: params[0] in this process with sizes [96, 32] "
-            "appears not to match sizes of the same param in process 0.\n",
-            [],
+            "    model = DDP(model, device_ids=[rank])\nRuntimeError: [1]: params[0] in this process with sizes "
+            "[96, 32] appears not to match sizes of the same param in process 0.\n",
+            [1],
         ),
         # DDP's _verify_param_shape_across_processes: a different number of parameters
         (
@@ -49,8 +49,8 @@ def _judge(text: str) -> verdict.Cause:
         # Open MPI's error class (salilab/imp#758) and MPICH's text (madness#113)
         (
             "[udp012400uds:91098] *** An error occurred in MPI_Recv\n[udp012400uds:91098] *** reported by process "
-            "[3691035461887983617,0]\n[udp012400uds:91098] *** on communicator MPI_COMM_WORLD\n[udp012400uds:91098] *** "
-            "MPI_ERR_TRUNCATE: message truncated\n",
+            "[3691035461887983617,0]\n[udp012400uds:91098] *** on communicator MPI_COMM_WORLD\n"
+            "[udp012400uds:91098] *** MPI_ERR_TRUNCATE: message truncated\n",
             [],
         ),
         (
@@ -64,6 +64,19 @@ def _judge(text: str) -> verdict.Cause:
 def test_the_ranks_disagreement_in_each_librarys_words_is_desync(text, ranks):
     cause = _judge(text)
     assert (cause.category, list(cause.ranks)) == ("desync", ranks), cause.headline
+
+
+@pytest.mark.parametrize(
+    "text, rank",
+    [
+        ("RuntimeError: disagreement between rank0 and rank5: rank0: [1024, 4], rank5: [1020, 4]\n", 5),
+        ("RuntimeError: [2]: params[0] in this process with sizes [96, 32] appears not to match sizes of the same "
+         "param in process 0.\n", 2),
+    ],
+)  # fmt: skip
+def test_the_rank_a_consistency_check_names_is_the_culprit(text, rank):
+    cause = _judge(text)
+    assert (cause.category, cause.ranks) == ("desync", [rank]), cause.headline
 
 
 def test_ddp_reading_zero_params_from_a_rank_is_a_candidate_the_rank_behind_first():
@@ -81,8 +94,8 @@ def test_ddp_reading_zero_params_from_a_rank_is_a_candidate_the_rank_behind_firs
         # Horovod's stall inspector: the same rank missing from every op (horovod-534's form)
         (
             "[1,1]<stderr>:[2018-10-01 10:45:55.141569: W horovod/common/operations.cc:621] One or more tensors were "
-            "submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks "
-            "for more than 60 seconds. This may indicate that different ranks are trying to submit different tensors "
+            "submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of "
+            "ranks for more than 60 seconds. This may indicate that different ranks are trying to submit different tensors "
             "or that only subset of ranks is submitting tensors, which will cause deadlock.\n"
             "[1,1]<stderr>:Stalled ops:\n[1,1]<stderr>:HorovodBroadcast_fc_weights_0 [missing ranks: 0]\n"
             "[1,1]<stderr>:HorovodBroadcast_fc_biases_0 [missing ranks: 0]\n"
@@ -165,9 +178,9 @@ def test_look_alikes_are_not_that_class(text, not_category):
 
 def test_round_7s_words_pass_the_big_logs_prefilter():
     names = ("torch-collectives-differ", "ddp-param-sizes", "ddp-param-count", "deepspeed-rank-disagreement",
-             "gloo-size-mismatch", "mpi-truncate", "mpich-truncate", "kernel-oom-kill-process", "kernel-oom-constraint",
-             "kernel-oom-reaper", "mpi-err-no-mem", "mpich-out-of-memory-in-file", "gfortran-alloc", "cudamalloc-oom", "amrex-gpu-oom",
-             "exit-code-137", "sge-exit-137")  # fmt: skip
+        "gloo-size-mismatch", "mpi-truncate", "mpich-truncate", "kernel-oom-kill-process",
+        "kernel-oom-constraint", "kernel-oom-reaper", "mpi-err-no-mem", "mpich-out-of-memory-in-file",
+        "gfortran-alloc", "cudamalloc-oom", "amrex-gpu-oom", "exit-code-137", "sge-exit-137")  # fmt: skip
     by_name = {s.name: s for s in signatures.SIGNATURES}
     for name in names:
         line = by_name[name].learned.encode()

@@ -108,6 +108,11 @@ _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
 _MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
+# the ranks' own consistency checks name the rank that disagrees: DeepSpeed's assert_ints_same_as_other_ranks,
+# DDP's verify_params_across_processes ("[N]: params[...] in this process ... appears not to match")
+_DISAGREE = re.compile(
+    r"disagreement between rank0 and rank(\d{1,7}):|\[(\d{1,7})\]: params\[\d{1,7}\] in this process"
+)
 _PALS_DIED = re.compile(r"\brank (\d{1,7}) died from signal (\d{1,3})")  # Cray PALS' mpiexec: "NODE: rank N died ..."
 _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
 _MPI_SIGNAL = re.compile(  # mpirun's, prterun's (Open MPI 5), orterun's
@@ -552,6 +557,8 @@ class Scanner:
             or " RUNNING AT " in line
             or "MPICH ERROR" in line
             or "ERROR on proc " in line
+            or "disagreement between rank0" in line
+            or "of the same param in process" in line
         ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
@@ -567,6 +574,10 @@ class Scanner:
         m = _LAMMPS_PROC.search(line) if "ERROR on proc " in line else None
         if m:  # LAMMPS' own error line from one process (Error::one), before any abort
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "LAMMPS' ERROR on proc"})
+        m = _DISAGREE.search(line) if "disagreement between" in line or "same param in process" in line else None
+        if m:  # the rank whose values differ from rank 0's, as the check that raised names it
+            f.mpi.append({"rank": int(m.group(1) or m.group(2)), "node": None, "line": n,
+                          "how": "its values differ from rank 0's"})  # fmt: skip
         m = _PALS_DIED.search(line) if "died from signal" in line else None
         if m:  # Cray PALS' mpiexec names each rank that died and its node (the line's host prefix), first first
             f.mpi.append({"rank": int(m.group(1)), "node": host, "line": n,

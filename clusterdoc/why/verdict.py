@@ -113,6 +113,7 @@ def judge(ev: Evidence) -> Verdict:
     return Verdict(False, ev.state, best, ruled, effects)
 
 
+DISAGREES = "its values differ from rank 0's"  # why/logs.py: a consistency check names the rank
 FILLED = ("code", "environment", "oom", "node", "unknown")  # a rank's own failure: the launcher's report names it
 
 
@@ -127,10 +128,12 @@ def _name_culprit(best: Cause, ev: Evidence, witnesses: bool = False) -> None:
                 if 0 <= e["line"] - best.time <= 3 and e.get("kind", "JOB") == "JOB"]  # fmt: skip
         if ends:
             best.nodes = [ends[0]["node"]]
-    if (best.ranks and not witnesses) or best.category not in FILLED:
+    if (best.ranks and not witnesses) or best.category not in FILLED + ("desync",):
         return
     at = best.time if best.time != INF else -INF  # no time: no line of its own, every report counts
     after = [c for c in ev.culprits if c["line"] >= at or (c.get("heads") and at - c["line"] <= 64)]
+    if best.category == "desync":  # only the check that raised it names the rank that disagrees, not a launcher
+        after = [c for c in after if c["how"] == DISAGREES]
     if not after:
         return
     c = after[0]
