@@ -55,8 +55,10 @@ def test_the_score_on_real_logs():
     # The set grew to 284 settled (42 rows from ms-swift, NCCL, LAMMPS, Horovod, MPICH, Ray ...): 216 (76 %) with
     # one confident wrong (discoscene-5: one rank alone in a BROADCAST read as rank 0's hang; it stays unknown now,
     # rank 0 named first, as did four settled logs of the same form). 224/284 (79 %), culprit 75/83 (90 %), 0 wrong
-    # after the sixth round (the wider field's words: tests/test_why_general.py); the bounds keep about two logs
-    assert s["right"] * 100 >= 78 * s["settled"], (s["right"], s["settled"])
+    # after the sixth round (the wider field's words: tests/test_why_general.py); the bounds keep about two logs.
+    # 221/284 (78 %) after the seventh round: Horovod's missing ranks are unknown (hang first, desync second: its own
+    # warning says either), three settled `hang` rows of that form with them; the same trade as the broadcast's
+    assert s["right"] * 100 >= 77 * s["settled"], (s["right"], s["settled"])
     assert s["culprits_named"] * 100 >= 88 * s["culprits"], s["culprits_missed"]  # 75/83 (90 %)
 
 
@@ -364,8 +366,9 @@ _WD = (
         ("[rank1]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection closed by peer "
          "[10.0.0.4]:6231\n[rank3]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] Connection "
          "closed by peer [10.0.0.4]:6231\n", "unknown", [1, 3], ["10.0.0.4"]),
-        # Horovod's stalled ops: one rank missing from all (hang); ops ready on different ranks (desync)
-        ("Stalled ops:\nop_a [missing ranks: 815]\nop_b [missing ranks: 815]\n", "hang", [815], []),
+        # Horovod's stalled ops: one rank missing from all (behind or submitting other tensors: unknown, the rank
+        # named); ops ready on different ranks (desync)
+        ("Stalled ops:\nop_a [missing ranks: 815]\nop_b [missing ranks: 815]\n", "unknown", [815], []),
         ("Stalled ops: loss_0 [ready ranks: 3], grad_1 [ready ranks: 2, 0, 1]\n", "desync", [3], []),
     ],
 )  # fmt: skip
