@@ -212,7 +212,7 @@ def cmd_build_wheel(args) -> int:
 
 
 def _add_transport_option(p: argparse.ArgumentParser, what: str) -> None:
-    from clusterdoc.doctor.transports import CHOICES
+    from clusterdoc.transportnames import CHOICES
 
     p.add_argument(
         "--transport",

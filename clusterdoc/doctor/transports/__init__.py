@@ -8,7 +8,7 @@
 `resolve` is the one place a name (--transport ssh|srun|auto, --local, --facts, --partition/--nodes) becomes a
 transport; `probe` asks the nodes once, falling back from SSH to srun under `auto` where every node refused the
 login and Slurm answers (pam_slurm_adopt). A new transport: its file here with a class of the Transport shape,
-a line in TRANSPORTS, and, when users choose it by name, in CHOICES (docs/development.md).
+a line in TRANSPORTS, and, when users choose it by name, in CHOICES (clusterdoc/transportnames.py; docs/development.md).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from clusterdoc.doctor.transports.saved import SavedTransport
 from clusterdoc.doctor.transports.srun import SrunTransport
 from clusterdoc.doctor.transports.ssh import SSHTransport
 from clusterdoc.errors import UsageError
+from clusterdoc.transportnames import CHOICES
 
 __all__ = ["Answer", "ProbeRequest", "RunResult", "Transport", "probe", "resolve", "ssh_refused"]
 
 TRANSPORTS = {"ssh": SSHTransport, "srun": SrunTransport, "local": LocalTransport, "saved": SavedTransport}
-CHOICES = ("ssh", "srun", "auto")  # what --transport accepts; local and saved follow from --local and --facts
 
 
 def resolve(
