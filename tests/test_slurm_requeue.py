@@ -14,13 +14,18 @@ from clusterdoc.launch import slurm
 from clusterdoc.launch.job import JobDir
 
 
-def test_a_requeued_job_is_said_and_its_first_runs_records_set_aside(tmp_path, monkeypatch, capsys):
-    jd = JobDir(tmp_path)
+def watched(path, job_id: str, ran: bool) -> slurm.SlurmJob:
+    """A SlurmJob as submit's watch holds it after sbatch (its __init__ submits: not here)."""
     j = slurm.SlurmJob.__new__(slurm.SlurmJob)
     j.spec = SimpleNamespace(world_size=2, partition=None, exclude=[], nodes=2)
-    j.jd, j.backend_id, j.reason, j.cancelled, j.cancelled_at = jd, "7", "None", False, None
+    j.jd, j.backend_id, j.reason, j.cancelled, j.cancelled_at = JobDir(path), job_id, "None", False, None
     j.unknown_since = j.unreachable_since = j.short_since = None
-    j.ran, j.requeues, j.requeued_after = False, 0, []
+    j.ran, j.requeues, j.requeued_after = ran, 0, []
+    return j
+
+
+def test_a_requeued_job_is_said_and_its_first_runs_records_set_aside(tmp_path, monkeypatch, capsys):
+    j = watched(tmp_path, "7", ran=False)
     answers = iter([("RUNNING", "None"), ("PENDING", "BeginTime"), ("PENDING", "BeginTime"), ("RUNNING", "None"),
                     (None, None)])  # fmt: skip
     monkeypatch.setattr(slurm, "squeue_state_reason", lambda job: next(answers))
@@ -44,12 +49,7 @@ def test_a_job_requeued_because_its_node_failed_says_which_node(tmp_path, monkey
     """Issue 43's Slurm campaign (seed 106189, job 22): node1's processes killed; Slurm declared node1 down and
     requeued the job itself, which then completed on the other nodes. Submit called it "a preemption or `scontrol
     requeue`": the node the first run's ranks started on, now down in sinfo, is why."""
-    jd = JobDir(tmp_path)
-    j = slurm.SlurmJob.__new__(slurm.SlurmJob)
-    j.spec = SimpleNamespace(world_size=2, partition=None, exclude=[], nodes=2)
-    j.jd, j.backend_id, j.reason, j.cancelled, j.cancelled_at = jd, "50", "None", False, None
-    j.unknown_since = j.unreachable_since = j.short_since = None
-    j.ran, j.requeues, j.requeued_after = True, 0, []
+    j = watched(tmp_path, "50", ran=True)
     for rank, host in ((0, "node1"), (1, "node2")):
         (tmp_path / f"rank{rank}.start").write_text(json.dumps({"host": host, "pid": 1, "time": 1.0}))
     monkeypatch.setattr(slurmcmd, "usable_nodes", lambda partition: ["node2", "node3"])  # sinfo: node1 down
