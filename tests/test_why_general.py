@@ -9,13 +9,7 @@ from __future__ import annotations
 import pytest
 
 from clusterdoc.why import foreign, verdict
-
-
-def _judge(text: str) -> verdict.Cause:
-    cause = verdict.judge(foreign.evidence_from_output(text, "1")).cause
-    assert cause is not None
-    return cause
-
+from tests.why_helpers import judge_log
 
 # --- memory exhausted, however the error that carries it is worded ---
 NCCL_CUDA_OOM = (  # peft-1703: NCCL 2.19's CUDACHECK puts the error's number first, as the ncclUnhandledCudaError's detail
@@ -41,12 +35,12 @@ NCCL_CUDA_OOM = (  # peft-1703: NCCL 2.19's CUDACHECK puts the error's number fi
     ],
 )
 def test_memory_exhausted_inside_another_error_is_oom(text):
-    assert _judge(text).category == "oom"
+    assert judge_log(text).category == "oom"
 
 
 def test_a_cuda_failure_that_is_not_memory_is_not_oom():
     text = NCCL_CUDA_OOM.replace("Cuda failure 2 'out of memory'", "Cuda failure 700 'an illegal memory access'")
-    assert _judge(text).category != "oom"
+    assert judge_log(text).category != "oom"
 
 
 # --- the fabric or the network between nodes, in each plugin's and transport's words ---
@@ -81,7 +75,7 @@ def test_a_cuda_failure_that_is_not_memory_is_not_oom():
     ],
 )
 def test_a_fabric_or_mesh_that_could_not_connect_is_the_network(text, rank):
-    c = _judge(text)
+    c = judge_log(text)
     assert c.category == "network", c
     assert rank is None or c.ranks == [rank], c
 
@@ -95,14 +89,14 @@ RAY_NODE_DIED = (  # ray-43751: Ray Train's worker, its fields (ip) before the r
 
 
 def test_a_ray_actor_dead_because_its_node_died_is_that_node():
-    c = _judge(RAY_NODE_DIED)
+    c = judge_log(RAY_NODE_DIED)
     assert (c.category, c.nodes) == ("node", ["10.72.56.3"]), c
     # the reason after it says the cluster took the node back (ray-63807): the scheduler, not the node
     preempted = RAY_NODE_DIED + "\tthe actor's node was preempted: simulating node drain\n"
-    assert _judge(preempted).category == "scheduler"
+    assert judge_log(preempted).category == "scheduler"
     # its owner died (verl-4242): another process's death, not this node's
     owner = "The actor is dead because its owner has died. Owner Ip address: 10.254.32.19 Owner's node has crashed.\n"
-    assert _judge(owner).category != "node"
+    assert judge_log(owner).category != "node"
 
 
 @pytest.mark.parametrize(
@@ -125,16 +119,16 @@ def test_a_ray_actor_dead_because_its_node_died_is_that_node():
 def test_mpirun_losing_a_daemon_names_its_node_as_a_candidate(text, node):
     # the help text says a failure of the link or of the daemon: the node to look at, not a verdict
     # (radicalpilot-2164's thread settled on the job's own executable)
-    c = _judge(text)
+    c = judge_log(text)
     assert (c.category, c.nodes) == ("unknown", [node]), c
     assert len(c.candidates) >= 2 and c.candidates[0].startswith("node"), c
 
 
 def test_slurms_batch_script_missing_on_its_node_is_a_candidate_not_the_environment():
     # arjuna-46: the script slurmd wrote to a GPU node's spool; a command missing is the environment's
-    c = _judge("slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or directory\n")
+    c = judge_log("slurmstepd: error: execve(): /tmp/slurmd/job00089/slurm_script: No such file or directory\n")
     assert c.category == "unknown" and c.candidates[0].startswith("node"), c
-    c = _judge("slurmstepd: error: execve(): python3: No such file or directory\n")
+    c = judge_log("slurmstepd: error: execve(): python3: No such file or directory\n")
     assert c.category == "environment", c
 
 
@@ -157,7 +151,7 @@ def test_an_allocation_refused_by_the_accounts_limits_is_the_scheduler_and_not_r
 
 
 def test_a_load_balance_error_is_not_the_accounts_balance():
-    assert _judge("ERROR: load balance failed on rank 3\n").category != "scheduler"
+    assert judge_log("ERROR: load balance failed on rank 3\n").category != "scheduler"
 
 
 # --- the environment: what the MPI, the launcher's SSH or the file system lack ---
@@ -189,7 +183,7 @@ def test_a_load_balance_error_is_not_the_accounts_balance():
     ],
 )
 def test_what_the_environment_lacks_is_the_environment(text, nodes):
-    c = _judge(text)
+    c = judge_log(text)
     assert (c.category, c.nodes) == ("environment", nodes), c
 
 
@@ -199,10 +193,10 @@ DUP = "smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected :
 def test_two_ranks_on_one_gpu_under_mpirun_is_the_scripts_pinning():
     # horovod-3929: mpirun's tagged output; no launcher there gives each rank a GPU (Horovod's docs: the script
     # pins torch.cuda.set_device(hvd.local_rank()))
-    assert _judge("[1,2]<stdout>:" + DUP).category == "code"
+    assert judge_log("[1,2]<stdout>:" + DUP).category == "code"
     # the same line from torchrun or Ray (verl-161, megatron-661): the launch's placement, the environment
-    assert _judge(DUP).category == "environment"
-    assert _judge("[rank2]:" + DUP).category == "environment"
+    assert judge_log(DUP).category == "environment"
+    assert judge_log("[rank2]:" + DUP).category == "environment"
 
 
 @pytest.mark.parametrize(
@@ -227,7 +221,7 @@ def test_two_ranks_on_one_gpu_under_mpirun_is_the_scripts_pinning():
     ],
 )
 def test_a_jit_build_is_the_environment_and_a_fortran_runtimes_segfault_the_code(text, category, ranks):
-    c = _judge(text)
+    c = judge_log(text)
     assert (c.category, c.ranks) == (category, ranks), c
 
 
@@ -255,16 +249,16 @@ _TOK = "Running tokenizer on dataset:   {p}%|███▊      | 280000/2969526 
     ],
 )
 def test_a_rank_still_preparing_data_when_the_others_wait_timed_out_is_the_hang(text):
-    c = _judge(text)
+    c = judge_log(text)
     assert (c.category, c.ranks) == ("hang", [0]), c
 
 
 def test_a_finished_bar_or_a_training_bar_names_no_rank_busy_elsewhere():
     for bar in (_TOK.format(p=100), "Epoch 3:  42%|████▏     | 420/1000 [29:55<30:00, 1.2it/s]"):
-        c = _judge(bar + _WD.format(r=1) + _WD.format(r=2) + _WD.format(r=3))
+        c = judge_log(bar + _WD.format(r=1) + _WD.format(r=2) + _WD.format(r=3))
         assert "preparing the data" not in c.headline, c
     # rank 0 is among the waiting: the bar is another rank's, which the line does not say
-    c = _judge(_TOK.format(p=9) + _WD.format(r=0) + _WD.format(r=1))
+    c = judge_log(_TOK.format(p=9) + _WD.format(r=0) + _WD.format(r=1))
     assert c.ranks != [0], c
 
 
@@ -274,7 +268,7 @@ def test_mpichs_own_abort_line_names_the_process_that_called_it():
         " -------------- FATAL CALLED ---------------\n  Fatal in file: mod_sound.F90 at line:      652\n"
         "application called MPI_Abort(comm=0x84000000, 1) - process 0\n"
     )
-    assert _judge(text).ranks == [0]
+    assert judge_log(text).ranks == [0]
 
 
 def test_the_lines_that_name_a_culprit_after_their_signature_pass_the_big_logs_prefilter():
@@ -314,7 +308,7 @@ def test_the_lines_that_name_a_culprit_after_their_signature_pass_the_big_logs_p
     ],
 )
 def test_other_tools_words_for_the_same_classes(text, category):
-    assert _judge(text).category == category
+    assert judge_log(text).category == category
 
 
 def test_a_ray_worker_dead_without_a_word_is_a_candidate_with_the_oom_killer_first():
@@ -325,16 +319,16 @@ def test_a_ray_worker_dead_without_a_word_is_a_candidate_with_the_oom_killer_fir
         "unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) "
         "The process is killed by SIGKILL by OOM killer due to high memory usage.\n"
     )
-    c = _judge(text)
+    c = judge_log(text)
     assert c.category == "unknown" and len(c.candidates) >= 2 and c.candidates[0].startswith("oom"), c
 
 
 def test_a_rank_dead_of_sigbus_in_a_pytorch_job_is_its_shared_memory():
     # llamafactory-2206: torchrun's table on every rank (UCX's and the DataLoader's own bus-error lines were known)
     table = "  exitcode  : -7 (pid: 16615)\n  error_file: <N/A>\n  traceback : Signal 7 (SIGBUS) received by PID 16615\n"
-    assert _judge(table).category == "environment"
+    assert judge_log(table).category == "environment"
     # an MPI launcher's bare "Bus error (signal 7)" (mlsh-17, unsettled) is no PyTorch job's table: not decided here
-    assert _judge("APPLICATION TERMINATED WITH THE EXIT STRING: Bus error (signal 7)\n").category == "unknown"
+    assert judge_log("APPLICATION TERMINATED WITH THE EXIT STRING: Bus error (signal 7)\n").category == "unknown"
 
 
 @pytest.mark.parametrize(
@@ -363,7 +357,7 @@ def test_torchs_desync_report_names_the_ranks_and_leaves_which_of_its_three_word
         "WorkNCCL(SeqNum=241, OpType=ALLREDUCE, NumelIn=6, NumelOut=6, Timeout(ms)=600000) ran for 600086 "
         "milliseconds before timing out.\n"
     )
-    c = _judge(wd + report)
+    c = judge_log(wd + report)
     # "lagging/dead/mismatched": a hang, a dead rank or a desync, which the report does not say
     assert (c.category, c.ranks) == ("unknown", ranks), c
     assert len(c.candidates) >= 3, c
@@ -378,10 +372,10 @@ def test_a_traceback_behind_a_loggers_bracketed_fields_is_read_whole():
         "    _save(obj, opened_zipfile, pickle_module, pickle_protocol)",
         "OSError: [Errno 28] No space left on device",
     ]
-    c = _judge("".join(fields + x + "\n" for x in tb))
+    c = judge_log("".join(fields + x + "\n" for x in tb))
     assert c.category == "environment" and "serialization.py:379" in " ".join([c.headline, *c.evidence]), c
     code = tb[:3] + ["KeyError: 'step'"]
-    assert _judge("".join(fields + x + "\n" for x in code)).category == "code"
+    assert judge_log("".join(fields + x + "\n" for x in code)).category == "code"
 
 
 def test_cray_pals_mpiexec_names_the_rank_that_died_and_its_node():
@@ -390,7 +384,7 @@ def test_cray_pals_mpiexec_names_the_rank_that_died_and_its_node():
         "x4213c4s7b0n0.hsn.cm.aurora.alcf.anl.gov: rank 27421 died from signal 6\n"
         "x4417c3s5b0n0.hsn.cm.aurora.alcf.anl.gov: rank 48109 died from signal 15\n"
     )
-    c = _judge(text)
+    c = judge_log(text)
     assert (c.category, c.ranks, c.nodes) == ("unknown", [27421], ["x4213c4s7b0n0.hsn.cm.aurora.alcf.anl.gov"]), c
 
 
@@ -473,7 +467,7 @@ def test_cray_pals_mpiexec_names_the_rank_that_died_and_its_node():
     ],
 )
 def test_the_wider_fields_own_words(text, category, ranks):
-    cause = _judge(text)
+    cause = judge_log(text)
     assert (cause.category, list(cause.ranks)) == (category, ranks), cause.headline
 
 
@@ -503,7 +497,7 @@ def test_one_rank_alone_in_a_broadcast_names_rank_0_without_a_verdict():
         "Timeout(ms)=1800000) ran for 1801027 milliseconds before timing out.\n"
         "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -6) local_rank: 7 (pid: 561642)\n"
     )
-    cause = _judge(text)
+    cause = judge_log(text)
     assert cause.category == "unknown" and cause.ranks == [0]
     assert len(cause.candidates) >= 2 and cause.candidates[0].startswith("hang: rank 0")
 
@@ -519,5 +513,5 @@ def test_a_module_that_did_not_load_is_a_candidate_not_the_verdict():
     something else: `unknown`, the environment first (vsc_user_docs-440)."""
     text = ('Lmod has detected the following error: The following module(s) are unknown: "MODULENAME"\n'
             "Please check the spelling or version number. Also try \"module spider ...\"\n")  # fmt: skip
-    cause = _judge(text)
+    cause = judge_log(text)
     assert cause.category == "unknown" and cause.candidates and "environment" in cause.candidates[0]

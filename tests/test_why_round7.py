@@ -7,13 +7,7 @@ from __future__ import annotations
 import pytest
 
 from clusterdoc.why import foreign, logread, signatures, verdict
-
-
-def _judge(text: str) -> verdict.Cause:
-    cause = verdict.judge(foreign.evidence_from_output(text, "1")).cause
-    assert cause is not None
-    return cause
-
+from tests.why_helpers import judge_log
 
 @pytest.mark.parametrize(
     "text, ranks",
@@ -62,7 +56,7 @@ def _judge(text: str) -> verdict.Cause:
     ],
 )
 def test_the_ranks_disagreement_in_each_librarys_words_is_desync(text, ranks):
-    cause = _judge(text)
+    cause = judge_log(text)
     assert (cause.category, list(cause.ranks)) == ("desync", ranks), cause.headline
 
 
@@ -75,14 +69,14 @@ def test_the_ranks_disagreement_in_each_librarys_words_is_desync(text, ranks):
     ],
 )  # fmt: skip
 def test_the_rank_a_consistency_check_names_is_the_culprit(text, rank):
-    cause = _judge(text)
+    cause = judge_log(text)
     assert (cause.category, cause.ranks) == ("desync", [rank]), cause.headline
 
 
 def test_ddp_reading_zero_params_from_a_rank_is_a_candidate_the_rank_behind_first():
     """'inconsistent 0 params': the rank never joined DDP's check (behind in its data setup, or a backend that
     passed nothing) as often as it built no model: unknown, hang first, desync among the candidates."""
-    cause = _judge("RuntimeError: DDP expects same model across all ranks, but Rank 1 has 338 params, while rank 0 "
+    cause = judge_log("RuntimeError: DDP expects same model across all ranks, but Rank 1 has 338 params, while rank 0 "
                    "has inconsistent 0 params.\n")  # fmt: skip
     assert cause.category == "unknown"
     assert cause.candidates[0].startswith("hang") and any(c.startswith("desync") for c in cause.candidates)
@@ -104,7 +98,7 @@ def test_ddp_reading_zero_params_from_a_rank_is_a_candidate_the_rank_behind_firs
 )
 def test_horovods_missing_ranks_name_the_rank_and_leave_hang_or_desync_open(text):
     """Horovod's own warning says the missing ranks are behind or submit other tensors; its list cannot tell."""
-    cause = _judge(text)
+    cause = judge_log(text)
     assert cause.category == "unknown" and cause.ranks == [0], cause.headline
     assert cause.candidates[0].startswith("hang") and cause.candidates[1].startswith("desync")
 
@@ -130,7 +124,7 @@ def test_horovods_missing_ranks_name_the_rank_and_leave_hang_or_desync_open(text
     ],
 )
 def test_memory_exhausted_in_the_hpc_fields_words_is_oom(text):
-    assert _judge(text).category == "oom"
+    assert judge_log(text).category == "oom"
 
 
 def test_cray_mpichs_out_of_memory_names_the_rank_from_its_srun_label():
@@ -139,7 +133,7 @@ def test_cray_mpichs_out_of_memory_names_the_rank_from_its_srun_label():
             "129: Out of memory in file /notbackedup/tmp/ulib/mpt_base/mpich2/src/mpi/romio/adio/ad_cray/"
             "ad_cray_write_coll.c, line 486\n129: Rank 129 [Thu Jan 12 17:19:30 2017] [c9-0c1s7n3] application called "
             "MPI_Abort(MPI_COMM_WORLD, 1) - process 129\n129: forrtl: error (76): Abort trap signal\n")  # fmt: skip
-    cause = _judge(text)
+    cause = judge_log(text)
     assert (cause.category, cause.ranks) == ("oom", [129]), cause.headline
 
 
@@ -151,7 +145,7 @@ def test_cray_mpichs_out_of_memory_names_the_rank_from_its_srun_label():
     ],
 )
 def test_exit_code_137_is_a_candidate_with_the_oom_killer_first(text):
-    cause = _judge(text)
+    cause = judge_log(text)
     assert cause.category == "unknown" and cause.candidates[0].startswith("oom"), cause.headline
 
 

@@ -11,15 +11,10 @@ from pathlib import Path
 import pytest
 
 from clusterdoc.why import foreign, logs, prefix, verdict
+from tests.why_helpers import judge_log
 
 REAL = Path(__file__).parent / "fixtures" / "why" / "real"
 LOGS = Path(__file__).parent / "fixtures" / "why" / "logs"
-
-
-def _judge(text: str) -> verdict.Cause:
-    cause = verdict.judge(foreign.evidence_from_output(text, "1")).cause
-    assert cause is not None
-    return cause
 
 
 # an exception line of a tuning log (lightning-17436), behind each launcher's rank tag
@@ -49,7 +44,7 @@ EXC = "ValueError: Invalid rank 8, rank should be in the interval [0, 7]"
 )
 def test_every_launchers_rank_tag_names_the_rank(tag, rank, host):
     assert prefix.split(f"{tag} {EXC}") == (rank, host, EXC)
-    cause = _judge(f"{tag} {EXC}\n")
+    cause = judge_log(f"{tag} {EXC}\n")
     assert (cause.category, cause.ranks) == ("code", [rank])
 
 
@@ -96,22 +91,22 @@ def test_the_rank_inside_torchs_own_message_names_a_signature_line_without_a_pre
             "illegal memory access was encountered")  # fmt: skip
     (hit,) = [h for h in logs.scan_text(line).hits if h.category == "code"]
     assert hit.rank == 5
-    assert _judge(line).ranks == [5]
+    assert judge_log(line).ranks == [5]
 
 
 def test_a_wrapper_carries_the_exception_that_failed():
     # Ray's RayTaskError(NotImplementedError) (verl-5558, whose inner traceback is cut): the inner type is the failure
-    cause = _judge((REAL / "verl-5558-reward-data-source-code.log").read_text())
+    cause = judge_log((REAL / "verl-5558-reward-data-source-code.log").read_text())
     assert cause.category == "code" and "NotImplementedError" in cause.headline
     # and RayTaskError(ModuleNotFoundError) (openrlhf-400) is the environment's, read the same way
-    assert _judge((REAL / "openrlhf-400-ray-env-no-vllm.log").read_text()).category == "environment"
+    assert judge_log((REAL / "openrlhf-400-ray-env-no-vllm.log").read_text()).category == "environment"
 
 
 @pytest.mark.parametrize(
     "name", ["chatglm2-525-loading-shards-sigkill.log", "accelerate-1214-launcher-sigkill-30b.log"]
 )
 def test_a_sigkill_while_the_weights_load_is_the_oom_killer(name):
-    assert _judge((REAL / name).read_text()).category == "oom"
+    assert judge_log((REAL / name).read_text()).category == "oom"
 
 
 def test_a_sigkill_alone_stays_a_candidate():
@@ -121,7 +116,7 @@ def test_a_sigkill_alone_stays_a_candidate():
         .read_text()
         .replace("Loading checkpoint shards:  57% 4/7 [00:37<00:28,  9.42s/it]", "")
     )
-    cause = _judge(text)
+    cause = judge_log(text)
     assert cause.category == "unknown" and cause.candidates[0].startswith("oom")
 
 
@@ -129,7 +124,7 @@ SEGV = (REAL / "e3sm-7277-seaice-segfault-rank76.log").read_text()
 
 
 def test_a_segfault_in_the_applications_routine_is_the_code():
-    assert _judge(SEGV).category == "code"
+    assert judge_log(SEGV).category == "code"
 
 
 def test_a_segfault_in_a_librarys_finalize_is_a_candidate_not_the_code():
@@ -144,26 +139,26 @@ def test_a_segfault_in_a_librarys_finalize_is_a_candidate_not_the_code():
             "  76: #8  0x00000000004008e8 in main ()",
         ]
     )
-    cause = _judge(text)
+    cause = judge_log(text)
     assert cause.category == "unknown" and cause.ranks == [76]
     assert cause.candidates[0].startswith("environment: a library crashed in its cleanup")
 
 
 def test_a_command_missing_in_a_log_of_several_nodes_may_be_that_nodes():
     one = "slurmstepd: error: execve(): torchrun: No such file or directory\n"  # its signature's own line
-    assert _judge(one).category == "environment"
+    assert judge_log(one).category == "environment"
     two = (
         one
         + "srun: error: gpu-2: task 1: Exited with exit code 2\nsrun: error: gpu-1: task 0: Exited with exit code 1\n"
     )
-    cause = _judge(two)
+    cause = judge_log(two)
     assert cause.category == "unknown"
     assert cause.candidates[0].startswith("node: that node lacks what the others have")
 
 
 def test_every_rank_timing_out_with_one_absent_names_it_as_a_candidate_not_a_hang():
     # llamafactory-7396: ranks 0, 2, 3, 4 time out in ALLREDUCE SeqNum=1580; rank 1 is in no line
-    cause = _judge((LOGS / "llamafactory-7396-watchdog.log").read_text())
+    cause = judge_log((LOGS / "llamafactory-7396-watchdog.log").read_text())
     assert (cause.category, cause.ranks) == ("unknown", [1])
     assert len(cause.candidates) >= 3
 
@@ -179,7 +174,7 @@ def test_srun_naming_several_tasks_of_one_node_names_the_node():
     ev = foreign.evidence_from_output(text, "1")
     assert {"rank": None, "node": "frontier06754"}.items() <= ev.culprits[0].items()
     unranked = "ValueError: bad sample\nsrun: error: frontier06754: tasks 0-7: Exited with exit code 1\n"
-    cause = _judge(unranked)
+    cause = judge_log(unranked)
     assert cause.category == "code" and cause.nodes == ["frontier06754"] and cause.ranks == []
 
 
@@ -192,12 +187,12 @@ NODE_FAILURE = (
 
 def test_slurms_node_failure_line_never_names_the_node_that_printed_it():
     # slurmstepd on jean-zay-iam17 printed it: that node is alive; the failed one is another of the job's
-    cause = _judge(NODE_FAILURE)
+    cause = judge_log(NODE_FAILURE)
     assert (cause.category, cause.nodes) == ("node", [])
     two = verdict.judge(foreign.evidence_from_output(NODE_FAILURE, "1", scontrol={"NodeList": "jean-zay-iam[17,37]"}))
     assert two.cause is not None and two.cause.nodes == ["jean-zay-iam37"]
     # srun's "Node failure on NODE" before it names the failed node itself
-    cause = _judge("srun: error: Node failure on jean-zay-iam37\n" + NODE_FAILURE)
+    cause = judge_log("srun: error: Node failure on jean-zay-iam37\n" + NODE_FAILURE)
     assert (cause.category, cause.nodes) == ("node", ["jean-zay-iam37"])
 
 
@@ -233,7 +228,7 @@ def test_slurms_node_failure_line_never_names_the_node_that_printed_it():
     ],
 )
 def test_round_3_classes_on_their_tuning_logs(name, category, ranks, nodes):
-    c = _judge((REAL / name).read_text())
+    c = judge_log((REAL / name).read_text())
     assert (c.category, c.ranks, c.nodes) == (category, ranks, nodes), c
     if category == "unknown":
         assert len(c.candidates) >= 2, c
@@ -247,47 +242,47 @@ _WD0 = (
 
 
 def test_rank_0_silent_is_named_only_where_every_other_rank_of_its_node_is_in_the_log():
-    assert _judge("".join(_WD0.format(r=r, seq=900) for r in (1, 2, 3))).category == "hang"
+    assert judge_log("".join(_WD0.format(r=r, seq=900) for r in (1, 2, 3))).category == "hang"
     # rank 2 absent too: which one they wait for is not in the log
-    assert _judge("".join(_WD0.format(r=r, seq=900) for r in (1, 3))).category == "unknown"
+    assert judge_log("".join(_WD0.format(r=r, seq=900) for r in (1, 3))).category == "unknown"
     # rank 1 alone (a two-rank job, or one rank's paste): a hang or a barrier only rank 0 reached (a desync)
-    assert _judge(_WD0.format(r=1, seq=900)).category == "unknown"
+    assert judge_log(_WD0.format(r=1, seq=900)).category == "unknown"
     # one of the first collectives: a rank busy before it, or the network
-    assert _judge("".join(_WD0.format(r=r, seq=3) for r in (1, 2, 3))).category == "unknown"
+    assert judge_log("".join(_WD0.format(r=r, seq=3) for r in (1, 2, 3))).category == "unknown"
     # another node's paste (ranks 9-11): rank 0 is not on it
-    assert _judge("".join(_WD0.format(r=r, seq=900) for r in (9, 10, 11))).category == "unknown"
+    assert judge_log("".join(_WD0.format(r=r, seq=900) for r in (9, 10, 11))).category == "unknown"
 
 
 def test_an_infiniband_event_that_is_no_error_is_no_failure():
     # ibv's benign events ("port active", "GID table change") print through the same NCCL line
     line = "n1:815:864 [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event : port active\n"
-    assert _judge(line).category == "unknown"
+    assert judge_log(line).category == "unknown"
 
 
 def test_an_exception_whose_message_goes_on_with_a_library_failure_is_that_failure_and_only_there():
     # flashattn-1612's form: the wrapper's message, then the undefined symbol on the next line
     sym = "/opt/lib/flash_attn_2_cuda.so: undefined symbol: _ZN2at4_ops5zeros4callE\n"
     wrapper = "RuntimeError: Failed to import transformers.models.bloom because of the following error:\n"
-    assert _judge(wrapper + sym).category == "environment"
+    assert judge_log(wrapper + sym).category == "environment"
     # a code error, then lines of the run, then a library's line: not its message
     later = "ValueError: bad sample at step 5\n" + "".join(f"step {i}\n" for i in range(3)) + sym
-    assert _judge(later).category == "code"
+    assert judge_log(later).category == "code"
 
 
 def test_a_lost_peer_named_only_in_nccls_last_error_is_the_node_to_look_at():
     # pytorch-150916: rank 1's ncclRemoteError, its "Last error:" line (no prefix) names the peer that went away
-    c = _judge((REAL / "pytorch-150916-peer-node-killed-remote-error.log").read_text())
+    c = judge_log((REAL / "pytorch-150916-peer-node-killed-remote-error.log").read_text())
     assert (c.category, c.nodes) == ("unknown", ["ip-172-31-45-209.eu-north-1.compute.internal"]), c
     assert len(c.candidates) >= 2
 
 
 def test_orte_failing_to_start_its_daemons_alone_is_a_candidate_and_the_line_above_it_decides():
     orte = "ORTE was unable to reliably start one or more daemons.\nThis usually is caused by:\n"
-    c = _judge(orte)
+    c = judge_log(orte)
     assert c.category == "unknown" and len(c.candidates) >= 2, c
     # ompi-12103: Open MPI's own line before it says a firewall (network); ompi-5639: ssh refused (environment)
-    assert _judge((REAL / "ompi-12103-tcp-connect-firewall-containers.log").read_text()).category == "network"
-    assert _judge("ssh: connect to host 192.168.43.57 port 22: Connection refused\n" + orte).category == "environment"
+    assert judge_log((REAL / "ompi-12103-tcp-connect-firewall-containers.log").read_text()).category == "network"
+    assert judge_log("ssh: connect to host 192.168.43.57 port 22: Connection refused\n" + orte).category == "environment"
 
 
 def test_a_request_slurm_refused_is_not_retried_and_a_time_limit_is():

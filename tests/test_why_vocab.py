@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from clusterdoc.why import foreign, logread, verdict, vocab
+from clusterdoc.why import logread, vocab
+from tests.why_helpers import judge_log
 
 REAL = Path(__file__).parent / "fixtures" / "why" / "real"
 
@@ -23,12 +24,6 @@ NODE = (
     "or unavailable /global/u1/w/whannah/E3SM/E3SM_SRC1/externals/ekat/extern/kokkos/core/src/Cuda/"
     "Kokkos_Cuda_Instance.cpp:544"
 )  # e3sm-8699
-
-
-def _judge(text: str) -> verdict.Cause:
-    cause = verdict.judge(foreign.evidence_from_output(text, "1")).cause
-    assert cause is not None
-    return cause
 
 
 @pytest.mark.parametrize(
@@ -68,17 +63,17 @@ def test_one_family_is_the_first_candidate_with_its_line_and_prefix_never_the_ve
     # thin evidence: on the logs kept back, a family word deciding made as many ambiguous logs confidently wrong as
     # it made right (issue 41), so it leads the candidates of an unknown, with its line, rank and node
     # (nccl-2013's ibv_modify_qp line, once this example, is now a signature of its own: ib-modify-qp)
-    c = _judge((REAL / "nccl-1016-k8s-net1-connect-abort.log").read_text())
+    c = judge_log((REAL / "nccl-1016-k8s-net1-connect-abort.log").read_text())
     assert c.category == "unknown" and c.rule == "failure-lines" and len(c.candidates) >= 2
     assert c.candidates[0].startswith("network:") and "socketStartConnect" in c.evidence[0]
-    c = _judge(NODE + "\n")
+    c = judge_log(NODE + "\n")
     assert (c.category, c.candidates[0].split(":")[0], c.ranks) == ("unknown", "node", [2047])  # srun -l's task
-    c = _judge((REAL / "e3sm-8699-pm-gpu-devices-unavailable-nid004069.log").read_text())
+    c = judge_log((REAL / "e3sm-8699-pm-gpu-devices-unavailable-nid004069.log").read_text())
     assert (c.candidates[0].split(":")[0], c.ranks, c.nodes) == ("node", [2047], ["nid004069"])  # Cray MPICH's line
 
 
 def test_two_families_with_no_link_are_unknown_with_both_candidates():
-    c = _judge(NODE + "\n" + NETWORK + "\n")
+    c = judge_log(NODE + "\n" + NETWORK + "\n")
     assert c.category == "unknown"
     assert [k.split(":")[0] for k in c.candidates] == ["node", "network"]
     assert "which failed first" in c.next_step
@@ -86,8 +81,8 @@ def test_two_families_with_no_link_are_unknown_with_both_candidates():
 
 def test_a_timeout_waiting_beside_another_family_is_its_effect():
     hang = "timed out initializing process group in store based barrier on rank\n"  # chatglm2ft-6, whole
-    assert _judge(hang).candidates[0].startswith("hang:")
-    c = _judge(NETWORK + "\n" + hang)
+    assert judge_log(hang).candidates[0].startswith("hang:")
+    c = judge_log(NETWORK + "\n" + hang)
     assert c.candidates[0].startswith("network:") and "socketStartConnect" in c.evidence[0]
 
 
