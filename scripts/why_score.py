@@ -5,7 +5,7 @@
     .venv/bin/python scripts/why_score.py [DIR ...] [--json] [--rows]
 
 DIR defaults to tests/fixtures/why/heldout. Prints per folder: logs, settled, right category (n/N, %), unknown,
-confident wrong (listed), culprit named (n/N), per category (right/total), crashes, with the date and the git
+confident wrong (listed with --rows), culprit named (n/N), per category (right/total), crashes, with the date and the git
 commit. `--rows` lists every log's verdict too (for the tuning set; never for a held-out one). Exit 0, or 1 when
 a log crashed or has no row, 2 on a usage error (a folder without SOURCES.md).
 """
@@ -50,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
     scores = [score.score(d) for d in args.dirs]
     if args.json:
         if not args.rows:
-            for s in scores:
+            for s in scores:  # totals only: no log's name or verdict (a held-out folder stays sealed)
                 s.pop("rows")
+                s["wrong"] = len(s["wrong"])
         print(json.dumps({"date": when, "commit": commit(), "scores": scores}, indent=2))
     else:
         print(f"clusterdoc why --log score, {when}, commit {commit()}")

@@ -423,3 +423,30 @@ def test_a_4096_rank_log_is_read_in_linear_time():
         times[n] = best
     print(f"why --log: 1,024 ranks {times[1024]:.2f} s, 4,096 ranks {times[4096]:.2f} s")
     assert times[4096] < 10 and times[4096] < 8 * max(times[1024], 0.05), times  # linear, with room for load
+
+
+def test_a_sealed_folders_totals_never_name_a_log(tmp_path, capsys):
+    """Totals (no --rows) say how many logs were confidently wrong, never which or what they hold: a held-out
+    folder's name and verdict, once seen, is a log tuned on (two were, in session 16)."""
+    import importlib.util
+
+    (tmp_path / "secret-oom.log").write_text(
+        "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+        "capacity of 79.15 GiB of which 1.02 GiB is free.\n"
+    )
+    (tmp_path / "SOURCES.md").write_text(
+        "| file | source | cause | culprit | why (from the thread) |\n| --- | --- | --- | --- | --- |\n"
+        "| secret-oom.log | https://github.com/o/r/issues/1 | network | - | a label the verdict contradicts |\n"
+    )
+    s = score.score(tmp_path)
+    assert len(s["wrong"]) == 1  # the fixture does what it is for: one confident wrong verdict
+    assert "secret-oom" not in "\n".join(score.lines(s))
+    assert "secret-oom" in "\n".join(score.lines(s, every=True))
+    spec = importlib.util.spec_from_file_location("why_score", Path(__file__).parents[1] / "scripts" / "why_score.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for argv in ([str(tmp_path)], [str(tmp_path), "--json"]):
+        assert mod.main(argv) == 0
+        out = capsys.readouterr().out
+        assert "secret-oom" not in out, out
+        assert "confident wrong  1" in out or '"wrong": 1' in out, out

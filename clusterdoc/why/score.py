@@ -160,8 +160,9 @@ def lines(s: dict, every: bool = False) -> list[str]:
         f"  unknown          {s['unknown']}",
         f"  ambiguous kept unknown {s['ambiguous_right']}/{s['ambiguous']}",
         f"  confident wrong  {len(s['wrong'])}"
-        + "".join(
-            f"\n    {w['file']}: expected {w['expected']}, got {w['got']}: {w['headline'][:120]}" for w in s["wrong"]
+        + "".join(  # named only with every row: a held-out folder's totals must not tell which log or what it holds
+            f"\n    {w['file']}: expected {w['expected']}, got {w['got']}: {w['headline'][:120]}"
+            for w in (s["wrong"] if every else [])
         ),
         f"  culprit named    {pct(s['culprits_named'], s['culprits'])}",
         "  per category     " + ", ".join(f"{k} {v['right']}/{v['total']}" for k, v in s["per_category"].items()),
