@@ -1027,6 +1027,62 @@ SIGNATURES: list[Signature] = [
       "a rank could not connect to another (not listening: not started yet, or died)",
       "slurmstepd: error: Failed to send MESSAGE_TASK_EXIT: Connection refused",
       "https://github.com/facebookincubator/submitit/issues/1708", weak=True),
+    # --- round 8 (issue 41): the sockets and the fabric between nodes in every NCCL version's words. NCCL retries a
+    # connect that was refused or timed out (a peer not listening yet); any other errno ends it at once, and is the
+    # network under the job: a CNI or firewall that aborts it, an address the node cannot use. Refused, reset and
+    # broken-pipe lines are matched above (a peer, weak). Forms: 2.9-2.11 "Connect to A failed : E" (socket.h),
+    # 2.12-2.18 "socketStartConnect: Connect to A failed : E", 2.19+ "socketStartConnect: connect to A returned E"
+    # and socketPollConnect's (src/misc/socket.cc) ---
+    S("nccl-connect-failed", "network", ("socketStartConnect: Connect to ", " failed"),
+      "NCCL could not open a connection to another rank's address (an error it does not retry: the network "
+      "between the nodes, a CNI or firewall that aborts it, an interface the peer cannot be reached on)",
+      "socketStartConnect: Connect to 192.168.102.1<38007> failed : Software caused connection abort",
+      "https://github.com/NVIDIA/nccl/issues/1016 (and verl-726: the same abort to a link-local address)",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; in "
+      "Kubernetes the pods' network (its CNI, network policies); clusterdoc check (net) on the nodes"),
+    S("nccl-connect-returned", "network", ("Connect: connect to ", " returned "),
+      "NCCL could not open a connection to another rank's address (an error it does not retry, or a timeout past "
+      "its retries: the network between the nodes, a firewall, an interface the peer cannot be reached on)",
+      "socketStartConnect: connect to 192.168.102.1<38007> returned Software caused connection abort",
+      "https://github.com/NVIDIA/nccl/blob/master/src/misc/socket.cc (socketConnectCheck, NCCL 2.19+: the form it "
+      "prints)",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; "
+      "clusterdoc check (net) on the nodes"),
+    S("nccl-connect-failed-old", "network", ("NCCL WARN", "Connect to ", " failed : "),
+      "NCCL could not open a connection to another rank's address (the network between the nodes, a firewall, an "
+      "interface the peer cannot be reached on)",
+      "misc/socket.cc:480 NCCL WARN Connect to 10.0.0.2<43211> failed : Connection timed out",
+      "https://github.com/NVIDIA/nccl/blob/v2.11.4-1/src/include/socket.h (connectAddress: the form it prints)",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; "
+      "clusterdoc check (net) on the nodes"),
+    # NCCL 2.19+ prints a work completion's status as "status=N" (any status but success is a transfer the fabric
+    # failed: 12 retry exceeded, 4 local protection, 10 remote access, 13 RNR), the newest as "status=NAME(N)"
+    S("ib-completion-status", "network", ("NET/IB", "Got completion from peer", "with status="),
+      "InfiniBand failed a transfer (a work completion with an error status: the link, a port, the peer's HCA, "
+      "the GID/RoCE setup between the two addresses)",
+      "NET/IB : Got completion from peer 10.1.1.2<54862> with status=4 opcode=0 len=0 vendor err 81 (Recv)",
+      "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc (ncclIbTest, NCCL 2.19+: the form it prints; "
+      "nccl-1405 and nccl-1664 print status=12)",
+      "clusterdoc check --perf on the nodes (ibstat, ibv_devinfo, link errors); NCCL_IB_HCA and NCCL_IB_GID_INDEX"),
+    # libfabric's plugin could not read its completion queue at all (fi_cq_read failed): the fabric's device
+    S("ofi-cq-read-failed", "network", ("NET/OFI", "Unable to retrieve completion queue entries"),
+      "the fabric (libfabric: EFA, Slingshot) failed: its completion queue could not be read (the device or its "
+      "provider)",
+      "NET/OFI Unable to retrieve completion queue entries. RC: -5, ERROR: Input/output error",
+      "https://github.com/aws/aws-ofi-nccl (src/nccl_ofi_sendrecv.cpp, nccl_ofi_rdma.cpp: the form ofi_process_cq "
+      "prints)",
+      "clusterdoc check --perf on the nodes (fi_info, the fabric's port counters); FI_PROVIDER and NCCL_NET to "
+      "the plugin the nodes share"),
+    # NCCL's own sanity check on a receive: the sender posted more than this rank's buffer holds. Its source says
+    # what it catches: "user collective call count/size mismatches" (the ranks are in different calls)
+    S("ib-collective-mismatch", "desync", ("collective mismatch error, local size",),
+      "NCCL saw two ranks post different sizes to the same transfer: they are in different collectives (or one "
+      "with different shapes)",
+      "NET/IB : req 0/1 tag 7 peer 10.1.1.2<39012> collective mismatch error, local size 4096 remote size 8192",
+      "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc (the receive's sanity check: the form it "
+      "prints)",
+      "rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL (it names the collective each rank called); look for a collective "
+      "under a rank condition or a tensor whose shape differs per rank"),
     # --- thin by themselves: a candidate with what decides, never a verdict ---
     S("store-connect-timeout", "network", ("client socket has timed out", "trying to connect to"),
       "a rank could not reach the rendezvous endpoint (MASTER_ADDR:PORT, --rdzv_endpoint) in time: the address is "

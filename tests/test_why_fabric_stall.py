@@ -1,0 +1,77 @@
+"""`clusterdoc why --log` round 8 (issue 41): the network, desync and hang classes as the tools print them in every
+version (NCCL's socket and IB transports, libfabric's plugin), each from a real excerpt (its thread named beside
+it: tests/fixtures/why/*/SOURCES.md) or the form the tool's source prints, and the neighbours that must stay out.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.why_helpers import judge_log
+
+# nccl-1016 (https://github.com/NVIDIA/nccl/issues/1016): two Kubernetes pods, NCCL's bootstrap connect aborted
+K8S_ABORT = (
+    "pytorchjob-worker-0:116:236 [3] NCCL INFO Bootstrap : Using net1:192.168.102.2<0>\n"
+    "pytorchjob-worker-0:116:236 [3] misc/socket.cc:480 NCCL WARN socketStartConnect: Connect to "
+    "192.168.102.1<38007> failed : Software caused connection abort\n"
+    "pytorchjob-worker-0:116:236 [3] NCCL INFO misc/socket.cc:561 -> 2\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        K8S_ABORT,
+        # NCCL 2.19+ (src/misc/socket.cc, socketConnectCheck): "connect to A returned E"
+        K8S_ABORT.replace("Connect to 192.168.102.1<38007> failed : ", "connect to 192.168.102.1<38007> returned "),
+        # a timed-out connect past NCCL's retries, 2.19+'s words
+        "node1:11:22 [0] NCCL WARN socketPollConnect: connect to 10.0.0.2<43211> returned Connection timed out, "
+        "exceeded error retry count after 35 attempts\n",
+        # NCCL 2.9-2.11 (src/include/socket.h, connectAddress)
+        "node1:11:22 [0] include/socket.h:409 NCCL WARN Connect to 10.0.0.2<43211> failed : Connection timed out\n",
+    ],
+)
+def test_a_connect_nccl_does_not_retry_is_the_network(text):
+    c = judge_log(text)
+    assert c.category == "network", c.headline
+
+
+def test_a_refused_connect_stays_a_lost_peer_not_the_network():
+    # refused: nothing listened there (the peer dead or not started yet, or the wrong interface): the log cannot say
+    c = judge_log(K8S_ABORT.replace("Software caused connection abort", "Connection refused"))
+    assert c.category == "unknown" and len(c.candidates) >= 2, c.headline
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # NCCL 2.19+ prints the status as a number (nccl-1405, nccl-1664: status=12), any status but success
+        "gpu-7:3468:3905 [4] transport/net_ib.cc:1615 NCCL WARN NET/IB : Got completion from peer 10.1.1.2<54862> "
+        "with status=4 opcode=0 len=0 vendor err 81 (Recv) localGid ::ffff:10.1.1.1 remoteGids::ffff:10.1.1.2",
+        # the newest NCCL, the status by name
+        "gpu-7:3468:3905 [4] transport/net_ib.cc:1680 NCCL WARN NET/IB: Got completion from peer 10.1.1.2<54862> "
+        "with status=remote access error(10) opcode=RDMA_WRITE(1) vendor_err=136 hca mlx5_0",
+        # libfabric's plugin could not read its completion queue (aws-ofi-nccl's ofi_process_cq)
+        "gpu-7:3468:3905 [4] NCCL WARN NET/OFI Unable to retrieve completion queue entries. RC: -5, ERROR: "
+        "Input/output error",
+    ],
+)
+def test_the_fabric_failing_a_transfer_is_the_network_and_names_the_host(line):
+    c = judge_log(line + "\n")
+    assert c.category == "network", c.headline
+    assert "gpu-7" in c.nodes or "gpu-7" in c.headline, (c.nodes, c.headline)
+
+
+def test_nccl_ib_size_check_is_a_desync():
+    # NCCL's receive-side sanity check ("user collective call count/size mismatches", src/transport/net_ib.cc)
+    line = (
+        "gpu-7:3468:3905 [4] transport/net_ib.cc:1101 NCCL WARN NET/IB : req 0/1 tag 7 peer 10.1.1.2<39012> "
+        "collective mismatch error, local size 4096 remote size 8192\n"
+    )
+    assert judge_log(line).category == "desync"
+
+
+def test_a_completion_with_success_wording_elsewhere_is_no_network_failure():
+    # an IB line that reports no failure (the port came up) names nothing
+    c = judge_log("gpu-7:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.1.1.1<0>\n")
+    assert c.category != "network"
