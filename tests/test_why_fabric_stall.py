@@ -75,3 +75,29 @@ def test_a_completion_with_success_wording_elsewhere_is_no_network_failure():
     # an IB line that reports no failure (the port came up) names nothing
     c = judge_log("gpu-7:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.1.1.1<0>\n")
     assert c.category != "network"
+
+
+@pytest.mark.parametrize(
+    "text, node",
+    [
+        # Open MPI's openib BTL (btl_openib_component.c handle_wc), the line wrapped as the users' list shows it
+        (
+            "[[718,1],20][btl_openib_component.c:2902:handle_wc] from node-0-22 to: node-0-2 error polling LP CQ "
+            "with status RETRY\nEXCEEDED ERROR status number 12 for wr_id 38996224 opcode 0 qp_idx 0\n"
+            "--------------------------------------------------------------------------\n"
+            "The InfiniBand retry count between two MPI processes has been\nexceeded.\n",
+            "node-0-22",
+        ),
+        # NCCL's verbs wrapper: the completion queue itself could not be read
+        ("gpu-9:3468:3905 [4] misc/ibvwrap.cc:199 NCCL WARN Call to ibv_poll_cq() returned -5\n", "gpu-9"),
+    ],
+)
+def test_mpi_and_verbs_fabric_failures_are_the_network_with_the_node(text, node):
+    c = judge_log(text)
+    assert c.category == "network", c.headline
+    assert node in c.nodes or node in c.headline, (c.nodes, c.headline)
+
+
+def test_nccl_socket_transport_without_an_interface_is_the_environment_as_its_bootstrap_twin():
+    c = judge_log("gpu-9:3468:3905 [0] NCCL WARN NET/Socket : no interface found\n")
+    assert c.category == "environment", c.headline

@@ -1073,6 +1073,39 @@ SIGNATURES: list[Signature] = [
       "prints)",
       "clusterdoc check --perf on the nodes (fi_info, the fabric's port counters); FI_PROVIDER and NCCL_NET to "
       "the plugin the nodes share"),
+    # the verbs call that reads completions failed itself (NCCL's ibvwrap): the adapter, not a transfer
+    S("ibv-poll-cq-failed", "network", ("Call to ibv_poll_cq() returned",),
+      "InfiniBand's completion queue could not be read (ibv_poll_cq failed): the adapter or its driver on that node",
+      "node1:3468:3905 [4] misc/ibvwrap.cc:199 NCCL WARN Call to ibv_poll_cq() returned -5",
+      "https://github.com/NVIDIA/nccl/blob/master/src/misc/ibvwrap.cc (wrap_ibv_poll_cq: the form it prints)",
+      "clusterdoc check --perf on that node (ibstat, ibv_devinfo, dmesg for mlx5); resubmit without it meanwhile"),
+    # Open MPI's openib BTL: a completion with an error status, and its help text for status 12, the line wrapped
+    # after "with status" as often as not ("from NODE to: PEER error polling LP CQ with status RETRY EXCEEDED ...")
+    S("ompi-openib-cq-error", "network", ("error polling ", "CQ with status"),
+      "InfiniBand failed a transfer between two MPI processes (Open MPI's openib: a completion with an error "
+      "status, 12 the retry count exceeded): the link, a port or the peer's adapter",
+      "[[718,1],20][btl_openib_component.c:2902:handle_wc] from node-0-22.local to: node-0-2 error polling LP CQ "
+      "with status RETRY EXCEEDED ERROR status number 12 for wr_id 38996224 opcode 0 qp_idx 0",
+      "https://github.com/open-mpi/ompi/blob/v4.1.x/opal/mca/btl/openib/btl_openib_component.c (handle_wc: the "
+      "form it prints; the users' list has it from many sites)",
+      "clusterdoc check --perf on the two nodes the line names (ibstat, link error counters); the fabric's "
+      "manager (ibdiagnet) for the path between them",
+      node=re.compile(r"handle_wc\] from " + _NODE + r" to: ")),
+    S("ompi-ib-retry-exceeded", "network", ("InfiniBand retry count between two MPI processes",),
+      "InfiniBand gave up on a transfer between two MPI processes (the retry count exceeded): the link, a port or "
+      "the peer's adapter",
+      "The InfiniBand retry count between two MPI processes has been exceeded.",
+      "https://github.com/open-mpi/ompi/blob/v4.1.x/opal/mca/btl/openib/help-mpi-btl-openib.txt (pp retry "
+      "exceeded: the form it prints)",
+      "clusterdoc check --perf on the nodes (ibstat, link error counters); Open MPI's help text names the host and "
+      "its peer on the lines after it"),
+    # NCCL's socket transport found no interface to use (NCCL_SOCKET_IFNAME names none there): as its bootstrap's
+    S("nccl-net-socket-no-if", "environment", ("NET/Socket : no interface found",),
+      "NCCL found no usable network interface (NCCL_SOCKET_IFNAME names one that is not there)",
+      "node1:3468:3905 [0] NCCL WARN NET/Socket : no interface found",
+      "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_socket.cc (ncclNetSocketInit: the form it "
+      "prints; its bootstrap's twin: mftcoder-31, mambatree-14)",
+      "set NCCL_SOCKET_IFNAME to an interface the node has (ip -br addr), the one the nodes reach each other on"),
     # NCCL's own sanity check on a receive: the sender posted more than this rank's buffer holds. Its source says
     # what it catches: "user collective call count/size mismatches" (the ranks are in different calls)
     S("ib-collective-mismatch", "desync", ("collective mismatch error, local size",),
