@@ -101,3 +101,34 @@ def test_mpi_and_verbs_fabric_failures_are_the_network_with_the_node(text, node)
 def test_nccl_socket_transport_without_an_interface_is_the_environment_as_its_bootstrap_twin():
     c = judge_log("gpu-9:3468:3905 [0] NCCL WARN NET/Socket : no interface found\n")
     assert c.category == "environment", c.headline
+
+
+# Horovod 0.20+'s stall inspector (horovod/common/stall_inspector.cc) lists the ranks that did not submit after its
+# warning, one a line ("3: [...]", "5!: [...]" past the shutdown time); older versions put "[missing ranks: 3]" on
+# each op (horovod-1012, horovod-457). Either names the rank behind; which of hang, desync or its node stays open
+HVD_WARN = (
+    "[1,0]<stderr>:[2020-05-01 10:00:00.000: W horovod/common/stall_inspector.cc:105] One or more tensors were "
+    "submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for "
+    "more than 60 seconds. This may indicate that different ranks are trying to submit different tensors or that "
+    "only subset of ranks is submitting tensors, which will cause deadlock. \n"
+)
+
+
+@pytest.mark.parametrize(
+    "rows, ranks",
+    [
+        ("[1,0]<stderr>:Missing ranks:\n[1,0]<stderr>:3: [DistributedAdam_Allreduce/a, DistributedAdam_Allreduce/b]\n",
+         [3]),
+        ("Missing ranks:\n3: [DistributedAdam_Allreduce/a]\n5!: [DistributedAdam_Allreduce/a]\n", [3, 5]),
+    ],
+)  # fmt: skip
+def test_horovods_list_of_missing_ranks_names_them(rows, ranks):
+    c = judge_log(HVD_WARN + rows)
+    assert c.category == "unknown" and c.candidates[0].startswith("hang"), c.headline
+    assert c.ranks == ranks, c.ranks
+
+
+def test_horovods_list_cut_after_its_head_names_no_rank():
+    # horovod-1442: the list was cut in the paste; the reporter (rank 0) is not the rank behind
+    c = judge_log(HVD_WARN + "[1,0]<stderr>:Missing ranks:\n[1,0]<stderr>:\n")
+    assert c.category == "unknown" and c.ranks == [], c.ranks

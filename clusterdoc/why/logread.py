@@ -88,6 +88,9 @@ WORDS: tuple[bytes, ...] = (
     b"died from signal",  # Cray PALS' mpiexec: the rank and its node
     b"lagging",  # torch's desync report: its head, then a line per group of ranks ("finished collective #N")
     b"collective #",
+    # Horovod 0.20+'s list of the ranks behind: its head (its rows, "3: [tensor, ...]", are read in the tail)
+    b"issing ranks:",
+    b"talled ranks:",
 )
 
 

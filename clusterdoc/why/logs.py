@@ -101,6 +101,11 @@ _SRUN_TASK = re.compile(r"srun: error: (\S{1,128}): tasks? ([\d,-]{1,200}): (.{0
 _TR_KEY = re.compile(r"\s{0,8}(time|host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
 # Horovod's stall warning lists each stalled op with the ranks that are ready for it, or missing from it
 _HVD_RANKS = re.compile(r"\[(missing|ready) ranks: (\d{1,7}(?:, \d{1,7}){0,255})\]")
+# Horovod 0.20+ (horovod/common/stall_inspector.cc) lists the ranks after its warning, one a line: "Missing ranks:"
+# then "3: [tensor, ...]", "3!: [...]" for a rank past HOROVOD_STALL_SHUTDOWN_TIME_SECONDS
+_HVD_LIST_HEAD = ("Missing ranks:", "Stalled ranks:")
+_HVD_LIST_ROW = re.compile(r"(\d{1,7})!?: \[")
+HVD_LIST_MAX = 64  # rows read after a head, at most
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
 _SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
@@ -279,6 +284,7 @@ class Scanner:
         self._node_next: tuple[Hit, int, re.Pattern] | None = None  # a hit whose node a later line names
         self._lagging_until = -1  # the lines after torch's desync report's head that list the lagging ranks
         self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
+        self._hvd_list: tuple[int, int] | None = None  # Horovod's "Missing ranks:" list being read: (entry, until)
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -324,12 +330,41 @@ class Scanner:
         self._slurm(n, line)
         self._torchrun(n, line, host)
         self._mpi(n, line, host)
+        self._horovod_list(n, rank, raw, line)
         self._phase(n, line)
         self._busy(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
             fams = vocab.families(line)
             if fams:
                 f.failures.append({"line": n, "rank": rank, "host": host, "text": line[:300], "families": fams})
+
+    def _horovod_list(self, n: int, rank: int | None, raw: str, line: str) -> None:
+        """Horovod's stall warning listing the ranks that did not submit, one a line after its head: each row's rank
+        joins one entry of `horovod` ("missing", as the older per-op form's `[missing ranks: ...]`)."""
+        f = self.facts
+        text = line.strip()
+        if text in _HVD_LIST_HEAD:
+            self._hvd_list = (-1, n + HVD_LIST_MAX)
+            return
+        if self._hvd_list is None:
+            return
+        entry, until = self._hvd_list
+        m = _HVD_LIST_ROW.match(text)
+        # a row without an outer prefix reads as a labelled line ("3: [...]": rank 3, the rest "[...]")
+        who = int(m.group(1)) if m else rank if text.startswith("[") and raw.lstrip().startswith(f"{rank}: [") else None
+        if who is None or n > until:
+            self._hvd_list = None
+            return
+        if entry < 0:
+            if len(f.horovod) >= 256:
+                self._hvd_list = None
+                return
+            f.horovod.append((n, "missing", ()))
+            entry = len(f.horovod) - 1
+            self._hvd_list = (entry, until)
+        at, kind, ranks = f.horovod[entry]
+        if who not in ranks and len(ranks) < 256:
+            f.horovod[entry] = (at, kind, (*ranks, who))
 
     def _phase(self, n: int, line: str) -> None:
         f = self.facts
