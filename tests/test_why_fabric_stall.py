@@ -132,3 +132,35 @@ def test_horovods_list_cut_after_its_head_names_no_rank():
     # horovod-1442: the list was cut in the paste; the reporter (rank 0) is not the rank behind
     c = judge_log(HVD_WARN + "[1,0]<stderr>:Missing ranks:\n[1,0]<stderr>:\n")
     assert c.category == "unknown" and c.ranks == [], c.ranks
+
+
+# torch's ProcessGroupNCCL in its own words for a stuck rank (ProcessGroupNCCL.cpp): thin alone, never a verdict
+HEARTBEAT = (  # the form ProcessGroupNCCL.cpp's heartbeat monitor prints (rank 25 of 32)
+    "[rank25]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 25] Heartbeat monitor timed out! Process will be terminated "
+    "after dumping debug info. workMetaList_.size()=2\n"
+    "[rank25]:[F ProcessGroupNCCL.cpp:1169] [PG 0 Rank 25] [PG 0 Rank 25] ProcessGroupNCCL's watchdog got stuck for "
+    "600 seconds without making progress in monitoring enqueued collectives. This typically indicates a NCCL/CUDA API "
+    "hang blocking the watchdog\n"
+)
+DUMP_SIGNAL = (
+    "[rank1]:[E1105 10:00:00.000 ProcessGroupNCCL.cpp:1500] [PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump "
+    "signal due to a collective timeout from rank 3 and we will try our best to dump the debug info. Last enqueued "
+    "NCCL work: 12, last completed NCCL work: 11.\n"
+)
+
+
+def test_a_stuck_watchdog_is_unknown_hang_first_naming_the_stuck_rank():
+    c = judge_log(HEARTBEAT)
+    assert c.category == "unknown" and c.candidates[0].startswith("hang"), c.headline
+    assert c.ranks == [25]
+
+
+def test_a_dump_signal_names_neither_the_rank_told_nor_the_one_that_noticed():
+    c = judge_log(DUMP_SIGNAL)
+    assert c.category == "unknown" and c.candidates[0].startswith("hang"), c.headline
+    assert c.ranks == [] and "rank 3" not in c.headline, (c.ranks, c.headline)
+
+
+def test_a_rank_s_own_failure_before_the_stuck_watchdog_is_the_cause():
+    c = judge_log("[rank25]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n" + HEARTBEAT)
+    assert c.category == "oom" and c.ranks == [25], c.headline

@@ -737,6 +737,25 @@ _THIN = {
         "connection' says so)",
     ),
 }
+# round 8 (issue 41): torch's own words for a rank stuck, each thin alone (what it may be, and what decides)
+_THIN.update(
+    {
+        "torch-heartbeat-stuck": (
+            "hang: the rank's NCCL or CUDA call never returned (a collective another rank never joined, a GIL "
+            "deadlock): py-spy dump --native on it; the other ranks' logs at that time",
+            "node: its GPU stopped answering (an XID in the node's kernel log: clusterdoc check on it)",
+            "network: a collective stuck on the fabric between the nodes (NCCL_DEBUG=INFO; clusterdoc check --perf)",
+        ),
+        "torch-dump-signal": (
+            "hang: a rank never joined the collective the others timed out in (the rank named in the line only "
+            "noticed first; the flight recorder's dump, TORCH_NCCL_DEBUG_INFO_TEMP_FILE, shows which)",
+            "desync: the ranks called different collectives or sizes (TORCH_DISTRIBUTED_DEBUG=DETAIL)",
+            "network or node: a collective stuck between the nodes, or a rank's node gone (its kernel log)",
+        ),
+    }
+)
+_THIN["torch-watchdog-stuck"] = _THIN["torch-heartbeat-stuck"]  # the same monitor's two lines
+_THIN["torch-global-timeout"] = _THIN["torch-dump-signal"]
 
 
 def _candidates(sig) -> list[str]:

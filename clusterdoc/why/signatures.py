@@ -1106,6 +1106,43 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_socket.cc (ncclNetSocketInit: the form it "
       "prints; its bootstrap's twin: mftcoder-31, mambatree-14)",
       "set NCCL_SOCKET_IFNAME to an interface the node has (ip -br addr), the one the nodes reach each other on"),
+    # torch's ProcessGroupNCCL in its own words for a rank stuck (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp),
+    # thin alone: the heartbeat monitor found the rank's watchdog itself stuck (a NCCL/CUDA call that never returned:
+    # the rank that prints it is the stuck one); a dump signal is a rank told that ANOTHER timed out (the rank named
+    # there noticed first: a witness, never the culprit)
+    S("torch-heartbeat-stuck", "hang", ("Heartbeat monitor timed out",),
+      "the rank's watchdog was stuck (a NCCL or CUDA call that never returned): torch's heartbeat monitor ended it",
+      "[rank25]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 25] Heartbeat monitor timed out! Process will be terminated "
+      "after dumping debug info. workMetaList_.size()=2",
+      "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the form its "
+      "heartbeat monitor prints)",
+      "py-spy dump --native on the rank (where its NCCL/CUDA call waits); the other ranks' logs at that time; "
+      "clusterdoc check on its node (XIDs)", weak=True),
+    S("torch-watchdog-stuck", "hang", ("watchdog got stuck for", "without making progress"),
+      "the rank's watchdog was stuck (a NCCL or CUDA call that never returned): torch's heartbeat monitor ended it",
+      "[rank25]:[F ProcessGroupNCCL.cpp:1169] [PG 0 Rank 25] ProcessGroupNCCL's watchdog got stuck for 600 seconds "
+      "without making progress in monitoring enqueued collectives.",
+      "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the form its "
+      "heartbeat monitor prints)",
+      "py-spy dump --native on the rank (where its NCCL/CUDA call waits); the other ranks' logs at that time; "
+      "clusterdoc check on its node (XIDs)", weak=True),
+    S("torch-dump-signal", "hang", ("Received a dump signal",),
+      "another rank's collective timed out and this rank was told to dump its flight recorder: a rank never joined "
+      "a collective (which one, the dumps say)",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from rank 3 and we "
+      "will try our best to dump the debug info.",
+      "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the form it "
+      "prints)",
+      "read the flight recorder's dumps (TORCH_NCCL_DEBUG_INFO_TEMP_FILE; torch's fr_trace tool names the rank "
+      "that never joined); the other ranks' logs", weak=True),
+    S("torch-global-timeout", "hang", ("Received a global timeout from another rank",),
+      "another rank's collective timed out and this rank was told to dump its flight recorder: a rank never joined "
+      "a collective (which one, the dumps say)",
+      "[PG 0 Rank 2] Received a global timeout from another rank and will start to dump the debug info.",
+      "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the form it "
+      "prints)",
+      "read the flight recorder's dumps (TORCH_NCCL_DEBUG_INFO_TEMP_FILE; torch's fr_trace tool names the rank "
+      "that never joined); the other ranks' logs", weak=True),
     # NCCL's own sanity check on a receive: the sender posted more than this rank's buffer holds. Its source says
     # what it catches: "user collective call count/size mismatches" (the ranks are in different calls)
     S("ib-collective-mismatch", "desync", ("collective mismatch error, local size",),
@@ -1222,7 +1259,7 @@ FROM_TRACEBACK = [
 # eviction or a user's kill -9 print the same line; the node's kernel log or Slurm's record decides
 # the rank that prints these lines reports the others (Horovod's coordinator lists the ranks it waits for): its
 # prefix names the witness, not the culprit
-REPORTER_SIGNS = ("horovod-stalled",)
+REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
 SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137")
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
