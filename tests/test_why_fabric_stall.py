@@ -164,3 +164,19 @@ def test_a_dump_signal_names_neither_the_rank_told_nor_the_one_that_noticed():
 def test_a_rank_s_own_failure_before_the_stuck_watchdog_is_the_cause():
     c = judge_log("[rank25]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n" + HEARTBEAT)
     assert c.category == "oom" and c.ranks == [25], c.headline
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # NCCL 2.19+'s INFO line while it retries a connect (socketConnectCheck): no failure yet
+        "gpu1:1:2 [0] NCCL INFO socketStartConnect: connect to 10.0.0.2<1234> returned Connection timed out, retrying "
+        "(1/34) after sleep for 100 msec",
+        "gpu1:1:2 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or "
+        "directory No plugin found (libnccl-net.so), using internal implementation",
+        "gpu1:1:2 [0] NCCL INFO NET/IB : Got async event : port active",
+    ],
+)
+def test_nccl_info_lines_of_a_healthy_start_are_no_failure(line):
+    c = judge_log(line + "\n")
+    assert c.category == "unknown", c.headline

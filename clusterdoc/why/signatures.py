@@ -32,10 +32,11 @@ class Signature:
     node: re.Pattern | None = None  # group 1: the node the line blames
     weak: bool = False
     lower: bool = False  # needles are matched against the lowercased line
+    unless: tuple[str, ...] = ()  # a line holding one of these is not it (a library's INFO line of a retry)
 
     def matches(self, line: str, low: str) -> bool:
         text = low if self.lower else line
-        return all(n in text for n in self.needles)
+        return all(n in text for n in self.needles) and not any(u in text for u in self.unless)
 
     def node_of(self, line: str) -> str | None:
         if self.node is None:
@@ -1039,7 +1040,8 @@ SIGNATURES: list[Signature] = [
       "socketStartConnect: Connect to 192.168.102.1<38007> failed : Software caused connection abort",
       "https://github.com/NVIDIA/nccl/issues/1016 (and verl-726: the same abort to a link-local address)",
       "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; in "
-      "Kubernetes the pods' network (its CNI, network policies); clusterdoc check (net) on the nodes"),
+      "Kubernetes the pods' network (its CNI, network policies); clusterdoc check (net) on the nodes",
+      unless=("retrying",)),
     S("nccl-connect-returned", "network", ("Connect: connect to ", " returned "),
       "NCCL could not open a connection to another rank's address (an error it does not retry, or a timeout past "
       "its retries: the network between the nodes, a firewall, an interface the peer cannot be reached on)",
@@ -1047,14 +1049,14 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA/nccl/blob/master/src/misc/socket.cc (socketConnectCheck, NCCL 2.19+: the form it "
       "prints)",
       "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; "
-      "clusterdoc check (net) on the nodes"),
+      "clusterdoc check (net) on the nodes", unless=("retrying",)),
     S("nccl-connect-failed-old", "network", ("NCCL WARN", "Connect to ", " failed : "),
       "NCCL could not open a connection to another rank's address (the network between the nodes, a firewall, an "
       "interface the peer cannot be reached on)",
       "misc/socket.cc:480 NCCL WARN Connect to 10.0.0.2<43211> failed : Connection timed out",
       "https://github.com/NVIDIA/nccl/blob/v2.11.4-1/src/include/socket.h (connectAddress: the form it prints)",
       "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; "
-      "clusterdoc check (net) on the nodes"),
+      "clusterdoc check (net) on the nodes", unless=("retrying",)),
     # NCCL 2.19+ prints a work completion's status as "status=N" (any status but success is a transfer the fabric
     # failed: 12 retry exceeded, 4 local protection, 10 remote access, 13 RNR), the newest as "status=NAME(N)"
     S("ib-completion-status", "network", ("NET/IB", "Got completion from peer", "with status="),
