@@ -58,6 +58,8 @@ def test_the_score_on_real_logs():
     # after the sixth round (the wider field's words: tests/test_why_general.py); the bounds keep about two logs.
     # 221/284 (78 %) after the seventh round: Horovod's missing ranks are unknown (hang first, desync second: its own
     # warning says either), three settled `hang` rows of that form with them; the same trade as the broadcast's
+    # 222/284 after the eighth round's network/desync/hang forms (tests/test_why_fabric_stall.py: nccl-1016 right);
+    # 78 % would leave no margin, so the bound stays at 77 (three logs)
     assert s["right"] * 100 >= 77 * s["settled"], (s["right"], s["settled"])
     assert s["culprits_named"] * 100 >= 88 * s["culprits"], s["culprits_missed"]  # 75/83 (90 %)
 
