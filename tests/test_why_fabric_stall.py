@@ -180,3 +180,25 @@ def test_a_rank_s_own_failure_before_the_stuck_watchdog_is_the_cause():
 def test_nccl_info_lines_of_a_healthy_start_are_no_failure(line):
     c = judge_log(line + "\n")
     assert c.category == "unknown", c.headline
+
+
+# torch's ProcessGroupNCCL: a rank creating its communicator waits in the store for the ncclUniqueId of the group's
+# rank 0, published at that rank's first collective. A timeout names the owner (alive: its store answered) as the
+# rank behind; a reset store (rwkvlora-12, ambiguous: rank 0 may have died) is a lost peer, no owner named
+ID_WAIT = (
+    "[rank{r}]: torch.distributed.DistBackendError: [{r}] is setting up NCCL communicator and retrieving ncclUniqueId "
+    "from [0] via c10d key-value store by key '0', but store->get('0') got error: {err}\n"
+)
+
+
+def test_a_timed_out_wait_for_the_nccluniqueid_names_its_owner_hang_first():
+    c = judge_log(ID_WAIT.format(r=1, err="Socket Timeout") + ID_WAIT.format(r=2, err="Socket Timeout"))
+    assert c.category == "unknown" and c.candidates[0].startswith("hang: rank 0"), c.candidates
+    assert 0 in c.ranks and "rank 0" in c.headline, c.headline
+
+
+def test_a_reset_store_names_no_owner_and_a_rank_s_own_failure_wins():
+    c = judge_log(ID_WAIT.format(r=1, err="Connection reset by peer. This may indicate a possible application crash"))
+    assert c.category == "unknown" and 0 not in c.ranks, (c.ranks, c.headline)
+    c = judge_log("[rank3]: torch.OutOfMemoryError: CUDA out of memory.\n" + ID_WAIT.format(r=1, err="Socket Timeout"))
+    assert c.category == "oom" and c.ranks == [3], c.headline

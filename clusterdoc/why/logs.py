@@ -106,6 +106,11 @@ _HVD_RANKS = re.compile(r"\[(missing|ready) ranks: (\d{1,7}(?:, \d{1,7}){0,255})
 _HVD_LIST_HEAD = ("Missing ranks:", "Stalled ranks:")
 _HVD_LIST_ROW = re.compile(r"(\d{1,7})!?: \[")
 HVD_LIST_MAX = 64  # rows read after a head, at most
+# torch's ProcessGroupNCCL: a rank creating its communicator waits in the store for the ncclUniqueId its owner (the
+# group's rank 0) publishes at its first collective; a timeout there means the owner had not reached it
+_ID_WAIT = re.compile(r"\[(\d{1,7})\] is setting up NCCL communicator and retrieving ncclUniqueId from \[(\d{1,7})\]"
+                      r".{0,200}?got error: ([^.\n]{0,80})")  # fmt: skip
+ID_WAIT_TIMEOUTS = ("Socket Timeout", "timed out", "Timeout")
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
 _SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
@@ -214,6 +219,7 @@ class LogFacts:
     busy: list[dict] = field(default_factory=list)  # unfinished data-preparation bars: {line, rank, text}
     waits: list[dict] = field(default_factory=list)  # waits that timed out (WAIT_WORDS): {line, rank}
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
+    id_waits: list[dict] = field(default_factory=list)  # waits for another's ncclUniqueId: {line, rank, owner, text}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
     failures: list[dict] = field(default_factory=list)
@@ -331,12 +337,24 @@ class Scanner:
         self._torchrun(n, line, host)
         self._mpi(n, line, host)
         self._horovod_list(n, rank, raw, line)
+        self._id_wait(n, line)
         self._phase(n, line)
         self._busy(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
             fams = vocab.families(line)
             if fams:
                 f.failures.append({"line": n, "rank": rank, "host": host, "text": line[:300], "families": fams})
+
+    def _id_wait(self, n: int, line: str) -> None:
+        """A rank that timed out waiting in the store for another's ncclUniqueId (a reset or refused store is a
+        lost peer, not this)."""
+        f = self.facts
+        if "retrieving ncclUniqueId" not in line or len(f.id_waits) >= MAX_PHASE:
+            return
+        m = _ID_WAIT.search(line)
+        if m and any(w in m.group(3) for w in ID_WAIT_TIMEOUTS):
+            wait = {"line": n, "rank": int(m.group(1)), "owner": int(m.group(2)), "text": line.strip()[:300]}
+            f.id_waits.append(wait)
 
     def _horovod_list(self, n: int, rank: int | None, raw: str, line: str) -> None:
         """Horovod's stall warning listing the ranks that did not submit, one a line after its head: each row's rank
