@@ -202,3 +202,26 @@ def test_a_reset_store_names_no_owner_and_a_rank_s_own_failure_wins():
     assert c.category == "unknown" and 0 not in c.ranks, (c.ranks, c.headline)
     c = judge_log("[rank3]: torch.OutOfMemoryError: CUDA out of memory.\n" + ID_WAIT.format(r=1, err="Socket Timeout"))
     assert c.category == "oom" and c.ranks == [3], c.headline
+
+
+# torch's flight recorder analyser (torchfrtrace; its documented output in torch's docs, and the newer and older forms
+# of torch/distributed/flight_recorder): the ranks a collective never got, named; hang, desync or node stays open
+@pytest.mark.parametrize(
+    "text, ranks",
+    [
+        ("Not all ranks joining collective 5 at entry 4\ngroup info: 0:default_pg\ncollective: nccl:all_reduce\n"
+         "missing ranks: {1}\ninput sizes: [[3, 4]]\noutput sizes: [[3, 4]]\nexpected ranks: 2\n", [1]),
+        ("Not all ranks joining collective, sequence number: 4\ncollective: nccl:all_reduce\nmissing ranks: {1}\n", [1]),
+        ("Not all ranks joining collective for group 0:default_pg collective nccl:all_reduce Missing ranks are {3, 7}\n",
+         [3, 7]),
+    ],
+)  # fmt: skip
+def test_the_flight_recorders_missing_ranks_are_named_hang_first(text, ranks):
+    c = judge_log(text)
+    assert c.category == "unknown" and c.candidates[0].startswith("hang"), c.headline
+    assert c.ranks == ranks, c.ranks
+
+
+def test_missing_ranks_far_from_the_flight_recorders_head_are_not_its():
+    c = judge_log("Not all ranks joining collective 5 at entry 4\n" + "x\n" * 20 + "missing ranks: {1}\n")
+    assert c.ranks == [], c.ranks

@@ -410,7 +410,7 @@ def _stall(f: logs.LogFacts) -> dict | None:
         busy = busy_elsewhere(f)
         if busy is not None:
             return busy
-    return wd or horovod_stall(f) or id_wait(f)
+    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f)
 
 
 def busy_elsewhere(f: logs.LogFacts) -> dict | None:
@@ -460,6 +460,24 @@ def horovod_stall(f: logs.LogFacts) -> dict | None:
                 "headline": f"Horovod: {_rs(odd)} submitted a different op than the others (ready ranks per op: "
                 + "; ".join(",".join(map(str, sorted(x))) for x in sets) + ")"}  # fmt: skip
     return None
+
+
+def flight_recorder(f: logs.LogFacts) -> dict | None:
+    """torch's flight recorder analyser: the first collective it reports some ranks never joined names them (later
+    reports are what followed). Behind, on another path, or dead: thin, the ranks named, hang first."""
+    if not f.fr_missing:
+        return None
+    first = f.fr_missing[0]
+    who = _rs(first["ranks"][:32])
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+            "desync": False, "started": float(first["line"]), "odd": first["ranks"][:64],
+            "headline": f"torch's flight recorder: {who} never joined a collective the others entered "
+            f"({first['text'][:120]})",
+            "candidates": [
+                f"hang: {who} stuck or busy outside the collective (their stacks in the dump, py-spy dump)",
+                f"desync: {who} called another collective there (the dump's entries of those ranks)",
+                f"node: {who} dead, or their node (its kernel log: XIDs, the OOM killer)",
+            ]}  # fmt: skip
 
 
 def id_wait(f: logs.LogFacts) -> dict | None:

@@ -91,6 +91,7 @@ WORDS: tuple[bytes, ...] = (
     # Horovod 0.20+'s list of the ranks behind: its head (its rows, "3: [tensor, ...]", are read in the tail)
     b"issing ranks:",
     b"talled ranks:",
+    b"Not all ranks joining collective",  # torch's flight recorder analyser: the ranks a collective missed
 )
 
 

@@ -111,6 +111,12 @@ HVD_LIST_MAX = 64  # rows read after a head, at most
 _ID_WAIT = re.compile(r"\[(\d{1,7})\] is setting up NCCL communicator and retrieving ncclUniqueId from \[(\d{1,7})\]"
                       r".{0,200}?got error: ([^.\n]{0,80})")  # fmt: skip
 ID_WAIT_TIMEOUTS = ("Socket Timeout", "timed out", "Timeout")
+# torch's flight recorder analyser (torchfrtrace, torch/distributed/flight_recorder): "Not all ranks joining collective
+# 5 at entry 4" (or ", sequence number: 4"), then "missing ranks: {1}" a few lines on; its first form on one line,
+# "... Missing ranks are {1}"
+_FR_HEAD = "Not all ranks joining collective"
+_FR_MISSING = re.compile(r"[Mm]issing ranks(?: are|:) \{(\d{1,7}(?:, \d{1,7}){0,63})\}")
+FR_NEAR = 8  # lines from its head to the missing ranks
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
 _SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
@@ -220,6 +226,7 @@ class LogFacts:
     waits: list[dict] = field(default_factory=list)  # waits that timed out (WAIT_WORDS): {line, rank}
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
     id_waits: list[dict] = field(default_factory=list)  # waits for another's ncclUniqueId: {line, rank, owner, text}
+    fr_missing: list[dict] = field(default_factory=list)  # torch's flight recorder analysis: {line, ranks, text}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
     failures: list[dict] = field(default_factory=list)
@@ -291,6 +298,7 @@ class Scanner:
         self._lagging_until = -1  # the lines after torch's desync report's head that list the lagging ranks
         self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
         self._hvd_list: tuple[int, int] | None = None  # Horovod's "Missing ranks:" list being read: (entry, until)
+        self._fr_head = -1  # the line of the flight recorder analyser's last "Not all ranks joining collective"
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -338,12 +346,26 @@ class Scanner:
         self._mpi(n, line, host)
         self._horovod_list(n, rank, raw, line)
         self._id_wait(n, line)
+        self._flight_recorder(n, line)
         self._phase(n, line)
         self._busy(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
             fams = vocab.families(line)
             if fams:
                 f.failures.append({"line": n, "rank": rank, "host": host, "text": line[:300], "families": fams})
+
+    def _flight_recorder(self, n: int, line: str) -> None:
+        """The flight recorder analyser's report of a collective some ranks never joined: the ranks it names."""
+        f = self.facts
+        if _FR_HEAD in line:
+            self._fr_head = n
+        if self._fr_head < 0 or n - self._fr_head > FR_NEAR or "issing ranks" not in line:
+            return
+        m = _FR_MISSING.search(line)
+        if m and len(f.fr_missing) < MAX_PHASE:
+            ranks = [int(x) for x in m.group(1).split(", ")]
+            f.fr_missing.append({"line": self._fr_head, "ranks": ranks, "text": line.strip()[:300]})
+            self._fr_head = -1
 
     def _id_wait(self, n: int, line: str) -> None:
         """A rank that timed out waiting in the store for another's ncclUniqueId (a reset or refused store is a
