@@ -225,3 +225,18 @@ def test_the_flight_recorders_missing_ranks_are_named_hang_first(text, ranks):
 def test_missing_ranks_far_from_the_flight_recorders_head_are_not_its():
     c = judge_log("Not all ranks joining collective 5 at entry 4\n" + "x\n" * 20 + "missing ranks: {1}\n")
     assert c.ranks == [], c.ranks
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # gloo/transport/tcp/device.cc: the interface GLOO_SOCKET_IFNAME names has no address here
+        "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable "
+        "to find address for: eth0",
+        # the host's own name resolves to no address it can bind
+        "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:229] rp != nullptr. Unable "
+        "to find address for: node-17",
+    ],
+)
+def test_gloo_without_an_address_is_the_environment(line):
+    assert judge_log(line + "\n").category == "environment"

@@ -1145,6 +1145,18 @@ SIGNATURES: list[Signature] = [
       "prints)",
       "read the flight recorder's dumps (TORCH_NCCL_DEBUG_INFO_TEMP_FILE; torch's fr_trace tool names the rank "
       "that never joined); the other ranks' logs", weak=True),
+    # gloo (torch's CPU backend, vLLM's and Ray's side channel) found no address on the interface GLOO_SOCKET_IFNAME
+    # names (a bond's slave, a name another node has, '^lo' which gloo reads literally), or none it can bind for the
+    # host's own name (/etc/hosts): gloo/transport/tcp/device.cc's two GLOO_ENFORCE
+    S("gloo-no-address", "environment", ("Unable to find address for: ",),
+      "gloo found no usable address: the interface GLOO_SOCKET_IFNAME names has none on this node (or is not "
+      "there), or the host's name resolves to no address of its own",
+      "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable "
+      "to find address for: eth0",
+      "https://github.com/pytorch/gloo/blob/main/gloo/transport/tcp/device.cc (lookupAddrForIface, "
+      "lookupAddrForHostname: the form they print)",
+      "set GLOO_SOCKET_IFNAME to an interface with an address on every node (ip -br addr; a bond, not its slave); "
+      "or make the host name resolve to the node's own address (getent hosts $(hostname))"),
     # NCCL's own sanity check on a receive: the sender posted more than this rank's buffer holds. Its source says
     # what it catches: "user collective call count/size mismatches" (the ranks are in different calls)
     S("ib-collective-mismatch", "desync", ("collective mismatch error, local size",),
