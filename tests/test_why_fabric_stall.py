@@ -240,3 +240,16 @@ def test_missing_ranks_far_from_the_flight_recorders_head_are_not_its():
 )
 def test_gloo_without_an_address_is_the_environment(line):
     assert judge_log(line + "\n").category == "environment"
+
+
+def test_mpichs_ofi_poll_failure_is_unknown_between_the_fabric_and_its_settings():
+    # Cray MPICH's error stack (ch4:ofi, ofi_events.c): a Slingshot resource or the NIC libfabric picked, or the fabric
+    text = (
+        "Fatal error in PMPI_Test: Other MPI error, error stack:\n"
+        "PMPI_Test(190).................: MPI_Test(request=0x50638300) failed\n"
+        "MPIDI_OFI_handle_cq_error(1062): OFI poll failed (ofi_events.c:1064:MPIDI_OFI_handle_cq_error:Input/output "
+        "error - VNI_NOT_FOUND)\n"
+    )
+    c = judge_log(text)
+    assert c.category == "unknown", c.headline
+    assert [k.split(":")[0] for k in c.candidates[:2]] == ["network", "environment"], c.candidates

@@ -754,6 +754,13 @@ _THIN.update(
         ),
     }
 )
+_THIN["mpich-ofi-poll"] = (
+    "network: the fabric failed a transfer (clusterdoc check --perf on the nodes; the fabric's port counters)",
+    "environment: the provider's settings or the NIC it picked (a Slingshot resource: PTLTE_NOT_FOUND, "
+    "VNI_NOT_FOUND and the site's FI_CXI_* settings; FI_PROVIDER, FI_TCP_IFACE)",
+    "an effect: the process was being stopped (a SIGTERM, a cancel) and its transfers were cancelled (the error's "
+    "CANCELED): what stopped it decides (sacct -j JOB -o State,Reason; the other ranks' first error)",
+)
 _THIN["torch-watchdog-stuck"] = _THIN["torch-heartbeat-stuck"]  # the same monitor's two lines
 _THIN["torch-global-timeout"] = _THIN["torch-dump-signal"]
 

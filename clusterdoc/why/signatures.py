@@ -1157,6 +1157,18 @@ SIGNATURES: list[Signature] = [
       "lookupAddrForHostname: the form they print)",
       "set GLOO_SOCKET_IFNAME to an interface with an address on every node (ip -br addr; a bond, not its slave); "
       "or make the host name resolve to the node's own address (getent hosts $(hostname))"),
+    # MPICH's ch4:ofi (Cray MPICH, Intel MPI) could not complete a transfer on the fabric: a Slingshot/CXI resource
+    # (PTLTE_NOT_FOUND, VNI_NOT_FOUND: HPE answers with FI_CXI_* settings) or the NIC libfabric picked (a VPN's on a
+    # laptop, at MPI_Finalize): the fabric or its settings, thin alone
+    S("mpich-ofi-poll", "network", ("OFI poll failed",),
+      "MPICH's libfabric layer got an error completion: the fabric, or the provider's settings and the NIC it picked",
+      "MPIDI_OFI_handle_cq_error(1062): OFI poll failed (ofi_events.c:1064:MPIDI_OFI_handle_cq_error:Input/output "
+      "error - PTLTE_NOT_FOUND)",
+      "https://github.com/pmodels/mpich/blob/main/src/mpid/ch4/netmod/ofi/ofi_events.c (MPIDI_OFI_handle_cq_error, "
+      "errnames.txt's **ofid_poll: the form it prints)",
+      "the error after the file name decides: a CXI resource (PTLTE_NOT_FOUND, VNI_NOT_FOUND: the site's FI_CXI_* "
+      "settings), the NIC libfabric picked (FI_PROVIDER, FI_TCP_IFACE), else the fabric (clusterdoc check --perf)",
+      weak=True),
     # NCCL's own sanity check on a receive: the sender posted more than this rank's buffer holds. Its source says
     # what it catches: "user collective call count/size mismatches" (the ranks are in different calls)
     S("ib-collective-mismatch", "desync", ("collective mismatch error, local size",),
