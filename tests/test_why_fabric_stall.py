@@ -253,3 +253,19 @@ def test_mpichs_ofi_poll_failure_is_unknown_between_the_fabric_and_its_settings(
     c = judge_log(text)
     assert c.category == "unknown", c.headline
     assert [k.split(":")[0] for k in c.candidates[:2]] == ["network", "environment"], c.candidates
+
+
+# Open MPI 4/5's TCP BTL help text (help-mpi-btl-tcp.txt, "client connect fail"), as users post it: the node named
+OMPI_TCP = (
+    "--------------------------------------------------------------------------\n"
+    "WARNING: Open MPI failed to TCP connect to a peer MPI process.  This\nshould not happen.\n\n"
+    "Your Open MPI job may now hang or fail.\n\n"
+    "  Local host: hpc-52-08\n  PID:        120099\n  Message:    connect() to 192.168.29.113:1064 failed\n"
+    "  Error:      Operation now in progress (115)\n"
+    "--------------------------------------------------------------------------\n"
+)
+
+
+def test_open_mpis_tcp_connect_help_text_is_the_network_on_its_local_host():
+    c = judge_log(OMPI_TCP)
+    assert c.category == "network" and c.nodes == ["hpc-52-08"], (c.category, c.nodes)

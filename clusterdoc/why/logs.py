@@ -144,6 +144,8 @@ _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})"
 _DAEMON_NODE = re.compile(r"\s{0,8}(?:hostname:\s{1,8}|Remote daemon:.{0,200}? on node )([\w.-]{1,128})")
 _NODE_AFTER = {"mpi-lost-daemon": (_DAEMON_NODE, 8)}
 _NODE_BEFORE = {"ray-node-died": (re.compile(r"\s{0,8}ip: ([\w.:-]{1,128})\s*$"), 8)}
+# Open MPI's TCP help text names the host that printed it a few lines on ("  Local host: node-0-22")
+_NODE_AFTER["ompi-tcp-peer-connect"] = (re.compile(r"\s{0,8}Local host:\s{1,16}([A-Za-z0-9][\w.-]{0,127})"), 8)
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")

@@ -1169,6 +1169,17 @@ SIGNATURES: list[Signature] = [
       "the error after the file name decides: a CXI resource (PTLTE_NOT_FOUND, VNI_NOT_FOUND: the site's FI_CXI_* "
       "settings), the NIC libfabric picked (FI_PROVIDER, FI_TCP_IFACE), else the fabric (clusterdoc check --perf)",
       weak=True),
+    # Open MPI 4/5's TCP BTL help text (help-mpi-btl-tcp.txt, "client connect fail"): a process could not open a
+    # connection to a peer's address; users' threads find a docker bridge, a link-local or VPN interface or a
+    # firewall each time (its "Local host:" line names the node that printed it)
+    S("ompi-tcp-peer-connect", "network", ("failed to TCP connect to a peer MPI process",),
+      "Open MPI could not connect two processes over TCP: the interface it picked (a docker bridge, a link-local or "
+      "VPN address) or a firewall between the hosts",
+      "WARNING: Open MPI failed to TCP connect to a peer MPI process.  This",
+      "https://github.com/open-mpi/ompi/blob/v5.0.x/opal/mca/btl/tcp/help-mpi-btl-tcp.txt (client connect fail: "
+      "the form it prints)",
+      "pin the interface the hosts reach each other on (mpirun --mca btl_tcp_if_include IFACE --mca "
+      "oob_tcp_if_include IFACE); open the ports between them"),
     # NCCL's own sanity check on a receive: the sender posted more than this rank's buffer holds. Its source says
     # what it catches: "user collective call count/size mismatches" (the ranks are in different calls)
     S("ib-collective-mismatch", "desync", ("collective mismatch error, local size",),
