@@ -92,6 +92,7 @@ WORDS: tuple[bytes, ...] = (
     b"issing ranks:",
     b"talled ranks:",
     b"Not all ranks joining collective",  # torch's flight recorder analyser: the ranks a collective missed
+    b"Local host: ",  # Open MPI's TCP help text: the node on a line after its head
 )
 
 
