@@ -737,6 +737,32 @@ _THIN = {
         "connection' says so)",
     ),
 }
+# round 8 (issue 41): torch's own words for a rank stuck, each thin alone (what it may be, and what decides)
+_THIN.update(
+    {
+        "torch-heartbeat-stuck": (
+            "hang: the rank's NCCL or CUDA call never returned (a collective another rank never joined, a GIL "
+            "deadlock): py-spy dump --native on it; the other ranks' logs at that time",
+            "node: its GPU stopped answering (an XID in the node's kernel log: clusterdoc check on it)",
+            "network: a collective stuck on the fabric between the nodes (NCCL_DEBUG=INFO; clusterdoc check --perf)",
+        ),
+        "torch-dump-signal": (
+            "hang: a rank never joined the collective the others timed out in (the rank named in the line only "
+            "noticed first; the flight recorder's dump, TORCH_NCCL_DEBUG_INFO_TEMP_FILE, shows which)",
+            "desync: the ranks called different collectives or sizes (TORCH_DISTRIBUTED_DEBUG=DETAIL)",
+            "network or node: a collective stuck between the nodes, or a rank's node gone (its kernel log)",
+        ),
+    }
+)
+_THIN["mpich-ofi-poll"] = (
+    "network: the fabric failed a transfer (clusterdoc check --perf on the nodes; the fabric's port counters)",
+    "environment: the provider's settings or the NIC it picked (a Slingshot resource: PTLTE_NOT_FOUND, "
+    "VNI_NOT_FOUND and the site's FI_CXI_* settings; FI_PROVIDER, FI_TCP_IFACE)",
+    "an effect: the process was being stopped (a SIGTERM, a cancel) and its transfers were cancelled (the error's "
+    "CANCELED): what stopped it decides (sacct -j JOB -o State,Reason; the other ranks' first error)",
+)
+_THIN["torch-watchdog-stuck"] = _THIN["torch-heartbeat-stuck"]  # the same monitor's two lines
+_THIN["torch-global-timeout"] = _THIN["torch-dump-signal"]
 
 
 def _candidates(sig) -> list[str]:

@@ -410,7 +410,7 @@ def _stall(f: logs.LogFacts) -> dict | None:
         busy = busy_elsewhere(f)
         if busy is not None:
             return busy
-    return wd or horovod_stall(f)
+    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f)
 
 
 def busy_elsewhere(f: logs.LogFacts) -> dict | None:
@@ -460,6 +460,50 @@ def horovod_stall(f: logs.LogFacts) -> dict | None:
                 "headline": f"Horovod: {_rs(odd)} submitted a different op than the others (ready ranks per op: "
                 + "; ".join(",".join(map(str, sorted(x))) for x in sets) + ")"}  # fmt: skip
     return None
+
+
+def flight_recorder(f: logs.LogFacts) -> dict | None:
+    """torch's flight recorder analyser: the first collective it reports some ranks never joined names them (later
+    reports are what followed). Behind, on another path, or dead: thin, the ranks named, hang first."""
+    if not f.fr_missing:
+        return None
+    first = f.fr_missing[0]
+    who = _rs(first["ranks"][:32])
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+            "desync": False, "started": float(first["line"]), "odd": first["ranks"][:64],
+            "headline": f"torch's flight recorder: {who} never joined a collective the others entered "
+            f"({first['text'][:120]})",
+            "candidates": [
+                f"hang: {who} stuck or busy outside the collective (their stacks in the dump, py-spy dump)",
+                f"desync: {who} called another collective there (the dump's entries of those ranks)",
+                f"node: {who} dead, or their node (its kernel log: XIDs, the OOM killer)",
+            ]}  # fmt: skip
+
+
+def id_wait(f: logs.LogFacts) -> dict | None:
+    """Ranks that timed out in the store waiting for the ncclUniqueId of one owner (torch's "[1] is setting up NCCL
+    communicator and retrieving ncclUniqueId from [0] ... got error: Socket Timeout"): the owner publishes it at its
+    first collective of the group and had not reached it. Alive (its store answered; a dead host resets it) but
+    elsewhere: loading, preparing data, evaluating on its own, or on a path that skips the collective. The owner is
+    named; hang, desync or its node stays open (thin)."""
+    owners = {w["owner"] for w in f.id_waits}
+    if len(owners) != 1:
+        return None
+    (owner,) = owners
+    waiting = sorted({w["rank"] for w in f.id_waits} - {owner})
+    if not waiting:
+        return None
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+            # before the generic reading of its own line (a torch.distributed error: look for what failed first)
+            "desync": False, "started": f.id_waits[0]["line"] - 0.5, "odd": [owner],
+            "headline": f"{_rs(waiting[:32])} timed out waiting for rank {owner}'s ncclUniqueId (rank {owner} had not "
+            "reached its first collective of the group)",
+            "candidates": [
+                f"hang: rank {owner} was busy before its first collective (loading, preparing data, evaluating on "
+                "its own) past the timeout: its log at that time",
+                f"desync: rank {owner} took a path without this collective (a collective under a rank condition)",
+                f"node: rank {owner}'s process or node stopped (its own log, the node's kernel log)",
+            ]}  # fmt: skip
 
 
 def _missing_candidates(ranks: list[int]) -> list[str]:

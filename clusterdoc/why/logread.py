@@ -88,6 +88,11 @@ WORDS: tuple[bytes, ...] = (
     b"died from signal",  # Cray PALS' mpiexec: the rank and its node
     b"lagging",  # torch's desync report: its head, then a line per group of ranks ("finished collective #N")
     b"collective #",
+    # Horovod 0.20+'s list of the ranks behind: its head (its rows, "3: [tensor, ...]", are read in the tail)
+    b"issing ranks:",
+    b"talled ranks:",
+    b"Not all ranks joining collective",  # torch's flight recorder analyser: the ranks a collective missed
+    b"Local host: ",  # Open MPI's TCP help text: the node on a line after its head
 )
 
 

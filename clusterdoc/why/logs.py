@@ -101,6 +101,22 @@ _SRUN_TASK = re.compile(r"srun: error: (\S{1,128}): tasks? ([\d,-]{1,200}): (.{0
 _TR_KEY = re.compile(r"\s{0,8}(time|host|rank|exitcode|traceback)\s{0,12}: (.{0,300})")
 # Horovod's stall warning lists each stalled op with the ranks that are ready for it, or missing from it
 _HVD_RANKS = re.compile(r"\[(missing|ready) ranks: (\d{1,7}(?:, \d{1,7}){0,255})\]")
+# Horovod 0.20+ (horovod/common/stall_inspector.cc) lists the ranks after its warning, one a line: "Missing ranks:"
+# then "3: [tensor, ...]", "3!: [...]" for a rank past HOROVOD_STALL_SHUTDOWN_TIME_SECONDS
+_HVD_LIST_HEAD = ("Missing ranks:", "Stalled ranks:")
+_HVD_LIST_ROW = re.compile(r"(\d{1,7})!?: \[")
+HVD_LIST_MAX = 64  # rows read after a head, at most
+# torch's ProcessGroupNCCL: a rank creating its communicator waits in the store for the ncclUniqueId its owner (the
+# group's rank 0) publishes at its first collective; a timeout there means the owner had not reached it
+_ID_WAIT = re.compile(r"\[(\d{1,7})\] is setting up NCCL communicator and retrieving ncclUniqueId from \[(\d{1,7})\]"
+                      r".{0,200}?got error: ([^.\n]{0,80})")  # fmt: skip
+ID_WAIT_TIMEOUTS = ("Socket Timeout", "timed out", "Timeout")
+# torch's flight recorder analyser (torchfrtrace, torch/distributed/flight_recorder): "Not all ranks joining collective
+# 5 at entry 4" (or ", sequence number: 4"), then "missing ranks: {1}" a few lines on; its first form on one line,
+# "... Missing ranks are {1}"
+_FR_HEAD = "Not all ranks joining collective"
+_FR_MISSING = re.compile(r"[Mm]issing ranks(?: are|:) \{(\d{1,7}(?:, \d{1,7}){0,63})\}")
+FR_NEAR = 8  # lines from its head to the missing ranks
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
 _SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
@@ -128,6 +144,8 @@ _TR_LOCAL = re.compile(r"failed \(exitcode: (-?\d{1,4})\) local_rank: (\d{1,7})"
 _DAEMON_NODE = re.compile(r"\s{0,8}(?:hostname:\s{1,8}|Remote daemon:.{0,200}? on node )([\w.-]{1,128})")
 _NODE_AFTER = {"mpi-lost-daemon": (_DAEMON_NODE, 8)}
 _NODE_BEFORE = {"ray-node-died": (re.compile(r"\s{0,8}ip: ([\w.:-]{1,128})\s*$"), 8)}
+# Open MPI's TCP help text names the host that printed it a few lines on ("  Local host: node-0-22")
+_NODE_AFTER["ompi-tcp-peer-connect"] = (re.compile(r"\s{0,8}Local host:\s{1,16}([A-Za-z0-9][\w.-]{0,127})"), 8)
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
@@ -209,6 +227,8 @@ class LogFacts:
     busy: list[dict] = field(default_factory=list)  # unfinished data-preparation bars: {line, rank, text}
     waits: list[dict] = field(default_factory=list)  # waits that timed out (WAIT_WORDS): {line, rank}
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
+    id_waits: list[dict] = field(default_factory=list)  # waits for another's ncclUniqueId: {line, rank, owner, text}
+    fr_missing: list[dict] = field(default_factory=list)  # torch's flight recorder analysis: {line, ranks, text}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
     failures: list[dict] = field(default_factory=list)
@@ -279,6 +299,8 @@ class Scanner:
         self._node_next: tuple[Hit, int, re.Pattern] | None = None  # a hit whose node a later line names
         self._lagging_until = -1  # the lines after torch's desync report's head that list the lagging ranks
         self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
+        self._hvd_list: tuple[int, int] | None = None  # Horovod's "Missing ranks:" list being read: (entry, until)
+        self._fr_head = -1  # the line of the flight recorder analyser's last "Not all ranks joining collective"
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -324,12 +346,67 @@ class Scanner:
         self._slurm(n, line)
         self._torchrun(n, line, host)
         self._mpi(n, line, host)
+        self._horovod_list(n, rank, raw, line)
+        self._id_wait(n, line)
+        self._flight_recorder(n, line)
         self._phase(n, line)
         self._busy(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
             fams = vocab.families(line)
             if fams:
                 f.failures.append({"line": n, "rank": rank, "host": host, "text": line[:300], "families": fams})
+
+    def _flight_recorder(self, n: int, line: str) -> None:
+        """The flight recorder analyser's report of a collective some ranks never joined: the ranks it names."""
+        f = self.facts
+        if _FR_HEAD in line:
+            self._fr_head = n
+        if self._fr_head < 0 or n - self._fr_head > FR_NEAR or "issing ranks" not in line:
+            return
+        m = _FR_MISSING.search(line)
+        if m and len(f.fr_missing) < MAX_PHASE:
+            ranks = [int(x) for x in m.group(1).split(", ")]
+            f.fr_missing.append({"line": self._fr_head, "ranks": ranks, "text": line.strip()[:300]})
+            self._fr_head = -1
+
+    def _id_wait(self, n: int, line: str) -> None:
+        """A rank that timed out waiting in the store for another's ncclUniqueId (a reset or refused store is a
+        lost peer, not this)."""
+        f = self.facts
+        if "retrieving ncclUniqueId" not in line or len(f.id_waits) >= MAX_PHASE:
+            return
+        m = _ID_WAIT.search(line)
+        if m and any(w in m.group(3) for w in ID_WAIT_TIMEOUTS):
+            wait = {"line": n, "rank": int(m.group(1)), "owner": int(m.group(2)), "text": line.strip()[:300]}
+            f.id_waits.append(wait)
+
+    def _horovod_list(self, n: int, rank: int | None, raw: str, line: str) -> None:
+        """Horovod's stall warning listing the ranks that did not submit, one a line after its head: each row's rank
+        joins one entry of `horovod` ("missing", as the older per-op form's `[missing ranks: ...]`)."""
+        f = self.facts
+        text = line.strip()
+        if text in _HVD_LIST_HEAD:
+            self._hvd_list = (-1, n + HVD_LIST_MAX)
+            return
+        if self._hvd_list is None:
+            return
+        entry, until = self._hvd_list
+        m = _HVD_LIST_ROW.match(text)
+        # a row without an outer prefix reads as a labelled line ("3: [...]": rank 3, the rest "[...]")
+        who = int(m.group(1)) if m else rank if text.startswith("[") and raw.lstrip().startswith(f"{rank}: [") else None
+        if who is None or n > until:
+            self._hvd_list = None
+            return
+        if entry < 0:
+            if len(f.horovod) >= 256:
+                self._hvd_list = None
+                return
+            f.horovod.append((n, "missing", ()))
+            entry = len(f.horovod) - 1
+            self._hvd_list = (entry, until)
+        at, kind, ranks = f.horovod[entry]
+        if who not in ranks and len(ranks) < 256:
+            f.horovod[entry] = (at, kind, (*ranks, who))
 
     def _phase(self, n: int, line: str) -> None:
         f = self.facts

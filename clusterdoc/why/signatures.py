@@ -32,10 +32,11 @@ class Signature:
     node: re.Pattern | None = None  # group 1: the node the line blames
     weak: bool = False
     lower: bool = False  # needles are matched against the lowercased line
+    unless: tuple[str, ...] = ()  # a line holding one of these is not it (a library's INFO line of a retry)
 
     def matches(self, line: str, low: str) -> bool:
         text = low if self.lower else line
-        return all(n in text for n in self.needles)
+        return all(n in text for n in self.needles) and not any(u in text for u in self.unless)
 
     def node_of(self, line: str) -> str | None:
         if self.node is None:
@@ -1027,6 +1028,168 @@ SIGNATURES: list[Signature] = [
       "a rank could not connect to another (not listening: not started yet, or died)",
       "slurmstepd: error: Failed to send MESSAGE_TASK_EXIT: Connection refused",
       "https://github.com/facebookincubator/submitit/issues/1708", weak=True),
+    # --- round 8 (issue 41): the sockets and the fabric between nodes in every NCCL version's words. NCCL retries a
+    # connect that was refused or timed out (a peer not listening yet); any other errno ends it at once, and is the
+    # network under the job: a CNI or firewall that aborts it, an address the node cannot use. Refused, reset and
+    # broken-pipe lines are matched above (a peer, weak). Forms: 2.9-2.11 "Connect to A failed : E" (socket.h),
+    # 2.12-2.18 "socketStartConnect: Connect to A failed : E", 2.19+ "socketStartConnect: connect to A returned E"
+    # and socketPollConnect's (src/misc/socket.cc) ---
+    S("nccl-connect-failed", "network", ("socketStartConnect: Connect to ", " failed"),
+      "NCCL could not open a connection to another rank's address (an error it does not retry: the network "
+      "between the nodes, a CNI or firewall that aborts it, an interface the peer cannot be reached on)",
+      "socketStartConnect: Connect to 192.168.102.1<38007> failed : Software caused connection abort",
+      "https://github.com/NVIDIA/nccl/issues/1016 (and verl-726: the same abort to a link-local address)",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; in "
+      "Kubernetes the pods' network (its CNI, network policies); clusterdoc check (net) on the nodes",
+      unless=("retrying",)),
+    S("nccl-connect-returned", "network", ("Connect: connect to ", " returned "),
+      "NCCL could not open a connection to another rank's address (an error it does not retry, or a timeout past "
+      "its retries: the network between the nodes, a firewall, an interface the peer cannot be reached on)",
+      "socketStartConnect: connect to 192.168.102.1<38007> returned Software caused connection abort",
+      "https://github.com/NVIDIA/nccl/blob/master/src/misc/socket.cc (socketConnectCheck, NCCL 2.19+: the form it "
+      "prints)",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; "
+      "clusterdoc check (net) on the nodes", unless=("retrying",)),
+    S("nccl-connect-failed-old", "network", ("NCCL WARN", "Connect to ", " failed : "),
+      "NCCL could not open a connection to another rank's address (the network between the nodes, a firewall, an "
+      "interface the peer cannot be reached on)",
+      "misc/socket.cc:480 NCCL WARN Connect to 10.0.0.2<43211> failed : Connection timed out",
+      "https://github.com/NVIDIA/nccl/blob/v2.11.4-1/src/include/socket.h (connectAddress: the form it prints)",
+      "set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the nodes reach each other on; "
+      "clusterdoc check (net) on the nodes", unless=("retrying",)),
+    # NCCL 2.19+ prints a work completion's status as "status=N" (any status but success is a transfer the fabric
+    # failed: 12 retry exceeded, 4 local protection, 10 remote access, 13 RNR), the newest as "status=NAME(N)"
+    S("ib-completion-status", "network", ("NET/IB", "Got completion from peer", "with status="),
+      "InfiniBand failed a transfer (a work completion with an error status: the link, a port, the peer's HCA, "
+      "the GID/RoCE setup between the two addresses)",
+      "NET/IB : Got completion from peer 10.1.1.2<54862> with status=4 opcode=0 len=0 vendor err 81 (Recv)",
+      "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc (ncclIbTest, NCCL 2.19+: the form it prints; "
+      "nccl-1405 and nccl-1664 print status=12)",
+      "clusterdoc check --perf on the nodes (ibstat, ibv_devinfo, link errors); NCCL_IB_HCA and NCCL_IB_GID_INDEX"),
+    # libfabric's plugin could not read its completion queue at all (fi_cq_read failed): the fabric's device
+    S("ofi-cq-read-failed", "network", ("NET/OFI", "Unable to retrieve completion queue entries"),
+      "the fabric (libfabric: EFA, Slingshot) failed: its completion queue could not be read (the device or its "
+      "provider)",
+      "NET/OFI Unable to retrieve completion queue entries. RC: -5, ERROR: Input/output error",
+      "https://github.com/aws/aws-ofi-nccl (src/nccl_ofi_sendrecv.cpp, nccl_ofi_rdma.cpp: the form ofi_process_cq "
+      "prints)",
+      "clusterdoc check --perf on the nodes (fi_info, the fabric's port counters); FI_PROVIDER and NCCL_NET to "
+      "the plugin the nodes share"),
+    # the verbs call that reads completions failed itself (NCCL's ibvwrap): the adapter, not a transfer
+    S("ibv-poll-cq-failed", "network", ("Call to ibv_poll_cq() returned",),
+      "InfiniBand's completion queue could not be read (ibv_poll_cq failed): the adapter or its driver on that node",
+      "node1:3468:3905 [4] misc/ibvwrap.cc:199 NCCL WARN Call to ibv_poll_cq() returned -5",
+      "https://github.com/NVIDIA/nccl/blob/master/src/misc/ibvwrap.cc (wrap_ibv_poll_cq: the form it prints)",
+      "clusterdoc check --perf on that node (ibstat, ibv_devinfo, dmesg for mlx5); resubmit without it meanwhile"),
+    # Open MPI's openib BTL: a completion with an error status, and its help text for status 12, the line wrapped
+    # after "with status" as often as not ("from NODE to: PEER error polling LP CQ with status RETRY EXCEEDED ...")
+    S("ompi-openib-cq-error", "network", ("error polling ", "CQ with status"),
+      "InfiniBand failed a transfer between two MPI processes (Open MPI's openib: a completion with an error "
+      "status, 12 the retry count exceeded): the link, a port or the peer's adapter",
+      "[[718,1],20][btl_openib_component.c:2902:handle_wc] from node-0-22.local to: node-0-2 error polling LP CQ "
+      "with status RETRY EXCEEDED ERROR status number 12 for wr_id 38996224 opcode 0 qp_idx 0",
+      "https://github.com/open-mpi/ompi/blob/v4.1.x/opal/mca/btl/openib/btl_openib_component.c (handle_wc: the "
+      "form it prints; the users' list has it from many sites)",
+      "clusterdoc check --perf on the two nodes the line names (ibstat, link error counters); the fabric's "
+      "manager (ibdiagnet) for the path between them",
+      node=re.compile(r"handle_wc\] from " + _NODE + r" to: ")),
+    S("ompi-ib-retry-exceeded", "network", ("InfiniBand retry count between two MPI processes",),
+      "InfiniBand gave up on a transfer between two MPI processes (the retry count exceeded): the link, a port or "
+      "the peer's adapter",
+      "The InfiniBand retry count between two MPI processes has been exceeded.",
+      "https://github.com/open-mpi/ompi/blob/v4.1.x/opal/mca/btl/openib/help-mpi-btl-openib.txt (pp retry "
+      "exceeded: the form it prints)",
+      "clusterdoc check --perf on the nodes (ibstat, link error counters); Open MPI's help text names the host and "
+      "its peer on the lines after it"),
+    # NCCL's socket transport found no interface to use (NCCL_SOCKET_IFNAME names none there): as its bootstrap's
+    S("nccl-net-socket-no-if", "environment", ("NET/Socket : no interface found",),
+      "NCCL found no usable network interface (NCCL_SOCKET_IFNAME names one that is not there)",
+      "node1:3468:3905 [0] NCCL WARN NET/Socket : no interface found",
+      "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_socket.cc (ncclNetSocketInit: the form it "
+      "prints; its bootstrap's twin: mftcoder-31, mambatree-14)",
+      "set NCCL_SOCKET_IFNAME to an interface the node has (ip -br addr), the one the nodes reach each other on"),
+    # torch's ProcessGroupNCCL in its own words for a rank stuck (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp),
+    # thin alone: the heartbeat monitor found the rank's watchdog itself stuck (a NCCL/CUDA call that never returned:
+    # the rank that prints it is the stuck one); a dump signal is a rank told that ANOTHER timed out (the rank named
+    # there noticed first: a witness, never the culprit)
+    S("torch-heartbeat-stuck", "hang", ("Heartbeat monitor timed out",),
+      "the rank's watchdog was stuck (a NCCL or CUDA call that never returned): torch's heartbeat monitor ended it",
+      "[rank25]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 25] Heartbeat monitor timed out! Process will be terminated "
+      "after dumping debug info. workMetaList_.size()=2",
+      "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the form its "
+      "heartbeat monitor prints)",
+      "py-spy dump --native on the rank (where its NCCL/CUDA call waits); the other ranks' logs at that time; "
+      "clusterdoc check on its node (XIDs)", weak=True),
+    S("torch-watchdog-stuck", "hang", ("watchdog got stuck for", "without making progress"),
+      "the rank's watchdog was stuck (a NCCL or CUDA call that never returned): torch's heartbeat monitor ended it",
+      "[rank25]:[F ProcessGroupNCCL.cpp:1169] [PG 0 Rank 25] ProcessGroupNCCL's watchdog got stuck for 600 seconds "
+      "without making progress in monitoring enqueued collectives.",
+      "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the form its "
+      "heartbeat monitor prints)",
+      "py-spy dump --native on the rank (where its NCCL/CUDA call waits); the other ranks' logs at that time; "
+      "clusterdoc check on its node (XIDs)", weak=True),
+    S("torch-dump-signal", "hang", ("Received a dump signal",),
+      "another rank's collective timed out and this rank was told to dump its flight recorder: a rank never joined "
+      "a collective (which one, the dumps say)",
+      "[PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from rank 3 and we "
+      "will try our best to dump the debug info.",
+      "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the form it "
+      "prints)",
+      "read the flight recorder's dumps (TORCH_NCCL_DEBUG_INFO_TEMP_FILE; torch's fr_trace tool names the rank "
+      "that never joined); the other ranks' logs", weak=True),
+    S("torch-global-timeout", "hang", ("Received a global timeout from another rank",),
+      "another rank's collective timed out and this rank was told to dump its flight recorder: a rank never joined "
+      "a collective (which one, the dumps say)",
+      "[PG 0 Rank 2] Received a global timeout from another rank and will start to dump the debug info.",
+      "https://github.com/pytorch/pytorch/blob/main/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp (the form it "
+      "prints)",
+      "read the flight recorder's dumps (TORCH_NCCL_DEBUG_INFO_TEMP_FILE; torch's fr_trace tool names the rank "
+      "that never joined); the other ranks' logs", weak=True),
+    # gloo (torch's CPU backend, vLLM's and Ray's side channel) found no address on the interface GLOO_SOCKET_IFNAME
+    # names (a bond's slave, a name another node has, '^lo' which gloo reads literally), or none it can bind for the
+    # host's own name (/etc/hosts): gloo/transport/tcp/device.cc's two GLOO_ENFORCE
+    S("gloo-no-address", "environment", ("Unable to find address for: ",),
+      "gloo found no usable address: the interface GLOO_SOCKET_IFNAME names has none on this node (or is not "
+      "there), or the host's name resolves to no address of its own",
+      "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable "
+      "to find address for: eth0",
+      "https://github.com/pytorch/gloo/blob/main/gloo/transport/tcp/device.cc (lookupAddrForIface, "
+      "lookupAddrForHostname: the form they print)",
+      "set GLOO_SOCKET_IFNAME to an interface with an address on every node (ip -br addr; a bond, not its slave); "
+      "or make the host name resolve to the node's own address (getent hosts $(hostname))"),
+    # MPICH's ch4:ofi (Cray MPICH, Intel MPI) could not complete a transfer on the fabric: a Slingshot/CXI resource
+    # (PTLTE_NOT_FOUND, VNI_NOT_FOUND: HPE answers with FI_CXI_* settings) or the NIC libfabric picked (a VPN's on a
+    # laptop, at MPI_Finalize): the fabric or its settings, thin alone
+    S("mpich-ofi-poll", "network", ("OFI poll failed",),
+      "MPICH's libfabric layer got an error completion: the fabric, or the provider's settings and the NIC it picked",
+      "MPIDI_OFI_handle_cq_error(1062): OFI poll failed (ofi_events.c:1064:MPIDI_OFI_handle_cq_error:Input/output "
+      "error - PTLTE_NOT_FOUND)",
+      "https://github.com/pmodels/mpich/blob/main/src/mpid/ch4/netmod/ofi/ofi_events.c (MPIDI_OFI_handle_cq_error, "
+      "errnames.txt's **ofid_poll: the form it prints)",
+      "the error after the file name decides: a CXI resource (PTLTE_NOT_FOUND, VNI_NOT_FOUND: the site's FI_CXI_* "
+      "settings), the NIC libfabric picked (FI_PROVIDER, FI_TCP_IFACE), else the fabric (clusterdoc check --perf)",
+      weak=True),
+    # Open MPI 4/5's TCP BTL help text (help-mpi-btl-tcp.txt, "client connect fail"): a process could not open a
+    # connection to a peer's address; users' threads find a docker bridge, a link-local or VPN interface or a
+    # firewall each time (its "Local host:" line names the node that printed it)
+    S("ompi-tcp-peer-connect", "network", ("failed to TCP connect to a peer MPI process",),
+      "Open MPI could not connect two processes over TCP: the interface it picked (a docker bridge, a link-local or "
+      "VPN address) or a firewall between the hosts",
+      "WARNING: Open MPI failed to TCP connect to a peer MPI process.  This",
+      "https://github.com/open-mpi/ompi/blob/v5.0.x/opal/mca/btl/tcp/help-mpi-btl-tcp.txt (client connect fail: "
+      "the form it prints)",
+      "pin the interface the hosts reach each other on (mpirun --mca btl_tcp_if_include IFACE --mca "
+      "oob_tcp_if_include IFACE); open the ports between them"),
+    # NCCL's own sanity check on a receive: the sender posted more than this rank's buffer holds. Its source says
+    # what it catches: "user collective call count/size mismatches" (the ranks are in different calls)
+    S("ib-collective-mismatch", "desync", ("collective mismatch error, local size",),
+      "NCCL saw two ranks post different sizes to the same transfer: they are in different collectives (or one "
+      "with different shapes)",
+      "NET/IB : req 0/1 tag 7 peer 10.1.1.2<39012> collective mismatch error, local size 4096 remote size 8192",
+      "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc (the receive's sanity check: the form it "
+      "prints)",
+      "rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL (it names the collective each rank called); look for a collective "
+      "under a rank condition or a tensor whose shape differs per rank"),
     # --- thin by themselves: a candidate with what decides, never a verdict ---
     S("store-connect-timeout", "network", ("client socket has timed out", "trying to connect to"),
       "a rank could not reach the rendezvous endpoint (MASTER_ADDR:PORT, --rdzv_endpoint) in time: the address is "
@@ -1133,7 +1296,7 @@ FROM_TRACEBACK = [
 # eviction or a user's kill -9 print the same line; the node's kernel log or Slurm's record decides
 # the rank that prints these lines reports the others (Horovod's coordinator lists the ranks it waits for): its
 # prefix names the witness, not the culprit
-REPORTER_SIGNS = ("horovod-stalled",)
+REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
 SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137")
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
