@@ -46,6 +46,41 @@ class Signature:
 
 _NODE = r"([A-Za-z0-9][\w.-]{0,62})"
 S = Signature
+# round 8 (memory): an allocator's or a code's own words for memory that ran out. (phrase, a word on the same line
+# that says it failed (None: the phrase says it), a real line, its source). "out of memory" alone is also a hint
+# ("to avoid running out of memory"): it counts on a line that says it failed, aborted or was killed
+_MEMORY_FAILED = ("error", "fatal", "abort", "fail", "kill", "exception")
+_C_IDIOM = "https://github.com/bminor/glibc (malloc(3) returns NULL, errno ENOMEM: a code's own check prints it)"
+_MEMORY_PHRASES: list[tuple[str, str | None, str, str]] = [
+    (
+        "cannot allocate memory",
+        None,
+        "bash: fork: Cannot allocate memory",
+        "https://github.com/bminor/glibc (ENOMEM's strerror; fork(2), mmap(2))",
+    ),
+    ("unable to allocate memory", None, "Unable to allocate memory", _C_IDIOM),
+    ("could not allocate memory", None, "Could not allocate memory", _C_IDIOM),
+    ("failed to allocate memory", None, "Error: failed to allocate memory for file handles.", _C_IDIOM),
+    ("memory allocation failed", None, "Fatal error: memory allocation failed", _C_IDIOM),
+    ("memory allocation failure", None, "memory allocation failure", _C_IDIOM),
+    ("malloc failed", None, "malloc failed", _C_IDIOM),
+] + [
+    (phrase, mark, learned, src)
+    for phrase, learned, src in (
+        (
+            ": out of memory",
+            "Fatal error in PMPI_Alloc_mem: Out of memory",
+            "https://github.com/pmodels/mpich (src/mpi/errhan/errnames.txt: **nomem 'Out of memory')",
+        ),
+        (
+            "not enough memory",
+            "Not enough memory. Failed to realloc 8589934592 bytes for nbat->out[0].f",
+            "https://github.com/gromacs/gromacs (src/gromacs/utility/smalloc.cpp: 'Not enough memory. Failed to ...')",
+        ),
+        ("insufficient memory", "Fatal error: insufficient memory to allocate the work arrays", _C_IDIOM),
+    )
+    for mark in _MEMORY_FAILED
+]
 SIGNATURES: list[Signature] = [
     # --- scheduler (Slurm's own lines) ---
     S("slurm-time-limit", "scheduler", ("CANCELLED AT", "DUE TO TIME LIMIT"),
@@ -1027,6 +1062,132 @@ SIGNATURES: list[Signature] = [
       "a rank could not connect to another (not listening: not started yet, or died)",
       "slurmstepd: error: Failed to send MESSAGE_TASK_EXIT: Connection refused",
       "https://github.com/facebookincubator/submitit/issues/1708", weak=True),
+    # --- round 8 (memory): memory exhausted as the schedulers, the kernel's neighbours and the applications word it,
+    # beyond the forms above. Each row is the tool's own message (its source or documentation); the generic phrases
+    # ("out of memory", "not enough memory") count only on a line that also says it failed (_MEMORY_FAILED below)
+    S("ibv-enomem", "environment", ("Cannot allocate memory", "reg_mr"),
+      "an RDMA memory registration failed with ENOMEM: the locked-memory limit (ulimit -l) most often, or the "
+      "host's memory",
+      "k300:UCM:10c7c:73c03540: 7393885 us(7393885 us!!!):  DAPL ERR reg_mr Cannot allocate memory",
+      "https://github.com/linux-rdma/rdma-core (ibv_reg_mr(3): ENOMEM; NOAA-EMC/global-workflow#1301's DAPL line)",
+      "ulimit -l on the node (unlimited for RDMA: the container's or slurmd's memlock limit), then the job's memory",
+      weak=True),
+    S("ibv-enomem2", "environment", ("Cannot allocate memory", "ibv_"),
+      "an InfiniBand verbs call failed with ENOMEM: the locked-memory limit (ulimit -l) most often, or the host's "
+      "memory", "NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
+      "https://github.com/linux-rdma/rdma-core (ibv_reg_mr(3), ibv_create_qp(3): ENOMEM)",
+      "ulimit -l on the node (unlimited for RDMA: the container's or slurmd's memlock limit), then the job's memory",
+      weak=True),
+    S("slurm-exceeded-job-mem", "oom", ("exceeded job memory limit",),
+      "Slurm's cgroup saw the job reach its memory limit (host memory): its processes were killed or starved",
+      "slurmstepd: error: Exceeded job memory limit at some point.",
+      "https://github.com/SchedMD/slurm (task/cgroup: 'Exceeded job memory limit at some point'; galaxyproject/"
+      "galaxy's Slurm runner reads the same line)",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+    S("slurm-exceeded-step-mem", "oom", ("exceeded step memory limit",),
+      "Slurm's cgroup saw a job step reach its memory limit (host memory): its processes were killed or starved",
+      "slurmstepd: error: Exceeded step memory limit at some point.",
+      "https://github.com/SchedMD/slurm (task/cgroup: 'Exceeded step memory limit at some point')",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+    S("sacct-oom-cut", "oom", ("OUT_OF_ME+",),
+      "Slurm's accounting says the job (or a step) ended OUT_OF_MEMORY (sacct's column cut it): a memory kill",
+      "12345.0      python     OUT_OF_ME+    0:125", "https://github.com/SchedMD/slurm (sacct: a State wider than "
+      "its 10-character column ends in '+')",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State%20,MaxRSS,ReqMem shows the peak"),
+    S("pbs-cgroup-mem", "oom", ("cgroup mem", "limit exceeded"),
+      "PBS's cgroup hook killed the job for going over its memory (host memory)",
+      "3344110.pbs Killed Cgroup mem limit exceeded", "https://github.com/openpbs/openpbs (hooks/cgroups/"
+      "pbs_cgroups.PY: 'Cgroup mem limit exceeded', 'Cgroup memsw limit exceeded')",
+      "ask for more memory (#PBS -l select=...:mem=), or load less per process", lower=True),
+    S("sge-hard-mem-limit", "oom", ("exceeds job hard limit", "mem"),
+      "Grid Engine killed the job for going over its memory limit (h_vmem, h_rss)",
+      "job 2394.1 exceeds job hard limit \"h_vmem\" of queue \"all.q@node12\" (20.29G > limit:20.00G) - sending "
+      "SIGKILL", "https://github.com/hpc-gridware/clusterscheduler (execd: 'exceeds job hard limit ... sending "
+      "SIGKILL')",
+      "ask for more memory (qsub -l h_vmem=...; it is per slot), or load less per process",
+      node=re.compile(r"of queue \"[^\"@]{0,64}@([A-Za-z0-9][\w.-]{0,62})\"")),
+    S("cray-oom-killer", "oom", ("OOM killer terminated this process",),
+      "the node's OOM killer killed the application (Cray ALPS' report): host memory ran out",
+      "[NID 04371] 2016-10-19 22:21:28 Apid 23764253: OOM killer terminated this process.",
+      "https://github.com/HPE/cray (ALPS' aprun; sites' FAQs quote it, e.g. CSCS's and ARCHER's)",
+      "fewer ranks per node (aprun -N, more nodes) or less memory per rank"),
+    S("numpy-unable-to-allocate", "oom", ("Unable to allocate", "for an array with shape"),
+      "numpy could not allocate an array: the host ran out of memory (or the job's limit)",
+      "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 28.6 GiB for an array with shape (3840, 1000000) "
+      "and data type float64", "https://github.com/numpy/numpy (numpy/_core/_exceptions.py: _ArrayMemoryError)",
+      "more host memory per task (--mem), or load the data in pieces (memmap, chunks)"),
+    S("openfoam-new-handler", "oom", ("new cannot satisfy memory request",),
+      "OpenFOAM's new-handler: an allocation failed (the host's memory or the job's limit; its text says a corrupt "
+      "pointer can print it too)",
+      "new cannot satisfy memory request.", "https://github.com/OpenFOAM/OpenFOAM-dev (src/OSspecific/POSIX/"
+      "newError handler: 'new cannot satisfy memory request')",
+      "more memory per rank (more nodes, --mem-per-cpu) or a coarser mesh per rank"),
+    S("nccl-cuda-calloc", "oom", ("Failed to CUDA calloc",),
+      "NCCL could not allocate its GPU buffers: the GPU is out of memory",
+      "ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes",
+      "https://github.com/NVIDIA/nccl (src/include/alloc.h: ncclCudaCalloc's WARN)",
+      "leave NCCL room: a smaller batch, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, fewer NCCL channels"),
+    S("gpu-lib-alloc-failed", "oom", ("_ALLOC_FAILED",),
+      "a GPU library could not allocate its workspace (cuSOLVER, cuSPARSE, cuFFT, hipBLAS, MIOpen: *_ALLOC_FAILED): "
+      "the GPU is out of memory",
+      "RuntimeError: cusolver error: CUSOLVER_STATUS_ALLOC_FAILED, when calling `cusolverDnCreate(handle)`",
+      "https://github.com/pytorch/pytorch (aten/src/ATen/cuda/Exceptions.h: TORCH_CUSOLVER_CHECK; cuSPARSE's, "
+      "cuFFT's and hipBLAS's *_ALLOC_FAILED the same)",
+      "lower the batch or shard more; check that no other process holds the GPU (nvidia-smi)"),
+    S("xla-hbm-oom", "oom", ("Ran out of memory in memory space",),
+      "XLA ran out of device memory (HBM) compiling or running the program",
+      "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 20.5G of "
+      "15.48G hbm.", "https://github.com/openxla/xla (its memory-space assignment's error)",
+      "a smaller batch or model per device, more sharding, rematerialization"),
+    S("cudnn-workspace", "oom", ("CUDNN_STATUS_NOT_ENOUGH_WORKSPACE",),
+      "cuDNN had too little workspace for the algorithm it chose: the GPU's free memory most often",
+      "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_ENOUGH_WORKSPACE",
+      "https://github.com/pytorch/pytorch (aten/src/ATen/cudnn: cuDNN error: cudnnGetErrorString's name)",
+      "a smaller batch; torch.backends.cudnn.benchmark=False; a newer torch/cuDNN", weak=True),
+    S("slurm-oom-state-reason", "oom", ("JobState=OUT_OF_MEMORY",),
+      "Slurm says the job ended OUT_OF_MEMORY (scontrol show job): a memory kill",
+      "JobState=OUT_OF_MEMORY Reason=OutOfMemory", "https://github.com/SchedMD/slurm (job state codes)",
+      "ask for more memory (--mem / --mem-per-cpu)"),
+    *[S(f"memory-phrase-{i}", "oom", (phrase,) + ((mark,) if mark else ()),
+        "a process could not get the memory it asked for (the host's, or the GPU's; the job's limit): its own "
+        "words", learned, src, "more memory per rank (fewer ranks per node, --mem), or less data per rank; the "
+        "lines before it say what was being allocated", lower=True)
+      for i, (phrase, mark, learned, src) in enumerate(_MEMORY_PHRASES)],
+    # --- round 8 (node): the node's own failure in the other tools' words (the CUDA driver API's and HIP's ECC
+    # errors, NVML's lost GPU, Slurm's NODE_FAIL state as sacct and scontrol print it, Ray's NODE_DIED task error)
+    S("cuda-ecc-uncorrectable", "node", ("ECC_UNCORRECTABLE",),
+      "the GPU hit an uncorrectable ECC memory error (the CUDA driver API's CUDA_ERROR_ECC_UNCORRECTABLE): the "
+      "hardware, not the code", "CUDA_ERROR_ECC_UNCORRECTABLE: uncorrectable ECC error encountered",
+      "https://github.com/NVIDIA/cuda-python (CUresult.CUDA_ERROR_ECC_UNCORRECTABLE = 214)",
+      "drain the node and reset the GPU (clusterdoc check: ECC, row remapping); resubmit without it"),
+    S("cudart-ecc-uncorrectable", "node", ("cudaErrorECCUncorrectable",),
+      "the GPU hit an uncorrectable ECC memory error (the CUDA runtime's cudaErrorECCUncorrectable): the hardware",
+      "cudaErrorECCUncorrectable: uncorrectable ECC error encountered",
+      "https://github.com/NVIDIA/cuda-python (cudaError_t.cudaErrorECCUncorrectable = 214)",
+      "drain the node and reset the GPU (clusterdoc check: ECC, row remapping); resubmit without it"),
+    S("hip-ecc", "node", ("hipErrorECCNotCorrectable",),
+      "the GPU hit an uncorrectable ECC memory error (ROCm's HIP runtime): the hardware, not the code",
+      "hipErrorECCNotCorrectable", "https://github.com/ROCm/HIP (hipError_t: hipErrorECCNotCorrectable)",
+      "drain the node and check the GPU (amd-smi / rocm-smi: ECC counts); resubmit without it"),
+    S("nvml-gpu-is-lost", "node", ("GPU is lost",),
+      "NVML lost the GPU (it fell off the bus or stopped answering): the node needs a reboot",
+      "Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system to recover this "
+      "GPU", "https://github.com/NVIDIA/go-nvml (nvml.h: NVML_ERROR_GPU_IS_LOST, nvmlErrorString's 'GPU is lost')",
+      "drain the node, reboot it (its kernel log: XID 79, PCIe AER errors); resubmit without it"),
+    S("slurm-state-node-fail", "node", ("NODE_FAIL",),
+      "Slurm's accounting says the job ended NODE_FAIL: a node of the allocation failed (slurmctld lost it)",
+      "12345        train       gpu     NODE_FAIL      0:0", "https://github.com/SchedMD/slurm (job state codes: "
+      "NODE_FAIL, 'terminated due to failure of one or more allocated nodes')",
+      "sacct -j JOB -o JobID,State,NodeList names the nodes; resubmit without the failed one (--exclude, submit "
+      "--retries); the admins: its slurmd log"),
+    S("ray-task-node-died", "node", ("Task failed due to the node (where this task was running)",),
+      "Ray lost the node a task ran on (NODE_DIED: the node crashed, was preempted, or its raylet died)",
+      "Task failed due to the node (where this task was running)  was dead or unavailable.",
+      "https://github.com/ray-project/ray (src/ray/core_worker/task_manager.cc: rpc::ErrorType::NODE_DIED)",
+      "resubmit without that node (the IP on the line after it); its kernel log (the OOM killer, XIDs) and the "
+      "raylet's log say why it died"),
     # --- thin by themselves: a candidate with what decides, never a verdict ---
     S("store-connect-timeout", "network", ("client socket has timed out", "trying to connect to"),
       "a rank could not reach the rendezvous endpoint (MASTER_ADDR:PORT, --rdzv_endpoint) in time: the address is "
