@@ -32,10 +32,11 @@ class Signature:
     node: re.Pattern | None = None  # group 1: the node the line blames
     weak: bool = False
     lower: bool = False  # needles are matched against the lowercased line
+    unless: tuple[str, ...] = ()  # a line holding one of these is not this signature's (a hint, not a failure)
 
     def matches(self, line: str, low: str) -> bool:
         text = low if self.lower else line
-        return all(n in text for n in self.needles)
+        return all(n in text for n in self.needles) and not any(u in text for u in self.unless)
 
     def node_of(self, line: str) -> str | None:
         if self.node is None:
@@ -48,8 +49,11 @@ _NODE = r"([A-Za-z0-9][\w.-]{0,62})"
 S = Signature
 # round 8 (memory): an allocator's or a code's own words for memory that ran out. (phrase, a word on the same line
 # that says it failed (None: the phrase says it), a real line, its source). "out of memory" alone is also a hint
-# ("to avoid running out of memory"): it counts on a line that says it failed, aborted or was killed
+# ("to avoid running out of memory"): it counts on a line that says it failed, aborted or was killed, and not on
+# one that says it may happen (_MEMORY_HINT)
 _MEMORY_FAILED = ("error", "fatal", "abort", "fail", "kill", "exception")
+_MEMORY_HINT = ("run out of memory", "running out of memory", "runs out of memory", "to avoid", "to prevent",
+                "may cause", "can cause", "could cause", "might")  # fmt: skip
 _C_IDIOM = "https://github.com/bminor/glibc (malloc(3) returns NULL, errno ENOMEM: a code's own check prints it)"
 _MEMORY_PHRASES: list[tuple[str, str | None, str, str]] = [
     (
@@ -68,7 +72,7 @@ _MEMORY_PHRASES: list[tuple[str, str | None, str, str]] = [
     (phrase, mark, learned, src)
     for phrase, learned, src in (
         (
-            ": out of memory",
+            "out of memory",
             "Fatal error in PMPI_Alloc_mem: Out of memory",
             "https://github.com/pmodels/mpich (src/mpi/errhan/errnames.txt: **nomem 'Out of memory')",
         ),
@@ -464,6 +468,12 @@ SIGNATURES: list[Signature] = [
       "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
       "https://github.com/deepspeedai/DeepSpeedExamples/issues/323",
       "lower the batch or shard more; check that no other process holds the GPU (nvidia-smi)"),
+    # round 8 (memory): the JVM's own error (Spark, Hadoop, a Java tool in a pipeline): host memory, not the GPU's
+    S("java-oom", "oom", ("java.lang.OutOfMemoryError",),
+      "the JVM ran out of memory (its heap, -Xmx, or native memory): host memory, not the GPU's",
+      "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space",
+      "https://github.com/openjdk/jdk (java.lang.OutOfMemoryError: 'Java heap space')",
+      "a larger heap (-Xmx, JAVA_OPTS; within the job's --mem), or less data per process"),
     S("torch-oom-type", "oom", ("OutOfMemoryError",),
       "a rank ran out of GPU memory",
       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 496.00 MiB. GPU 0 has a total capacty ...",
@@ -1150,10 +1160,75 @@ SIGNATURES: list[Signature] = [
       "Slurm says the job ended OUT_OF_MEMORY (scontrol show job): a memory kill",
       "JobState=OUT_OF_MEMORY Reason=OutOfMemory", "https://github.com/SchedMD/slurm (job state codes)",
       "ask for more memory (--mem / --mem-per-cpu)"),
+    S("slurm-exceeded-vmem", "oom", ("exceeded virtual memory limit",),
+      "Slurm killed the step for going over its virtual memory limit (VSizeFactor): host memory",
+      "slurmstepd: error: StepId=1234.0 exceeded virtual memory limit (8589934592 > 4294967296), being killed",
+      "https://github.com/SchedMD/slurm (src/common/slurm_jobacct_gather.c: '%ps exceeded virtual memory limit "
+      "(... > ...), being killed')",
+      "ask for more memory (--mem / --mem-per-cpu; the virtual size counts), or map less (fewer threads, smaller "
+      "arenas: MALLOC_ARENA_MAX)", node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+    S("torque-mem-limit", "oom", ("exceeded a memory resource limit",),
+      "Torque's MOM killed the job for going over a memory limit (mem, vmem, pvmem)",
+      "Job exceeded a memory resource limit (vmem, pvmem, etc.). Job was aborted",
+      "https://github.com/adaptivecomputing/torque (its MOM's message msg_momjobovermemlimit)",
+      "ask for more memory (#PBS -l mem= / vmem= / pmem=), or load less per process", lower=True),
+    S("htcondor-mem-limit", "oom", ("gone over memory limit",),
+      "HTCondor held the job for going over its memory request (request_memory)",
+      "Job has gone over memory limit of 2048 megabytes. Peak usage: 2100 megabytes.",
+      "https://github.com/htcondor/htcondor (the starter's hold: 'Docker job has gone over memory limit of %d Mb')",
+      "raise request_memory (condor_qedit, or the submit file) and release the job", lower=True),
+    S("k8s-evicted-memory", "oom", ("low on resource: memory",),
+      "Kubernetes evicted the pod: its node ran low on memory (kubelet's memory pressure)",
+      "Message: The node was low on resource: memory. Container httpd-container was using 22Mi, which exceeds its "
+      "request of 15Mi.", "https://github.com/kubernetes/kubernetes (pkg/kubelet/eviction/helpers.go: 'The node "
+      "was low on resource: %v. ')",
+      "set the pod's memory request to its real use (requests = limits for a training pod), or nodes with more "
+      "memory"),
+    S("dask-memory-budget", "oom", ("memory budget", "restarting"),
+      "Dask's nanny restarted a worker that went over its memory budget (host memory)",
+      "distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting",
+      "https://github.com/dask/distributed (distributed/nanny.py: 'Worker exceeded %d%% memory budget. Restarting')",
+      "more memory per worker (memory_limit), fewer threads per worker, or smaller partitions", lower=True),
+    S("rust-alloc", "oom", ("memory allocation of", "bytes failed"),
+      "a Rust program (or library: tokenizers, polars) could not allocate: host memory ran out",
+      "memory allocation of 34359738368 bytes failed",
+      "https://github.com/rust-lang/rust (library/std/src/alloc.rs: default_alloc_error_hook)",
+      "more host memory per task (--mem), or less data per process"),
+    S("r-vector", "oom", ("cannot allocate vector of size",),
+      "R could not allocate a vector: host memory ran out (or the job's limit)",
+      "Error: cannot allocate vector of size 11.8 Gb",
+      "https://github.com/wch/r-source (src/main/memory.c: 'cannot allocate vector of size %0.1f Gb')",
+      "more host memory per task (--mem), or less data at once"),
+    S("flang-allocate", "oom", ("bytes requested; not enough memory",),
+      "the Fortran runtime could not ALLOCATE (NVIDIA HPC SDK's nvfortran, classic flang): memory ran out (the "
+      "host's, or the GPU's for a device array)",
+      "0: ALLOCATE: 1683627180072 bytes requested; not enough memory",
+      "https://github.com/flang-compiler/flang (its Fortran runtime: 'ALLOCATE: %lu bytes requested; not enough "
+      "memory')",
+      "more memory per rank (fewer ranks per node), smaller arrays per rank; a huge size is a bug"),
+    S("perl-oom", "oom", ("Out of memory during request",),
+      "Perl could not allocate (its 'Out of memory during request for N bytes'): host memory ran out",
+      "Out of memory during request for 4088 bytes, total sbrk() is 1073741824 bytes!",
+      "https://github.com/Perl/perl5 (malloc.c: 'Out of memory during request for')",
+      "more host memory per task (--mem), or less data at once"),
+    S("device-out-of-memory", "oom", ("OUT_OF_DEVICE_MEMORY",),
+      "the GPU ran out of memory (Level Zero's, Vulkan's or SYCL's OUT_OF_DEVICE_MEMORY)",
+      "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "https://github.com/oneapi-src/level-zero (ze_api.h: "
+      "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY; Vulkan's VK_ERROR_OUT_OF_DEVICE_MEMORY the same)",
+      "a smaller batch or model per device, or more devices"),
+    S("host-out-of-memory-code", "oom", ("OUT_OF_HOST_MEMORY",),
+      "the host ran out of memory (OpenCL's, Level Zero's or Vulkan's OUT_OF_HOST_MEMORY)",
+      "CL_OUT_OF_HOST_MEMORY", "https://github.com/KhronosGroup/OpenCL-Headers (CL/cl.h: CL_OUT_OF_HOST_MEMORY -6)",
+      "more host memory per task, or less per process"),
+    S("opencl-alloc-failure", "oom", ("CL_MEM_OBJECT_ALLOCATION_FAILURE",),
+      "the device could not allocate a buffer (OpenCL's CL_MEM_OBJECT_ALLOCATION_FAILURE): its memory is full",
+      "CL_MEM_OBJECT_ALLOCATION_FAILURE", "https://github.com/KhronosGroup/OpenCL-Headers (CL/cl.h: "
+      "CL_MEM_OBJECT_ALLOCATION_FAILURE -4)",
+      "a smaller problem per device, or more devices"),
     *[S(f"memory-phrase-{i}", "oom", (phrase,) + ((mark,) if mark else ()),
         "a process could not get the memory it asked for (the host's, or the GPU's; the job's limit): its own "
         "words", learned, src, "more memory per rank (fewer ranks per node, --mem), or less data per rank; the "
-        "lines before it say what was being allocated", lower=True)
+        "lines before it say what was being allocated", lower=True, unless=_MEMORY_HINT)
       for i, (phrase, mark, learned, src) in enumerate(_MEMORY_PHRASES)],
     # --- round 8 (node): the node's own failure in the other tools' words (the CUDA driver API's and HIP's ECC
     # errors, NVML's lost GPU, Slurm's NODE_FAIL state as sacct and scontrol print it, Ray's NODE_DIED task error)
@@ -1182,6 +1257,16 @@ SIGNATURES: list[Signature] = [
       "NODE_FAIL, 'terminated due to failure of one or more allocated nodes')",
       "sacct -j JOB -o JobID,State,NodeList names the nodes; resubmit without the failed one (--exclude, submit "
       "--retries); the admins: its slurmd log"),
+    S("edac-uncorrected", "node", ("EDAC MC", " UE "),
+      "the node's memory had an uncorrected ECC error (the kernel's EDAC): a DIMM is failing",
+      "EDAC MC0: 1 UE memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0",
+      "https://github.com/torvalds/linux (drivers/edac/edac_mc.c: the 'UE' (uncorrected) report)",
+      "drain the node (its DIMM named on the line); resubmit without it"),
+    S("fatal-machine-check", "node", ("Fatal machine check",),
+      "the node's CPU or memory raised a fatal machine check: the kernel panicked (hardware)",
+      "Kernel panic - not syncing: Fatal machine check",
+      "https://github.com/torvalds/linux (arch/x86/kernel/cpu/mce/core.c: mce_panic)",
+      "drain the node (mcelog / rasdaemon name the bank); resubmit without it"),
     S("ray-task-node-died", "node", ("Task failed due to the node (where this task was running)",),
       "Ray lost the node a task ran on (NODE_DIED: the node crashed, was preempted, or its raylet died)",
       "Task failed due to the node (where this task was running)  was dead or unavailable.",
