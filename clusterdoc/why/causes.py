@@ -672,7 +672,7 @@ def _fill_in(out: Found) -> Found:
         for d in out[i + 1 : i + 8]:  # in line order: the next few causes only
             if d.time - c.time > 5:
                 break
-            if d.category == c.category and d.time > c.time and (d.ranks or d.nodes):
+            if d.category == c.category and d.time > c.time and (d.ranks or d.nodes) and d.weak == c.weak:
                 nxt = d
                 break
         if nxt is not None:

@@ -52,8 +52,28 @@ S = Signature
 # ("to avoid running out of memory"): it counts on a line that says it failed, aborted or was killed, and not on
 # one that says it may happen (_MEMORY_HINT)
 _MEMORY_FAILED = ("error", "fatal", "abort", "fail", "kill", "exception")
-_MEMORY_HINT = ("run out of memory", "running out of memory", "runs out of memory", "to avoid", "to prevent",
-                "may cause", "can cause", "could cause", "might")  # fmt: skip
+_MEMORY_HINT = (
+    "run out of memory",
+    "running out of memory",
+    "runs out of memory",
+    "to avoid",
+    "to prevent",
+    "may cause",
+    "can cause",
+    "could cause",
+    "might",
+    "pmpi_",
+    "mpir_",
+    "mpid",
+    "mpi_",  # MPICH's error stack: its "Out of memory" alone is no verdict
+    "ibv_",
+    "reg_mr",
+    "register",
+    "memlock",
+    "locked memory",
+    "openib",
+)  # RDMA's ENOMEM: ulimit -l
+
 _C_IDIOM = "https://github.com/bminor/glibc (malloc(3) returns NULL, errno ENOMEM: a code's own check prints it)"
 _MEMORY_PHRASES: list[tuple[str, str | None, str, str]] = [
     (
@@ -73,8 +93,8 @@ _MEMORY_PHRASES: list[tuple[str, str | None, str, str]] = [
     for phrase, learned, src in (
         (
             "out of memory",
-            "Fatal error in PMPI_Alloc_mem: Out of memory",
-            "https://github.com/pmodels/mpich (src/mpi/errhan/errnames.txt: **nomem 'Out of memory')",
+            "fatal error: runtime: out of memory",
+            'https://github.com/golang/go (src/runtime: throw("runtime: out of memory"))',
         ),
         (
             "not enough memory",
@@ -1088,19 +1108,31 @@ SIGNATURES: list[Signature] = [
       "https://github.com/linux-rdma/rdma-core (ibv_reg_mr(3), ibv_create_qp(3): ENOMEM)",
       "ulimit -l on the node (unlimited for RDMA: the container's or slurmd's memlock limit), then the job's memory",
       weak=True),
+    # Slurm's older task/cgroup prints these at the step's end when the cgroup reached its limit at some point: the
+    # page cache counts, so jobs that completed print them too (a candidate); with a task killed by SIGKILL in the
+    # same log they are the memory kill (why/foreign.py: slurm-memory-limit-kill)
     S("slurm-exceeded-job-mem", "oom", ("exceeded job memory limit",),
-      "Slurm's cgroup saw the job reach its memory limit (host memory): its processes were killed or starved",
+      "Slurm's cgroup saw the job reach its memory limit at some point (host memory; the page cache counts too)",
       "slurmstepd: error: Exceeded job memory limit at some point.",
       "https://github.com/SchedMD/slurm (task/cgroup: 'Exceeded job memory limit at some point'; galaxyproject/"
       "galaxy's Slurm runner reads the same line)",
       "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
-      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
     S("slurm-exceeded-step-mem", "oom", ("exceeded step memory limit",),
-      "Slurm's cgroup saw a job step reach its memory limit (host memory): its processes were killed or starved",
+      "Slurm's cgroup saw a job step reach its memory limit at some point (host memory; the page cache counts too)",
       "slurmstepd: error: Exceeded step memory limit at some point.",
       "https://github.com/SchedMD/slurm (task/cgroup: 'Exceeded step memory limit at some point')",
       "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
-      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
+    # bash's report of a command killed by a signal in a script (Slurm's batch script: slurm_script: line N): the
+    # SIGKILL alone, a candidate as torchrun's -9 is
+    S("shell-killed", "oom", (": line ", " Killed"),
+      "a command of the job script was killed by SIGKILL (bash's report): the OOM killer most often (a limit, a "
+      "preemption or a kill -9 print the same)",
+      "/var/spool/slurmd/job1234/slurm_script: line 14:  4321 Killed                  python train.py",
+      "https://github.com/bminor/bash (jobs.c: a job's status, strsignal's 'Killed', with the script's line)",
+      "look for the OOM killer (dmesg, sacct -j JOB -o JobID,State,MaxRSS,ReqMem); more --mem or less per rank",
+      weak=True),
     S("sacct-oom-cut", "oom", ("OUT_OF_ME+",),
       "Slurm's accounting says the job (or a step) ended OUT_OF_MEMORY (sacct's column cut it): a memory kill",
       "12345.0      python     OUT_OF_ME+    0:125", "https://github.com/SchedMD/slurm (sacct: a State wider than "
@@ -1267,6 +1299,17 @@ SIGNATURES: list[Signature] = [
       "Kernel panic - not syncing: Fatal machine check",
       "https://github.com/torvalds/linux (arch/x86/kernel/cpu/mce/core.c: mce_panic)",
       "drain the node (mcelog / rasdaemon name the bank); resubmit without it"),
+    S("nvlink-uncorrectable", "node", ("uncorrectable NVLink error",),
+      "an NVLink between the node's GPUs failed (cudaErrorNvlinkUncorrectable): the hardware, not the code",
+      "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution",
+      "https://github.com/NVIDIA/cuda-python (cudaError_t.cudaErrorNvlinkUncorrectable = 220)",
+      "drain the node (nvidia-smi nvlink -e: the link's error counters; its XIDs 74); resubmit without it"),
+    S("pbs-node-down", "node", ("Job requeued, execution node", "down"),
+      "PBS lost an execution node of the job (its MOM went down) and requeued the job",
+      "Job requeued, execution node node12 down", "https://github.com/openpbs/openpbs (the server's log line, "
+      "tracejob: 'Job requeued, execution node <node> down')",
+      "nothing to fix in the job: it runs again; the admins check the node",
+      node=re.compile(r"execution node " + _NODE + r" down")),
     S("ray-task-node-died", "node", ("Task failed due to the node (where this task was running)",),
       "Ray lost the node a task ran on (NODE_DIED: the node crashed, was preempted, or its raylet died)",
       "Task failed due to the node (where this task was running)  was dead or unavailable.",
@@ -1369,6 +1412,13 @@ FROM_TRACEBACK = [
       "output: no line of its own)",
       "pin the GPU in the script from the local rank (torch.cuda.set_device(hvd.local_rank()) or "
       "OMPI_COMM_WORLD_LOCAL_RANK) before any CUDA call"),
+    # round 8 (memory): Slurm's "Exceeded job/step memory limit at some point" and a task killed by SIGKILL in the
+    # same log: the older task/cgroup's memory kill (it printed no oom-kill event)
+    S("slurm-memory-limit-kill", "oom", (), "the job reached its memory limit (Slurm's cgroup) and a task was killed "
+      "by SIGKILL: the cgroup's memory kill (host memory)",
+      "slurmstepd: error: Exceeded step memory limit at some point. (and srun: error: node: task 0: Killed)",
+      "clusterdoc/why/foreign.py (a memory-limit line with a SIGKILL line in the same log: no line of its own)",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak"),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
       "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
@@ -1380,7 +1430,8 @@ FROM_TRACEBACK = [
 # the rank that prints these lines reports the others (Horovod's coordinator lists the ranks it waits for): its
 # prefix names the witness, not the culprit
 REPORTER_SIGNS = ("horovod-stalled",)
-SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137")
+SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137",
+                 "shell-killed")  # fmt: skip
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
