@@ -174,3 +174,20 @@ def test_round_8s_words_pass_the_big_logs_prefilter():
     for sig in new:
         line = sig.learned.encode()
         assert any(w in line for w in logread.WORDS), sig.name
+
+
+@pytest.mark.parametrize(
+    "tasks, ranks",
+    [("task 0", [0]), ("tasks 0-3", [])],  # one task: the rank the kill hit; the node's tasks: none of them
+)
+def test_the_task_srun_reports_killed_after_a_memory_kill_is_the_culprit(tasks, ranks):
+    # openbabel#2658 (STAR under srun): slurmstepd's memory kill, then srun's report of the task it hit
+    cause = judge_log(
+        "slurmstepd-falkor7: error: Step 1141810.0 exceeded memory limit (52917772 > 20971520), being killed\n"
+        "srun: Exceeded job memory limit\n"
+        "slurmstepd-falkor7: error: *** STEP 1141810.0 ON falkor7 CANCELLED AT 2023-12-13T08:58:22 ***\n"
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+        f"srun: error: falkor7: {tasks}: Killed\n"
+    )
+    assert (cause.category, list(cause.ranks)) == ("oom", ranks), cause.headline
+    assert "falkor7" in cause.headline

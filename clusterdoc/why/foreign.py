@@ -130,6 +130,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     _phase_signs(f, signs)
     _memory_limit_kill(f, signs)
+    _memory_killed_task(f, signs)
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
         if s["rank"] is None and signatures.get(s["sig"]).category == "peer":
             s["peer"] = next(iter(logs.peers_lost(s["text"])), None)
@@ -215,7 +216,25 @@ def _memory_limit_kill(f: logs.LogFacts, signs: list[dict]) -> None:
         if s.get("rank") is None and kills and kills[0].get("rank") is not None:
             s["rank"] = kills[0]["rank"]
         elif s.get("rank") is None and killed_tasks and killed_tasks[0]["tasks"].isdigit():  # srun's task: a rank
-            s["rank"] = int(killed_tasks[0]["tasks"])
+            s["rank"], s["node"] = int(killed_tasks[0]["tasks"]), s.get("node") or killed_tasks[0]["node"]
+
+
+# a scheduler's memory kill without a rank on its line; srun's "NODE: task N: Killed" right after it names the task
+# the kill hit (one task: the rank; "tasks 0-3" is the whole node's, no rank)
+MEMORY_KILL_SIGNS = ("slurm-mem-limit", "slurm-oom-kill", "slurm-oom-kill2", "slurm-cgroup-oom-handler",
+                     "slurm-exceeded-vmem", "slurm-memory-limit-kill")  # fmt: skip
+KILLED_TASK_NEAR = 8  # lines from the memory kill to srun's report of the task
+
+
+def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
+    for s in signs:
+        if s["sig"] not in MEMORY_KILL_SIGNS or s.get("rank") is not None:
+            continue
+        near = [t for t in f.srun_tasks if 0 < t["line"] - s["line"] <= KILLED_TASK_NEAR]
+        killed = [t for t in near if t["what"].startswith(("Killed", "Out Of Memory"))]
+        if len(killed) == 1 and killed[0]["tasks"].isdigit():
+            s["rank"] = int(killed[0]["tasks"])
+            s["node"] = s.get("node") or killed[0]["node"]
 
 
 def culprit_lines(f: logs.LogFacts) -> list[dict]:
