@@ -51,6 +51,8 @@ from tests.why_helpers import judge_log
         ("distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting\n", None, None),
         ("/var/spool/slurmd/job1/slurm_script: fork: Cannot allocate memory\n", None, None),
         ("amrex::Abort::0::Out of memory !!!\n", None, None),
+        # Charm++'s allocator (NAMD): src/conv-core/memory.C
+        ("Reason: Could not malloc() 1073741824 bytes--are we out of memory?\n", None, None),
         # GPU memory: NCCL's ncclCudaCalloc WARN (nccl-1235), cuSOLVER and XLA's HBM behind an exception (both were
         # the code's before: the exception table read their type), Level Zero's result code, RCCL's HIP failure
         ("ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes\n", None,
@@ -80,17 +82,34 @@ def test_memory_exhausted_in_the_tools_own_words_is_oom(text, rank, node):
         ("    exitcode  : -9 (pid: 14750)\n", None),
     ],
 )
-def test_slurms_memory_limit_reached_and_a_task_killed_is_the_memory_kill(kill, rank):
-    # Slurm's older task/cgroup prints only 'Exceeded ... memory limit at some point' for its memory kill
-    cause = judge_log(kill + "slurmstepd-cn12: error: Exceeded step memory limit at some point.\n")
+@pytest.mark.parametrize(
+    "limit",
+    [
+        "slurmstepd-cn12: error: Exceeded step memory limit at some point.\n",
+        "slurmstepd-cn12: error: Step 123.0 hit memory+swap limit at least once during execution. This may or may "
+        "not result in some failure.\n",
+    ],
+)
+def test_slurms_memory_limit_reached_and_a_task_killed_is_the_memory_kill(kill, rank, limit):
+    # Slurm's older task/cgroup prints only 'Exceeded ... memory limit at some point' (or 'hit memory limit at least
+    # once') for its memory kill
+    cause = judge_log(kill + limit)
     assert cause.category == "oom", cause.headline
     if rank is not None:
         assert cause.ranks == [rank]
 
 
-def test_slurms_memory_limit_reached_alone_is_a_candidate():
+@pytest.mark.parametrize(
+    "limit",
+    [
+        "slurmstepd: error: Exceeded job memory limit at some point.\n",
+        "slurmstepd-node1: error: Step 123.0 hit memory limit at least once during execution. This may or may not "
+        "result in some failure.\n",
+    ],
+)
+def test_slurms_memory_limit_reached_alone_is_a_candidate(limit):
     # printed for jobs that completed too (the page cache counts): no verdict alone, oom its first candidate
-    cause = judge_log("slurmstepd: error: Exceeded job memory limit at some point.\n")
+    cause = judge_log(limit)
     assert cause.category == "unknown"
     assert cause.candidates and cause.candidates[0].startswith("oom"), cause.candidates
 
@@ -169,7 +188,7 @@ def test_round_8s_words_pass_the_big_logs_prefilter():
                   "device-out-of-memory", "host-out-of-memory-code", "opencl-alloc-failure",
                   "cuda-ecc-uncorrectable", "cudart-ecc-uncorrectable", "hip-ecc", "nvml-gpu-is-lost",
                   "slurm-state-node-fail", "edac-uncorrected", "fatal-machine-check", "nvlink-uncorrectable",
-                  "pbs-node-down", "ray-task-node-died")
+                  "pbs-node-down", "ray-task-node-died", "slurm-hit-memory-limit", "charm-malloc")
     ]  # fmt: skip
     for sig in new:
         line = sig.learned.encode()

@@ -198,7 +198,7 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
 
 # round 8 (memory): Slurm's older task/cgroup line that the job reached its memory limit at some point (a candidate:
 # the page cache counts), and the lines that say a task was killed by SIGKILL (SIGKILL_SIGNS, srun's "task N: Killed")
-MEMORY_LIMIT_SIGNS = ("slurm-exceeded-job-mem", "slurm-exceeded-step-mem")
+MEMORY_LIMIT_SIGNS = ("slurm-exceeded-job-mem", "slurm-exceeded-step-mem", "slurm-hit-memory-limit")
 
 
 def _memory_limit_kill(f: logs.LogFacts, signs: list[dict]) -> None:

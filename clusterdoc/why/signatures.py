@@ -1124,6 +1124,20 @@ SIGNATURES: list[Signature] = [
       "https://github.com/SchedMD/slurm (task/cgroup: 'Exceeded step memory limit at some point')",
       "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
       node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
+    # Slurm's newer task/cgroup (cgroup v1) says the same at the step's end: 'may or may not result in some failure'
+    S("slurm-hit-memory-limit", "oom", ("hit memory", "limit at least once"),
+      "Slurm's cgroup saw a step reach its memory (or memory+swap) limit at least once (the page cache counts too)",
+      "slurmstepd-node1: error: Step 123.0 hit memory+swap limit at least once during execution. This may or may "
+      "not result in some failure.", "https://github.com/SchedMD/slurm (src/plugins/cgroup/v1: '%ps hit "
+      "memory+swap limit at least once during execution')",
+      "sacct -j JOB -o JobID,State,MaxRSS,ReqMem: a task killed (State OUT_OF_MEMORY, a SIGKILL) decides it; "
+      "ask for more memory", node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
+    S("charm-malloc", "oom", ("could not malloc",),
+      "Charm++ (NAMD, ChaNGa) could not allocate: memory ran out",
+      "Could not malloc() 1073741824 bytes--are we out of memory?",
+      "https://github.com/UIUC-PPL/charm (src/conv-core/memory.C: 'Could not malloc() %d bytes--are we out of "
+      "memory?')",
+      "fewer processes per node (more memory each), or a smaller problem per process", lower=True),
     # bash's report of a command killed by a signal in a script (Slurm's batch script: slurm_script: line N): the
     # SIGKILL alone, a candidate as torchrun's -9 is
     S("shell-killed", "oom", (": line ", " Killed"),
