@@ -29,6 +29,12 @@ from tests.why_helpers import judge_log
         # sacct's State column is 10 characters wide: OUT_OF_MEMORY prints cut
         ("       JobID    JobName      State ExitCode\n------------ ---------- ---------- --------\n"
          "12345             train OUT_OF_ME+    0:125\n", None, None),
+        # Flux's job shell (flux-core src/shell/oom.c), the host named
+        ("flux-shell[0]: ERROR: oom: Memory cgroup out of memory: killed 1 task on node12.\n", None, "node12"),
+        # systemd-oomd on a workstation (systemd src/oom/oomd.c)
+        ("Sep 21 09:15:58 ws systemd-oomd[581]: Killed /user.slice/user-1000.slice/user@1000.service/app.slice/"
+         "run-r1.scope due to memory pressure for /user.slice/user-1000.slice/user@1000.service being 86.80% > "
+         "50.00% for > 20s with reclaim activity\n", None, None),
         # HTCondor's hold (htcondor/htcondor: the starter's 'has gone over memory limit')
         ("Job has gone over memory limit of 2048 megabytes. Peak usage: 2100 megabytes.\n", None, None),
         # kubelet's eviction (pkg/kubelet/eviction/helpers.go)
@@ -188,7 +194,8 @@ def test_round_8s_words_pass_the_big_logs_prefilter():
                   "device-out-of-memory", "host-out-of-memory-code", "opencl-alloc-failure",
                   "cuda-ecc-uncorrectable", "cudart-ecc-uncorrectable", "hip-ecc", "nvml-gpu-is-lost",
                   "slurm-state-node-fail", "edac-uncorrected", "fatal-machine-check", "nvlink-uncorrectable",
-                  "pbs-node-down", "ray-task-node-died", "slurm-hit-memory-limit", "charm-malloc")
+                  "pbs-node-down", "ray-task-node-died", "slurm-hit-memory-limit", "charm-malloc", "flux-oom",
+                  "systemd-oomd")
     ]  # fmt: skip
     for sig in new:
         line = sig.learned.encode()

@@ -1132,6 +1132,22 @@ SIGNATURES: list[Signature] = [
       "memory+swap limit at least once during execution')",
       "sacct -j JOB -o JobID,State,MaxRSS,ReqMem: a task killed (State OUT_OF_MEMORY, a SIGKILL) decides it; "
       "ask for more memory", node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
+    S("flux-oom", "oom", ("out of memory: killed", " task"),
+      "Flux's job shell saw the kernel's OOM killer kill tasks in the job's cgroup (host memory)",
+      "flux-shell[0]: ERROR: oom: Memory cgroup out of memory: killed 1 task on node12.",
+      "https://github.com/flux-framework/flux-core (src/shell/oom.c: 'Memory cgroup out of memory: killed %lu "
+      "task%s on %s.')",
+      "ask for more memory per node (fewer tasks per node), or load less per task",
+      node=re.compile(r"killed \d{1,9} tasks? on ([A-Za-z0-9][\w-]{0,62})"), lower=True),
+    S("systemd-oomd", "oom", ("due to memory pressure for", "killed"),
+      "systemd-oomd killed the job's processes: the machine's memory (and swap) was under pressure (Ubuntu, Fedora "
+      "workstations run it by default)",
+      "systemd-oomd[939]: Killed /user.slice/user-1000.slice/user@1000.service/app.slice/run-r25ac.scope due to "
+      "memory pressure for /user.slice/user-1000.slice/user@1000.service being 82.36% > 80.00% for > 20s with "
+      "reclaim activity", "https://github.com/systemd/systemd (src/oom/oomd.c: 'Killed %s due to memory pressure "
+      "for %s being ...')",
+      "less host memory per process (DataLoader workers, the dataset in RAM), or the slice's ManagedOOM limits",
+      lower=True),
     S("charm-malloc", "oom", ("could not malloc",),
       "Charm++ (NAMD, ChaNGa) could not allocate: memory ran out",
       "Could not malloc() 1073741824 bytes--are we out of memory?",
