@@ -16,6 +16,8 @@ from tests.why_helpers import judge_log
         # Slurm's jobacct_gather (src/common/slurm_jobacct_gather.c) with VSizeFactor set
         ("slurmstepd-cn07: error: StepId=1234.0 exceeded virtual memory limit (8589934592 > 4294967296), being "
          "killed\n", None, "cn07"),
+        # slurmd's notice of its own memory kill (req.c: 'Exceeded job memory limit', then SIGKILL): no 'at some point'
+        ("slurmstepd: error: Exceeded job memory limit\n", None, None),
         # Torque's MOM (adaptivecomputing/torque: msg_momjobovermemlimit), in the job's mail and output
         ("Exit_status=-10\nJob exceeded a memory resource limit (vmem, pvmem, etc.). Job was aborted\n", None, None),
         # PBS Pro's cgroup hook, as sites' docs quote it: '<job_id> Killed Cgroup mem limit exceeded'
@@ -195,7 +197,7 @@ def test_round_8s_words_pass_the_big_logs_prefilter():
                   "cuda-ecc-uncorrectable", "cudart-ecc-uncorrectable", "hip-ecc", "nvml-gpu-is-lost",
                   "slurm-state-node-fail", "edac-uncorrected", "fatal-machine-check", "nvlink-uncorrectable",
                   "pbs-node-down", "ray-task-node-died", "slurm-hit-memory-limit", "charm-malloc", "flux-oom",
-                  "systemd-oomd")
+                  "systemd-oomd", "slurm-job-mem-notify")
     ]  # fmt: skip
     for sig in new:
         line = sig.learned.encode()

@@ -1111,19 +1111,26 @@ SIGNATURES: list[Signature] = [
     # Slurm's older task/cgroup prints these at the step's end when the cgroup reached its limit at some point: the
     # page cache counts, so jobs that completed print them too (a candidate); with a task killed by SIGKILL in the
     # same log they are the memory kill (why/foreign.py: slurm-memory-limit-kill)
-    S("slurm-exceeded-job-mem", "oom", ("exceeded job memory limit",),
+    S("slurm-exceeded-job-mem", "oom", ("exceeded job memory limit", "at some point"),
       "Slurm's cgroup saw the job reach its memory limit at some point (host memory; the page cache counts too)",
       "slurmstepd: error: Exceeded job memory limit at some point.",
       "https://github.com/SchedMD/slurm (task/cgroup: 'Exceeded job memory limit at some point'; galaxyproject/"
       "galaxy's Slurm runner reads the same line)",
       "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
       node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
-    S("slurm-exceeded-step-mem", "oom", ("exceeded step memory limit",),
+    S("slurm-exceeded-step-mem", "oom", ("exceeded step memory limit", "at some point"),
       "Slurm's cgroup saw a job step reach its memory limit at some point (host memory; the page cache counts too)",
       "slurmstepd: error: Exceeded step memory limit at some point.",
       "https://github.com/SchedMD/slurm (task/cgroup: 'Exceeded step memory limit at some point')",
       "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
       node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
+    # without "at some point" it is slurmd's notice of its own memory kill (job_mem_limit: the notice, then SIGKILL)
+    S("slurm-job-mem-notify", "oom", ("exceeded job memory limit",),
+      "Slurm killed the job for going over its memory limit (slurmd's notice before its SIGKILL): host memory",
+      "slurmstepd: error: Exceeded job memory limit", "https://github.com/SchedMD/slurm (src/slurmd/slurmd/req.c: "
+      "notify_req.message = \"Exceeded job memory limit\", then kill_req.signal = SIGKILL)",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
     # Slurm's newer task/cgroup (cgroup v1) says the same at the step's end: 'may or may not result in some failure'
     S("slurm-hit-memory-limit", "oom", ("hit memory", "limit at least once"),
       "Slurm's cgroup saw a step reach its memory (or memory+swap) limit at least once (the page cache counts too)",
