@@ -171,6 +171,9 @@ def test_the_nodes_own_failure_in_the_tools_words_is_node(text, rank, node):
         ("node1:12:34 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n", "oom"),
         ("NCCL WARN NET/IB : Failed to register memory: Cannot allocate memory\n", "oom"),
         ("Fatal error in PMPI_Alloc_mem: Out of memory, error stack:\n", "oom"),
+        # torch's DataLoader tensor sharing: /dev/shm or the mappings' limit, not memory exhausted
+        ("RuntimeError: unable to mmap 1024 bytes from file </torch_4242_2958934837_1>: Cannot allocate memory (12)\n",
+         "oom"),
         # NCCL's generic text names malloc; glibc's heap corruption is the code's
         ("ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n",
          "oom"),
