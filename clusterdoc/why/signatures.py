@@ -52,28 +52,11 @@ S = Signature
 # ("to avoid running out of memory"): it counts on a line that says it failed, aborted or was killed, and not on
 # one that says it may happen (_MEMORY_HINT)
 _MEMORY_FAILED = ("error", "fatal", "abort", "fail", "kill", "exception")
-_MEMORY_HINT = (
-    "run out of memory",
-    "running out of memory",
-    "runs out of memory",
-    "to avoid",
-    "to prevent",
-    "may cause",
-    "can cause",
-    "could cause",
-    "might",
-    "pmpi_",
-    "mpir_",
-    "mpid",
-    "mpi_",  # MPICH's error stack: its "Out of memory" alone is no verdict
-    "ibv_",
-    "reg_mr",
-    "register",
-    "memlock",
-    "locked memory",
-    "openib",
-)  # RDMA's ENOMEM: ulimit -l
-
+_MEMORY_HINT = ("run out of memory", "running out of memory", "runs out of memory", "to avoid", "to prevent",
+                "may cause", "can cause", "could cause", "might",
+                "pmpi_", "mpir_", "mpid", "mpi_",  # MPICH's error stack: its "Out of memory" alone is no verdict
+                "ibv_", "reg_mr", "register", "memlock", "locked memory", "openib",  # RDMA's ENOMEM: ulimit -l
+                "unable to mmap", "shm", "shared memory")  # fmt: skip
 _C_IDIOM = "https://github.com/bminor/glibc (malloc(3) returns NULL, errno ENOMEM: a code's own check prints it)"
 _MEMORY_PHRASES: list[tuple[str, str | None, str, str]] = [
     (
