@@ -143,6 +143,9 @@ def test_a_bare_killed_from_the_job_script_stays_unknown_with_its_candidates():
         ("       JobID    JobName      State ExitCode\n------------ ---------- ---------- --------\n"
          "12345             train  NODE_FAIL      0:0\n", None, None),
         ("Job requeued, execution node node12 down\n", None, "node12"),
+        # slurmctld's log pasted by an admin (ping_nodes.c, node_mgr.c): the node named
+        ("[2024-05-01T10:00:00.123] error: Nodes node03 not responding, setting DOWN\n"
+         "[2024-05-01T10:00:00.124] Killing JobId=48 on failed node node03\n", None, "node03"),
         # Ray's NODE_DIED task error (src/ray/core_worker/task_manager.cc)
         ("ray.exceptions.NodeDiedError: Task failed due to the node (where this task was running)  was dead or "
          "unavailable.\n", None, None),
@@ -200,7 +203,8 @@ def test_round_8s_words_pass_the_big_logs_prefilter():
                   "cuda-ecc-uncorrectable", "cudart-ecc-uncorrectable", "hip-ecc", "nvml-gpu-is-lost",
                   "slurm-state-node-fail", "edac-uncorrected", "fatal-machine-check", "nvlink-uncorrectable",
                   "pbs-node-down", "ray-task-node-died", "slurm-hit-memory-limit", "charm-malloc", "flux-oom",
-                  "systemd-oomd", "slurm-job-mem-notify")
+                  "systemd-oomd", "slurm-job-mem-notify",
+                  "slurmctld-node-down", "slurmctld-failed-node")
     ]  # fmt: skip
     for sig in new:
         line = sig.learned.encode()

@@ -1330,6 +1330,19 @@ SIGNATURES: list[Signature] = [
       "tracejob: 'Job requeued, execution node <node> down')",
       "nothing to fix in the job: it runs again; the admins check the node",
       node=re.compile(r"execution node " + _NODE + r" down")),
+    # slurmctld's own log (pasted by admins): the node stopped answering, and the jobs it killed with it
+    S("slurmctld-node-down", "node", ("not responding, setting DOWN",),
+      "Slurm's controller lost a node (its slurmd stopped answering): the node died, hung or was cut off",
+      "error: Nodes node03 not responding, setting DOWN", "https://github.com/SchedMD/slurm (src/slurmctld/"
+      "ping_nodes.c: 'Nodes %s not responding, setting DOWN')",
+      "resubmit without that node (--exclude, submit --retries); the admins: its slurmd log, its console",
+      node=re.compile(r"Nodes ([A-Za-z0-9][\w.\-\[\],]{0,62}) not responding")),
+    S("slurmctld-failed-node", "node", ("on failed node ",),
+      "Slurm's controller killed the job because one of its nodes failed",
+      "Killing JobId=48 on failed node node03", "https://github.com/SchedMD/slurm (src/slurmctld/node_mgr.c: "
+      "'Killing %pJ on failed node %s')",
+      "resubmit without that node (--exclude, submit --retries); the admins: its slurmd log",
+      node=re.compile(r"on failed node " + _NODE)),
     S("ray-task-node-died", "node", ("Task failed due to the node (where this task was running)",),
       "Ray lost the node a task ran on (NODE_DIED: the node crashed, was preempted, or its raylet died)",
       "Task failed due to the node (where this task was running)  was dead or unavailable.",
