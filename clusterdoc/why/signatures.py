@@ -1192,7 +1192,7 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA/nccl (src/include/alloc.h: ncclCudaCalloc's WARN)",
       "leave NCCL room: a smaller batch, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, fewer NCCL channels"),
     S("gpu-lib-alloc-failed", "oom", ("_ALLOC_FAILED",),
-      "a GPU library could not allocate its workspace (cuSOLVER, cuSPARSE, cuFFT, hipBLAS, MIOpen: *_ALLOC_FAILED): "
+      "a GPU library could not allocate its workspace (cuSOLVER, cuSPARSE, cuFFT, hipBLAS: *_ALLOC_FAILED): "
       "the GPU is out of memory",
       "RuntimeError: cusolver error: CUSOLVER_STATUS_ALLOC_FAILED, when calling `cusolverDnCreate(handle)`",
       "https://github.com/pytorch/pytorch (aten/src/ATen/cuda/Exceptions.h: TORCH_CUSOLVER_CHECK; cuSPARSE's, "
