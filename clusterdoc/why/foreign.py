@@ -222,11 +222,12 @@ def _memory_limit_kill(f: logs.LogFacts, signs: list[dict]) -> None:
 # a scheduler's memory kill without a rank on its line; srun's "NODE: task N: Killed" right after it names the task
 # the kill hit (one task: the rank; "tasks 0-3" is the whole node's, no rank)
 MEMORY_KILL_SIGNS = ("slurm-mem-limit", "slurm-oom-kill", "slurm-oom-kill2", "slurm-cgroup-oom-handler",
-                     "slurm-exceeded-vmem", "slurm-memory-limit-kill")  # fmt: skip
+                     "slurm-exceeded-vmem", "slurm-job-mem-notify", "slurm-memory-limit-kill")  # fmt: skip
 KILLED_TASK_NEAR = 8  # lines from the memory kill to srun's report of the task
 
 
 def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
+    """A scheduler's memory kill takes its rank (and node) from srun's report of the one task it killed."""
     for s in signs:
         if s["sig"] not in MEMORY_KILL_SIGNS or s.get("rank") is not None:
             continue
