@@ -169,6 +169,8 @@ def test_the_nodes_own_failure_in_the_tools_words_is_node(text, rank, node):
         ("WARNING: To avoid out of memory errors, set --max-tokens lower\n", "oom"),
         ("ValueError: batch_size 512 may run out of memory on 16 GB GPUs; use --accumulate\n", "oom"),
         ("distributed.worker - WARNING - Worker is at 85% memory usage. Pausing worker.\n", "oom"),
+        ("If you get an out of memory error, lower --micro-batch-size\n", "oom"),
+        ("WARNING: pinned memory allocation failed, falling back to pageable memory\n", "oom"),
         # RDMA's ENOMEM is the locked-memory limit (ulimit -l) first; MPICH's error stack alone is no verdict
         # (round 7: mpich#200 printed it with memory to spare)
         ("node1:12:34 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n", "oom"),

@@ -52,8 +52,9 @@ S = Signature
 # ("to avoid running out of memory"): it counts on a line that says it failed, aborted or was killed, and not on
 # one that says it may happen (_MEMORY_HINT)
 _MEMORY_FAILED = ("error", "fatal", "abort", "fail", "kill", "exception")
-_MEMORY_HINT = ("run out of memory", "running out of memory", "runs out of memory", "to avoid", "to prevent",
-                "may cause", "can cause", "could cause", "might",
+_MEMORY_HINT = ("run out of memory", "running out of memory", "runs out of memory", "avoid", "prevent",
+                "may cause", "can cause", "could cause", "might", "if you", "in case", "consider", "try ", "reduce",
+                "fall back", "falling back", "retrying",  # advice, or a warning the job survived
                 "pmpi_", "mpir_", "mpid", "mpi_",  # MPICH's error stack: its "Out of memory" alone is no verdict
                 "ibv_", "reg_mr", "register", "memlock", "locked memory", "openib",  # RDMA's ENOMEM: ulimit -l
                 "unable to mmap", "shm", "shared memory")  # fmt: skip
