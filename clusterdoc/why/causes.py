@@ -736,6 +736,40 @@ _THIN = {
         "network: a firewall between the nodes (Open MPI's TCP ports; its line 'unable to complete a TCP "
         "connection' says so)",
     ),
+    # --- round 8 (memory) ---
+    "slurm-exceeded-job-mem": (
+        "oom: the job reached its memory limit and a process was killed for it (sacct -j JOB -o State,MaxRSS,ReqMem: "
+        "OUT_OF_MEMORY, a task killed by SIGKILL)",
+        "the job failed of something else: the limit counts the page cache, which jobs that completed fill too (the "
+        "failure's own lines above)",
+    ),
+    "slurm-exceeded-step-mem": (
+        "oom: the job reached its memory limit and a process was killed for it (sacct -j JOB -o State,MaxRSS,ReqMem: "
+        "OUT_OF_MEMORY, a task killed by SIGKILL)",
+        "the job failed of something else: the limit counts the page cache, which jobs that completed fill too (the "
+        "failure's own lines above)",
+    ),
+    "slurm-hit-memory-limit": (
+        "oom: the job reached its memory limit and a process was killed for it (sacct -j JOB -o State,MaxRSS,ReqMem: "
+        "OUT_OF_MEMORY, a task killed by SIGKILL)",
+        "the job failed of something else: the limit counts the page cache, which jobs that completed fill too (the "
+        "failure's own lines above)",
+    ),
+    "ibv-enomem": (
+        "environment: the locked-memory limit (ulimit -l in the job; unlimited for RDMA: slurmd's or the "
+        "container's LimitMEMLOCK)",
+        "oom: the host's memory ran out (sacct MaxRSS, the node's dmesg)",
+    ),
+    "ibv-enomem2": (
+        "environment: the locked-memory limit (ulimit -l in the job; unlimited for RDMA: slurmd's or the "
+        "container's LimitMEMLOCK)",
+        "oom: the host's memory ran out (sacct MaxRSS, the node's dmesg)",
+    ),
+    "cudnn-workspace": (
+        "oom: the GPU had too little free memory for the workspace (a smaller batch decides)",
+        "code or a library: the algorithm cuDNN chose asks for more than it was given (torch.backends.cudnn."
+        "benchmark=False, another torch/cuDNN version)",
+    ),
 }
 
 
