@@ -672,7 +672,7 @@ def _fill_in(out: Found) -> Found:
         for d in out[i + 1 : i + 8]:  # in line order: the next few causes only
             if d.time - c.time > 5:
                 break
-            if d.category == c.category and d.time > c.time and (d.ranks or d.nodes):
+            if d.category == c.category and d.time > c.time and (d.ranks or d.nodes) and d.weak == c.weak:
                 nxt = d
                 break
         if nxt is not None:
@@ -735,6 +735,40 @@ _THIN = {
         "password: ssh NODE true)",
         "network: a firewall between the nodes (Open MPI's TCP ports; its line 'unable to complete a TCP "
         "connection' says so)",
+    ),
+    # --- round 8 (memory) ---
+    "slurm-exceeded-job-mem": (
+        "oom: the job reached its memory limit and a process was killed for it (sacct -j JOB -o State,MaxRSS,ReqMem: "
+        "OUT_OF_MEMORY, a task killed by SIGKILL)",
+        "the job failed of something else: the limit counts the page cache, which jobs that completed fill too (the "
+        "failure's own lines above)",
+    ),
+    "slurm-exceeded-step-mem": (
+        "oom: the job reached its memory limit and a process was killed for it (sacct -j JOB -o State,MaxRSS,ReqMem: "
+        "OUT_OF_MEMORY, a task killed by SIGKILL)",
+        "the job failed of something else: the limit counts the page cache, which jobs that completed fill too (the "
+        "failure's own lines above)",
+    ),
+    "slurm-hit-memory-limit": (
+        "oom: the job reached its memory limit and a process was killed for it (sacct -j JOB -o State,MaxRSS,ReqMem: "
+        "OUT_OF_MEMORY, a task killed by SIGKILL)",
+        "the job failed of something else: the limit counts the page cache, which jobs that completed fill too (the "
+        "failure's own lines above)",
+    ),
+    "ibv-enomem": (
+        "environment: the locked-memory limit (ulimit -l in the job; unlimited for RDMA: slurmd's or the "
+        "container's LimitMEMLOCK)",
+        "oom: the host's memory ran out (sacct MaxRSS, the node's dmesg)",
+    ),
+    "ibv-enomem2": (
+        "environment: the locked-memory limit (ulimit -l in the job; unlimited for RDMA: slurmd's or the "
+        "container's LimitMEMLOCK)",
+        "oom: the host's memory ran out (sacct MaxRSS, the node's dmesg)",
+    ),
+    "cudnn-workspace": (
+        "oom: the GPU had too little free memory for the workspace (a smaller batch decides)",
+        "code or a library: the algorithm cuDNN chose asks for more than it was given (torch.backends.cudnn."
+        "benchmark=False, another torch/cuDNN version)",
     ),
 }
 # round 8 (issue 41): torch's own words for a rank stuck, each thin alone (what it may be, and what decides)

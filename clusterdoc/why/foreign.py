@@ -129,6 +129,8 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     _phase_signs(f, signs)
+    _memory_limit_kill(f, signs)
+    _memory_killed_task(f, signs)
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
         if s["rank"] is None and signatures.get(s["sig"]).category == "peer":
             s["peer"] = next(iter(logs.peers_lost(s["text"])), None)
@@ -192,6 +194,48 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
             s["sig"], s["category"] = "duplicate-gpu-mpirun", "code"
         elif s["sig"] in signatures.SIGKILL_SIGNS and any(0 <= s["line"] - n <= LOADING_NEAR for n in f.loading_at):
             s["sig"], s["category"] = "sigkill-loading", "oom"
+
+
+# round 8 (memory): Slurm's older task/cgroup line that the job reached its memory limit at some point (a candidate:
+# the page cache counts), and the lines that say a task was killed by SIGKILL (SIGKILL_SIGNS, srun's "task N: Killed")
+MEMORY_LIMIT_SIGNS = ("slurm-exceeded-job-mem", "slurm-exceeded-step-mem", "slurm-hit-memory-limit")
+
+
+def _memory_limit_kill(f: logs.LogFacts, signs: list[dict]) -> None:
+    """The memory limit reached and a task killed by SIGKILL, in one log: the cgroup's memory kill as Slurm's older
+    task/cgroup reported it (no oom-kill event line). Either alone stays a candidate."""
+    limits = [s for s in signs if s["sig"] in MEMORY_LIMIT_SIGNS]
+    if not limits or any(s["category"] == "oom" and not signatures.get(s["sig"]).weak for s in signs):
+        return  # a line that says the memory kill outright decides it
+    kills = [s for s in signs if s["sig"] in signatures.SIGKILL_SIGNS]
+    killed_tasks = [t for t in f.srun_tasks if t["what"].startswith("Killed")]
+    if not kills and not killed_tasks:
+        return
+    for s in limits:
+        s["sig"], s["category"] = "slurm-memory-limit-kill", "oom"
+        if s.get("rank") is None and kills and kills[0].get("rank") is not None:
+            s["rank"] = kills[0]["rank"]
+        elif s.get("rank") is None and killed_tasks and killed_tasks[0]["tasks"].isdigit():  # srun's task: a rank
+            s["rank"], s["node"] = int(killed_tasks[0]["tasks"]), s.get("node") or killed_tasks[0]["node"]
+
+
+# a scheduler's memory kill without a rank on its line; srun's "NODE: task N: Killed" right after it names the task
+# the kill hit (one task: the rank; "tasks 0-3" is the whole node's, no rank)
+MEMORY_KILL_SIGNS = ("slurm-mem-limit", "slurm-oom-kill", "slurm-oom-kill2", "slurm-cgroup-oom-handler",
+                     "slurm-exceeded-vmem", "slurm-job-mem-notify", "slurm-memory-limit-kill")  # fmt: skip
+KILLED_TASK_NEAR = 8  # lines from the memory kill to srun's report of the task
+
+
+def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
+    """A scheduler's memory kill takes its rank (and node) from srun's report of the one task it killed."""
+    for s in signs:
+        if s["sig"] not in MEMORY_KILL_SIGNS or s.get("rank") is not None:
+            continue
+        near = [t for t in f.srun_tasks if 0 < t["line"] - s["line"] <= KILLED_TASK_NEAR]
+        killed = [t for t in near if t["what"].startswith(("Killed", "Out Of Memory"))]
+        if len(killed) == 1 and killed[0]["tasks"].isdigit():
+            s["rank"] = int(killed[0]["tasks"])
+            s["node"] = s.get("node") or killed[0]["node"]
 
 
 def culprit_lines(f: logs.LogFacts) -> list[dict]:

@@ -32,7 +32,7 @@ class Signature:
     node: re.Pattern | None = None  # group 1: the node the line blames
     weak: bool = False
     lower: bool = False  # needles are matched against the lowercased line
-    unless: tuple[str, ...] = ()  # a line holding one of these is not it (a library's INFO line of a retry)
+    unless: tuple[str, ...] = ()  # a line holding one of these is not it (a retry's INFO line, a hint)
 
     def matches(self, line: str, low: str) -> bool:
         text = low if self.lower else line
@@ -47,6 +47,48 @@ class Signature:
 
 _NODE = r"([A-Za-z0-9][\w.-]{0,62})"
 S = Signature
+# round 8 (memory): an allocator's or a code's own words for memory that ran out. (phrase, a word on the same line
+# that says it failed (None: the phrase says it), a real line, its source). "out of memory" alone is also a hint
+# ("to avoid running out of memory"): it counts on a line that says it failed, aborted or was killed, and not on
+# one that says it may happen (_MEMORY_HINT)
+_MEMORY_FAILED = ("error", "fatal", "abort", "fail", "kill", "exception")
+_MEMORY_HINT = ("run out of memory", "running out of memory", "runs out of memory", "avoid", "prevent",
+                "may cause", "can cause", "could cause", "might", "if you", "in case", "consider", "try ", "reduce",
+                "fall back", "falling back", "retrying",  # advice, or a warning the job survived
+                "pmpi_", "mpir_", "mpid", "mpi_",  # MPICH's error stack: its "Out of memory" alone is no verdict
+                "ibv_", "reg_mr", "register", "memlock", "locked memory", "openib",  # RDMA's ENOMEM: ulimit -l
+                "unable to mmap", "shm", "shared memory")  # fmt: skip
+_C_IDIOM = "https://github.com/bminor/glibc (malloc(3) returns NULL, errno ENOMEM: a code's own check prints it)"
+_MEMORY_PHRASES: list[tuple[str, str | None, str, str]] = [
+    (
+        "cannot allocate memory",
+        None,
+        "bash: fork: Cannot allocate memory",
+        "https://github.com/bminor/glibc (ENOMEM's strerror; fork(2), mmap(2))",
+    ),
+    ("unable to allocate memory", None, "Unable to allocate memory", _C_IDIOM),
+    ("could not allocate memory", None, "Could not allocate memory", _C_IDIOM),
+    ("failed to allocate memory", None, "Error: failed to allocate memory for file handles.", _C_IDIOM),
+    ("memory allocation failed", None, "Fatal error: memory allocation failed", _C_IDIOM),
+    ("memory allocation failure", None, "memory allocation failure", _C_IDIOM),
+    ("malloc failed", None, "malloc failed", _C_IDIOM),
+] + [
+    (phrase, mark, learned, src)
+    for phrase, learned, src in (
+        (
+            "out of memory",
+            "fatal error: runtime: out of memory",
+            'https://github.com/golang/go (src/runtime: throw("runtime: out of memory"))',
+        ),
+        (
+            "not enough memory",
+            "Not enough memory. Failed to realloc 8589934592 bytes for nbat->out[0].f",
+            "https://github.com/gromacs/gromacs (src/gromacs/utility/smalloc.cpp: 'Not enough memory. Failed to ...')",
+        ),
+        ("insufficient memory", "Fatal error: insufficient memory to allocate the work arrays", _C_IDIOM),
+    )
+    for mark in _MEMORY_FAILED
+]
 SIGNATURES: list[Signature] = [
     # --- scheduler (Slurm's own lines) ---
     S("slurm-time-limit", "scheduler", ("CANCELLED AT", "DUE TO TIME LIMIT"),
@@ -430,6 +472,12 @@ SIGNATURES: list[Signature] = [
       "RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
       "https://github.com/deepspeedai/DeepSpeedExamples/issues/323",
       "lower the batch or shard more; check that no other process holds the GPU (nvidia-smi)"),
+    # round 8 (memory): the JVM's own error (Spark, Hadoop, a Java tool in a pipeline): host memory, not the GPU's
+    S("java-oom", "oom", ("java.lang.OutOfMemoryError",),
+      "the JVM ran out of memory (its heap, -Xmx, or native memory): host memory, not the GPU's",
+      "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space",
+      "https://github.com/openjdk/jdk (java.lang.OutOfMemoryError: 'Java heap space')",
+      "a larger heap (-Xmx, JAVA_OPTS; within the job's --mem), or less data per process"),
     S("torch-oom-type", "oom", ("OutOfMemoryError",),
       "a rank ran out of GPU memory",
       "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 496.00 MiB. GPU 0 has a total capacty ...",
@@ -1190,6 +1238,280 @@ SIGNATURES: list[Signature] = [
       "prints)",
       "rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL (it names the collective each rank called); look for a collective "
       "under a rank condition or a tensor whose shape differs per rank"),
+    # --- round 8 (memory): memory exhausted as the schedulers, the kernel's neighbours and the applications word it,
+    # beyond the forms above. Each row is the tool's own message (its source or documentation); the generic phrases
+    # ("out of memory", "not enough memory") count only on a line that also says it failed (_MEMORY_FAILED below)
+    S("ibv-enomem", "environment", ("Cannot allocate memory", "reg_mr"),
+      "an RDMA memory registration failed with ENOMEM: the locked-memory limit (ulimit -l) most often, or the "
+      "host's memory",
+      "k300:UCM:10c7c:73c03540: 7393885 us(7393885 us!!!):  DAPL ERR reg_mr Cannot allocate memory",
+      "https://github.com/linux-rdma/rdma-core (ibv_reg_mr(3): ENOMEM; NOAA-EMC/global-workflow#1301's DAPL line)",
+      "ulimit -l on the node (unlimited for RDMA: the container's or slurmd's memlock limit), then the job's memory",
+      weak=True),
+    S("ibv-enomem2", "environment", ("Cannot allocate memory", "ibv_"),
+      "an InfiniBand verbs call failed with ENOMEM: the locked-memory limit (ulimit -l) most often, or the host's "
+      "memory", "NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
+      "https://github.com/linux-rdma/rdma-core (ibv_reg_mr(3), ibv_create_qp(3): ENOMEM)",
+      "ulimit -l on the node (unlimited for RDMA: the container's or slurmd's memlock limit), then the job's memory",
+      weak=True),
+    # Slurm's older task/cgroup prints these at the step's end when the cgroup reached its limit at some point: the
+    # page cache counts, so jobs that completed print them too (a candidate); with a task killed by SIGKILL in the
+    # same log they are the memory kill (why/foreign.py: slurm-memory-limit-kill)
+    S("slurm-exceeded-job-mem", "oom", ("exceeded job memory limit", "at some point"),
+      "Slurm's cgroup saw the job reach its memory limit at some point (host memory; the page cache counts too)",
+      "slurmstepd: error: Exceeded job memory limit at some point.",
+      "https://github.com/SchedMD/slurm (task/cgroup: 'Exceeded job memory limit at some point'; galaxyproject/"
+      "galaxy's Slurm runner reads the same line)",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
+    S("slurm-exceeded-step-mem", "oom", ("exceeded step memory limit", "at some point"),
+      "Slurm's cgroup saw a job step reach its memory limit at some point (host memory; the page cache counts too)",
+      "slurmstepd: error: Exceeded step memory limit at some point.",
+      "https://github.com/SchedMD/slurm (task/cgroup: 'Exceeded step memory limit at some point')",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
+    # without "at some point" it is slurmd's notice of its own memory kill (job_mem_limit: the notice, then SIGKILL)
+    S("slurm-job-mem-notify", "oom", ("exceeded job memory limit",),
+      "Slurm killed the job for going over its memory limit (slurmd's notice before its SIGKILL): host memory",
+      "slurmstepd: error: Exceeded job memory limit", "https://github.com/SchedMD/slurm (src/slurmd/slurmd/req.c: "
+      "notify_req.message = \"Exceeded job memory limit\", then kill_req.signal = SIGKILL)",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak",
+      node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+    # Slurm's newer task/cgroup (cgroup v1) says the same at the step's end: 'may or may not result in some failure'
+    S("slurm-hit-memory-limit", "oom", ("hit memory", "limit at least once"),
+      "Slurm's cgroup saw a step reach its memory (or memory+swap) limit at least once (the page cache counts too)",
+      "slurmstepd-node1: error: Step 123.0 hit memory+swap limit at least once during execution. This may or may "
+      "not result in some failure.", "https://github.com/SchedMD/slurm (src/plugins/cgroup/v1: '%ps hit "
+      "memory+swap limit at least once during execution')",
+      "sacct -j JOB -o JobID,State,MaxRSS,ReqMem: a task killed (State OUT_OF_MEMORY, a SIGKILL) decides it; "
+      "ask for more memory", node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True, weak=True),
+    S("flux-oom", "oom", ("out of memory: killed", " task"),
+      "Flux's job shell saw the kernel's OOM killer kill tasks in the job's cgroup (host memory)",
+      "flux-shell[0]: ERROR: oom: Memory cgroup out of memory: killed 1 task on node12.",
+      "https://github.com/flux-framework/flux-core (src/shell/oom.c: 'Memory cgroup out of memory: killed %lu "
+      "task%s on %s.')",
+      "ask for more memory per node (fewer tasks per node), or load less per task",
+      node=re.compile(r"killed \d{1,9} tasks? on ([A-Za-z0-9][\w-]{0,62})"), lower=True),
+    S("systemd-oomd", "oom", ("due to memory pressure for", "killed"),
+      "systemd-oomd killed the job's processes: the machine's memory (and swap) was under pressure (Ubuntu, Fedora "
+      "workstations run it by default)",
+      "systemd-oomd[939]: Killed /user.slice/user-1000.slice/user@1000.service/app.slice/run-r25ac.scope due to "
+      "memory pressure for /user.slice/user-1000.slice/user@1000.service being 82.36% > 80.00% for > 20s with "
+      "reclaim activity", "https://github.com/systemd/systemd (src/oom/oomd.c: 'Killed %s due to memory pressure "
+      "for %s being ...')",
+      "less host memory per process (DataLoader workers, the dataset in RAM), or the slice's ManagedOOM limits",
+      lower=True),
+    S("charm-malloc", "oom", ("could not malloc",),
+      "Charm++ (NAMD, ChaNGa) could not allocate: memory ran out",
+      "Could not malloc() 1073741824 bytes--are we out of memory?",
+      "https://github.com/UIUC-PPL/charm (src/conv-core/memory.C: 'Could not malloc() %d bytes--are we out of "
+      "memory?')",
+      "fewer processes per node (more memory each), or a smaller problem per process", lower=True),
+    # bash's report of a command killed by a signal in a script (Slurm's batch script: slurm_script: line N): the
+    # SIGKILL alone, a candidate as torchrun's -9 is
+    S("shell-killed", "oom", (": line ", " Killed"),
+      "a command of the job script was killed by SIGKILL (bash's report): the OOM killer most often (a limit, a "
+      "preemption or a kill -9 print the same)",
+      "/var/spool/slurmd/job1234/slurm_script: line 14:  4321 Killed                  python train.py",
+      "https://github.com/bminor/bash (jobs.c: a job's status, strsignal's 'Killed', with the script's line)",
+      "look for the OOM killer (dmesg, sacct -j JOB -o JobID,State,MaxRSS,ReqMem); more --mem or less per rank",
+      weak=True),
+    S("sacct-oom-cut", "oom", ("OUT_OF_ME+",),
+      "Slurm's accounting says the job (or a step) ended OUT_OF_MEMORY (sacct's column cut it): a memory kill",
+      "12345.0      python     OUT_OF_ME+    0:125", "https://github.com/SchedMD/slurm (sacct: a State wider than "
+      "its 10-character column ends in '+')",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State%20,MaxRSS,ReqMem shows the peak"),
+    S("pbs-cgroup-mem", "oom", ("cgroup mem", "limit exceeded"),
+      "PBS's cgroup hook killed the job for going over its memory (host memory)",
+      "3344110.pbs Killed Cgroup mem limit exceeded", "https://github.com/openpbs/openpbs (hooks/cgroups/"
+      "pbs_cgroups.PY: 'Cgroup mem limit exceeded', 'Cgroup memsw limit exceeded')",
+      "ask for more memory (#PBS -l select=...:mem=), or load less per process", lower=True),
+    S("sge-hard-mem-limit", "oom", ("exceeds job hard limit", "mem"),
+      "Grid Engine killed the job for going over its memory limit (h_vmem, h_rss)",
+      "job 2394.1 exceeds job hard limit \"h_vmem\" of queue \"all.q@node12\" (20.29G > limit:20.00G) - sending "
+      "SIGKILL", "https://github.com/hpc-gridware/clusterscheduler (execd: 'exceeds job hard limit ... sending "
+      "SIGKILL')",
+      "ask for more memory (qsub -l h_vmem=...; it is per slot), or load less per process",
+      node=re.compile(r"of queue \"[^\"@]{0,64}@([A-Za-z0-9][\w.-]{0,62})\"")),
+    S("cray-oom-killer", "oom", ("OOM killer terminated this process",),
+      "the node's OOM killer killed the application (Cray ALPS' report): host memory ran out",
+      "[NID 04371] 2016-10-19 22:21:28 Apid 23764253: OOM killer terminated this process.",
+      "https://github.com/HPE/cray (ALPS' aprun; sites' FAQs quote it, e.g. CSCS's and ARCHER's)",
+      "fewer ranks per node (aprun -N, more nodes) or less memory per rank"),
+    S("numpy-unable-to-allocate", "oom", ("Unable to allocate", "for an array with shape"),
+      "numpy could not allocate an array: the host ran out of memory (or the job's limit)",
+      "numpy.core._exceptions._ArrayMemoryError: Unable to allocate 28.6 GiB for an array with shape (3840, 1000000) "
+      "and data type float64", "https://github.com/numpy/numpy (numpy/_core/_exceptions.py: _ArrayMemoryError)",
+      "more host memory per task (--mem), or load the data in pieces (memmap, chunks)"),
+    S("openfoam-new-handler", "oom", ("new cannot satisfy memory request",),
+      "OpenFOAM's new-handler: an allocation failed (the host's memory or the job's limit; its text says a corrupt "
+      "pointer can print it too)",
+      "new cannot satisfy memory request.", "https://github.com/OpenFOAM/OpenFOAM-dev (src/OSspecific/POSIX/"
+      "newError handler: 'new cannot satisfy memory request')",
+      "more memory per rank (more nodes, --mem-per-cpu) or a coarser mesh per rank"),
+    S("nccl-cuda-calloc", "oom", ("Failed to CUDA calloc",),
+      "NCCL could not allocate its GPU buffers: the GPU is out of memory",
+      "ng30903:3063028:3066152 [3] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes",
+      "https://github.com/NVIDIA/nccl (src/include/alloc.h: ncclCudaCalloc's WARN)",
+      "leave NCCL room: a smaller batch, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, fewer NCCL channels"),
+    S("gpu-lib-alloc-failed", "oom", ("_ALLOC_FAILED",),
+      "a GPU library could not allocate its workspace (cuSOLVER, cuSPARSE, cuFFT, hipBLAS: *_ALLOC_FAILED): "
+      "the GPU is out of memory",
+      "RuntimeError: cusolver error: CUSOLVER_STATUS_ALLOC_FAILED, when calling `cusolverDnCreate(handle)`",
+      "https://github.com/pytorch/pytorch (aten/src/ATen/cuda/Exceptions.h: TORCH_CUSOLVER_CHECK; cuSPARSE's, "
+      "cuFFT's and hipBLAS's *_ALLOC_FAILED the same)",
+      "lower the batch or shard more; check that no other process holds the GPU (nvidia-smi)"),
+    S("xla-hbm-oom", "oom", ("Ran out of memory in memory space",),
+      "XLA ran out of device memory (HBM) compiling or running the program",
+      "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 20.5G of "
+      "15.48G hbm.", "https://github.com/openxla/xla (its memory-space assignment's error)",
+      "a smaller batch or model per device, more sharding, rematerialization"),
+    S("cudnn-workspace", "oom", ("CUDNN_STATUS_NOT_ENOUGH_WORKSPACE",),
+      "cuDNN had too little workspace for the algorithm it chose: the GPU's free memory most often",
+      "RuntimeError: cuDNN error: CUDNN_STATUS_NOT_ENOUGH_WORKSPACE",
+      "https://github.com/pytorch/pytorch (aten/src/ATen/cudnn: cuDNN error: cudnnGetErrorString's name)",
+      "a smaller batch; torch.backends.cudnn.benchmark=False; a newer torch/cuDNN", weak=True),
+    S("slurm-oom-state-reason", "oom", ("JobState=OUT_OF_MEMORY",),
+      "Slurm says the job ended OUT_OF_MEMORY (scontrol show job): a memory kill",
+      "JobState=OUT_OF_MEMORY Reason=OutOfMemory", "https://github.com/SchedMD/slurm (job state codes)",
+      "ask for more memory (--mem / --mem-per-cpu)"),
+    S("slurm-exceeded-vmem", "oom", ("exceeded virtual memory limit",),
+      "Slurm killed the step for going over its virtual memory limit (VSizeFactor): host memory",
+      "slurmstepd: error: StepId=1234.0 exceeded virtual memory limit (8589934592 > 4294967296), being killed",
+      "https://github.com/SchedMD/slurm (src/common/slurm_jobacct_gather.c: '%ps exceeded virtual memory limit "
+      "(... > ...), being killed')",
+      "ask for more memory (--mem / --mem-per-cpu; the virtual size counts), or map less (fewer threads, smaller "
+      "arenas: MALLOC_ARENA_MAX)", node=re.compile(r"slurmstepd-" + _NODE + r": "), lower=True),
+    S("torque-mem-limit", "oom", ("exceeded a memory resource limit",),
+      "Torque's MOM killed the job for going over a memory limit (mem, vmem, pvmem)",
+      "Job exceeded a memory resource limit (vmem, pvmem, etc.). Job was aborted",
+      "https://github.com/adaptivecomputing/torque (its MOM's message msg_momjobovermemlimit)",
+      "ask for more memory (#PBS -l mem= / vmem= / pmem=), or load less per process", lower=True),
+    S("htcondor-mem-limit", "oom", ("gone over memory limit",),
+      "HTCondor held the job for going over its memory request (request_memory)",
+      "Job has gone over memory limit of 2048 megabytes. Peak usage: 2100 megabytes.",
+      "https://github.com/htcondor/htcondor (the starter's hold: 'Docker job has gone over memory limit of %d Mb')",
+      "raise request_memory (condor_qedit, or the submit file) and release the job", lower=True),
+    S("k8s-evicted-memory", "oom", ("low on resource: memory",),
+      "Kubernetes evicted the pod: its node ran low on memory (kubelet's memory pressure)",
+      "Message: The node was low on resource: memory. Container httpd-container was using 22Mi, which exceeds its "
+      "request of 15Mi.", "https://github.com/kubernetes/kubernetes (pkg/kubelet/eviction/helpers.go: 'The node "
+      "was low on resource: %v. ')",
+      "set the pod's memory request to its real use (requests = limits for a training pod), or nodes with more "
+      "memory"),
+    S("dask-memory-budget", "oom", ("memory budget", "restarting"),
+      "Dask's nanny restarted a worker that went over its memory budget (host memory)",
+      "distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting",
+      "https://github.com/dask/distributed (distributed/nanny.py: 'Worker exceeded %d%% memory budget. Restarting')",
+      "more memory per worker (memory_limit), fewer threads per worker, or smaller partitions", lower=True),
+    S("rust-alloc", "oom", ("memory allocation of", "bytes failed"),
+      "a Rust program (or library: tokenizers, polars) could not allocate: host memory ran out",
+      "memory allocation of 34359738368 bytes failed",
+      "https://github.com/rust-lang/rust (library/std/src/alloc.rs: default_alloc_error_hook)",
+      "more host memory per task (--mem), or less data per process"),
+    S("r-vector", "oom", ("cannot allocate vector of size",),
+      "R could not allocate a vector: host memory ran out (or the job's limit)",
+      "Error: cannot allocate vector of size 11.8 Gb",
+      "https://github.com/wch/r-source (src/main/memory.c: 'cannot allocate vector of size %0.1f Gb')",
+      "more host memory per task (--mem), or less data at once"),
+    S("flang-allocate", "oom", ("bytes requested; not enough memory",),
+      "the Fortran runtime could not ALLOCATE (NVIDIA HPC SDK's nvfortran, classic flang): memory ran out (the "
+      "host's, or the GPU's for a device array)",
+      "0: ALLOCATE: 1683627180072 bytes requested; not enough memory",
+      "https://github.com/flang-compiler/flang (its Fortran runtime: 'ALLOCATE: %lu bytes requested; not enough "
+      "memory')",
+      "more memory per rank (fewer ranks per node), smaller arrays per rank; a huge size is a bug"),
+    S("perl-oom", "oom", ("Out of memory during request",),
+      "Perl could not allocate (its 'Out of memory during request for N bytes'): host memory ran out",
+      "Out of memory during request for 4088 bytes, total sbrk() is 1073741824 bytes!",
+      "https://github.com/Perl/perl5 (malloc.c: 'Out of memory during request for')",
+      "more host memory per task (--mem), or less data at once"),
+    S("device-out-of-memory", "oom", ("OUT_OF_DEVICE_MEMORY",),
+      "the GPU ran out of memory (Level Zero's, Vulkan's or SYCL's OUT_OF_DEVICE_MEMORY)",
+      "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY", "https://github.com/oneapi-src/level-zero (ze_api.h: "
+      "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY; Vulkan's VK_ERROR_OUT_OF_DEVICE_MEMORY the same)",
+      "a smaller batch or model per device, or more devices"),
+    S("host-out-of-memory-code", "oom", ("OUT_OF_HOST_MEMORY",),
+      "the host ran out of memory (OpenCL's, Level Zero's or Vulkan's OUT_OF_HOST_MEMORY)",
+      "CL_OUT_OF_HOST_MEMORY", "https://github.com/KhronosGroup/OpenCL-Headers (CL/cl.h: CL_OUT_OF_HOST_MEMORY -6)",
+      "more host memory per task, or less per process"),
+    S("opencl-alloc-failure", "oom", ("CL_MEM_OBJECT_ALLOCATION_FAILURE",),
+      "the device could not allocate a buffer (OpenCL's CL_MEM_OBJECT_ALLOCATION_FAILURE): its memory is full",
+      "CL_MEM_OBJECT_ALLOCATION_FAILURE", "https://github.com/KhronosGroup/OpenCL-Headers (CL/cl.h: "
+      "CL_MEM_OBJECT_ALLOCATION_FAILURE -4)",
+      "a smaller problem per device, or more devices"),
+    *[S(f"memory-phrase-{i}", "oom", (phrase,) + ((mark,) if mark else ()),
+        "a process could not get the memory it asked for (the host's, or the GPU's; the job's limit): its own "
+        "words", learned, src, "more memory per rank (fewer ranks per node, --mem), or less data per rank; the "
+        "lines before it say what was being allocated", lower=True, unless=_MEMORY_HINT)
+      for i, (phrase, mark, learned, src) in enumerate(_MEMORY_PHRASES)],
+    # --- round 8 (node): the node's own failure in the other tools' words (the CUDA driver API's and HIP's ECC
+    # errors, NVML's lost GPU, Slurm's NODE_FAIL state as sacct and scontrol print it, Ray's NODE_DIED task error)
+    S("cuda-ecc-uncorrectable", "node", ("ECC_UNCORRECTABLE",),
+      "the GPU hit an uncorrectable ECC memory error (the CUDA driver API's CUDA_ERROR_ECC_UNCORRECTABLE): the "
+      "hardware, not the code", "CUDA_ERROR_ECC_UNCORRECTABLE: uncorrectable ECC error encountered",
+      "https://github.com/NVIDIA/cuda-python (CUresult.CUDA_ERROR_ECC_UNCORRECTABLE = 214)",
+      "drain the node and reset the GPU (clusterdoc check: ECC, row remapping); resubmit without it"),
+    S("cudart-ecc-uncorrectable", "node", ("cudaErrorECCUncorrectable",),
+      "the GPU hit an uncorrectable ECC memory error (the CUDA runtime's cudaErrorECCUncorrectable): the hardware",
+      "cudaErrorECCUncorrectable: uncorrectable ECC error encountered",
+      "https://github.com/NVIDIA/cuda-python (cudaError_t.cudaErrorECCUncorrectable = 214)",
+      "drain the node and reset the GPU (clusterdoc check: ECC, row remapping); resubmit without it"),
+    S("hip-ecc", "node", ("hipErrorECCNotCorrectable",),
+      "the GPU hit an uncorrectable ECC memory error (ROCm's HIP runtime): the hardware, not the code",
+      "hipErrorECCNotCorrectable", "https://github.com/ROCm/HIP (hipError_t: hipErrorECCNotCorrectable)",
+      "drain the node and check the GPU (amd-smi / rocm-smi: ECC counts); resubmit without it"),
+    S("nvml-gpu-is-lost", "node", ("GPU is lost",),
+      "NVML lost the GPU (it fell off the bus or stopped answering): the node needs a reboot",
+      "Unable to determine the device handle for GPU 0000:3B:00.0: GPU is lost.  Reboot the system to recover this "
+      "GPU", "https://github.com/NVIDIA/go-nvml (nvml.h: NVML_ERROR_GPU_IS_LOST, nvmlErrorString's 'GPU is lost')",
+      "drain the node, reboot it (its kernel log: XID 79, PCIe AER errors); resubmit without it"),
+    S("slurm-state-node-fail", "node", ("NODE_FAIL",),
+      "Slurm's accounting says the job ended NODE_FAIL: a node of the allocation failed (slurmctld lost it)",
+      "12345        train       gpu     NODE_FAIL      0:0", "https://github.com/SchedMD/slurm (job state codes: "
+      "NODE_FAIL, 'terminated due to failure of one or more allocated nodes')",
+      "sacct -j JOB -o JobID,State,NodeList names the nodes; resubmit without the failed one (--exclude, submit "
+      "--retries); the admins: its slurmd log"),
+    S("edac-uncorrected", "node", ("EDAC MC", " UE "),
+      "the node's memory had an uncorrected ECC error (the kernel's EDAC): a DIMM is failing",
+      "EDAC MC0: 1 UE memory read error on CPU_SrcID#0_Ha#0_Chan#1_DIMM#0",
+      "https://github.com/torvalds/linux (drivers/edac/edac_mc.c: the 'UE' (uncorrected) report)",
+      "drain the node (its DIMM named on the line); resubmit without it"),
+    S("fatal-machine-check", "node", ("Fatal machine check",),
+      "the node's CPU or memory raised a fatal machine check: the kernel panicked (hardware)",
+      "Kernel panic - not syncing: Fatal machine check",
+      "https://github.com/torvalds/linux (arch/x86/kernel/cpu/mce/core.c: mce_panic)",
+      "drain the node (mcelog / rasdaemon name the bank); resubmit without it"),
+    S("nvlink-uncorrectable", "node", ("uncorrectable NVLink error",),
+      "an NVLink between the node's GPUs failed (cudaErrorNvlinkUncorrectable): the hardware, not the code",
+      "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution",
+      "https://github.com/NVIDIA/cuda-python (cudaError_t.cudaErrorNvlinkUncorrectable = 220)",
+      "drain the node (nvidia-smi nvlink -e: the link's error counters; its XIDs 74); resubmit without it"),
+    S("pbs-node-down", "node", ("Job requeued, execution node", "down"),
+      "PBS lost an execution node of the job (its MOM went down) and requeued the job",
+      "Job requeued, execution node node12 down", "https://github.com/openpbs/openpbs (the server's log line, "
+      "tracejob: 'Job requeued, execution node <node> down')",
+      "nothing to fix in the job: it runs again; the admins check the node",
+      node=re.compile(r"execution node " + _NODE + r" down")),
+    # slurmctld's own log (pasted by admins): the node stopped answering, and the jobs it killed with it
+    S("slurmctld-node-down", "node", ("not responding, setting DOWN",),
+      "Slurm's controller lost a node (its slurmd stopped answering): the node died, hung or was cut off",
+      "error: Nodes node03 not responding, setting DOWN", "https://github.com/SchedMD/slurm (src/slurmctld/"
+      "ping_nodes.c: 'Nodes %s not responding, setting DOWN')",
+      "resubmit without that node (--exclude, submit --retries); the admins: its slurmd log, its console",
+      node=re.compile(r"Nodes ([A-Za-z0-9][\w.\-\[\],]{0,62}) not responding")),
+    S("slurmctld-failed-node", "node", ("on failed node ",),
+      "Slurm's controller killed the job because one of its nodes failed",
+      "Killing JobId=48 on failed node node03", "https://github.com/SchedMD/slurm (src/slurmctld/node_mgr.c: "
+      "'Killing %pJ on failed node %s')",
+      "resubmit without that node (--exclude, submit --retries); the admins: its slurmd log",
+      node=re.compile(r"on failed node " + _NODE)),
+    S("ray-task-node-died", "node", ("Task failed due to the node (where this task was running)",),
+      "Ray lost the node a task ran on (NODE_DIED: the node crashed, was preempted, or its raylet died)",
+      "Task failed due to the node (where this task was running)  was dead or unavailable.",
+      "https://github.com/ray-project/ray (src/ray/core_worker/task_manager.cc: rpc::ErrorType::NODE_DIED)",
+      "resubmit without that node (the IP on the line after it); its kernel log (the OOM killer, XIDs) and the "
+      "raylet's log say why it died"),
     # --- thin by themselves: a candidate with what decides, never a verdict ---
     S("store-connect-timeout", "network", ("client socket has timed out", "trying to connect to"),
       "a rank could not reach the rendezvous endpoint (MASTER_ADDR:PORT, --rdzv_endpoint) in time: the address is "
@@ -1286,6 +1608,13 @@ FROM_TRACEBACK = [
       "output: no line of its own)",
       "pin the GPU in the script from the local rank (torch.cuda.set_device(hvd.local_rank()) or "
       "OMPI_COMM_WORLD_LOCAL_RANK) before any CUDA call"),
+    # round 8 (memory): Slurm's "Exceeded job/step memory limit at some point" and a task killed by SIGKILL in the
+    # same log: the older task/cgroup's memory kill (it printed no oom-kill event)
+    S("slurm-memory-limit-kill", "oom", (), "the job reached its memory limit (Slurm's cgroup) and a task was killed "
+      "by SIGKILL: the cgroup's memory kill (host memory)",
+      "slurmstepd: error: Exceeded step memory limit at some point. (and srun: error: node: task 0: Killed)",
+      "clusterdoc/why/foreign.py (a memory-limit line with a SIGKILL line in the same log: no line of its own)",
+      "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak"),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
       "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
@@ -1297,7 +1626,8 @@ FROM_TRACEBACK = [
 # the rank that prints these lines reports the others (Horovod's coordinator lists the ranks it waits for): its
 # prefix names the witness, not the culprit
 REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
-SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137")
+SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137",
+                 "shell-killed")  # fmt: skip
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
