@@ -577,7 +577,8 @@ SIGNATURES: list[Signature] = [
     S("torchvision-cuda-mismatch", "environment", ("were compiled with different CUDA",),
       "two packages of the job were built for different CUDA versions (torch and torchvision)",
       "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. PyTorch has "
-      "CUDA Version=11.3 and torchvision has CUDA Version=11.7.", "https://github.com/mathmanu/edgeai-torchvision/issues/18",
+      "CUDA Version=11.3 and torchvision has CUDA Version=11.7.",
+      "https://github.com/mathmanu/edgeai-torchvision/issues/18",
       "install the torchvision (torchaudio, ...) built for the same torch and CUDA (the same --index-url)"),
     S("driver-too-old", "environment", ("NVIDIA driver on your system is too old",),
       "the node's NVIDIA driver is older than the CUDA torch was built for",
@@ -623,7 +624,8 @@ SIGNATURES: list[Signature] = [
       "process from the last run: lsof -i :PORT"),
     S("duplicate-gpu", "environment", ("Duplicate GPU detected",),
       "two ranks were given the same GPU: the launch or placement gives every rank of a node the same device",
-      "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10", "https://github.com/verl-project/verl/issues/161",
+      "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10",
+      "https://github.com/verl-project/verl/issues/161",
       "one GPU per rank: torch.cuda.set_device(LOCAL_RANK) before init, CUDA_VISIBLE_DEVICES per rank, the "
       "launcher's GPUs per node equal to its ranks per node"),
     S("nccl-socket-truncated", "desync", ("NET/Socket", "message truncated"),
@@ -707,7 +709,8 @@ SIGNATURES: list[Signature] = [
     S("ddp-unused-params", "code", ("Expected to have finished reduction in the prior iteration",),
       "DDP: the model has parameters that got no gradient (unused in the loss)",
       "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
-      "error indicates that your module has parameters that were not used i", "https://github.com/open-mmlab/mmagic/issues/419",
+      "error indicates that your module has parameters that were not used i",
+      "https://github.com/open-mmlab/mmagic/issues/419",
       "DistributedDataParallel(find_unused_parameters=True), or make every output take part in the loss"),
     S("device-assert", "code", ("device-side assert triggered",),
       "a CUDA kernel's assertion failed: an index out of range (labels >= classes, bad embedding ids)",
@@ -722,7 +725,8 @@ SIGNATURES: list[Signature] = [
       "rerun with CUDA_LAUNCH_BLOCKING=1 (or on CPU) to see the index; check labels against num_classes"),
     S("mpi-abort", "code", ("MPI_ABORT was invoked on rank",),
       "a rank called MPI_Abort: the application stopped itself on an error it detected (its own message is above)",
-      "MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD", "https://github.com/davegill/wrf-coop/issues/17",
+      "MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD",
+      "https://github.com/davegill/wrf-coop/issues/17",
       "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)"),
     S("fortran-sigsegv", "code", ("Program received signal SIGSEGV",),
       "a rank crashed with a segmentation fault in the application (its backtrace names the routine)",
@@ -737,7 +741,8 @@ SIGNATURES: list[Signature] = [
       "the routine in the traceback after it (a debug build: -g -traceback -check all; the input it reads there)"),
     S("srun-task-segv", "code", ("srun: error: ", ": Segmentation fault"),
       "a task crashed with a segmentation fault (srun names it and its node)",
-      "srun: error: frontier06754: task 11634: Segmentation fault", "https://github.com/E3SM-Project/scream/issues/2519",
+      "srun: error: frontier06754: task 11634: Segmentation fault",
+      "https://github.com/E3SM-Project/scream/issues/2519",
       "that task's own output (srun --label) for its backtrace; a debug build shows where",
       node=re.compile(r"srun: error: " + _NODE + r": task")),
     S("mpirun-sigkill", "oom", ("mpirun noticed that process rank", "exited on signal 9"),
@@ -876,12 +881,14 @@ SIGNATURES: list[Signature] = [
     # --- code: the script's own arguments ---
     S("argparse-unrecognized", "code", ("error: unrecognized arguments",),
       "the script's argument parser rejected an argument (a launcher passes --local-rank/--local_rank, or a typo)",
-      "main.py: error: unrecognized arguments: --local-rank=0", "https://github.com/skycrapers/TecoGAN-PyTorch/issues/31",
+      "main.py: error: unrecognized arguments: --local-rank=0",
+      "https://github.com/skycrapers/TecoGAN-PyTorch/issues/31",
       "accept the argument the launcher passes (torchrun sets LOCAL_RANK in the environment; "
       "torch.distributed.launch passes --local-rank), or fix the command line"),
     S("argparse-required", "code", ("error: the following arguments are required",),
       "the script's argument parser is missing a required argument",
-      "train.py: error: the following arguments are required: 0", "https://github.com/megvii-research/NAFNet/issues/112",
+      "train.py: error: the following arguments are required: 0",
+      "https://github.com/megvii-research/NAFNet/issues/112",
       "pass the argument on the command line after the script's name (launcher options go before it)"),
     S("argparse-invalid", "code", (": error: argument ",),
       "the command line has an argument its parser rejects (a value of the wrong type, an unknown choice, a variable "
@@ -904,7 +911,8 @@ SIGNATURES: list[Signature] = [
       "the launcher could not log in to another node over SSH (no key set up between the nodes)",
       "Error: failed to run torchrun --nproc_per_node=4 --nnodes=2 --node_rank=1 --rdzv_backend=c10d "
       "--rdzv_endpoint=ip:29501 --rdzv_id=colossalai-default-job train.py --strategy colossalai_zero2 on gpu-1648, is "
-      "localhost: False, exception: No authentication methods available", "https://github.com/hpcaitech/ColossalAI/issues/3066",
+      "localhost: False, exception: No authentication methods available",
+      "https://github.com/hpcaitech/ColossalAI/issues/3066",
       "passwordless SSH between the nodes (clusterdoc check tests it), or launch each node's torchrun yourself",
       node=re.compile(r" on " + _NODE + r", is localhost")),
     S("ssh-publickey", "environment", ("Permission denied (publickey",),
@@ -994,6 +1002,300 @@ SIGNATURES: list[Signature] = [
       "waiting for remainder of ranks for more than 60 seconds.", "https://github.com/horovod/horovod/issues/336",
       "compare the stalled ops' ranks (HOROVOD_TIMELINE shows them): a rank missing from all is late or dead, "
       "ranks ready for different ops submit different tensors", weak=True),
+    # --- round 8: environment, as the tools print it (their own messages, from their sources) ---
+    # the CUDA runtime's and driver API's own error strings for a driver that does not fit the toolkit or the GPU
+    # (cudaGetErrorString / cuGetErrorName: the CUDA Runtime API's cudaError enum)
+    S("cuda-driver-mismatch", "environment", ("system has unsupported display driver / cuda driver combination",),
+      "the node's display driver and its CUDA driver (libcuda) are of different versions: a driver upgraded "
+      "without a reboot, or a container's libcuda that is not the host's",
+      "CUDA error: system has unsupported display driver / cuda driver combination",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorSystemDriverMismatch = 803)",
+      "nvidia-smi on the node (it says the same); reboot it or load the matching kernel module; in a container, "
+      "the host's libcuda (--nv, the NVIDIA container toolkit)"),
+    S("cuda-driver-mismatch-name", "environment", ("DRIVER_MISMATCH",),
+      "the node's display driver and its CUDA driver (libcuda) are of different versions",
+      "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803)",
+      "nvidia-smi on the node; reboot it or load the matching kernel module"),
+    S("cuda-driver-mismatch-rt", "environment", ("cudaErrorSystemDriverMismatch",),
+      "the node's display driver and its CUDA driver (libcuda) are of different versions",
+      "cudaErrorSystemDriverMismatch",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorSystemDriverMismatch = 803)",
+      "nvidia-smi on the node; reboot it or load the matching kernel module"),
+    S("cuda-forward-compat", "environment", ("forward compatibility was attempted on non supported HW",),
+      "the CUDA forward-compatibility package (a newer libcuda than the driver) is used on a GPU it does not "
+      "support (consumer GPUs): the toolkit is newer than the node's driver",
+      "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorCompatNotSupportedOnDevice = 804)",
+      "a torch/CUDA build for the node's driver (nvidia-smi's CUDA version), or remove the cuda-compat libraries "
+      "from LD_LIBRARY_PATH"),
+    S("cuda-forward-compat-name", "environment", ("COMPAT_NOT_SUPPORTED_ON_DEVICE",),
+      "the CUDA forward-compatibility package is used on a GPU it does not support",
+      "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804)",
+      "a build for the node's driver, or no cuda-compat libraries on LD_LIBRARY_PATH"),
+    S("cuda-forward-compat-rt", "environment", ("cudaErrorCompatNotSupportedOnDevice",),
+      "the CUDA forward-compatibility package is used on a GPU it does not support",
+      "cudaErrorCompatNotSupportedOnDevice",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorCompatNotSupportedOnDevice = 804)",
+      "a build for the node's driver, or no cuda-compat libraries on LD_LIBRARY_PATH"),
+    S("cuda-ptx-toolchain", "environment", ("PTX was compiled with an unsupported toolchain",),
+      "a kernel's PTX was made by a CUDA newer than the node's driver can compile (a JIT build, Triton, a "
+      "package built with a newer toolkit)",
+      "CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorUnsupportedPtxVersion = 222)",
+      "a newer driver on the node, or build with the CUDA the driver supports (nvidia-smi's CUDA version)"),
+    S("cuda-ptx-name", "environment", ("UNSUPPORTED_PTX_VERSION",),
+      "a kernel's PTX was made by a CUDA newer than the node's driver can compile",
+      "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222)",
+      "a newer driver on the node, or build with the CUDA the driver supports"),
+    S("cuda-ptx-rt", "environment", ("cudaErrorUnsupportedPtxVersion",),
+      "a kernel's PTX was made by a CUDA newer than the node's driver can compile",
+      "cudaErrorUnsupportedPtxVersion",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorUnsupportedPtxVersion = 222)",
+      "a newer driver on the node, or build with the CUDA the driver supports"),
+    S("cuda-no-binary", "environment", ("NO_BINARY_FOR_GPU",),
+      "the GPU's architecture is not among those the library was built for (no kernel image for it)",
+      "CUDA_ERROR_NO_BINARY_FOR_GPU",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_NO_BINARY_FOR_GPU = 209)",
+      "a build for this GPU (TORCH_CUDA_ARCH_LIST, a wheel for its CUDA)"),
+    S("cuda-no-binary-rt", "environment", ("cudaErrorNoKernelImageForDevice",),
+      "the GPU's architecture is not among those the library was built for (no kernel image for it)",
+      "cudaErrorNoKernelImageForDevice",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorNoKernelImageForDevice = 209)",
+      "a build for this GPU (TORCH_CUDA_ARCH_LIST, a wheel for its CUDA)"),
+    S("cuda-insufficient-driver", "environment", ("INSUFFICIENT_DRIVER",),
+      "the node's NVIDIA driver is older than the CUDA the program was built with",
+      "CUDA_ERROR_INSUFFICIENT_DRIVER",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_INSUFFICIENT_DRIVER = 35)",
+      "a build for the node's driver (nvidia-smi's CUDA version), or a newer driver"),
+    S("cuda-insufficient-driver-rt", "environment", ("cudaErrorInsufficientDriver",),
+      "the node's NVIDIA driver is older than the CUDA the program was built with",
+      "cudaErrorInsufficientDriver", "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInsufficientDriver = 35)",
+      "a build for the node's driver (nvidia-smi's CUDA version), or a newer driver"),
+    S("torch-no-cuda-build", "environment", ("Torch not compiled with CUDA enabled",),
+      "the job's torch is a CPU-only build (pip's default wheel on some platforms, a conda solve): no GPU use",
+      "AssertionError: Torch not compiled with CUDA enabled",
+      "https://github.com/pytorch/pytorch (torch/cuda/__init__.py: _lazy_init)",
+      "install a CUDA build of torch in the job's environment (pip's --index-url for its CUDA)"),
+    # a process asked for a GPU beyond those it sees: more ranks per node than visible GPUs (--nproc_per_node,
+    # CUDA_VISIBLE_DEVICES, Slurm's --gpus) or a script that pins the GLOBAL rank's GPU on a second node: the
+    # environment or the code, the log alone cannot say
+    S("cuda-invalid-ordinal", "environment", ("invalid device ordinal",),
+      "a process asked for a GPU index it cannot see: more processes per node than visible GPUs "
+      "(--nproc_per_node, CUDA_VISIBLE_DEVICES, the job's --gpus), or the script pins the global rank's GPU",
+      "RuntimeError: CUDA error: invalid device ordinal",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInvalidDevice = 101)",
+      "compare processes per node with the GPUs each sees (nvidia-smi -L inside the job, echo "
+      "$CUDA_VISIBLE_DEVICES); the script should use LOCAL_RANK for its device", weak=True),
+    # torch's env:// rendezvous without the launcher's variables: the script was started without torchrun/srun
+    # exporting them (torch/distributed/rendezvous.py: _env_error)
+    S("torch-env-unset", "environment", ("environment variable ", "expected, but not set"),
+      "torch.distributed's env:// rendezvous found no MASTER_ADDR/MASTER_PORT/RANK/WORLD_SIZE: the script was "
+      "started without a launcher that exports them",
+      "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR "
+      "expected, but not set", "https://github.com/pytorch/pytorch (torch/distributed/rendezvous.py: _env_error)",
+      "start it with torchrun (or export them in the job script from Slurm's: MASTER_ADDR=$(scontrol show "
+      "hostnames $SLURM_JOB_NODELIST | head -n1), RANK=$SLURM_PROCID, WORLD_SIZE=$SLURM_NTASKS)"),
+    # containers that did not start: Apptainer/Singularity's own FATAL line, pyxis (Slurm's enroot plugin), the
+    # Docker daemon without the NVIDIA runtime, an OCI runtime's refusal
+    S("apptainer-creation-failed", "environment", ("FATAL:", "container creation failed"),
+      "Apptainer/Singularity could not create the container (a bind path missing in the image or on the node, its "
+      "session or tmp directory, cgroups): the job's command never ran",
+      "FATAL:   container creation failed: mount /etc/localtime->/etc/localtime error: while mounting "
+      "/etc/localtime: mount source /etc/localtime doesn't exist",
+      "https://github.com/apptainer/apptainer (its FATAL message)",
+      "the path its message names (--bind, APPTAINER_TMPDIR, the image); run the same exec by hand on the node"),
+    S("apptainer-image-open", "environment", ("FATAL:", "could not open image"),
+      "Apptainer/Singularity could not open the container image (its path on the node, its format)",
+      "FATAL:   could not open image /scratch/img.sif: failed to retrieve path for /scratch/img.sif: lstat "
+      "/scratch/img.sif: no such file or directory", "https://github.com/apptainer/apptainer (its FATAL message)",
+      "the image's path as the node sees it (its mount), and the image itself (apptainer inspect)"),
+    S("pyxis-start-failed", "environment", ("pyxis: container start failed",),
+      "pyxis (Slurm's enroot plugin) could not start the task's container: an enroot hook failed (the NVIDIA "
+      "hook, a mount); the lines after it print enroot's log",
+      "slurmstepd: error: pyxis: container start failed with error code: 1",
+      "https://github.com/NVIDIA/pyxis (pyxis_slurmstepd.c)",
+      "read enroot's log lines after it ([ERROR] ...); the image and the hooks in /etc/enroot/hooks.d"),
+    S("pyxis-exited-early", "environment", ("pyxis: container exited too soon",),
+      "pyxis could not start the task's container: it exited at once (the image's entrypoint)",
+      "slurmstepd: error: pyxis: container exited too soon", "https://github.com/NVIDIA/pyxis (pyxis_slurmstepd.c)",
+      "the image's ENTRYPOINT (pyxis needs a shell in it), enroot's log"),
+    S("docker-no-gpu-driver", "environment", ("could not select device driver",),
+      "Docker has no GPU runtime on this host (the NVIDIA container toolkit is not installed or configured)",
+      "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
+      "https://github.com/moby/moby (daemon: the device driver lookup for --gpus)",
+      "install and configure the NVIDIA container toolkit (nvidia-ctk runtime configure), restart dockerd"),
+    S("oci-runtime-failed", "environment", ("OCI runtime ", " failed"),
+      "the container runtime (runc and its hooks: the NVIDIA hook, a mount) could not create or start the "
+      "container: the job's command never ran",
+      "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container "
+      "process caused: process_linux.go:545: container init caused: Running hook #0:: error running hook: exit "
+      "status 1, stdout: , stderr: nvidia-container-cli: initialization error",
+      "https://github.com/opencontainers/runc",
+      "its message after 'caused:' names the part (a hook, a mount, the command); docker run by hand on the node"),
+    # a launcher's ssh to the job's hosts failing (ssh exits 255 for its own errors, never the remote command's:
+    # ssh(1)): DeepSpeed's pre-launch check and pdsh say so in their own words
+    S("deepspeed-ssh-check", "environment", ("was not reachable via ssh",),
+      "the DeepSpeed launcher could not ssh to the hostfile's first host (no passwordless ssh, a wrong address)",
+      "RuntimeError: Using hostfile at /job/hostfile but host=192.168.3.100 was not reachable via ssh. If you are "
+      "running with a single node please remove /job/hostfile or setup passwordless ssh.",
+      "https://github.com/deepspeedai/DeepSpeed (deepspeed/launcher/runner.py)",
+      "ssh -o PasswordAuthentication=no HOST hostname from the launching node (keys, known_hosts, the address)"),
+    S("ssh-exit-255", "environment", ("Command 'ssh ", "returned non-zero exit status 255"),
+      "a launcher's ssh to a host failed in ssh itself (exit 255: unreachable, refused, no key), not in the remote "
+      "command", "subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no 192.168.3.100 hostname' "
+      "returned non-zero exit status 255.", "https://github.com/deepspeedai/DeepSpeed/issues/4907",
+      "ssh -o PasswordAuthentication=no HOST hostname from the launching node (keys, known_hosts, the address)"),
+    S("pdsh-ssh-255", "environment", ("ssh exited with exit code 255",),
+      "pdsh (DeepSpeed's multi-node launcher) could not ssh to a host (exit 255: unreachable, refused, no key)",
+      "pdsh@node1: node2: ssh exited with exit code 255", "https://github.com/chaos/pdsh (its exit-code message)",
+      "ssh HOST hostname from the launching node (keys, known_hosts, the address)",
+      node=re.compile(r"pdsh@[\w.-]{1,128}: " + _NODE + r": ssh exited")),
+    # an MPI launcher that cannot execute the program on a node (MPICH's Hydra, Open MPI's mpirun/prterun)
+    S("hydra-execvp", "environment", ("execvp error on file",),
+      "MPICH's launcher (Hydra) could not execute the program on a node (not on its PATH, not there)",
+      "[proxy:0:0@node1] HYDU_create_process (utils/launch/launch.c:74): execvp error on file ./a.out (No such file "
+      "or directory)", "https://github.com/pmodels/mpich (src/pm/hydra: HYDU_create_process)",
+      "the program's path on every node (an absolute path, a shared file system), the module loaded there",
+      node=re.compile(r"\[proxy:[\d:]{1,16}@" + _NODE + r"\]")),
+    S("ompi-no-executable", "environment", ("could not access or execute an executable",),
+      "Open MPI's mpirun could not execute the program on a node (not there, not on its PATH, not executable); "
+      "the lines after it name the executable and the node",
+      "mpirun was unable to launch the specified application as it could not access or execute an executable:",
+      "https://github.com/open-mpi/ompi (help-orterun.txt / prte's help text)",
+      "the program's path on every node (an absolute path, a shared file system), its permissions"),
+    S("ompi-no-executable-find", "environment", ("was unable to find the specified executable file",),
+      "Open MPI's mpirun could not find the program on a node",
+      "mpirun was unable to find the specified executable file, and therefore did not launch the job.",
+      "https://github.com/open-mpi/ompi (help-orterun.txt)",
+      "the program's path on every node (an absolute path, a shared file system)"),
+    # --- round 8: scheduler, as the other batch systems print it ---
+    # Slurm's srun refused the allocation it asked for (salloc's own form is "Job submit/allocate failed")
+    S("srun-allocate-refused", "scheduler", ("Unable to allocate resources",),
+      "Slurm refused the allocation srun asked for (an account, partition, QOS or limit the request breaks)",
+      "srun: error: Unable to allocate resources: Invalid account or account/partition combination specified",
+      "https://github.com/SchedMD/slurm (src/srun: allocate.c)",
+      "the request against the limits (sacctmgr show assoc user=$USER; scontrol show partition); fix it and "
+      "submit again"),
+    # PBS Pro / Torque MOM: a job killed for a limit other than memory (cput, ncpus, walltime: pbs-mem-limit and
+    # pbs-walltime above take theirs first)
+    S("pbs-limit", "scheduler", ("PBS: job killed: ", "exceeded limit"),
+      "PBS killed the job for exceeding a resource limit it asked for (CPU time, cores)",
+      "=>> PBS: job killed: ncpus 5.12 exceeded limit 4", "https://github.com/openpbs/openpbs (src/resmom: mom_mach.c)",
+      "ask for what it uses (qsub -l ncpus=/cput=), or use fewer threads (OMP_NUM_THREADS, torch.set_num_threads)"),
+    # qsub's refusals (PBS Pro's and Torque's pbs_errno texts): the request, not the job
+    S("qsub-exceeds-queue", "scheduler", ("qsub: ", "exceeds queue"),
+      "PBS refused the job: it asks for more than the queue allows",
+      "qsub: Job exceeds queue resource limits", "https://github.com/openpbs/openpbs (PBSE_EXCQRESC)",
+      "a request within the queue's limits (qstat -Qf QUEUE), or another queue"),
+    S("qsub-violates", "scheduler", ("qsub: ", "violates queue"),
+      "PBS refused the job: it breaks the queue's or the server's resource limits",
+      "qsub: Job violates queue and/or server resource limits", "https://github.com/openpbs/openpbs (pbs_messages)",
+      "a request within the limits (qstat -Qf QUEUE; qmgr -c 'list server')"),
+    S("qsub-would-exceed", "scheduler", ("qsub: would exceed",),
+      "PBS refused the job: it would exceed a per-user or per-queue limit of jobs or resources",
+      "qsub: would exceed queue workq's per-user limit of jobs in 'Q' state",
+      "https://github.com/openpbs/openpbs (the limits' messages)", "wait for your queued jobs, or another queue"),
+    S("qsub-unknown-queue", "scheduler", ("qsub: Unknown queue",),
+      "PBS refused the job: its queue does not exist", "qsub: Unknown queue",
+      "https://github.com/openpbs/openpbs (PBSE_UNKQUE)", "qstat -Q for the queues; -q NAME"),
+    # LSF's job report: the termination reason (bhist/bacct TERM_*; TERM_RUNLIMIT and TERM_MEMLIMIT above). A
+    # kill by the owner or an admin often follows another failure (as Slurm's bare CANCELLED): a candidate
+    S("lsf-preempt", "scheduler", ("TERM_PREEMPT",),
+      "LSF killed the job to preempt it for a higher-priority job", "TERM_PREEMPT: job killed after preemption.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "resubmit (a requeue-able queue: bsub -r), resume from a checkpoint"),
+    S("lsf-cpu-limit", "scheduler", ("TERM_CPULIMIT",),
+      "LSF killed the job at its CPU time limit", "TERM_CPULIMIT: job killed after reaching LSF CPU usage limit.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "ask for more CPU time (bsub -c)"),
+    S("lsf-deadline", "scheduler", ("TERM_DEADLINE",),
+      "LSF killed the job at its deadline (a termination time, -t)",
+      "TERM_DEADLINE: job killed after deadline expires.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "a later termination time (bsub -t)"),
+    S("lsf-window", "scheduler", ("TERM_WINDOW",),
+      "LSF killed the job when its queue's run window closed", "TERM_WINDOW: job killed after queue run window closed.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "a queue without a run window"),
+    S("lsf-owner-kill", "scheduler", ("TERM_OWNER",),
+      "the job was killed by its owner (bkill): after another failure, or on purpose",
+      "TERM_OWNER: job killed by owner.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "the job's output before it: a failure there is the cause", weak=True),
+    S("lsf-admin-kill", "scheduler", ("TERM_ADMIN",),
+      "the job was killed by root or an LSF administrator", "TERM_ADMIN: job killed by root or LSF administrator.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "ask the admins why (bhist -l JOB); the job's output before it", weak=True),
+    S("lsf-not-submitted", "scheduler", ("Job not submitted",),
+      "LSF refused the job at submission (bsub: the request, the queue, the project)",
+      "Too many processors requested. Job not submitted.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (bsub's refusal)",
+      "the reason before it: the request against the queue (bqueues -l QUEUE)"),
+    # Grid Engine (SGE, UGE, OGS): execd's own limit messages, qsub's refusal
+    S("sge-wallclock", "scheduler", ("exceeded hard wallclock time",),
+      "Grid Engine killed the job at its run-time limit (h_rt)",
+      "job 48.1 exceeded hard wallclock time - initiate terminate method",
+      "https://github.com/gridengine/gridengine (execd: MSG_EXECD_EXCEEDHWALLCLOCK_UU)",
+      "ask for more time (qsub -l h_rt=), checkpoint and resubmit"),
+    S("sge-hard-limit-rt", "scheduler", ("exceeds job hard limit", "h_rt"),
+      "Grid Engine killed the job at its run-time limit (h_rt)",
+      "job 12.1 exceeds job hard limit \"h_rt\" of queue \"all.q@node1\" (3601.00000 > limit:3600.00000) - sending "
+      "SIGKILL", "https://github.com/gridengine/gridengine (execd's hard-limit message)",
+      "ask for more time (qsub -l h_rt=)"),
+    S("sge-unable-to-run", "scheduler", ("Unable to run job: ",),
+      "Grid Engine refused the job at submission (no queue fits the request, a parallel environment or a "
+      "project it does not have)",
+      "Unable to run job: job rejected: the requested parallel environment \"mpi\" does not exist.",
+      "https://github.com/gridengine/gridengine (qsub)", "qconf -spl / qconf -sql for what exists; qsub -w v to see "
+      "why no queue fits"),
+    # Flux: the job's exceptions as flux job attach / flux run print them (src/cmd/flux-job.c)
+    S("flux-timeout", "scheduler", ("job.exception type=timeout",),
+      "Flux ended the job at its time limit (resource allocation expired)",
+      "0.512s: job.exception type=timeout severity=0 resource allocation expired",
+      "https://github.com/flux-framework/flux-core (job-exec: the timeout exception)",
+      "ask for more time (flux run -t), checkpoint and resubmit"),
+    S("flux-alloc", "scheduler", ("job.exception type=alloc",),
+      "Flux could not allocate the job's request (unsatisfiable, or no such queue)",
+      "job.exception type=alloc severity=0 unsatisfiable request",
+      "https://github.com/flux-framework/flux-core (the scheduler's alloc exception)",
+      "a request the instance can satisfy (flux resource list), the queue's name"),
+    S("flux-cancel", "scheduler", ("job.exception type=cancel",),
+      "the Flux job was cancelled (flux cancel: a user, or a wrapper after another failure)",
+      "job.exception type=cancel severity=0", "https://github.com/flux-framework/flux-core (flux cancel)",
+      "the job's output before it: a failure there is the cause", weak=True),
+    # Kubernetes: a pod preempted by the scheduler or by the kubelet for a critical pod; a node-pressure eviction
+    S("k8s-preempted-by", "scheduler", ("Preempted by ", " on node "),
+      "Kubernetes preempted the pod for a higher-priority pod", "Preempted by pod 6bd8a34b on node gpu-node-3",
+      "https://github.com/kubernetes/kubernetes (pkg/scheduler: the preemption event)",
+      "a PriorityClass for the job, or a queue (Kueue/Volcano); resume from a checkpoint"),
+    S("k8s-preempted-critical", "scheduler", ("Preempted in order to admit critical pod",),
+      "the kubelet preempted the pod to admit a critical pod on its node",
+      "Preempted in order to admit critical pod", "https://github.com/kubernetes/kubernetes (pkg/kubelet/preemption)",
+      "resubmit; a PriorityClass for the job"),
+    S("k8s-evicted-disk", "environment", ("The node was low on resource: ephemeral-storage",),
+      "the kubelet evicted the pod: the node's local disk (ephemeral storage) was full",
+      "The node was low on resource: ephemeral-storage. Container trainer was using 120Gi, which exceeds its "
+      "request of 0.", "https://github.com/kubernetes/kubernetes (pkg/kubelet/eviction)",
+      "write checkpoints and caches to a volume, or request ephemeral-storage"),
+    # --- round 8: code in compiled runtimes' own words ---
+    # gfortran's runtime (libgfortran/runtime/error.c) prints it after "At line N of file F" (the source line)
+    S("gfortran-runtime", "code", ("Fortran runtime error: ",),
+      "the Fortran program stopped on a runtime error (an I/O error on its input, an array bound, a bad value): "
+      "its source line is on the line before",
+      "Fortran runtime error: Cannot open file 'namelist.input': No such file or directory",
+      "https://github.com/gcc-mirror/gcc (libgfortran/runtime/error.c)",
+      "the file and line of 'At line N of file F' above it, the input it reads"),
+    # Intel Fortran's runtime: any severe error but SIGSEGV (174, above) and insufficient memory (41, above);
+    # "forrtl: error (78): process killed (SIGTERM)" is a kill from outside, not matched here
+    S("ifort-severe", "code", ("forrtl: severe (",),
+      "the Fortran program stopped on a severe runtime error (I/O, a bound, an unallocated array); the traceback "
+      "after it names the routine and line",
+      "forrtl: severe (24): end-of-file during read, unit 10, file /work/run/input.dat",
+      "https://github.com/open-mpi/ompi-www (its FAQ: forrtl: severe (24) on stdin)",
+      "the routine and line of its traceback, the input it reads"),
     # --- a peer went away: the network, or the peer died first (weak alone) ---
     S("peer-reset", "peer", ("Connection reset by peer",),
       "a connection to another rank was reset: the network, or that rank died",
@@ -1140,6 +1442,11 @@ MISSING_SIGNS = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
 REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres", "salloc-refused",
                  "slurm-assoc-minutes", "site-hour-balance")  # fmt: skip
+# round 8: the other batch systems' refusals (PBS's qsub, LSF's bsub, Grid Engine's qsub, srun's, Flux's
+# allocation), and MPI launchers that could not execute the program on a node (as a missing command)
+REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates", "qsub-would-exceed",
+                  "qsub-unknown-queue", "lsf-not-submitted", "sge-unable-to-run", "flux-alloc")  # fmt: skip
+MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find")
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv", "ifort-sigsegv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
