@@ -737,6 +737,18 @@ _THIN = {
         "connection' says so)",
     ),
 }
+# round 8's thin lines: a GPU index the process cannot see, a kill by the owner or an admin (LSF, Flux)
+_THIN["cuda-invalid-ordinal"] = (
+    "environment: more processes per node than GPUs they see (--nproc_per_node, the job's --gpus or --gres, "
+    "CUDA_VISIBLE_DEVICES: nvidia-smi -L inside the job)",
+    "code: the script pins the GLOBAL rank's GPU (torch.cuda.set_device(rank)) where it should use LOCAL_RANK: "
+    "it fails on the second node only",
+)
+_KILLED = (
+    "another failure first: the job's output before the kill (an error, a hang its owner gave up on)",
+    "scheduler: a kill on purpose (its owner, an admin: bhist -l JOB, flux job eventlog JOB)",
+)
+_THIN.update({"lsf-owner-kill": _KILLED, "lsf-admin-kill": _KILLED, "flux-cancel": _KILLED})
 
 
 def _candidates(sig) -> list[str]:

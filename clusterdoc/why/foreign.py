@@ -46,6 +46,10 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
     (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
     ((), ("unable to open shared memory object", "Too many open files"), "environment"),  # /dev/shm, ulimit -n
+    # a file system the job reads or writes is gone or read-only: NFS's ESTALE (errno 116), a mount remounted
+    # read-only (EROFS, 30), a FUSE mount whose daemon died (ENOTCONN, 107): the node's mounts, not the code
+    (("OSError",), ("Stale file handle", "Read-only file system", "Transport endpoint is not connected"),
+     "environment"),
     # what these say failed is outside the code as often as in it: a candidate, never a verdict
     (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
       "TimeoutError", "EOFError", "PermissionError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",

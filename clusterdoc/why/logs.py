@@ -133,6 +133,12 @@ _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monit
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
 # a line that is an exception by itself (no traceback around it): its type ends in Error or Exception
 _EXC_LOOSE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception)): (\S.{0,2000})")
+# libstdc++'s verbose terminate handler (a C++ exception nothing caught): its type, then "  what():  MESSAGE" on the
+# next line; the pair is read as an exception line with no traceback (a C++ program's, or torch's c10:: errors)
+_TERMINATE = re.compile(r"terminate called after throwing an instance of '([\w:<>, ]{1,200})'")
+_WHAT = re.compile(r"\s{0,16}what\(\):\s{1,8}(\S.{0,2000})")
+# torch's distributed errors thrown by its watchdog thread: the watchdog's own lines already say what they say
+_DIST_WHAT = ("Watchdog", "NCCL", "ProcessGroup", "c10d", "gloo")
 MAX_LOOSE = 64
 
 
@@ -279,6 +285,7 @@ class Scanner:
         self._node_next: tuple[Hit, int, re.Pattern] | None = None  # a hit whose node a later line names
         self._lagging_until = -1  # the lines after torch's desync report's head that list the lagging ranks
         self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
+        self._thrown: dict[object, tuple[int, str]] = {}  # stream -> (line, C++ type) of a terminate line
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -324,6 +331,7 @@ class Scanner:
         self._slurm(n, line)
         self._torchrun(n, line, host)
         self._mpi(n, line, host)
+        self._terminate(n, key, line, rl)
         self._phase(n, line)
         self._busy(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
@@ -408,6 +416,29 @@ class Scanner:
         raised = Raised(m.group(1).rsplit(".", 1)[-1], m.group(2).strip()[:2000])
         if rl is not None:
             rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
+        else:
+            del self.facts.unranked_loose[: -MAX_LOOSE + 1]
+            self.facts.unranked_loose.append((n, raised))
+
+    def _terminate(self, n: int, key: object, line: str, rl: RankLog | None) -> None:
+        """`terminate called after throwing an instance of 'std::runtime_error'` and, on the next line of the same
+        stream, `  what():  MESSAGE`: the uncaught C++ exception, read as `_loose` reads an exception line (its
+        type without the namespace: `c10::DistBackendError` is torch's DistBackendError)."""
+        if "terminate called after throwing" in line:
+            m = _TERMINATE.search(line)
+            if m is not None and len(self._thrown) < MAX_LOOSE:
+                self._thrown[key] = (n, m.group(1).rsplit("::", 1)[-1].strip())
+            return
+        thrown = self._thrown.pop(key, None)
+        if thrown is None or n - thrown[0] > 2 or "what()" not in line:
+            return
+        m = _WHAT.match(line)
+        if m is None or any(w in m.group(1)[:400] for w in _DIST_WHAT):
+            return
+        raised = Raised(thrown[1], m.group(1).strip()[:2000])
+        if rl is not None:
+            if rl.raised is None:
+                rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
         else:
             del self.facts.unranked_loose[: -MAX_LOOSE + 1]
             self.facts.unranked_loose.append((n, raised))

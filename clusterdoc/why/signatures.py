@@ -1438,10 +1438,10 @@ FROM_TRACEBACK = [
 REPORTER_SIGNS = ("horovod-stalled",)
 SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137")
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
-MISSING_SIGNS = ("execve-missing", "sh-not-found")
+MISSING_SIGNS: tuple[str, ...] = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
-REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres", "salloc-refused",
-                 "slurm-assoc-minutes", "site-hour-balance")  # fmt: skip
+REFUSED_SIGNS: tuple[str, ...] = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres",
+                                  "salloc-refused", "slurm-assoc-minutes", "site-hour-balance")  # fmt: skip
 # round 8: the other batch systems' refusals (PBS's qsub, LSF's bsub, Grid Engine's qsub, srun's, Flux's
 # allocation), and MPI launchers that could not execute the program on a node (as a missing command)
 REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates", "qsub-would-exceed",

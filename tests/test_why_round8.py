@@ -1,0 +1,144 @@
+"""`clusterdoc why --log` round 8 (issue 41): environment, scheduler and code failures as other tools and sites
+print them, each from the tool's own message (its source is named beside it: the signature's `source` in
+why/signatures.py) or a real log's excerpt (its thread: tests/fixtures/why/*/SOURCES.md). Pure, in memory.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.why_helpers import judge_log
+
+# --- the environment: a driver that does not fit, a CPU build, the launcher's variables, containers, ssh ---
+ENVIRONMENT = [
+    # the CUDA runtime's strings (cudaGetErrorString) as torch raises them, and the driver API's names
+    "RuntimeError: CUDA error: system has unsupported display driver / cuda driver combination\n",
+    "cuInit failed: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH\n",
+    "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW\n",
+    "jax.errors.JaxRuntimeError: INTERNAL: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\n",
+    "RuntimeError: CUDA error: the provided PTX was compiled with an unsupported toolchain.\n",
+    "triton: CUDA_ERROR_UNSUPPORTED_PTX_VERSION\n",
+    "cudaErrorNoKernelImageForDevice\n",
+    # torch/cuda/__init__.py's own assertion: not the code's AssertionError
+    'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    model.cuda()\n'
+    "AssertionError: Torch not compiled with CUDA enabled\n",
+    # torch/distributed/rendezvous.py: a ValueError that names the launcher's variable, not the code's
+    'Traceback (most recent call last):\n  File "train.py", line 12, in <module>\n'
+    "    dist.init_process_group('nccl')\n"
+    "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR "
+    "expected, but not set\n",
+    # Apptainer's FATAL line; pyxis (slurmstepd's plugin) and the enroot log it prints after it
+    "FATAL:   container creation failed: mount /etc/localtime->/etc/localtime error: while mounting "
+    "/etc/localtime: mount source /etc/localtime doesn't exist\n",
+    "0: slurmstepd: error: pyxis: container start failed with error code: 1\n"
+    "0: slurmstepd: error: pyxis: printing enroot log file:\n"
+    "0: slurmstepd: error: pyxis:     [ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1\n",
+    'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n',
+    # deepspeed-4907 (DeepSpeed's ssh check: ssh exits 255 for its own errors) and the RuntimeError after it
+    'Traceback (most recent call last):\n  File "/opt/deepspeed/launcher/runner.py", line 437, in main\n'
+    "subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no 192.168.3.100 hostname' returned "
+    "non-zero exit status 255.\n",
+    "RuntimeError: Using hostfile at /job/hostfile but host=10.0.0.2 was not reachable via ssh. If you are running "
+    "with a single node please remove /job/hostfile or setup passwordless ssh.\n",
+    # MPICH's Hydra and Open MPI's mpirun: the program is not on the node
+    "[proxy:0:0@node1] HYDU_create_process (utils/launch/launch.c:74): execvp error on file ./a.out (No such file "
+    "or directory)\n",
+    "mpirun was unable to launch the specified application as it could not access or execute an executable:\n\n"
+    "Executable: ./loc\nNode: node1\n\nwhile attempting to start process rank 0.\n",
+    # a file system the job writes to: NFS's stale handle, a read-only remount (an OSError, not the code's)
+    'Traceback (most recent call last):\n  File "train.py", line 40, in save\n    torch.save(state, path)\n'
+    "OSError: [Errno 116] Stale file handle\n",
+    'Traceback (most recent call last):\n  File "train.py", line 40, in save\n    os.makedirs(out)\n'
+    "OSError: [Errno 30] Read-only file system: '/data/out'\n",
+    "The node was low on resource: ephemeral-storage. Container trainer was using 120Gi, which exceeds its request "
+    "of 0.\n",
+]
+
+
+@pytest.mark.parametrize("text", ENVIRONMENT)
+def test_the_environment_in_each_tools_words(text):
+    assert judge_log(text).category == "environment", text
+
+
+def test_an_invalid_device_ordinal_is_a_candidate_not_a_verdict():
+    # more ranks per node than GPUs (the environment), or the script pins the global rank's GPU (the code): the
+    # line alone cannot say
+    cause = judge_log("[rank9]: RuntimeError: CUDA error: invalid device ordinal\n")
+    assert cause.category == "unknown" and cause.ranks == [9]
+    assert [c.split(":")[0] for c in cause.candidates] == ["environment", "code"]
+
+
+def test_pdsh_names_the_host_it_could_not_reach():
+    cause = judge_log("pdsh@node1: node7: ssh exited with exit code 255\n")
+    assert cause.category == "environment" and "node7" in cause.headline
+
+
+# --- the scheduler: the other batch systems' limits, refusals and preemptions ---
+SCHEDULER = [
+    "srun: error: Unable to allocate resources: Invalid account or account/partition combination specified\n",
+    "=>> PBS: job killed: ncpus 5.12 exceeded limit 4\n",  # PBS Pro's MOM (walltime's and mem's were known)
+    "qsub: Job exceeds queue resource limits\n",
+    "qsub: would exceed queue workq's per-user limit of jobs in 'Q' state\n",
+    "TERM_PREEMPT: job killed after preemption.\nExited with exit code 143.\n",  # LSF's job report
+    "TERM_CPULIMIT: job killed after reaching LSF CPU usage limit.\n",
+    "Too many processors requested. Job not submitted.\n",  # bsub
+    "05/04/2011 03:36:38|  main|node001|W|job 48.1 exceeded hard wallclock time - initiate terminate method\n",
+    'Unable to run job: job rejected: the requested parallel environment "mpi" does not exist.\n',  # SGE's qsub
+    "0.512s: job.exception type=timeout severity=0 resource allocation expired\nflux-job: task(s) exited with exit "
+    "code 142\n",
+    "Preempted by pod 6bd8a34b-1c2d on node gpu-node-3\n",  # Kubernetes' scheduler event
+]
+
+
+@pytest.mark.parametrize("text", SCHEDULER)
+def test_the_scheduler_in_each_batch_systems_words(text):
+    assert judge_log(text).category == "scheduler", text
+
+
+def test_a_kill_by_the_owner_after_an_error_blames_the_error():
+    # LSF's TERM_OWNER, like Slurm's bare CANCELLED, often follows the real failure: the error before it wins
+    text = (
+        'Traceback (most recent call last):\n  File "train.py", line 7, in <module>\n    cfg["lr"]\nKeyError: '
+        "'lr'\nTERM_OWNER: job killed by owner.\nExited with exit code 1.\n"
+    )
+    assert judge_log(text).category == "code"
+    assert judge_log("TERM_OWNER: job killed by owner.\n").category == "unknown"
+
+
+# --- the code, in compiled runtimes' words ---
+CODE = [
+    # gfortran's runtime, after the source line
+    "At line 652 of file mod_sound.F90 (unit = 10, file = 'namelist.input')\nFortran runtime error: Cannot open "
+    "file 'namelist.input': No such file or directory\n",
+    "forrtl: severe (24): end-of-file during read, unit 10, file /work/run/input.dat\n",  # Intel Fortran
+    # libstdc++'s terminate handler for an exception nothing caught
+    "terminate called after throwing an instance of 'std::runtime_error'\n  what():  Cannot open mesh file "
+    "input/mesh.dat\nAborted (core dumped)\n",
+]
+
+
+@pytest.mark.parametrize("text", CODE)
+def test_the_code_in_compiled_runtimes_words(text):
+    assert judge_log(text).category == "code", text
+
+
+def test_a_cpp_terminate_names_the_rank_that_threw():
+    text = (
+        "[rank3]: terminate called after throwing an instance of 'std::invalid_argument'\n"
+        "[rank3]:   what():  stoi\n"
+    )
+    cause = judge_log(text)
+    assert cause.category == "code" and cause.ranks == [3]
+
+
+def test_torchs_watchdog_thrown_as_cpp_is_not_the_code():
+    # c10::DistBackendError from the NCCL watchdog thread: its own lines decide, never "code"
+    text = (
+        "[rank1]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 1] Process group watchdog thread terminated with exception: "
+        "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=28956, OpType=ALLREDUCE, "
+        "NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600071 milliseconds before timing out.\n"
+        "[rank1]: terminate called after throwing an instance of 'c10::DistBackendError'\n"
+        "[rank1]:   what():  [PG 0 Rank 1] Process group watchdog thread terminated with exception: [Rank 1] "
+        "Watchdog caught collective operation timeout\n"
+    )
+    assert judge_log(text).category != "code"
