@@ -52,6 +52,24 @@ ENVIRONMENT = [
     "OSError: [Errno 30] Read-only file system: '/data/out'\n",
     "The node was low on resource: ephemeral-storage. Container trainer was using 120Gi, which exceeds its request "
     "of 0.\n",
+    # the loader's line with straight quotes (a markdown paste loses the backtick)
+    "python: /lib64/libc.so.6: version 'GLIBC_2.34' not found (required by python)\n",
+    "bash: orted: command not found\n",  # Open MPI's daemon not on a node's PATH (a plain command stays a candidate)
+    # torch.utils.cpp_extension's checks, the GPU lacking a feature: RuntimeError/ValueError, not the code's
+    "RuntimeError: Ninja is required to load C++ extensions\n",
+    "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.\n",
+    "RuntimeError: Distributed package doesn't have NCCL built in\n",
+    "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n",
+    "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0\n",
+    # the package managers: pkg_resources' conflict (its type split off as a prefix), a missing distribution
+    "pkg_resources.ContextualVersionConflict: (numpy 1.19.0 (/usr/lib), Requirement.parse('numpy>=1.21'), "
+    "{'scipy'})\n",
+    'Traceback (most recent call last):\n  File "x.py", line 3, in <module>\n    import pkg_resources\n'
+    "pkg_resources.DistributionNotFound: The 'tokenizers>=0.14' distribution was not found and is required by "
+    "transformers\n",
+    "ERROR: Could not find a version that satisfies the requirement torch==2.9.9 (from versions: none)\n"
+    "ERROR: No matching distribution found for torch==2.9.9\n",
+    "PackagesNotFoundError: The following packages are not available from current channels:\n",
 ]
 
 
@@ -66,6 +84,26 @@ def test_an_invalid_device_ordinal_is_a_candidate_not_a_verdict():
     cause = judge_log("[rank9]: RuntimeError: CUDA error: invalid device ordinal\n")
     assert cause.category == "unknown" and cause.ranks == [9]
     assert [c.split(":")[0] for c in cause.candidates] == ["environment", "code"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "RuntimeError: No CUDA GPUs are available\n",
+        "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!\n",
+    ],
+)
+def test_no_gpu_visible_is_the_request_or_the_node_not_the_code(text):
+    # was "code": the job asked for no GPU, CUDA_VISIBLE_DEVICES hides them, or the node lost them
+    cause = judge_log(text)
+    assert cause.category == "unknown"
+    assert [c.split(":")[0] for c in cause.candidates] == ["environment", "node"]
+
+
+def test_a_conda_activation_error_is_a_candidate():
+    # a profile's stale `conda activate` is harmless where the job sets its PATH otherwise: never "code"
+    cause = judge_log("CondaError: Run 'conda init' before 'conda activate'\n")
+    assert cause.category == "unknown" and cause.candidates[0].startswith("environment")
 
 
 def test_pdsh_names_the_host_it_could_not_reach():
@@ -87,6 +125,9 @@ SCHEDULER = [
     "0.512s: job.exception type=timeout severity=0 resource allocation expired\nflux-job: task(s) exited with exit "
     "code 142\n",
     "Preempted by pod 6bd8a34b-1c2d on node gpu-node-3\n",  # Kubernetes' scheduler event
+    "Job was active longer than specified deadline\n",  # a Kubernetes Job's activeDeadlineSeconds
+    "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.\n",
+    "srun: error: Unable to create step for job 55: More processors requested than permitted\n",
 ]
 
 
@@ -111,6 +152,9 @@ CODE = [
     "At line 652 of file mod_sound.F90 (unit = 10, file = 'namelist.input')\nFortran runtime error: Cannot open "
     "file 'namelist.input': No such file or directory\n",
     "forrtl: severe (24): end-of-file during read, unit 10, file /work/run/input.dat\n",  # Intel Fortran
+    "Usage: train.py [OPTIONS]\nTry 'train.py --help' for help.\n\nError: No such option: --lr\n",  # click
+    "Could not override 'trainer.gpus'.\nTo append to your config use +trainer.gpus=2\nKey 'gpus' is not in "
+    "struct\n",  # Hydra
     # libstdc++'s terminate handler for an exception nothing caught
     "terminate called after throwing an instance of 'std::runtime_error'\n  what():  Cannot open mesh file "
     "input/mesh.dat\nAborted (core dumped)\n",

@@ -749,6 +749,12 @@ _KILLED = (
     "scheduler: a kill on purpose (its owner, an admin: bhist -l JOB, flux job eventlog JOB)",
 )
 _THIN.update({"lsf-owner-kill": _KILLED, "lsf-admin-kill": _KILLED, "flux-cancel": _KILLED})
+_NO_GPU = (
+    "environment: the job asked for no GPU (--gres=gpu:N, --gpus) or CUDA_VISIBLE_DEVICES hides them (nvidia-smi -L "
+    "and echo $CUDA_VISIBLE_DEVICES inside the job)",
+    "node: the node's GPUs are gone (its XIDs, nvidia-smi there: clusterdoc check on it)",
+)
+_THIN.update({"no-gpu-visible": _NO_GPU, "nccl-no-gpu": _NO_GPU})
 
 
 def _candidates(sig) -> list[str]:

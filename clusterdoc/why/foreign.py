@@ -50,6 +50,8 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # read-only (EROFS, 30), a FUSE mount whose daemon died (ENOTCONN, 107): the node's mounts, not the code
     (("OSError",), ("Stale file handle", "Read-only file system", "Transport endpoint is not connected"),
      "environment"),
+    # the package managers' own errors: a distribution's metadata not there (importlib.metadata), conda's
+    (("PackageNotFoundError", "CondaError", "PackagesNotFoundError"), (), "environment"),
     # what these say failed is outside the code as often as in it: a candidate, never a verdict
     (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
       "TimeoutError", "EOFError", "PermissionError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",

@@ -541,6 +541,15 @@ SIGNATURES: list[Signature] = [
       "slurmstepd: error: execve(): torchrun: No such file or directory",
       "https://github.com/CSCfi/pytorch-ddp-examples/issues/1",
       "install it in the job's environment on every node (module load, the container), or call it by its path"),
+    # round 8: Open MPI's daemon is not on the remote nodes' PATH (a non-interactive ssh shell without the module)
+    S("orted-not-found", "environment", ("orted: command not found",),
+      "mpirun could not start its daemon on a node: Open MPI is not on that node's PATH for a non-interactive "
+      "shell", "bash: orted: command not found", "https://github.com/open-mpi/ompi-www (the FAQ: orted not found)",
+      "mpirun --prefix $MPI_HOME (or the module in ~/.bashrc before its interactive-only guard)"),
+    S("prted-not-found", "environment", ("prted: command not found",),
+      "mpirun (Open MPI 5) could not start its daemon on a node: Open MPI is not on that node's PATH",
+      "bash: prted: command not found", "https://github.com/open-mpi/ompi (prte's daemon)",
+      "mpirun --prefix $MPI_HOME (or the module in ~/.bashrc before its interactive-only guard)"),
     S("command-not-found", "environment", (": command not found",),
       "a shell could not find a command (a module or a tool a profile script calls is often harmless; the launcher "
       "or the script itself is not)", "sbatch: command not found",
@@ -1296,6 +1305,118 @@ SIGNATURES: list[Signature] = [
       "forrtl: severe (24): end-of-file during read, unit 10, file /work/run/input.dat",
       "https://github.com/open-mpi/ompi-www (its FAQ: forrtl: severe (24) on stdin)",
       "the routine and line of its traceback, the input it reads"),
+    # --- round 8: what a Python job's environment lacks, in the libraries' own words ---
+    # the loader's version line as a markdown paste or a newer message prints it: straight quotes
+    S("glibc-version-quoted", "environment", ("version 'GLIBC", "not found"),
+      "a library needs a newer glibc/libstdc++ than the node has (built on a newer system, or a conda library "
+      "shadowed by the system's)",
+      "ImportError: /lib64/libstdc++.so.6: version 'GLIBCXX_3.4.29' not found (required by /opt/env/lib/x.so)",
+      "https://github.com/bminor/glibc (elf/dl-version.c: the version-not-found error)",
+      "put the environment's own libstdc++ first (LD_LIBRARY_PATH=$CONDA_PREFIX/lib), or a build for the node's "
+      "glibc (ldd --version)"),
+    # torch.utils.cpp_extension's own checks before a JIT build (DeepSpeed ops, apex, flash-attn)
+    S("ninja-required", "environment", ("Ninja is required to load C++ extensions",),
+      "a JIT build of a C++/CUDA extension needs ninja, and the job's environment has none",
+      "RuntimeError: Ninja is required to load C++ extensions",
+      "https://github.com/pytorch/pytorch (torch/utils/cpp_extension.py: verify_ninja_availability)",
+      "pip install ninja in the job's environment (or prebuild the ops: DS_BUILD_OPS=1)"),
+    S("cuda-home-unset", "environment", ("CUDA_HOME environment variable is not set",),
+      "a build of a CUDA extension found no CUDA toolkit (CUDA_HOME unset, no nvcc on the node)",
+      "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+      "https://github.com/pytorch/pytorch (torch/utils/cpp_extension.py: _join_cuda_home)",
+      "module load cuda (or export CUDA_HOME) on every node that builds, or a prebuilt wheel"),
+    S("torch-no-nccl", "environment", ("Distributed package doesn't have NCCL built in",),
+      "the job's torch has no NCCL (a CPU, Windows or macOS build): the nccl backend cannot start",
+      "RuntimeError: Distributed package doesn't have NCCL built in",
+      "https://github.com/pytorch/pytorch (torch/distributed/distributed_c10d.py)",
+      "a CUDA build of torch on Linux, or backend='gloo'"),
+    # the GPU lacks a feature the job asks for: flash-attn on pre-Ampere GPUs, bf16 without Ampere (accelerate)
+    S("flash-attn-arch", "environment", ("FlashAttention only supports Ampere GPUs or newer",),
+      "flash-attn needs an Ampere or newer GPU (compute capability 8.0+): the node's GPUs are older",
+      "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+      "https://github.com/Dao-AILab/flash-attention (csrc: the architecture check)",
+      "nodes with A100/H100-class GPUs (the job's --constraint/--gres type), or attn_implementation='sdpa'"),
+    S("bf16-unsupported", "environment", ("doesn't support bf16/gpu",),
+      "bf16 was asked for on GPUs (or a torch) without it: pre-Ampere GPUs",
+      "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0",
+      "https://github.com/huggingface/transformers (training_args.py: the bf16 check)",
+      "fp16 on these GPUs, or nodes with Ampere or newer GPUs"),
+    # the process sees no GPU: the job asked for none (--gres/--gpus), CUDA_VISIBLE_DEVICES hides them, or the
+    # node lost them: a candidate, the node decides
+    S("no-gpu-visible", "environment", ("No CUDA GPUs are available",),
+      "the process sees no GPU: the job did not ask for any (--gres=gpu:N, --gpus), CUDA_VISIBLE_DEVICES hides "
+      "them, or the node's GPUs are gone", "RuntimeError: No CUDA GPUs are available",
+      "https://github.com/pytorch/pytorch (torch/cuda/__init__.py: _lazy_init)",
+      "inside the job: nvidia-smi -L and echo $CUDA_VISIBLE_DEVICES; the job's GPU request", weak=True),
+    S("nccl-no-gpu", "environment", ("ProcessGroupNCCL is only supported with GPUs, no GPUs found",),
+      "the nccl backend found no GPU in this process: the job asked for none, or CUDA_VISIBLE_DEVICES hides them",
+      "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+      "https://github.com/pytorch/pytorch (ProcessGroupNCCL.cpp)",
+      "inside the job: nvidia-smi -L and echo $CUDA_VISIBLE_DEVICES; the job's GPU request", weak=True),
+    # setuptools' pkg_resources at import time (an entry point's requirements): a version conflict, a package
+    # not installed (their types end in no "Error": the exception parsers do not see them; the needles are in
+    # their messages, which a prefix reader may have split from the type)
+    S("pkg-version-conflict", "environment", ("Requirement.parse('",),
+      "an installed package's version conflicts with what another requires (the environment's versions)",
+      "pkg_resources.ContextualVersionConflict: (numpy 1.19.0 (/usr/lib), Requirement.parse('numpy>=1.21'), "
+      "{'scipy'})", "https://github.com/pypa/setuptools (pkg_resources: VersionConflict)",
+      "pip install the version it requires (pip check lists the conflicts)"),
+    S("pkg-dist-not-found", "environment", ("distribution was not found and is required by",),
+      "a package another one requires is not installed in the job's environment",
+      "pkg_resources.DistributionNotFound: The 'tokenizers>=0.14' distribution was not found and is required by "
+      "transformers", "https://github.com/pypa/setuptools (pkg_resources: DistributionNotFound)",
+      "pip install it in the job's environment (pip check)"),
+    # pip in the job could not install what it needs
+    S("pip-no-distribution", "environment", ("No matching distribution found for",),
+      "pip could not install a package the job needs (no wheel for this Python, platform or index; no network "
+      "from the node)", "ERROR: No matching distribution found for torch==2.9.9",
+      "https://github.com/pypa/pip (its resolver's error)",
+      "build the environment before the job (on a node with the same Python), or the version that exists"),
+    # conda's activation inside a batch script (a non-interactive shell without `conda init`'s hook): the job
+    # then runs another Python. A candidate: profiles print it in jobs that set their PATH otherwise
+    S("conda-init", "environment", ("Run 'conda init' before 'conda activate'",),
+      "`conda activate` failed in the job's shell (conda's shell hook is not loaded there): the job runs without "
+      "its environment", "CondaError: Run 'conda init' before 'conda activate'",
+      "https://github.com/conda/conda (conda/cli/main.py: the activate error)",
+      "in the script: eval \"$(conda shell.bash hook)\" before conda activate (or source .../etc/profile.d/conda.sh)",
+      weak=True),
+    S("conda-env-missing", "environment", ("Could not find conda environment",),
+      "`conda activate NAME` found no such environment where the job ran (another conda install, a path not "
+      "mounted there)", "EnvironmentNameNotFound: Could not find conda environment: myenv",
+      "https://github.com/conda/conda (EnvironmentNameNotFound)",
+      "conda env list on the node; activate it by path (conda activate /path/to/env)", weak=True),
+    # --- round 8: the scheduler's own refusals and ends, more forms ---
+    S("srun-step-cpus", "scheduler", ("Unable to create step", "More processors requested than permitted"),
+      "Slurm could not start the job step: it asks for more CPUs than the job's allocation has",
+      "srun: error: Unable to create step for job 55: More processors requested than permitted",
+      "https://github.com/SchedMD/slurm (ESLURM_TOO_MANY_REQUESTED_CPUS)",
+      "the step within the allocation (srun -n/-c against sbatch's --ntasks/--cpus-per-task)"),
+    S("salloc-revoked", "scheduler", ("has been revoked",),
+      "Slurm ended the allocation salloc held (a time limit, scancel, a preemption; a node failure says so "
+      "before it)", "salloc: Job allocation 1234 has been revoked.", "https://github.com/SchedMD/slurm (salloc.c)",
+      "sacct -j JOB -o State,Reason,Timelimit,Elapsed", weak=True),
+    S("k8s-deadline", "scheduler", ("Job was active longer than specified deadline",),
+      "Kubernetes ended the job at its deadline (activeDeadlineSeconds)",
+      "Job was active longer than specified deadline",
+      "https://github.com/kubernetes/kubernetes (pkg/controller/job: DeadlineExceeded)",
+      "a longer activeDeadlineSeconds, or checkpoint and resume"),
+    S("k8s-unschedulable", "scheduler", ("nodes are available:", "Insufficient "),
+      "Kubernetes could not place the pod: no node has the resources it asks for (GPUs, memory, CPU)",
+      "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.",
+      "https://github.com/kubernetes/kubernetes (pkg/scheduler: FailedScheduling)",
+      "the pod's requests against the nodes' (kubectl describe nodes), or wait for the cluster to scale"),
+    # --- round 8: a CLI's own usage errors (click/typer, Hydra): the command line, as argparse's ---
+    S("click-no-option", "code", ("Error: No such option: ",),
+      "the script's command line has an option it does not take (click/typer)", "Error: No such option: --lr",
+      "https://github.com/pallets/click (exceptions.py: NoSuchOption)", "the script's --help; fix the command line"),
+    S("click-missing", "code", ("Error: Missing option ",),
+      "the script's command line lacks a required option (click/typer)", "Error: Missing option '--config'.",
+      "https://github.com/pallets/click (exceptions.py: MissingParameter)",
+      "the script's --help; fix the command line"),
+    S("hydra-override", "code", ("Could not override '",),
+      "a Hydra override on the command line names a key the config does not have",
+      "Could not override 'trainer.gpus'.", "https://github.com/facebookresearch/hydra (the override error)",
+      "the config's keys (--cfg job); add new keys with +key=value"),
     # --- a peer went away: the network, or the peer died first (weak alone) ---
     S("peer-reset", "peer", ("Connection reset by peer",),
       "a connection to another rank was reset: the network, or that rank died",
@@ -1445,7 +1566,8 @@ REFUSED_SIGNS: tuple[str, ...] = ("sbatch-rejected", "sbatch-failed", "srun-step
 # round 8: the other batch systems' refusals (PBS's qsub, LSF's bsub, Grid Engine's qsub, srun's, Flux's
 # allocation), and MPI launchers that could not execute the program on a node (as a missing command)
 REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates", "qsub-would-exceed",
-                  "qsub-unknown-queue", "lsf-not-submitted", "sge-unable-to-run", "flux-alloc")  # fmt: skip
+                  "qsub-unknown-queue", "lsf-not-submitted", "sge-unable-to-run", "flux-alloc",
+                  "srun-step-cpus")  # fmt: skip
 MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find")
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv", "ifort-sigsegv")
