@@ -70,6 +70,12 @@ ENVIRONMENT = [
     "ERROR: Could not find a version that satisfies the requirement torch==2.9.9 (from versions: none)\n"
     "ERROR: No matching distribution found for torch==2.9.9\n",
     "PackagesNotFoundError: The following packages are not available from current channels:\n",
+    # a file system in any tool's words (strerror's): the DataLoader's shared memory in a small /dev/shm (a
+    # RuntimeError, was "code"), a shell's cp over quota, an NFS mount gone stale
+    'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    for b in loader:\n'
+    "RuntimeError: unable to write to file </torch_18692_1954506624>: No space left on device (28)\n",
+    "cp: cannot create regular file '/scratch/run/ckpt.pt': Disk quota exceeded\n",
+    "ls: cannot access '/data/shard-0001': Stale file handle\n",
 ]
 
 
@@ -98,6 +104,16 @@ def test_no_gpu_visible_is_the_request_or_the_node_not_the_code(text):
     cause = judge_log(text)
     assert cause.category == "unknown"
     assert [c.split(":")[0] for c in cause.candidates] == ["environment", "node"]
+
+
+def test_a_checkpoint_write_cut_short_is_a_candidate_not_the_code():
+    # torch.save's zip writer: the disk full or over quota most often (was "code")
+    text = (
+        'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    torch.save(m, p)\n'
+        "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 1234 vs 5678\n"
+    )
+    cause = judge_log(text)
+    assert cause.category == "unknown" and cause.candidates[0].startswith("environment")
 
 
 def test_a_conda_activation_error_is_a_candidate():

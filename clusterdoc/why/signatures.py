@@ -1417,6 +1417,30 @@ SIGNATURES: list[Signature] = [
       "a Hydra override on the command line names a key the config does not have",
       "Could not override 'trainer.gpus'.", "https://github.com/facebookresearch/hydra (the override error)",
       "the config's keys (--cfg job); add new keys with +key=value"),
+    # --- round 8: a file system the job writes to, in any tool's words (strerror's texts: EDQUOT, ESTALE, ENOSPC),
+    # a shell's cp or tar as well as Python's OSError ---
+    S("fs-quota", "environment", ("Disk quota exceeded",),
+      "the job's file system quota is used up (EDQUOT): its writes fail", "cp: cannot create regular file "
+      "'/scratch/run/ckpt.pt': Disk quota exceeded", "https://github.com/bminor/glibc (strerror: EDQUOT)",
+      "the quota (quota -s, lfs quota -u $USER /scratch, the site's tool); clean up, or write elsewhere"),
+    S("fs-stale", "environment", ("Stale file handle",),
+      "a file on an NFS mount was removed or the mount re-exported under the job (ESTALE): the node's mount",
+      "ls: cannot access '/data/shard-0001': Stale file handle", "https://github.com/bminor/glibc (strerror: ESTALE)",
+      "remount it on that node (or resubmit without it); do not delete files a running job reads"),
+    S("fs-no-space", "environment", ("No space left on device",),
+      "a file system the job writes to is full (ENOSPC): the disk, /tmp, or /dev/shm in a container",
+      "RuntimeError: unable to write to file </torch_18692_1954506624>: No space left on device (28)",
+      "https://github.com/bminor/glibc (strerror: ENOSPC)",
+      "df -h on the node for the path it wrote (/dev/shm: docker --shm-size or --ipc=host); clean up or write "
+      "elsewhere"),
+    # torch.save's zip writer stopped short of what it wrote ("unexpected pos A vs B"): the disk full or over
+    # quota most often, a file system that cut the write otherwise: a candidate
+    S("torch-save-short", "environment", ("inline_container.cc", "unexpected pos"),
+      "a checkpoint write stopped short (torch.save's zip writer): the disk full or over its quota, or a network "
+      "file system that cut the write",
+      "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 1234 vs 5678",
+      "https://github.com/pytorch/pytorch (caffe2/serialize/inline_container.cc)",
+      "df -h and the quota of the checkpoint's directory at that time; save to local disk and copy", weak=True),
     # --- a peer went away: the network, or the peer died first (weak alone) ---
     S("peer-reset", "peer", ("Connection reset by peer",),
       "a connection to another rank was reset: the network, or that rank died",
