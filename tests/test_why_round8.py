@@ -116,6 +116,22 @@ def test_a_checkpoint_write_cut_short_is_a_candidate_not_the_code():
     assert cause.category == "unknown" and cause.candidates[0].startswith("environment")
 
 
+@pytest.mark.parametrize(
+    "text, first",
+    [
+        # SGE's qacct: the master enforced h_rt, h_cpu or h_vmem: run time or memory, its other fields decide
+        ("failed       37  : qmaster enforced h_rt, h_cpu, or h_vmem limit\nexit_status  137\n", "scheduler"),
+        # ray-21097: Ray's warning for an actor no node can take (a warning: the autoscaler may still add one)
+        ("2021-12-12 08:24:41,346\tWARNING worker.py:1245 -- The actor or task with ID ffffffffffffffff9c08 cannot "
+         "be scheduled right now. You can ignore this message if this Ray cluster is expected to auto-scale\n",
+         "scheduler"),
+    ],
+)  # fmt: skip
+def test_a_limit_or_a_placement_the_line_leaves_open_is_a_candidate(text, first):
+    cause = judge_log(text)
+    assert cause.category == "unknown" and cause.candidates[0].startswith(first)
+
+
 def test_a_conda_activation_error_is_a_candidate():
     # a profile's stale `conda activate` is harmless where the job sets its PATH otherwise: never "code"
     cause = judge_log("CondaError: Run 'conda init' before 'conda activate'\n")
@@ -144,6 +160,8 @@ SCHEDULER = [
     "Job was active longer than specified deadline\n",  # a Kubernetes Job's activeDeadlineSeconds
     "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.\n",
     "srun: error: Unable to create step for job 55: More processors requested than permitted\n",
+    # a pasted `scontrol show job` (its state is the scheduler's own word)
+    "   JobState=TIMEOUT Reason=TimeLimit Dependency=(null)\n",
 ]
 
 

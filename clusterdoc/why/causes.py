@@ -755,6 +755,14 @@ _NO_GPU = (
     "node: the node's GPUs are gone (its XIDs, nvidia-smi there: clusterdoc check on it)",
 )
 _THIN.update({"no-gpu-visible": _NO_GPU, "nccl-no-gpu": _NO_GPU})
+_THIN["sge-qmaster-limit"] = (
+    "scheduler: the run-time limit h_rt (qacct -j JOB: ru_wallclock reached it)",
+    "oom: the memory limit h_vmem (qacct -j JOB: maxvmem reached it)",
+)
+_THIN["ray-unschedulable"] = (
+    "scheduler: no node has the resources the task or actor asks for free (ray status: GPUs claimed by other actors)",
+    "the autoscaler: nodes still being added, or a runtime_env still installing (Ray's warning says so first)",
+)
 
 
 def _candidates(sig) -> list[str]:

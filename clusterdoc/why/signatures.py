@@ -1441,6 +1441,34 @@ SIGNATURES: list[Signature] = [
       "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 1234 vs 5678",
       "https://github.com/pytorch/pytorch (caffe2/serialize/inline_container.cc)",
       "df -h and the quota of the checkpoint's directory at that time; save to local disk and copy", weak=True),
+    # --- round 8: a job's end state as the scheduler's own query prints it (pasted `scontrol show job`, SGE's
+    # qacct), and a Ray task no node can take ---
+    S("scontrol-timeout", "scheduler", ("JobState=TIMEOUT",),
+      "Slurm ended the job at its time limit (scontrol show job: JobState=TIMEOUT)",
+      "JobState=TIMEOUT Reason=TimeLimit Dependency=(null)", "https://github.com/SchedMD/slurm (scontrol's job state)",
+      "checkpoint on SIGUSR1 (sbatch --signal=B:USR1@90) and resubmit; or ask for more --time"),
+    S("scontrol-preempted", "scheduler", ("JobState=PREEMPTED",),
+      "Slurm preempted the job (scontrol show job: JobState=PREEMPTED)",
+      "JobState=PREEMPTED Reason=None Dependency=(null)", "https://github.com/SchedMD/slurm (scontrol's job state)",
+      "resubmit (--requeue), resume from a checkpoint"),
+    S("scontrol-deadline", "scheduler", ("JobState=DEADLINE",),
+      "Slurm ended the job at its deadline (--deadline: JobState=DEADLINE)",
+      "JobState=DEADLINE Reason=DeadLine Dependency=(null)", "https://github.com/SchedMD/slurm (scontrol's job state)",
+      "a later --deadline, or a shorter --time that fits before it"),
+    # SGE's qacct "failed 37": the master killed the job for a limit, run time (h_rt) or memory (h_vmem) alike
+    S("sge-qmaster-limit", "scheduler", ("qmaster enforced h_rt",),
+      "Grid Engine's master killed the job for a hard limit: its run time (h_rt, most often), its CPU time or its "
+      "memory (h_vmem): qacct's ru_wallclock and maxvmem against the request decide",
+      "failed       37  : qmaster enforced h_rt, h_cpu, or h_vmem limit",
+      "https://github.com/gridengine/gridengine (SSTATE_QMASTER_ENFORCED_LIMIT)",
+      "qacct -j JOB: ru_wallclock against h_rt, maxvmem against h_vmem", weak=True),
+    # Ray's own warning for a task or actor no node can take (its resources all claimed, or none has them)
+    S("ray-unschedulable", "scheduler", ("cannot be scheduled right now",),
+      "Ray could not place a task or actor: no node has the resources it asks for free (GPUs all claimed by other "
+      "actors), or the autoscaler has not added them yet",
+      "The actor or task with ID ffffffffffffffff9c08bcf94d34ab010a5c459102000000 cannot be scheduled right now.",
+      "https://github.com/ray-project/ray/issues/21097",
+      "the actors' resource requests against the cluster's (ray status); fewer actors, or more nodes", weak=True),
     # --- a peer went away: the network, or the peer died first (weak alone) ---
     S("peer-reset", "peer", ("Connection reset by peer",),
       "a connection to another rank was reset: the network, or that rank died",
