@@ -138,6 +138,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
         if s["rank"] is None and signatures.get(s["sig"]).category == "peer":
             s["peer"] = next(iter(logs.peers_lost(s["text"])), None)
+    signs = _defer_to_exceptions(signs, exceptions)
     by_rank: dict = {}
     for s in signs:
         by_rank.setdefault(s["rank"], []).append(s)
@@ -234,6 +235,18 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
 def _sign(line: int, rank, host, sig: str, category: str, text: str) -> dict:
     return {"line": line, "rank": rank, "host": host, "sig": sig, "category": category, "text": text[:300],
             "node": None}  # fmt: skip
+
+
+def _defer_to_exceptions(signs: list[dict], exceptions: list[dict]) -> list[dict]:
+    """A file system's strerror on a Python exception's own line (`OSError: [Errno 28] No space left on device`)
+    that EXCEPTION_RULES already names the same: the exception says it with its file:line, the signature's line
+    (why/signatures.py DEFER_TO_EXCEPTION) gives way; on any other line (a shell's cp, a RuntimeError) it stays."""
+    mine = {(e["rank"], e["line"]): _kind(e["raised"]) for e in exceptions}
+    return [
+        s
+        for s in signs
+        if s["sig"] not in signatures.DEFER_TO_EXCEPTION or mine.get((s["rank"], s["line"])) != s["category"]
+    ]
 
 
 def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:

@@ -1621,6 +1621,9 @@ REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates"
                   "qsub-unknown-queue", "lsf-not-submitted", "sge-unable-to-run", "flux-alloc",
                   "srun-step-cpus")  # fmt: skip
 MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find")
+# round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
+# exception's sign (its file:line) says it (why/foreign.py)
+DEFER_TO_EXCEPTION = ("fs-quota", "fs-stale", "fs-no-space")
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv", "ifort-sigsegv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
