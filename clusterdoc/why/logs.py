@@ -693,6 +693,8 @@ def own_signs(err: str) -> list[dict]:
     the first of each signature."""
     out: list[dict] = []
     for h in scan_text(err).hits:
+        if h.sig in signatures.DEFER_TO_EXCEPTION:  # a full disk in a rank's own output: why/disk.py says it
+            continue
         if h.category in OWN_LINE and not any(o["sig"] == h.sig for o in out) and len(out) < 8:
             out.append({"sig": h.sig, "category": h.category, "text": h.text, "node": h.node})
     return out
