@@ -71,7 +71,8 @@ ENVIRONMENT = [
     "ERROR: No matching distribution found for torch==2.9.9\n",
     "PackagesNotFoundError: The following packages are not available from current channels:\n",
     # a file system in any tool's words (strerror's): the DataLoader's shared memory in a small /dev/shm (a
-    # RuntimeError, was "code"), a shell's cp over quota, an NFS mount gone stale
+    # RuntimeError: why/disk.py's relabel said it before, the signature says it too), a shell's cp over quota, an
+    # NFS mount gone stale
     'Traceback (most recent call last):\n  File "train.py", line 3, in <module>\n    for b in loader:\n'
     "RuntimeError: unable to write to file </torch_18692_1954506624>: No space left on device (28)\n",
     "cp: cannot create regular file '/scratch/run/ckpt.pt': Disk quota exceeded\n",
