@@ -77,6 +77,26 @@ ENVIRONMENT = [
     "RuntimeError: unable to write to file </torch_18692_1954506624>: No space left on device (28)\n",
     "cp: cannot create regular file '/scratch/run/ckpt.pt': Disk quota exceeded\n",
     "ls: cannot access '/data/shard-0001': Stale file handle\n",
+    # HPC stacks: Cray MPICH's GPU transport, HIP's and rocBLAS' missing architecture, a kernel with no image for
+    # the device, Slurm's PMI seeing a task twice, Open MPI's runtime, Horovod built without MPI or Gloo, LAMMPS
+    # without a package, Ray's runtime_env, vLLM's bf16 on a V100
+    "MPICH ERROR [Rank 0] [job id 14833080.5] [Fri Nov 21 09:21:34 2025] [nid007972] - Abort(-1) (rank 0 in comm "
+    "0): MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked\n",
+    '"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!"\nAborted (core dumped)\n',
+    "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU "
+    "arch : gfx1030\n",
+    "RuntimeError: CUDA error: invalid device function\n",
+    "srun: error: PMK_KVS_Barrier duplicate request from task 0\n",
+    "srun: error: Couldn't find the specified plugin name for mpi/pmi2 looking at all files\n",
+    "It looks like orte_init failed for some reason; your parallel process is\nlikely to abort.\n",
+    "ValueError: Neither MPI nor Gloo support has been built. Try reinstalling Horovod ensuring that either MPI is "
+    "installed (MPI) or CMake is installed (Gloo).\n",
+    "ERROR: Unrecognized pair style 'reaxff' is part of the REAXFF package which is not enabled in this LAMMPS "
+    "binary. (src/force.cpp:275)\nLast command: pair_style reaxff NULL\n",
+    "ray.exceptions.RuntimeEnvSetupError: Failed to set up runtime environment.\nCould not create the actor because "
+    "its associated runtime env failed to be created.\n",
+    "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100-SXM2-"
+    "32GB GPU has compute capability 7.0.\n",
 ]
 
 
@@ -163,6 +183,9 @@ SCHEDULER = [
     "srun: error: Unable to create step for job 55: More processors requested than permitted\n",
     # a pasted `scontrol show job` (its state is the scheduler's own word)
     "   JobState=TIMEOUT Reason=TimeLimit Dependency=(null)\n",
+    # Ray's own unschedulable errors (a RayError: was "code")
+    "ray.exceptions.ActorUnschedulableError: The actor 3c2a is unschedulable: The node specified via "
+    "NodeAffinitySchedulingStrategy doesn't exist any more\n",
 ]
 
 
@@ -190,6 +213,8 @@ CODE = [
     "Usage: train.py [OPTIONS]\nTry 'train.py --help' for help.\n\nError: No such option: --lr\n",  # click
     "Could not override 'trainer.gpus'.\nTo append to your config use +trainer.gpus=2\nKey 'gpus' is not in "
     "struct\n",  # Hydra
+    # LAMMPS' Error::all (its memory and package errors are oom and environment)
+    "ERROR: Lost atoms: original 8000 current 7999 (src/thermo.cpp:486)\nLast command: run 1000\n",
     # libstdc++'s terminate handler for an exception nothing caught
     "terminate called after throwing an instance of 'std::runtime_error'\n  what():  Cannot open mesh file "
     "input/mesh.dat\nAborted (core dumped)\n",

@@ -1469,6 +1469,100 @@ SIGNATURES: list[Signature] = [
       "The actor or task with ID ffffffffffffffff9c08bcf94d34ab010a5c459102000000 cannot be scheduled right now.",
       "https://github.com/ray-project/ray/issues/21097",
       "the actors' resource requests against the cluster's (ray status); fewer actors, or more nodes", weak=True),
+    # --- round 8: HPC stacks' own words for a build or a runtime that does not fit the machine (environment) ---
+    # Cray MPICH asked for GPU-aware MPI (MPICH_GPU_SUPPORT_ENABLED=1) by a binary without Cray's GPU transport
+    S("cray-gtl-not-linked", "environment", ("GTL library is not linked",),
+      "Cray MPICH was asked for GPU-aware MPI (MPICH_GPU_SUPPORT_ENABLED=1) by a program not linked with its GPU "
+      "transport layer (GTL)", "MPICH ERROR [Rank 0] [job id 14833080.5] [Fri Nov 21 09:21:34 2025] [nid007972] - "
+      "Abort(-1) (rank 0 in comm 0): MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
+      "https://github.com/pmodels/mpich (Cray MPICH's MPIDI_CRAY_init, as the sites' docs quote it)",
+      "load the craype-accel module for the GPU when building (or link libmpi_gtl), or unset "
+      "MPICH_GPU_SUPPORT_ENABLED"),
+    # HIP (ROCm): no code object for the GPU's architecture (gfx90a, gfx942 ...): a build for another GPU
+    S("hip-no-binary", "environment", ("hipErrorNoBinaryForGpu",),
+      "the program (or a library: torch, rocBLAS) has no code object for this GPU's architecture",
+      "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"",
+      "https://github.com/ROCm/HIP (hipErrorNoBinaryForGpu = 209)",
+      "a build for the node's GPU (rocminfo | grep gfx; PYTORCH_ROCM_ARCH, --offload-arch)"),
+    S("hip-no-code-object", "environment", ("Unable to find code object for all current devices",),
+      "the program (or a library) has no code object for this GPU's architecture",
+      "Unable to find code object for all current devices!", "https://github.com/ROCm/HIP (its runtime's message)",
+      "a build for the node's GPU (rocminfo | grep gfx)"),
+    S("rocblas-no-arch", "environment", ("rocBLAS error: Cannot read",),
+      "rocBLAS has no kernels for this GPU's architecture (its TensileLibrary for the gfx target is missing)",
+      "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for "
+      "GPU arch : gfx1030", "https://github.com/ROCm/rocBLAS (its Tensile library loader)",
+      "a ROCm built for this GPU (HSA_OVERRIDE_GFX_VERSION only for a compatible one)"),
+    # a kernel with no image for this device: the extension was built for other architectures
+    S("cuda-invalid-device-function", "environment", ("invalid device function",),
+      "a GPU kernel has no image for this device (an extension or library built for other GPU architectures)",
+      "RuntimeError: CUDA error: invalid device function",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInvalidDeviceFunction = 98)",
+      "rebuild the extension for this GPU (TORCH_CUDA_ARCH_LIST with its compute capability)"),
+    # Slurm's PMI server receiving the same task twice: an MPI started by srun twice over (a bare MPI binary run
+    # inside an srun step, mpirun of another MPI under srun): the launch, not the code (Slurm's pmi_server.c)
+    S("slurm-pmi-duplicate", "environment", ("PMK_KVS_Barrier duplicate request",),
+      "Slurm's PMI saw the same task twice: the MPI program was started inside an srun step by another launcher "
+      "(or an MPI built for another PMI)", "srun: error: PMK_KVS_Barrier duplicate request from task 0",
+      "https://github.com/SchedMD/slurm (src/api/pmi_server.c)",
+      "start it once: srun --mpi=pmix (or pmi2) ./prog in the batch script, not mpirun inside an srun step"),
+    S("slurm-plugin-missing", "environment", ("Couldn't find the specified plugin name for",),
+      "Slurm has no such plugin (srun --mpi=NAME, a switch or a GRES plugin the site did not build)",
+      "srun: error: Couldn't find the specified plugin name for mpi/pmi2 looking at all files",
+      "https://github.com/SchedMD/slurm (src/common/plugin.c)",
+      "srun --mpi=list for what the site has; the MPI's PMI to match"),
+    # Open MPI's help texts for a runtime that could not start on the node
+    S("ompi-orte-init", "environment", ("orte_init failed for some reason",),
+      "Open MPI's runtime could not start (its environment: the launcher, PMI, a component it needs)",
+      "It looks like orte_init failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi (help-orte-runtime.txt)",
+      "the lines after it name the failing part; the MPI the program was built with against the one that runs it"),
+    S("ompi-opal-init", "environment", ("opal_init failed for some reason",),
+      "Open MPI's base layer could not start (its installation on the node: a library or a component)",
+      "It looks like opal_init failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi (help-opal-runtime.txt)",
+      "the lines after it; the Open MPI installation on the node (ompi_info)"),
+    S("ompi-component-missing", "environment", ("A requested component was not found",),
+      "Open MPI could not open a component it was asked for (not built, or its library missing on the node); a "
+      "warning where another component serves (PMIx's psec munge)",
+      "A requested component was not found, or was unable to be opened.  This",
+      "https://github.com/open-mpi/ompi (help-mca-base.txt)",
+      "its Framework and Component lines after it; ompi_info | grep COMPONENT on the node", weak=True),
+    S("horovod-not-built", "environment", ("Neither MPI nor Gloo support has been built",),
+      "Horovod was installed without MPI and without Gloo: it cannot start",
+      "ValueError: Neither MPI nor Gloo support has been built. Try reinstalling Horovod ensuring that either MPI "
+      "is installed (MPI) or CMake is installed (Gloo).", "https://github.com/horovod/horovod (horovod/runner)",
+      "reinstall Horovod with HOROVOD_WITH_MPI=1 or HOROVOD_WITH_GLOO=1 (horovodrun --check-build)"),
+    S("lammps-package-missing", "environment", ("not enabled in this LAMMPS binary",),
+      "the LAMMPS binary was built without the package the input uses (a style of that package)",
+      "ERROR: Unrecognized pair style 'reaxff' is part of the REAXFF package which is not enabled in this LAMMPS "
+      "binary. (src/force.cpp:275)", "https://github.com/lammps/lammps (src/utils.cpp: check_packages_for_style)",
+      "a LAMMPS built with that package (cmake -D PKG_NAME=yes; lmp -h lists the installed ones)"),
+    S("ray-runtime-env", "environment", ("Failed to set up runtime environment",),
+      "Ray could not set up a task's runtime environment (its pip/conda packages, the working dir upload)",
+      "ray.exceptions.RuntimeEnvSetupError: Failed to set up runtime environment.",
+      "https://github.com/ray-project/ray (python/ray/exceptions.py: RuntimeEnvSetupError)",
+      "the message after it (the package or upload that failed); the runtime_env's pip list on a node"),
+    S("vllm-bf16", "environment", ("Bfloat16 is only supported on GPUs with compute capability",),
+      "bf16 was asked for on GPUs without it (compute capability below 8.0: V100, T4)",
+      "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100-SXM2-"
+      "32GB GPU has compute capability 7.0.", "https://github.com/vllm-project/vllm (the dtype check)",
+      "dtype float16 on these GPUs (--dtype half), or nodes with Ampere or newer"),
+    # --- round 8: the scheduler's and the applications' own words for a task no node can take, an input error ---
+    S("ray-unschedulable-error", "scheduler", (" is unschedulable: ",),
+      "Ray gave up placing a task or actor: no node can take what it asks for (its resources, a node affinity to "
+      "a node gone)", "ray.exceptions.ActorUnschedulableError: The actor 3c2a is unschedulable: The node specified "
+      "via NodeAffinitySchedulingStrategy doesn't exist any more", "https://github.com/ray-project/ray (python/ray/"
+      "exceptions.py: TaskUnschedulableError, ActorUnschedulableError)",
+      "the resources it asks for against the cluster's (ray status)"),
+    # LAMMPS' Error::all: "ERROR: MESSAGE (src/FILE.cpp:LINE)", then "Last command: ..." (its memory and package
+    # errors above take theirs first): the input script or the simulation it describes
+    S("lammps-error", "code", ("ERROR: ", ".cpp:", " ("),
+      "the program stopped on its own error check (LAMMPS' ERROR: the input script or the simulation it "
+      "describes: lost atoms, a bad style or value)",
+      "ERROR: Lost atoms: original 8000 current 7999 (src/thermo.cpp:486)",
+      "https://github.com/lammps/lammps (src/error.cpp: Error::all)",
+      "the message and the input's 'Last command:' after it (a smaller timestep, the input's values)"),
     # --- a peer went away: the network, or the peer died first (weak alone) ---
     S("peer-reset", "peer", ("Connection reset by peer",),
       "a connection to another rank was reset: the network, or that rank died",
