@@ -213,6 +213,8 @@ CODE = [
     "Usage: train.py [OPTIONS]\nTry 'train.py --help' for help.\n\nError: No such option: --lr\n",  # click
     "Could not override 'trainer.gpus'.\nTo append to your config use +trainer.gpus=2\nKey 'gpus' is not in "
     "struct\n",  # Hydra
+    # glibc's assert() (CUDA's device-side form was known), before srun's Aborted
+    "a.out: main.c:12: main: Assertion `n > 0' failed.\nsrun: error: node1: task 2: Aborted (core dumped)\n",
     # LAMMPS' Error::all (its memory and package errors are oom and environment)
     "ERROR: Lost atoms: original 8000 current 7999 (src/thermo.cpp:486)\nLast command: run 1000\n",
     # libstdc++'s terminate handler for an exception nothing caught
@@ -233,6 +235,23 @@ def test_a_cpp_terminate_names_the_rank_that_threw():
     )
     cause = judge_log(text)
     assert cause.category == "code" and cause.ranks == [3]
+
+
+def test_torchruns_table_with_its_traceback_field_is_that_exception_and_names_the_rank():
+    # the worker's error file printed inside the Root Cause entry (its exception as indented as its field): was
+    # "the log names no failure"
+    text = (
+        "Root Cause (first observed failure):\n[0]:\n  time      : 2024-01-01_00:00:00\n  host      : node1\n"
+        "  rank      : 3 (local_rank: 3)\n  exitcode  : 1 (pid: 123)\n  error_file: /tmp/torchelastic_x/error.json\n"
+        "  traceback : Traceback (most recent call last):\n"
+        '    File "/opt/lib/python3.10/site-packages/torch/distributed/elastic/multiprocessing/errors/__init__.py", '
+        "line 346, in wrapper\n      return f(*args, **kwargs)\n"
+        '    File "train.py", line 10, in main\n      x = cfg["lr"]\n'
+        "  KeyError: 'lr'\n============================================================\n"
+    )
+    cause = judge_log(text)
+    assert cause.category == "code" and "train.py:10" in cause.headline
+    assert cause.ranks == [3] and cause.nodes == ["node1"]
 
 
 def test_torchs_watchdog_thrown_as_cpp_is_not_the_code():

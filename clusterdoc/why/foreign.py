@@ -210,7 +210,8 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
     if roots:  # several nodes' agents each print a table: the first observed failure is the earliest time
         t = min(roots, key=lambda t: (t.get("time") or "~", t["line"]))
         out.append({"rank": t["rank"], "node": t.get("host"), "line": max(r["line"] for r in roots),
-                    "how": "torchrun's Root Cause", "exitcode": t.get("exitcode")})  # fmt: skip
+                    "how": "torchrun's Root Cause", "exitcode": t.get("exitcode"),
+                    "heads": True})  # fmt: skip  # its own traceback field (the worker's error file) follows it
     for t in f.srun_tasks:  # "tasks 0-3" (several tasks of one node): the node, not a rank
         if t["what"].startswith(SRUN_FAILED):
             out.append({"rank": int(t["tasks"]) if t["tasks"].isdigit() else None, "node": t["node"],

@@ -223,10 +223,11 @@ class LogFacts:
 class _Traceback:
     """A traceback being read, line by line, for one stream (rank)."""
 
-    __slots__ = ("frames", "start", "after_frame", "cut")
+    __slots__ = ("frames", "start", "after_frame", "cut", "indent")
 
     def __init__(self, start: int) -> None:
         self.cut = 0  # the column its lines start at, behind a logger's fields of a fixed width (0: none)
+        self.indent = 0  # spaces before each of its lines inside torchrun's failure table (its field's indent)
         self.frames: list[tuple[str, int, str]] = []
         self.start = start
         self.after_frame = False  # the next line is a frame's source line (code, not a message)
@@ -249,6 +250,16 @@ class _Traceback:
         if "Traceback (most recent call last)" in line[:48]:
             return True
         return _raised(line.strip(), self.frames) or False
+
+
+def _table_indent(line: str) -> int:
+    """The indent of torchrun's failure-table field `  traceback : Traceback (most recent call last):` (its
+    worker's error file, printed whole: its frames two spaces further in, its exception line at the field's own
+    indent), or 0 for any other traceback header."""
+    body = line.lstrip(" ")
+    if not body.startswith("traceback") or not body[9:].lstrip(" ").startswith(": Traceback"):
+        return 0
+    return min(len(line) - len(body), 16)
 
 
 def _says_rank(line: str) -> int | None:
@@ -377,12 +388,15 @@ class Scanner:
                 at = line.find("Traceback (most recent call last)")
                 if 2 <= at <= 240 and line[at - 2 : at] == "] ":  # after a logger's bracketed fields: the same
                     tb.cut = at  # width of fields is before each of its lines (Metaflow's "TIME [step (pid)] [id] ")
+                tb.indent = _table_indent(line)
             elif 'File "' in line and _FRAME.match(line):  # the traceback's head was cut off: its last frames
                 self._tb[key] = tb = _Traceback(n)
                 tb.feed(line)
             elif ("Error: " in line or "Exception: " in line) and not line[:1].isspace():
                 self._loose(n, line, rl)
             return
+        if tb.indent and line[: tb.indent].isspace() and len(line) > tb.indent:
+            line = line[tb.indent :]  # torchrun's table: its exception line is as indented as its field
         got = tb.feed(line)
         if got is False and " | " in line[:160]:  # a logger's "TIME LEVEL | " before each line of it
             got = tb.feed(line[line.rfind(" | ", 0, 160) + 3 :])

@@ -1555,6 +1555,16 @@ SIGNATURES: list[Signature] = [
       "via NodeAffinitySchedulingStrategy doesn't exist any more", "https://github.com/ray-project/ray (python/ray/"
       "exceptions.py: TaskUnschedulableError, ActorUnschedulableError)",
       "the resources it asks for against the cluster's (ray status)"),
+    # C's assert() as glibc prints it ("PROG: FILE:LINE: FUNC: Assertion `EXPR' failed."; CUDA's device-side form,
+    # `EXPR` failed, is kernel-assert above), and with straight quotes (a markdown paste, newer messages)
+    S("c-assert", "code", ("Assertion `", "' failed."),
+      "the program's own assert() failed (an invariant of the code or its input)",
+      "a.out: main.c:12: main: Assertion `n > 0' failed.", "https://github.com/bminor/glibc (assert/assert.c)",
+      "the file:line and expression it names; the input that broke it"),
+    S("c-assert-quoted", "code", ("Assertion '", "' failed."),
+      "the program's own assert() failed (an invariant of the code or its input)",
+      "a.out: main.c:12: main: Assertion 'n > 0' failed.", "https://github.com/bminor/glibc (assert/assert.c)",
+      "the file:line and expression it names; the input that broke it"),
     # LAMMPS' Error::all: "ERROR: MESSAGE (src/FILE.cpp:LINE)", then "Last command: ..." (its memory and package
     # errors above take theirs first): the input script or the simulation it describes
     S("lammps-error", "code", ("ERROR: ", ".cpp:", " ("),
