@@ -88,6 +88,7 @@ WORDS: tuple[bytes, ...] = (
     b"died from signal",  # Cray PALS' mpiexec: the rank and its node
     b"lagging",  # torch's desync report: its head, then a line per group of ranks ("finished collective #N")
     b"collective #",
+    b"what():",  # libstdc++'s terminate handler: the uncaught exception's message, on the line after its type
 )
 
 
