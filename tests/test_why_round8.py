@@ -67,8 +67,6 @@ ENVIRONMENT = [
     'Traceback (most recent call last):\n  File "x.py", line 3, in <module>\n    import pkg_resources\n'
     "pkg_resources.DistributionNotFound: The 'tokenizers>=0.14' distribution was not found and is required by "
     "transformers\n",
-    "ERROR: Could not find a version that satisfies the requirement torch==2.9.9 (from versions: none)\n"
-    "ERROR: No matching distribution found for torch==2.9.9\n",
     "PackagesNotFoundError: The following packages are not available from current channels:\n",
     # a file system in any tool's words (strerror's): the DataLoader's shared memory in a small /dev/shm (a
     # RuntimeError: why/disk.py's relabel said it before, the signature says it too), a shell's cp over quota, an
@@ -159,9 +157,26 @@ def test_a_conda_activation_error_is_a_candidate():
     assert cause.category == "unknown" and cause.candidates[0].startswith("environment")
 
 
-def test_pdsh_names_the_host_it_could_not_reach():
+def test_pdsh_names_the_host_it_could_not_reach_and_leaves_why_open():
+    # ssh's own failure: at the start its keys (environment), mid-run a connection lost (the node or the link)
     cause = judge_log("pdsh@node1: node7: ssh exited with exit code 255\n")
-    assert cause.category == "environment" and "node7" in cause.headline
+    assert cause.category == "unknown" and cause.nodes == ["node7"]
+    assert [c.split(":")[0] for c in cause.candidates] == ["environment", "node or network"]
+
+
+@pytest.mark.parametrize(
+    "text, first",
+    [
+        # pip's failure: the job may go on with what is installed
+        ("ERROR: Could not find a version that satisfies the requirement torch==2.9.9 (from versions: none)\n"
+         "ERROR: No matching distribution found for torch==2.9.9\n", "environment"),
+        # Kubernetes' FailedScheduling: an event a pod that ran later shows too
+        ("0/4 nodes are available: 4 Insufficient nvidia.com/gpu.\n", "scheduler"),
+    ],
+)  # fmt: skip
+def test_a_passing_install_or_placement_failure_is_a_candidate(text, first):
+    cause = judge_log(text)
+    assert cause.category == "unknown" and cause.candidates[0].startswith(first)
 
 
 # --- the scheduler: the other batch systems' limits, refusals and preemptions ---
@@ -179,7 +194,6 @@ SCHEDULER = [
     "code 142\n",
     "Preempted by pod 6bd8a34b-1c2d on node gpu-node-3\n",  # Kubernetes' scheduler event
     "Job was active longer than specified deadline\n",  # a Kubernetes Job's activeDeadlineSeconds
-    "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.\n",
     "srun: error: Unable to create step for job 55: More processors requested than permitted\n",
     # a pasted `scontrol show job` (its state is the scheduler's own word)
     "   JobState=TIMEOUT Reason=TimeLimit Dependency=(null)\n",

@@ -759,6 +759,18 @@ _THIN["sge-qmaster-limit"] = (
     "scheduler: the run-time limit h_rt (qacct -j JOB: ru_wallclock reached it)",
     "oom: the memory limit h_vmem (qacct -j JOB: maxvmem reached it)",
 )
+_THIN["pdsh-ssh-255"] = (
+    "environment: ssh from the launching node cannot log in there (keys, known_hosts, the address: ssh HOST hostname)",
+    "node or network: the connection was lost mid-run (that node died or its link dropped: its kernel log)",
+)
+_THIN["pip-no-distribution"] = (
+    "environment: the job lacks the package pip could not install (an ImportError after it says so)",
+    "harmless: the job went on with what was installed; a failure later in the log is the cause",
+)
+_THIN["k8s-unschedulable"] = (
+    "scheduler: no node can take the pod (its GPU, memory or CPU request; kubectl describe nodes)",
+    "a passing event: the pod was placed later (a Scheduled event after it), a failure later is the cause",
+)
 _THIN["ray-unschedulable"] = (
     "scheduler: no node has the resources the task or actor asks for free (ray status: GPUs claimed by other actors)",
     "the autoscaler: nodes still being added, or a runtime_env still installing (Ray's warning says so first)",

@@ -1157,11 +1157,13 @@ SIGNATURES: list[Signature] = [
       "command", "subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no 192.168.3.100 hostname' "
       "returned non-zero exit status 255.", "https://github.com/deepspeedai/DeepSpeed/issues/4907",
       "ssh -o PasswordAuthentication=no HOST hostname from the launching node (keys, known_hosts, the address)"),
+    # pdsh's 255 is ssh's own failure at the start (keys) or a connection lost mid-run (the node or the link): a
+    # candidate
     S("pdsh-ssh-255", "environment", ("ssh exited with exit code 255",),
       "pdsh (DeepSpeed's multi-node launcher) could not ssh to a host (exit 255: unreachable, refused, no key)",
       "pdsh@node1: node2: ssh exited with exit code 255", "https://github.com/chaos/pdsh (its exit-code message)",
       "ssh HOST hostname from the launching node (keys, known_hosts, the address)",
-      node=re.compile(r"pdsh@[\w.-]{1,128}: " + _NODE + r": ssh exited")),
+      node=re.compile(r"pdsh@[\w.-]{1,128}: " + _NODE + r": ssh exited"), weak=True),
     # an MPI launcher that cannot execute the program on a node (MPICH's Hydra, Open MPI's mpirun/prterun)
     S("hydra-execvp", "environment", ("execvp error on file",),
       "MPICH's launcher (Hydra) could not execute the program on a node (not on its PATH, not there)",
@@ -1366,12 +1368,13 @@ SIGNATURES: list[Signature] = [
       "pkg_resources.DistributionNotFound: The 'tokenizers>=0.14' distribution was not found and is required by "
       "transformers", "https://github.com/pypa/setuptools (pkg_resources: DistributionNotFound)",
       "pip install it in the job's environment (pip check)"),
-    # pip in the job could not install what it needs
+    # pip in the job could not install what it needs (a candidate: the job may go on with what is there)
     S("pip-no-distribution", "environment", ("No matching distribution found for",),
       "pip could not install a package the job needs (no wheel for this Python, platform or index; no network "
       "from the node)", "ERROR: No matching distribution found for torch==2.9.9",
       "https://github.com/pypa/pip (its resolver's error)",
-      "build the environment before the job (on a node with the same Python), or the version that exists"),
+      "build the environment before the job (on a node with the same Python), or the version that exists",
+      weak=True),
     # conda's activation inside a batch script (a non-interactive shell without `conda init`'s hook): the job
     # then runs another Python. A candidate: profiles print it in jobs that set their PATH otherwise
     S("conda-init", "environment", ("Run 'conda init' before 'conda activate'",),
@@ -1400,11 +1403,13 @@ SIGNATURES: list[Signature] = [
       "Job was active longer than specified deadline",
       "https://github.com/kubernetes/kubernetes (pkg/controller/job: DeadlineExceeded)",
       "a longer activeDeadlineSeconds, or checkpoint and resume"),
+    # FailedScheduling is an event a pod that later ran also shows (kubectl describe): a candidate
     S("k8s-unschedulable", "scheduler", ("nodes are available:", "Insufficient "),
       "Kubernetes could not place the pod: no node has the resources it asks for (GPUs, memory, CPU)",
       "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.",
       "https://github.com/kubernetes/kubernetes (pkg/scheduler: FailedScheduling)",
-      "the pod's requests against the nodes' (kubectl describe nodes), or wait for the cluster to scale"),
+      "the pod's requests against the nodes' (kubectl describe nodes), or wait for the cluster to scale",
+      weak=True),
     # --- round 8: a CLI's own usage errors (click/typer, Hydra): the command line, as argparse's ---
     S("click-no-option", "code", ("Error: No such option: ",),
       "the script's command line has an option it does not take (click/typer)", "Error: No such option: --lr",
