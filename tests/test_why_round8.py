@@ -185,6 +185,7 @@ SCHEDULER = [
     "=>> PBS: job killed: ncpus 5.12 exceeded limit 4\n",  # PBS Pro's MOM (walltime's and mem's were known)
     "qsub: Job exceeds queue resource limits\n",
     "qsub: would exceed queue workq's per-user limit of jobs in 'Q' state\n",
+    "qsub: submit error (Unauthorized Request  MSG=group ACL is not satisfied: user jdoe, queue gpu)\n",  # Torque
     "TERM_PREEMPT: job killed after preemption.\nExited with exit code 143.\n",  # LSF's job report
     "TERM_CPULIMIT: job killed after reaching LSF CPU usage limit.\n",
     "Too many processors requested. Job not submitted.\n",  # bsub

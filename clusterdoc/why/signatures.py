@@ -1212,6 +1212,12 @@ SIGNATURES: list[Signature] = [
     S("qsub-unknown-queue", "scheduler", ("qsub: Unknown queue",),
       "PBS refused the job: its queue does not exist", "qsub: Unknown queue",
       "https://github.com/openpbs/openpbs (PBSE_UNKQUE)", "qstat -Q for the queues; -q NAME"),
+    # Torque's qsub wraps the server's refusal ("qsub: submit error (REASON MSG=...)")
+    S("torque-submit-error", "scheduler", ("qsub: submit error",),
+      "Torque refused the job at submission (the reason in parentheses: a queue limit, the account, the request)",
+      "qsub: submit error (Unauthorized Request  MSG=group ACL is not satisfied: user jdoe, queue gpu)",
+      "https://github.com/adaptivecomputing/torque (qsub's submit error)",
+      "the request against the queue (qstat -Qf QUEUE); fix it and submit again"),
     # LSF's job report: the termination reason (bhist/bacct TERM_*; TERM_RUNLIMIT and TERM_MEMLIMIT above). A
     # kill by the owner or an admin often follows another failure (as Slurm's bare CANCELLED): a candidate
     S("lsf-preempt", "scheduler", ("TERM_PREEMPT",),
@@ -1728,7 +1734,7 @@ REFUSED_SIGNS: tuple[str, ...] = ("sbatch-rejected", "sbatch-failed", "srun-step
 # allocation), and MPI launchers that could not execute the program on a node (as a missing command)
 REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates", "qsub-would-exceed",
                   "qsub-unknown-queue", "lsf-not-submitted", "sge-unable-to-run", "flux-alloc",
-                  "srun-step-cpus")  # fmt: skip
+                  "srun-step-cpus", "torque-submit-error")  # fmt: skip
 MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find")
 # round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
 # exception's sign (its file:line) says it (why/foreign.py)
