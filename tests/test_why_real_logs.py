@@ -69,6 +69,7 @@ def test_the_score_on_real_logs():
     # 221/284 (78 %) after the seventh round: Horovod's missing ranks are unknown (hang first, desync second: its own
     # warning says either), three settled `hang` rows of that form with them; the same trade as the broadcast's
     # 222/284 after the eighth round's network/desync/hang forms (tests/test_why_fabric_stall.py: nccl-1016 right)
+    # and after round 8's environment, scheduler and code forms (tests/test_why_env_sched_code.py)
     # session 17 added 49 real logs from new threads (80 in that batch, 31 of them kept back in heldout-fresh3):
     # with them, 245/330 (74 %), culprit 79/94 (84 %) on the code of 082e3c3; the bounds are what it reaches
     assert s["right"] * 100 >= 74 * s["settled"], (s["right"], s["settled"])

@@ -797,6 +797,44 @@ _THIN["mpich-ofi-poll"] = (
 )
 _THIN["torch-watchdog-stuck"] = _THIN["torch-heartbeat-stuck"]  # the same monitor's two lines
 _THIN["torch-global-timeout"] = _THIN["torch-dump-signal"]
+# round 8's thin lines: a GPU index the process cannot see, a kill by the owner or an admin (LSF, Flux)
+_THIN["cuda-invalid-ordinal"] = (
+    "environment: more processes per node than GPUs they see (--nproc_per_node, the job's --gpus or --gres, "
+    "CUDA_VISIBLE_DEVICES: nvidia-smi -L inside the job)",
+    "code: the script pins the GLOBAL rank's GPU (torch.cuda.set_device(rank)) where it should use LOCAL_RANK: "
+    "it fails on the second node only",
+)
+_KILLED = (
+    "another failure first: the job's output before the kill (an error, a hang its owner gave up on)",
+    "scheduler: a kill on purpose (its owner, an admin: bhist -l JOB, flux job eventlog JOB)",
+)
+_THIN.update({"lsf-owner-kill": _KILLED, "lsf-admin-kill": _KILLED, "flux-cancel": _KILLED})
+_NO_GPU = (
+    "environment: the job asked for no GPU (--gres=gpu:N, --gpus) or CUDA_VISIBLE_DEVICES hides them (nvidia-smi -L "
+    "and echo $CUDA_VISIBLE_DEVICES inside the job)",
+    "node: the node's GPUs are gone (its XIDs, nvidia-smi there: clusterdoc check on it)",
+)
+_THIN.update({"no-gpu-visible": _NO_GPU, "nccl-no-gpu": _NO_GPU})
+_THIN["sge-qmaster-limit"] = (
+    "scheduler: the run-time limit h_rt (qacct -j JOB: ru_wallclock reached it)",
+    "oom: the memory limit h_vmem (qacct -j JOB: maxvmem reached it)",
+)
+_THIN["pdsh-ssh-255"] = (
+    "environment: ssh from the launching node cannot log in there (keys, known_hosts, the address: ssh HOST hostname)",
+    "node or network: the connection was lost mid-run (that node died or its link dropped: its kernel log)",
+)
+_THIN["pip-no-distribution"] = (
+    "environment: the job lacks the package pip could not install (an ImportError after it says so)",
+    "harmless: the job went on with what was installed; a failure later in the log is the cause",
+)
+_THIN["k8s-unschedulable"] = (
+    "scheduler: no node can take the pod (its GPU, memory or CPU request; kubectl describe nodes)",
+    "a passing event: the pod was placed later (a Scheduled event after it), a failure later is the cause",
+)
+_THIN["ray-unschedulable"] = (
+    "scheduler: no node has the resources the task or actor asks for free (ray status: GPUs claimed by other actors)",
+    "the autoscaler: nodes still being added, or a runtime_env still installing (Ray's warning says so first)",
+)
 
 
 def _candidates(sig) -> list[str]:

@@ -46,6 +46,12 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
     (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
     ((), ("unable to open shared memory object", "Too many open files"), "environment"),  # /dev/shm, ulimit -n
+    # a file system the job reads or writes is gone or read-only: NFS's ESTALE (errno 116), a mount remounted
+    # read-only (EROFS, 30), a FUSE mount whose daemon died (ENOTCONN, 107): the node's mounts, not the code
+    (("OSError",), ("Stale file handle", "Read-only file system", "Transport endpoint is not connected"),
+     "environment"),
+    # the package managers' own errors: a distribution's metadata not there (importlib.metadata), conda's
+    (("PackageNotFoundError", "CondaError", "PackagesNotFoundError"), (), "environment"),
     # what these say failed is outside the code as often as in it: a candidate, never a verdict
     (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
       "TimeoutError", "EOFError", "PermissionError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
@@ -134,6 +140,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
         if s["rank"] is None and signatures.get(s["sig"]).category == "peer":
             s["peer"] = next(iter(logs.peers_lost(s["text"])), None)
+    signs = _defer_to_exceptions(signs, exceptions)
     by_rank: dict = {}
     for s in signs:
         by_rank.setdefault(s["rank"], []).append(s)
@@ -247,7 +254,8 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
     if roots:  # several nodes' agents each print a table: the first observed failure is the earliest time
         t = min(roots, key=lambda t: (t.get("time") or "~", t["line"]))
         out.append({"rank": t["rank"], "node": t.get("host"), "line": max(r["line"] for r in roots),
-                    "how": "torchrun's Root Cause", "exitcode": t.get("exitcode")})  # fmt: skip
+                    "how": "torchrun's Root Cause", "exitcode": t.get("exitcode"),
+                    "heads": True})  # fmt: skip  # its own traceback field (the worker's error file) follows it
     for t in f.srun_tasks:  # "tasks 0-3" (several tasks of one node): the node, not a rank
         if t["what"].startswith(SRUN_FAILED):
             out.append({"rank": int(t["tasks"]) if t["tasks"].isdigit() else None, "node": t["node"],
@@ -272,6 +280,18 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
 def _sign(line: int, rank, host, sig: str, category: str, text: str) -> dict:
     return {"line": line, "rank": rank, "host": host, "sig": sig, "category": category, "text": text[:300],
             "node": None}  # fmt: skip
+
+
+def _defer_to_exceptions(signs: list[dict], exceptions: list[dict]) -> list[dict]:
+    """A file system's strerror on a Python exception's own line (`OSError: [Errno 28] No space left on device`)
+    that EXCEPTION_RULES already names the same: the exception says it with its file:line, the signature's line
+    (why/signatures.py DEFER_TO_EXCEPTION) gives way; on any other line (a shell's cp, a RuntimeError) it stays."""
+    mine = {(e["rank"], e["line"]): _kind(e["raised"]) for e in exceptions}
+    return [
+        s
+        for s in signs
+        if s["sig"] not in signatures.DEFER_TO_EXCEPTION or mine.get((s["rank"], s["line"])) != s["category"]
+    ]
 
 
 def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:

@@ -93,6 +93,7 @@ WORDS: tuple[bytes, ...] = (
     b"talled ranks:",
     b"Not all ranks joining collective",  # torch's flight recorder analyser: the ranks a collective missed
     b"Local host: ",  # Open MPI's TCP help text: the node on a line after its head
+    b"what():",  # libstdc++'s terminate handler: the uncaught exception's message, on the line after its type
 )
 
 

@@ -151,6 +151,12 @@ _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monit
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
 # a line that is an exception by itself (no traceback around it): its type ends in Error or Exception
 _EXC_LOOSE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception)): (\S.{0,2000})")
+# libstdc++'s verbose terminate handler (a C++ exception nothing caught): its type, then "  what():  MESSAGE" on the
+# next line; the pair is read as an exception line with no traceback (a C++ program's, or torch's c10:: errors)
+_TERMINATE = re.compile(r"terminate called after throwing an instance of '([\w:<>, ]{1,200})'")
+_WHAT = re.compile(r"\s{0,16}what\(\):\s{1,8}(\S.{0,2000})")
+# torch's distributed errors thrown by its watchdog thread: the watchdog's own lines already say what they say
+_DIST_WHAT = ("Watchdog", "NCCL", "ProcessGroup", "c10d", "gloo")
 MAX_LOOSE = 64
 
 
@@ -237,10 +243,11 @@ class LogFacts:
 class _Traceback:
     """A traceback being read, line by line, for one stream (rank)."""
 
-    __slots__ = ("frames", "start", "after_frame", "cut")
+    __slots__ = ("frames", "start", "after_frame", "cut", "indent")
 
     def __init__(self, start: int) -> None:
         self.cut = 0  # the column its lines start at, behind a logger's fields of a fixed width (0: none)
+        self.indent = 0  # spaces before each of its lines inside torchrun's failure table (its field's indent)
         self.frames: list[tuple[str, int, str]] = []
         self.start = start
         self.after_frame = False  # the next line is a frame's source line (code, not a message)
@@ -263,6 +270,16 @@ class _Traceback:
         if "Traceback (most recent call last)" in line[:48]:
             return True
         return _raised(line.strip(), self.frames) or False
+
+
+def _table_indent(line: str) -> int:
+    """The indent of torchrun's failure-table field `  traceback : Traceback (most recent call last):` (its
+    worker's error file, printed whole: its frames two spaces further in, its exception line at the field's own
+    indent), or 0 for any other traceback header."""
+    body = line.lstrip(" ")
+    if not body.startswith("traceback") or not body[9:].lstrip(" ").startswith(": Traceback"):
+        return 0
+    return min(len(line) - len(body), 16)
 
 
 def _says_rank(line: str) -> int | None:
@@ -301,6 +318,7 @@ class Scanner:
         self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
         self._hvd_list: tuple[int, int] | None = None  # Horovod's "Missing ranks:" list being read: (entry, until)
         self._fr_head = -1  # the line of the flight recorder analyser's last "Not all ranks joining collective"
+        self._thrown: dict[object, tuple[int, str]] = {}  # stream -> (line, C++ type) of a terminate line
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -349,6 +367,7 @@ class Scanner:
         self._horovod_list(n, rank, raw, line)
         self._id_wait(n, line)
         self._flight_recorder(n, line)
+        self._terminate(n, key, line, rl)
         self._phase(n, line)
         self._busy(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
@@ -446,12 +465,15 @@ class Scanner:
                 at = line.find("Traceback (most recent call last)")
                 if 2 <= at <= 240 and line[at - 2 : at] == "] ":  # after a logger's bracketed fields: the same
                     tb.cut = at  # width of fields is before each of its lines (Metaflow's "TIME [step (pid)] [id] ")
+                tb.indent = _table_indent(line)
             elif 'File "' in line and _FRAME.match(line):  # the traceback's head was cut off: its last frames
                 self._tb[key] = tb = _Traceback(n)
                 tb.feed(line)
             elif ("Error: " in line or "Exception: " in line) and not line[:1].isspace():
                 self._loose(n, line, rl)
             return
+        if tb.indent and line[: tb.indent].isspace() and len(line) > tb.indent:
+            line = line[tb.indent :]  # torchrun's table: its exception line is as indented as its field
         got = tb.feed(line)
         if got is False and " | " in line[:160]:  # a logger's "TIME LEVEL | " before each line of it
             got = tb.feed(line[line.rfind(" | ", 0, 160) + 3 :])
@@ -485,6 +507,29 @@ class Scanner:
         raised = Raised(m.group(1).rsplit(".", 1)[-1], m.group(2).strip()[:2000])
         if rl is not None:
             rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
+        else:
+            del self.facts.unranked_loose[: -MAX_LOOSE + 1]
+            self.facts.unranked_loose.append((n, raised))
+
+    def _terminate(self, n: int, key: object, line: str, rl: RankLog | None) -> None:
+        """`terminate called after throwing an instance of 'std::runtime_error'` and, on the next line of the same
+        stream, `  what():  MESSAGE`: the uncaught C++ exception, read as `_loose` reads an exception line (its
+        type without the namespace: `c10::DistBackendError` is torch's DistBackendError)."""
+        if "terminate called after throwing" in line:
+            m = _TERMINATE.search(line)
+            if m is not None and len(self._thrown) < MAX_LOOSE:
+                self._thrown[key] = (n, m.group(1).rsplit("::", 1)[-1].strip())
+            return
+        thrown = self._thrown.pop(key, None)
+        if thrown is None or n - thrown[0] > 2 or "what()" not in line:
+            return
+        m = _WHAT.match(line)
+        if m is None or any(w in m.group(1)[:400] for w in _DIST_WHAT):
+            return
+        raised = Raised(thrown[1], m.group(1).strip()[:2000])
+        if rl is not None:
+            if rl.raised is None:
+                rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
         else:
             del self.facts.unranked_loose[: -MAX_LOOSE + 1]
             self.facts.unranked_loose.append((n, raised))
@@ -739,6 +784,8 @@ def own_signs(err: str) -> list[dict]:
     the first of each signature."""
     out: list[dict] = []
     for h in scan_text(err).hits:
+        if h.sig in signatures.DEFER_TO_EXCEPTION:  # a full disk in a rank's own output: why/disk.py says it
+            continue
         if h.category in OWN_LINE and not any(o["sig"] == h.sig for o in out) and len(out) < 8:
             out.append({"sig": h.sig, "category": h.category, "text": h.text, "node": h.node})
     return out

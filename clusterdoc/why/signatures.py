@@ -590,6 +590,15 @@ SIGNATURES: list[Signature] = [
       "slurmstepd: error: execve(): torchrun: No such file or directory",
       "https://github.com/CSCfi/pytorch-ddp-examples/issues/1",
       "install it in the job's environment on every node (module load, the container), or call it by its path"),
+    # round 8: Open MPI's daemon is not on the remote nodes' PATH (a non-interactive ssh shell without the module)
+    S("orted-not-found", "environment", ("orted: command not found",),
+      "mpirun could not start its daemon on a node: Open MPI is not on that node's PATH for a non-interactive "
+      "shell", "bash: orted: command not found", "https://github.com/open-mpi/ompi-www (the FAQ: orted not found)",
+      "mpirun --prefix $MPI_HOME (or the module in ~/.bashrc before its interactive-only guard)"),
+    S("prted-not-found", "environment", ("prted: command not found",),
+      "mpirun (Open MPI 5) could not start its daemon on a node: Open MPI is not on that node's PATH",
+      "bash: prted: command not found", "https://github.com/open-mpi/ompi (prte's daemon)",
+      "mpirun --prefix $MPI_HOME (or the module in ~/.bashrc before its interactive-only guard)"),
     S("command-not-found", "environment", (": command not found",),
       "a shell could not find a command (a module or a tool a profile script calls is often harmless; the launcher "
       "or the script itself is not)", "sbatch: command not found",
@@ -626,7 +635,8 @@ SIGNATURES: list[Signature] = [
     S("torchvision-cuda-mismatch", "environment", ("were compiled with different CUDA",),
       "two packages of the job were built for different CUDA versions (torch and torchvision)",
       "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. PyTorch has "
-      "CUDA Version=11.3 and torchvision has CUDA Version=11.7.", "https://github.com/mathmanu/edgeai-torchvision/issues/18",
+      "CUDA Version=11.3 and torchvision has CUDA Version=11.7.",
+      "https://github.com/mathmanu/edgeai-torchvision/issues/18",
       "install the torchvision (torchaudio, ...) built for the same torch and CUDA (the same --index-url)"),
     S("driver-too-old", "environment", ("NVIDIA driver on your system is too old",),
       "the node's NVIDIA driver is older than the CUDA torch was built for",
@@ -672,7 +682,8 @@ SIGNATURES: list[Signature] = [
       "process from the last run: lsof -i :PORT"),
     S("duplicate-gpu", "environment", ("Duplicate GPU detected",),
       "two ranks were given the same GPU: the launch or placement gives every rank of a node the same device",
-      "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10", "https://github.com/verl-project/verl/issues/161",
+      "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10",
+      "https://github.com/verl-project/verl/issues/161",
       "one GPU per rank: torch.cuda.set_device(LOCAL_RANK) before init, CUDA_VISIBLE_DEVICES per rank, the "
       "launcher's GPUs per node equal to its ranks per node"),
     S("nccl-socket-truncated", "desync", ("NET/Socket", "message truncated"),
@@ -756,7 +767,8 @@ SIGNATURES: list[Signature] = [
     S("ddp-unused-params", "code", ("Expected to have finished reduction in the prior iteration",),
       "DDP: the model has parameters that got no gradient (unused in the loss)",
       "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
-      "error indicates that your module has parameters that were not used i", "https://github.com/open-mmlab/mmagic/issues/419",
+      "error indicates that your module has parameters that were not used i",
+      "https://github.com/open-mmlab/mmagic/issues/419",
       "DistributedDataParallel(find_unused_parameters=True), or make every output take part in the loss"),
     S("device-assert", "code", ("device-side assert triggered",),
       "a CUDA kernel's assertion failed: an index out of range (labels >= classes, bad embedding ids)",
@@ -771,7 +783,8 @@ SIGNATURES: list[Signature] = [
       "rerun with CUDA_LAUNCH_BLOCKING=1 (or on CPU) to see the index; check labels against num_classes"),
     S("mpi-abort", "code", ("MPI_ABORT was invoked on rank",),
       "a rank called MPI_Abort: the application stopped itself on an error it detected (its own message is above)",
-      "MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD", "https://github.com/davegill/wrf-coop/issues/17",
+      "MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD",
+      "https://github.com/davegill/wrf-coop/issues/17",
       "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)"),
     S("fortran-sigsegv", "code", ("Program received signal SIGSEGV",),
       "a rank crashed with a segmentation fault in the application (its backtrace names the routine)",
@@ -786,7 +799,8 @@ SIGNATURES: list[Signature] = [
       "the routine in the traceback after it (a debug build: -g -traceback -check all; the input it reads there)"),
     S("srun-task-segv", "code", ("srun: error: ", ": Segmentation fault"),
       "a task crashed with a segmentation fault (srun names it and its node)",
-      "srun: error: frontier06754: task 11634: Segmentation fault", "https://github.com/E3SM-Project/scream/issues/2519",
+      "srun: error: frontier06754: task 11634: Segmentation fault",
+      "https://github.com/E3SM-Project/scream/issues/2519",
       "that task's own output (srun --label) for its backtrace; a debug build shows where",
       node=re.compile(r"srun: error: " + _NODE + r": task")),
     S("mpirun-sigkill", "oom", ("mpirun noticed that process rank", "exited on signal 9"),
@@ -925,12 +939,14 @@ SIGNATURES: list[Signature] = [
     # --- code: the script's own arguments ---
     S("argparse-unrecognized", "code", ("error: unrecognized arguments",),
       "the script's argument parser rejected an argument (a launcher passes --local-rank/--local_rank, or a typo)",
-      "main.py: error: unrecognized arguments: --local-rank=0", "https://github.com/skycrapers/TecoGAN-PyTorch/issues/31",
+      "main.py: error: unrecognized arguments: --local-rank=0",
+      "https://github.com/skycrapers/TecoGAN-PyTorch/issues/31",
       "accept the argument the launcher passes (torchrun sets LOCAL_RANK in the environment; "
       "torch.distributed.launch passes --local-rank), or fix the command line"),
     S("argparse-required", "code", ("error: the following arguments are required",),
       "the script's argument parser is missing a required argument",
-      "train.py: error: the following arguments are required: 0", "https://github.com/megvii-research/NAFNet/issues/112",
+      "train.py: error: the following arguments are required: 0",
+      "https://github.com/megvii-research/NAFNet/issues/112",
       "pass the argument on the command line after the script's name (launcher options go before it)"),
     S("argparse-invalid", "code", (": error: argument ",),
       "the command line has an argument its parser rejects (a value of the wrong type, an unknown choice, a variable "
@@ -953,7 +969,8 @@ SIGNATURES: list[Signature] = [
       "the launcher could not log in to another node over SSH (no key set up between the nodes)",
       "Error: failed to run torchrun --nproc_per_node=4 --nnodes=2 --node_rank=1 --rdzv_backend=c10d "
       "--rdzv_endpoint=ip:29501 --rdzv_id=colossalai-default-job train.py --strategy colossalai_zero2 on gpu-1648, is "
-      "localhost: False, exception: No authentication methods available", "https://github.com/hpcaitech/ColossalAI/issues/3066",
+      "localhost: False, exception: No authentication methods available",
+      "https://github.com/hpcaitech/ColossalAI/issues/3066",
       "passwordless SSH between the nodes (clusterdoc check tests it), or launch each node's torchrun yourself",
       node=re.compile(r" on " + _NODE + r", is localhost")),
     S("ssh-publickey", "environment", ("Permission denied (publickey",),
@@ -1043,6 +1060,579 @@ SIGNATURES: list[Signature] = [
       "waiting for remainder of ranks for more than 60 seconds.", "https://github.com/horovod/horovod/issues/336",
       "compare the stalled ops' ranks (HOROVOD_TIMELINE shows them): a rank missing from all is late or dead, "
       "ranks ready for different ops submit different tensors", weak=True),
+    # --- round 8: environment, as the tools print it (their own messages, from their sources) ---
+    # the CUDA runtime's and driver API's own error strings for a driver that does not fit the toolkit or the GPU
+    # (cudaGetErrorString / cuGetErrorName: the CUDA Runtime API's cudaError enum)
+    S("cuda-driver-mismatch", "environment", ("system has unsupported display driver / cuda driver combination",),
+      "the node's display driver and its CUDA driver (libcuda) are of different versions: a driver upgraded "
+      "without a reboot, or a container's libcuda that is not the host's",
+      "CUDA error: system has unsupported display driver / cuda driver combination",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorSystemDriverMismatch = 803)",
+      "nvidia-smi on the node (it says the same); reboot it or load the matching kernel module; in a container, "
+      "the host's libcuda (--nv, the NVIDIA container toolkit)"),
+    S("cuda-driver-mismatch-name", "environment", ("DRIVER_MISMATCH",),
+      "the node's display driver and its CUDA driver (libcuda) are of different versions",
+      "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803)",
+      "nvidia-smi on the node; reboot it or load the matching kernel module"),
+    S("cuda-driver-mismatch-rt", "environment", ("cudaErrorSystemDriverMismatch",),
+      "the node's display driver and its CUDA driver (libcuda) are of different versions",
+      "cudaErrorSystemDriverMismatch",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorSystemDriverMismatch = 803)",
+      "nvidia-smi on the node; reboot it or load the matching kernel module"),
+    S("cuda-forward-compat", "environment", ("forward compatibility was attempted on non supported HW",),
+      "the CUDA forward-compatibility package (a newer libcuda than the driver) is used on a GPU it does not "
+      "support (consumer GPUs): the toolkit is newer than the node's driver",
+      "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorCompatNotSupportedOnDevice = 804)",
+      "a torch/CUDA build for the node's driver (nvidia-smi's CUDA version), or remove the cuda-compat libraries "
+      "from LD_LIBRARY_PATH"),
+    S("cuda-forward-compat-name", "environment", ("COMPAT_NOT_SUPPORTED_ON_DEVICE",),
+      "the CUDA forward-compatibility package is used on a GPU it does not support",
+      "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804)",
+      "a build for the node's driver, or no cuda-compat libraries on LD_LIBRARY_PATH"),
+    S("cuda-forward-compat-rt", "environment", ("cudaErrorCompatNotSupportedOnDevice",),
+      "the CUDA forward-compatibility package is used on a GPU it does not support",
+      "cudaErrorCompatNotSupportedOnDevice",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorCompatNotSupportedOnDevice = 804)",
+      "a build for the node's driver, or no cuda-compat libraries on LD_LIBRARY_PATH"),
+    S("cuda-ptx-toolchain", "environment", ("PTX was compiled with an unsupported toolchain",),
+      "a kernel's PTX was made by a CUDA newer than the node's driver can compile (a JIT build, Triton, a "
+      "package built with a newer toolkit)",
+      "CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorUnsupportedPtxVersion = 222)",
+      "a newer driver on the node, or build with the CUDA the driver supports (nvidia-smi's CUDA version)"),
+    S("cuda-ptx-name", "environment", ("UNSUPPORTED_PTX_VERSION",),
+      "a kernel's PTX was made by a CUDA newer than the node's driver can compile",
+      "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222)",
+      "a newer driver on the node, or build with the CUDA the driver supports"),
+    S("cuda-ptx-rt", "environment", ("cudaErrorUnsupportedPtxVersion",),
+      "a kernel's PTX was made by a CUDA newer than the node's driver can compile",
+      "cudaErrorUnsupportedPtxVersion",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorUnsupportedPtxVersion = 222)",
+      "a newer driver on the node, or build with the CUDA the driver supports"),
+    S("cuda-no-binary", "environment", ("NO_BINARY_FOR_GPU",),
+      "the GPU's architecture is not among those the library was built for (no kernel image for it)",
+      "CUDA_ERROR_NO_BINARY_FOR_GPU",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_NO_BINARY_FOR_GPU = 209)",
+      "a build for this GPU (TORCH_CUDA_ARCH_LIST, a wheel for its CUDA)"),
+    S("cuda-no-binary-rt", "environment", ("cudaErrorNoKernelImageForDevice",),
+      "the GPU's architecture is not among those the library was built for (no kernel image for it)",
+      "cudaErrorNoKernelImageForDevice",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorNoKernelImageForDevice = 209)",
+      "a build for this GPU (TORCH_CUDA_ARCH_LIST, a wheel for its CUDA)"),
+    S("cuda-insufficient-driver", "environment", ("INSUFFICIENT_DRIVER",),
+      "the node's NVIDIA driver is older than the CUDA the program was built with",
+      "CUDA_ERROR_INSUFFICIENT_DRIVER",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_INSUFFICIENT_DRIVER = 35)",
+      "a build for the node's driver (nvidia-smi's CUDA version), or a newer driver"),
+    S("cuda-insufficient-driver-rt", "environment", ("cudaErrorInsufficientDriver",),
+      "the node's NVIDIA driver is older than the CUDA the program was built with",
+      "cudaErrorInsufficientDriver", "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInsufficientDriver = 35)",
+      "a build for the node's driver (nvidia-smi's CUDA version), or a newer driver"),
+    S("torch-no-cuda-build", "environment", ("Torch not compiled with CUDA enabled",),
+      "the job's torch is a CPU-only build (pip's default wheel on some platforms, a conda solve): no GPU use",
+      "AssertionError: Torch not compiled with CUDA enabled",
+      "https://github.com/pytorch/pytorch (torch/cuda/__init__.py: _lazy_init)",
+      "install a CUDA build of torch in the job's environment (pip's --index-url for its CUDA)"),
+    # a process asked for a GPU beyond those it sees: more ranks per node than visible GPUs (--nproc_per_node,
+    # CUDA_VISIBLE_DEVICES, Slurm's --gpus) or a script that pins the GLOBAL rank's GPU on a second node: the
+    # environment or the code, the log alone cannot say
+    S("cuda-invalid-ordinal", "environment", ("invalid device ordinal",),
+      "a process asked for a GPU index it cannot see: more processes per node than visible GPUs "
+      "(--nproc_per_node, CUDA_VISIBLE_DEVICES, the job's --gpus), or the script pins the global rank's GPU",
+      "RuntimeError: CUDA error: invalid device ordinal",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInvalidDevice = 101)",
+      "compare processes per node with the GPUs each sees (nvidia-smi -L inside the job, echo "
+      "$CUDA_VISIBLE_DEVICES); the script should use LOCAL_RANK for its device", weak=True),
+    # torch's env:// rendezvous without the launcher's variables: the script was started without torchrun/srun
+    # exporting them (torch/distributed/rendezvous.py: _env_error)
+    S("torch-env-unset", "environment", ("environment variable ", "expected, but not set"),
+      "torch.distributed's env:// rendezvous found no MASTER_ADDR/MASTER_PORT/RANK/WORLD_SIZE: the script was "
+      "started without a launcher that exports them",
+      "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR "
+      "expected, but not set", "https://github.com/pytorch/pytorch (torch/distributed/rendezvous.py: _env_error)",
+      "start it with torchrun (or export them in the job script from Slurm's: MASTER_ADDR=$(scontrol show "
+      "hostnames $SLURM_JOB_NODELIST | head -n1), RANK=$SLURM_PROCID, WORLD_SIZE=$SLURM_NTASKS)"),
+    # containers that did not start: Apptainer/Singularity's own FATAL line, pyxis (Slurm's enroot plugin), the
+    # Docker daemon without the NVIDIA runtime, an OCI runtime's refusal
+    S("apptainer-creation-failed", "environment", ("FATAL:", "container creation failed"),
+      "Apptainer/Singularity could not create the container (a bind path missing in the image or on the node, its "
+      "session or tmp directory, cgroups): the job's command never ran",
+      "FATAL:   container creation failed: mount /etc/localtime->/etc/localtime error: while mounting "
+      "/etc/localtime: mount source /etc/localtime doesn't exist",
+      "https://github.com/apptainer/apptainer (its FATAL message)",
+      "the path its message names (--bind, APPTAINER_TMPDIR, the image); run the same exec by hand on the node"),
+    S("apptainer-image-open", "environment", ("FATAL:", "could not open image"),
+      "Apptainer/Singularity could not open the container image (its path on the node, its format)",
+      "FATAL:   could not open image /scratch/img.sif: failed to retrieve path for /scratch/img.sif: lstat "
+      "/scratch/img.sif: no such file or directory", "https://github.com/apptainer/apptainer (its FATAL message)",
+      "the image's path as the node sees it (its mount), and the image itself (apptainer inspect)"),
+    S("pyxis-start-failed", "environment", ("pyxis: container start failed",),
+      "pyxis (Slurm's enroot plugin) could not start the task's container: an enroot hook failed (the NVIDIA "
+      "hook, a mount); the lines after it print enroot's log",
+      "slurmstepd: error: pyxis: container start failed with error code: 1",
+      "https://github.com/NVIDIA/pyxis (pyxis_slurmstepd.c)",
+      "read enroot's log lines after it ([ERROR] ...); the image and the hooks in /etc/enroot/hooks.d"),
+    S("pyxis-exited-early", "environment", ("pyxis: container exited too soon",),
+      "pyxis could not start the task's container: it exited at once (the image's entrypoint)",
+      "slurmstepd: error: pyxis: container exited too soon", "https://github.com/NVIDIA/pyxis (pyxis_slurmstepd.c)",
+      "the image's ENTRYPOINT (pyxis needs a shell in it), enroot's log"),
+    S("docker-no-gpu-driver", "environment", ("could not select device driver",),
+      "Docker has no GPU runtime on this host (the NVIDIA container toolkit is not installed or configured)",
+      "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
+      "https://github.com/moby/moby (daemon: the device driver lookup for --gpus)",
+      "install and configure the NVIDIA container toolkit (nvidia-ctk runtime configure), restart dockerd"),
+    S("oci-runtime-failed", "environment", ("OCI runtime ", " failed"),
+      "the container runtime (runc and its hooks: the NVIDIA hook, a mount) could not create or start the "
+      "container: the job's command never ran",
+      "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container "
+      "process caused: process_linux.go:545: container init caused: Running hook #0:: error running hook: exit "
+      "status 1, stdout: , stderr: nvidia-container-cli: initialization error",
+      "https://github.com/opencontainers/runc",
+      "its message after 'caused:' names the part (a hook, a mount, the command); docker run by hand on the node"),
+    # a launcher's ssh to the job's hosts failing (ssh exits 255 for its own errors, never the remote command's:
+    # ssh(1)): DeepSpeed's pre-launch check and pdsh say so in their own words
+    S("deepspeed-ssh-check", "environment", ("was not reachable via ssh",),
+      "the DeepSpeed launcher could not ssh to the hostfile's first host (no passwordless ssh, a wrong address)",
+      "RuntimeError: Using hostfile at /job/hostfile but host=192.168.3.100 was not reachable via ssh. If you are "
+      "running with a single node please remove /job/hostfile or setup passwordless ssh.",
+      "https://github.com/deepspeedai/DeepSpeed (deepspeed/launcher/runner.py)",
+      "ssh -o PasswordAuthentication=no HOST hostname from the launching node (keys, known_hosts, the address)"),
+    S("ssh-exit-255", "environment", ("Command 'ssh ", "returned non-zero exit status 255"),
+      "a launcher's ssh to a host failed in ssh itself (exit 255: unreachable, refused, no key), not in the remote "
+      "command", "subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no 192.168.3.100 hostname' "
+      "returned non-zero exit status 255.", "https://github.com/deepspeedai/DeepSpeed/issues/4907",
+      "ssh -o PasswordAuthentication=no HOST hostname from the launching node (keys, known_hosts, the address)"),
+    # pdsh's 255 is ssh's own failure at the start (keys) or a connection lost mid-run (the node or the link): a
+    # candidate
+    S("pdsh-ssh-255", "environment", ("ssh exited with exit code 255",),
+      "pdsh (DeepSpeed's multi-node launcher) could not ssh to a host (exit 255: unreachable, refused, no key)",
+      "pdsh@node1: node2: ssh exited with exit code 255", "https://github.com/chaos/pdsh (its exit-code message)",
+      "ssh HOST hostname from the launching node (keys, known_hosts, the address)",
+      node=re.compile(r"pdsh@[\w.-]{1,128}: " + _NODE + r": ssh exited"), weak=True),
+    # an MPI launcher that cannot execute the program on a node (MPICH's Hydra, Open MPI's mpirun/prterun)
+    S("hydra-execvp", "environment", ("execvp error on file",),
+      "MPICH's launcher (Hydra) could not execute the program on a node (not on its PATH, not there)",
+      "[proxy:0:0@node1] HYDU_create_process (utils/launch/launch.c:74): execvp error on file ./a.out (No such file "
+      "or directory)", "https://github.com/pmodels/mpich (src/pm/hydra: HYDU_create_process)",
+      "the program's path on every node (an absolute path, a shared file system), the module loaded there",
+      node=re.compile(r"\[proxy:[\d:]{1,16}@" + _NODE + r"\]")),
+    S("ompi-no-executable", "environment", ("could not access or execute an executable",),
+      "Open MPI's mpirun could not execute the program on a node (not there, not on its PATH, not executable); "
+      "the lines after it name the executable and the node",
+      "mpirun was unable to launch the specified application as it could not access or execute an executable:",
+      "https://github.com/open-mpi/ompi (help-orterun.txt / prte's help text)",
+      "the program's path on every node (an absolute path, a shared file system), its permissions"),
+    S("ompi-no-executable-find", "environment", ("was unable to find the specified executable file",),
+      "Open MPI's mpirun could not find the program on a node",
+      "mpirun was unable to find the specified executable file, and therefore did not launch the job.",
+      "https://github.com/open-mpi/ompi (help-orterun.txt)",
+      "the program's path on every node (an absolute path, a shared file system)"),
+    # --- round 8: scheduler, as the other batch systems print it ---
+    # Slurm's srun refused the allocation it asked for (salloc's own form is "Job submit/allocate failed")
+    S("srun-allocate-refused", "scheduler", ("Unable to allocate resources",),
+      "Slurm refused the allocation srun asked for (an account, partition, QOS or limit the request breaks)",
+      "srun: error: Unable to allocate resources: Invalid account or account/partition combination specified",
+      "https://github.com/SchedMD/slurm (src/srun: allocate.c)",
+      "the request against the limits (sacctmgr show assoc user=$USER; scontrol show partition); fix it and "
+      "submit again"),
+    # PBS Pro / Torque MOM: a job killed for a limit other than memory (cput, ncpus, walltime: pbs-mem-limit and
+    # pbs-walltime above take theirs first)
+    S("pbs-limit", "scheduler", ("PBS: job killed: ", "exceeded limit"),
+      "PBS killed the job for exceeding a resource limit it asked for (CPU time, cores)",
+      "=>> PBS: job killed: ncpus 5.12 exceeded limit 4", "https://github.com/openpbs/openpbs (src/resmom: mom_mach.c)",
+      "ask for what it uses (qsub -l ncpus=/cput=), or use fewer threads (OMP_NUM_THREADS, torch.set_num_threads)"),
+    # qsub's refusals (PBS Pro's and Torque's pbs_errno texts): the request, not the job
+    S("qsub-exceeds-queue", "scheduler", ("qsub: ", "exceeds queue"),
+      "PBS refused the job: it asks for more than the queue allows",
+      "qsub: Job exceeds queue resource limits", "https://github.com/openpbs/openpbs (PBSE_EXCQRESC)",
+      "a request within the queue's limits (qstat -Qf QUEUE), or another queue"),
+    S("qsub-violates", "scheduler", ("qsub: ", "violates queue"),
+      "PBS refused the job: it breaks the queue's or the server's resource limits",
+      "qsub: Job violates queue and/or server resource limits", "https://github.com/openpbs/openpbs (pbs_messages)",
+      "a request within the limits (qstat -Qf QUEUE; qmgr -c 'list server')"),
+    S("qsub-would-exceed", "scheduler", ("qsub: would exceed",),
+      "PBS refused the job: it would exceed a per-user or per-queue limit of jobs or resources",
+      "qsub: would exceed queue workq's per-user limit of jobs in 'Q' state",
+      "https://github.com/openpbs/openpbs (the limits' messages)", "wait for your queued jobs, or another queue"),
+    S("qsub-unknown-queue", "scheduler", ("qsub: Unknown queue",),
+      "PBS refused the job: its queue does not exist", "qsub: Unknown queue",
+      "https://github.com/openpbs/openpbs (PBSE_UNKQUE)", "qstat -Q for the queues; -q NAME"),
+    # Torque's qsub wraps the server's refusal ("qsub: submit error (REASON MSG=...)")
+    S("torque-submit-error", "scheduler", ("qsub: submit error",),
+      "Torque refused the job at submission (the reason in parentheses: a queue limit, the account, the request)",
+      "qsub: submit error (Unauthorized Request  MSG=group ACL is not satisfied: user jdoe, queue gpu)",
+      "https://github.com/adaptivecomputing/torque (qsub's submit error)",
+      "the request against the queue (qstat -Qf QUEUE); fix it and submit again"),
+    # LSF's job report: the termination reason (bhist/bacct TERM_*; TERM_RUNLIMIT and TERM_MEMLIMIT above). A
+    # kill by the owner or an admin often follows another failure (as Slurm's bare CANCELLED): a candidate
+    S("lsf-preempt", "scheduler", ("TERM_PREEMPT",),
+      "LSF killed the job to preempt it for a higher-priority job", "TERM_PREEMPT: job killed after preemption.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "resubmit (a requeue-able queue: bsub -r), resume from a checkpoint"),
+    S("lsf-cpu-limit", "scheduler", ("TERM_CPULIMIT",),
+      "LSF killed the job at its CPU time limit", "TERM_CPULIMIT: job killed after reaching LSF CPU usage limit.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "ask for more CPU time (bsub -c)"),
+    S("lsf-deadline", "scheduler", ("TERM_DEADLINE",),
+      "LSF killed the job at its deadline (a termination time, -t)",
+      "TERM_DEADLINE: job killed after deadline expires.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "a later termination time (bsub -t)"),
+    S("lsf-window", "scheduler", ("TERM_WINDOW",),
+      "LSF killed the job when its queue's run window closed", "TERM_WINDOW: job killed after queue run window closed.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "a queue without a run window"),
+    S("lsf-owner-kill", "scheduler", ("TERM_OWNER",),
+      "the job was killed by its owner (bkill): after another failure, or on purpose",
+      "TERM_OWNER: job killed by owner.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "the job's output before it: a failure there is the cause", weak=True),
+    S("lsf-admin-kill", "scheduler", ("TERM_ADMIN",),
+      "the job was killed by root or an LSF administrator", "TERM_ADMIN: job killed by root or LSF administrator.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "ask the admins why (bhist -l JOB); the job's output before it", weak=True),
+    S("lsf-not-submitted", "scheduler", ("Job not submitted",),
+      "LSF refused the job at submission (bsub: the request, the queue, the project)",
+      "Too many processors requested. Job not submitted.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (bsub's refusal)",
+      "the reason before it: the request against the queue (bqueues -l QUEUE)"),
+    # Grid Engine (SGE, UGE, OGS): execd's own limit messages, qsub's refusal
+    S("sge-wallclock", "scheduler", ("exceeded hard wallclock time",),
+      "Grid Engine killed the job at its run-time limit (h_rt)",
+      "job 48.1 exceeded hard wallclock time - initiate terminate method",
+      "https://github.com/gridengine/gridengine (execd: MSG_EXECD_EXCEEDHWALLCLOCK_UU)",
+      "ask for more time (qsub -l h_rt=), checkpoint and resubmit"),
+    S("sge-hard-limit-rt", "scheduler", ("exceeds job hard limit", "h_rt"),
+      "Grid Engine killed the job at its run-time limit (h_rt)",
+      "job 12.1 exceeds job hard limit \"h_rt\" of queue \"all.q@node1\" (3601.00000 > limit:3600.00000) - sending "
+      "SIGKILL", "https://github.com/gridengine/gridengine (execd's hard-limit message)",
+      "ask for more time (qsub -l h_rt=)"),
+    S("sge-unable-to-run", "scheduler", ("Unable to run job: ",),
+      "Grid Engine refused the job at submission (no queue fits the request, a parallel environment or a "
+      "project it does not have)",
+      "Unable to run job: job rejected: the requested parallel environment \"mpi\" does not exist.",
+      "https://github.com/gridengine/gridengine (qsub)", "qconf -spl / qconf -sql for what exists; qsub -w v to see "
+      "why no queue fits"),
+    # Flux: the job's exceptions as flux job attach / flux run print them (src/cmd/flux-job.c)
+    S("flux-timeout", "scheduler", ("job.exception type=timeout",),
+      "Flux ended the job at its time limit (resource allocation expired)",
+      "0.512s: job.exception type=timeout severity=0 resource allocation expired",
+      "https://github.com/flux-framework/flux-core (job-exec: the timeout exception)",
+      "ask for more time (flux run -t), checkpoint and resubmit"),
+    S("flux-alloc", "scheduler", ("job.exception type=alloc",),
+      "Flux could not allocate the job's request (unsatisfiable, or no such queue)",
+      "job.exception type=alloc severity=0 unsatisfiable request",
+      "https://github.com/flux-framework/flux-core (the scheduler's alloc exception)",
+      "a request the instance can satisfy (flux resource list), the queue's name"),
+    S("flux-cancel", "scheduler", ("job.exception type=cancel",),
+      "the Flux job was cancelled (flux cancel: a user, or a wrapper after another failure)",
+      "job.exception type=cancel severity=0", "https://github.com/flux-framework/flux-core (flux cancel)",
+      "the job's output before it: a failure there is the cause", weak=True),
+    # Kubernetes: a pod preempted by the scheduler or by the kubelet for a critical pod; a node-pressure eviction
+    S("k8s-preempted-by", "scheduler", ("Preempted by ", " on node "),
+      "Kubernetes preempted the pod for a higher-priority pod", "Preempted by pod 6bd8a34b on node gpu-node-3",
+      "https://github.com/kubernetes/kubernetes (pkg/scheduler: the preemption event)",
+      "a PriorityClass for the job, or a queue (Kueue/Volcano); resume from a checkpoint"),
+    S("k8s-preempted-critical", "scheduler", ("Preempted in order to admit critical pod",),
+      "the kubelet preempted the pod to admit a critical pod on its node",
+      "Preempted in order to admit critical pod", "https://github.com/kubernetes/kubernetes (pkg/kubelet/preemption)",
+      "resubmit; a PriorityClass for the job"),
+    S("k8s-evicted-disk", "environment", ("The node was low on resource: ephemeral-storage",),
+      "the kubelet evicted the pod: the node's local disk (ephemeral storage) was full",
+      "The node was low on resource: ephemeral-storage. Container trainer was using 120Gi, which exceeds its "
+      "request of 0.", "https://github.com/kubernetes/kubernetes (pkg/kubelet/eviction)",
+      "write checkpoints and caches to a volume, or request ephemeral-storage"),
+    # --- round 8: code in compiled runtimes' own words ---
+    # gfortran's runtime (libgfortran/runtime/error.c) prints it after "At line N of file F" (the source line)
+    S("gfortran-runtime", "code", ("Fortran runtime error: ",),
+      "the Fortran program stopped on a runtime error (an I/O error on its input, an array bound, a bad value): "
+      "its source line is on the line before",
+      "Fortran runtime error: Cannot open file 'namelist.input': No such file or directory",
+      "https://github.com/gcc-mirror/gcc (libgfortran/runtime/error.c)",
+      "the file and line of 'At line N of file F' above it, the input it reads"),
+    # Intel Fortran's runtime: any severe error but SIGSEGV (174, above) and insufficient memory (41, above);
+    # "forrtl: error (78): process killed (SIGTERM)" is a kill from outside, not matched here
+    S("ifort-severe", "code", ("forrtl: severe (",),
+      "the Fortran program stopped on a severe runtime error (I/O, a bound, an unallocated array); the traceback "
+      "after it names the routine and line",
+      "forrtl: severe (24): end-of-file during read, unit 10, file /work/run/input.dat",
+      "https://github.com/open-mpi/ompi-www (its FAQ: forrtl: severe (24) on stdin)",
+      "the routine and line of its traceback, the input it reads"),
+    # --- round 8: what a Python job's environment lacks, in the libraries' own words ---
+    # the loader's version line as a markdown paste or a newer message prints it: straight quotes
+    S("glibc-version-quoted", "environment", ("version 'GLIBC", "not found"),
+      "a library needs a newer glibc/libstdc++ than the node has (built on a newer system, or a conda library "
+      "shadowed by the system's)",
+      "ImportError: /lib64/libstdc++.so.6: version 'GLIBCXX_3.4.29' not found (required by /opt/env/lib/x.so)",
+      "https://github.com/bminor/glibc (elf/dl-version.c: the version-not-found error)",
+      "put the environment's own libstdc++ first (LD_LIBRARY_PATH=$CONDA_PREFIX/lib), or a build for the node's "
+      "glibc (ldd --version)"),
+    # torch.utils.cpp_extension's own checks before a JIT build (DeepSpeed ops, apex, flash-attn)
+    S("ninja-required", "environment", ("Ninja is required to load C++ extensions",),
+      "a JIT build of a C++/CUDA extension needs ninja, and the job's environment has none",
+      "RuntimeError: Ninja is required to load C++ extensions",
+      "https://github.com/pytorch/pytorch (torch/utils/cpp_extension.py: verify_ninja_availability)",
+      "pip install ninja in the job's environment (or prebuild the ops: DS_BUILD_OPS=1)"),
+    S("cuda-home-unset", "environment", ("CUDA_HOME environment variable is not set",),
+      "a build of a CUDA extension found no CUDA toolkit (CUDA_HOME unset, no nvcc on the node)",
+      "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+      "https://github.com/pytorch/pytorch (torch/utils/cpp_extension.py: _join_cuda_home)",
+      "module load cuda (or export CUDA_HOME) on every node that builds, or a prebuilt wheel"),
+    S("torch-no-nccl", "environment", ("Distributed package doesn't have NCCL built in",),
+      "the job's torch has no NCCL (a CPU, Windows or macOS build): the nccl backend cannot start",
+      "RuntimeError: Distributed package doesn't have NCCL built in",
+      "https://github.com/pytorch/pytorch (torch/distributed/distributed_c10d.py)",
+      "a CUDA build of torch on Linux, or backend='gloo'"),
+    # the GPU lacks a feature the job asks for: flash-attn on pre-Ampere GPUs, bf16 without Ampere (accelerate)
+    S("flash-attn-arch", "environment", ("FlashAttention only supports Ampere GPUs or newer",),
+      "flash-attn needs an Ampere or newer GPU (compute capability 8.0+): the node's GPUs are older",
+      "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+      "https://github.com/Dao-AILab/flash-attention (csrc: the architecture check)",
+      "nodes with A100/H100-class GPUs (the job's --constraint/--gres type), or attn_implementation='sdpa'"),
+    S("bf16-unsupported", "environment", ("doesn't support bf16/gpu",),
+      "bf16 was asked for on GPUs (or a torch) without it: pre-Ampere GPUs",
+      "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0",
+      "https://github.com/huggingface/transformers (training_args.py: the bf16 check)",
+      "fp16 on these GPUs, or nodes with Ampere or newer GPUs"),
+    # the process sees no GPU: the job asked for none (--gres/--gpus), CUDA_VISIBLE_DEVICES hides them, or the
+    # node lost them: a candidate, the node decides
+    S("no-gpu-visible", "environment", ("No CUDA GPUs are available",),
+      "the process sees no GPU: the job did not ask for any (--gres=gpu:N, --gpus), CUDA_VISIBLE_DEVICES hides "
+      "them, or the node's GPUs are gone", "RuntimeError: No CUDA GPUs are available",
+      "https://github.com/pytorch/pytorch (torch/cuda/__init__.py: _lazy_init)",
+      "inside the job: nvidia-smi -L and echo $CUDA_VISIBLE_DEVICES; the job's GPU request", weak=True),
+    S("nccl-no-gpu", "environment", ("ProcessGroupNCCL is only supported with GPUs, no GPUs found",),
+      "the nccl backend found no GPU in this process: the job asked for none, or CUDA_VISIBLE_DEVICES hides them",
+      "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+      "https://github.com/pytorch/pytorch (ProcessGroupNCCL.cpp)",
+      "inside the job: nvidia-smi -L and echo $CUDA_VISIBLE_DEVICES; the job's GPU request", weak=True),
+    # setuptools' pkg_resources at import time (an entry point's requirements): a version conflict, a package
+    # not installed (their types end in no "Error": the exception parsers do not see them; the needles are in
+    # their messages, which a prefix reader may have split from the type)
+    S("pkg-version-conflict", "environment", ("Requirement.parse('",),
+      "an installed package's version conflicts with what another requires (the environment's versions)",
+      "pkg_resources.ContextualVersionConflict: (numpy 1.19.0 (/usr/lib), Requirement.parse('numpy>=1.21'), "
+      "{'scipy'})", "https://github.com/pypa/setuptools (pkg_resources: VersionConflict)",
+      "pip install the version it requires (pip check lists the conflicts)"),
+    S("pkg-dist-not-found", "environment", ("distribution was not found and is required by",),
+      "a package another one requires is not installed in the job's environment",
+      "pkg_resources.DistributionNotFound: The 'tokenizers>=0.14' distribution was not found and is required by "
+      "transformers", "https://github.com/pypa/setuptools (pkg_resources: DistributionNotFound)",
+      "pip install it in the job's environment (pip check)"),
+    # pip in the job could not install what it needs (a candidate: the job may go on with what is there)
+    S("pip-no-distribution", "environment", ("No matching distribution found for",),
+      "pip could not install a package the job needs (no wheel for this Python, platform or index; no network "
+      "from the node)", "ERROR: No matching distribution found for torch==2.9.9",
+      "https://github.com/pypa/pip (its resolver's error)",
+      "build the environment before the job (on a node with the same Python), or the version that exists",
+      weak=True),
+    # conda's activation inside a batch script (a non-interactive shell without `conda init`'s hook): the job
+    # then runs another Python. A candidate: profiles print it in jobs that set their PATH otherwise
+    S("conda-init", "environment", ("Run 'conda init' before 'conda activate'",),
+      "`conda activate` failed in the job's shell (conda's shell hook is not loaded there): the job runs without "
+      "its environment", "CondaError: Run 'conda init' before 'conda activate'",
+      "https://github.com/conda/conda (conda/cli/main.py: the activate error)",
+      "in the script: eval \"$(conda shell.bash hook)\" before conda activate (or source .../etc/profile.d/conda.sh)",
+      weak=True),
+    S("conda-env-missing", "environment", ("Could not find conda environment",),
+      "`conda activate NAME` found no such environment where the job ran (another conda install, a path not "
+      "mounted there)", "EnvironmentNameNotFound: Could not find conda environment: myenv",
+      "https://github.com/conda/conda (EnvironmentNameNotFound)",
+      "conda env list on the node; activate it by path (conda activate /path/to/env)", weak=True),
+    # --- round 8: the scheduler's own refusals and ends, more forms ---
+    S("srun-step-cpus", "scheduler", ("Unable to create step", "More processors requested than permitted"),
+      "Slurm could not start the job step: it asks for more CPUs than the job's allocation has",
+      "srun: error: Unable to create step for job 55: More processors requested than permitted",
+      "https://github.com/SchedMD/slurm (ESLURM_TOO_MANY_REQUESTED_CPUS)",
+      "the step within the allocation (srun -n/-c against sbatch's --ntasks/--cpus-per-task)"),
+    S("salloc-revoked", "scheduler", ("has been revoked",),
+      "Slurm ended the allocation salloc held (a time limit, scancel, a preemption; a node failure says so "
+      "before it)", "salloc: Job allocation 1234 has been revoked.", "https://github.com/SchedMD/slurm (salloc.c)",
+      "sacct -j JOB -o State,Reason,Timelimit,Elapsed", weak=True),
+    S("k8s-deadline", "scheduler", ("Job was active longer than specified deadline",),
+      "Kubernetes ended the job at its deadline (activeDeadlineSeconds)",
+      "Job was active longer than specified deadline",
+      "https://github.com/kubernetes/kubernetes (pkg/controller/job: DeadlineExceeded)",
+      "a longer activeDeadlineSeconds, or checkpoint and resume"),
+    # FailedScheduling is an event a pod that later ran also shows (kubectl describe): a candidate
+    S("k8s-unschedulable", "scheduler", ("nodes are available:", "Insufficient "),
+      "Kubernetes could not place the pod: no node has the resources it asks for (GPUs, memory, CPU)",
+      "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.",
+      "https://github.com/kubernetes/kubernetes (pkg/scheduler: FailedScheduling)",
+      "the pod's requests against the nodes' (kubectl describe nodes), or wait for the cluster to scale",
+      weak=True),
+    # --- round 8: a CLI's own usage errors (click/typer, Hydra): the command line, as argparse's ---
+    S("click-no-option", "code", ("Error: No such option: ",),
+      "the script's command line has an option it does not take (click/typer)", "Error: No such option: --lr",
+      "https://github.com/pallets/click (exceptions.py: NoSuchOption)", "the script's --help; fix the command line"),
+    S("click-missing", "code", ("Error: Missing option ",),
+      "the script's command line lacks a required option (click/typer)", "Error: Missing option '--config'.",
+      "https://github.com/pallets/click (exceptions.py: MissingParameter)",
+      "the script's --help; fix the command line"),
+    S("hydra-override", "code", ("Could not override '",),
+      "a Hydra override on the command line names a key the config does not have",
+      "Could not override 'trainer.gpus'.", "https://github.com/facebookresearch/hydra (the override error)",
+      "the config's keys (--cfg job); add new keys with +key=value"),
+    # --- round 8: a file system the job writes to, in any tool's words (strerror's texts: EDQUOT, ESTALE, ENOSPC),
+    # a shell's cp or tar as well as Python's OSError ---
+    S("fs-quota", "environment", ("Disk quota exceeded",),
+      "the job's file system quota is used up (EDQUOT): its writes fail", "cp: cannot create regular file "
+      "'/scratch/run/ckpt.pt': Disk quota exceeded", "https://github.com/bminor/glibc (strerror: EDQUOT)",
+      "the quota (quota -s, lfs quota -u $USER /scratch, the site's tool); clean up, or write elsewhere"),
+    S("fs-stale", "environment", ("Stale file handle",),
+      "a file on an NFS mount was removed or the mount re-exported under the job (ESTALE): the node's mount",
+      "ls: cannot access '/data/shard-0001': Stale file handle", "https://github.com/bminor/glibc (strerror: ESTALE)",
+      "remount it on that node (or resubmit without it); do not delete files a running job reads"),
+    S("fs-no-space", "environment", ("No space left on device",),
+      "a file system the job writes to is full (ENOSPC): the disk, /tmp, or /dev/shm in a container",
+      "RuntimeError: unable to write to file </torch_18692_1954506624>: No space left on device (28)",
+      "https://github.com/bminor/glibc (strerror: ENOSPC)",
+      "df -h on the node for the path it wrote (/dev/shm: docker --shm-size or --ipc=host); clean up or write "
+      "elsewhere"),
+    # torch.save's zip writer stopped short of what it wrote ("unexpected pos A vs B"): the disk full or over
+    # quota most often, a file system that cut the write otherwise: a candidate
+    S("torch-save-short", "environment", ("inline_container.cc", "unexpected pos"),
+      "a checkpoint write stopped short (torch.save's zip writer): the disk full or over its quota, or a network "
+      "file system that cut the write",
+      "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 1234 vs 5678",
+      "https://github.com/pytorch/pytorch (caffe2/serialize/inline_container.cc)",
+      "df -h and the quota of the checkpoint's directory at that time; save to local disk and copy", weak=True),
+    # --- round 8: a job's end state as the scheduler's own query prints it (pasted `scontrol show job`, SGE's
+    # qacct), and a Ray task no node can take ---
+    S("scontrol-timeout", "scheduler", ("JobState=TIMEOUT",),
+      "Slurm ended the job at its time limit (scontrol show job: JobState=TIMEOUT)",
+      "JobState=TIMEOUT Reason=TimeLimit Dependency=(null)", "https://github.com/SchedMD/slurm (scontrol's job state)",
+      "checkpoint on SIGUSR1 (sbatch --signal=B:USR1@90) and resubmit; or ask for more --time"),
+    S("scontrol-preempted", "scheduler", ("JobState=PREEMPTED",),
+      "Slurm preempted the job (scontrol show job: JobState=PREEMPTED)",
+      "JobState=PREEMPTED Reason=None Dependency=(null)", "https://github.com/SchedMD/slurm (scontrol's job state)",
+      "resubmit (--requeue), resume from a checkpoint"),
+    S("scontrol-deadline", "scheduler", ("JobState=DEADLINE",),
+      "Slurm ended the job at its deadline (--deadline: JobState=DEADLINE)",
+      "JobState=DEADLINE Reason=DeadLine Dependency=(null)", "https://github.com/SchedMD/slurm (scontrol's job state)",
+      "a later --deadline, or a shorter --time that fits before it"),
+    # SGE's qacct "failed 37": the master killed the job for a limit, run time (h_rt) or memory (h_vmem) alike
+    S("sge-qmaster-limit", "scheduler", ("qmaster enforced h_rt",),
+      "Grid Engine's master killed the job for a hard limit: its run time (h_rt, most often), its CPU time or its "
+      "memory (h_vmem): qacct's ru_wallclock and maxvmem against the request decide",
+      "failed       37  : qmaster enforced h_rt, h_cpu, or h_vmem limit",
+      "https://github.com/gridengine/gridengine (SSTATE_QMASTER_ENFORCED_LIMIT)",
+      "qacct -j JOB: ru_wallclock against h_rt, maxvmem against h_vmem", weak=True),
+    # Ray's own warning for a task or actor no node can take (its resources all claimed, or none has them)
+    S("ray-unschedulable", "scheduler", ("cannot be scheduled right now",),
+      "Ray could not place a task or actor: no node has the resources it asks for free (GPUs all claimed by other "
+      "actors), or the autoscaler has not added them yet",
+      "The actor or task with ID ffffffffffffffff9c08bcf94d34ab010a5c459102000000 cannot be scheduled right now.",
+      "https://github.com/ray-project/ray/issues/21097",
+      "the actors' resource requests against the cluster's (ray status); fewer actors, or more nodes", weak=True),
+    # --- round 8: HPC stacks' own words for a build or a runtime that does not fit the machine (environment) ---
+    # Cray MPICH asked for GPU-aware MPI (MPICH_GPU_SUPPORT_ENABLED=1) by a binary without Cray's GPU transport
+    S("cray-gtl-not-linked", "environment", ("GTL library is not linked",),
+      "Cray MPICH was asked for GPU-aware MPI (MPICH_GPU_SUPPORT_ENABLED=1) by a program not linked with its GPU "
+      "transport layer (GTL)", "MPICH ERROR [Rank 0] [job id 14833080.5] [Fri Nov 21 09:21:34 2025] [nid007972] - "
+      "Abort(-1) (rank 0 in comm 0): MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
+      "https://github.com/pmodels/mpich (Cray MPICH's MPIDI_CRAY_init, as the sites' docs quote it)",
+      "load the craype-accel module for the GPU when building (or link libmpi_gtl), or unset "
+      "MPICH_GPU_SUPPORT_ENABLED"),
+    # HIP (ROCm): no code object for the GPU's architecture (gfx90a, gfx942 ...): a build for another GPU
+    S("hip-no-binary", "environment", ("hipErrorNoBinaryForGpu",),
+      "the program (or a library: torch, rocBLAS) has no code object for this GPU's architecture",
+      "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"",
+      "https://github.com/ROCm/HIP (hipErrorNoBinaryForGpu = 209)",
+      "a build for the node's GPU (rocminfo | grep gfx; PYTORCH_ROCM_ARCH, --offload-arch)"),
+    S("hip-no-code-object", "environment", ("Unable to find code object for all current devices",),
+      "the program (or a library) has no code object for this GPU's architecture",
+      "Unable to find code object for all current devices!", "https://github.com/ROCm/HIP (its runtime's message)",
+      "a build for the node's GPU (rocminfo | grep gfx)"),
+    S("rocblas-no-arch", "environment", ("rocBLAS error: Cannot read",),
+      "rocBLAS has no kernels for this GPU's architecture (its TensileLibrary for the gfx target is missing)",
+      "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for "
+      "GPU arch : gfx1030", "https://github.com/ROCm/rocBLAS (its Tensile library loader)",
+      "a ROCm built for this GPU (HSA_OVERRIDE_GFX_VERSION only for a compatible one)"),
+    # a kernel with no image for this device: the extension was built for other architectures
+    S("cuda-invalid-device-function", "environment", ("invalid device function",),
+      "a GPU kernel has no image for this device (an extension or library built for other GPU architectures)",
+      "RuntimeError: CUDA error: invalid device function",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInvalidDeviceFunction = 98)",
+      "rebuild the extension for this GPU (TORCH_CUDA_ARCH_LIST with its compute capability)"),
+    # Slurm's PMI server receiving the same task twice: an MPI started by srun twice over (a bare MPI binary run
+    # inside an srun step, mpirun of another MPI under srun): the launch, not the code (Slurm's pmi_server.c)
+    S("slurm-pmi-duplicate", "environment", ("PMK_KVS_Barrier duplicate request",),
+      "Slurm's PMI saw the same task twice: the MPI program was started inside an srun step by another launcher "
+      "(or an MPI built for another PMI)", "srun: error: PMK_KVS_Barrier duplicate request from task 0",
+      "https://github.com/SchedMD/slurm (src/api/pmi_server.c)",
+      "start it once: srun --mpi=pmix (or pmi2) ./prog in the batch script, not mpirun inside an srun step"),
+    S("slurm-plugin-missing", "environment", ("Couldn't find the specified plugin name for",),
+      "Slurm has no such plugin (srun --mpi=NAME, a switch or a GRES plugin the site did not build)",
+      "srun: error: Couldn't find the specified plugin name for mpi/pmi2 looking at all files",
+      "https://github.com/SchedMD/slurm (src/common/plugin.c)",
+      "srun --mpi=list for what the site has; the MPI's PMI to match"),
+    # Open MPI's help texts for a runtime that could not start on the node
+    S("ompi-orte-init", "environment", ("orte_init failed for some reason",),
+      "Open MPI's runtime could not start (its environment: the launcher, PMI, a component it needs)",
+      "It looks like orte_init failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi (help-orte-runtime.txt)",
+      "the lines after it name the failing part; the MPI the program was built with against the one that runs it"),
+    S("ompi-opal-init", "environment", ("opal_init failed for some reason",),
+      "Open MPI's base layer could not start (its installation on the node: a library or a component)",
+      "It looks like opal_init failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi (help-opal-runtime.txt)",
+      "the lines after it; the Open MPI installation on the node (ompi_info)"),
+    S("ompi-component-missing", "environment", ("A requested component was not found",),
+      "Open MPI could not open a component it was asked for (not built, or its library missing on the node); a "
+      "warning where another component serves (PMIx's psec munge)",
+      "A requested component was not found, or was unable to be opened.  This",
+      "https://github.com/open-mpi/ompi (help-mca-base.txt)",
+      "its Framework and Component lines after it; ompi_info | grep COMPONENT on the node", weak=True),
+    S("horovod-not-built", "environment", ("Neither MPI nor Gloo support has been built",),
+      "Horovod was installed without MPI and without Gloo: it cannot start",
+      "ValueError: Neither MPI nor Gloo support has been built. Try reinstalling Horovod ensuring that either MPI "
+      "is installed (MPI) or CMake is installed (Gloo).", "https://github.com/horovod/horovod (horovod/runner)",
+      "reinstall Horovod with HOROVOD_WITH_MPI=1 or HOROVOD_WITH_GLOO=1 (horovodrun --check-build)"),
+    S("lammps-package-missing", "environment", ("not enabled in this LAMMPS binary",),
+      "the LAMMPS binary was built without the package the input uses (a style of that package)",
+      "ERROR: Unrecognized pair style 'reaxff' is part of the REAXFF package which is not enabled in this LAMMPS "
+      "binary. (src/force.cpp:275)", "https://github.com/lammps/lammps (src/utils.cpp: check_packages_for_style)",
+      "a LAMMPS built with that package (cmake -D PKG_NAME=yes; lmp -h lists the installed ones)"),
+    S("ray-runtime-env", "environment", ("Failed to set up runtime environment",),
+      "Ray could not set up a task's runtime environment (its pip/conda packages, the working dir upload)",
+      "ray.exceptions.RuntimeEnvSetupError: Failed to set up runtime environment.",
+      "https://github.com/ray-project/ray (python/ray/exceptions.py: RuntimeEnvSetupError)",
+      "the message after it (the package or upload that failed); the runtime_env's pip list on a node"),
+    S("vllm-bf16", "environment", ("Bfloat16 is only supported on GPUs with compute capability",),
+      "bf16 was asked for on GPUs without it (compute capability below 8.0: V100, T4)",
+      "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100-SXM2-"
+      "32GB GPU has compute capability 7.0.", "https://github.com/vllm-project/vllm (the dtype check)",
+      "dtype float16 on these GPUs (--dtype half), or nodes with Ampere or newer"),
+    # --- round 8: the scheduler's and the applications' own words for a task no node can take, an input error ---
+    S("ray-unschedulable-error", "scheduler", (" is unschedulable: ",),
+      "Ray gave up placing a task or actor: no node can take what it asks for (its resources, a node affinity to "
+      "a node gone)", "ray.exceptions.ActorUnschedulableError: The actor 3c2a is unschedulable: The node specified "
+      "via NodeAffinitySchedulingStrategy doesn't exist any more", "https://github.com/ray-project/ray (python/ray/"
+      "exceptions.py: TaskUnschedulableError, ActorUnschedulableError)",
+      "the resources it asks for against the cluster's (ray status)"),
+    # C's assert() as glibc prints it ("PROG: FILE:LINE: FUNC: Assertion `EXPR' failed."; CUDA's device-side form,
+    # `EXPR` failed, is kernel-assert above), and with straight quotes (a markdown paste, newer messages)
+    S("c-assert", "code", ("Assertion `", "' failed."),
+      "the program's own assert() failed (an invariant of the code or its input)",
+      "a.out: main.c:12: main: Assertion `n > 0' failed.", "https://github.com/bminor/glibc (assert/assert.c)",
+      "the file:line and expression it names; the input that broke it"),
+    S("c-assert-quoted", "code", ("Assertion '", "' failed."),
+      "the program's own assert() failed (an invariant of the code or its input)",
+      "a.out: main.c:12: main: Assertion 'n > 0' failed.", "https://github.com/bminor/glibc (assert/assert.c)",
+      "the file:line and expression it names; the input that broke it"),
+    # LAMMPS' Error::all: "ERROR: MESSAGE (src/FILE.cpp:LINE)", then "Last command: ..." (its memory and package
+    # errors above take theirs first): the input script or the simulation it describes
+    S("lammps-error", "code", ("ERROR: ", ".cpp:", " ("),
+      "the program stopped on its own error check (LAMMPS' ERROR: the input script or the simulation it "
+      "describes: lost atoms, a bad style or value)",
+      "ERROR: Lost atoms: original 8000 current 7999 (src/thermo.cpp:486)",
+      "https://github.com/lammps/lammps (src/error.cpp: Error::all)",
+      "the message and the input's 'Last command:' after it (a smaller timestep, the input's values)"),
     # --- a peer went away: the network, or the peer died first (weak alone) ---
     S("peer-reset", "peer", ("Connection reset by peer",),
       "a connection to another rank was reset: the network, or that rank died",
@@ -1629,10 +2219,19 @@ REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout"
 SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137",
                  "shell-killed")  # fmt: skip
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
-MISSING_SIGNS = ("execve-missing", "sh-not-found")
+MISSING_SIGNS: tuple[str, ...] = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
-REFUSED_SIGNS = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres", "salloc-refused",
-                 "slurm-assoc-minutes", "site-hour-balance")  # fmt: skip
+REFUSED_SIGNS: tuple[str, ...] = ("sbatch-rejected", "sbatch-failed", "srun-step-memory", "slurm-invalid-gres",
+                                  "salloc-refused", "slurm-assoc-minutes", "site-hour-balance")  # fmt: skip
+# round 8: the other batch systems' refusals (PBS's qsub, LSF's bsub, Grid Engine's qsub, srun's, Flux's
+# allocation), and MPI launchers that could not execute the program on a node (as a missing command)
+REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates", "qsub-would-exceed",
+                  "qsub-unknown-queue", "lsf-not-submitted", "sge-unable-to-run", "flux-alloc",
+                  "srun-step-cpus", "torque-submit-error")  # fmt: skip
+MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find")
+# round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
+# exception's sign (its file:line) says it (why/foreign.py)
+DEFER_TO_EXCEPTION = ("fs-quota", "fs-stale", "fs-no-space")
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv", "ifort-sigsegv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
