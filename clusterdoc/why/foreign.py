@@ -41,6 +41,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     ((), ("HIP out of memory", "MPS backend out of memory", "Out of memory", "OUT OF MEMORY", "OUT_OF_MEMORY",
           ": out of memory", "out of memory ("), "oom"),
     (NCCL_TYPES, (), "nccl"),
+    # a pickle cut short: the process that sent it died (mp.spawn's parent, a DataLoader worker) or the file was
+    # cut (a partial checkpoint): never the code's by itself
+    (("UnpicklingError",), ("pickle data was truncated", "truncated"), "unsure"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
     (("OSError",), ("Cannot allocate memory",), "oom"),
     (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),

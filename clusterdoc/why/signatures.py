@@ -724,7 +724,8 @@ SIGNATURES: list[Signature] = [
     S("mpi-abort", "code", ("MPI_ABORT was invoked on rank",),
       "a rank called MPI_Abort: the application stopped itself on an error it detected (its own message is above)",
       "MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD", "https://github.com/davegill/wrf-coop/issues/17",
-      "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)"),
+      "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)",
+      weak=True),
     S("fortran-sigsegv", "code", ("Program received signal SIGSEGV",),
       "a rank crashed with a segmentation fault in the application (its backtrace names the routine)",
       "  76: Program received signal SIGSEGV: Segmentation fault - invalid memory reference.",
@@ -1190,6 +1191,55 @@ SIGNATURES: list[Signature] = [
       "prints)",
       "rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL (it names the collective each rank called); look for a collective "
       "under a rank condition or a tensor whose shape differs per rank"),
+    # --- an application's own fatal error (session 17): HPC codes check their input, setup and numerics, print
+    # what they found and abort (MPI_Abort after it: see mpi-abort). The job's own, as a Python exception is; a
+    # message about memory is left to the memory rows (`unless`)
+    S("lammps-error-one", "code", ("ERROR on proc ",),
+      "the application stopped on an error one process found (LAMMPS' Error::one: the input, the setup or the "
+      "numerics: atoms out of range, lost atoms, a list out of space)",
+      "ERROR on proc 17: Out of range atoms - cannot compute PPPM (src/KSPACE/pppm.cpp:1940)",
+      "https://github.com/lammps/lammps/issues/2145 (lammps#4186 the same form; src/error.cpp: Error::one)",
+      "the message and the input script (timestep, neighbor and kspace settings, the domain decomposition); the "
+      "proc named is the rank that failed", unless=("alloc", "memory", "Memory")),
+    S("lammps-error-all", "code", ("ERROR: ", " (src/", ".cpp:"),
+      "the application stopped on an error in its input or setup (LAMMPS' Error::all: every process agrees)",
+      "ERROR: Unknown command: pair_style (src/input.cpp:314)",
+      "https://github.com/lammps/lammps/blob/develop/src/error.cpp (Error::all: 'ERROR: {} ({}:{})', the form it "
+      "prints)",
+      "the input script's line the message names (Last command:), or a package the binary was built without",
+      unless=("alloc", "memory", "Memory")),
+    S("openfoam-fatal", "code", ("FOAM FATAL",),
+      "the application stopped on an error in the case's setup (OpenFOAM's FatalError / FatalIOError: a "
+      "dictionary, a mesh, a decomposition, a boundary condition)",
+      "[57] --> FOAM FATAL ERROR: (openfoam-2306)",
+      "https://github.com/fireFoam-dev/fireFoam-dev/issues/6 (hystrath#7 the same: OpenFOAM's error.C prints it)",
+      "the message and the file it names (the case's dictionaries; decomposePar for every region; mpirun -np N "
+      "... -parallel)", unless=("alloc", "memory", "Memory")),
+    S("qe-error-routine", "code", ("Error in routine ",),
+      "the application stopped on an error it found (Quantum ESPRESSO's errore: the input, a pseudopotential "
+      "file, or no convergence)",
+      "Error in routine tweights (1): bad Fermi energy",
+      "https://github.com/QEF/q-e/blob/develop/UtilXlib/error_handler.f90 (errore: 'Error in routine ... (N):', "
+      "the form it prints)",
+      "the message under it (the input card, pseudo_dir and the file names, the k-points and smearing)",
+      unless=("alloc", "memory", "Memory")),
+    S("wrf-fatal", "code", ("FATAL CALLED FROM FILE",),
+      "the application stopped on an error it found (WRF's wrf_error_fatal: the namelist, the input data, or "
+      "the numerics: a CFL violation)",
+      "FATAL CALLED FROM FILE: <stdin> LINE: 1591", "https://github.com/davegill/wrf-coop/issues/17",
+      "the lines above it in that rank's rsl.error file (the namelist, the domain's input; a smaller time_step for "
+      "CFL errors)", unless=("alloc", "memory", "Memory")),
+    # an MPI call given an argument it cannot take: the program's bug (Open MPI's error classes, as its
+    # MPI_ERRORS_ARE_FATAL handler prints them; ompi/errhandler/errcode.c)
+    S("mpi-invalid-arg", "code", ("*** MPI_ERR_", ": invalid "),
+      "an MPI call got an argument it cannot take (a communicator, a count, a datatype, a rank, a tag, a root): "
+      "the program's call (or a handle from another library's MPI)",
+      "*** MPI_ERR_COMM: invalid communicator",
+      "https://github.com/NCAR/wrf_hydro_nwm_public/issues/232 (Open MPI's ompi/errhandler/errcode.c: each class's "
+      "'MPI_ERR_X: invalid ...', as MPI_ERRORS_ARE_FATAL prints it)",
+      "the call named on the line before (An error occurred in MPI_...) and its arguments on every rank (a count "
+      "over 2^31, a rank outside the communicator, a communicator freed or never created)",
+      unless=("MPI_ERR_FILE",)),
     # --- thin by themselves: a candidate with what decides, never a verdict ---
     S("store-connect-timeout", "network", ("client socket has timed out", "trying to connect to"),
       "a rank could not reach the rendezvous endpoint (MASTER_ADDR:PORT, --rdzv_endpoint) in time: the address is "
