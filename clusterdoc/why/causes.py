@@ -788,6 +788,13 @@ _THIN.update(
         ),
     }
 )
+_THIN["mpi-abort"] = (  # MPI_Abort alone: the application found something; its message is elsewhere
+    "code: the application stopped on an error it detected (the input, a file it reads, the numerics): the "
+    "rank's own output before the abort (its FATAL/ERROR line, an rsl.error or .out file of that rank)",
+    "oom: the application found no memory for an array and aborted (its allocation message in the same output)",
+    "environment: a library it calls failed (an I/O library's file error, an MPI or solver setup): the lines the "
+    "library printed before it",
+)
 _THIN["mpich-ofi-poll"] = (
     "network: the fabric failed a transfer (clusterdoc check --perf on the nodes; the fabric's port counters)",
     "environment: the provider's settings or the NIC it picked (a Slingshot resource: PTLTE_NOT_FOUND, "

@@ -41,6 +41,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     ((), ("HIP out of memory", "MPS backend out of memory", "Out of memory", "OUT OF MEMORY", "OUT_OF_MEMORY",
           ": out of memory", "out of memory ("), "oom"),
     (NCCL_TYPES, (), "nccl"),
+    # a pickle cut short: the process that sent it died (mp.spawn's parent, a DataLoader worker) or the file was
+    # cut (a partial checkpoint): never the code's by itself
+    (("UnpicklingError",), ("pickle data was truncated", "truncated"), "unsure"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
     (("OSError",), ("Cannot allocate memory",), "oom"),
     (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
@@ -191,6 +194,11 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
     signs[:] = [  # Ray's "its node has died" with the reason after it: the preemption is the cause, not the node
         s for s in signs if not (s["sig"] == "ray-node-died" and any(0 < n - s["line"] <= 3 for n in preempted))
     ]
+    oom_at = [s["line"] for s in signs if s["category"] == "oom"]
+    signs[:] = [  # an application's fatal-error head whose message says memory: the memory line says it (oom)
+        s for s in signs if not (s["sig"] in signatures.APP_FATAL_SIGNS
+                                 and any(0 < n - s["line"] <= signatures.APP_FATAL_NEAR for n in oom_at))
+    ]  # fmt: skip
     for s in signs:
         if s["sig"] in signatures.MISSING_SIGNS and len(nodes) > 1:
             s["sig"] = "missing-on-a-node"  # the others may have run it: that node, or every node

@@ -124,6 +124,9 @@ _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
 _MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
+# Open MPI's MPI_ERRORS_ARE_FATAL handler: "*** reported by process [JOBID,RANK]"; OpenFOAM's parallel error prefix
+_OMPI_REPORTED = re.compile(r"\*\*\* reported by process \[\d{1,20},(\d{1,7})\]")
+_FOAM_RANK = re.compile(r"^\[(\d{1,7})\] --> FOAM FATAL")
 # the ranks' own consistency checks name the rank that disagrees: DeepSpeed's assert_ints_same_as_other_ranks,
 # DDP's verify_params_across_processes ("[N]: params[...] in this process ... appears not to match")
 _DISAGREE = re.compile(
@@ -679,6 +682,8 @@ class Scanner:
             or " RUNNING AT " in line
             or "MPICH ERROR" in line
             or "ERROR on proc " in line
+            or "reported by process [" in line
+            or "] --> FOAM FATAL" in line
             or "disagreement between rank0" in line
             or "of the same param in process" in line
         ):
@@ -696,6 +701,13 @@ class Scanner:
         m = _LAMMPS_PROC.search(line) if "ERROR on proc " in line else None
         if m:  # LAMMPS' own error line from one process (Error::one), before any abort
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "LAMMPS' ERROR on proc"})
+        m = _OMPI_REPORTED.search(line) if "reported by process [" in line else None
+        if m:  # the process whose MPI call failed (its error class on the lines after)
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "Open MPI: reported by process",
+                          "heads": True})  # fmt: skip  # printed before the error class it names
+        m = _FOAM_RANK.search(line.lstrip()) if "] --> FOAM FATAL" in line else None
+        if m:  # OpenFOAM's own error, prefixed with the processor that raised it
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "OpenFOAM's [N] FATAL ERROR"})
         m = _DISAGREE.search(line) if "disagreement between" in line or "same param in process" in line else None
         if m:  # the rank whose values differ from rank 0's, as the check that raised names it
             f.mpi.append({"rank": int(m.group(1) or m.group(2)), "node": None, "line": n,

@@ -783,9 +783,9 @@ SIGNATURES: list[Signature] = [
       "rerun with CUDA_LAUNCH_BLOCKING=1 (or on CPU) to see the index; check labels against num_classes"),
     S("mpi-abort", "code", ("MPI_ABORT was invoked on rank",),
       "a rank called MPI_Abort: the application stopped itself on an error it detected (its own message is above)",
-      "MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD",
-      "https://github.com/davegill/wrf-coop/issues/17",
-      "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)"),
+      "MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD", "https://github.com/davegill/wrf-coop/issues/17",
+      "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)",
+      weak=True),
     S("fortran-sigsegv", "code", ("Program received signal SIGSEGV",),
       "a rank crashed with a segmentation fault in the application (its backtrace names the routine)",
       "  76: Program received signal SIGSEGV: Segmentation fault - invalid memory reference.",
@@ -2102,6 +2102,48 @@ SIGNATURES: list[Signature] = [
       "https://github.com/ray-project/ray (src/ray/core_worker/task_manager.cc: rpc::ErrorType::NODE_DIED)",
       "resubmit without that node (the IP on the line after it); its kernel log (the OOM killer, XIDs) and the "
       "raylet's log say why it died"),
+    # --- an application's own fatal error (session 17): HPC codes check their input, setup and numerics, print
+    # what they found and abort (MPI_Abort after it: see mpi-abort). The job's own, as a Python exception is; a
+    # message about memory is left to the memory rows (`unless`)
+    S("lammps-error-one", "code", ("ERROR on proc ",),
+      "the application stopped on an error one process found (LAMMPS' Error::one: the input, the setup or the "
+      "numerics: atoms out of range, lost atoms, a list out of space)",
+      "ERROR on proc 17: Out of range atoms - cannot compute PPPM (src/KSPACE/pppm.cpp:1940)",
+      "https://github.com/lammps/lammps/issues/2145 (lammps#4186 the same form; src/error.cpp: Error::one)",
+      "the message and the input script (timestep, neighbor and kspace settings, the domain decomposition); the "
+      "proc named is the rank that failed", unless=("alloc", "memory", "Memory")),
+    S("openfoam-fatal", "code", ("FOAM FATAL",),
+      "the application stopped on an error in the case's setup (OpenFOAM's FatalError / FatalIOError: a "
+      "dictionary, a mesh, a decomposition, a boundary condition)",
+      "[57] --> FOAM FATAL ERROR: (openfoam-2306)",
+      "https://github.com/fireFoam-dev/fireFoam-dev/issues/6 (hystrath#7 the same: OpenFOAM's error.C prints it)",
+      "the message and the file it names (the case's dictionaries; decomposePar for every region; mpirun -np N "
+      "... -parallel)", unless=("alloc", "memory", "Memory")),
+    S("qe-error-routine", "code", ("Error in routine ",),
+      "the application stopped on an error it found (Quantum ESPRESSO's errore: the input, a pseudopotential "
+      "file, or no convergence)",
+      "Error in routine tweights (1): bad Fermi energy",
+      "https://github.com/QEF/q-e/blob/develop/UtilXlib/error_handler.f90 (errore: 'Error in routine ... (N):', "
+      "the form it prints)",
+      "the message under it (the input card, pseudo_dir and the file names, the k-points and smearing)",
+      unless=("alloc", "memory", "Memory")),
+    S("wrf-fatal", "code", ("FATAL CALLED FROM FILE",),
+      "the application stopped on an error it found (WRF's wrf_error_fatal: the namelist, the input data, or "
+      "the numerics: a CFL violation)",
+      "FATAL CALLED FROM FILE: <stdin> LINE: 1591", "https://github.com/davegill/wrf-coop/issues/17",
+      "the lines above it in that rank's rsl.error file (the namelist, the domain's input; a smaller time_step for "
+      "CFL errors)", unless=("alloc", "memory", "Memory")),
+    # an MPI call given an argument it cannot take: the program's bug (Open MPI's error classes, as its
+    # MPI_ERRORS_ARE_FATAL handler prints them; ompi/errhandler/errcode.c)
+    S("mpi-invalid-arg", "code", ("*** MPI_ERR_", ": invalid "),
+      "an MPI call got an argument it cannot take (a communicator, a count, a datatype, a rank, a tag, a root): "
+      "the program's call (or a handle from another library's MPI)",
+      "*** MPI_ERR_COMM: invalid communicator",
+      "https://github.com/NCAR/wrf_hydro_nwm_public/issues/232 (Open MPI's ompi/errhandler/errcode.c: each class's "
+      "'MPI_ERR_X: invalid ...', as MPI_ERRORS_ARE_FATAL prints it)",
+      "the call named on the line before (An error occurred in MPI_...) and its arguments on every rank (a count "
+      "over 2^31, a rank outside the communicator, a communicator freed or never created)",
+      unless=("MPI_ERR_FILE",)),
     # --- thin by themselves: a candidate with what decides, never a verdict ---
     S("store-connect-timeout", "network", ("client socket has timed out", "trying to connect to"),
       "a rank could not reach the rendezvous endpoint (MASTER_ADDR:PORT, --rdzv_endpoint) in time: the address is "
@@ -2218,6 +2260,9 @@ FROM_TRACEBACK = [
 REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
 SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137",
                  "shell-killed")  # fmt: skip
+# an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
+APP_FATAL_SIGNS = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one", "lammps-error")
+APP_FATAL_NEAR = 4
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS: tuple[str, ...] = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help

@@ -1,0 +1,89 @@
+"""`clusterdoc why --log` on HPC applications' own fatal errors (issue 41, session 17): a code that checks its
+input, setup and numerics prints what it found and aborts; that line is the job's (code), with the rank that
+printed it. MPI_Abort alone says only that the application stopped itself: unknown, with what decides. Each case is
+an excerpt of a real log (tests/fixtures/why/real/SOURCES.md names its thread) or the tool's own format.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.why_helpers import judge_log
+
+OMPI_ABORT = (
+    "MPI_ABORT was invoked on rank 71 in communicator MPI_COMM_WORLD\nwith errorcode 1.\n\n"
+    "NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text, rank",
+    [
+        # lammps-2145 (Error::one names the proc), and lammps-4186's with the abort after it
+        ("ERROR on proc 17: Out of range atoms - cannot compute PPPM (src/KSPACE/pppm.cpp:1940)\n", 17),
+        ("ERROR on proc 71: step300299-ran out of space on angle_list: top=1052, max=1016 "
+         "(../reaxc_valence_angles.cpp:414)\nLast command: run  900000\n" + OMPI_ABORT, 71),
+        # LAMMPS' Error::all (src/error.cpp's format)
+        ("ERROR: Unknown command: pair_style (src/input.cpp:314)\nLast command: pair_style lj/cut 2.5\n", None),
+        # firefoam-6: OpenFOAM in parallel, the processor first
+        ('[57] --> FOAM FATAL ERROR: (openfoam-2306)\n[57] Cannot find file "points" in directory '
+         '"filmRegion/polyMesh" in times "0" down to constant\n[57]\nFOAM parallel run exiting\n', 57),
+        # hystrath-7: its IO form and its plain form
+        ("    --> FOAM FATAL ERROR: \n    bool IPstream::init(int& argc, char**& argv) : attempt to run parallel on 1 "
+         "processor\n\n    FOAM aborting\n", None),
+        # Quantum ESPRESSO's errore, then the abort
+        (" %%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%\n     Error in routine tweights (1):\n     bad Fermi energy\n"
+         " %%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%\n" + OMPI_ABORT.replace("71", "0"), 0),
+        # wrfcoop-17: WRF's fatal line, then the abort of rank 160
+        ("FATAL CALLED FROM FILE: <stdin> LINE: 1591\nWARNING: Extreme t_soisno at c, level 1 1\n\n"
+         + OMPI_ABORT.replace("71", "160"), 160),
+        # wrfhydro-232: Open MPI's fatal handler, the rank in "reported by process [JOB,RANK]"
+        ("*** An error occurred in MPI_Bcast\n*** reported by process [47923237289985,1]\n*** on communicator "
+         "MPI_COMM_WORLD\n*** MPI_ERR_COMM: invalid communicator\n*** MPI_ERRORS_ARE_FATAL (processes in this "
+         "communicator will now abort,\n", 1),
+        # an Open MPI users' thread: a count over 2^31 (the same handler, another class)
+        ("[tatami:02271] *** An error occurred in MPI_Recv\n[tatami:02271] *** on communicator MPI_COMM_WORLD\n"
+         "[tatami:02271] *** MPI_ERR_COUNT: invalid count argument\n[tatami:02271] *** MPI_ERRORS_ARE_FATAL "
+         "(goodbye)\n", None),
+    ],
+)
+def test_an_applications_own_fatal_error_is_the_code_with_its_rank(text, rank):
+    cause = judge_log(text)
+    assert cause.category == "code", cause.headline
+    if rank is not None:
+        assert rank in cause.ranks, (cause.ranks, cause.headline)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ERROR on proc 617: Failed to reallocate 1650272 bytes for array comm:buf_send (src/memory.cpp:105)\n",
+        "ERROR: Failed to allocate 8589934592 bytes for array atom:x (src/memory.cpp:66)\n",  # Error::all's form
+    ],
+)
+def test_an_applications_memory_failure_is_not_its_code(text):
+    assert judge_log(text).category != "code"
+
+
+def test_mpi_abort_alone_is_unknown_with_what_decides():
+    """geoschem-266: Open MPI's abort block and nothing of the application's: it stopped itself, on what is not
+    in the log (the thread never found out)."""
+    cause = judge_log(OMPI_ABORT.replace("71", "344").replace("errorcode 1", "errorcode -1719113856"))
+    assert cause.category == "unknown" and len(cause.candidates) >= 2, cause
+    assert cause.candidates[0].startswith("code"), cause.candidates
+    assert 344 in cause.ranks
+
+
+def test_a_spawned_process_that_could_not_unpickle_after_a_sigkill_is_no_code():
+    """yolox-76: mp.spawn's process 1 was SIGKILLed (the host's memory, the thread found); a new process then read
+    a pickle cut short. Neither is the code."""
+    text = (
+        "    raise ProcessExitedException(\n"
+        "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGKILL\n"
+        "Traceback (most recent call last):\n"
+        '  File "<string>", line 1, in <module>\n'
+        '  File "/usr/lib/python3.8/multiprocessing/spawn.py", line 126, in _main\n'
+        "    self = reduction.pickle.load(from_parent)\n"
+        "_pickle.UnpicklingError: pickle data was truncated\n"
+    )
+    assert judge_log(text).category != "code"
