@@ -499,12 +499,31 @@ def busy_elsewhere(f: logs.LogFacts) -> dict | None:
         waiting = {x["rank"] for x in f.waits if x["rank"] is not None} | {r for r in f.watchdog if r >= 0}
         rank = b["rank"] if b["rank"] is not None else 0 if 0 not in waiting else None
         who = f"rank {rank}" if rank is not None else "a rank"
+        if b.get("alone"):
+            alone = _alone_busy(b, rank, waiting, w)
+            if alone is None:
+                continue
+            return alone
         return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": False,
                 "desync": False, "started": float(w["line"]), "odd": [rank] if rank is not None else [],
                 "what": f"busy preparing the data on its own while the others waited past their timeout ({b['text']})",
                 "headline": f"{who} was still preparing the data ({b['text'][:120]}) when the others' wait timed "
                 "out"}  # fmt: skip
     return None
+
+
+def _alone_busy(b: dict, rank: int | None, waiting: set, w: dict) -> dict | None:
+    """Round 9 (issue 41): a save or an evaluation (one process's own work) was the last thing said before the
+    others' wait timed out: that process kept them waiting (a hang: raise the timeout, or share the work). Only
+    where its rank is known and not among the waiting (a rank that saved and then waited is not behind)."""
+    if rank is None or rank in waiting:
+        return None
+    doing = "evaluating" if "valuat" in b["text"] or "alidat" in b["text"] else "saving a checkpoint"
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": False,
+            "desync": False, "started": float(w["line"]), "odd": [rank],
+            "what": f"busy {doing} on its own while the others waited past their timeout ({b['text'][:120]})",
+            "headline": f"rank {rank} was still {doing} ({b['text'][:120]}) when the others' wait timed "
+            "out"}  # fmt: skip
 
 
 def horovod_stall(f: logs.LogFacts) -> dict | None:

@@ -40,8 +40,18 @@ PREP_WORDS = ("Map", "Filter", "okeniz", "Running tokenizer", "Grouping texts", 
 # what the others print when a wait times out: torch's watchdog, the c10d store's socket, gloo's monitoredBarrier,
 # the store based barrier
 WAIT_WORDS = ("aught collective operation timeout", "received errors while waiting", "failed to pass monitoredBarrier",
-              "store based barrier", "timed out after")  # fmt: skip
+              "store based barrier", "timed out after",
+              "waitForInput")  # c10d's store socket, printed under the bar (axolotl-2684, MedicalGPT-425)  # fmt: skip
 PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's line is often glued to it)
+# round 9 (issue 41): work one process does alone (a checkpoint's save, an evaluation), said by the last lines before
+# the others' wait timed out: that process is the one they waited for (ace-851 "Saving latest checkpoint" 20 min,
+# its timeout, before rank 7's watchdog; ufld-119 "Evaluating the results..."; mmdet-11096 "Evaluate annotation
+# type"). A save or an evaluation that says it finished ("saved", "is ready now": OneBit-8, unsettled) is not one
+_ALONE = re.compile(
+    r"\b(?:Saving|saving)\b[^\n]{0,60}?\b(?:checkpoint|model|weights)|\bEvaluating\b|\bEvaluate annotation|"
+    r"\bRunning (?:[Ee]valuation|[Vv]alidation)\b|\bValidating\b"
+)
+_ALONE_DONE = re.compile(r"\b(?:[Ss]aved|is ready|[Ff]inished|[Dd]one|[Cc]ompleted)\b")
 _BAR = re.compile(r"(\d{1,3})%\|")
 # torch's desync report (TORCH_NCCL_DESYNC_DEBUG, the watchdog's "To our best knowledge, the lagging/dead/mismatched
 # ranks that caused the desync are:"), then one line per group of ranks
@@ -437,6 +447,13 @@ class Scanner:
                 del at[: -MAX_PHASE + 1]
                 at.append(n)
 
+    def _alone(self, n: int, rank: int | None, line: str) -> None:
+        """A line that says one process is saving a checkpoint or evaluating (not that it finished): kept as busy."""
+        m = _ALONE.search(line, 0, 400)
+        if m and not any(w in line for w in WAIT_WORDS) and not _ALONE_DONE.search(line, 0, 400):
+            self.facts.busy.append({"line": n, "rank": rank, "text": line[m.start() : m.end() + 80].strip()[:200],
+                                    "alone": True})  # fmt: skip
+
     def _busy(self, n: int, rank: int | None, line: str) -> None:
         """A data-preparation bar not at 100 % (its line), and a wait that timed out (often glued after the bar)."""
         f = self.facts
@@ -444,6 +461,8 @@ class Scanner:
             m = _BAR.search(line, 0, 400)
             if m and int(m.group(1)) < 100 and any(w in line[: m.start()] for w in PREP_WORDS):
                 f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200]})
+        if ("aving" in line or "valuat" in line or "alidat" in line) and len(f.busy) < MAX_PHASE:
+            self._alone(n, rank, line)
         if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
             f.waits.append({"line": n, "rank": rank if rank is not None else _says_rank(line)})
         if "are the lagging ranks" in line and len(f.lagging) < MAX_PHASE:

@@ -1,0 +1,43 @@
+"""Issue 41, round 9: a job stuck, and who is behind. Each excerpt is a real paste (its source beside it), trimmed
+to the failing part; each failed on main's rules (0a4ac11). Look-alikes of the same shape stay unknown."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.why_helpers import judge_log
+
+# one process's own work (a checkpoint's save, an evaluation) was the last thing said before the others' wait timed
+# out: that process kept them waiting
+SAVE_THEN_WAIT = [
+    # https://github.com/ai2cm/ace/issues/851: the save, then rank 7's watchdog 20 minutes (its timeout) later
+    ("2026-02-18T10:28:25.497Z 2026-02-18 10:28:25,496 - root - INFO - Saving latest checkpoint model trained for 3 "
+     "complete epochs and 36738 additional batches, or 369000 total batches, with best_validation_loss "
+     "0.20325350761413574\n"
+     "2026-02-18T10:48:25.681Z [rank7]:[E218 10:48:25.033625188 ProcessGroupNCCL.cpp:632] [Rank 7] Watchdog caught "
+     "collective operation timeout: WorkNCCL(SeqNum=1512677, OpType=ALLREDUCE, NumelIn=306176, NumelOut=306176, "
+     "Timeout(ms)=1200000) ran for 1200020 milliseconds before timing out.\n", 0),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text, rank", SAVE_THEN_WAIT)
+def test_a_save_or_an_evaluation_just_before_the_others_wait_is_a_hang_on_that_rank(text, rank):
+    cause = judge_log(text)
+    assert cause.category == "hang", cause.headline
+    assert list(cause.ranks) == [rank], cause.ranks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/xuyuzhuang11/OneBit/issues/8: the save says it finished, then a watchdog (the thread
+        # settles nothing: "I think this problem is on specific GPU machine")
+        "[torch_checkpoint_engine.py:33:commit] [Torch] Checkpoint global_step5000 is ready now!\n"
+        "[rank6]:[E ProcessGroupNCCL.cpp:523] [Rank 6] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=12029440, OpType=_ALLGATHER_BASE, NumelIn=512, NumelOut=4096, Timeout(ms)=1800000) ran for "
+        "1808499 milliseconds before timing out.\n",
+    ],
+)
+def test_a_finished_save_before_a_wait_names_no_one(text):
+    cause = judge_log(text)
+    assert cause.category == "unknown", cause.headline
