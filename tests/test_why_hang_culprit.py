@@ -27,6 +27,30 @@ def test_a_save_or_an_evaluation_just_before_the_others_wait_is_a_hang_on_that_r
     assert list(cause.ranks) == [rank], cause.ranks
 
 
+# a data-preparation bar not at its end, and the store's socket wait giving up under it: the process preparing the
+# data kept the others waiting (tqdm rounds 99.85 % up to "100%": the counts decide)
+MEDICALGPT_425 = (  # https://github.com/shibing624/MedicalGPT/issues/425
+    "Running tokenizer on dataset (num_proc=10): 100%|█████████▉| 1368806/1370895 [29:46<01:07, 30.89 examples/s]"
+    "[rank3]:[W1001 13:40:02.778279096 socket.cpp:428] [c10d] While waitForInput, poolFD failed with (errno: 0 - "
+    "Success).\n"
+    "[rank1]:[W1001 13:40:02.817983009 socket.cpp:428] [c10d] While waitForInput, poolFD failed with (errno: 0 - "
+    "Success).\n"
+    "[rank3]: Traceback (most recent call last):\n"
+    '[rank3]:     with training_args.main_process_first(desc="Dataset tokenization and grouping"):\n'
+)
+
+
+def test_the_store_socket_giving_up_under_an_unfinished_bar_is_a_hang_on_the_main_process():
+    cause = judge_log(MEDICALGPT_425)
+    assert cause.category == "hang", cause.headline
+    assert list(cause.ranks) == [0], cause.ranks
+
+
+def test_a_finished_bar_above_the_socket_wait_names_no_one():
+    done = MEDICALGPT_425.replace("1368806/1370895", "1370895/1370895")
+    assert judge_log(done).category != "hang"
+
+
 @pytest.mark.parametrize(
     "text",
     [

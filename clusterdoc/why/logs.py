@@ -47,6 +47,8 @@ PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's
 # the others' wait timed out: that process is the one they waited for (ace-851 "Saving latest checkpoint" 20 min,
 # its timeout, before rank 7's watchdog; ufld-119 "Evaluating the results..."; mmdet-11096 "Evaluate annotation
 # type"). A save or an evaluation that says it finished ("saved", "is ready now": OneBit-8, unsettled) is not one
+# round 9: tqdm rounds 1368806/1370895 up to "100%" (MedicalGPT-425): the counts after the bar decide
+_BAR_COUNT = re.compile(r"\|\s{0,4}(\d{1,12})/(\d{1,12}) \[")
 _ALONE = re.compile(
     r"\b(?:Saving|saving)\b[^\n]{0,60}?\b(?:checkpoint|model|weights)|\bEvaluating\b|\bEvaluate annotation|"
     r"\bRunning (?:[Ee]valuation|[Vv]alidation)\b|\bValidating\b"
@@ -459,7 +461,7 @@ class Scanner:
         f = self.facts
         if "%|" in line and len(f.busy) < MAX_PHASE:
             m = _BAR.search(line, 0, 400)
-            if m and int(m.group(1)) < 100 and any(w in line[: m.start()] for w in PREP_WORDS):
+            if m and _unfinished(m, line) and any(w in line[: m.start()] for w in PREP_WORDS):
                 f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200]})
         if ("aving" in line or "valuat" in line or "alidat" in line) and len(f.busy) < MAX_PHASE:
             self._alone(n, rank, line)
@@ -967,3 +969,11 @@ def split_by_rank(text: str) -> dict[int, str]:
         if r is not None:
             out.setdefault(r, []).append(rest)
     return {r: "\n".join(lines) + "\n" for r, lines in out.items()}
+
+
+def _unfinished(bar: re.Match, line: str) -> bool:
+    """A progress bar not at its end: under 100 %, or at a rounded "100%" with its count short of its total."""
+    if int(bar.group(1)) < 100:
+        return True
+    m = _BAR_COUNT.search(line, bar.end(), bar.end() + 200)
+    return m is not None and int(m.group(1)) < int(m.group(2))
