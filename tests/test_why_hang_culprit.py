@@ -65,3 +65,21 @@ def test_a_finished_bar_above_the_socket_wait_names_no_one():
 def test_a_finished_save_before_a_wait_names_no_one(text):
     cause = judge_log(text)
     assert cause.category == "unknown", cause.headline
+
+
+def test_jax_barrier_timeout_names_the_tasks_not_there_and_stays_open():
+    # https://github.com/marin-community/levanter/issues/432: the coordination service lists the pending tasks
+    # (xla coordination_service.cc); crashed, stuck or never launched is not in the log
+    text = (
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: "
+        "multihost_broadcast_sync0. Timed out task names:\n"
+        "/job:jax_worker/replica:0/task:3\n"
+        "/job:jax_worker/replica:0/task:0\n"
+        "\n"
+        "Additional GRPC error information from remote target unknown_target_for_coordination_leader while calling "
+        "/tensorflow.CoordinationService/Barrier:\n"
+    )
+    cause = judge_log(text)
+    assert cause.category == "unknown", cause.headline
+    assert sorted(cause.ranks) == [0, 3], cause.ranks
+    assert len(cause.candidates) >= 2 and cause.candidates[0].startswith("hang: tasks 0, 3"), cause.candidates

@@ -482,7 +482,7 @@ def _stall(f: logs.LogFacts) -> dict | None:
         busy = busy_elsewhere(f)
         if busy is not None:
             return busy
-    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f)
+    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f) or jax_barrier(f)
 
 
 def busy_elsewhere(f: logs.LogFacts) -> dict | None:
@@ -568,6 +568,29 @@ def flight_recorder(f: logs.LogFacts) -> dict | None:
                 f"hang: {who} stuck or busy outside the collective (their stacks in the dump, py-spy dump)",
                 f"desync: {who} called another collective there (the dump's entries of those ranks)",
                 f"node: {who} dead, or their node (its kernel log: XIDs, the OOM killer)",
+            ]}  # fmt: skip
+
+
+def jax_barrier(f: logs.LogFacts) -> dict | None:
+    """JAX's coordination service: a barrier timed out, and it names the tasks (JAX's processes, the ranks) that had
+    not reached it. Behind (loading, compiling, a checkpoint's write), dead, or never started: thin, those named, the
+    hang first ("a task triggered the barrier too early or too slowly", its own message)."""
+    first = next((p for p in f.jax_pending if p["tasks"]), None)
+    if first is None:
+        return None
+    tasks = sorted(set(first["tasks"]))
+    who = ("tasks " if len(tasks) > 1 else "task ") + ", ".join(map(str, tasks[:32]))
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+            # before the generic reading of its own line (an XlaRuntimeError: DEADLINE_EXCEEDED)
+            "desync": False, "started": first["line"] - 0.5, "odd": tasks[:64],
+            "headline": f"JAX's coordination service: a barrier timed out waiting for {who} (they had not reached "
+            "it)",
+            "candidates": [
+                f"hang: {who} behind or stuck before the barrier (loading, compiling, writing a checkpoint): their "
+                "logs at that time",
+                f"node: {who} dead, or their host (their own logs' last lines; the host's kernel log)",
+                f"scheduler: {who} never started (the launcher's task count against the job's; a slice not "
+                "scheduled)",
             ]}  # fmt: skip
 
 

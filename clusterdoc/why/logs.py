@@ -47,6 +47,10 @@ PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's
 # the others' wait timed out: that process is the one they waited for (ace-851 "Saving latest checkpoint" 20 min,
 # its timeout, before rank 7's watchdog; ufld-119 "Evaluating the results..."; mmdet-11096 "Evaluate annotation
 # type"). A save or an evaluation that says it finished ("saved", "is ready now": OneBit-8, unsettled) is not one
+# round 9: JAX's coordination service names the tasks a barrier timed out waiting for, one a line (levanter-432,
+# orbax's async checkpoint barrier; xla/tsl coordination_service.cc: "Some timed out task names:" lists the pending)
+_JAX_PENDING_HEAD = "imed out task names:"
+_JAX_TASK = re.compile(r"\s{0,8}/job:[\w-]{1,64}/replica:\d{1,6}/task:(\d{1,7})\s{0,4}$")
 # round 9: tqdm rounds 1368806/1370895 up to "100%" (MedicalGPT-425): the counts after the bar decide
 _BAR_COUNT = re.compile(r"\|\s{0,4}(\d{1,12})/(\d{1,12}) \[")
 _ALONE = re.compile(
@@ -250,6 +254,7 @@ class LogFacts:
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
     id_waits: list[dict] = field(default_factory=list)  # waits for another's ncclUniqueId: {line, rank, owner, text}
     fr_missing: list[dict] = field(default_factory=list)  # torch's flight recorder analysis: {line, ranks, text}
+    jax_pending: list[dict] = field(default_factory=list)  # JAX's barrier timeout: the tasks not there {line, tasks}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
     failures: list[dict] = field(default_factory=list)
@@ -329,6 +334,7 @@ class Scanner:
         self._table: dict | None = None  # torchrun's failure table being read
         self._per_sig: dict[str, int] = {}
         self._node_next: tuple[Hit, int, re.Pattern] | None = None  # a hit whose node a later line names
+        self._jax_until = -1  # the next line that may name a task JAX's barrier waited for
         self._lagging_until = -1  # the lines after torch's desync report's head that list the lagging ranks
         self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
         self._hvd_list: tuple[int, int] | None = None  # Horovod's "Missing ranks:" list being read: (entry, until)
@@ -382,6 +388,7 @@ class Scanner:
         self._horovod_list(n, rank, raw, line)
         self._id_wait(n, line)
         self._flight_recorder(n, line)
+        self._jax_barrier(n, line)
         self._terminate(n, key, line, rl)
         self._phase(n, line)
         self._busy(n, rank, line)
@@ -402,6 +409,21 @@ class Scanner:
             ranks = [int(x) for x in m.group(1).split(", ")]
             f.fr_missing.append({"line": self._fr_head, "ranks": ranks, "text": line.strip()[:300]})
             self._fr_head = -1
+
+    def _jax_barrier(self, n: int, line: str) -> None:
+        """JAX's coordination service on a barrier that timed out: "Timed out task names:" (or "Some timed out task
+        names:"), then one line per task that had not reached it (xla's coordination_service.cc: the pending tasks)."""
+        f = self.facts
+        if _JAX_PENDING_HEAD in line and len(f.jax_pending) < MAX_PHASE:
+            f.jax_pending.append({"line": n, "tasks": []})
+            self._jax_until = n + 1
+            return
+        if n != self._jax_until:
+            return
+        m = _JAX_TASK.match(line)
+        if m and len(f.jax_pending[-1]["tasks"]) < MAX_PHASE:
+            f.jax_pending[-1]["tasks"].append(int(m.group(1)))
+            self._jax_until = n + 1
 
     def _id_wait(self, n: int, line: str) -> None:
         """A rank that timed out waiting in the store for another's ncclUniqueId (a reset or refused store is a
