@@ -83,3 +83,19 @@ def test_jax_barrier_timeout_names_the_tasks_not_there_and_stays_open():
     assert cause.category == "unknown", cause.headline
     assert sorted(cause.ranks) == [0, 3], cause.ranks
     assert len(cause.candidates) >= 2 and cause.candidates[0].startswith("hang: tasks 0, 3"), cause.candidates
+
+
+def test_gloo_naming_the_rank_a_waiter_lost_names_it_and_stays_open():
+    # https://github.com/QwenAudio/CosyVoice/issues/180 (rank 3's lines): gloo names rank 0; stuck, dead or its links
+    # is not in these lines (pytorch#83289: the blame can go both ways)
+    text = (
+        "[E ProcessGroupGloo.cpp:138] Rank 3 successfully reached monitoredBarrier, but received errors while waiting "
+        "for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n"
+        " Original exception: \n"
+        "[../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 30000ms for recv operation "
+        "to complete\n"
+    )
+    cause = judge_log(text)
+    assert cause.category == "unknown", cause.headline
+    assert list(cause.ranks) == [0], cause.ranks
+    assert len(cause.candidates) >= 2 and cause.candidates[0].startswith("hang: rank 0"), cause.candidates

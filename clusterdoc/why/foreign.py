@@ -482,7 +482,7 @@ def _stall(f: logs.LogFacts) -> dict | None:
         busy = busy_elsewhere(f)
         if busy is not None:
             return busy
-    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f) or jax_barrier(f)
+    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f) or jax_barrier(f) or gloo_blamed(f)
 
 
 def busy_elsewhere(f: logs.LogFacts) -> dict | None:
@@ -568,6 +568,29 @@ def flight_recorder(f: logs.LogFacts) -> dict | None:
                 f"hang: {who} stuck or busy outside the collective (their stacks in the dump, py-spy dump)",
                 f"desync: {who} called another collective there (the dump's entries of those ranks)",
                 f"node: {who} dead, or their node (its kernel log: XIDs, the OOM killer)",
+            ]}  # fmt: skip
+
+
+def gloo_blamed(f: logs.LogFacts) -> dict | None:
+    """Ranks that reached gloo's monitoredBarrier and then lost the rank that checks it (rank 0): gloo names it
+    ("Please check rank 0 logs for faulty rank"). Stuck past the barrier's timeout, or dead (its peers' socket
+    closed); its maintainers note the blame can go both ways (pytorch#83289): thin, the rank named."""
+    blamed = {b["rank"] for b in f.gloo_blamed}
+    if len(blamed) != 1:
+        return None
+    (rank,) = blamed
+    by = sorted({b["by"] for b in f.gloo_blamed} - blamed)
+    if not by:
+        return None
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+            "desync": False, "started": f.gloo_blamed[0]["line"] - 0.5, "odd": [rank],
+            "headline": f"{_rs(by[:32])} reached gloo's monitoredBarrier and lost rank {rank} there (gloo: "
+            f"\"Please check rank {rank} logs for faulty rank\")",
+            "candidates": [
+                f"hang: rank {rank} stuck or slower than the others past the barrier's timeout (uneven data, "
+                "evaluation or I/O on that rank): its log at that time",
+                f"node: rank {rank}'s process or node died (its own log's last lines; the node's kernel log)",
+                f"network: the links to rank {rank} dropped (its log says it: a socket error there)",
             ]}  # fmt: skip
 
 

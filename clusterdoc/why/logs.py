@@ -47,6 +47,11 @@ PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's
 # the others' wait timed out: that process is the one they waited for (ace-851 "Saving latest checkpoint" 20 min,
 # its timeout, before rank 7's watchdog; ufld-119 "Evaluating the results..."; mmdet-11096 "Evaluate annotation
 # type"). A save or an evaluation that says it finished ("saved", "is ready now": OneBit-8, unsettled) is not one
+# round 9: a rank that reached gloo's monitoredBarrier and lost rank 0 on the way (ProcessGroupGloo.cpp: "Rank 3
+# successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check
+# rank 0 logs for faulty rank."; deepspeed-4488, CosyVoice-180): the rank it names is the one to look at
+_GLOO_BLAMES = re.compile(r"Rank (\d{1,7}) successfully reached monitoredBarrier, but received errors while waiting "
+                          r"for send/recv from rank (\d{1,7})")  # fmt: skip
 # round 9: JAX's coordination service names the tasks a barrier timed out waiting for, one a line (levanter-432,
 # orbax's async checkpoint barrier; xla/tsl coordination_service.cc: "Some timed out task names:" lists the pending)
 _JAX_PENDING_HEAD = "imed out task names:"
@@ -254,6 +259,7 @@ class LogFacts:
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
     id_waits: list[dict] = field(default_factory=list)  # waits for another's ncclUniqueId: {line, rank, owner, text}
     fr_missing: list[dict] = field(default_factory=list)  # torch's flight recorder analysis: {line, ranks, text}
+    gloo_blamed: list[dict] = field(default_factory=list)  # gloo's "Please check rank N logs": {line, rank, by}
     jax_pending: list[dict] = field(default_factory=list)  # JAX's barrier timeout: the tasks not there {line, tasks}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
@@ -489,6 +495,10 @@ class Scanner:
             self._alone(n, rank, line)
         if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
             f.waits.append({"line": n, "rank": rank if rank is not None else _says_rank(line)})
+        if "for faulty rank" in line and len(f.gloo_blamed) < MAX_PHASE:
+            m = _GLOO_BLAMES.search(line)
+            if m:
+                f.gloo_blamed.append({"line": n, "rank": int(m.group(2)), "by": int(m.group(1))})
         if "are the lagging ranks" in line and len(f.lagging) < MAX_PHASE:
             m = _NEVER_JOINED.search(line)
             if m:
