@@ -99,3 +99,32 @@ def test_gloo_naming_the_rank_a_waiter_lost_names_it_and_stays_open():
     assert cause.category == "unknown", cause.headline
     assert list(cause.ranks) == [0], cause.ranks
     assert len(cause.candidates) >= 2 and cause.candidates[0].startswith("hang: rank 0"), cause.candidates
+
+
+# a traceback cutting into a data bar that had run torch's default collective timeout (30 min): another process's
+# wait ended there, while the bar's process was still preparing the data
+TRANSFORMERS_17106 = (  # https://github.com/huggingface/transformers/issues/17106 (run_clm.py, 4 GPUs, 25 GB)
+    "Running tokenizer on dataset:  38%|███▊      | 32066/85249 [32:12<53:25, 16.59ba/s]\n"
+    "Running tokenizer on dataset:  38%|███▊      | 32068/85249 [32:13<53:59, 16.42ba/s]Traceback (most recent call "
+    "last):\n"
+)
+
+
+def test_a_traceback_cutting_into_a_bar_that_ran_the_default_timeout_is_a_hang_on_the_main_process():
+    cause = judge_log(TRANSFORMERS_17106)
+    assert cause.category == "hang", cause.headline
+    assert list(cause.ranks) == [0], cause.ranks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the same bar 13 s in (https://github.com/shibing624/MedicalGPT/issues/326's shape): the tokenizer's own error
+        TRANSFORMERS_17106.replace("[32:", "[00:"),
+        # the same traceback ending in an error of its own: that error is the failure, not a wait
+        TRANSFORMERS_17106 + '  File "run_clm.py", line 480, in tokenize_function\n'
+        "    output = tokenizer(examples[text_column_name])\nKeyError: 'text'\n",
+    ],
+)
+def test_a_traceback_under_a_short_bar_or_with_an_error_of_its_own_is_no_hang(text):
+    assert judge_log(text).category != "hang"

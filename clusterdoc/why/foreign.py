@@ -492,6 +492,8 @@ def busy_elsewhere(f: logs.LogFacts) -> dict | None:
     rank; a bar without a prefix is rank 0's (main_process_first: rank 0 maps first) where rank 0 is not among
     the waiting."""
     for w in f.waits:
+        if w.get("traceback") and not _only_waits_raised(f):  # the traceback is a failure of its own
+            continue
         bars = [b for b in f.busy if 0 <= w["line"] - b["line"] <= logs.PREP_NEAR]
         if not bars:
             continue
@@ -510,6 +512,19 @@ def busy_elsewhere(f: logs.LogFacts) -> dict | None:
                 "headline": f"{who} was still preparing the data ({b['text'][:120]}) when the others' wait timed "
                 "out"}  # fmt: skip
     return None
+
+
+def _only_waits_raised(f: logs.LogFacts) -> bool:
+    """Every exception the log raised is a wait's (a timeout, torch.distributed's own), or there is none (a cut
+    paste): a traceback under a long data bar is then another process's wait ending, not an error of its own."""
+    raised = [rl.raised or rl.loose for rl in f.ranks.values()] + [r for _, r in f.unranked_raised + f.unranked_loose]
+    for r in raised:
+        if r is None:
+            continue
+        timeout = "imeout" in r.message or "timed out" in r.message.lower()
+        if not (r.type in NCCL_TYPES or r.type == "TimeoutError" or (r.type == "RuntimeError" and timeout)):
+            return False
+    return True
 
 
 def _alone_busy(b: dict, rank: int | None, waiting: set, w: dict) -> dict | None:

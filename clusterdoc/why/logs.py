@@ -56,6 +56,11 @@ _GLOO_BLAMES = re.compile(r"Rank (\d{1,7}) successfully reached monitoredBarrier
 # orbax's async checkpoint barrier; xla/tsl coordination_service.cc: "Some timed out task names:" lists the pending)
 _JAX_PENDING_HEAD = "imed out task names:"
 _JAX_TASK = re.compile(r"\s{0,8}/job:[\w-]{1,64}/replica:\d{1,6}/task:(\d{1,7})\s{0,4}$")
+# round 9: a traceback that cuts into a data-preparation bar which had run torch's default collective timeout (30 min,
+# 98 % of it): another process's wait ended there (transformers-17106 at 32:12, MedicalGPT-425 at 29:46,
+# llamafactory-2424 at 29:55, axolotl-2684 at 29:58 - the last three with the wait's own words as well)
+DEFAULT_WAIT_S = 1764
+_ELAPSED = re.compile(r"\[(?:(\d{1,3}):)?(\d{1,2}):(\d{2})<")
 # round 9: tqdm rounds 1368806/1370895 up to "100%" (MedicalGPT-425): the counts after the bar decide
 _BAR_COUNT = re.compile(r"\|\s{0,4}(\d{1,12})/(\d{1,12}) \[")
 _ALONE = re.compile(
@@ -490,7 +495,12 @@ class Scanner:
         if "%|" in line and len(f.busy) < MAX_PHASE:
             m = _BAR.search(line, 0, 400)
             if m and _unfinished(m, line) and any(w in line[: m.start()] for w in PREP_WORDS):
-                f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200]})
+                f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200],
+                               "elapsed": _elapsed(line, m.end())})  # fmt: skip
+        if "Traceback (most recent call last)" in line and len(f.waits) < MAX_PHASE:
+            near = [b for b in f.busy if n - b["line"] <= PREP_NEAR and (b.get("elapsed") or 0) >= DEFAULT_WAIT_S]
+            if near:  # a traceback cutting into a data bar that ran torch's default timeout: another's wait ended
+                f.waits.append({"line": n, "rank": rank, "traceback": True})
         if ("aving" in line or "valuat" in line or "alidat" in line) and len(f.busy) < MAX_PHASE:
             self._alone(n, rank, line)
         if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
@@ -1009,3 +1019,11 @@ def _unfinished(bar: re.Match, line: str) -> bool:
         return True
     m = _BAR_COUNT.search(line, bar.end(), bar.end() + 200)
     return m is not None and int(m.group(1)) < int(m.group(2))
+
+
+def _elapsed(line: str, at: int) -> int | None:
+    """A tqdm bar's elapsed time in seconds ("[32:12<53:25", "[1:02:03<..."), after position `at`."""
+    m = _ELAPSED.search(line, at, at + 240)
+    if not m:
+        return None
+    return int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
