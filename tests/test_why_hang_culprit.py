@@ -128,3 +128,20 @@ def test_a_traceback_cutting_into_a_bar_that_ran_the_default_timeout_is_a_hang_o
 )
 def test_a_traceback_under_a_short_bar_or_with_an_error_of_its_own_is_no_hang(text):
     assert judge_log(text).category != "hang"
+
+
+@pytest.mark.parametrize(
+    "text, first",
+    [
+        # https://github.com/hiyouga/LlamaFactory/issues/2485: 1 of 8 arrived; the other 7 busy, dead or not started
+        ("RuntimeError: Timed out initializing process group in store based barrier on rank: 0, for key: "
+         "store_based_barrier_key:2 (world_size=8, worker_count=1, timeout=0:30:00)\n", "hang: 7 rank(s)"),
+        # https://github.com/AlibabaResearch/efficientteacher/issues/85: more workers than the world joined the store
+        ("Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 "
+         "(world_size=2, worker_count=4, timeout=1 day, 0:00:00)\n", "environment: another job"),
+    ],
+)  # fmt: skip
+def test_the_store_based_barriers_counts_decide_the_candidates(text, first):
+    cause = judge_log(text)
+    assert cause.category == "unknown", cause.headline
+    assert len(cause.candidates) >= 2 and cause.candidates[0].startswith(first), cause.candidates

@@ -482,7 +482,12 @@ def _stall(f: logs.LogFacts) -> dict | None:
         busy = busy_elsewhere(f)
         if busy is not None:
             return busy
-    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f) or jax_barrier(f) or gloo_blamed(f)
+    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f) or _round9_stall(f)
+
+
+def _round9_stall(f: logs.LogFacts) -> dict | None:
+    """Round 9's waits that name who is behind, or what decides: JAX's barrier, gloo's blame, the store's count."""
+    return jax_barrier(f) or gloo_blamed(f) or store_barrier(f)
 
 
 def busy_elsewhere(f: logs.LogFacts) -> dict | None:
@@ -583,6 +588,40 @@ def flight_recorder(f: logs.LogFacts) -> dict | None:
                 f"hang: {who} stuck or busy outside the collective (their stacks in the dump, py-spy dump)",
                 f"desync: {who} called another collective there (the dump's entries of those ranks)",
                 f"node: {who} dead, or their node (its kernel log: XIDs, the OOM killer)",
+            ]}  # fmt: skip
+
+
+def store_barrier(f: logs.LogFacts) -> dict | None:
+    """torch's store based barrier (init_process_group, new_group) counts the ranks that arrived: fewer than the
+    world when it timed out - the others never reached it (busy before it, dead, or never started); more than the
+    world - another run shares the store's address (MASTER_PORT), or the ranks disagree on the world size. Thin:
+    the barrier names no rank."""
+    over = next((b for b in f.store_barrier if b["count"] > b["world"]), None)
+    short = next((b for b in f.store_barrier if b["timed_out"] and b["count"] < b["world"]), None)
+    b = over or short
+    if b is None:
+        return None
+    base = {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+            "desync": False, "started": b["line"] - 0.5, "odd": []}  # fmt: skip
+    if over:
+        return {**base,
+                "headline": f"{b['count']} workers joined a store based barrier sized for {b['world']} ranks: another "
+                "run shares the store's address, or the ranks were launched with different world sizes",
+                "candidates": [
+                    "environment: another job or a leftover process uses the same MASTER_ADDR:MASTER_PORT (a free "
+                    "port per job; ps on the node for a previous run)",
+                    "code: the launch gives the ranks different world sizes (nnodes, nproc_per_node, WORLD_SIZE)",
+                ]}  # fmt: skip
+    missing = b["world"] - b["count"]
+    return {**base,
+            "headline": f"the store based barrier timed out with {b['count']} of {b['world']} ranks arrived: {missing} "
+            f"never reached init_process_group (or new_group)",
+            "candidates": [
+                f"hang: {missing} rank(s) still busy before the barrier (loading, preparing data) past its timeout: "
+                "their logs at that time; raise the timeout",
+                "node: those ranks died before it (their own logs, the nodes' kernel logs)",
+                "scheduler: those ranks never started (the launcher's count of processes and nodes against the "
+                "world size)",
             ]}  # fmt: skip
 
 

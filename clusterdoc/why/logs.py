@@ -52,6 +52,9 @@ PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's
 # rank 0 logs for faulty rank."; deepspeed-4488, CosyVoice-180): the rank it names is the one to look at
 _GLOO_BLAMES = re.compile(r"Rank (\d{1,7}) successfully reached monitoredBarrier, but received errors while waiting "
                           r"for send/recv from rank (\d{1,7})")  # fmt: skip
+# round 9: torch's store based barrier of init_process_group/new_group counts the ranks that arrived
+# (distributed_c10d.py: "... (world_size=8, worker_count=1, timeout=0:30:00)"; LlamaFactory-2485, efficientteacher-85)
+_STORE_BARRIER = re.compile(r"\(world_size=(\d{1,7}), worker_count=(\d{1,7}), timeout=")
 # round 9: JAX's coordination service names the tasks a barrier timed out waiting for, one a line (levanter-432,
 # orbax's async checkpoint barrier; xla/tsl coordination_service.cc: "Some timed out task names:" lists the pending)
 _JAX_PENDING_HEAD = "imed out task names:"
@@ -264,6 +267,7 @@ class LogFacts:
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
     id_waits: list[dict] = field(default_factory=list)  # waits for another's ncclUniqueId: {line, rank, owner, text}
     fr_missing: list[dict] = field(default_factory=list)  # torch's flight recorder analysis: {line, ranks, text}
+    store_barrier: list[dict] = field(default_factory=list)  # torch's store based barrier: {line, world, count, ..}
     gloo_blamed: list[dict] = field(default_factory=list)  # gloo's "Please check rank N logs": {line, rank, by}
     jax_pending: list[dict] = field(default_factory=list)  # JAX's barrier timeout: the tasks not there {line, tasks}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
@@ -505,6 +509,11 @@ class Scanner:
             self._alone(n, rank, line)
         if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
             f.waits.append({"line": n, "rank": rank if rank is not None else _says_rank(line)})
+        if "store based barrier" in line and len(f.store_barrier) < MAX_PHASE:
+            m = _STORE_BARRIER.search(line)
+            if m:
+                f.store_barrier.append({"line": n, "world": int(m.group(1)), "count": int(m.group(2)),
+                                        "timed_out": "imed out" in line, "text": line.strip()[:240]})  # fmt: skip
         if "for faulty rank" in line and len(f.gloo_blamed) < MAX_PHASE:
             m = _GLOO_BLAMES.search(line)
             if m:
