@@ -139,6 +139,9 @@ def test_a_traceback_under_a_short_bar_or_with_an_error_of_its_own_is_no_hang(te
         # https://github.com/AlibabaResearch/efficientteacher/issues/85: more workers than the world joined the store
         ("Waiting in store based barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 "
          "(world_size=2, worker_count=4, timeout=1 day, 0:00:00)\n", "environment: another job"),
+        # the TCPStore server's own count (torch TCPStore.cpp's message, as tests/test_why_real_logs.py quotes it)
+        ("[rank3]: torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 3/4 clients "
+         "joined.\n", "hang: 1 rank(s)"),
     ],
 )  # fmt: skip
 def test_the_store_based_barriers_counts_decide_the_candidates(text, first):

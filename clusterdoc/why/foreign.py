@@ -614,8 +614,8 @@ def store_barrier(f: logs.LogFacts) -> dict | None:
                 ]}  # fmt: skip
     missing = b["world"] - b["count"]
     return {**base,
-            "headline": f"the store based barrier timed out with {b['count']} of {b['world']} ranks arrived: {missing} "
-            f"never reached init_process_group (or new_group)",
+            "headline": f"the c10d store's wait for the ranks timed out with {b['count']} of {b['world']} arrived: "
+            f"{missing} never reached it (init_process_group, new_group)",
             "candidates": [
                 f"hang: {missing} rank(s) still busy before the barrier (loading, preparing data) past its timeout: "
                 "their logs at that time; raise the timeout",

@@ -55,6 +55,9 @@ _GLOO_BLAMES = re.compile(r"Rank (\d{1,7}) successfully reached monitoredBarrier
 # round 9: torch's store based barrier of init_process_group/new_group counts the ranks that arrived
 # (distributed_c10d.py: "... (world_size=8, worker_count=1, timeout=0:30:00)"; LlamaFactory-2485, efficientteacher-85)
 _STORE_BARRIER = re.compile(r"\(world_size=(\d{1,7}), worker_count=(\d{1,7}), timeout=")
+# the TCPStore server's own count at startup (TCPStore.cpp: "Timed out after 1801 seconds waiting for clients. 3/4
+# clients joined.")
+_CLIENTS_JOINED = re.compile(r"waiting for clients\. (\d{1,7})/(\d{1,7}) clients joined")
 # round 9: JAX's coordination service names the tasks a barrier timed out waiting for, one a line (levanter-432,
 # orbax's async checkpoint barrier; xla/tsl coordination_service.cc: "Some timed out task names:" lists the pending)
 _JAX_PENDING_HEAD = "imed out task names:"
@@ -509,11 +512,15 @@ class Scanner:
             self._alone(n, rank, line)
         if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
             f.waits.append({"line": n, "rank": rank if rank is not None else _says_rank(line)})
-        if "store based barrier" in line and len(f.store_barrier) < MAX_PHASE:
+        if ("store based barrier" in line or "clients joined" in line) and len(f.store_barrier) < MAX_PHASE:
             m = _STORE_BARRIER.search(line)
+            j = None if m else _CLIENTS_JOINED.search(line)
             if m:
                 f.store_barrier.append({"line": n, "world": int(m.group(1)), "count": int(m.group(2)),
                                         "timed_out": "imed out" in line, "text": line.strip()[:240]})  # fmt: skip
+            elif j:  # the store's server: its count first, then the world
+                f.store_barrier.append({"line": n, "world": int(j.group(2)), "count": int(j.group(1)),
+                                        "timed_out": True, "text": line.strip()[:240]})  # fmt: skip
         if "for faulty rank" in line and len(f.gloo_blamed) < MAX_PHASE:
             m = _GLOO_BLAMES.search(line)
             if m:
