@@ -148,3 +148,21 @@ def test_the_store_based_barriers_counts_decide_the_candidates(text, first):
     cause = judge_log(text)
     assert cause.category == "unknown", cause.headline
     assert len(cause.candidates) >= 2 and cause.candidates[0].startswith(first), cause.candidates
+
+
+@pytest.mark.parametrize(
+    "text, first",
+    [
+        # https://github.com/wenet-e2e/wenet/issues/2552 (and CosyVoice-180, yolov7_d2-66, DEIMv2-65 in the corpus)
+        ("2024/06/05 12:08:28 [/opt/conda/conda-bld/pytorch_1702400366987/work/third_party/gloo/gloo/transport/tcp/"
+         "unbound_buffer.cc:81] Timed out waiting 30000ms for recv operation to complete\n", "hang: the peer"),
+        # https://github.com/AI-Hypercomputer/gpu-recipes/issues/2: the registration barrier, no task named
+        ("Original error: DEADLINE_EXCEEDED: Barrier timed out. Id: [Init]Wait_for_all_tasks_to_register::0. This "
+         "usually happens because a task triggered the barrier too early or too slowly. Please look at the task logs "
+         "(both timed out and first task) to debug further.\n", "hang: a task"),
+    ],
+)  # fmt: skip
+def test_a_wait_that_ended_alone_stays_open_with_what_decides(text, first):
+    cause = judge_log(text)
+    assert cause.category == "unknown", cause.headline
+    assert len(cause.candidates) >= 2 and cause.candidates[0].startswith(first), cause.candidates
