@@ -1030,11 +1030,12 @@ def split_by_rank(text: str) -> dict[int, str]:
 
 
 def _unfinished(bar: re.Match, line: str) -> bool:
-    """A progress bar not at its end: under 100 %, or at a rounded "100%" with its count short of its total."""
+    """A progress bar not at its end: under 100 %, or at a rounded "100%" with its count short of its total by less
+    than tqdm's rounding (99.5 % and up prints "100%"; a count far short of it is not that bar's)."""
     if int(bar.group(1)) < 100:
         return True
     m = _BAR_COUNT.search(line, bar.end(), bar.end() + 200)
-    return m is not None and int(m.group(1)) < int(m.group(2))
+    return m is not None and 995 * int(m.group(2)) <= 1000 * int(m.group(1)) < 1000 * int(m.group(2))
 
 
 def _elapsed(line: str, at: int) -> int | None:
