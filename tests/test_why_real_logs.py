@@ -70,7 +70,9 @@ def test_the_score_on_real_logs():
     # and after round 8's environment, scheduler and code forms (tests/test_why_env_sched_code.py)
     # session 17 added 49 real logs from new threads (80 in that batch, 31 of them kept back in heldout-fresh3):
     # with them, 245/330 (74 %), culprit 79/94 (84 %) on the code of 082e3c3; the bounds are what it reaches
-    assert s["right"] * 100 >= 74 * s["settled"], (s["right"], s["settled"])
+    # round 9's hang forms from real pastes (tests/test_why_hang_culprit.py): 254/333 (76 %), culprit 82/97 (85 %)
+    # with 14 new real logs (11 of them unsettled waits that must stay unknown)
+    assert s["right"] * 100 >= 75 * s["settled"], (s["right"], s["settled"])
     assert s["culprits_named"] * 100 >= 84 * s["culprits"], s["culprits_missed"]  # 79/94 (84 %)
 
 

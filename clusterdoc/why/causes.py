@@ -838,6 +838,18 @@ _THIN["k8s-unschedulable"] = (
     "scheduler: no node can take the pod (its GPU, memory or CPU request; kubectl describe nodes)",
     "a passing event: the pod was placed later (a Scheduled event after it), a failure later is the cause",
 )
+# round 9 (hang): a wait that ended, alone: who was behind and why is elsewhere
+_THIN["gloo-wait-timeout"] = (
+    "hang: the peer was behind or stuck (uneven data, evaluation or I/O on that rank): gloo's monitoredBarrier line "
+    "or that rank's log names it",
+    "node: the peer's process or node died (its own log's last lines, the node's kernel log)",
+    "network: the link between the two stalled (clusterdoc check --perf between their nodes)",
+)
+_THIN["jax-barrier-timeout"] = (
+    "hang: a task was behind (loading, compiling, a checkpoint's write) past the barrier's timeout: its log",
+    "node: a task crashed or its host died before the barrier (its own log's last lines)",
+    "scheduler: a task was never started or scheduled (the launcher's task count against the job's)",
+)
 _THIN["ray-unschedulable"] = (
     "scheduler: no node has the resources the task or actor asks for free (ray status: GPUs claimed by other actors)",
     "the autoscaler: nodes still being added, or a runtime_env still installing (Ray's warning says so first)",

@@ -482,7 +482,12 @@ def _stall(f: logs.LogFacts) -> dict | None:
         busy = busy_elsewhere(f)
         if busy is not None:
             return busy
-    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f)
+    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f) or _round9_stall(f)
+
+
+def _round9_stall(f: logs.LogFacts) -> dict | None:
+    """Round 9's waits that name who is behind, or what decides: JAX's barrier, gloo's blame, the store's count."""
+    return jax_barrier(f) or gloo_blamed(f) or store_barrier(f)
 
 
 def busy_elsewhere(f: logs.LogFacts) -> dict | None:
@@ -492,6 +497,8 @@ def busy_elsewhere(f: logs.LogFacts) -> dict | None:
     rank; a bar without a prefix is rank 0's (main_process_first: rank 0 maps first) where rank 0 is not among
     the waiting."""
     for w in f.waits:
+        if w.get("traceback") and not _only_waits_raised(f):  # the traceback is a failure of its own
+            continue
         bars = [b for b in f.busy if 0 <= w["line"] - b["line"] <= logs.PREP_NEAR]
         if not bars:
             continue
@@ -499,12 +506,44 @@ def busy_elsewhere(f: logs.LogFacts) -> dict | None:
         waiting = {x["rank"] for x in f.waits if x["rank"] is not None} | {r for r in f.watchdog if r >= 0}
         rank = b["rank"] if b["rank"] is not None else 0 if 0 not in waiting else None
         who = f"rank {rank}" if rank is not None else "a rank"
+        if b.get("alone"):
+            alone = _alone_busy(b, rank, waiting, w)
+            if alone is None:
+                continue
+            return alone
         return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": False,
                 "desync": False, "started": float(w["line"]), "odd": [rank] if rank is not None else [],
                 "what": f"busy preparing the data on its own while the others waited past their timeout ({b['text']})",
                 "headline": f"{who} was still preparing the data ({b['text'][:120]}) when the others' wait timed "
                 "out"}  # fmt: skip
     return None
+
+
+def _only_waits_raised(f: logs.LogFacts) -> bool:
+    """Every exception the log raised is a wait's (a timeout, torch.distributed's own), or there is none (a cut
+    paste): a traceback under a long data bar is then another process's wait ending, not an error of its own."""
+    raised = [rl.raised or rl.loose for rl in f.ranks.values()] + [r for _, r in f.unranked_raised + f.unranked_loose]
+    for r in raised:
+        if r is None:
+            continue
+        timeout = "imeout" in r.message or "timed out" in r.message.lower()
+        if not (r.type in NCCL_TYPES or r.type == "TimeoutError" or (r.type == "RuntimeError" and timeout)):
+            return False
+    return True
+
+
+def _alone_busy(b: dict, rank: int | None, waiting: set, w: dict) -> dict | None:
+    """Round 9 (issue 41): a save or an evaluation (one process's own work) was the last thing said before the
+    others' wait timed out: that process kept them waiting (a hang: raise the timeout, or share the work). Only
+    where its rank is known and not among the waiting (a rank that saved and then waited is not behind)."""
+    if rank is None or rank in waiting:
+        return None
+    doing = "evaluating" if "valuat" in b["text"] or "alidat" in b["text"] else "saving a checkpoint"
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": False,
+            "desync": False, "started": float(w["line"]), "odd": [rank],
+            "what": f"busy {doing} on its own while the others waited past their timeout ({b['text'][:120]})",
+            "headline": f"rank {rank} was still {doing} ({b['text'][:120]}) when the others' wait timed "
+            "out"}  # fmt: skip
 
 
 def horovod_stall(f: logs.LogFacts) -> dict | None:
@@ -549,6 +588,86 @@ def flight_recorder(f: logs.LogFacts) -> dict | None:
                 f"hang: {who} stuck or busy outside the collective (their stacks in the dump, py-spy dump)",
                 f"desync: {who} called another collective there (the dump's entries of those ranks)",
                 f"node: {who} dead, or their node (its kernel log: XIDs, the OOM killer)",
+            ]}  # fmt: skip
+
+
+def store_barrier(f: logs.LogFacts) -> dict | None:
+    """torch's store based barrier (init_process_group, new_group) counts the ranks that arrived: fewer than the
+    world when it timed out - the others never reached it (busy before it, dead, or never started); more than the
+    world - another run shares the store's address (MASTER_PORT), or the ranks disagree on the world size. Thin:
+    the barrier names no rank."""
+    over = next((b for b in f.store_barrier if b["count"] > b["world"]), None)
+    short = next((b for b in f.store_barrier if b["timed_out"] and b["count"] < b["world"]), None)
+    b = over or short
+    if b is None:
+        return None
+    base = {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+            "desync": False, "started": b["line"] - 0.5, "odd": []}  # fmt: skip
+    if over:
+        return {**base,
+                "headline": f"{b['count']} workers joined a store based barrier sized for {b['world']} ranks: another "
+                "run shares the store's address, or the ranks were launched with different world sizes",
+                "candidates": [
+                    "environment: another job or a leftover process uses the same MASTER_ADDR:MASTER_PORT (a free "
+                    "port per job; ps on the node for a previous run)",
+                    "code: the launch gives the ranks different world sizes (nnodes, nproc_per_node, WORLD_SIZE)",
+                ]}  # fmt: skip
+    missing = b["world"] - b["count"]
+    return {**base,
+            "headline": f"the c10d store's wait for the ranks timed out with {b['count']} of {b['world']} arrived: "
+            f"{missing} never reached it (init_process_group, new_group)",
+            "candidates": [
+                f"hang: {missing} rank(s) still busy before the barrier (loading, preparing data) past its timeout: "
+                "their logs at that time; raise the timeout",
+                "node: those ranks died before it (their own logs, the nodes' kernel logs)",
+                "scheduler: those ranks never started (the launcher's count of processes and nodes against the "
+                "world size)",
+            ]}  # fmt: skip
+
+
+def gloo_blamed(f: logs.LogFacts) -> dict | None:
+    """Ranks that reached gloo's monitoredBarrier and then lost the rank that checks it (rank 0): gloo names it
+    ("Please check rank 0 logs for faulty rank"). Stuck past the barrier's timeout, or dead (its peers' socket
+    closed); its maintainers note the blame can go both ways (pytorch#83289): thin, the rank named."""
+    blamed = {b["rank"] for b in f.gloo_blamed}
+    if len(blamed) != 1:
+        return None
+    (rank,) = blamed
+    by = sorted({b["by"] for b in f.gloo_blamed} - blamed)
+    if not by:
+        return None
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+            "desync": False, "started": f.gloo_blamed[0]["line"] - 0.5, "odd": [rank],
+            "headline": f"{_rs(by[:32])} reached gloo's monitoredBarrier and lost rank {rank} there (gloo: "
+            f"\"Please check rank {rank} logs for faulty rank\")",
+            "candidates": [
+                f"hang: rank {rank} stuck or slower than the others past the barrier's timeout (uneven data, "
+                "evaluation or I/O on that rank): its log at that time",
+                f"node: rank {rank}'s process or node died (its own log's last lines; the node's kernel log)",
+                f"network: the links to rank {rank} dropped (its log says it: a socket error there)",
+            ]}  # fmt: skip
+
+
+def jax_barrier(f: logs.LogFacts) -> dict | None:
+    """JAX's coordination service: a barrier timed out, and it names the tasks (JAX's processes, the ranks) that had
+    not reached it. Behind (loading, compiling, a checkpoint's write), dead, or never started: thin, those named, the
+    hang first ("a task triggered the barrier too early or too slowly", its own message)."""
+    first = next((p for p in f.jax_pending if p["tasks"]), None)
+    if first is None:
+        return None
+    tasks = sorted(set(first["tasks"]))
+    who = ("tasks " if len(tasks) > 1 else "task ") + ", ".join(map(str, tasks[:32]))
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": True,
+            # before the generic reading of its own line (an XlaRuntimeError: DEADLINE_EXCEEDED)
+            "desync": False, "started": first["line"] - 0.5, "odd": tasks[:64],
+            "headline": f"JAX's coordination service: a barrier timed out waiting for {who} (they had not reached "
+            "it)",
+            "candidates": [
+                f"hang: {who} behind or stuck before the barrier (loading, compiling, writing a checkpoint): their "
+                "logs at that time",
+                f"node: {who} dead, or their host (their own logs' last lines; the host's kernel log)",
+                f"scheduler: {who} never started (the launcher's task count against the job's; a slice not "
+                "scheduled)",
             ]}  # fmt: skip
 
 

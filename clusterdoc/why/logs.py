@@ -40,8 +40,40 @@ PREP_WORDS = ("Map", "Filter", "okeniz", "Running tokenizer", "Grouping texts", 
 # what the others print when a wait times out: torch's watchdog, the c10d store's socket, gloo's monitoredBarrier,
 # the store based barrier
 WAIT_WORDS = ("aught collective operation timeout", "received errors while waiting", "failed to pass monitoredBarrier",
-              "store based barrier", "timed out after")  # fmt: skip
+              "store based barrier", "timed out after",
+              "waitForInput")  # c10d's store socket, printed under the bar (axolotl-2684, MedicalGPT-425)  # fmt: skip
 PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's line is often glued to it)
+# round 9 (issue 41): work one process does alone (a checkpoint's save, an evaluation), said by the last lines before
+# the others' wait timed out: that process is the one they waited for (ace-851 "Saving latest checkpoint" 20 min,
+# its timeout, before rank 7's watchdog; ufld-119 "Evaluating the results..."; mmdet-11096 "Evaluate annotation
+# type"). A save or an evaluation that says it finished ("saved", "is ready now": OneBit-8, unsettled) is not one
+# round 9: a rank that reached gloo's monitoredBarrier and lost rank 0 on the way (ProcessGroupGloo.cpp: "Rank 3
+# successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check
+# rank 0 logs for faulty rank."; deepspeed-4488, CosyVoice-180): the rank it names is the one to look at
+_GLOO_BLAMES = re.compile(r"Rank (\d{1,7}) successfully reached monitoredBarrier, but received errors while waiting "
+                          r"for send/recv from rank (\d{1,7})")  # fmt: skip
+# round 9: torch's store based barrier of init_process_group/new_group counts the ranks that arrived
+# (distributed_c10d.py: "... (world_size=8, worker_count=1, timeout=0:30:00)"; LlamaFactory-2485, efficientteacher-85)
+_STORE_BARRIER = re.compile(r"\(world_size=(\d{1,7}), worker_count=(\d{1,7}), timeout=")
+# the TCPStore server's own count at startup (TCPStore.cpp: "Timed out after 1801 seconds waiting for clients. 3/4
+# clients joined.")
+_CLIENTS_JOINED = re.compile(r"waiting for clients\. (\d{1,7})/(\d{1,7}) clients joined")
+# round 9: JAX's coordination service names the tasks a barrier timed out waiting for, one a line (levanter-432,
+# orbax's async checkpoint barrier; xla/tsl coordination_service.cc: "Some timed out task names:" lists the pending)
+_JAX_PENDING_HEAD = "imed out task names:"
+_JAX_TASK = re.compile(r"\s{0,8}/job:[\w-]{1,64}/replica:\d{1,6}/task:(\d{1,7})\s{0,4}$")
+# round 9: a traceback that cuts into a data-preparation bar which had run torch's default collective timeout (30 min,
+# 98 % of it): another process's wait ended there (transformers-17106 at 32:12, MedicalGPT-425 at 29:46,
+# llamafactory-2424 at 29:55, axolotl-2684 at 29:58 - the last three with the wait's own words as well)
+DEFAULT_WAIT_S = 1764
+_ELAPSED = re.compile(r"\[(?:(\d{1,3}):)?(\d{1,2}):(\d{2})<")
+# round 9: tqdm rounds 1368806/1370895 up to "100%" (MedicalGPT-425): the counts after the bar decide
+_BAR_COUNT = re.compile(r"\|\s{0,4}(\d{1,12})/(\d{1,12}) \[")
+_ALONE = re.compile(
+    r"\b(?:Saving|saving)\b[^\n]{0,60}?\b(?:checkpoint|model|weights)|\bEvaluating\b|\bEvaluate annotation|"
+    r"\bRunning (?:[Ee]valuation|[Vv]alidation)\b|\bValidating\b"
+)
+_ALONE_DONE = re.compile(r"\b(?:[Ss]aved|is ready|[Ff]inished|[Dd]one|[Cc]ompleted)\b")
 _BAR = re.compile(r"(\d{1,3})%\|")
 # torch's desync report (TORCH_NCCL_DESYNC_DEBUG, the watchdog's "To our best knowledge, the lagging/dead/mismatched
 # ranks that caused the desync are:"), then one line per group of ranks
@@ -238,6 +270,9 @@ class LogFacts:
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
     id_waits: list[dict] = field(default_factory=list)  # waits for another's ncclUniqueId: {line, rank, owner, text}
     fr_missing: list[dict] = field(default_factory=list)  # torch's flight recorder analysis: {line, ranks, text}
+    store_barrier: list[dict] = field(default_factory=list)  # torch's store based barrier: {line, world, count, ..}
+    gloo_blamed: list[dict] = field(default_factory=list)  # gloo's "Please check rank N logs": {line, rank, by}
+    jax_pending: list[dict] = field(default_factory=list)  # JAX's barrier timeout: the tasks not there {line, tasks}
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
     failures: list[dict] = field(default_factory=list)
@@ -317,6 +352,7 @@ class Scanner:
         self._table: dict | None = None  # torchrun's failure table being read
         self._per_sig: dict[str, int] = {}
         self._node_next: tuple[Hit, int, re.Pattern] | None = None  # a hit whose node a later line names
+        self._jax_until = -1  # the next line that may name a task JAX's barrier waited for
         self._lagging_until = -1  # the lines after torch's desync report's head that list the lagging ranks
         self._before: dict[str, tuple[int, str]] = {}  # signature -> (line, node) an earlier line named
         self._hvd_list: tuple[int, int] | None = None  # Horovod's "Missing ranks:" list being read: (entry, until)
@@ -370,6 +406,7 @@ class Scanner:
         self._horovod_list(n, rank, raw, line)
         self._id_wait(n, line)
         self._flight_recorder(n, line)
+        self._jax_barrier(n, line)
         self._terminate(n, key, line, rl)
         self._phase(n, line)
         self._busy(n, rank, line)
@@ -390,6 +427,21 @@ class Scanner:
             ranks = [int(x) for x in m.group(1).split(", ")]
             f.fr_missing.append({"line": self._fr_head, "ranks": ranks, "text": line.strip()[:300]})
             self._fr_head = -1
+
+    def _jax_barrier(self, n: int, line: str) -> None:
+        """JAX's coordination service on a barrier that timed out: "Timed out task names:" (or "Some timed out task
+        names:"), then one line per task that had not reached it (xla's coordination_service.cc: the pending tasks)."""
+        f = self.facts
+        if _JAX_PENDING_HEAD in line and len(f.jax_pending) < MAX_PHASE:
+            f.jax_pending.append({"line": n, "tasks": []})
+            self._jax_until = n + 1
+            return
+        if n != self._jax_until:
+            return
+        m = _JAX_TASK.match(line)
+        if m and len(f.jax_pending[-1]["tasks"]) < MAX_PHASE:
+            f.jax_pending[-1]["tasks"].append(int(m.group(1)))
+            self._jax_until = n + 1
 
     def _id_wait(self, n: int, line: str) -> None:
         """A rank that timed out waiting in the store for another's ncclUniqueId (a reset or refused store is a
@@ -437,15 +489,42 @@ class Scanner:
                 del at[: -MAX_PHASE + 1]
                 at.append(n)
 
+    def _alone(self, n: int, rank: int | None, line: str) -> None:
+        """A line that says one process is saving a checkpoint or evaluating (not that it finished): kept as busy."""
+        m = _ALONE.search(line, 0, 400)
+        if m and not any(w in line for w in WAIT_WORDS) and not _ALONE_DONE.search(line, 0, 400):
+            self.facts.busy.append({"line": n, "rank": rank, "text": line[m.start() : m.end() + 80].strip()[:200],
+                                    "alone": True})  # fmt: skip
+
     def _busy(self, n: int, rank: int | None, line: str) -> None:
         """A data-preparation bar not at 100 % (its line), and a wait that timed out (often glued after the bar)."""
         f = self.facts
         if "%|" in line and len(f.busy) < MAX_PHASE:
             m = _BAR.search(line, 0, 400)
-            if m and int(m.group(1)) < 100 and any(w in line[: m.start()] for w in PREP_WORDS):
-                f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200]})
+            if m and _unfinished(m, line) and any(w in line[: m.start()] for w in PREP_WORDS):
+                f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200],
+                               "elapsed": _elapsed(line, m.end())})  # fmt: skip
+        if "Traceback (most recent call last)" in line and len(f.waits) < MAX_PHASE:
+            near = [b for b in f.busy if n - b["line"] <= PREP_NEAR and (b.get("elapsed") or 0) >= DEFAULT_WAIT_S]
+            if near:  # a traceback cutting into a data bar that ran torch's default timeout: another's wait ended
+                f.waits.append({"line": n, "rank": rank, "traceback": True})
+        if ("aving" in line or "valuat" in line or "alidat" in line) and len(f.busy) < MAX_PHASE:
+            self._alone(n, rank, line)
         if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
             f.waits.append({"line": n, "rank": rank if rank is not None else _says_rank(line)})
+        if ("store based barrier" in line or "clients joined" in line) and len(f.store_barrier) < MAX_PHASE:
+            m = _STORE_BARRIER.search(line)
+            j = None if m else _CLIENTS_JOINED.search(line)
+            if m:
+                f.store_barrier.append({"line": n, "world": int(m.group(1)), "count": int(m.group(2)),
+                                        "timed_out": "imed out" in line, "text": line.strip()[:240]})  # fmt: skip
+            elif j:  # the store's server: its count first, then the world
+                f.store_barrier.append({"line": n, "world": int(j.group(2)), "count": int(j.group(1)),
+                                        "timed_out": True, "text": line.strip()[:240]})  # fmt: skip
+        if "for faulty rank" in line and len(f.gloo_blamed) < MAX_PHASE:
+            m = _GLOO_BLAMES.search(line)
+            if m:
+                f.gloo_blamed.append({"line": n, "rank": int(m.group(2)), "by": int(m.group(1))})
         if "are the lagging ranks" in line and len(f.lagging) < MAX_PHASE:
             m = _NEVER_JOINED.search(line)
             if m:
@@ -948,3 +1027,20 @@ def split_by_rank(text: str) -> dict[int, str]:
         if r is not None:
             out.setdefault(r, []).append(rest)
     return {r: "\n".join(lines) + "\n" for r, lines in out.items()}
+
+
+def _unfinished(bar: re.Match, line: str) -> bool:
+    """A progress bar not at its end: under 100 %, or at a rounded "100%" with its count short of its total by less
+    than tqdm's rounding (99.5 % and up prints "100%"; a count far short of it is not that bar's)."""
+    if int(bar.group(1)) < 100:
+        return True
+    m = _BAR_COUNT.search(line, bar.end(), bar.end() + 200)
+    return m is not None and 995 * int(m.group(2)) <= 1000 * int(m.group(1)) < 1000 * int(m.group(2))
+
+
+def _elapsed(line: str, at: int) -> int | None:
+    """A tqdm bar's elapsed time in seconds ("[32:12<53:25", "[1:02:03<..."), after position `at`."""
+    m = _ELAPSED.search(line, at, at + 240)
+    if not m:
+        return None
+    return int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + int(m.group(3))

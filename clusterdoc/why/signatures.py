@@ -2279,6 +2279,24 @@ MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find
 DEFER_TO_EXCEPTION = ("fs-quota", "fs-stale", "fs-no-space")
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv", "ifort-sigsegv")
+# round 9 (issue 41, hang): waits that ended, in the runtimes' own words, each thin alone (who was behind is in
+# another line or another log; causes.py's _THIN says what decides)
+SIGNATURES += [
+    S("gloo-wait-timeout", "hang", ("Timed out waiting ", "operation to complete"),
+      "a gloo send or receive waited past its timeout: the peer never reached the matching call (behind, dead, or "
+      "its link)",
+      "[../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 30000ms for recv operation "
+      "to complete", "https://github.com/QwenAudio/CosyVoice/issues/180; https://github.com/wenet-e2e/wenet/issues/"
+      "2552 (the same line under a monitoredBarrier timeout)",
+      "the other ranks' logs at that time (gloo's monitoredBarrier names the rank that did not arrive)", weak=True),
+    S("jax-barrier-timeout", "hang", ("DEADLINE_EXCEEDED", "Barrier timed out"),
+      "JAX's coordination service: a barrier timed out before every task reached it (its own words: a task "
+      "triggered it too early or too slowly)",
+      "Original error: DEADLINE_EXCEEDED: Barrier timed out. Id: [Init]Wait_for_all_tasks_to_register::0. This "
+      "usually happens because a task triggered the barrier too early or too slowly.",
+      "https://github.com/AI-Hypercomputer/gpu-recipes/issues/2; https://github.com/marin-community/levanter/issues/"
+      "432", "the timed-out tasks' own logs (the line names them when it can: 'Timed out task names')", weak=True),
+]  # fmt: skip
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
 
