@@ -844,6 +844,33 @@ _THIN["ray-unschedulable"] = (
 )
 
 
+# round 9 (sites): Slurm's start-up lines that name a node but not why it failed; a PBS job deleted by a user
+_SLURMD_UNREACHED = (
+    "environment: the node's munge key differs from the controller's (munge -n | ssh NODE unmunge), or a firewall "
+    "closes slurmd's port (6818) to the host that runs srun",
+    "node: that node's slurmd hung or the node went down (scontrol show node NODE: its State and Reason)",
+    "scheduler: the controller and the nodes overloaded at once (many steps launched together): it passes on a retry",
+)
+_THIN.update({"slurm-node-socket-timeout": _SLURMD_UNREACHED, "slurm-slurmd-socket-timeout": _SLURMD_UNREACHED})
+_THIN["slurm-invalid-credential"] = (
+    "environment: that node's munge key differs from the controller's (munge -n | ssh NODE unmunge; restart munged "
+    "after copying the key)",
+    "node: that node's clock is off (a credential from the future or the past: its NTP)",
+)
+_THIN["pbs-deleted"] = _KILLED
+_THIN["pbs-deleted-by-root"] = (
+    "scheduler: the site enforced a limit (walltime, cores or memory on a shared node) or an admin ended it: the "
+    "mail's or tracejob's lines after it, the admins",
+    "node: the job's node failed and the server cleared its jobs (a 'node failure' or MOM line after it)",
+)
+_THIN["slurm-step-node-config"] = (
+    "code: the job script builds the step's node list wrong (two names in one -w, a name outside the allocation): "
+    "echo the srun line it runs",
+    "scheduler: the site refuses a step that names its nodes (--nodelist inside the allocation): drop it, or ask "
+    "for the step by --nodes/--ntasks",
+)
+
+
 def _candidates(sig) -> list[str]:
     from clusterdoc.why import signatures
 

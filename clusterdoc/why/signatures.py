@@ -172,6 +172,115 @@ SIGNATURES: list[Signature] = [
       "\tthe actor's node was preempted: preemption_integration_demo: simulating node drain",
       "https://github.com/ray-project/ray/pull/63807",
       "nothing to fix: resume from a checkpoint on the remaining or new nodes"),
+    # --- round 9 (sites): how sites and platforms end or refuse a job, from real pastes (real/SOURCES.md) ---
+    # Slurm's start-up failures: before sbatch-failed and salloc-refused, whose prefixes they share. The
+    # controller down or unreachable (a crash, a power event, a daemon not started: arjuna-100, pulsar-254,
+    # trixie-93): no refusal of the request, the same job runs once it is back
+    S("slurm-controller-down", "scheduler", ("Unable to contact slurm controller",),
+      "the Slurm controller (slurmctld) did not answer: it is down, restarting or cut off from this host",
+      "srun: error: Unable to confirm allocation for job 60564: Unable to contact slurm controller (connect failure)",
+      "https://github.com/ArjunaCluster/ArjunaUsers/issues/100 (and galaxyproject/pulsar#254, ai4d-iasc/trixie#93)",
+      "the site's status page or admins (scontrol ping); submit again once it answers"),
+    # Slurm's authentication (munge) failed on the host that submits: munged not running, its socket or key
+    # missing (munge-118; Slurm's auth/munge plugin prints "Munge encode failed")
+    S("slurm-munge-auth", "environment", ("Protocol authentication error",),
+      "Slurm could not authenticate the request: munge (its authentication daemon) is not running or cannot be "
+      "reached on this host, or its key differs from the controller's",
+      "sbatch: error: Batch job submission failed: Protocol authentication error",
+      "https://github.com/dun/munge/issues/118",
+      "the admins: munged on this host (munge -n | unmunge; its socket, its key against the controller's)"),
+    S("slurm-munge-encode", "environment", ("Munge encode failed",),
+      "Slurm could not authenticate the request: munge (its authentication daemon) is not running or cannot be "
+      "reached on this host",
+      "sbatch: error: Munge encode failed: Failed to access \"/run/munge/munge.socket.2\": No such file or directory",
+      "https://github.com/dun/munge/issues/118", "the admins: munged on this host (munge -n | unmunge)"),
+    # a request no node of the partition can ever satisfy (more cores or memory per node than a node has, a node
+    # list outside the partition): sbatch's, salloc's and srun's step form (arjuna-112, arjuna-75, aws-pc-282,
+    # dragon-61)
+    S("slurm-node-config-unavailable", "scheduler", ("Requested node configuration is not available",),
+      "Slurm refused the request: no node of the partition has what it asks for (cores, memory or GPUs per node, "
+      "or the nodes it names)",
+      "sbatch: error: Batch job submission failed: Requested node configuration is not available",
+      "https://github.com/ArjunaCluster/ArjunaUsers/issues/112 (and ArjunaUsers#75, aws/aws-parallelcluster#282)",
+      "ask for what one node has (sinfo -N -o '%N %c %m %G', scontrol show node; cores reserved for the system "
+      "count against it)", unless=("Unable to create step",)),
+    # srun's step form inside an allocation: a --nodelist the site refuses (dragon-61) or one the job script built
+    # wrong (verl-548: two node names in one -w): a candidate
+    S("slurm-step-node-config", "scheduler", ("Unable to create step", "Requested node configuration is not available"),
+      "Slurm refused a job step: its node request (--nodelist/-w, --nodes, cores per node) does not fit the job's "
+      "allocation",
+      "srun: error: Unable to create step for job 17627941: Requested node configuration is not available",
+      "https://github.com/DragonHPC/dragon/issues/61 (and verl-project/verl#548)",
+      "echo the srun line the script runs: the node names it passes (scontrol show hostnames), against the "
+      "allocation's (echo $SLURM_JOB_NODELIST)", weak=True),
+    # a socket timeout: to slurmctld (sbatch, salloc: a controller too busy to answer, chip-seq-pipeline2-150,
+    # hpcfund-77) or to a node's slurmd when srun launches its tasks (batchtools-201: munge keys that differed;
+    # a node's slurmd hung, a firewall on port 6818): the controller's form is the scheduler's, a node's a
+    # candidate
+    S("slurm-node-socket-timeout", "scheduler", ("failed on node ", "Socket timed out on send/recv operation"),
+      "srun could not launch its tasks on a node: that node's slurmd did not answer in time",
+      "srun: error: Task launch for StepId=34.0 failed on node ubuntu4: Socket timed out on send/recv operation",
+      "https://github.com/mlr-org/batchtools/issues/201",
+      "scontrol show node NODE; on it: slurmd running, munge -n | ssh NODE unmunge (the same key), port 6818 open",
+      node=re.compile(r"failed on node " + _NODE + r":"), weak=True),
+    S("slurm-slurmd-socket-timeout", "scheduler", ("]:6818] failed: Socket timed out",),
+      "srun could not reach a node's slurmd (port 6818) in time",
+      "srun: error: slurm_receive_msgs: [[ubuntu4]:6818] failed: Socket timed out on send/recv operation",
+      "https://github.com/mlr-org/batchtools/issues/201",
+      "scontrol show node NODE; on it: slurmd running, munge -n | ssh NODE unmunge (the same key), port 6818 open",
+      node=re.compile(r"\[\[" + _NODE + r"\]:6818\]"), weak=True),
+    S("slurm-controller-timeout", "scheduler", ("failed: Socket timed out on send/recv operation",),
+      "the Slurm controller did not answer in time (too busy: many submissions or queries at once, or a "
+      "controller in trouble)",
+      "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation",
+      "https://github.com/ENCODE-DCC/chip-seq-pipeline2/issues/150 (and AMDResearch/hpcfund#77)",
+      "submit again after a pause (fewer submissions at once: a workflow's submission rate); the admins if it "
+      "lasts", unless=("launch failed", "6818]", "failed on node")),
+    # a node's slurmd rejected the step's credential: its munge key or clock differs from the controller's
+    # (snap-slurm-78); a candidate, with the node
+    S("slurm-invalid-credential", "scheduler", ("Invalid job credential",),
+      "a node's slurmd rejected the job's credential (its munge key or its clock differs from the controller's)",
+      "srun: error: Task launch for 47.0 failed on node n-c122: Invalid job credential",
+      "https://github.com/omnivector-solutions/snap-slurm/issues/78",
+      "the admins: that node's munge key and clock (munge -n | ssh NODE unmunge; NTP); resubmit without the node",
+      node=re.compile(r"failed on node " + _NODE + r":"), weak=True),
+    # Ray's raylet killed workers for memory pressure: its summary line (the docs' link that ray-oom names may
+    # be cut from a paste); the node's address is its IP field (wmpo-3, flower-2157, easyr1-185)
+    S("ray-memory-pressure", "oom", ("killed due to memory pressure (OOM)",),
+      "Ray's memory monitor killed workers: the node's host memory ran low (over RAY_memory_usage_threshold)",
+      "(raylet) node_manager.cc:3084: 4 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers "
+      "crashed due to other reasons at node (ID: b287aac2de42bef55d13e884c4bdb6cffb2d81d1dc96aa08c4633a43, IP: "
+      "172.28.0.12) over the last time period.", "https://github.com/flwrlabs/flower/issues/2157 (and WM-PO/WMPO#3)",
+      "load less per node (fewer workers or actors, more CPUs per task), or nodes with more memory (ray logs "
+      "raylet.out -ip ADDR names the processes)",
+      node=re.compile(r"IP: (\d{1,3}(?:\.\d{1,3}){3})")),
+    # runc: a container's init killed by the cgroup's OOM killer before it started (Kubernetes' CreateContainerError)
+    S("runc-init-oom", "oom", ("container init was OOM-killed",),
+      "the container was OOM-killed as it started: its memory limit is below what it needs",
+      "Error: container create failed: ... level=error msg=\"runc create failed: unable to start container process: "
+      "container init was OOM-killed (memory limit too low?)\"",
+      "https://github.com/kubeflow/trainer/issues/1661 (runc: libcontainer/process_linux.go)",
+      "raise the container's memory limit (resources.limits.memory)"),
+    # PBS/Torque's server: a job deleted by root (an admin, or the scheduler enforcing a limit: Moab's walltime);
+    # by its owner or another user it is a kill after something else, a candidate (cbio-403; pbs_server's
+    # "Job deleted at request of %s@%s")
+    S("pbs-deleted-by-root", "scheduler", ("Job deleted at request of root@",),
+      "PBS deleted the job at the request of root: the site (an admin, or the scheduler enforcing a limit or "
+      "clearing a failed node's jobs)",
+      "04/18/2016 22:55:25;0008;PBS_Server.12149;Job;7082041.hal-sched1.local;Job deleted at request of "
+      "root@hal-sched1", "https://github.com/cBio/cbio-cluster/issues/403",
+      "the lines after it (a node failure, a limit) or the admins (tracejob JOB on the server)", weak=True),
+    S("pbs-deleted", "scheduler", ("Job deleted at request of ",),
+      "the job was deleted (qdel) by its owner or another user: after another failure, or on purpose",
+      "Job deleted at request of user@login1", "https://github.com/openpbs/openpbs (pbs_server: qdel)",
+      "the job's output before it: a failure there is the cause", weak=True),
+    # LSF's bsub: a resource request outside the queue's RESRSV_LIMIT (its "Job not submitted." may be wrapped
+    # onto the next line: bcbio-2803)
+    S("lsf-rusage-refused", "scheduler", ("Error in rusage section",),
+      "LSF refused the job at submission: its resource request (rusage) is outside what the queue allows",
+      "Error in rusage section: The merged job-level and application-level rusage value is outside the range set "
+      "by RESRSV_LIMIT defined in lsb.queues. Job not submitted.", "https://github.com/bcbio/bcbio-nextgen/issues/2803",
+      "a request within the queue's RESRSV_LIMIT (bqueues -l QUEUE), or another queue"),
     S("sbatch-rejected", "scheduler", ("sbatch: error: ", "Job rejected"),
       "Slurm refused the job at submission (the site's submit filter)",
       "submitit.core.utils.FailedJobError: sbatch: error: Job rejected: Please do not specify cores/CPUs/tasks for GPU "
@@ -2274,6 +2383,8 @@ REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates"
                   "qsub-unknown-queue", "lsf-not-submitted", "sge-unable-to-run", "flux-alloc",
                   "srun-step-cpus", "torque-submit-error")  # fmt: skip
 MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find")
+# round 9 (sites): a request no node can satisfy, a resource request outside the queue's limits
+REFUSED_SIGNS += ("slurm-node-config-unavailable", "lsf-rusage-refused")
 # round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
 # exception's sign (its file:line) says it (why/foreign.py)
 DEFER_TO_EXCEPTION = ("fs-quota", "fs-stale", "fs-no-space")
