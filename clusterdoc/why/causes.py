@@ -858,6 +858,7 @@ _THIN["slurm-invalid-credential"] = (
     "node: that node's clock is off (a credential from the future or the past: its NTP)",
 )
 _THIN["pbs-deleted"] = _KILLED
+_THIN["lsf-force-kill"] = _KILLED
 _THIN["pbs-deleted-by-root"] = (
     "scheduler: the site enforced a limit (walltime, cores or memory on a shared node) or an admin ended it: the "
     "mail's or tracejob's lines after it, the admins",

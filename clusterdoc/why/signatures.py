@@ -281,6 +281,36 @@ SIGNATURES: list[Signature] = [
       "Error in rusage section: The merged job-level and application-level rusage value is outside the range set "
       "by RESRSV_LIMIT defined in lsb.queues. Job not submitted.", "https://github.com/bcbio/bcbio-nextgen/issues/2803",
       "a request within the queue's RESRSV_LIMIT (bqueues -l QUEUE), or another queue"),
+    # LSF's job report: the limits round 8 lacked (carveme-34's TERM_THREADLIMIT, as LSF's report prints it), and
+    # the forced kills (bkill -r: no time for cleanup), candidates as TERM_OWNER and TERM_ADMIN
+    S("lsf-thread-limit", "scheduler", ("TERM_THREADLIMIT",),
+      "LSF killed the job for running more threads than its limit allows",
+      "TERM_THREADLIMIT: job killed after reaching LSF thread limit.",
+      "https://github.com/cdanielmachado/carveme/issues/34",
+      "limit the program's threads and processes (its own option, OMP_NUM_THREADS), or a queue that allows more "
+      "(bqueues -l QUEUE: THREADLIMIT)"),
+    S("lsf-process-limit", "scheduler", ("TERM_PROCESSLIMIT",),
+      "LSF killed the job for running more processes than its limit allows",
+      "TERM_PROCESSLIMIT: job killed after reaching LSF process limit.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "fewer processes at once (the program's workers), or a queue that allows more (bqueues -l: PROCLIMIT)"),
+    S("lsf-swap-limit", "oom", ("TERM_SWAP",),
+      "LSF killed the job for going over its swap (virtual memory) limit",
+      "TERM_SWAP: job killed after reaching LSF swap usage limit.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "ask for more memory (bsub -v / -M), or load less at once"),
+    # kubectl describe pod: a container's last state ended by SIGKILL (137) with a reason other than OOMKilled
+    # (k8s-122256's "Reason: Error"): a failed liveness probe, the node's OOM killer, a kill; a SIGKILL candidate
+    S("k8s-exit-137", "oom", ("Exit Code:", "137"),
+      "a container was killed by SIGKILL (exit code 137) without Kubernetes' OOMKilled reason",
+      "      Exit Code: 137", "https://github.com/kubernetes/kubernetes/issues/122256",
+      "kubectl describe pod (its Events: a failed liveness probe, an eviction), the node's dmesg for the OOM killer",
+      weak=True),
+    S("lsf-force-kill", "scheduler", ("TERM_FORCE_",),
+      "the job was killed without time for cleanup (bkill -r) by its owner or an administrator",
+      "TERM_FORCE_OWNER: job killed by owner without time for cleanup.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "the job's output before it: a failure there is the cause", weak=True),
     S("sbatch-rejected", "scheduler", ("sbatch: error: ", "Job rejected"),
       "Slurm refused the job at submission (the site's submit filter)",
       "submitit.core.utils.FailedJobError: sbatch: error: Job rejected: Please do not specify cores/CPUs/tasks for GPU "
@@ -2383,6 +2413,7 @@ REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates"
                   "qsub-unknown-queue", "lsf-not-submitted", "sge-unable-to-run", "flux-alloc",
                   "srun-step-cpus", "torque-submit-error")  # fmt: skip
 MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find")
+SIGKILL_SIGNS += ("k8s-exit-137",)  # round 9 (sites)
 # round 9 (sites): a request no node can satisfy, a resource request outside the queue's limits
 REFUSED_SIGNS += ("slurm-node-config-unavailable", "lsf-rusage-refused")
 # round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
