@@ -1,0 +1,160 @@
+"""`clusterdoc why --log` round 9 (issue 41): how sites and platforms end or refuse a job, each from a real paste
+(its thread beside it; the whole log and its row in tests/fixtures/why/real/ and SOURCES.md). Every excerpt here
+was unknown, or a confident wrong category, under round 8's rules. Pure, in memory.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.why_helpers import judge_log
+
+# --- Slurm's start-up failures: the controller, munge, a node's slurmd, the request ---
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/ArjunaCluster/ArjunaUsers/issues/100
+        "srun: error: Unable to confirm allocation for job 60564: Unable to contact slurm controller (connect "
+        "failure)\nsrun: Check SLURM_JOB_ID environment variable. Expired or invalid job 60564\n",
+        # https://github.com/ai4d-iasc/trixie/issues/93 (slurmctld had crashed)
+        "sinfo\nslurm_load_partitions: Unable to contact slurm controller (connect failure)\n",
+    ],
+)
+def test_controller_down_is_the_scheduler_and_no_refusal(text):
+    c = judge_log(text)
+    assert c.category == "scheduler" and not c.weak and not c.refused, c  # the same job runs once it is back
+
+
+def test_munge_not_running_is_the_environment_not_a_refusal():
+    # https://github.com/dun/munge/issues/118: round 8 read sbatch's prefix as a refused request
+    c = judge_log(
+        "sbatch: error: If munged is up, restart with --num-threads=10\n\n"
+        'sbatch: error: Munge encode failed: Failed to access "/run/munge/munge.socket.2": No such file or '
+        "directory\n\n"
+        "sbatch: error: slurm_send_node_msg: auth_g_create: REQUEST_SUBMIT_BATCH_JOB has authentication error\n\n"
+        "sbatch: error: Batch job submission failed: Protocol authentication error\n"
+    )
+    assert c.category == "environment" and not c.refused, c
+
+
+def test_controller_timeout_is_the_scheduler_and_worth_a_retry():
+    # https://github.com/AMDResearch/hpcfund/issues/77 (round 8: salloc's prefix, a refusal no retry helps)
+    c = judge_log("salloc: error: Job submit/allocate failed: Socket timed out on send/recv operation\n")
+    assert c.category == "scheduler" and not c.weak and not c.refused, c
+
+
+def test_a_node_slurmd_that_does_not_answer_names_the_node_and_stays_a_candidate():
+    # https://github.com/mlr-org/batchtools/issues/201: the munge keys differed (the thread); the log cannot tell
+    c = judge_log(
+        "fpga@ubuntu2:~$ srun hostname\n"
+        "srun: error: slurm_receive_msgs: [[ubuntu4]:6818] failed: Socket timed out on send/recv operation\n"
+        "srun: error: Task launch for StepId=34.0 failed on node ubuntu4: Socket timed out on send/recv operation\n"
+        "srun: error: Application launch failed: Socket timed out on send/recv operation\n"
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+        "srun: error: Timed out waiting for job step to complete\n"
+    )
+    assert c.category == "unknown" and c.nodes == ["ubuntu4"] and len(c.candidates) >= 2, c
+    assert any(k.startswith("environment") for k in c.candidates) and any(k.startswith("node") for k in c.candidates)
+
+
+def test_invalid_job_credential_names_the_node_and_stays_a_candidate():
+    # https://github.com/omnivector-solutions/snap-slurm/issues/78 (unsettled: the node's munge key or its clock)
+    c = judge_log(
+        "srun: error: Task launch for 47.0 failed on node n-c122: Invalid job credential\n"
+        "srun: error: Application launch failed: Invalid job credential\n"
+        "srun: Job step aborted: Waiting up to 32 seconds for job step to finish.\n"
+    )
+    assert c.category == "unknown" and c.nodes == ["n-c122"] and len(c.candidates) >= 2, c
+
+
+def test_a_request_no_node_can_satisfy_is_refused_but_a_step_form_is_a_candidate():
+    # https://github.com/DragonHPC/dragon/issues/61 (the site refused --nodelist) and verl-project/verl#548 (the job
+    # script built the node list wrong): the same line, two causes
+    step = judge_log(
+        "srun: error: Unable to create step for job 17627941: Requested node configuration is not available\n"
+    )
+    assert step.category == "unknown" and len(step.candidates) >= 2, step
+    assert any(k.startswith("code") for k in step.candidates) and any(k.startswith("scheduler") for k in step.candidates)
+    # https://github.com/ArjunaCluster/ArjunaUsers/issues/112 (2 cores of a node reserved): sbatch's form is refused
+    c = judge_log("sbatch: error: Batch job submission failed: Requested node configuration is not available\n")
+    assert c.category == "scheduler" and c.refused and "no node" in c.headline, c
+
+
+# --- the other batch systems: PBS/Torque's server, LSF's bsub and its job report ---
+
+
+def test_pbs_job_deleted_by_root_is_a_candidate_and_a_node_failure_after_it_decides():
+    # https://github.com/cBio/cbio-cluster/issues/403: the server's log line; why root deleted it is elsewhere
+    c = judge_log(
+        "getting output of UniformTimeClustering:  20% (117/558) [#      ] eta 28:34:54 \\Terminated\n"
+        "04/18/2016 22:55:25;0008;PBS_Server.12149;Job;7082041.hal-sched1.local;Job deleted at request of "
+        "root@hal-sched1\n"
+    )
+    assert c.category == "unknown" and c.rule == "signature" and "root" in c.headline, c
+    assert any(k.startswith("scheduler") for k in c.candidates) and any(k.startswith("node") for k in c.candidates)
+    # https://github.com/cBio/cbio-cluster/issues/188: the same deletion, then the reason: the node
+    c = judge_log("job deleted\nJob deleted at request of root@mskcc-fe1.local\njob preempted (node failure)\n")
+    assert c.category == "node", c
+
+
+def test_lsf_refusal_of_a_resource_request_is_refused():
+    # https://github.com/bcbio/bcbio-nextgen/issues/2803: bsub's "Job not submitted." wrapped onto its own line
+    c = judge_log(
+        "[sd587@eris1n2 work]$ bsub < lsf_engined9a328c4-8eaa-4970-a7bc-45bc12e1bfc2\n\n"
+        "Error in rusage section: The merged job-level and application-level rusage\n"
+        "value is outside the range set by RESRSV_LIMIT defined in lsb.queues. Job\n"
+        "not submitted.\n"
+    )
+    assert c.category == "scheduler" and c.refused, c
+
+
+def test_lsf_thread_limit_is_the_scheduler():
+    # https://github.com/cdanielmachado/carveme/issues/34
+    c = judge_log(
+        "TERM_THREADLIMIT: job killed after reaching LSF thread limit.\nExited with exit code 143.\n\n"
+        "Resource usage summary:\n\n    CPU time   :      8.07 sec.\n    Max Memory :      5719 MB\n"
+    )
+    assert c.category == "scheduler" and not c.weak, c
+
+
+# --- orchestrators: Ray's memory monitor, Kubernetes' container runtime ---
+
+
+def test_ray_memory_pressure_is_oom_with_the_node():
+    # https://github.com/flwrlabs/flower/issues/2157: the node's address is the summary's IP field
+    c = judge_log(
+        "(raylet) [2023-07-23 15:21:29,851 E 9751 9751] (raylet) node_manager.cc:3084: 4 Workers (tasks / actors) "
+        "killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: "
+        "b287aac2de42bef55d13e884c4bdb6cffb2d81d1dc96aa08c4633a43, IP: 172.28.0.12) over the last time period.\n"
+    )
+    assert c.category == "oom" and c.nodes == ["172.28.0.12"], c
+    # https://github.com/WM-PO/WMPO/issues/3: a terminal wrap cut the IP and the docs' link away
+    c = judge_log(
+        "(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 Workers (tasks / "
+        "actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at \n"
+        "node (ID: 8289f87b78d161ae21bf723c7c57838345a56248dd48a2c3f0d5ac73, IP: 172.24.0.226) over the last time\n"
+    )
+    assert c.category == "oom", c
+
+
+def test_runc_container_init_oom_killed_is_oom():
+    # https://github.com/kubeflow/trainer/issues/1661
+    c = judge_log(
+        "Warning  Failed  113s   kubelet  Error: container create failed: time=\"2022-09-14T11:35:13Z\" "
+        'level=error msg="runc create failed: unable to start container process: container init was OOM-killed '
+        '(memory limit too low?)"\n'
+    )
+    assert c.category == "oom", c
+
+
+def test_kubernetes_exit_137_without_oomkilled_is_a_sigkill_candidate():
+    # https://github.com/kubernetes/kubernetes/issues/122256 (unsettled: a probe, the node's OOM killer, a kill)
+    c = judge_log(
+        "    Last State: Terminated\n      Reason: Error\n      Exit Code: 137\n"
+        "      Started: Mon, 13 Nov 2023 03:48:52 +0100\n    Restart Count: 1\n"
+    )
+    assert c.category == "unknown" and c.rule == "signature" and "137" in c.headline, c
+    assert c.candidates[0].startswith("oom") and any(k.startswith("scheduler") for k in c.candidates), c.candidates
+    assert judge_log("    Last State: Terminated\n      Reason: Completed\n      Exit Code: 0\n").category == "unknown"
