@@ -261,7 +261,7 @@ SIGNATURES: list[Signature] = [
       "container init was OOM-killed (memory limit too low?)\"",
       "https://github.com/kubeflow/trainer/issues/1661 (runc: libcontainer/process_linux.go)",
       "raise the container's memory limit (resources.limits.memory)"),
-    # PBS/Torque's server: a job deleted by root (an admin, or the scheduler enforcing a limit: Moab's walltime);
+    # PBS/Torque's server: a job deleted by root (an admin, or the scheduler enforcing a limit);
     # by its owner or another user it is a kill after something else, a candidate (cbio-403; pbs_server's
     # "Job deleted at request of %s@%s")
     S("pbs-deleted-by-root", "scheduler", ("Job deleted at request of root@",),
