@@ -2397,8 +2397,8 @@ FROM_TRACEBACK = [
 # the rank that prints these lines reports the others (Horovod's coordinator lists the ranks it waits for): its
 # prefix names the witness, not the culprit
 REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
-SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137",
-                 "shell-killed")  # fmt: skip
+SIGKILL_SIGNS: tuple[str, ...] = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill",
+                                  "exit-code-137", "sge-exit-137", "shell-killed")  # fmt: skip
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
 APP_FATAL_SIGNS = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one", "lammps-error")
 APP_FATAL_NEAR = 4
