@@ -859,6 +859,14 @@ _THIN["slurm-invalid-credential"] = (
 )
 _THIN["pbs-deleted"] = _KILLED
 _THIN["lsf-force-kill"] = _KILLED
+_JAX_COORDINATION = (
+    "a task that never started or crashed before connecting: the timed-out tasks' own logs (num_processes against "
+    "what the launcher started; a task that died first is the cause)",
+    "network: the coordinator's address or port cannot be reached from the other hosts (a firewall: JAX 0.8.1 moved "
+    "its default port from 8476 to 8482; a coordinator address that is localhost on a multi-host job)",
+    "scheduler: some tasks not yet scheduled or still setting up (a larger initialization_timeout if that is expected)",
+)
+_THIN.update({"jax-barrier-timeout": _JAX_COORDINATION, "jax-register-deadline": _JAX_COORDINATION})
 _THIN["pbs-deleted-by-root"] = (
     "scheduler: the site enforced a limit (walltime, cores or memory on a shared node) or an admin ended it: the "
     "mail's or tracejob's lines after it, the admins",

@@ -306,6 +306,24 @@ SIGNATURES: list[Signature] = [
       "      Exit Code: 137", "https://github.com/kubernetes/kubernetes/issues/122256",
       "kubectl describe pod (its Events: a failed liveness probe, an eviction), the node's dmesg for the OOM killer",
       weak=True),
+    # JAX's coordination service: tasks that did not register or reach a barrier in time. Its own text lists the
+    # causes (tasks crashed before connecting, never scheduled, scheduling delays); a coordinator port no firewall
+    # opens prints the same (jax-35905): candidates, never a verdict (llama2jax-20, gpurecipes-2, paxml-77,
+    # levanter-432)
+    S("jax-barrier-timeout", "network", ("DEADLINE_EXCEEDED: Barrier timed out",),
+      "JAX's coordination service timed out waiting for tasks at a barrier (registration or the job's own)",
+      "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: PjRT_Client_Connect. "
+      "Timed out task names:", "https://github.com/ayaka14732/llama-2-jax/issues/20 (and AI-Hypercomputer/"
+      "gpu-recipes#2, marin-community/levanter#432)",
+      "the timed-out tasks' own logs (did they start? num_processes against what the launcher started), the "
+      "coordinator's address and port from those hosts", weak=True),
+    S("jax-register-deadline", "network", ("CoordinationService/RegisterTask",),
+      "a JAX task could not register with the coordination service in time",
+      "Additional GRPC error information from remote target unknown_target_for_coordination_leader while calling "
+      "/tensorflow.CoordinationService/RegisterTask:", "https://github.com/google/paxml/issues/77 (and "
+      "jax-ml/jax#35905)",
+      "the coordinator's address and port from this host (a firewall, the port JAX picks), the other tasks' logs",
+      weak=True),
     S("lsf-force-kill", "scheduler", ("TERM_FORCE_",),
       "the job was killed without time for cleanup (bkill -r) by its owner or an administrator",
       "TERM_FORCE_OWNER: job killed by owner without time for cleanup.",
