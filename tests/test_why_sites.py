@@ -177,3 +177,16 @@ def test_jax_coordination_timeouts_are_candidates_with_jax_own_causes():
         "RegisterTask:\n"
     )
     assert c.category == "unknown" and "register" in c.headline, c
+
+
+def test_flux_start_failed_is_the_environment_before_its_timeout_and_a_lost_node_is_named():
+    # https://github.com/flux-framework/flux-core/issues/4195: round 8 named the allocation's timeout after it
+    c = judge_log(
+        "0.778s: flux-shell[1]: FATAL: task 0: start failed: stress: No such file or directory\n"
+        "0.784s: job.exception type=exec severity=0 task 0: start failed: stress: No such file or directory\n"
+        "5.488s: job.exception type=timeout severity=0 resource allocation expired\n"
+    )
+    assert c.category == "environment", c
+    # https://github.com/flux-framework/flux-core/issues/6653
+    c = judge_log("fdFmCpYwQZ5  node-failure              node failure on elcap8767 (shell rank 1127)\n")
+    assert c.category == "node" and c.nodes == ["elcap8767"], c

@@ -324,6 +324,21 @@ SIGNATURES: list[Signature] = [
       "jax-ml/jax#35905)",
       "the coordinator's address and port from this host (a firewall, the port JAX picks), the other tasks' logs",
       weak=True),
+    # Flux: the job shell could not start the program (flux-core-4195: not installed on the nodes; the allocation's
+    # timeout after it is its effect), and a node lost under a job as flux jobs prints the exception's note
+    # (flux-core-6653)
+    S("flux-start-failed", "environment", ("start failed: ", ": No such file or directory"),
+      "Flux could not start the program on a node: it is not there (not installed, not on the PATH, a path only the "
+      "login node has)",
+      "0.778s: flux-shell[1]: FATAL: task 0: start failed: stress: No such file or directory",
+      "https://github.com/flux-framework/flux-core/issues/4195",
+      "the program's path on the compute nodes (flux run -N1 which PROG), the module or the container"),
+    S("flux-node-failure", "node", ("node failure on ", " rank "),
+      "Flux lost a node under the job (its broker stopped answering: the node crashed, rebooted or was cut off)",
+      "fdFmCpYwQZ5  node-failure              node failure on elcap8767 (shell rank 1127)",
+      "https://github.com/flux-framework/flux-core/issues/6653",
+      "resubmit without that node (flux run --requires=-host:NODE); its console and kernel log",
+      node=re.compile(r"node failure on " + _NODE)),
     S("lsf-force-kill", "scheduler", ("TERM_FORCE_",),
       "the job was killed without time for cleanup (bkill -r) by its owner or an administrator",
       "TERM_FORCE_OWNER: job killed by owner without time for cleanup.",
@@ -2432,6 +2447,7 @@ REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates"
                   "srun-step-cpus", "torque-submit-error")  # fmt: skip
 MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find")
 SIGKILL_SIGNS += ("k8s-exit-137",)  # round 9 (sites)
+MISSING_SIGNS += ("flux-start-failed",)  # round 9 (sites)
 # round 9 (sites): a request no node can satisfy, a resource request outside the queue's limits
 REFUSED_SIGNS += ("slurm-node-config-unavailable", "lsf-rusage-refused")
 # round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
