@@ -18,13 +18,27 @@ from tests.why_helpers import judge_log
         # https://github.com/ArjunaCluster/ArjunaUsers/issues/100
         "srun: error: Unable to confirm allocation for job 60564: Unable to contact slurm controller (connect "
         "failure)\nsrun: Check SLURM_JOB_ID environment variable. Expired or invalid job 60564\n",
-        # https://github.com/ai4d-iasc/trixie/issues/93 (slurmctld had crashed)
-        "sinfo\nslurm_load_partitions: Unable to contact slurm controller (connect failure)\n",
+        # https://github.com/galaxyproject/pulsar/issues/254 (round 8: sbatch's prefix, a refusal)
+        "Exception: Failed to submit job, error was:\n"
+        "sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)\n",
     ],
 )
 def test_controller_down_is_the_scheduler_and_no_refusal(text):
     c = judge_log(text)
     assert c.category == "scheduler" and not c.weak and not c.refused, c  # the same job runs once it is back
+
+
+def test_a_query_that_missed_the_controller_is_a_candidate_and_yields_to_the_failure_after_it():
+    # https://github.com/ai4d-iasc/trixie/issues/93 (slurmctld had crashed): a query's words, a candidate
+    c = judge_log("sinfo\nslurm_load_partitions: Unable to contact slurm controller (connect failure)\n")
+    assert c.category == "unknown" and "query" in c.headline and len(c.candidates) >= 2, c
+    # a workflow manager's polling hiccup before the job's own memory kill: the kill is the cause
+    c = judge_log(
+        "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"
+        "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=37205392.0. Some of your processes may have been "
+        "killed by the cgroup out-of-memory handler.\n"
+    )
+    assert c.category == "oom", c
 
 
 def test_munge_not_running_is_the_environment_not_a_refusal():

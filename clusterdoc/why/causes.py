@@ -858,6 +858,12 @@ _THIN["slurm-invalid-credential"] = (
     "node: that node's clock is off (a credential from the future or the past: its NTP)",
 )
 _THIN["pbs-deleted"] = _KILLED
+_THIN["slurm-controller-query"] = (
+    "scheduler: the controller was down and the job was lost with it (sacct -j JOB -o State,Reason once it answers; "
+    "the site's status page)",
+    "a passing error of a query (a workflow manager's polling): the controller came back and the job's own failure, "
+    "if any, is elsewhere in the log",
+)
 _THIN["lsf-force-kill"] = _KILLED
 _JAX_COORDINATION = (
     "a task that never started or crashed before connecting: the timed-out tasks' own logs (num_processes against "

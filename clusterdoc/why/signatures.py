@@ -180,7 +180,15 @@ SIGNATURES: list[Signature] = [
       "the Slurm controller (slurmctld) did not answer: it is down, restarting or cut off from this host",
       "srun: error: Unable to confirm allocation for job 60564: Unable to contact slurm controller (connect failure)",
       "https://github.com/ArjunaCluster/ArjunaUsers/issues/100 (and galaxyproject/pulsar#254, ai4d-iasc/trixie#93)",
-      "the site's status page or admins (scontrol ping); submit again once it answers"),
+      "the site's status page or admins (scontrol ping); submit again once it answers",
+      unless=("slurm_load_", "slurm_reconfigure", "squeue", "sacct", "scontrol")),
+    # the same words from a query (squeue, sinfo, sacct: slurm_load_jobs, slurm_load_partitions), as a workflow
+    # manager's polling prints them: a controller that came back may have run the job on; a candidate
+    S("slurm-controller-query", "scheduler", ("Unable to contact slurm controller",),
+      "a Slurm query (squeue, sinfo, sacct) could not reach the controller: down, restarting or overloaded",
+      "slurm_load_partitions: Unable to contact slurm controller (connect failure)",
+      "https://github.com/ai4d-iasc/trixie/issues/93 (and ArjunaCluster/ArjunaUsers#92)",
+      "scontrol ping; the job's own end (sacct -j JOB -o State,Reason once the controller answers)", weak=True),
     # Slurm's authentication (munge) failed on the host that submits: munged not running, its socket or key
     # missing (munge-118; Slurm's auth/munge plugin prints "Munge encode failed")
     S("slurm-munge-auth", "environment", ("Protocol authentication error",),
