@@ -204,3 +204,21 @@ def test_flux_start_failed_is_the_environment_before_its_timeout_and_a_lost_node
     # https://github.com/flux-framework/flux-core/issues/6653
     c = judge_log("fdFmCpYwQZ5  node-failure              node failure on elcap8767 (shell rank 1127)\n")
     assert c.category == "node" and c.nodes == ["elcap8767"], c
+
+
+def test_a_pbs_mail_names_the_one_host_the_job_ran_on():
+    # https://github.com/cBio/cbio-cluster/issues/188: the node the server lost is the mail's exec host
+    mail = "PBS Job Id: 2598356.mskcc-fe1.local\nJob Name:   QLOGIN\nExec host:  {}\njob deleted\n"
+    c = judge_log(
+        mail.format("gpu-2-17/11") + "Job deleted at request of root@mskcc-fe1.local\njob preempted (node failure)\n"
+    )
+    assert c.category == "node" and c.nodes == ["gpu-2-17"], c
+    # https://github.com/nf-core/sarek/issues/541: Torque's memory kill, on its exec host
+    c = judge_log(
+        "PBS Job Id: 75736704\nJob Name:   sarekRecal\nExec host:  node450/0-19\nAborted by PBS Server\n"
+        "Job exceeded a memory resource limit (vmem, pvmem, etc.). Job was aborted\n"
+    )
+    assert c.category == "oom" and c.nodes == ["node450"], c
+    # several hosts: none of them is the culprit
+    c = judge_log(mail.format("gpu-1-1/0+gpu-1-2/0") + "job preempted (node failure)\n")
+    assert c.category == "node" and c.nodes == [], c
