@@ -222,3 +222,15 @@ def test_a_pbs_mail_names_the_one_host_the_job_ran_on():
     # several hosts: none of them is the culprit
     c = judge_log(mail.format("gpu-1-1/0+gpu-1-2/0") + "job preempted (node failure)\n")
     assert c.category == "node" and c.nodes == [], c
+
+
+def test_ray_owner_node_crashed_is_a_candidate_with_the_owner_address():
+    # https://github.com/verl-project/verl/issues/4242 (settled: Ray's dashboard agent, not the hardware) and
+    # hiyouga/EasyR1#324 (unsettled): the same line, candidates, the owner's address named
+    c = judge_log(
+        "The actor is dead because its owner has died. Owner Id: 01000000ffffffffffffffffffffffffffffffffffffffffffffffff"
+        " Owner Ip address: 10.254.32.19 Owner worker exit type: SYSTEM_ERROR Worker exit detail: Owner's node has "
+        "crashed.\n"
+    )
+    assert c.category == "unknown" and c.nodes == ["10.254.32.19"], c
+    assert any(k.startswith("environment") for k in c.candidates) and any(k.startswith("oom") for k in c.candidates)

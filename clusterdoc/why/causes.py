@@ -865,6 +865,12 @@ _THIN["slurm-controller-query"] = (
     "if any, is elsewhere in the log",
 )
 _THIN["lsf-force-kill"] = _KILLED
+_THIN["ray-owner-node-crashed"] = (
+    "environment: Ray's own processes on that node failed (the dashboard agent, which the raylet fate-shares with; "
+    "grpcio or Ray's version: dashboard_agent.log, raylet.out)",
+    "oom: the OOM killer took the raylet or the driver (that node's dmesg; Ray's memory monitor lines before it)",
+    "node: the node itself crashed or rebooted (its console and kernel log)",
+)
 _JAX_COORDINATION = (
     "a task that never started or crashed before connecting: the timed-out tasks' own logs (num_processes against "
     "what the launcher started; a task that died first is the cause)",

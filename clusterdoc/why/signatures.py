@@ -347,6 +347,16 @@ SIGNATURES: list[Signature] = [
       "https://github.com/flux-framework/flux-core/issues/6653",
       "resubmit without that node (flux run --requires=-host:NODE); its console and kernel log",
       node=re.compile(r"node failure on " + _NODE)),
+    # Ray: an actor dead because its owner's node crashed (the driver's node: its raylet gone). Ray's processes on
+    # the node failing (verl-4242: the dashboard agent, which the raylet fate-shares with), the OOM killer, or the
+    # node itself print the same: candidates, the owner's address named (easyr1-324)
+    S("ray-owner-node-crashed", "node", ("Owner's node has crashed",),
+      "a Ray actor died because its owner's node crashed (that node's raylet is gone)",
+      "The actor is dead because its owner has died. Owner Id: 01000000ffffffffffffffffffffffffffffffffffffffffffff"
+      "ffff Owner Ip address: 10.254.32.19 Owner worker exit type: SYSTEM_ERROR Worker exit detail: Owner's node "
+      "has crashed.", "https://github.com/verl-project/verl/issues/4242 (and hiyouga/EasyR1#324)",
+      "that node's raylet.out, dashboard_agent.log and dmesg (ray logs raylet.out -ip ADDR)",
+      node=re.compile(r"Owner Ip address: (\d{1,3}(?:\.\d{1,3}){3})"), weak=True),
     S("lsf-force-kill", "scheduler", ("TERM_FORCE_",),
       "the job was killed without time for cleanup (bkill -r) by its owner or an administrator",
       "TERM_FORCE_OWNER: job killed by owner without time for cleanup.",
