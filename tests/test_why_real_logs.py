@@ -72,8 +72,11 @@ def test_the_score_on_real_logs():
     # with them, 245/330 (74 %), culprit 79/94 (84 %) on the code of 082e3c3; the bounds are what it reaches
     # round 9's hang forms from real pastes (tests/test_why_hang_culprit.py): 254/333 (76 %), culprit 82/97 (85 %)
     # with 14 new real logs (11 of them unsettled waits that must stay unknown)
+    # round 9 (sites: tests/test_why_sites.py) added 28 real logs of how sites and platforms end a job (Slurm's
+    # start-up failures, LSF, PBS, Flux, Kubernetes, Ray, JAX): 272/351 (77 %), culprit 85/98 (87 %); the bounds keep
+    # about two logs
     assert s["right"] * 100 >= 75 * s["settled"], (s["right"], s["settled"])
-    assert s["culprits_named"] * 100 >= 84 * s["culprits"], s["culprits_missed"]  # 79/94 (84 %)
+    assert s["culprits_named"] * 100 >= 84 * s["culprits"], s["culprits_missed"]
 
 
 @pytest.mark.parametrize("held", [HELDOUT, HELDOUT_FRESH, HELDOUT_FRESH2, HELDOUT_FRESH3, HELDOUT_FRESH4], ids=lambda p: p.name)

@@ -845,14 +845,58 @@ _THIN["gloo-wait-timeout"] = (
     "node: the peer's process or node died (its own log's last lines, the node's kernel log)",
     "network: the link between the two stalled (clusterdoc check --perf between their nodes)",
 )
-_THIN["jax-barrier-timeout"] = (
-    "hang: a task was behind (loading, compiling, a checkpoint's write) past the barrier's timeout: its log",
-    "node: a task crashed or its host died before the barrier (its own log's last lines)",
-    "scheduler: a task was never started or scheduled (the launcher's task count against the job's)",
-)
 _THIN["ray-unschedulable"] = (
     "scheduler: no node has the resources the task or actor asks for free (ray status: GPUs claimed by other actors)",
     "the autoscaler: nodes still being added, or a runtime_env still installing (Ray's warning says so first)",
+)
+
+
+# round 9 (sites): Slurm's start-up lines that name a node but not why it failed; a PBS job deleted by a user
+_SLURMD_UNREACHED = (
+    "environment: the node's munge key differs from the controller's (munge -n | ssh NODE unmunge), or a firewall "
+    "closes slurmd's port (6818) to the host that runs srun",
+    "node: that node's slurmd hung or the node went down (scontrol show node NODE: its State and Reason)",
+    "scheduler: the controller and the nodes overloaded at once (many steps launched together): it passes on a retry",
+)
+_THIN.update({"slurm-node-socket-timeout": _SLURMD_UNREACHED, "slurm-slurmd-socket-timeout": _SLURMD_UNREACHED})
+_THIN["slurm-invalid-credential"] = (
+    "environment: that node's munge key differs from the controller's (munge -n | ssh NODE unmunge; restart munged "
+    "after copying the key)",
+    "node: that node's clock is off (a credential from the future or the past: its NTP)",
+)
+_THIN["pbs-deleted"] = _KILLED
+_THIN["slurm-controller-query"] = (
+    "scheduler: the controller was down and the job was lost with it (sacct -j JOB -o State,Reason once it answers; "
+    "the site's status page)",
+    "a passing error of a query (a workflow manager's polling): the controller came back and the job's own failure, "
+    "if any, is elsewhere in the log",
+)
+_THIN["lsf-force-kill"] = _KILLED
+_THIN["ray-owner-node-crashed"] = (
+    "environment: Ray's own processes on that node failed (the dashboard agent, which the raylet fate-shares with; "
+    "grpcio or Ray's version: dashboard_agent.log, raylet.out)",
+    "oom: the OOM killer took the raylet or the driver (that node's dmesg; Ray's memory monitor lines before it)",
+    "node: the node itself crashed or rebooted (its console and kernel log)",
+)
+_JAX_COORDINATION = (  # a task behind or never there, as the coordination service's own text lists the causes
+    "hang: a task was behind (loading, compiling, a checkpoint's write) or never started or crashed before "
+    "connecting: the timed-out tasks' own logs (num_processes against what the launcher started; a task that died "
+    "first is the cause)",
+    "network: the coordinator's address or port cannot be reached from the other hosts (a firewall: JAX 0.8.1 moved "
+    "its default port from 8476 to 8482; a coordinator address that is localhost on a multi-host job)",
+    "scheduler: some tasks not yet scheduled or still setting up (a larger initialization_timeout if that is expected)",
+)
+_THIN.update({"jax-barrier-timeout": _JAX_COORDINATION, "jax-register-deadline": _JAX_COORDINATION})
+_THIN["pbs-deleted-by-root"] = (
+    "scheduler: the site enforced a limit (walltime, cores or memory on a shared node) or an admin ended it: the "
+    "mail's or tracejob's lines after it, the admins",
+    "node: the job's node failed and the server cleared its jobs (a 'node failure' or MOM line after it)",
+)
+_THIN["slurm-step-node-config"] = (
+    "code: the job script builds the step's node list wrong (two names in one -w, a name outside the allocation): "
+    "echo the srun line it runs",
+    "scheduler: the site refuses a step that names its nodes (--nodelist inside the allocation): drop it, or ask "
+    "for the step by --nodes/--ntasks",
 )
 
 

@@ -94,6 +94,7 @@ WORDS: tuple[bytes, ...] = (
     b"talled ranks:",
     b"Not all ranks joining collective",  # torch's flight recorder analyser: the ranks a collective missed
     b"Local host: ",  # Open MPI's TCP help text: the node on a line after its head
+    b"Exec host:  ",  # Torque's and PBS's job mail: the host the job ran on, lines before the server's reason
     b"what():",  # libstdc++'s terminate handler: the uncaught exception's message, on the line after its type
     # round 9: JAX's barrier timeout, its head and one line per task it waited for; the TCPStore server's count
     b"imed out task names:",

@@ -181,6 +181,10 @@ _NODE_AFTER = {"mpi-lost-daemon": (_DAEMON_NODE, 8)}
 _NODE_BEFORE = {"ray-node-died": (re.compile(r"\s{0,8}ip: ([\w.:-]{1,128})\s*$"), 8)}
 # Open MPI's TCP help text names the host that printed it a few lines on ("  Local host: node-0-22")
 _NODE_AFTER["ompi-tcp-peer-connect"] = (re.compile(r"\s{0,8}Local host:\s{1,16}([A-Za-z0-9][\w.-]{0,127})"), 8)
+# round 9 (sites): Torque's and PBS's job mail names the one host the job ran on ("Exec host:  gpu-2-17/11") a few
+# lines before the server's reason (cbiocluster-188, sarek-541); several hosts ("a/0+b/0") name none
+_EXEC_HOST = re.compile(r"\s{0,8}Exec host:\s{1,16}([A-Za-z0-9][\w.-]{0,127})/[\d,-]{1,64}\s*$")
+_NODE_BEFORE.update({name: (_EXEC_HOST, 8) for name in ("pbs-node-failure", "pbs-deleted-by-root", "torque-mem-limit")})
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
@@ -721,7 +725,7 @@ class Scanner:
                 self._node_next = None
             if m:
                 hit.node = m.group(1)
-        if "ip: " in line:
+        if "ip: " in line or "Exec host:" in line:
             for name, (pat, _) in _NODE_BEFORE.items():
                 m = pat.match(line)
                 if m:

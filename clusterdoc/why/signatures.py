@@ -172,6 +172,196 @@ SIGNATURES: list[Signature] = [
       "\tthe actor's node was preempted: preemption_integration_demo: simulating node drain",
       "https://github.com/ray-project/ray/pull/63807",
       "nothing to fix: resume from a checkpoint on the remaining or new nodes"),
+    # --- round 9 (sites): how sites and platforms end or refuse a job, from real pastes (real/SOURCES.md) ---
+    # Slurm's start-up failures: before sbatch-failed and salloc-refused, whose prefixes they share. The
+    # controller down or unreachable (a crash, a power event, a daemon not started: arjuna-100, pulsar-254,
+    # trixie-93): no refusal of the request, the same job runs once it is back
+    S("slurm-controller-down", "scheduler", ("Unable to contact slurm controller",),
+      "the Slurm controller (slurmctld) did not answer: it is down, restarting or cut off from this host",
+      "srun: error: Unable to confirm allocation for job 60564: Unable to contact slurm controller (connect failure)",
+      "https://github.com/ArjunaCluster/ArjunaUsers/issues/100 (and galaxyproject/pulsar#254, ai4d-iasc/trixie#93)",
+      "the site's status page or admins (scontrol ping); submit again once it answers",
+      unless=("slurm_load_", "slurm_reconfigure", "squeue", "sacct", "scontrol")),
+    # the same words from a query (squeue, sinfo, sacct: slurm_load_jobs, slurm_load_partitions), as a workflow
+    # manager's polling prints them: a controller that came back may have run the job on; a candidate
+    S("slurm-controller-query", "scheduler", ("Unable to contact slurm controller",),
+      "a Slurm query (squeue, sinfo, sacct) could not reach the controller: down, restarting or overloaded",
+      "slurm_load_partitions: Unable to contact slurm controller (connect failure)",
+      "https://github.com/ai4d-iasc/trixie/issues/93 (and ArjunaCluster/ArjunaUsers#92)",
+      "scontrol ping; the job's own end (sacct -j JOB -o State,Reason once the controller answers)", weak=True),
+    # Slurm's authentication (munge) failed on the host that submits: munged not running, its socket or key
+    # missing (munge-118; Slurm's auth/munge plugin prints "Munge encode failed")
+    S("slurm-munge-auth", "environment", ("Protocol authentication error",),
+      "Slurm could not authenticate the request: munge (its authentication daemon) is not running or cannot be "
+      "reached on this host, or its key differs from the controller's",
+      "sbatch: error: Batch job submission failed: Protocol authentication error",
+      "https://github.com/dun/munge/issues/118",
+      "the admins: munged on this host (munge -n | unmunge; its socket, its key against the controller's)"),
+    S("slurm-munge-encode", "environment", ("Munge encode failed",),
+      "Slurm could not authenticate the request: munge (its authentication daemon) is not running or cannot be "
+      "reached on this host",
+      "sbatch: error: Munge encode failed: Failed to access \"/run/munge/munge.socket.2\": No such file or directory",
+      "https://github.com/dun/munge/issues/118", "the admins: munged on this host (munge -n | unmunge)"),
+    # a request no node of the partition can ever satisfy (more cores or memory per node than a node has, a node
+    # list outside the partition): sbatch's, salloc's and srun's step form (arjuna-112, arjuna-75, aws-pc-282,
+    # dragon-61)
+    S("slurm-node-config-unavailable", "scheduler", ("Requested node configuration is not available",),
+      "Slurm refused the request: no node of the partition has what it asks for (cores, memory or GPUs per node, "
+      "or the nodes it names)",
+      "sbatch: error: Batch job submission failed: Requested node configuration is not available",
+      "https://github.com/ArjunaCluster/ArjunaUsers/issues/112 (and ArjunaUsers#75, aws/aws-parallelcluster#282)",
+      "ask for what one node has (sinfo -N -o '%N %c %m %G', scontrol show node; cores reserved for the system "
+      "count against it)", unless=("Unable to create step",)),
+    # srun's step form inside an allocation: a --nodelist the site refuses (dragon-61) or one the job script built
+    # wrong (verl-548: two node names in one -w): a candidate
+    S("slurm-step-node-config", "scheduler", ("Unable to create step", "Requested node configuration is not available"),
+      "Slurm refused a job step: its node request (--nodelist/-w, --nodes, cores per node) does not fit the job's "
+      "allocation",
+      "srun: error: Unable to create step for job 17627941: Requested node configuration is not available",
+      "https://github.com/DragonHPC/dragon/issues/61 (and verl-project/verl#548)",
+      "echo the srun line the script runs: the node names it passes (scontrol show hostnames), against the "
+      "allocation's (echo $SLURM_JOB_NODELIST)", weak=True),
+    # a socket timeout: to slurmctld (sbatch, salloc: a controller too busy to answer, chip-seq-pipeline2-150,
+    # hpcfund-77) or to a node's slurmd when srun launches its tasks (batchtools-201: munge keys that differed;
+    # a node's slurmd hung, a firewall on port 6818): the controller's form is the scheduler's, a node's a
+    # candidate
+    S("slurm-node-socket-timeout", "scheduler", ("failed on node ", "Socket timed out on send/recv operation"),
+      "srun could not launch its tasks on a node: that node's slurmd did not answer in time",
+      "srun: error: Task launch for StepId=34.0 failed on node ubuntu4: Socket timed out on send/recv operation",
+      "https://github.com/mlr-org/batchtools/issues/201",
+      "scontrol show node NODE; on it: slurmd running, munge -n | ssh NODE unmunge (the same key), port 6818 open",
+      node=re.compile(r"failed on node " + _NODE + r":"), weak=True),
+    S("slurm-slurmd-socket-timeout", "scheduler", ("]:6818] failed: Socket timed out",),
+      "srun could not reach a node's slurmd (port 6818) in time",
+      "srun: error: slurm_receive_msgs: [[ubuntu4]:6818] failed: Socket timed out on send/recv operation",
+      "https://github.com/mlr-org/batchtools/issues/201",
+      "scontrol show node NODE; on it: slurmd running, munge -n | ssh NODE unmunge (the same key), port 6818 open",
+      node=re.compile(r"\[\[" + _NODE + r"\]:6818\]"), weak=True),
+    S("slurm-controller-timeout", "scheduler", ("failed: Socket timed out on send/recv operation",),
+      "the Slurm controller did not answer in time (too busy: many submissions or queries at once, or a "
+      "controller in trouble)",
+      "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation",
+      "https://github.com/ENCODE-DCC/chip-seq-pipeline2/issues/150 (and AMDResearch/hpcfund#77)",
+      "submit again after a pause (fewer submissions at once: a workflow's submission rate); the admins if it "
+      "lasts", unless=("launch failed", "6818]", "failed on node")),
+    # a node's slurmd rejected the step's credential: its munge key or clock differs from the controller's
+    # (snap-slurm-78); a candidate, with the node
+    S("slurm-invalid-credential", "scheduler", ("Invalid job credential",),
+      "a node's slurmd rejected the job's credential (its munge key or its clock differs from the controller's)",
+      "srun: error: Task launch for 47.0 failed on node n-c122: Invalid job credential",
+      "https://github.com/omnivector-solutions/snap-slurm/issues/78",
+      "the admins: that node's munge key and clock (munge -n | ssh NODE unmunge; NTP); resubmit without the node",
+      node=re.compile(r"failed on node " + _NODE + r":"), weak=True),
+    # Ray's raylet killed workers for memory pressure: its summary line (the docs' link that ray-oom names may
+    # be cut from a paste); the node's address is its IP field (wmpo-3, flower-2157, easyr1-185)
+    S("ray-memory-pressure", "oom", ("killed due to memory pressure (OOM)",),
+      "Ray's memory monitor killed workers: the node's host memory ran low (over RAY_memory_usage_threshold)",
+      "(raylet) node_manager.cc:3084: 4 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers "
+      "crashed due to other reasons at node (ID: b287aac2de42bef55d13e884c4bdb6cffb2d81d1dc96aa08c4633a43, IP: "
+      "172.28.0.12) over the last time period.", "https://github.com/flwrlabs/flower/issues/2157 (and WM-PO/WMPO#3)",
+      "load less per node (fewer workers or actors, more CPUs per task), or nodes with more memory (ray logs "
+      "raylet.out -ip ADDR names the processes)",
+      node=re.compile(r"IP: (\d{1,3}(?:\.\d{1,3}){3})")),
+    # runc: a container's init killed by the cgroup's OOM killer before it started (Kubernetes' CreateContainerError)
+    S("runc-init-oom", "oom", ("container init was OOM-killed",),
+      "the container was OOM-killed as it started: its memory limit is below what it needs",
+      "Error: container create failed: ... level=error msg=\"runc create failed: unable to start container process: "
+      "container init was OOM-killed (memory limit too low?)\"",
+      "https://github.com/kubeflow/trainer/issues/1661 (runc: libcontainer/process_linux.go)",
+      "raise the container's memory limit (resources.limits.memory)"),
+    # PBS/Torque's server: a job deleted by root (an admin, or the scheduler enforcing a limit);
+    # by its owner or another user it is a kill after something else, a candidate (cbio-403; pbs_server's
+    # "Job deleted at request of %s@%s")
+    S("pbs-deleted-by-root", "scheduler", ("Job deleted at request of root@",),
+      "PBS deleted the job at the request of root: the site (an admin, or the scheduler enforcing a limit or "
+      "clearing a failed node's jobs)",
+      "04/18/2016 22:55:25;0008;PBS_Server.12149;Job;7082041.hal-sched1.local;Job deleted at request of "
+      "root@hal-sched1", "https://github.com/cBio/cbio-cluster/issues/403",
+      "the lines after it (a node failure, a limit) or the admins (tracejob JOB on the server)", weak=True),
+    S("pbs-deleted", "scheduler", ("Job deleted at request of ",),
+      "the job was deleted (qdel) by its owner or another user: after another failure, or on purpose",
+      "Job deleted at request of user@login1", "https://github.com/openpbs/openpbs (pbs_server: qdel)",
+      "the job's output before it: a failure there is the cause", weak=True),
+    # LSF's bsub: a resource request outside the queue's RESRSV_LIMIT (its "Job not submitted." may be wrapped
+    # onto the next line: bcbio-2803)
+    S("lsf-rusage-refused", "scheduler", ("Error in rusage section",),
+      "LSF refused the job at submission: its resource request (rusage) is outside what the queue allows",
+      "Error in rusage section: The merged job-level and application-level rusage value is outside the range set "
+      "by RESRSV_LIMIT defined in lsb.queues. Job not submitted.", "https://github.com/bcbio/bcbio-nextgen/issues/2803",
+      "a request within the queue's RESRSV_LIMIT (bqueues -l QUEUE), or another queue"),
+    # LSF's job report: the limits round 8 lacked (carveme-34's TERM_THREADLIMIT, as LSF's report prints it), and
+    # the forced kills (bkill -r: no time for cleanup), candidates as TERM_OWNER and TERM_ADMIN
+    S("lsf-thread-limit", "scheduler", ("TERM_THREADLIMIT",),
+      "LSF killed the job for running more threads than its limit allows",
+      "TERM_THREADLIMIT: job killed after reaching LSF thread limit.",
+      "https://github.com/cdanielmachado/carveme/issues/34",
+      "limit the program's threads and processes (its own option, OMP_NUM_THREADS), or a queue that allows more "
+      "(bqueues -l QUEUE: THREADLIMIT)"),
+    S("lsf-process-limit", "scheduler", ("TERM_PROCESSLIMIT",),
+      "LSF killed the job for running more processes than its limit allows",
+      "TERM_PROCESSLIMIT: job killed after reaching LSF process limit.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "fewer processes at once (the program's workers), or a queue that allows more (bqueues -l: PROCLIMIT)"),
+    S("lsf-swap-limit", "oom", ("TERM_SWAP",),
+      "LSF killed the job for going over its swap (virtual memory) limit",
+      "TERM_SWAP: job killed after reaching LSF swap usage limit.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "ask for more memory (bsub -v / -M), or load less at once"),
+    # kubectl describe pod: a container's last state ended by SIGKILL (137) with a reason other than OOMKilled
+    # (k8s-122256's "Reason: Error"): a failed liveness probe, the node's OOM killer, a kill; a SIGKILL candidate
+    S("k8s-exit-137", "oom", ("Exit Code:", "137"),
+      "a container was killed by SIGKILL (exit code 137) without Kubernetes' OOMKilled reason",
+      "      Exit Code: 137", "https://github.com/kubernetes/kubernetes/issues/122256",
+      "kubectl describe pod (its Events: a failed liveness probe, an eviction), the node's dmesg for the OOM killer",
+      weak=True),
+    # JAX's coordination service: tasks that did not register or reach a barrier in time. Its own text lists the
+    # causes (tasks crashed before connecting, never scheduled, scheduling delays); a coordinator port no firewall
+    # opens prints the same (jax-35905): candidates, never a verdict (llama2jax-20, gpurecipes-2, paxml-77,
+    # levanter-432)
+    S("jax-barrier-timeout", "network", ("DEADLINE_EXCEEDED: Barrier timed out",),
+      "JAX's coordination service timed out waiting for tasks at a barrier (registration or the job's own)",
+      "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: PjRT_Client_Connect. "
+      "Timed out task names:", "https://github.com/ayaka14732/llama-2-jax/issues/20 (and AI-Hypercomputer/"
+      "gpu-recipes#2, marin-community/levanter#432)",
+      "the timed-out tasks' own logs (did they start? num_processes against what the launcher started), the "
+      "coordinator's address and port from those hosts", weak=True),
+    S("jax-register-deadline", "network", ("CoordinationService/RegisterTask",),
+      "a JAX task could not register with the coordination service in time",
+      "Additional GRPC error information from remote target unknown_target_for_coordination_leader while calling "
+      "/tensorflow.CoordinationService/RegisterTask:", "https://github.com/google/paxml/issues/77 (and "
+      "jax-ml/jax#35905)",
+      "the coordinator's address and port from this host (a firewall, the port JAX picks), the other tasks' logs",
+      weak=True),
+    # Flux: the job shell could not start the program (flux-core-4195: not installed on the nodes; the allocation's
+    # timeout after it is its effect), and a node lost under a job as flux jobs prints the exception's note
+    # (flux-core-6653)
+    S("flux-start-failed", "environment", ("start failed: ", ": No such file or directory"),
+      "Flux could not start the program on a node: it is not there (not installed, not on the PATH, a path only the "
+      "login node has)",
+      "0.778s: flux-shell[1]: FATAL: task 0: start failed: stress: No such file or directory",
+      "https://github.com/flux-framework/flux-core/issues/4195",
+      "the program's path on the compute nodes (flux run -N1 which PROG), the module or the container"),
+    S("flux-node-failure", "node", ("node failure on ", " rank "),
+      "Flux lost a node under the job (its broker stopped answering: the node crashed, rebooted or was cut off)",
+      "fdFmCpYwQZ5  node-failure              node failure on elcap8767 (shell rank 1127)",
+      "https://github.com/flux-framework/flux-core/issues/6653",
+      "resubmit without that node (flux run --requires=-host:NODE); its console and kernel log",
+      node=re.compile(r"node failure on " + _NODE)),
+    # Ray: an actor dead because its owner's node crashed (the driver's node: its raylet gone). Ray's processes on
+    # the node failing (verl-4242: the dashboard agent, which the raylet fate-shares with), the OOM killer, or the
+    # node itself print the same: candidates, the owner's address named (easyr1-324)
+    S("ray-owner-node-crashed", "node", ("Owner's node has crashed",),
+      "a Ray actor died because its owner's node crashed (that node's raylet is gone)",
+      "The actor is dead because its owner has died. Owner Id: 01000000ffffffffffffffffffffffffffffffffffffffffffff"
+      "ffff Owner Ip address: 10.254.32.19 Owner worker exit type: SYSTEM_ERROR Worker exit detail: Owner's node "
+      "has crashed.", "https://github.com/verl-project/verl/issues/4242 (and hiyouga/EasyR1#324)",
+      "that node's raylet.out, dashboard_agent.log and dmesg (ray logs raylet.out -ip ADDR)",
+      node=re.compile(r"Owner Ip address: (\d{1,3}(?:\.\d{1,3}){3})"), weak=True),
+    S("lsf-force-kill", "scheduler", ("TERM_FORCE_",),
+      "the job was killed without time for cleanup (bkill -r) by its owner or an administrator",
+      "TERM_FORCE_OWNER: job killed by owner without time for cleanup.",
+      "https://github.com/IBMSpectrumComputing/lsf-python-api (LSF's termination reasons)",
+      "the job's output before it: a failure there is the cause", weak=True),
     S("sbatch-rejected", "scheduler", ("sbatch: error: ", "Job rejected"),
       "Slurm refused the job at submission (the site's submit filter)",
       "submitit.core.utils.FailedJobError: sbatch: error: Job rejected: Please do not specify cores/CPUs/tasks for GPU "
@@ -2258,8 +2448,8 @@ FROM_TRACEBACK = [
 # the rank that prints these lines reports the others (Horovod's coordinator lists the ranks it waits for): its
 # prefix names the witness, not the culprit
 REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
-SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137",
-                 "shell-killed")  # fmt: skip
+SIGKILL_SIGNS: tuple[str, ...] = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill",
+                                  "exit-code-137", "sge-exit-137", "shell-killed")  # fmt: skip
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
 APP_FATAL_SIGNS = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one", "lammps-error")
 APP_FATAL_NEAR = 4
@@ -2274,6 +2464,10 @@ REFUSED_SIGNS += ("srun-allocate-refused", "qsub-exceeds-queue", "qsub-violates"
                   "qsub-unknown-queue", "lsf-not-submitted", "sge-unable-to-run", "flux-alloc",
                   "srun-step-cpus", "torque-submit-error")  # fmt: skip
 MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find")
+SIGKILL_SIGNS += ("k8s-exit-137",)  # round 9 (sites)
+MISSING_SIGNS += ("flux-start-failed",)  # round 9 (sites)
+# round 9 (sites): a request no node can satisfy, a resource request outside the queue's limits
+REFUSED_SIGNS += ("slurm-node-config-unavailable", "lsf-rusage-refused")
 # round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
 # exception's sign (its file:line) says it (why/foreign.py)
 DEFER_TO_EXCEPTION = ("fs-quota", "fs-stale", "fs-no-space")
@@ -2289,13 +2483,6 @@ SIGNATURES += [
       "to complete", "https://github.com/QwenAudio/CosyVoice/issues/180; https://github.com/wenet-e2e/wenet/issues/"
       "2552 (the same line under a monitoredBarrier timeout)",
       "the other ranks' logs at that time (gloo's monitoredBarrier names the rank that did not arrive)", weak=True),
-    S("jax-barrier-timeout", "hang", ("DEADLINE_EXCEEDED", "Barrier timed out"),
-      "JAX's coordination service: a barrier timed out before every task reached it (its own words: a task "
-      "triggered it too early or too slowly)",
-      "Original error: DEADLINE_EXCEEDED: Barrier timed out. Id: [Init]Wait_for_all_tasks_to_register::0. This "
-      "usually happens because a task triggered the barrier too early or too slowly.",
-      "https://github.com/AI-Hypercomputer/gpu-recipes/issues/2; https://github.com/marin-community/levanter/issues/"
-      "432", "the timed-out tasks' own logs (the line names them when it can: 'Timed out task names')", weak=True),
 ]  # fmt: skip
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
