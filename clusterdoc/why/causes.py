@@ -880,6 +880,12 @@ def _candidates(sig) -> list[str]:
             "it was built for); the job's work may be complete",
             "code: the job's own code left the library in a bad state (a handle freed twice, a thread still running)",
         ]
+    if sig.name == "segfault-unnamed":
+        return [
+            "code: the program's own bug (a debug build with -g names the routine; the input it was reading)",
+            "environment: the build or the platform (a compiler, an MPI or a math library it was linked against, "
+            "a runtime that differs from the one it was built for)",
+        ]
     if sig.name == "unspecified-launch-failure":
         return [
             "code: a kernel fault of the code or an extension (CUDA_LAUNCH_BLOCKING=1 shows where)",

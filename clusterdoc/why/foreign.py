@@ -204,11 +204,20 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
             s["sig"] = "missing-on-a-node"  # the others may have run it: that node, or every node
         elif s["sig"] in signatures.SEGV_SIGNS and any(abs(n - s["line"]) <= SEGV_NEAR for n in f.cleanup_at):
             s["sig"] = "segfault-at-exit"
+        elif s["sig"] in signatures.SEGV_SIGNS and _unnamed_backtrace(f, s["line"]):
+            s["sig"] = "segfault-unnamed"  # round 9: nothing says whose code crashed (nwchem-683: the build's)
         elif s["sig"] == "duplicate-gpu" and f.mpirun_tagged:
             # mpirun (horovodrun too) gives no rank its GPU: the script pins it from its local rank, or all share one
             s["sig"], s["category"] = "duplicate-gpu-mpirun", "code"
         elif s["sig"] in signatures.SIGKILL_SIGNS and any(0 <= s["line"] - n <= LOADING_NEAR for n in f.loading_at):
             s["sig"], s["category"] = "sigkill-loading", "oom"
+
+
+def _unnamed_backtrace(f: logs.LogFacts, at: int) -> bool:
+    """A segfault whose backtrace follows it and names no routine (hex addresses, `in ???`): a stripped build or a
+    library's code; without a routine named nothing says it is the program's (round 9)."""
+    bare = any(0 < n - at <= SEGV_NEAR for n in f.bare_frames_at)
+    return bare and not any(0 < n - at <= SEGV_NEAR for n in f.named_frames_at)
 
 
 # round 8 (memory): Slurm's older task/cgroup line that the job reached its memory limit at some point (a candidate:

@@ -43,6 +43,9 @@ WAIT_WORDS = ("aught collective operation timeout", "received errors while waiti
               "store based barrier", "timed out after")  # fmt: skip
 PREP_NEAR = 3  # lines from an unfinished bar to the wait that timed out (tqdm's line is often glued to it)
 _BAR = re.compile(r"(\d{1,3})%\|")
+# round 9: a frame of a native backtrace (gfortran's "Backtrace for this error:", glibc's): "#3  0x4429e55 in NAME"
+# names a routine; "#0  0xffb69ada" or "in ???" names none (a stripped build: nothing says whose code crashed)
+_NATIVE_FRAME = re.compile(r"\s{0,8}#\d{1,3}\s{1,4}0x[0-9a-fA-F]{1,16}(?:\s{1,4}in\s{1,4}(\S{1,200}))?")
 # torch's desync report (TORCH_NCCL_DESYNC_DEBUG, the watchdog's "To our best knowledge, the lagging/dead/mismatched
 # ranks that caused the desync are:"), then one line per group of ranks
 _LAGGING_HEAD = "the lagging/dead/mismatched ranks"
@@ -233,6 +236,9 @@ class LogFacts:
     # (MPI_Finalize, atexit, a destructor) and a model's weights being loaded (host memory's peak)
     cleanup_at: list[int] = field(default_factory=list)
     loading_at: list[int] = field(default_factory=list)
+    # round 9: a native backtrace's frames (the last MAX_PHASE of each): naming a routine, and naming none
+    named_frames_at: list[int] = field(default_factory=list)
+    bare_frames_at: list[int] = field(default_factory=list)
     busy: list[dict] = field(default_factory=list)  # unfinished data-preparation bars: {line, rank, text}
     waits: list[dict] = field(default_factory=list)  # waits that timed out (WAIT_WORDS): {line, rank}
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
@@ -434,6 +440,12 @@ class Scanner:
         f = self.facts
         for words, at in ((CLEANUP_WORDS, f.cleanup_at), (LOADING_WORDS, f.loading_at)):
             if any(w in line for w in words):
+                del at[: -MAX_PHASE + 1]
+                at.append(n)
+        if "#" in line[:12] and "0x" in line[:32]:
+            m = _NATIVE_FRAME.match(line)
+            if m:
+                at = f.named_frames_at if m.group(1) and m.group(1) != "???" else f.bare_frames_at
                 del at[: -MAX_PHASE + 1]
                 at.append(n)
 

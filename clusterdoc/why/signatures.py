@@ -2221,6 +2221,12 @@ FROM_TRACEBACK = [
       "clusterdoc/why/foreign.py (a segfault signature with a cleanup frame or line around it: no line of its own)",
       "the backtrace's library (its version against the MPI, NCCL or driver it was built for); the job's output "
       "before it is complete", weak=True),
+    # round 9: a segfault whose backtrace names no routine of the program (nwchem-683: an MSYS2 build's hex frames)
+    S("segfault-unnamed", "code", (), "a process crashed (a segmentation fault) and its backtrace names no routine "
+      "(bare addresses, `in ???`): nothing says whose code it was", "#0  0xffb69ada (after Program received "
+      "signal SIGSEGV)", "https://github.com/nwchemgit/nwchem/issues/683 (foreign.py: a segfault signature with "
+      "unnamed frames after it: no line of its own)",
+      "rebuild with symbols (-g, -fbacktrace) and rerun: the first named frame says whose code crashed", weak=True),
     S("sigkill-loading", "oom", (), "a rank was killed by SIGKILL while the model's weights were loading: the "
       "host's OOM killer (every rank holds a copy of the weights in host memory at that point)",
       "Loading checkpoint shards:  57% 4/7 ... failed (exitcode: -9) local_rank: 0",
