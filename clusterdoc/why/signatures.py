@@ -2181,6 +2181,37 @@ SIGNATURES: list[Signature] = [
       "ORTE was unable to reliably start one or more daemons.", "https://github.com/open-mpi/ompi/issues/5639",
       "from the launching node: ssh NODE which orted (passwordless; the same PATH and LD_LIBRARY_PATH), or mpirun "
       "--prefix; the lines above it in the output often say which", weak=True),
+    # round 9 (code and environment, from real pastes): MPI_Init failing in Open MPI (its error handler on the NULL
+    # communicator: the launcher and the library disagree: srun without PMI/PMIx, another MPI's mpirun), the PMIx
+    # client with no server to reach; NAMD's own fatal line (NAMD_die: an input or configuration it cannot read; a
+    # CUDA or memory failure printed the same way is not the input's); HDF5's "already open" (the code creates a
+    # file it holds open, or two ranks create one file)
+    S("ompi-init-null-comm", "environment", ("An error occurred in MPI_Init",),
+      "MPI_Init failed (Open MPI's handler on the NULL communicator): the MPI library could not start under this "
+      "launcher (srun without the PMI/PMIx it was built for, another MPI's mpirun, a broken install)",
+      "*** An error occurred in MPI_Init", "https://github.com/open-mpi/ompi/issues/7949 (mpi4py/mpi4py#141, "
+      "tomgoldstein/loss-landscape#20, Valdes-Tresanco-MS/gmx_MMPBSA#26 the same)",
+      "launch it with the MPI it was built against (its own mpirun, or srun --mpi=pmix/pmi2 as it was built: "
+      "srun --mpi=list; ldd the binary or mpi4py for libmpi)"),
+    S("pmix-client-unreachable", "environment", ("OPAL ERROR", "pmix"),
+      "Open MPI's PMIx client found no server to talk to: the program was started without the launcher it was "
+      "built for (srun without --mpi=pmix, a bare ./a.out, another MPI's mpirun)",
+      "[cmti093:37763] OPAL ERROR: Unreachable in file pmix3x_client.c at line 111",
+      "https://github.com/mpi4py/mpi4py/issues/141 (tomgoldstein/loss-landscape#20: 'Not initialized')",
+      "start it with its own mpirun, or srun --mpi=pmix (srun --mpi=list); an Open MPI built --with-pmi for srun"),
+    S("namd-fatal", "code", ("FATAL ERROR: ",),
+      "the application stopped on its own fatal error (NAMD's FATAL ERROR: an input, parameter or configuration "
+      "file it cannot open or read)",
+      "Reason: FATAL ERROR: Unable to access config file min.conf", "https://github.com/prody/ProDy/issues/878 "
+      "(fhh2626/BFEE3#129: 'FATAL ERROR: Unable to open extended system file.')",
+      "the file or parameter the line names (its path from the job's working directory, the config's keywords)",
+      unless=("FOAM", "CUDA", "cuda", "GPU", "memory", "Memory", "malloc", "license", "socket", "connect")),
+    S("hdf5-already-open", "code", ("unable to truncate a file which is already open",),
+      "HDF5 refused to create a file the job already holds open (opened twice, never closed, or created by "
+      "several ranks at once): the code's file handling",
+      "  #001: H5Fint.c line 1024 in H5F_open(): unable to truncate a file which is already open",
+      "https://github.com/PrincetonUniversity/FOCUS/issues/9 (hel-astro-lab/runko#28 the same)",
+      "close the file before recreating it; one rank (or parallel HDF5 with MPI-IO) creates a shared file"),
     # --- effects: a rank stopping because something else failed ---
     S("nccl-abort", "effect", ("To avoid data inconsistency, we are taking the entire process down",),
       "NCCL's watchdog takes the rank down after a failed or timed-out collective",
@@ -2268,6 +2299,7 @@ SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sig
                  "shell-killed")  # fmt: skip
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
 APP_FATAL_SIGNS = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one", "lammps-error")
+APP_FATAL_SIGNS += ("namd-fatal",)  # round 9
 APP_FATAL_NEAR = 4
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS: tuple[str, ...] = ("execve-missing", "sh-not-found")
