@@ -2298,7 +2298,8 @@ REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout"
 SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill", "exit-code-137", "sge-exit-137",
                  "shell-killed")  # fmt: skip
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
-APP_FATAL_SIGNS = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one", "lammps-error")
+APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one",
+                                    "lammps-error")  # fmt: skip
 APP_FATAL_SIGNS += ("namd-fatal",)  # round 9
 APP_FATAL_NEAR = 4
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
