@@ -2200,10 +2200,10 @@ SIGNATURES: list[Signature] = [
       "https://github.com/mpi4py/mpi4py/issues/141 (tomgoldstein/loss-landscape#20: 'Not initialized')",
       "start it with its own mpirun, or srun --mpi=pmix (srun --mpi=list); an Open MPI built --with-pmi for srun"),
     S("namd-fatal", "code", ("FATAL ERROR: ",),
-      "the application stopped on its own fatal error (NAMD's FATAL ERROR: an input, parameter or configuration "
-      "file it cannot open or read)",
+      "the application stopped on its own fatal error (\"FATAL ERROR: \" as NAMD and PIO print it: an input, "
+      "parameter or configuration file it cannot open or read)",
       "Reason: FATAL ERROR: Unable to access config file min.conf", "https://github.com/prody/ProDy/issues/878 "
-      "(fhh2626/BFEE3#129: 'FATAL ERROR: Unable to open extended system file.')",
+      "(fhh2626/BFEE3#129: 'FATAL ERROR: Unable to open extended system file.'; E3SM-Project/scream#2159: PIO's)",
       "the file or parameter the line names (its path from the job's working directory, the config's keywords)",
       unless=("FOAM", "CUDA", "cuda", "GPU", "memory", "Memory", "malloc", "license", "socket", "connect")),
     S("hdf5-already-open", "code", ("unable to truncate a file which is already open",),
