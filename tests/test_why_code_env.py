@@ -26,8 +26,10 @@ def test_a_traceback_quoted_in_a_reply_reads_as_one():
 
 def test_a_prompt_is_no_quote():
     """A REPL's ">>> " is the line's text, not a quote (the exception after it is still read)."""
-    cause = judge_log(">>> import torch\nTraceback (most recent call last):\n"
-                      '  File "train.py", line 3, in <module>\n    x = y[3]\nIndexError: list index out of range\n')
+    cause = judge_log(
+        ">>> import torch\nTraceback (most recent call last):\n"
+        '  File "train.py", line 3, in <module>\n    x = y[3]\nIndexError: list index out of range\n'
+    )
     assert cause.category == "code", cause.headline
 
 
@@ -72,8 +74,10 @@ def test_mpi_that_cannot_start_under_its_launcher_is_the_environment(text):
 
 def test_open_mpis_handler_in_a_later_call_is_not_the_launcher():
     """wrfhydro-232's form: the same handler in MPI_Bcast is the code's call, not MPI's start."""
-    text = ("*** An error occurred in MPI_Bcast\n*** reported by process [47923237289985,1]\n*** on communicator "
-            "MPI_COMM_WORLD\n*** MPI_ERR_COMM: invalid communicator\n")
+    text = (
+        "*** An error occurred in MPI_Bcast\n*** reported by process [47923237289985,1]\n*** on communicator "
+        "MPI_COMM_WORLD\n*** MPI_ERR_COMM: invalid communicator\n"
+    )
     assert judge_log(text).category == "code"
 
 
@@ -106,3 +110,42 @@ def test_an_applications_fatal_line_on_its_input_is_the_code(text):
 )
 def test_a_fatal_line_about_the_gpu_or_memory_is_not_the_input(text):
     assert judge_log(text).category != "code"
+
+
+LMOD_MISSING = "environment: line 17: /usr/share/lmod/lmod/libexec/lmod: No such file or directory\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/TACC/Lmod/issues/645
+        "module load fastqc/0.12.1\n\n"
+        + LMOD_MISSING
+        + "/var/spool/slurm/slurmd/job00040/slurm_script: line 14: fastqc: command not found\n",
+        # https://github.com/access-ci-org/Jetstream_Cluster/issues/18
+        LMOD_MISSING * 2 + "/tmp/slurmd/job00001/slurm_script: line 8: mpirun: command not found\n",
+    ],
+)
+def test_no_module_system_then_a_command_not_found_is_the_environment(text):
+    cause = judge_log(text)
+    assert cause.category == "environment" and "module system" in cause.headline, cause.headline
+
+
+def test_no_module_system_alone_is_a_candidate():
+    """A profile's module line that fails is often harmless: alone it decides nothing."""
+    cause = judge_log(LMOD_MISSING)
+    assert cause.category == "unknown" and len(cause.candidates) >= 2, cause
+
+
+def test_a_command_not_found_before_the_module_system_failed_is_not_explained_by_it():
+    cause = judge_log("/tmp/slurmd/job00001/slurm_script: line 3: nvidia-smi: command not found\n" + LMOD_MISSING)
+    assert "module system, and a command" not in cause.headline, cause.headline
+
+
+def test_apptainers_creation_failure_at_debug_verbosity_is_the_environment():
+    """https://github.com/apptainer/singularity/issues/4017 (singularity -d)."""
+    text = (
+        "FATAL   [U=0,P=37]         Master()                      container creation failed: mount /tmp failed: "
+        "invalid argument\n"
+    )
+    assert judge_log(text).category == "environment"

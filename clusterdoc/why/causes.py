@@ -795,6 +795,12 @@ _THIN["mpi-abort"] = (  # MPI_Abort alone: the application found something; its 
     "environment: a library it calls failed (an I/O library's file error, an MPI or solver setup): the lines the "
     "library printed before it",
 )
+_THIN["lmod-program-missing"] = (  # round 9: the module system missing, nothing after it that it explains
+    "environment: the node lacks the module system the job's `module load` lines need (its image, the module "
+    "tree's mount): a later failure of a missing library or command follows from it",
+    "a profile line that failed harmlessly: the job's failure is elsewhere (the ranks' logs, sacct)",
+)
+_THIN["modulecmd-missing"] = _THIN["lmod-program-missing"]
 _THIN["mpich-ofi-poll"] = (
     "network: the fabric failed a transfer (clusterdoc check --perf on the nodes; the fabric's port counters)",
     "environment: the provider's settings or the NIC it picked (a Slingshot resource: PTLTE_NOT_FOUND, "

@@ -138,6 +138,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     _phase_signs(f, signs)
+    _module_then_missing(signs)
     _memory_limit_kill(f, signs)
     _memory_killed_task(f, signs)
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
@@ -211,6 +212,15 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
             s["sig"], s["category"] = "duplicate-gpu-mpirun", "code"
         elif s["sig"] in signatures.SIGKILL_SIGNS and any(0 <= s["line"] - n <= LOADING_NEAR for n in f.loading_at):
             s["sig"], s["category"] = "sigkill-loading", "oom"
+
+
+def _module_then_missing(signs: list[dict]) -> None:
+    """The node's module system missing, then a command not found: the command the modules would have provided
+    (round 9: TACC/Lmod#645's fastqc, Jetstream_Cluster#18's mpirun). Either alone stays what it was."""
+    at = [s["line"] for s in signs if s["sig"] in signatures.MODULE_SYSTEM_MISSING]
+    for s in signs:
+        if s["sig"] in signatures.COMMAND_MISSING and any(n < s["line"] for n in at):
+            s["sig"], s["category"] = "module-then-missing", "environment"
 
 
 def _unnamed_backtrace(f: logs.LogFacts, at: int) -> bool:

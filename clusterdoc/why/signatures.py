@@ -2212,6 +2212,29 @@ SIGNATURES: list[Signature] = [
       "  #001: H5Fint.c line 1024 in H5F_open(): unable to truncate a file which is already open",
       "https://github.com/PrincetonUniversity/FOCUS/issues/9 (hel-astro-lab/runko#28 the same)",
       "close the file before recreating it; one rank (or parallel HDF5 with MPI-IO) creates a shared file"),
+    # round 9: the module system's own program missing on the node (Lmod's libexec/lmod, Environment Modules'
+    # modulecmd.tcl): every `module load` of the job did nothing. A candidate alone (a profile's line); with a
+    # command then not found, that command is what the module would have provided (foreign.py: module-then-missing)
+    S("lmod-program-missing", "environment", ("/libexec/lmod", "No such file or directory"),
+      "the node has no module system (Lmod's program is missing there): the job's `module load` lines did nothing",
+      "environment: line 17: /usr/share/lmod/lmod/libexec/lmod: No such file or directory",
+      "https://github.com/TACC/Lmod/issues/645 (access-ci-org/Jetstream_Cluster#18 the same)",
+      "the node's image or its mount of the module tree (/usr/share/lmod); `type module` in a job on that node",
+      weak=True),
+    S("modulecmd-missing", "environment", ("libexec/modulecmd", "no such file or directory"),
+      "the node has no module system (Environment Modules' modulecmd.tcl is missing there): the job's `module "
+      "load` lines did nothing",
+      "couldn't read file \"/mpcdf/soft/SLE_15/packages/x86_64/Modules/5.0.1/libexec/modulecmd.tcl\": no such file "
+      "or directory", "https://github.com/pyiron/pyiron_atomistics/issues/1553",
+      "the node's mount of the module tree (MODULESHOME); `type module` in a job on that node", weak=True,
+      lower=True),
+    # round 9: Apptainer/Singularity's same failure at debug verbosity (-d: "FATAL   [U=0,P=37]  Master()  ...")
+    S("apptainer-creation-failed-debug", "environment", ("FATAL ", "container creation failed"),
+      "Apptainer/Singularity could not create the container on this host (a mount it needs: /tmp, the image's loop "
+      "device, a bind path)", "FATAL   [U=0,P=37]         Master()                      container creation failed: "
+      "mount /tmp failed: invalid argument", "https://github.com/apptainer/singularity/issues/4017",
+      "the mount the line names on this host (its /tmp, loop devices, the bind path); the same image on another "
+      "node tells the host from the image"),
     # --- effects: a rank stopping because something else failed ---
     S("nccl-abort", "effect", ("To avoid data inconsistency, we are taking the entire process down",),
       "NCCL's watchdog takes the rank down after a failed or timed-out collective",
@@ -2277,6 +2300,12 @@ FROM_TRACEBACK = [
       "output: no line of its own)",
       "pin the GPU in the script from the local rank (torch.cuda.set_device(hvd.local_rank()) or "
       "OMPI_COMM_WORLD_LOCAL_RANK) before any CUDA call"),
+    S("module-then-missing", "environment", (), "the node has no module system, and a command the job's modules "
+      "would have provided is then not found: the job ran without its software on that node",
+      "environment: line 17: /usr/share/lmod/lmod/libexec/lmod: No such file or directory ... mpirun: command not "
+      "found", "clusterdoc/why/foreign.py (a module-system-missing line, then a command not found: no line of its "
+      "own; TACC/Lmod#645, access-ci-org/Jetstream_Cluster#18)",
+      "the node's image or its mount of the module tree; `type module` and `module avail` in a job on that node"),
     # round 8 (memory): Slurm's "Exceeded job/step memory limit at some point" and a task killed by SIGKILL in the
     # same log: the older task/cgroup's memory kill (it printed no oom-kill event)
     S("slurm-memory-limit-kill", "oom", (), "the job reached its memory limit (Slurm's cgroup) and a task was killed "
@@ -2316,6 +2345,9 @@ MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find
 # round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
 # exception's sign (its file:line) says it (why/foreign.py)
 DEFER_TO_EXCEPTION = ("fs-quota", "fs-stale", "fs-no-space")
+# round 9: the module system's program missing on the node, and the lines of a command then not found
+MODULE_SYSTEM_MISSING = ("lmod-program-missing", "modulecmd-missing")
+COMMAND_MISSING = ("command-not-found", "sh-not-found", "execve-missing")
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv", "ifort-sigsegv")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
