@@ -149,3 +149,13 @@ def test_apptainers_creation_failure_at_debug_verbosity_is_the_environment():
         "invalid argument\n"
     )
     assert judge_log(text).category == "environment"
+
+
+def test_charms_processor_that_aborted_is_the_culprit():
+    """prody-878 (https://github.com/prody/ProDy/issues/878): Charm++ names the processor before its Reason."""
+    text = (
+        "ERROR: ------------- Processor 3 Exiting: Called CmiAbort ------------\nReason: FATAL ERROR: Unable to "
+        "access config file min.conf\n"
+    )
+    cause = judge_log(text)
+    assert cause.category == "code" and 3 in cause.ranks, (cause.ranks, cause.headline)

@@ -126,6 +126,8 @@ _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 # Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
 _MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
+# round 9: Charm++'s "------------- Processor 0 Exiting: Called CmiAbort ------------" (NAMD: prody-878, charm-2849)
+_CHARM_EXIT = re.compile(r"Processor (\d{1,7}) Exiting: (Called CmiAbort|Caught Signal)")
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
 # Open MPI's MPI_ERRORS_ARE_FATAL handler: "*** reported by process [JOBID,RANK]"; OpenFOAM's parallel error prefix
 _OMPI_REPORTED = re.compile(r"\*\*\* reported by process \[\d{1,20},(\d{1,7})\]")
@@ -698,6 +700,7 @@ class Scanner:
             or "] --> FOAM FATAL" in line
             or "disagreement between rank0" in line
             or "of the same param in process" in line
+            or "Exiting: C" in line
         ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
@@ -724,6 +727,10 @@ class Scanner:
         if m:  # the rank whose values differ from rank 0's, as the check that raised names it
             f.mpi.append({"rank": int(m.group(1) or m.group(2)), "node": None, "line": n,
                           "how": "its values differ from rank 0's"})  # fmt: skip
+        m = _CHARM_EXIT.search(line) if "Exiting: C" in line else None
+        if m:  # round 9: Charm++'s (NAMD's) processor that aborted or caught a signal, before its "Reason:" line
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": f"Charm++: {m.group(2)}",
+                          "heads": True})  # fmt: skip
         m = _PALS_DIED.search(line) if "died from signal" in line else None
         if m:  # Cray PALS' mpiexec names each rank that died and its node (the line's host prefix), first first
             f.mpi.append({"rank": int(m.group(1)), "node": host, "line": n,
