@@ -72,7 +72,7 @@ def test_the_score_on_real_logs():
     # round 9 (code and environment from real pastes, tests/test_why_code_env.py; 24 new logs): 272/354 (77 %),
     # culprit 84/98 (86 %), 0 wrong; the bounds keep about two logs
     assert s["right"] * 100 >= 76 * s["settled"], (s["right"], s["settled"])
-    assert s["culprits_named"] * 100 >= 84 * s["culprits"], s["culprits_missed"]  # 84/98 (86 %)
+    assert s["culprits_named"] * 100 >= 83 * s["culprits"], s["culprits_missed"]  # 84/98 (86 %)
 
 
 @pytest.mark.parametrize("held", [HELDOUT, HELDOUT_FRESH, HELDOUT_FRESH2, HELDOUT_FRESH3], ids=lambda p: p.name)
