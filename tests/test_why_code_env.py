@@ -159,3 +159,15 @@ def test_charms_processor_that_aborted_is_the_culprit():
     )
     cause = judge_log(text)
     assert cause.category == "code" and 3 in cause.ranks, (cause.ranks, cause.headline)
+
+
+def test_a_fortran_file_permission_denied_is_the_environment_and_other_severe_errors_the_code():
+    """fds-9822 (https://github.com/firemodels/fds/issues/9822): Intel's severe (9) is the OS's EACCES."""
+    denied = (
+        "forrtl: Permission denied\nforrtl: severe (9): permission to access file denied, unit 4, file "
+        "/Users/a/FDS/FDS6/Examples/Fires/couch.smv\n"
+    )
+    assert judge_log(denied).category == "environment"
+    assert judge_log("forrtl: severe (24): end-of-file during read, unit 10, file /work/run/input.dat\n").category == (
+        "code"
+    )

@@ -1356,6 +1356,14 @@ SIGNATURES: list[Signature] = [
       "the file and line of 'At line N of file F' above it, the input it reads"),
     # Intel Fortran's runtime: any severe error but SIGSEGV (174, above) and insufficient memory (41, above);
     # "forrtl: error (78): process killed (SIGTERM)" is a kill from outside, not matched here
+    # round 9: Intel Fortran's severe (9), the OS's EACCES on a file the program opens: the file system's
+    # permissions (a directory not the user's, a read-only copy), not the code's I/O (fds-9822)
+    S("ifort-permission-denied", "environment", ("forrtl: severe (9)",),
+      "the Fortran program may not open a file (permission denied: a directory or file that is not the user's, "
+      "or read-only where it writes)",
+      "forrtl: severe (9): permission to access file denied, unit 4, file /Users/a/FDS/Fires/couch.smv",
+      "https://github.com/firemodels/fds/issues/9822 (Intel's documented severe (9))",
+      "ls -l the file and its directory on the node; run from a directory the user owns"),
     S("ifort-severe", "code", ("forrtl: severe (",),
       "the Fortran program stopped on a severe runtime error (I/O, a bound, an unallocated array); the traceback "
       "after it names the routine and line",
