@@ -171,3 +171,31 @@ def test_a_fortran_file_permission_denied_is_the_environment_and_other_severe_er
     assert judge_log("forrtl: severe (24): end-of-file during read, unit 10, file /work/run/input.dat\n").category == (
         "code"
     )
+
+
+@pytest.mark.parametrize(
+    "text, rank",
+    [
+        # simpleland-6 (https://github.com/ESCOMP/SimpleLand/issues/6) and fates-374: HPE/SGI MPT
+        (
+            " -1:MPT ERROR: MPI_COMM_WORLD rank 617 has terminated without calling MPI_Finalize()\n\n -1:     aborting "
+            "job\n\n MPT: Received signal 11\n",
+            617,
+        ),
+        (
+            "10:MPT: -----stack traceback ends-----\n-1:MPT ERROR: MPI_COMM_WORLD rank 10 has terminated without calling "
+            "MPI_Finalize()\n-1:\taborting job\n",
+            10,
+        ),
+        # qe-fugaku-19 (https://github.com/yoshiconlab-technical-assistant/analyse-csh/issues/19): Fujitsu's plexec
+        (
+            "[WARN] PLE 0608 plexec One of MPI processes was aborted.(rank=0)(nid=0xff33000e)(CODE=1903,302825513401614"
+            "3360,256)(DETAIL=N/A)\n",
+            0,
+        ),
+    ],
+)
+def test_the_mpi_runtimes_line_that_names_the_first_rank_is_the_culprit(text, rank):
+    cause = judge_log(text)
+    assert rank in cause.ranks, (cause.ranks, cause.headline)
+    assert cause.category in ("unknown", "code"), cause.headline  # the line alone says who, not why

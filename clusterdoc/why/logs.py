@@ -128,6 +128,10 @@ _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\
 _MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
 # round 9: Charm++'s "------------- Processor 0 Exiting: Called CmiAbort ------------" (NAMD: prody-878, charm-2849)
 _CHARM_EXIT = re.compile(r"Processor (\d{1,7}) Exiting: (Called CmiAbort|Caught Signal)")
+# round 9: HPE/SGI MPT's "MPT ERROR: MPI_COMM_WORLD rank 617 has terminated without calling MPI_Finalize()"
+# (simpleland-6, fates-374); Fujitsu MPI's "[WARN] PLE 0608 plexec One of MPI processes was aborted.(rank=0)"
+_MPT_TERMINATED = re.compile(r"MPI_COMM_WORLD rank (\d{1,7}) has terminated without calling MPI_Finalize")
+_FJ_ABORTED = re.compile(r"One of MPI processes was aborted\.\(rank=(\d{1,7})\)")
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
 # Open MPI's MPI_ERRORS_ARE_FATAL handler: "*** reported by process [JOBID,RANK]"; OpenFOAM's parallel error prefix
 _OMPI_REPORTED = re.compile(r"\*\*\* reported by process \[\d{1,20},(\d{1,7})\]")
@@ -701,6 +705,8 @@ class Scanner:
             or "disagreement between rank0" in line
             or "of the same param in process" in line
             or "Exiting: C" in line
+            or "has terminated without calling MPI_Finalize" in line
+            or "One of MPI processes was aborted" in line
         ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
@@ -731,6 +737,13 @@ class Scanner:
         if m:  # round 9: Charm++'s (NAMD's) processor that aborted or caught a signal, before its "Reason:" line
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": f"Charm++: {m.group(2)}",
                           "heads": True})  # fmt: skip
+        m = _MPT_TERMINATED.search(line) if "has terminated without calling" in line else None
+        if m:  # round 9: SGI/HPE MPT names the first rank that died (a signal, an exit) before it aborts the job
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n,
+                          "how": "MPT: terminated without calling MPI_Finalize"})  # fmt: skip
+        m = _FJ_ABORTED.search(line) if "One of MPI processes was aborted" in line else None
+        if m:  # round 9: Fujitsu MPI's launcher (plexec, Fugaku and FX1000 sites) names the rank that aborted
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "plexec: aborted"})
         m = _PALS_DIED.search(line) if "died from signal" in line else None
         if m:  # Cray PALS' mpiexec names each rank that died and its node (the line's host prefix), first first
             f.mpi.append({"rank": int(m.group(1)), "node": host, "line": n,
