@@ -21,7 +21,7 @@ def test_a_traceback_quoted_in_a_reply_reads_as_one():
         "> KeyError: 'RANK'\n"
     )
     cause = judge_log(text)
-    assert cause.category == "code" and "KeyError: 'RANK'" in cause.headline, cause.headline
+    assert cause.category == "code" and "launcher" in cause.headline, cause.headline
 
 
 def test_a_prompt_is_no_quote():
@@ -199,3 +199,33 @@ def test_the_mpi_runtimes_line_that_names_the_first_rank_is_the_culprit(text, ra
     cause = judge_log(text)
     assert rank in cause.ranks, (cause.ranks, cause.headline)
     assert cause.category in ("unknown", "code"), cause.headline  # the line alone says who, not why
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # dmcp-13 (https://github.com/Zx55/dmcp/issues/13): `python main.py` with the distributed config on
+        'Traceback (most recent call last):\n  File "/data1/task/tools/dmcp/utils/distributed.py", line 29, in '
+        "init_dist\n    rank = int(os.environ['RANK'])\n  File \"/usr/local/miniconda3/lib/python3.6/os.py\", line 669, "
+        "in __getitem__\n    raise KeyError(key) from None\nKeyError: 'RANK'\n",
+        # groupformer-5 (https://github.com/xueyee/GroupFormer/issues/5): its head and closing quote cut
+        ' File "/content/GroupFormer/group/utils/distributed_utils.py", line 73, in dist_init_pytorch\n    rank = '
+        "int(os.environ['RANK'])\n  File \"/usr/lib/python3.7/os.py\", line 681, in __getitem__\n    raise "
+        "KeyError(key) from None\nKeyError: 'RANK\n",
+        # bmtrain-19 (https://github.com/OpenBMB/BMTrain/issues/19): LOCAL_RANK
+        'Traceback (most recent call last):\n  File "init.py", line 40, in init_distributed\n    local_rank = '
+        "int(os.environ[\"LOCAL_RANK\"])\nKeyError: 'LOCAL_RANK'\n",
+    ],
+)
+def test_a_launcher_variable_that_is_not_set_is_a_script_started_without_its_launcher(text):
+    cause = judge_log(text)
+    assert cause.category == "code" and "without that launcher" in cause.headline, cause.headline
+
+
+def test_a_keyerror_on_another_key_is_a_plain_exception():
+    text = (
+        'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    cfg["model"]\n'
+        "KeyError: 'model'\n"
+    )
+    cause = judge_log(text)
+    assert cause.category == "code" and "launcher" not in cause.headline, cause.headline

@@ -343,7 +343,15 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
            else "python-environment-error"}  # fmt: skip
-    return [_sign(e["line"], e["rank"], e["host"], sig.get(kind, "python-exception"), kind, text)]
+    name = sig.get(kind, "python-exception")
+    if kind == "code" and _launcher_variable(raised):
+        name = "launcher-variable-missing"  # round 9: started without the launcher it expects
+    return [_sign(e["line"], e["rank"], e["host"], name, kind, text)]
+
+
+def _launcher_variable(raised: logs.Raised) -> bool:
+    """A KeyError on a variable a launcher sets (round 9; torch's env:// ValueError has its own signature)."""
+    return raised.type == "KeyError" and raised.message.strip().strip("'\"") in signatures.LAUNCHER_VARS
 
 
 def compare_watchdogs(f: logs.LogFacts) -> dict | None:

@@ -2321,6 +2321,15 @@ FROM_TRACEBACK = [
       "slurmstepd: error: Exceeded step memory limit at some point. (and srun: error: node: task 0: Killed)",
       "clusterdoc/why/foreign.py (a memory-limit line with a SIGKILL line in the same log: no line of its own)",
       "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak"),
+    # round 9: a KeyError on a launcher's variable (dmcp-13, pyskl-34, mmdet-77, mmdet-1596, swinbert-48,
+    # groupformer-5, bmtrain-19, dat-31): the script was started without the launcher it expects
+    S("launcher-variable-missing", "code", (), "the script reads a variable its launcher sets (RANK, WORLD_SIZE, "
+      "LOCAL_RANK, MASTER_ADDR ...) and it is not set: it was started without that launcher (python script.py, a "
+      "debugger, a --launcher option that does not match how it was run)", "KeyError: 'RANK'",
+      "clusterdoc/why/foreign.py (a KeyError naming a launcher variable: no line of its own; "
+      "open-mmlab/mmdetection#77 and #1596, Zx55/dmcp#13)",
+      "start it with the launcher it expects (torchrun --nproc_per_node N, the project's dist_train.sh, srun with "
+      "its --launcher slurm), or turn its distributed mode off for one process"),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
       "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
@@ -2353,6 +2362,11 @@ MISSING_SIGNS += ("hydra-execvp", "ompi-no-executable", "ompi-no-executable-find
 # round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
 # exception's sign (its file:line) says it (why/foreign.py)
 DEFER_TO_EXCEPTION = ("fs-quota", "fs-stale", "fs-no-space")
+# round 9: the variables a launcher sets that a script reads (a KeyError on one: started without its launcher)
+LAUNCHER_VARS = frozenset(("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "NODE_RANK", "GROUP_RANK",
+                           "MASTER_ADDR", "MASTER_PORT", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+                           "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK",
+                           "PMI_SIZE"))  # fmt: skip
 # round 9: the module system's program missing on the node, and the lines of a command then not found
 MODULE_SYSTEM_MISSING = ("lmod-program-missing", "modulecmd-missing")
 COMMAND_MISSING = ("command-not-found", "sh-not-found", "execve-missing")
