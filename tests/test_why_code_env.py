@@ -229,3 +229,11 @@ def test_a_keyerror_on_another_key_is_a_plain_exception():
     )
     cause = judge_log(text)
     assert cause.category == "code" and "launcher" not in cause.headline, cause.headline
+
+
+def test_a_fatal_line_about_the_file_system_is_not_the_input():
+    for text in (
+        "FATAL ERROR: Error writing restart file: No space left on device\n",
+        "PIO: FATAL ERROR: Aborting... FATAL ERROR: Permission denied (file = x.nc)\n",
+    ):
+        assert judge_log(text).category != "code", text

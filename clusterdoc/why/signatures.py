@@ -2213,7 +2213,8 @@ SIGNATURES: list[Signature] = [
       "Reason: FATAL ERROR: Unable to access config file min.conf", "https://github.com/prody/ProDy/issues/878 "
       "(fhh2626/BFEE3#129: 'FATAL ERROR: Unable to open extended system file.'; E3SM-Project/scream#2159: PIO's)",
       "the file or parameter the line names (its path from the job's working directory, the config's keywords)",
-      unless=("FOAM", "CUDA", "cuda", "GPU", "memory", "Memory", "malloc", "license", "socket", "connect")),
+      unless=("FOAM", "CUDA", "cuda", "GPU", "memory", "Memory", "malloc", "license", "socket", "connect",
+              "No space left", "quota", "Permission denied", "Read-only", "Stale file")),  # the file system's
     S("hdf5-already-open", "code", ("unable to truncate a file which is already open",),
       "HDF5 refused to create a file the job already holds open (opened twice, never closed, or created by "
       "several ranks at once): the code's file handling",
