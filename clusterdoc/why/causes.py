@@ -795,6 +795,12 @@ _THIN["mpi-abort"] = (  # MPI_Abort alone: the application found something; its 
     "environment: a library it calls failed (an I/O library's file error, an MPI or solver setup): the lines the "
     "library printed before it",
 )
+_THIN["lmod-program-missing"] = (  # round 9: the module system missing, nothing after it that it explains
+    "environment: the node lacks the module system the job's `module load` lines need (its image, the module "
+    "tree's mount): a later failure of a missing library or command follows from it",
+    "a profile line that failed harmlessly: the job's failure is elsewhere (the ranks' logs, sacct)",
+)
+_THIN["modulecmd-missing"] = _THIN["lmod-program-missing"]
 _THIN["mpich-ofi-poll"] = (
     "network: the fabric failed a transfer (clusterdoc check --perf on the nodes; the fabric's port counters)",
     "environment: the provider's settings or the NIC it picked (a Slingshot resource: PTLTE_NOT_FOUND, "
@@ -935,6 +941,12 @@ def _candidates(sig) -> list[str]:
             "environment: a library crashed in its cleanup at exit (MPI, NCCL, a driver: its version against what "
             "it was built for); the job's work may be complete",
             "code: the job's own code left the library in a bad state (a handle freed twice, a thread still running)",
+        ]
+    if sig.name == "segfault-unnamed":
+        return [
+            "code: the program's own bug (a debug build with -g names the routine; the input it was reading)",
+            "environment: the build or the platform (a compiler, an MPI or a math library it was linked against, "
+            "a runtime that differs from the one it was built for)",
         ]
     if sig.name == "unspecified-launch-failure":
         return [

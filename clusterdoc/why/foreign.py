@@ -138,6 +138,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     _phase_signs(f, signs)
+    _module_then_missing(signs)
     _memory_limit_kill(f, signs)
     _memory_killed_task(f, signs)
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
@@ -204,11 +205,29 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
             s["sig"] = "missing-on-a-node"  # the others may have run it: that node, or every node
         elif s["sig"] in signatures.SEGV_SIGNS and any(abs(n - s["line"]) <= SEGV_NEAR for n in f.cleanup_at):
             s["sig"] = "segfault-at-exit"
+        elif s["sig"] in signatures.SEGV_SIGNS and _unnamed_backtrace(f, s["line"]):
+            s["sig"] = "segfault-unnamed"  # round 9: nothing says whose code crashed (nwchem-683: the build's)
         elif s["sig"] == "duplicate-gpu" and f.mpirun_tagged:
             # mpirun (horovodrun too) gives no rank its GPU: the script pins it from its local rank, or all share one
             s["sig"], s["category"] = "duplicate-gpu-mpirun", "code"
         elif s["sig"] in signatures.SIGKILL_SIGNS and any(0 <= s["line"] - n <= LOADING_NEAR for n in f.loading_at):
             s["sig"], s["category"] = "sigkill-loading", "oom"
+
+
+def _module_then_missing(signs: list[dict]) -> None:
+    """The node's module system missing, then a command not found: the command the modules would have provided
+    (round 9: TACC/Lmod#645's fastqc, Jetstream_Cluster#18's mpirun). Either alone stays what it was."""
+    at = [s["line"] for s in signs if s["sig"] in signatures.MODULE_SYSTEM_MISSING]
+    for s in signs:
+        if s["sig"] in signatures.COMMAND_MISSING and any(n < s["line"] for n in at):
+            s["sig"], s["category"] = "module-then-missing", "environment"
+
+
+def _unnamed_backtrace(f: logs.LogFacts, at: int) -> bool:
+    """A segfault whose backtrace follows it and names no routine (hex addresses, `in ???`): a stripped build or a
+    library's code; without a routine named nothing says it is the program's (round 9)."""
+    bare = any(0 < n - at <= SEGV_NEAR for n in f.bare_frames_at)
+    return bare and not any(0 < n - at <= SEGV_NEAR for n in f.named_frames_at)
 
 
 # round 8 (memory): Slurm's older task/cgroup line that the job reached its memory limit at some point (a candidate:
@@ -324,7 +343,15 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
            else "python-environment-error"}  # fmt: skip
-    return [_sign(e["line"], e["rank"], e["host"], sig.get(kind, "python-exception"), kind, text)]
+    name = sig.get(kind, "python-exception")
+    if kind == "code" and _launcher_variable(raised):
+        name = "launcher-variable-missing"  # round 9: started without the launcher it expects
+    return [_sign(e["line"], e["rank"], e["host"], name, kind, text)]
+
+
+def _launcher_variable(raised: logs.Raised) -> bool:
+    """A KeyError on a variable a launcher sets (round 9; torch's env:// ValueError has its own signature)."""
+    return raised.type == "KeyError" and raised.message.strip().strip("'\"") in signatures.LAUNCHER_VARS
 
 
 def compare_watchdogs(f: logs.LogFacts) -> dict | None:

@@ -102,6 +102,10 @@ WORDS: tuple[bytes, ...] = (
     b"clients joined",
 )
 
+# round 9: a native backtrace's first frames ("#3  0x4429e55 in NAME", or bare: a segfault's routine named or not)
+# and HPE/SGI MPT's line naming the first rank to die (its "MPT ERROR" holds no lowercase "rror")
+WORDS += tuple(f"#{i}  0x".encode() for i in range(10)) + (b"has terminated without calling",)
+
 
 def _signature_words() -> tuple[bytes, ...]:
     """A needle of every signature in why/signatures.py (a line it matches holds all of its needles), in the

@@ -75,6 +75,9 @@ _ALONE = re.compile(
 )
 _ALONE_DONE = re.compile(r"\b(?:[Ss]aved|is ready|[Ff]inished|[Dd]one|[Cc]ompleted)\b")
 _BAR = re.compile(r"(\d{1,3})%\|")
+# round 9: a frame of a native backtrace (gfortran's "Backtrace for this error:", glibc's): "#3  0x4429e55 in NAME"
+# names a routine; "#0  0xffb69ada" or "in ???" names none (a stripped build: nothing says whose code crashed)
+_NATIVE_FRAME = re.compile(r"\s{0,8}#\d{1,3}\s{1,4}0x[0-9a-fA-F]{1,16}(?:\s{1,4}in\s{1,4}(\S{1,200}))?")
 # torch's desync report (TORCH_NCCL_DESYNC_DEBUG, the watchdog's "To our best knowledge, the lagging/dead/mismatched
 # ranks that caused the desync are:"), then one line per group of ranks
 _LAGGING_HEAD = "the lagging/dead/mismatched ranks"
@@ -155,6 +158,12 @@ _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 # Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
 _MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
+# round 9: Charm++'s "------------- Processor 0 Exiting: Called CmiAbort ------------" (NAMD: prody-878, charm-2849)
+_CHARM_EXIT = re.compile(r"Processor (\d{1,7}) Exiting: (Called CmiAbort|Caught Signal)")
+# round 9: HPE/SGI MPT's "MPT ERROR: MPI_COMM_WORLD rank 617 has terminated without calling MPI_Finalize()"
+# (simpleland-6, fates-374); Fujitsu MPI's "[WARN] PLE 0608 plexec One of MPI processes was aborted.(rank=0)"
+_MPT_TERMINATED = re.compile(r"MPI_COMM_WORLD rank (\d{1,7}) has terminated without calling MPI_Finalize")
+_FJ_ABORTED = re.compile(r"One of MPI processes was aborted\.\(rank=(\d{1,7})\)")
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
 # Open MPI's MPI_ERRORS_ARE_FATAL handler: "*** reported by process [JOBID,RANK]"; OpenFOAM's parallel error prefix
 _OMPI_REPORTED = re.compile(r"\*\*\* reported by process \[\d{1,20},(\d{1,7})\]")
@@ -269,6 +278,9 @@ class LogFacts:
     # (MPI_Finalize, atexit, a destructor) and a model's weights being loaded (host memory's peak)
     cleanup_at: list[int] = field(default_factory=list)
     loading_at: list[int] = field(default_factory=list)
+    # round 9: a native backtrace's frames (the last MAX_PHASE of each): naming a routine, and naming none
+    named_frames_at: list[int] = field(default_factory=list)
+    bare_frames_at: list[int] = field(default_factory=list)
     busy: list[dict] = field(default_factory=list)  # unfinished data-preparation bars: {line, rank, text}
     waits: list[dict] = field(default_factory=list)  # waits that timed out (WAIT_WORDS): {line, rank}
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
@@ -490,6 +502,12 @@ class Scanner:
         f = self.facts
         for words, at in ((CLEANUP_WORDS, f.cleanup_at), (LOADING_WORDS, f.loading_at)):
             if any(w in line for w in words):
+                del at[: -MAX_PHASE + 1]
+                at.append(n)
+        if "#" in line[:12] and "0x" in line[:32]:
+            m = _NATIVE_FRAME.match(line)
+            if m:
+                at = f.named_frames_at if m.group(1) and m.group(1) != "???" else f.bare_frames_at
                 del at[: -MAX_PHASE + 1]
                 at.append(n)
 
@@ -769,6 +787,9 @@ class Scanner:
             or "] --> FOAM FATAL" in line
             or "disagreement between rank0" in line
             or "of the same param in process" in line
+            or "Exiting: C" in line
+            or "has terminated without calling MPI_Finalize" in line
+            or "One of MPI processes was aborted" in line
         ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
@@ -795,6 +816,17 @@ class Scanner:
         if m:  # the rank whose values differ from rank 0's, as the check that raised names it
             f.mpi.append({"rank": int(m.group(1) or m.group(2)), "node": None, "line": n,
                           "how": "its values differ from rank 0's"})  # fmt: skip
+        m = _CHARM_EXIT.search(line) if "Exiting: C" in line else None
+        if m:  # round 9: Charm++'s (NAMD's) processor that aborted or caught a signal, before its "Reason:" line
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": f"Charm++: {m.group(2)}",
+                          "heads": True})  # fmt: skip
+        m = _MPT_TERMINATED.search(line) if "has terminated without calling" in line else None
+        if m:  # round 9: SGI/HPE MPT names the first rank that died (a signal, an exit) before it aborts the job
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n,
+                          "how": "MPT: terminated without calling MPI_Finalize"})  # fmt: skip
+        m = _FJ_ABORTED.search(line) if "One of MPI processes was aborted" in line else None
+        if m:  # round 9: Fujitsu MPI's launcher (plexec, Fugaku and FX1000 sites) names the rank that aborted
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "plexec: aborted"})
         m = _PALS_DIED.search(line) if "died from signal" in line else None
         if m:  # Cray PALS' mpiexec names each rank that died and its node (the line's host prefix), first first
             f.mpi.append({"rank": int(m.group(1)), "node": host, "line": n,

@@ -16,6 +16,7 @@ Forms read (each from real logs, tests/fixtures/why/real/SOURCES.md), in any nes
     [1,3]<stderr>: ...        Open MPI's mpirun --tag-output ([job,rank]<stream>:); [3]<stderr>: horovodrun's
     3: ...                    srun --label
     [2024-03-18 17:38:50,208] 2024-03-18T17:38:50.1Z  time stamps (skipped)
+    > ...  > > ...            a quoted paste (a reply's "> " before each line; skipped)
 
 Every token is matched anchored with bounded repetition, at most MAX_TOKENS of them: the cost of a line is
 bounded whatever its length. A rank has at most 7 digits: a longer number is not a rank (a 5,000-digit
@@ -44,6 +45,9 @@ _RANK_TOKENS = [
     # [3]: (a launcher's rank tag; "[80746] [rank0]" is a pid, no colon; torchrun's table's "[0]:" ends its line)
     re.compile(r"\[(\d{1,7})\]: (?=\S)"),
 ]
+# a quoted paste (a reply in an issue thread, an e-mail): "> " before every line, nested "> > " (round 9). Only ">"
+# then a space or the end: a prompt's ">>>" or a shell's "$>" stays text
+_QUOTE = re.compile(r"(?:>(?: |$)){1,4}")
 _LOCAL = re.compile(r"\[default(\d{1,4})\]:\s?|\[\d{1,9}\] (?=\[)")  # torchrun's local rank; a tool's line number
 _SRUN = re.compile(r"\s{0,6}(\d{1,7}): ")  # srun --label
 # pdsh's "host: " (DeepSpeed's launcher): a name with a dot or a dash or a letter, never a bare number
@@ -74,7 +78,8 @@ def split_local(line: str) -> tuple[int | None, int | None, str | None, str]:
     """(rank, local rank, host, the rest): the local rank from torchrun's `[defaultN]:` (--tee / --log-dir), which
     is the rank only on one node (the global rank is group_rank * nproc_per_node + N, and the line does not say
     the group rank: a `[rankM]:` after it does)."""
-    pos, rank, host, local = 0, None, None, None
+    m = _QUOTE.match(line)
+    pos, rank, host, local = (m.end() if m else 0), None, None, None
     for _ in range(MAX_TOKENS):
         m = _TIME.match(line, pos)
         if m:

@@ -1546,6 +1546,14 @@ SIGNATURES: list[Signature] = [
       "the file and line of 'At line N of file F' above it, the input it reads"),
     # Intel Fortran's runtime: any severe error but SIGSEGV (174, above) and insufficient memory (41, above);
     # "forrtl: error (78): process killed (SIGTERM)" is a kill from outside, not matched here
+    # round 9: Intel Fortran's severe (9), the OS's EACCES on a file the program opens: the file system's
+    # permissions (a directory not the user's, a read-only copy), not the code's I/O (fds-9822)
+    S("ifort-permission-denied", "environment", ("forrtl: severe (9)",),
+      "the Fortran program may not open a file (permission denied: a directory or file that is not the user's, "
+      "or read-only where it writes)",
+      "forrtl: severe (9): permission to access file denied, unit 4, file /Users/a/FDS/Fires/couch.smv",
+      "https://github.com/firemodels/fds/issues/9822 (Intel's documented severe (9))",
+      "ls -l the file and its directory on the node; run from a directory the user owns"),
     S("ifort-severe", "code", ("forrtl: severe (",),
       "the Fortran program stopped on a severe runtime error (I/O, a bound, an unallocated array); the traceback "
       "after it names the routine and line",
@@ -2371,6 +2379,61 @@ SIGNATURES: list[Signature] = [
       "ORTE was unable to reliably start one or more daemons.", "https://github.com/open-mpi/ompi/issues/5639",
       "from the launching node: ssh NODE which orted (passwordless; the same PATH and LD_LIBRARY_PATH), or mpirun "
       "--prefix; the lines above it in the output often say which", weak=True),
+    # round 9 (code and environment, from real pastes): MPI_Init failing in Open MPI (its error handler on the NULL
+    # communicator: the launcher and the library disagree: srun without PMI/PMIx, another MPI's mpirun), the PMIx
+    # client with no server to reach; NAMD's own fatal line (NAMD_die: an input or configuration it cannot read; a
+    # CUDA or memory failure printed the same way is not the input's); HDF5's "already open" (the code creates a
+    # file it holds open, or two ranks create one file)
+    S("ompi-init-null-comm", "environment", ("An error occurred in MPI_Init",),
+      "MPI_Init failed (Open MPI's handler on the NULL communicator): the MPI library could not start under this "
+      "launcher (srun without the PMI/PMIx it was built for, another MPI's mpirun, a broken install)",
+      "*** An error occurred in MPI_Init", "https://github.com/open-mpi/ompi/issues/7949 (mpi4py/mpi4py#141, "
+      "tomgoldstein/loss-landscape#20, Valdes-Tresanco-MS/gmx_MMPBSA#26 the same)",
+      "launch it with the MPI it was built against (its own mpirun, or srun --mpi=pmix/pmi2 as it was built: "
+      "srun --mpi=list; ldd the binary or mpi4py for libmpi)"),
+    S("pmix-client-unreachable", "environment", ("OPAL ERROR", "pmix"),
+      "Open MPI's PMIx client found no server to talk to: the program was started without the launcher it was "
+      "built for (srun without --mpi=pmix, a bare ./a.out, another MPI's mpirun)",
+      "[cmti093:37763] OPAL ERROR: Unreachable in file pmix3x_client.c at line 111",
+      "https://github.com/mpi4py/mpi4py/issues/141 (tomgoldstein/loss-landscape#20: 'Not initialized')",
+      "start it with its own mpirun, or srun --mpi=pmix (srun --mpi=list); an Open MPI built --with-pmi for srun"),
+    S("namd-fatal", "code", ("FATAL ERROR: ",),
+      "the application stopped on its own fatal error (\"FATAL ERROR: \" as NAMD and PIO print it: an input, "
+      "parameter or configuration file it cannot open or read)",
+      "Reason: FATAL ERROR: Unable to access config file min.conf", "https://github.com/prody/ProDy/issues/878 "
+      "(fhh2626/BFEE3#129: 'FATAL ERROR: Unable to open extended system file.'; E3SM-Project/scream#2159: PIO's)",
+      "the file or parameter the line names (its path from the job's working directory, the config's keywords)",
+      unless=("FOAM", "CUDA", "cuda", "GPU", "memory", "Memory", "malloc", "license", "socket", "connect",
+              "No space left", "quota", "Permission denied", "Read-only", "Stale file")),  # the file system's
+    S("hdf5-already-open", "code", ("unable to truncate a file which is already open",),
+      "HDF5 refused to create a file the job already holds open (opened twice, never closed, or created by "
+      "several ranks at once): the code's file handling",
+      "  #001: H5Fint.c line 1024 in H5F_open(): unable to truncate a file which is already open",
+      "https://github.com/PrincetonUniversity/FOCUS/issues/9 (hel-astro-lab/runko#28 the same)",
+      "close the file before recreating it; one rank (or parallel HDF5 with MPI-IO) creates a shared file"),
+    # round 9: the module system's own program missing on the node (Lmod's libexec/lmod, Environment Modules'
+    # modulecmd.tcl): every `module load` of the job did nothing. A candidate alone (a profile's line); with a
+    # command then not found, that command is what the module would have provided (foreign.py: module-then-missing)
+    S("lmod-program-missing", "environment", ("/libexec/lmod", "No such file or directory"),
+      "the node has no module system (Lmod's program is missing there): the job's `module load` lines did nothing",
+      "environment: line 17: /usr/share/lmod/lmod/libexec/lmod: No such file or directory",
+      "https://github.com/TACC/Lmod/issues/645 (access-ci-org/Jetstream_Cluster#18 the same)",
+      "the node's image or its mount of the module tree (/usr/share/lmod); `type module` in a job on that node",
+      weak=True),
+    S("modulecmd-missing", "environment", ("libexec/modulecmd", "no such file or directory"),
+      "the node has no module system (Environment Modules' modulecmd.tcl is missing there): the job's `module "
+      "load` lines did nothing",
+      "couldn't read file \"/mpcdf/soft/SLE_15/packages/x86_64/Modules/5.0.1/libexec/modulecmd.tcl\": no such file "
+      "or directory", "https://github.com/pyiron/pyiron_atomistics/issues/1553",
+      "the node's mount of the module tree (MODULESHOME); `type module` in a job on that node", weak=True,
+      lower=True),
+    # round 9: Apptainer/Singularity's same failure at debug verbosity (-d: "FATAL   [U=0,P=37]  Master()  ...")
+    S("apptainer-creation-failed-debug", "environment", ("FATAL ", "container creation failed"),
+      "Apptainer/Singularity could not create the container on this host (a mount it needs: /tmp, the image's loop "
+      "device, a bind path)", "FATAL   [U=0,P=37]         Master()                      container creation failed: "
+      "mount /tmp failed: invalid argument", "https://github.com/apptainer/singularity/issues/4017",
+      "the mount the line names on this host (its /tmp, loop devices, the bind path); the same image on another "
+      "node tells the host from the image"),
     # --- effects: a rank stopping because something else failed ---
     S("nccl-abort", "effect", ("To avoid data inconsistency, we are taking the entire process down",),
       "NCCL's watchdog takes the rank down after a failed or timed-out collective",
@@ -2411,6 +2474,12 @@ FROM_TRACEBACK = [
       "clusterdoc/why/foreign.py (a segfault signature with a cleanup frame or line around it: no line of its own)",
       "the backtrace's library (its version against the MPI, NCCL or driver it was built for); the job's output "
       "before it is complete", weak=True),
+    # round 9: a segfault whose backtrace names no routine of the program (nwchem-683: an MSYS2 build's hex frames)
+    S("segfault-unnamed", "code", (), "a process crashed (a segmentation fault) and its backtrace names no routine "
+      "(bare addresses, `in ???`): nothing says whose code it was", "#0  0xffb69ada (after Program received "
+      "signal SIGSEGV)", "https://github.com/nwchemgit/nwchem/issues/683 (foreign.py: a segfault signature with "
+      "unnamed frames after it: no line of its own)",
+      "rebuild with symbols (-g, -fbacktrace) and rerun: the first named frame says whose code crashed", weak=True),
     S("sigkill-loading", "oom", (), "a rank was killed by SIGKILL while the model's weights were loading: the "
       "host's OOM killer (every rank holds a copy of the weights in host memory at that point)",
       "Loading checkpoint shards:  57% 4/7 ... failed (exitcode: -9) local_rank: 0",
@@ -2430,6 +2499,12 @@ FROM_TRACEBACK = [
       "output: no line of its own)",
       "pin the GPU in the script from the local rank (torch.cuda.set_device(hvd.local_rank()) or "
       "OMPI_COMM_WORLD_LOCAL_RANK) before any CUDA call"),
+    S("module-then-missing", "environment", (), "the node has no module system, and a command the job's modules "
+      "would have provided is then not found: the job ran without its software on that node",
+      "environment: line 17: /usr/share/lmod/lmod/libexec/lmod: No such file or directory ... mpirun: command not "
+      "found", "clusterdoc/why/foreign.py (a module-system-missing line, then a command not found: no line of its "
+      "own; TACC/Lmod#645, access-ci-org/Jetstream_Cluster#18)",
+      "the node's image or its mount of the module tree; `type module` and `module avail` in a job on that node"),
     # round 8 (memory): Slurm's "Exceeded job/step memory limit at some point" and a task killed by SIGKILL in the
     # same log: the older task/cgroup's memory kill (it printed no oom-kill event)
     S("slurm-memory-limit-kill", "oom", (), "the job reached its memory limit (Slurm's cgroup) and a task was killed "
@@ -2437,6 +2512,15 @@ FROM_TRACEBACK = [
       "slurmstepd: error: Exceeded step memory limit at some point. (and srun: error: node: task 0: Killed)",
       "clusterdoc/why/foreign.py (a memory-limit line with a SIGKILL line in the same log: no line of its own)",
       "ask for more memory (--mem / --mem-per-cpu): sacct -j JOB -o JobID,State,MaxRSS,ReqMem shows the peak"),
+    # round 9: a KeyError on a launcher's variable (dmcp-13, pyskl-34, mmdet-77, mmdet-1596, swinbert-48,
+    # groupformer-5, bmtrain-19, dat-31): the script was started without the launcher it expects
+    S("launcher-variable-missing", "code", (), "the script reads a variable its launcher sets (RANK, WORLD_SIZE, "
+      "LOCAL_RANK, MASTER_ADDR ...) and it is not set: it was started without that launcher (python script.py, a "
+      "debugger, a --launcher option that does not match how it was run)", "KeyError: 'RANK'",
+      "clusterdoc/why/foreign.py (a KeyError naming a launcher variable: no line of its own; "
+      "open-mmlab/mmdetection#77 and #1596, Zx55/dmcp#13)",
+      "start it with the launcher it expects (torchrun --nproc_per_node N, the project's dist_train.sh, srun with "
+      "its --launcher slurm), or turn its distributed mode off for one process"),
     S("nccl-failed", "peer", (), "a torch.distributed (NCCL/gloo) call failed: the lines after it or another "
       "rank's log say why", "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
       "ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
@@ -2451,7 +2535,9 @@ REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout"
 SIGKILL_SIGNS: tuple[str, ...] = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill",
                                   "exit-code-137", "sge-exit-137", "shell-killed")  # fmt: skip
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
-APP_FATAL_SIGNS = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one", "lammps-error")
+APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one",
+                                    "lammps-error")  # fmt: skip
+APP_FATAL_SIGNS += ("namd-fatal",)  # round 9
 APP_FATAL_NEAR = 4
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS: tuple[str, ...] = ("execve-missing", "sh-not-found")
@@ -2471,6 +2557,14 @@ REFUSED_SIGNS += ("slurm-node-config-unavailable", "lsf-rusage-refused")
 # round 8: a file system's strerror on a Python exception's line that EXCEPTION_RULES names the same: the
 # exception's sign (its file:line) says it (why/foreign.py)
 DEFER_TO_EXCEPTION = ("fs-quota", "fs-stale", "fs-no-space")
+# round 9: the variables a launcher sets that a script reads (a KeyError on one: started without its launcher)
+LAUNCHER_VARS = frozenset(("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "NODE_RANK", "GROUP_RANK",
+                           "MASTER_ADDR", "MASTER_PORT", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+                           "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK",
+                           "PMI_SIZE"))  # fmt: skip
+# round 9: the module system's program missing on the node, and the lines of a command then not found
+MODULE_SYSTEM_MISSING = ("lmod-program-missing", "modulecmd-missing")
+COMMAND_MISSING = ("command-not-found", "sh-not-found", "execve-missing")
 # a segfault's own lines (code by themselves; a cleanup frame around one makes it segfault-at-exit)
 SEGV_SIGNS = ("fortran-sigsegv", "srun-task-segv", "ifort-sigsegv")
 # round 9 (issue 41, hang): waits that ended, in the runtimes' own words, each thin alone (who was behind is in
