@@ -37,14 +37,6 @@ OMPI_ABORT = (
         # wrfcoop-17: WRF's fatal line, then the abort of rank 160
         ("FATAL CALLED FROM FILE: <stdin> LINE: 1591\nWARNING: Extreme t_soisno at c, level 1 1\n\n"
          + OMPI_ABORT.replace("71", "160"), 160),
-        # wrfhydro-232: Open MPI's fatal handler, the rank in "reported by process [JOB,RANK]"
-        ("*** An error occurred in MPI_Bcast\n*** reported by process [47923237289985,1]\n*** on communicator "
-         "MPI_COMM_WORLD\n*** MPI_ERR_COMM: invalid communicator\n*** MPI_ERRORS_ARE_FATAL (processes in this "
-         "communicator will now abort,\n", 1),
-        # an Open MPI users' thread: a count over 2^31 (the same handler, another class)
-        ("[tatami:02271] *** An error occurred in MPI_Recv\n[tatami:02271] *** on communicator MPI_COMM_WORLD\n"
-         "[tatami:02271] *** MPI_ERR_COUNT: invalid count argument\n[tatami:02271] *** MPI_ERRORS_ARE_FATAL "
-         "(goodbye)\n", None),
     ],
 )
 def test_an_applications_own_fatal_error_is_the_code_with_its_rank(text, rank):
@@ -87,3 +79,27 @@ def test_a_spawned_process_that_could_not_unpickle_after_a_sigkill_is_no_code():
         "_pickle.UnpicklingError: pickle data was truncated\n"
     )
     assert judge_log(text).category != "code"
+
+
+@pytest.mark.parametrize(
+    "text, rank",
+    [
+        # wrfhydro-232: Open MPI's fatal handler, the rank in "reported by process [JOB,RANK]"
+        ("*** An error occurred in MPI_Bcast\n*** reported by process [47923237289985,1]\n*** on communicator "
+         "MPI_COMM_WORLD\n*** MPI_ERR_COMM: invalid communicator\n*** MPI_ERRORS_ARE_FATAL (processes in this "
+         "communicator will now abort,\n", 1),
+        # an Open MPI users' thread: a count over 2^31 (the same handler, another class)
+        ("[tatami:02271] *** An error occurred in MPI_Recv\n[tatami:02271] *** on communicator MPI_COMM_WORLD\n"
+         "[tatami:02271] *** MPI_ERR_COUNT: invalid count argument\n[tatami:02271] *** MPI_ERRORS_ARE_FATAL "
+         "(goodbye)\n", None),
+    ],
+)
+def test_an_mpi_call_given_an_invalid_argument_is_the_code_or_two_mpis(text, rank):
+    """Open MPI's invalid-argument classes: the program's call (wrfhydro-232: a communicator it broke), or a program
+    built against one MPI and run with another (lammps-1463: EPEL's Open MPI 4 build, MPI_Comm_rank on
+    MPI_COMM_WORLD): the line cannot tell them apart; both are named, with the rank Open MPI reports."""
+    cause = judge_log(text)
+    assert cause.category == "unknown", cause.headline
+    assert [c.split(":")[0] for c in cause.candidates] == ["code", "environment"], cause.candidates
+    if rank is not None:
+        assert rank in cause.ranks, (cause.ranks, cause.headline)

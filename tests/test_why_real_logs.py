@@ -333,7 +333,7 @@ _WD = (
         ("-- Process 0 terminated with the following error:\nTraceback (most recent call last):\n  File \"/w/t.py\", "
          "line 52, in get\nKeyError: 'car'\n", "code", [0], []),
         ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 357394) of "
-         "binary: /usr/bin/python\n", "unknown", [0], []),  # SIGKILL alone: the OOM killer, a limit or a kill -9
+         "binary: /usr/bin/python\n", "oom", [0], []),  # a worker's SIGKILL, nothing else: the OOM killer
         # torchrun --tee's [defaultN]: on one node is the rank (the form torch's elastic api prints: [{role}{N}]:)
         ('[default0]:step 3\n[default1]:Traceback (most recent call last):\n[default1]:  File "/w/t.py", line 33, in '
          "main\n[default1]:KeyError: 'labels'\n", "code", [1], []),

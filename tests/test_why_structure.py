@@ -109,15 +109,17 @@ def test_a_sigkill_while_the_weights_load_is_the_oom_killer(name):
     assert judge_log((REAL / name).read_text()).category == "oom"
 
 
-def test_a_sigkill_alone_stays_a_candidate():
-    # the same torchrun line as chatglm2-525 without the loading bar before it: the OOM killer, a time limit, a user
+def test_a_workers_sigkill_alone_is_the_oom_killer_and_after_a_time_limit_a_candidate():
+    # the same torchrun line as chatglm2-525 without the loading bar before it: a worker killed while torchrun lived
+    # on, nothing else stopping the job (tests/test_why_sigkill.py); after Slurm's time limit line it is thin again
     text = (
         (REAL / "chatglm2-525-loading-shards-sigkill.log")
         .read_text()
         .replace("Loading checkpoint shards:  57% 4/7 [00:37<00:28,  9.42s/it]", "")
     )
-    cause = judge_log(text)
-    assert cause.category == "unknown" and cause.candidates[0].startswith("oom")
+    assert judge_log(text).category == "oom"
+    limit = "slurmstepd: error: *** JOB 9 ON n1 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***\n"
+    assert judge_log(limit + text).category == "scheduler"
 
 
 SEGV = (REAL / "e3sm-7277-seaice-segfault-rank76.log").read_text()

@@ -856,6 +856,13 @@ _THIN["ray-unschedulable"] = (
     "the autoscaler: nodes still being added, or a runtime_env still installing (Ray's warning says so first)",
 )
 
+_THIN["mpi-invalid-arg"] = (  # Open MPI's invalid-argument classes: the program's call, or two MPIs in one program
+    "code: the program passed MPI a handle or value it cannot take (a communicator freed or never created, a count "
+    "over 2^31, a rank outside it): the call on the line before and its arguments",
+    "environment: the program was compiled against one MPI (its mpi.h, mpif.h) and runs with another's library or "
+    "mpirun (ldd on the binary and which mpirun: the same installation; EPEL's Open MPI and MPICH builds mixed)",
+)
+
 
 # round 9 (sites): Slurm's start-up lines that name a node but not why it failed; a PBS job deleted by a user
 _SLURMD_UNREACHED = (

@@ -166,6 +166,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         if t["exitcode"] == -9 and not any(s["sig"] in ("torchrun-sigkill", "sigkill") for s in signs):
             what = f"exitcode: -9 (rank {t.get('rank')}, local_rank {t.get('local_rank')})"
             ev.signs.append(_sign(t["line"], t.get("rank"), t.get("host"), "torchrun-sigkill", "oom", what))
+    _worker_sigkill(f, ev.signs)
     for s in ev.signs:  # torchrun's table names the rank and host of its exitcode line
         if s["sig"] in ("torchrun-sigkill", "sigkill") and s.get("rank") is None:
             near = [t for t in f.torchrun if abs(t["line"] - s["line"]) <= 3 and t.get("rank") is not None]
@@ -270,6 +271,17 @@ def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
         if len(killed) == 1 and killed[0]["tasks"].isdigit():
             s["rank"] = int(killed[0]["tasks"])
             s["node"] = s.get("node") or killed[0]["node"]
+
+
+def _worker_sigkill(f: logs.LogFacts, signs: list[dict]) -> None:
+    """A worker killed by SIGKILL while its Python launcher lived on to report it (torchrun's -9, DeepSpeed's,
+    mp.spawn's) is the kernel's OOM killer when nothing else in the log stops a job: no scheduler line (a time
+    limit, a preemption, a cancel), no node failure, no outside signal to the launcher. Any of those: thin."""
+    if f.slurm_ends or any(s["category"] in ("scheduler", "node") or s["sig"] == "launcher-signalled" for s in signs):
+        return
+    for s in signs:
+        if s["sig"] in signatures.WORKER_SIGKILL_SIGNS:
+            s["sig"], s["category"] = "launcher-sigkill-alone", "oom"
 
 
 def culprit_lines(f: logs.LogFacts) -> list[dict]:

@@ -696,6 +696,12 @@ SIGNATURES: list[Signature] = [
       "https://github.com/deepspeedai/DeepSpeed/issues/3232",
       "look for the OOM killer (dmesg); less host memory per rank (ZeRO offload to CPU needs RAM), or more --mem",
       weak=True),
+    # torch.multiprocessing.spawn's ProcessExitedException: "process 1 terminated with signal SIGKILL"
+    S("spawn-sigkill", "oom", ("terminated with signal SIGKILL",),
+      "a spawned rank was killed by SIGKILL: the host's OOM killer most often (a kill -9 prints the same)",
+      "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGKILL",
+      "https://github.com/Megvii-BaseDetection/YOLOX/issues/76",
+      "look for the OOM killer (dmesg); fewer DataLoader workers, less host memory per rank", weak=True),
     S("sigkill", "oom", ("Signal 9 (SIGKILL) received by PID",),
       "the rank was killed by SIGKILL: the host's OOM killer most often (a time limit, a preemption or a kill -9 "
       "print the same)",
@@ -2341,7 +2347,7 @@ SIGNATURES: list[Signature] = [
       "'MPI_ERR_X: invalid ...', as MPI_ERRORS_ARE_FATAL prints it)",
       "the call named on the line before (An error occurred in MPI_...) and its arguments on every rank (a count "
       "over 2^31, a rank outside the communicator, a communicator freed or never created)",
-      unless=("MPI_ERR_FILE",)),
+      unless=("MPI_ERR_FILE",), weak=True),
     # --- thin by themselves: a candidate with what decides, never a verdict ---
     S("store-connect-timeout", "network", ("client socket has timed out", "trying to connect to"),
       "a rank could not reach the rendezvous endpoint (MASTER_ADDR:PORT, --rdzv_endpoint) in time: the address is "
@@ -2486,6 +2492,12 @@ FROM_TRACEBACK = [
       "clusterdoc/why/foreign.py (a SIGKILL signature right after a loading line: no line of its own)",
       "load the weights once per node or straight to the GPU (low_cpu_mem_usage, device_map), fewer ranks per "
       "node, or more --mem; the node's dmesg shows the OOM killer"),
+    S("launcher-sigkill-alone", "oom", (), "a worker was killed by SIGKILL while its launcher lived on, and the log "
+      "shows no scheduler, node or user stop: the host's OOM killer (it kills the largest process: a worker)",
+      "  exitcode  : -9 (pid: 14750)", "clusterdoc/why/foreign.py (torchrun's, DeepSpeed's or mp.spawn's report of "
+      "one worker's SIGKILL, with no time limit, preemption, cancel or node failure line in the log)",
+      "the node's dmesg shows the OOM killer (sacct -o MaxRSS under Slurm); less host memory per rank (DataLoader "
+      "workers, loading the model once per node, CPU offload), or more --mem"),
     S("missing-on-a-node", "environment", (), "a task's command is not on the node where it ran, in a job whose log "
       "shows other nodes: that node lacks what the others have (its mount, its image), or it is missing everywhere",
       "slurmstepd: error: execve(): python3: No such file or directory (a log naming two nodes)",
@@ -2533,7 +2545,11 @@ FROM_TRACEBACK = [
 # prefix names the witness, not the culprit
 REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
 SIGKILL_SIGNS: tuple[str, ...] = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill",
-                                  "exit-code-137", "sge-exit-137", "shell-killed")  # fmt: skip
+                                  "exit-code-137", "sge-exit-137", "shell-killed", "spawn-sigkill")  # fmt: skip
+# a Python launcher's report that one worker got SIGKILL while it lived on (torchrun, DeepSpeed, mp.spawn): with no
+# scheduler, node or outside stop in the log, the kernel's OOM killer (mpirun's and a shell's are left thin: a node
+# lost under mpirun and a job script's kill print the same)
+WORKER_SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "spawn-sigkill")
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
 APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one",
                                     "lammps-error")  # fmt: skip
