@@ -103,3 +103,17 @@ def test_an_mpi_call_given_an_invalid_argument_is_the_code_or_two_mpis(text, ran
     assert [c.split(":")[0] for c in cause.candidates] == ["code", "environment"], cause.candidates
     if rank is not None:
         assert rank in cause.ranks, (cause.ranks, cause.headline)
+
+
+def test_a_keyword_the_called_function_does_not_know_is_a_version_first():
+    """A TypeError `got an unexpected keyword argument` from a call into a library: most often the library installed
+    is another version than the code's (trl's vllm-serve against an older vllm, as its thread settled: trl#3304, a
+    validation log of session 17); the call may be wrong too. Both are named, the version first."""
+    cause = judge_log(
+        "Traceback (most recent call last):\n"
+        '  File "/opt/conda/lib/python3.11/site-packages/trl/scripts/vllm_serve.py", line 8, in <module>\n'
+        '    args = EngineArgs(model=m, worker_extension_cls="trl.scripts.vllm_serve.WeightSyncWorkerExtension")\n'
+        "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'worker_extension_cls'\n"
+    )
+    assert cause.category == "unknown", cause.headline
+    assert [c.split(":")[0] for c in cause.candidates] == ["environment", "code"], cause.candidates

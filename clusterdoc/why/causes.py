@@ -912,6 +912,12 @@ _THIN["slurm-step-node-config"] = (
     "for the step by --nodes/--ntasks",
 )
 
+_THIN["python-api-mismatch"] = (
+    "environment: the library is another version than the code was written for (pip show it; the version the "
+    "project pins: a newer trl with an older vllm, or the reverse)",
+    "code: the call itself is wrong (a typo, an argument of another function)",
+)
+
 
 def _candidates(sig) -> list[str]:
     from clusterdoc.why import signatures

@@ -41,6 +41,8 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     ((), ("HIP out of memory", "MPS backend out of memory", "Out of memory", "OUT OF MEMORY", "OUT_OF_MEMORY",
           ": out of memory", "out of memory ("), "oom"),
     (NCCL_TYPES, (), "nccl"),
+    # a keyword the called function does not know: most often the library is another version than the code's
+    (("TypeError",), ("got an unexpected keyword argument",), "api"),
     # a pickle cut short: the process that sent it died (mp.spawn's parent, a DataLoader worker) or the file was
     # cut (a partial checkpoint): never the code's by itself
     (("UnpicklingError",), ("pickle data was truncated", "truncated"), "unsure"),
@@ -353,6 +355,7 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
         return []
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
+           "api": "python-api-mismatch",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
            else "python-environment-error"}  # fmt: skip
     name = sig.get(kind, "python-exception")

@@ -2474,6 +2474,12 @@ FROM_TRACEBACK = [
       "connection, a timeout, a CUDA error no signature names)", "ConnectionResetError: [Errno 104] Connection reset "
       "by peer", "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type: no line of its own)",
       "read what it was doing: the line before the exception, the other ranks' logs, the node's (dmesg)", weak=True),
+    S("python-api-mismatch", "code", (), "a call got a keyword argument the called function does not take: the "
+      "library installed is another version than the code was written for (or the call is wrong)",
+      "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'worker_extension_cls'",
+      "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type and message: no line of its own)",
+      "pip show the library the call goes into, against the version the project pins (requirements, setup.py)",
+      weak=True),
     S("segfault-at-exit", "code", (), "a process crashed (a segmentation fault) in a library's cleanup at exit "
       "(MPI_Finalize, atexit, a destructor): after the work, not in the job's own code",
       "Program received signal SIGSEGV: Segmentation fault - invalid memory reference. ... in PMPI_Finalize",
