@@ -117,3 +117,54 @@ def test_a_keyword_the_called_function_does_not_know_is_a_version_first():
     )
     assert cause.category == "unknown", cause.headline
     assert [c.split(":")[0] for c in cause.candidates] == ["environment", "code"], cause.candidates
+
+
+def test_gromacs_fatal_block_is_the_code_on_its_rank_and_its_memory_message_is_oom():
+    """GROMACS' gmx_fatal block (biosimspace#305, a validation log of session 17): the rank it names; the same
+    block with a memory message is oom (its smalloc's words)."""
+    head = (
+        "-------------------------------------------------------\nProgram:     gmx mdrun, version 2022\n"
+        "Source file: src/gromacs/domdec/domdec.cpp (line 2232)\nMPI rank:    0 (out of 10)\n\nFatal error:\n"
+    )
+    cause = judge_log(head + "There is no domain decomposition for 10 ranks that is compatible with the\n"
+                      "given box and a minimum cell size of 0.8525 nm\n")
+    assert (cause.category, cause.ranks) == ("code", [0]), (cause.category, cause.ranks, cause.headline)
+    oom = judge_log(head.replace("domdec/domdec.cpp", "utility/smalloc.cpp") + "Not enough memory. Failed to "
+                    "realloc 1073741824 bytes for x, x=0x0\n(called from file pme.cpp, line 812)\n")
+    assert oom.category == "oom", oom.headline
+
+
+def test_wrfs_fatal_banner_is_the_code_and_its_rsl_file_names_the_rank_and_node():
+    """wrf-model/WRF#1267 (a validation log of session 17): rsl.error.0020's head names task 20 on node172."""
+    cause = judge_log(
+        " taskid: 20 hostname: node172.exwexs.fr\n module_io_quilt_old.F        2931 T\n"
+        " Ntasks in X            6 , ntasks in Y            8\n*************************************\n"
+        "Configuring physics suite '^@^@^@^@'\n\n-------------- FATAL CALLED ---------------\n"
+    )
+    assert (cause.category, cause.ranks, cause.nodes) == ("code", [20], ["node172.exwexs.fr"]), cause
+
+
+def test_a_slurm_command_on_a_host_without_slurms_config_is_the_environment():
+    cause = judge_log(  # scarab-infra (a validation log of session 17): sinfo on a host that is no Slurm client
+        "sinfo: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host\n"
+        "sinfo: error: fetch_config: DNS SRV lookup failed\nsinfo: error: _establish_config_source: failed to fetch "
+        "config\nsinfo: fatal: Could not establish a configuration source\n"
+    )
+    assert cause.category == "environment", cause.headline
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # rokko#257 (settled: the code's communicator never set) and specfem3d#999 (settled: the MPI install): the
+        # same MPICH error stack
+        "Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:\nPMPI_Comm_rank(110): "
+        "MPI_Comm_rank(comm=0x0, rank=0x654928) failed\nPMPI_Comm_rank(68).: Invalid communicator\n",
+        "Fatal error in PMPI_Isend: Invalid rank, error stack:\nPMPI_Isend(103): Invalid rank has value 4 but must "
+        "be nonnegative and less than 4\n",
+    ],
+)
+def test_mpichs_invalid_argument_stack_is_the_code_or_two_mpis(text):
+    cause = judge_log(text)
+    assert cause.category == "unknown", cause.headline
+    assert [c.split(":")[0] for c in cause.candidates] == ["code", "environment"], cause.candidates

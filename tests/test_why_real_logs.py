@@ -77,8 +77,11 @@ def test_the_score_on_real_logs():
     # about two logs
     # round 9 (code and environment from real pastes, tests/test_why_code_env.py; 30 new logs, eight of them honest
     # unknowns): 273/360 (76 %), culprit 89/101 (88 %), 0 wrong; the bounds keep about two logs
-    assert s["right"] * 100 >= 75 * s["settled"], (s["right"], s["settled"])
-    assert s["culprits_named"] * 100 >= 84 * s["culprits"], s["culprits_missed"]
+    # after the three round-9 merges and session 17's last rules (a worker's SIGKILL with nothing else stopping the
+    # job is the OOM killer; GROMACS' and WRF's fatal blocks with their ranks): 308/384 (80 %), culprit 96/108
+    # (89 %), 0 wrong; the bounds keep about eight and three logs
+    assert s["right"] * 100 >= 78 * s["settled"], (s["right"], s["settled"])
+    assert s["culprits_named"] * 100 >= 86 * s["culprits"], s["culprits_missed"]
 
 
 @pytest.mark.parametrize("held", [HELDOUT, HELDOUT_FRESH, HELDOUT_FRESH2, HELDOUT_FRESH3, HELDOUT_FRESH4], ids=lambda p: p.name)

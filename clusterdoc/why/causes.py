@@ -912,6 +912,7 @@ _THIN["slurm-step-node-config"] = (
     "for the step by --nodes/--ntasks",
 )
 
+_THIN["mpich-invalid-arg"] = _THIN["mpi-invalid-arg"]
 _THIN["python-api-mismatch"] = (
     "environment: the library is another version than the code was written for (pip show it; the version the "
     "project pins: a newer trl with an older vllm, or the reverse)",

@@ -83,6 +83,8 @@ WORDS: tuple[bytes, ...] = (
     b"MPICH ERROR",  # Cray MPICH's abort line: the rank and its node
     b"ERROR on proc ",  # LAMMPS: the process that failed
     b"reported by process [",  # Open MPI's MPI_ERRORS_ARE_FATAL: the rank whose call failed
+    b"MPI rank:",  # GROMACS' fatal block: the rank that raised it
+    b"taskid: ",  # WRF's rsl.error header: the rank and its node
     b"hostname:  ",  # Open MPI's lost daemon: the node on the lines after its help text
     b"Remote daemon:",
     b"\tip: ",  # Ray's actor fields: the node of an actor whose node died (the line after them)

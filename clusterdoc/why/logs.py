@@ -165,6 +165,8 @@ _CHARM_EXIT = re.compile(r"Processor (\d{1,7}) Exiting: (Called CmiAbort|Caught 
 _MPT_TERMINATED = re.compile(r"MPI_COMM_WORLD rank (\d{1,7}) has terminated without calling MPI_Finalize")
 _FJ_ABORTED = re.compile(r"One of MPI processes was aborted\.\(rank=(\d{1,7})\)")
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
+_GMX_RANK = re.compile(r"^MPI rank:\s{1,8}(\d{1,7}) \(out of \d{1,7}\)")  # GROMACS' fatal block: its rank
+_RSL_TASK = re.compile(r"^\s{0,4}taskid: (\d{1,7}) hostname: ([\w.-]{1,128})")  # WRF's rsl.error.NNNN header
 # Open MPI's MPI_ERRORS_ARE_FATAL handler: "*** reported by process [JOBID,RANK]"; OpenFOAM's parallel error prefix
 _OMPI_REPORTED = re.compile(r"\*\*\* reported by process \[\d{1,20},(\d{1,7})\]")
 _FOAM_RANK = re.compile(r"^\[(\d{1,7})\] --> FOAM FATAL")
@@ -783,6 +785,8 @@ class Scanner:
             or " RUNNING AT " in line
             or "MPICH ERROR" in line
             or "ERROR on proc " in line
+            or "MPI rank:" in line
+            or "taskid: " in line
             or "reported by process [" in line
             or "] --> FOAM FATAL" in line
             or "disagreement between rank0" in line
@@ -805,6 +809,13 @@ class Scanner:
         m = _LAMMPS_PROC.search(line) if "ERROR on proc " in line else None
         if m:  # LAMMPS' own error line from one process (Error::one), before any abort
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "LAMMPS' ERROR on proc"})
+        m = _GMX_RANK.search(line) if "MPI rank:" in line else None
+        if m:  # GROMACS' fatal block names the rank it was raised on (after its Source file line)
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "GROMACS' MPI rank line"})
+        m = _RSL_TASK.search(line) if "taskid: " in line else None
+        if m:  # the head of WRF's per-rank rsl.error file: its rank and node (its fatal call comes later)
+            f.mpi.append({"rank": int(m.group(1)), "node": m.group(2), "line": n, "how": "WRF's rsl file of",
+                          "heads": True})  # fmt: skip
         m = _OMPI_REPORTED.search(line) if "reported by process [" in line else None
         if m:  # the process whose MPI call failed (its error class on the lines after)
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "Open MPI: reported by process",

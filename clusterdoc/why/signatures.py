@@ -2331,12 +2331,41 @@ SIGNATURES: list[Signature] = [
       "the form it prints)",
       "the message under it (the input card, pseudo_dir and the file names, the k-points and smearing)",
       unless=("alloc", "memory", "Memory")),
-    S("wrf-fatal", "code", ("FATAL CALLED FROM FILE",),
+    S("wrf-fatal", "code", ("FATAL CALLED",),
       "the application stopped on an error it found (WRF's wrf_error_fatal: the namelist, the input data, or "
       "the numerics: a CFL violation)",
-      "FATAL CALLED FROM FILE: <stdin> LINE: 1591", "https://github.com/davegill/wrf-coop/issues/17",
+      "FATAL CALLED FROM FILE: <stdin> LINE: 1591", "https://github.com/davegill/wrf-coop/issues/17 (its banner "
+      "'-------------- FATAL CALLED ---------------' before it in newer WRF: wrf-model/WRF#1267)",
       "the lines above it in that rank's rsl.error file (the namelist, the domain's input; a smaller time_step for "
       "CFL errors)", unless=("alloc", "memory", "Memory")),
+    # GROMACS' fatal-error block (gmx_fatal): "Program: gmx mdrun ... / Source file: src/gromacs/... / MPI rank: N
+    # (out of M) / Fatal error: / MESSAGE": the input or the run's setup (a domain decomposition for that many
+    # ranks, the topology); its memory message after the head is oom (APP_FATAL_SIGNS)
+    S("gromacs-fatal", "code", ("Source file: src/gromacs/",),
+      "the application stopped on an error in its input or setup (GROMACS' fatal error: the topology, the box "
+      "against the number of ranks, an option)",
+      "Source file: src/gromacs/domdec/domdec.cpp (line 2232)",
+      "https://github.com/gromacs/gromacs/blob/main/src/gromacs/utility/fatalerror.cpp (gmx_fatal's block: its "
+      "'Source file:' and 'MPI rank:' lines, the form it prints)",
+      "the message after 'Fatal error:' (fewer ranks or -rdd/-dds for a domain decomposition; the .top and .mdp it "
+      "names); the MPI rank line names the rank", unless=("alloc", "memory", "Memory")),
+    # a Slurm command on a host that is no Slurm client: no slurm.conf, no configless DNS record (any command:
+    # sinfo, srun, sbatch print the same)
+    S("slurm-no-config", "environment", ("Could not establish a configuration source",),
+      "a Slurm command found no configuration on this host (no slurm.conf, no configless SRV record): the host is "
+      "not set up as a Slurm client",
+      "sinfo: fatal: Could not establish a configuration source",
+      "https://github.com/SchedMD/slurm/blob/master/src/common/fetch_config.c (the fatal it ends with)",
+      "run it on a login node of the cluster, or point it at the cluster's config (SLURM_CONF, the conf-server)"),
+    # MPICH's (and Intel MPI's) error stack for an argument a call cannot take: Open MPI's classes below in MPICH's
+    # words ("Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:")
+    S("mpich-invalid-arg", "code", ("Fatal error in PMPI_", ": Invalid "),
+      "an MPI call got an argument it cannot take (MPICH's error stack: a communicator, a rank, a count, a "
+      "datatype)", "Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:",
+      "https://github.com/pmodels/mpich/blob/main/src/mpi/errhan/errnames.txt (**comm, **rank: the classes it "
+      "prints)",
+      "the call and its arguments in the stack under it (a rank past the size: the job started with fewer "
+      "processes than the program expects; comm=0x0: a communicator never set)", weak=True),
     # an MPI call given an argument it cannot take: the program's bug (Open MPI's error classes, as its
     # MPI_ERRORS_ARE_FATAL handler prints them; ompi/errhandler/errcode.c)
     S("mpi-invalid-arg", "code", ("*** MPI_ERR_", ": invalid "),
@@ -2559,8 +2588,8 @@ WORKER_SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "spa
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
 APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one",
                                     "lammps-error")  # fmt: skip
-APP_FATAL_SIGNS += ("namd-fatal",)  # round 9
-APP_FATAL_NEAR = 4
+APP_FATAL_SIGNS += ("namd-fatal", "gromacs-fatal")  # round 9
+APP_FATAL_NEAR = 6
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS: tuple[str, ...] = ("execve-missing", "sh-not-found")
 # a request Slurm refused (at submission, or a step's): the same request is refused again, a retry cannot help
