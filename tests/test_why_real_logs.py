@@ -473,3 +473,18 @@ def test_a_sealed_folders_totals_never_name_a_log(tmp_path, capsys):
         out = capsys.readouterr().out
         assert "secret-oom" not in out, out
         assert "confident wrong  1" in out or '"wrong": 1' in out, out
+
+
+def test_the_key_prefilter_of_match_finds_what_a_full_scan_finds():
+    """signatures.match skips a line that holds none of its short keys (4x faster over a training log's tail):
+    on every fixture line and every signature's own line, it returns what trying each signature in turn returns."""
+    def full_scan(line):
+        line = line[: signatures.LINE_CAP]
+        low = line.lower()
+        return next((s for s in signatures.SIGNATURES if s.matches(line, low)), None)
+
+    lines = [s.learned for s in signatures.SIGNATURES]
+    for p in sorted((Path(__file__).parent / "fixtures" / "why").rglob("*.log")):
+        lines += p.read_text(errors="replace").splitlines()
+    assert len(lines) > 5000
+    assert [signatures.match(line) for line in lines] == [full_scan(line) for line in lines]

@@ -107,6 +107,13 @@ WORDS: tuple[bytes, ...] = (
 # round 9: a native backtrace's first frames ("#3  0x4429e55 in NAME", or bare: a segfault's routine named or not)
 # and HPE/SGI MPT's line naming the first rank to die (its "MPT ERROR" holds no lowercase "rror")
 WORDS += tuple(f"#{i}  0x".encode() for i in range(10)) + (b"has terminated without calling",)
+# the general words of rounds 8 and 9's needles (their uppercase, "Limit" and "Invalid" forms, a tool's own
+# prefixes): each stands for the many needles that hold it, so grep -F looks for fewer strings (358 -> fewer), the
+# same lines still match (a needle's line holds its word)
+WORDS += (b"EMORY", b"imit", b"IMIT", b"nvalid", b"not found", b"FATAL", b"Fatal", b"TERM_", b"JobState=", b"xceed",
+          b"XCEED", b"onnect", b"No such file", b"NO SUCH FILE", b"GLIBC", b"CUDA", b"driver", b"nreachable",
+          b"OUT_OF_", b"Unable", b"unable", b"Could not", b"could not", b"Cannot", b"cannot", b"MPI_ERR",
+          b"Assertion", b"ssh", b"OCI", b"qsub", b"Job ", b"conda", b"distribution", b"process")  # fmt: skip
 
 
 def _signature_words() -> tuple[bytes, ...]:
