@@ -168,3 +168,38 @@ def test_mpichs_invalid_argument_stack_is_the_code_or_two_mpis(text):
     cause = judge_log(text)
     assert cause.category == "unknown", cause.headline
     assert [c.split(":")[0] for c in cause.candidates] == ["code", "environment"], cause.candidates
+
+
+def test_sruns_segfault_line_alone_is_thin_and_with_the_programs_routine_the_code():
+    """srun's `task N: Segmentation fault` says a task crashed, not whose code: one OS's build (spack#37409), a flaky
+    node (NRC Trixie#35, drained again) or the program, validation logs of session 17 that it had judged `code`. A
+    backtrace that names the program's routine beside it decides for the code (e3sm-7277's form)."""
+    line = "srun: error: cn125: task 3: Segmentation fault\n"
+    cause = judge_log(line)
+    assert cause.category == "unknown" and len(cause.candidates) >= 2, (cause.category, cause.candidates)
+    named = (
+        "Program received signal SIGSEGV: Segmentation fault - invalid memory reference.\n\nBacktrace for this "
+        "error:\n#0  0x2b1c8e3e in __ice_transport_remap_MOD_horizontal_remap\n#1  0x2b1c8f00 in __ice_step_mod_MOD_"
+        "step_dyn_horiz\n"
+    )
+    assert judge_log(named + line).category == "code"
+
+
+@pytest.mark.parametrize(
+    "text, rank",
+    [
+        # FMS's mpp_error (MOM6's form; ACCESS-OM2's docs quote the same)
+        ("NOTE from PE     0: MOM_vert_friction: updateCFLtruncationValue set CFL limit to    7.701E-02\n"
+         "FATAL from PE     0: btstep: number of barotropic step (nstep+nfilter) is 0\n", 0),
+        ("FATAL from PE   178: ==>Error: time step instability detected for baroclinic gravity waves\n", 178),
+        # GROMACS 4.6's block (MDPOW#77, a validation log of session 17)
+        ("-------------------------------------------------------\nProgram mdrun, VERSION 4.6.7\nSource code file: "
+         "/tmp/gromacs_build/source/gromacs-4.6.7/src/mdlib/domdec.c, line: 3245\n\nFatal error:\nThe initial cell "
+         "size (0.738506) is smaller than the cell size limit (0.937500)\n", None),
+    ],
+)
+def test_gfdl_fms_and_old_gromacs_fatal_errors_are_the_code(text, rank):
+    cause = judge_log(text)
+    assert cause.category == "code", cause.headline
+    if rank is not None:
+        assert cause.ranks == [rank], cause.ranks

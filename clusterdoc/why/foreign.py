@@ -210,6 +210,10 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
             s["sig"] = "segfault-at-exit"
         elif s["sig"] in signatures.SEGV_SIGNS and _unnamed_backtrace(f, s["line"]):
             s["sig"] = "segfault-unnamed"  # round 9: nothing says whose code crashed (nwchem-683: the build's)
+        elif s["sig"] == "srun-task-segv" and not any(abs(n - s["line"]) <= SEGV_NEAR for n in f.named_frames_at):
+            # srun's line alone, no backtrace naming a routine near it: the program, its build or the node
+            # (spack-37409: one OS's build; trixie-35: a flaky node; session 17)
+            s["sig"] = "segfault-unnamed"
         elif s["sig"] == "duplicate-gpu" and f.mpirun_tagged:
             # mpirun (horovodrun too) gives no rank its GPU: the script pins it from its local rank, or all share one
             s["sig"], s["category"] = "duplicate-gpu-mpirun", "code"

@@ -166,6 +166,7 @@ _MPT_TERMINATED = re.compile(r"MPI_COMM_WORLD rank (\d{1,7}) has terminated with
 _FJ_ABORTED = re.compile(r"One of MPI processes was aborted\.\(rank=(\d{1,7})\)")
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
 _GMX_RANK = re.compile(r"^MPI rank:\s{1,8}(\d{1,7}) \(out of \d{1,7}\)")  # GROMACS' fatal block: its rank
+_FMS_PE = re.compile(r"FATAL from PE\s{1,8}(\d{1,7}):")  # GFDL FMS's mpp_error: the PE (rank) that raised it
 _RSL_TASK = re.compile(r"^\s{0,4}taskid: (\d{1,7}) hostname: ([\w.-]{1,128})")  # WRF's rsl.error.NNNN header
 # Open MPI's MPI_ERRORS_ARE_FATAL handler: "*** reported by process [JOBID,RANK]"; OpenFOAM's parallel error prefix
 _OMPI_REPORTED = re.compile(r"\*\*\* reported by process \[\d{1,20},(\d{1,7})\]")
@@ -786,6 +787,7 @@ class Scanner:
             or "MPICH ERROR" in line
             or "ERROR on proc " in line
             or "MPI rank:" in line
+            or "FATAL from PE" in line
             or "taskid: " in line
             or "reported by process [" in line
             or "] --> FOAM FATAL" in line
@@ -812,6 +814,9 @@ class Scanner:
         m = _GMX_RANK.search(line) if "MPI rank:" in line else None
         if m:  # GROMACS' fatal block names the rank it was raised on (after its Source file line)
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "GROMACS' MPI rank line"})
+        m = _FMS_PE.search(line) if "FATAL from PE" in line else None
+        if m:  # FMS's fatal error names the PE (its MPI rank) that raised it
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "FMS's FATAL from PE"})
         m = _RSL_TASK.search(line) if "taskid: " in line else None
         if m:  # the head of WRF's per-rank rsl.error file: its rank and node (its fatal call comes later)
             f.mpi.append({"rank": int(m.group(1)), "node": m.group(2), "line": n, "how": "WRF's rsl file of",

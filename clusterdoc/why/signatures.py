@@ -2349,6 +2349,23 @@ SIGNATURES: list[Signature] = [
       "'Source file:' and 'MPI rank:' lines, the form it prints)",
       "the message after 'Fatal error:' (fewer ranks or -rdd/-dds for a domain decomposition; the .top and .mdp it "
       "names); the MPI rank line names the rank", unless=("alloc", "memory", "Memory")),
+    S("gromacs-fatal-old", "code", ("Source code file: ", "gromacs"),
+      "the application stopped on an error in its input or setup (GROMACS 4 and 5's fatal error: the box against "
+      "the number of ranks, the topology, an option)",
+      "Source code file: /tmp/gromacs_build/source/gromacs-4.6.7/src/mdlib/domdec.c, line: 3245",
+      "https://github.com/Becksteinlab/MDPOW/issues/77 (GROMACS 4.6's gmx_fatal block)",
+      "the message after 'Fatal error:' (fewer ranks or -rdd/-dds for a domain decomposition; the .top and .mdp it "
+      "names)", unless=("alloc", "memory", "Memory")),
+    # GFDL's FMS (MOM6, ACCESS-OM2, GCHP, SHiELD): mpp_error(FATAL, ...) prints "FATAL from PE N: ROUTINE: MESSAGE"
+    # and aborts: the model's own check of its input, namelist or numerics, on rank N
+    S("fms-fatal", "code", ("FATAL from PE",),
+      "the model stopped on an error it found (FMS's mpp_error: the namelist, an input file, the layout, or the "
+      "numerics: an instability, a NaN)",
+      "FATAL from PE     0: btstep: number of barotropic step (nstep+nfilter) is 0",
+      "https://github.com/NOAA-GFDL/FMS/blob/main/mpp/include/mpp_util.inc (mpp_error's 'FATAL from PE', the form "
+      "it prints)",
+      "the message: the namelist or input it names (the layout against the PEs started, the time step for an "
+      "instability); the PE is the rank", unless=("alloc", "memory", "Memory")),
     # a Slurm command on a host that is no Slurm client: no slurm.conf, no configless DNS record (any command:
     # sinfo, srun, sbatch print the same)
     S("slurm-no-config", "environment", ("Could not establish a configuration source",),
@@ -2588,7 +2605,7 @@ WORKER_SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "spa
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
 APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one",
                                     "lammps-error")  # fmt: skip
-APP_FATAL_SIGNS += ("namd-fatal", "gromacs-fatal")  # round 9
+APP_FATAL_SIGNS += ("namd-fatal", "gromacs-fatal", "gromacs-fatal-old", "fms-fatal")  # round 9
 APP_FATAL_NEAR = 6
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS: tuple[str, ...] = ("execve-missing", "sh-not-found")
