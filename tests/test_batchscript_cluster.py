@@ -112,9 +112,16 @@ def test_srun_python_failing_rank_is_named_by_why_with_its_line(site_cluster, tm
             assert (jd / f"rank{rank}.{kind}").is_file(), (rank, kind, sorted(p.name for p in jd.iterdir()))
     assert "RuntimeError: planted failure in rank 1" in (jd / "rank1.err").read_text()
     slurm_id = re.search(r"slurm job (\d+) submitted", res.stderr).group(1)
-    acct = subprocess.run(["sacct", "-j", slurm_id, "-X", "-n", "-P", "-o", "JobName,Timelimit,Account,NodeList"],
-                          env=env_for(site_cluster), capture_output=True, text=True, timeout=30).stdout
-    assert acct.split("\n")[0] in ("mine|00:07:00|proj1|node[1-2]",), acct  # -C fast: node1 and node2
+    acct = ""
+    for _ in range(60):  # slurmdbd's row lags slurmctld: a step's record may come first ('allocation||proj1|node1')
+        acct = subprocess.run(["sacct", "-j", slurm_id, "-X", "-n", "-P", "-o",
+                               "JobName,Timelimit,Account,NodeList,State"], env=env_for(site_cluster),
+                              capture_output=True, text=True, timeout=30).stdout.strip()
+        if acct.startswith("mine|") and not acct.endswith(("|PENDING", "|RUNNING", "|COMPLETING")):
+            break
+        time.sleep(1)
+    # -C fast: node1 and node2; its state FAILED or CANCELLED (submit cancels the job once a rank failed)
+    assert acct.rsplit("|", 1)[0] == "mine|00:07:00|proj1|node[1-2]", acct
     why = cli(site_cluster, tmp_path, "why", jd.name)
     assert re.search(r"cause\s+code: rank 1 on node\d raised RuntimeError: planted failure in rank 1 at train.py:10",
                      why.stdout), why.stdout + why.stderr
