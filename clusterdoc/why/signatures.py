@@ -2646,6 +2646,26 @@ SIGNATURES += [
       "2552 (the same line under a monitoredBarrier timeout)",
       "the other ranks' logs at that time (gloo's monitoredBarrier names the rank that did not arrive)", weak=True),
 ]  # fmt: skip
+# round 10 (issue 41, platform ends): a scheduler's own end-of-job or refused-step words in forms the field prints,
+# each from real pastes (real/SOURCES.md) of two projects or the tool's own message shown verbatim
+SIGNATURES += [
+    # srun could not lay the step's tasks out on the CPUs it was given (Slurm's own "this should never happen": the
+    # step's CPU binding against the allocation); the node the launch names is not at fault, so none is blamed
+    S("srun-layout-tasks", "scheduler", ("Unable to layout tasks on given cpus",),
+      "Slurm could not lay the job step's tasks out on the CPUs it was given (the step's CPU and binding request "
+      "against the allocation): the step never started",
+      "srun: error: Task launch for StepId=21249880.0 failed on node orion-24-42: Unable to layout tasks on given "
+      "cpus", "https://github.com/snakemake/snakemake-executor-plugin-slurm/issues/225 (NOAA-EMC/global-workflow"
+      "#4210 the same)",
+      "resubmit (it is often transient); if it repeats, ask for whole cores per task (--cpus-per-task, "
+      "--hint=nomultithread) or fewer tasks per node"),
+    # Moab's own end line in a Torque/PBS job mail (MOAB_INFO): the job ran past its wallclock limit
+    S("moab-wallclock", "scheduler", ("job exceeded wallclock limit",),
+      "Moab ended the job at its wallclock limit",
+      "MOAB_INFO:  job exceeded wallclock limit", "https://github.com/CoBrALab/MAGeTbrain/issues/20",
+      "ask for more time (#PBS -l walltime=) or checkpoint and resubmit; a limit far shorter than asked for is the "
+      "queue's (qstat -Qf)"),
+]  # fmt: skip
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
 
