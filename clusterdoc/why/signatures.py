@@ -2665,6 +2665,17 @@ SIGNATURES += [
       "MOAB_INFO:  job exceeded wallclock limit", "https://github.com/CoBrALab/MAGeTbrain/issues/20",
       "ask for more time (#PBS -l walltime=) or checkpoint and resubmit; a limit far shorter than asked for is the "
       "queue's (qstat -Qf)"),
+    # the verbs library's own text for IBV_WC_RETRY_EXC_ERR (ibv_wc_status_str), as UCX's rc_verbs/dc_verbs, UCCL
+    # and RDMA codes print it: the sender got no ACK from the peer's adapter within the retries (not "RNR retry
+    # counter exceeded": a receiver without posted buffers, another failure)
+    S("verbs-retry-counter-exceeded", "network", ("transport retry counter exceeded",),
+      "InfiniBand/RoCE gave up on a transfer (the verbs status 12, transport retry counter exceeded): the link, a "
+      "port, the fabric's configuration (RoCE's lossless settings) or the peer's adapter",
+      "CQE ERROR wr_id=3 status=12(transport retry counter exceeded) opcode=1 byte_len=0 vendor_err=0xa "
+      "qp_num=0x2c10", "https://github.com/uccl-project/uccl/issues/799 (openucx/ucx#2322 and #1880 print the "
+      "same verbs text)",
+      "the ports of both nodes (ibstat, the switch's counters; for RoCE its PFC/ECN settings); an ib_write_bw "
+      "between the two nodes; resubmit without the node if one port is bad", lower=True),
 ]  # fmt: skip
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
