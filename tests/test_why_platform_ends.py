@@ -69,3 +69,35 @@ def test_rnr_retry_is_not_the_transport_retry():
     # verbs' other retry status (a receiver without posted buffers: a peer behind or gone) is no fabric verdict
     c = judge_log("work completion error: RNR retry counter exceeded\n")
     assert c.category != "network" or c.weak, c
+
+
+# --- MPICH Hydra's proxy could not resolve the launching host's name ---
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/open-mpi/ompi/issues/7187 (MPICH 3.3 on a Raspberry Pi cluster)
+        "HYDU_sock_connect (/opt/mpi-dl/mpich-3.3/src/pm/hydra/utils/sock/sock.c:145): unable to get host address "
+        "for Master (4)\n[proxy:0:0@Slave1] main (/opt/mpi-dl/mpich-3.3/src/pm/hydra/pm/pmiserv/pmip.c:183): unable "
+        "to connect to server Master at port 40677 (check for firewalls!)\n",
+        # https://github.com/pmodels/mpich/issues/4712: the name first, ssh's host key after it
+        "[proxy:0:1@gunavaran-HP-Pavilion-Notebook] HYDU_sock_connect (utils/sock/sock.c:113): unable to get host "
+        "address for gunavaran-HP-ENVY-15-Notebook-PC\n[proxy:0:1@gunavaran-HP-Pavilion-Notebook] main "
+        "(pm/pmiserv/pmip.c:181): unable to connect to server gunavaran-HP-ENVY-15-Notebook-PC at port 41849 (check "
+        "for firewalls!)\nHost key verification failed.\n",
+    ],
+)
+def test_hydra_unresolved_launcher_host_is_the_network(text):
+    c = judge_log(text)
+    assert c.category == "network" and not c.weak and "resolve" in c.headline, c
+
+
+def test_hydra_refused_connect_with_a_resolved_name_stays_thin():
+    # https://github.com/pmodels/mpich/issues/6852 (unsettled: a firewall, or the hosts' names)
+    c = judge_log(
+        'HYDU_sock_connect (utils/sock/sock.c:143): unable to connect from "node5" to "node5" (Connection refused)\n'
+        "[proxy:0:1@node5] main (pm/pmiserv/pmip.c:181): unable to connect to server node5 at port 46135 (check for "
+        "firewalls!)\n"
+    )
+    assert c.category == "unknown" and len(c.candidates) >= 2, c

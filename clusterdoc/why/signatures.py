@@ -2676,6 +2676,17 @@ SIGNATURES += [
       "same verbs text)",
       "the ports of both nodes (ibstat, the switch's counters; for RoCE its PFC/ECN settings); an ib_write_bw "
       "between the two nodes; resubmit without the node if one port is bad", lower=True),
+    # MPICH Hydra's proxy could not resolve the launcher host's name (its own message, then "unable to connect to
+    # server HOST at port N (check for firewalls!)"): name resolution between the hosts, as "Name does not resolve"
+    # is above; the name is the launcher's, no node at fault. A refused connect with a resolved name stays thin
+    S("hydra-host-address", "network", ("HYDU_sock_connect", "unable to get host address for "),
+      "MPICH's launcher proxy could not resolve the launching host's name (DNS or /etc/hosts on the node the proxy "
+      "ran on): it never connected back",
+      "[proxy:0:1@gunavaran-HP-Pavilion-Notebook] HYDU_sock_connect (utils/sock/sock.c:113): unable to get host "
+      "address for gunavaran-HP-ENVY-15-Notebook-PC", "https://github.com/pmodels/mpich/issues/4712 "
+      "(open-mpi/ompi#7187 the same on a Raspberry Pi cluster)",
+      "make every host's name resolve on every node (the same /etc/hosts or DNS; getent hosts NAME on each), or "
+      "give the launcher addresses (-hosts with IPs, -iface)"),
 ]  # fmt: skip
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
