@@ -101,3 +101,18 @@ def test_hydra_refused_connect_with_a_resolved_name_stays_thin():
         "firewalls!)\n"
     )
     assert c.category == "unknown" and len(c.candidates) >= 2, c
+
+
+# --- slurmctld's own reason for a node that rebooted under its jobs ---
+
+
+def test_node_unexpectedly_rebooted_is_the_node():
+    # https://github.com/ArjunaCluster/ArjunaUsers/issues/164 (sinfo -R's reason, as the cluster's tracker shows it)
+    c = judge_log(
+        "Node:  d[001-002,004-024],f[002-010,012-017,019-024]\n"
+        "Date and Time you first noticed it was down: Reason=Node unexpectedly rebooted [slurm@2022-07-23T15:31:00]\n"
+    )
+    assert c.category == "node" and not c.weak, c
+    # a reboot the admins asked for (scontrol reboot's own reason) is no failure of the node
+    c = judge_log("   State=IDLE+DRAIN+REBOOT_REQUESTED Reason=Reboot ASAP [root@2024-01-08T10:00:00]\n")
+    assert c.category != "node" or c.weak, c

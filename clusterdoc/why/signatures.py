@@ -2687,6 +2687,14 @@ SIGNATURES += [
       "(open-mpi/ompi#7187 the same on a Raspberry Pi cluster)",
       "make every host's name resolve on every node (the same /etc/hosts or DNS; getent hosts NAME on each), or "
       "give the launcher addresses (-hosts with IPs, -iface)"),
+    # slurmctld's own reason for a node whose slurmd came back with a new boot time while it was in service (sinfo
+    # -R, scontrol show node: "Reason=Node unexpectedly rebooted [slurm@TIME]"): the node went down under its jobs
+    S("slurm-node-rebooted", "node", ("Node unexpectedly rebooted",),
+      "Slurm saw the node reboot while it was in service (its jobs there were lost): a crash, a power or hardware "
+      "event, a watchdog",
+      "Reason=Node unexpectedly rebooted [slurm@2022-07-23T15:31:00]",
+      "https://github.com/ArjunaCluster/ArjunaUsers/issues/164 (SchedMD/slurm: slurmctld's reason string)",
+      "resubmit without the node (--exclude); its admins: the node's console and kernel log around that time"),
 ]  # fmt: skip
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
