@@ -913,6 +913,13 @@ _THIN["slurm-step-node-config"] = (
 )
 
 _THIN["mpich-invalid-arg"] = _THIN["mpi-invalid-arg"]
+# round 10: Hydra's "unrecognized argument" for an option that is not Open MPI's alone (pmi_args, a typo)
+_THIN["hydra-unrecognized-arg"] = (
+    "environment: two MPI installs mixed: the option is another MPI's (its launcher's manual), or pmi_args from a "
+    "program built with another MPI than this mpiexec's (which mpiexec; ldd PROGRAM | grep mpi)",
+    "code: the command line the script or tool builds (a typo, an option of another launcher): the mpiexec line "
+    "as run",
+)
 _THIN["python-api-mismatch"] = (
     "environment: the library is another version than the code was written for (pip show it; the version the "
     "project pins: a newer trl with an older vllm, or the reverse)",

@@ -2646,6 +2646,69 @@ SIGNATURES += [
       "2552 (the same line under a monitoredBarrier timeout)",
       "the other ranks' logs at that time (gloo's monitoredBarrier names the rank that did not arrive)", weak=True),
 ]  # fmt: skip
+# --- round 10 (HPC applications and launch set-ups), from real pastes (real/SOURCES.md) ---
+SIGNATURES += [
+    # Open MPI's help text wraps its "could not access or execute" over two lines: its first line alone says it
+    # (fastpm-101, hyphy-1751: the program not there or not built, as pasted from three sites)
+    S("ompi-no-executable-wrapped", "environment",
+      ("unable to launch the specified application as it could not access",),
+      "Open MPI's mpirun could not execute the program on a node (not there, not built, not executable); the lines "
+      "after it name the executable and the node",
+      "mpirun was unable to launch the specified application as it could not access",
+      "https://github.com/veg/hyphy/issues/1751 (and fastpm/fastpm#101: Open MPI's help-orterun.txt as printed)",
+      "the program's path on every node (an absolute path, a shared file system), its permissions; that it was "
+      "built (an MPI build's own make target)"),
+    # the program is there but the launcher may not execute it (EACCES): its mode, a directory given as the
+    # program, a noexec mount. Three launchers' words: slurmstepd's execve(), Hydra's execvp, Open MPI's odls
+    # help text (wandbonslurm-5, boutdev-1599, srnmultilabel-21)
+    S("execve-permission", "environment", ("execve(): ", "Permission denied"),
+      "Slurm could not start the task's command: it may not be executed there (not executable, a directory, a "
+      "noexec mount)",
+      "slurmstepd: error: execve(): start-agent.sh: Permission denied",
+      "https://github.com/elyall/wandb_on_slurm/issues/5",
+      "ls -l the command on the node (chmod +x; #! names an interpreter there); call it through its interpreter "
+      "(bash script.sh, python script.py)"),
+    S("ompi-execve-failed", "environment", ('tried to fork a new process via the "execve" system call',),
+      "Open MPI could not execute the program (the lines after it give the error: Permission denied is a file "
+      "not executable or a directory given as the program)",
+      'Open MPI tried to fork a new process via the "execve" system call but',
+      "https://github.com/zhufengx/SRN_multilabel/issues/21 (Open MPI's help-orte-odls-default.txt)",
+      "the Application name it prints: ls -l it on the node (a directory? chmod +x?), or run it through its "
+      "interpreter"),
+]  # fmt: skip
+# round 10: MPICH's launcher (Hydra: mpiexec, and Intel MPI's) rejecting an option only Open MPI's mpirun takes:
+# the mpiexec on the PATH is MPICH's while the script, wrapper or tool was written for Open MPI (radiasoft-183's
+# --mca, picongpu-4739's -am, torchpack-36's --allow-run-as-root: each thread settled on the MPI installed or
+# found). Another option (a typo, pmi_args from a program of another MPI started alone) stays thin
+OPENMPI_ONLY_OPTIONS = ("mca", "gmca", "am", "allow-run-as-root", "oversubscribe", "npernode", "tag-output",
+                        "report-bindings", "display-map")  # fmt: skip
+SIGNATURES += [
+    S(f"hydra-rejects-openmpi-{opt}", "environment", ("match_arg (", f": unrecognized argument {opt}"),
+      "MPICH's mpiexec (Hydra) rejected an option only Open MPI's mpirun takes: the MPI on the PATH is not the one "
+      "the script or tool was written for (two MPI installs mixed)",
+      "[mpiexec@rs14.local] match_arg (utils/args/args.c:159): unrecognized argument mca",
+      "https://github.com/radiasoft/devops/issues/183 (and ComputationalRadiationPhysics/picongpu#4739, "
+      "zhijian-liu/torchpack#36)",
+      "which mpiexec and the MPI the program was built with (ldd PROGRAM | grep mpi): load that MPI's module, or "
+      "use the launcher options of the MPI that is there", unless=(f": unrecognized argument {opt}_",))
+    for opt in OPENMPI_ONLY_OPTIONS
+] + [
+    S("hydra-unrecognized-arg", "environment", ("match_arg (", ": unrecognized argument "),
+      "MPICH's mpiexec (Hydra) rejected an option it was given: another MPI's option, a typo, or a program of "
+      "another MPI started without its launcher (pmi_args)",
+      "[mpiexec@r013.opa.vera.psc.edu] match_arg (utils/args/args.c:159): unrecognized argument pmi_args",
+      "https://github.com/amusecode/amuse/issues/681",
+      "the option named: which MPI's launcher takes it (which mpiexec; ldd PROGRAM | grep mpi)", weak=True),
+    # CP2K's input parser on a keyword or section it does not know, before its [ABORT] banner (cp2k-1195's
+    # subsection, cp2k-3407's keyword): the input file
+    S("cp2k-unknown-input", "code", ("Possible matches for unknown ",),
+      "CP2K stopped on its input: a keyword or section it does not know (a typo, a name from another CP2K "
+      "version); the lines after it list the closest names",
+      " Possible matches for unknown keyword ", "https://github.com/cp2k/cp2k/issues/3407 (and cp2k/cp2k#1195)",
+      "the input against the manual of the CP2K version that ran (cp2k --version; the names listed after it)"),
+]  # fmt: skip
+# a launcher that could not execute the program, like a command missing: in a log of several nodes, maybe one node's
+MISSING_SIGNS += ("ompi-no-executable-wrapped", "execve-permission", "ompi-execve-failed")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
 
