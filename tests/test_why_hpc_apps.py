@@ -1,0 +1,88 @@
+"""`clusterdoc why --log` on MPI/HPC launch set-ups and applications, round 10 (issue 41): each rule from what
+several real pastes share, in the tools' own words. Each excerpt is from a real log (its thread beside it; the
+rows in tests/fixtures/why/real/SOURCES.md), and each look-alike that must not match is one too.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.why_helpers import judge_log
+
+_HYDRA_TAIL = (
+    "[mpiexec@h] HYDU_parse_array (utils/args/args.c:178): argument matching returned error\n"
+    "[mpiexec@h] parse_args (ui/mpich/utils.c:1642): error parsing input array\n"
+)
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        # https://github.com/radiasoft/devops/issues/183 (a wrapper passing --mca to MPICH's mpiexec)
+        "[mpiexec@rs14.local] match_arg (utils/args/args.c:159): unrecognized argument mca\n",
+        # https://github.com/ComputationalRadiationPhysics/picongpu/issues/4739 (a newer Hydra's file names)
+        "[mpiexec@QUASAR] match_arg (lib/utils/args.c:166): unrecognized argument am\n",
+        # https://github.com/zhijian-liu/torchpack/issues/36 (MPICH installed where Open MPI was expected)
+        "[mpiexec@cappuccino-Super-Server] match_arg (utils/args/args.c:163): unrecognized argument allow-run-as-root\n",
+    ],
+)
+def test_hydra_rejecting_an_open_mpi_option_is_two_mpis_mixed(first):
+    cause = judge_log(first + _HYDRA_TAIL)
+    assert cause.category == "environment", cause.headline
+    assert "Open MPI" in cause.headline, cause.headline
+
+
+def test_hydra_rejecting_another_option_stays_thin():
+    """https://github.com/amusecode/amuse/issues/681: pmi_args (a program of another MPI started alone, or a
+    typo's look-alike): either MPIs mixed or the command line; unknown with both."""
+    cause = judge_log(
+        "[mpiexec@r013.opa.vera.psc.edu] match_arg (utils/args/args.c:159): unrecognized argument pmi_args\n"
+        + _HYDRA_TAIL
+    )
+    assert cause.category == "unknown", cause.headline
+    assert [c.split(":")[0] for c in cause.candidates] == ["environment", "code"], cause.candidates
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/elyall/wandb_on_slurm/issues/5
+        "running script\nslurmstepd: error: execve(): start-agent.sh: Permission denied\n"
+        "srun: error: my-node01: task 0: Exited with exit code 13\n",
+        # https://github.com/zhufengx/SRN_multilabel/issues/21 (Open MPI's help text; a directory given as the program)
+        'Open MPI tried to fork a new process via the "execve" system call but\n'
+        "failed.  Open MPI checks many things before attempting to launch a\n\n"
+        "  Local host:        feng-Precision-Tower-5810\n"
+        "  Application name:  /home/feng/fengfeng/SRN_multilabel/caffe/python\n"
+        "  Error:             Permission denied\n",
+        # https://github.com/veg/hyphy/issues/1751 (the help text wrapped: its first line alone)
+        "mpirun was unable to launch the specified application as it could not access\n"
+        "or execute an executable:\n\nExecutable: build/HYPHYMPI\n",
+    ],
+)
+def test_a_launcher_that_could_not_execute_the_program_is_the_environment(text):
+    assert judge_log(text).category == "environment"
+
+
+def test_cp2k_on_an_unknown_input_keyword_is_the_input():
+    """https://github.com/cp2k/cp2k/issues/3407 (and cp2k/cp2k#1195): CP2K's parser lists the closest names,
+    then aborts; an Open MPI warning before it is no cause."""
+    text = (
+        "[[2842,0],0]: A high-performance Open MPI point-to-point messaging module\n"
+        "was unable to find any relevant network interfaces:\n"
+        " Possible matches for unknown keyword \n GLOBAL\n"
+        "   subsection GLOBAL in section %__ROOT__ score:  54\n"
+        " * [ABORT]                                                                     *\n"
+    )
+    assert judge_log(text).category == "code"
+
+
+def test_cp2k_on_a_failed_internal_assertion_is_not_called_the_input():
+    """https://github.com/cp2k/cp2k/issues/2549: CPASSERT failed at start-up (CP2K 2023.1 with libxc 6.0.0): its
+    code or its build, not the input; never named the code's input by the rule above."""
+    text = (
+        " * [ABORT]                                                                     *\n"
+        " *  \\___/                             CPASSERT failed                          *\n"
+        " * / \\                                         input/input_keyword_types.F:204 *\n"
+    )
+    assert judge_log(text).category == "unknown"
