@@ -86,3 +86,38 @@ def test_cp2k_on_a_failed_internal_assertion_is_not_called_the_input():
         " * / \\                                         input/input_keyword_types.F:204 *\n"
     )
     assert judge_log(text).category == "unknown"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/open-mpi/ompi/issues/7483 (heldout-fresh2: Gadi's PBS jobs; a frame of mpirun's binary)
+        "[gadi-cpu-clx-2532:87043] *** Process received signal ***\n"
+        "[gadi-cpu-clx-2532:87043] Signal: Segmentation fault (11)\n"
+        "[gadi-cpu-clx-2532:87043] [ 1] /apps/openmpi-mofed4.7-pbs19.2/4.0.2/lib/openmpi/mca_iof_hnp.so"
+        "(orte_iof_hnp_read_local_handler+0x30e)[0x14f9d4e19c4e]\n"
+        "[gadi-cpu-clx-2532:87043] [ 5] mpirun[0x400f7a]\n",
+        # https://github.com/open-mpi/ompi/issues/1916 (gdb's backtrace of the core: mpirun's own function)
+        "Segmentation fault (core dumped)\n(gdb) bt\n#0  0x00007f3c08c71b20 in ?? ()\n"
+        "#5  0x00000000004016b2 in orterun ()\n#6  0x00000000004010b8 in main ()\n",
+        # https://github.com/open-mpi/ompi-release/issues/875 (the shell's report of the daemon's segfault)
+        "bash: line 1:   823 Segmentation fault      (core dumped) /labhome/v/build_v1.10_rel/install/bin/orted "
+        "--hnp-topo-sig 2N:2S:2L3:16L2:16L1:16C:16H:x86_64 -mca ess \"env\"\n"
+        "ORTE was unable to reliably start one or more daemons.\n",
+    ],
+)
+def test_the_mpi_launcher_crashing_is_the_mpi_installation(text):
+    cause = judge_log(text)
+    assert cause.category == "environment", cause.headline
+    assert "launcher itself crashed" in cause.headline, cause.headline
+
+
+def test_an_applications_own_segfault_frames_are_not_the_launchers():
+    """The look-alike: a rank's crash under mpirun names the program's binary in its frames, never mpirun's; it
+    stays what the segfault rules say (not the launcher)."""
+    text = (
+        "[n1:4411] *** Process received signal ***\n[n1:4411] Signal: Segmentation fault (11)\n"
+        "[n1:4411] [ 1] ./lmp_mpi(_ZN9LAMMPS_NS4Pair7computeEii+0x2e)[0x4a1b2e]\n"
+        "mpirun noticed that process rank 3 with PID 4411 on node n1 exited on signal 11 (Segmentation fault).\n"
+    )
+    assert "launcher itself crashed" not in judge_log(text).headline

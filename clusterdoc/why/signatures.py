@@ -2707,6 +2707,25 @@ SIGNATURES += [
       " Possible matches for unknown keyword ", "https://github.com/cp2k/cp2k/issues/3407 (and cp2k/cp2k#1195)",
       "the input against the manual of the CP2K version that ran (cp2k --version; the names listed after it)"),
 ]  # fmt: skip
+# round 10: the MPI launcher itself crashed (mpirun/orterun, its daemon orted, PRRTE's prterun/prted), not the
+# program: a frame of the launcher's own binary in the crash's backtrace (ompi-7483's "[ 5] mpirun[0x400f7a]",
+# ompi-1916's gdb "in orterun ()"), or the shell's report of the daemon's segfault (ompi-release-875). Its version's
+# bug or its build: the MPI installation, whatever the job runs
+_LAUNCHER_CRASHED = ("the MPI launcher itself crashed (mpirun, its daemon orted or PRRTE's), not the program: its "
+                     "version's bug or its build (the MPI installation)")
+_LAUNCHER_NEXT = ("another Open MPI version or build (the site's other MPI module); the launcher options that reach "
+                  "the crashing code (stdin forwarding, --display-map) left out; the MPI's issue tracker")
+SIGNATURES += [
+    S("launcher-frame-mpirun", "environment", ("mpirun[0x",), _LAUNCHER_CRASHED,
+      "[gadi-cpu-clx-2532:87043] [ 5] mpirun[0x400f7a]",
+      "https://github.com/open-mpi/ompi/issues/7483 (Open MPI's signal handler's frame list)", _LAUNCHER_NEXT),
+    S("launcher-frame-gdb", "environment", (" in orterun ()",), _LAUNCHER_CRASHED,
+      "#5  0x00000000004016b2 in orterun ()", "https://github.com/open-mpi/ompi/issues/1916", _LAUNCHER_NEXT),
+    S("orted-segfault", "environment", ("Segmentation fault", "bin/orted "), _LAUNCHER_CRASHED,
+      "bash: line 1:   823 Segmentation fault      (core dumped) /labhome/valentinp/workspace/ompi-release/"
+      "build_v1.10_rel/install/bin/orted --hnp-topo-sig 2N:2S:2L3:16L2:16L1:16C:16H:x86_64",
+      "https://github.com/open-mpi/ompi-release/issues/875", _LAUNCHER_NEXT),
+]  # fmt: skip
 # a launcher that could not execute the program, like a command missing: in a log of several nodes, maybe one node's
 MISSING_SIGNS += ("ompi-no-executable-wrapped", "execve-permission", "ompi-execve-failed")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
