@@ -121,3 +121,23 @@ def test_an_applications_own_segfault_frames_are_not_the_launchers():
         "mpirun noticed that process rank 3 with PID 4411 on node n1 exited on signal 11 (Segmentation fault).\n"
     )
     assert "launcher itself crashed" not in judge_log(text).headline
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/NOAA-EMC/global-workflow/issues/1256 (Hera's maintenance: the environment)
+        "1219:  file: module_write_netcdf.F90 line:          663 NetCDF: HDF error\n"
+        "  1219: application called MPI_Abort(comm=0x84000002, 1) - process 1219\n",
+        # https://github.com/NOAA-OWP/ngen/issues/749 (unsettled: after the run, closing its file under mpirun)
+        "HDF5-DIAG: Error detected in HDF5 (1.10.1) thread 0:\n  #000: H5D.c line 332 in H5Dclose(): not a dataset\n"
+        "NetCDF: HDF error\nfile: ncFile.cpp  line:33\n",
+    ],
+)
+def test_a_netcdf_error_alone_names_the_file_and_the_code_as_candidates(text):
+    """NetCDF's own strings are the library's report on a file: the file or library (its permissions, a site's
+    change, a format) or the code's calls; unknown with both, the environment first."""
+    cause = judge_log(text)
+    assert cause.category == "unknown", cause.headline
+    assert [c.split(":")[0] for c in cause.candidates] == ["environment", "code"], cause.candidates
+    assert "NetCDF" in cause.headline, cause.headline

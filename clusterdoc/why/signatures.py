@@ -2726,6 +2726,19 @@ SIGNATURES += [
       "build_v1.10_rel/install/bin/orted --hnp-topo-sig 2N:2S:2L3:16L2:16L1:16C:16H:x86_64",
       "https://github.com/open-mpi/ompi-release/issues/875", _LAUNCHER_NEXT),
 ]  # fmt: skip
+# round 10: NetCDF's own error strings (nc_strerror: "NetCDF: HDF error", "NetCDF: Invalid dimension ID or name"),
+# as a model's check routine prints them: the file (missing, unreadable, another format, written by another library
+# build) or the code's I/O calls; thin alone (globalworkflow-1256: Hera's maintenance; e3sm-1010: input files'
+# permissions; ngen-749, asgs-984: unsettled)
+SIGNATURES += [
+    S("netcdf-error", "environment", ("NetCDF: ",),
+      "the NetCDF library failed on a file the model reads or writes (the file, its permissions or format, the "
+      "library build, or the code's I/O calls)",
+      "  1219:  file: module_write_netcdf.F90 line:          663 NetCDF: HDF error",
+      "https://github.com/NOAA-EMC/global-workflow/issues/1256 (and E3SM-Project/E3SM#1010, NOAA-OWP/ngen#749)",
+      "the file named before it: ls -l it (readable by the job?), ncdump -h it (its format and dimensions); the "
+      "NetCDF/HDF5 modules the model was built with against those loaded", weak=True),
+]  # fmt: skip
 # a launcher that could not execute the program, like a command missing: in a log of several nodes, maybe one node's
 MISSING_SIGNS += ("ompi-no-executable-wrapped", "execve-permission", "ompi-execve-failed")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
