@@ -141,3 +141,15 @@ def test_a_netcdf_error_alone_names_the_file_and_the_code_as_candidates(text):
     assert cause.category == "unknown", cause.headline
     assert [c.split(":")[0] for c in cause.candidates] == ["environment", "code"], cause.candidates
     assert "NetCDF" in cause.headline, cause.headline
+
+
+def test_the_rank_and_node_open_mpi_could_not_start_are_named():
+    """https://github.com/fastpm/fastpm/issues/101: Open MPI's help text names the node and the rank it was
+    starting when it could not execute the program."""
+    cause = judge_log(
+        "mpirun was unable to launch the specified application as it could not access\n"
+        "or execute an executable:\n\nExecutable: ../src/fastpm\nNode: cori16\n\n"
+        "while attempting to start process rank 0.\n"
+    )
+    assert cause.category == "environment", cause.headline
+    assert cause.ranks == [0] and cause.nodes == ["cori16"], (cause.ranks, cause.nodes)
