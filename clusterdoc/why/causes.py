@@ -924,8 +924,7 @@ _THIN["netcdf-error"] = (  # round 10: NetCDF's error string alone
 _THIN["hydra-unrecognized-arg"] = (
     "environment: two MPI installs mixed: the option is another MPI's (its launcher's manual), or pmi_args from a "
     "program built with another MPI than this mpiexec's (which mpiexec; ldd PROGRAM | grep mpi)",
-    "code: the command line the script or tool builds (a typo, an option of another launcher): the mpiexec line "
-    "as run",
+    "code: the command line the script or tool builds (a typo, an option of another launcher): the mpiexec line as run",
 )
 _THIN["python-api-mismatch"] = (
     "environment: the library is another version than the code was written for (pip show it; the version the "

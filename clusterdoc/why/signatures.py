@@ -2711,10 +2711,14 @@ SIGNATURES += [
 # program: a frame of the launcher's own binary in the crash's backtrace (ompi-7483's "[ 5] mpirun[0x400f7a]",
 # ompi-1916's gdb "in orterun ()"), or the shell's report of the daemon's segfault (ompi-release-875). Its version's
 # bug or its build: the MPI installation, whatever the job runs
-_LAUNCHER_CRASHED = ("the MPI launcher itself crashed (mpirun, its daemon orted or PRRTE's), not the program: its "
-                     "version's bug or its build (the MPI installation)")
-_LAUNCHER_NEXT = ("another Open MPI version or build (the site's other MPI module); the launcher options that reach "
-                  "the crashing code (stdin forwarding, --display-map) left out; the MPI's issue tracker")
+_LAUNCHER_CRASHED = (
+    "the MPI launcher itself crashed (mpirun, its daemon orted or PRRTE's), not the program: its "
+    "version's bug or its build (the MPI installation)"
+)
+_LAUNCHER_NEXT = (
+    "another Open MPI version or build (the site's other MPI module); the launcher options that reach "
+    "the crashing code (stdin forwarding, --display-map) left out; the MPI's issue tracker"
+)
 SIGNATURES += [
     S("launcher-frame-mpirun", "environment", ("mpirun[0x",), _LAUNCHER_CRASHED,
       "[gadi-cpu-clx-2532:87043] [ 5] mpirun[0x400f7a]",
