@@ -153,3 +153,9 @@ def test_the_rank_and_node_open_mpi_could_not_start_are_named():
     )
     assert cause.category == "environment", cause.headline
     assert cause.ranks == [0] and cause.nodes == ["cori16"], (cause.ranks, cause.nodes)
+
+
+def test_an_option_that_only_begins_like_an_open_mpi_one_stays_thin():
+    """The look-alike of the rule above: Hydra's line for an argument that begins with "am" but is another word."""
+    cause = judge_log("[mpiexec@h] match_arg (utils/args/args.c:163): unrecognized argument amd64\n" + _HYDRA_TAIL)
+    assert cause.category == "unknown", cause.headline

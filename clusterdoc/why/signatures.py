@@ -2680,7 +2680,8 @@ SIGNATURES += [
 # the mpiexec on the PATH is MPICH's while the script, wrapper or tool was written for Open MPI (radiasoft-183's
 # --mca, picongpu-4739's -am, torchpack-36's --allow-run-as-root: each thread settled on the MPI installed or
 # found). Another option (a typo, pmi_args from a program of another MPI started alone) stays thin
-OPENMPI_ONLY_OPTIONS = ("mca", "gmca", "am", "allow-run-as-root", "oversubscribe", "npernode", "tag-output",
+_WORD_GOES_ON = "abcdefghijklmnopqrstuvwxyz0123456789_-"  # "am" is not "amd64": the option ends the line
+OPENMPI_ONLY_OPTIONS = ("mca", "gmca", "am", "amca", "allow-run-as-root", "oversubscribe", "npernode", "tag-output",
                         "report-bindings", "display-map")  # fmt: skip
 SIGNATURES += [
     S(f"hydra-rejects-openmpi-{opt}", "environment", ("match_arg (", f": unrecognized argument {opt}"),
@@ -2690,7 +2691,8 @@ SIGNATURES += [
       "https://github.com/radiasoft/devops/issues/183 (and ComputationalRadiationPhysics/picongpu#4739, "
       "zhijian-liu/torchpack#36)",
       "which mpiexec and the MPI the program was built with (ldd PROGRAM | grep mpi): load that MPI's module, or "
-      "use the launcher options of the MPI that is there", unless=(f": unrecognized argument {opt}_",))
+      "use the launcher options of the MPI that is there",
+      unless=tuple(f": unrecognized argument {opt}{c}" for c in _WORD_GOES_ON))
     for opt in OPENMPI_ONLY_OPTIONS
 ] + [
     S("hydra-unrecognized-arg", "environment", ("match_arg (", ": unrecognized argument "),
