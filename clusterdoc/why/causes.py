@@ -913,6 +913,19 @@ _THIN["slurm-step-node-config"] = (
 )
 
 _THIN["mpich-invalid-arg"] = _THIN["mpi-invalid-arg"]
+_THIN["netcdf-error"] = (  # round 10: NetCDF's error string alone
+    "environment: the file or the library: missing or unreadable input (its permissions), a file system or module "
+    "changed under the model (a site's maintenance), a NetCDF4/HDF5 file read by a build without it: ls -l and "
+    "ncdump -h the file it names; the modules loaded against those it was built with",
+    "code: the model's I/O calls (a dimension or variable name its input lacks, a parallel read or close it does "
+    "wrong): the file's header against what the code asks for",
+)
+# round 10: Hydra's "unrecognized argument" for an option that is not Open MPI's alone (pmi_args, a typo)
+_THIN["hydra-unrecognized-arg"] = (
+    "environment: two MPI installs mixed: the option is another MPI's (its launcher's manual), or pmi_args from a "
+    "program built with another MPI than this mpiexec's (which mpiexec; ldd PROGRAM | grep mpi)",
+    "code: the command line the script or tool builds (a typo, an option of another launcher): the mpiexec line as run",
+)
 _THIN["python-api-mismatch"] = (
     "environment: the library is another version than the code was written for (pip show it; the version the "
     "project pins: a newer trl with an older vllm, or the reverse)",

@@ -107,6 +107,9 @@ WORDS: tuple[bytes, ...] = (
 # round 9: a native backtrace's first frames ("#3  0x4429e55 in NAME", or bare: a segfault's routine named or not)
 # and HPE/SGI MPT's line naming the first rank to die (its "MPT ERROR" holds no lowercase "rror")
 WORDS += tuple(f"#{i}  0x".encode() for i in range(10)) + (b"has terminated without calling",)
+# round 10: Open MPI's help text naming the rank it could not start ("while attempting to start process rank 0."),
+# and the node its line before names ("Node: cori16")
+WORDS += (b"attempting to start process rank", b"Node: ")
 # the general words of rounds 8 and 9's needles (their uppercase, "Limit" and "Invalid" forms, a tool's own
 # prefixes): each stands for the many needles that hold it, so grep -F looks for fewer strings (358 -> fewer), the
 # same lines still match (a needle's line holds its word)

@@ -197,6 +197,11 @@ _NODE_AFTER["ompi-tcp-peer-connect"] = (re.compile(r"\s{0,8}Local host:\s{1,16}(
 # lines before the server's reason (cbiocluster-188, sarek-541); several hosts ("a/0+b/0") name none
 _EXEC_HOST = re.compile(r"\s{0,8}Exec host:\s{1,16}([A-Za-z0-9][\w.-]{0,127})/[\d,-]{1,64}\s*$")
 _NODE_BEFORE.update({name: (_EXEC_HOST, 8) for name in ("pbs-node-failure", "pbs-deleted-by-root", "torque-mem-limit")})
+# round 10: Open MPI's help text on a program it could not execute: "while attempting to start process rank 0."
+# (fastpm-101), its node a line or two before ("Node: cori16"); its execve help text's "Local host:" line
+_OMPI_START = re.compile(r"while attempting to start process rank (\d{1,7})")
+_NODE_AFTER["ompi-no-executable-wrapped"] = (re.compile(r"\s{0,8}Node:\s{1,16}([A-Za-z0-9][\w.-]{0,127})\s*$"), 6)
+_NODE_AFTER["ompi-execve-failed"] = _NODE_AFTER["ompi-tcp-peer-connect"]
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
@@ -796,6 +801,7 @@ class Scanner:
             or "Exiting: C" in line
             or "has terminated without calling MPI_Finalize" in line
             or "One of MPI processes was aborted" in line
+            or "attempting to start process rank " in line
         ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
@@ -857,6 +863,9 @@ class Scanner:
         m = _MPICH_ERROR.search(line)
         if m:
             f.mpi.append({"rank": int(m.group(1)), "node": m.group(2), "line": n, "how": "Cray MPICH's abort line"})
+        m = _OMPI_START.search(line) if "attempting to start process rank " in line else None
+        if m:  # round 10: Open MPI's help text on a program it could not start names the rank it was starting
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mpirun could not start it"})
         m = _HYDRA.search(line) if " RUNNING AT " in line else None
         if m:  # MPICH's hydra names every rank it found dead, the first printed first
             f.mpi.append({"rank": int(m.group(1)), "node": m.group(2), "line": n,

@@ -2696,6 +2696,107 @@ SIGNATURES += [
       "https://github.com/ArjunaCluster/ArjunaUsers/issues/164 (SchedMD/slurm: slurmctld's reason string)",
       "resubmit without the node (--exclude); its admins: the node's console and kernel log around that time"),
 ]  # fmt: skip
+# --- round 10 (HPC applications and launch set-ups), from real pastes (real/SOURCES.md) ---
+SIGNATURES += [
+    # Open MPI's help text wraps its "could not access or execute" over two lines: its first line alone says it
+    # (fastpm-101, hyphy-1751: the program not there or not built, as pasted from three sites)
+    S("ompi-no-executable-wrapped", "environment",
+      ("unable to launch the specified application as it could not access",),
+      "Open MPI's mpirun could not execute the program on a node (not there, not built, not executable); the lines "
+      "after it name the executable and the node",
+      "mpirun was unable to launch the specified application as it could not access",
+      "https://github.com/veg/hyphy/issues/1751 (and fastpm/fastpm#101: Open MPI's help-orterun.txt as printed)",
+      "the program's path on every node (an absolute path, a shared file system), its permissions; that it was "
+      "built (an MPI build's own make target)"),
+    # the program is there but the launcher may not execute it (EACCES): its mode, a directory given as the
+    # program, a noexec mount. Three launchers' words: slurmstepd's execve(), Hydra's execvp, Open MPI's odls
+    # help text (wandbonslurm-5, boutdev-1599, srnmultilabel-21)
+    S("execve-permission", "environment", ("execve(): ", "Permission denied"),
+      "Slurm could not start the task's command: it may not be executed there (not executable, a directory, a "
+      "noexec mount)",
+      "slurmstepd: error: execve(): start-agent.sh: Permission denied",
+      "https://github.com/elyall/wandb_on_slurm/issues/5",
+      "ls -l the command on the node (chmod +x; #! names an interpreter there); call it through its interpreter "
+      "(bash script.sh, python script.py)"),
+    S("ompi-execve-failed", "environment", ('tried to fork a new process via the "execve" system call',),
+      "Open MPI could not execute the program (the lines after it give the error: Permission denied is a file "
+      "not executable or a directory given as the program)",
+      'Open MPI tried to fork a new process via the "execve" system call but',
+      "https://github.com/zhufengx/SRN_multilabel/issues/21 (Open MPI's help-orte-odls-default.txt)",
+      "the Application name it prints: ls -l it on the node (a directory? chmod +x?), or run it through its "
+      "interpreter"),
+]  # fmt: skip
+# round 10: MPICH's launcher (Hydra: mpiexec, and Intel MPI's) rejecting an option only Open MPI's mpirun takes:
+# the mpiexec on the PATH is MPICH's while the script, wrapper or tool was written for Open MPI (radiasoft-183's
+# --mca, picongpu-4739's -am, torchpack-36's --allow-run-as-root: each thread settled on the MPI installed or
+# found). Another option (a typo, pmi_args from a program of another MPI started alone) stays thin
+_WORD_GOES_ON = "abcdefghijklmnopqrstuvwxyz0123456789_-"  # "am" is not "amd64": the option ends the line
+OPENMPI_ONLY_OPTIONS = ("mca", "gmca", "am", "amca", "allow-run-as-root", "oversubscribe", "npernode", "tag-output",
+                        "report-bindings", "display-map")  # fmt: skip
+SIGNATURES += [
+    S(f"hydra-rejects-openmpi-{opt}", "environment", ("match_arg (", f": unrecognized argument {opt}"),
+      "MPICH's mpiexec (Hydra) rejected an option only Open MPI's mpirun takes: the MPI on the PATH is not the one "
+      "the script or tool was written for (two MPI installs mixed)",
+      "[mpiexec@rs14.local] match_arg (utils/args/args.c:159): unrecognized argument mca",
+      "https://github.com/radiasoft/devops/issues/183 (and ComputationalRadiationPhysics/picongpu#4739, "
+      "zhijian-liu/torchpack#36)",
+      "which mpiexec and the MPI the program was built with (ldd PROGRAM | grep mpi): load that MPI's module, or "
+      "use the launcher options of the MPI that is there",
+      unless=tuple(f": unrecognized argument {opt}{c}" for c in _WORD_GOES_ON))
+    for opt in OPENMPI_ONLY_OPTIONS
+] + [
+    S("hydra-unrecognized-arg", "environment", ("match_arg (", ": unrecognized argument "),
+      "MPICH's mpiexec (Hydra) rejected an option it was given: another MPI's option, a typo, or a program of "
+      "another MPI started without its launcher (pmi_args)",
+      "[mpiexec@r013.opa.vera.psc.edu] match_arg (utils/args/args.c:159): unrecognized argument pmi_args",
+      "https://github.com/amusecode/amuse/issues/681",
+      "the option named: which MPI's launcher takes it (which mpiexec; ldd PROGRAM | grep mpi)", weak=True),
+    # CP2K's input parser on a keyword or section it does not know, before its [ABORT] banner (cp2k-1195's
+    # subsection, cp2k-3407's keyword): the input file
+    S("cp2k-unknown-input", "code", ("Possible matches for unknown ",),
+      "CP2K stopped on its input: a keyword or section it does not know (a typo, a name from another CP2K "
+      "version); the lines after it list the closest names",
+      " Possible matches for unknown keyword ", "https://github.com/cp2k/cp2k/issues/3407 (and cp2k/cp2k#1195)",
+      "the input against the manual of the CP2K version that ran (cp2k --version; the names listed after it)"),
+]  # fmt: skip
+# round 10: the MPI launcher itself crashed (mpirun/orterun, its daemon orted, PRRTE's prterun/prted), not the
+# program: a frame of the launcher's own binary in the crash's backtrace (ompi-7483's "[ 5] mpirun[0x400f7a]",
+# ompi-1916's gdb "in orterun ()"), or the shell's report of the daemon's segfault (ompi-release-875). Its version's
+# bug or its build: the MPI installation, whatever the job runs
+_LAUNCHER_CRASHED = (
+    "the MPI launcher itself crashed (mpirun, its daemon orted or PRRTE's), not the program: its "
+    "version's bug or its build (the MPI installation)"
+)
+_LAUNCHER_NEXT = (
+    "another Open MPI version or build (the site's other MPI module); the launcher options that reach "
+    "the crashing code (stdin forwarding, --display-map) left out; the MPI's issue tracker"
+)
+SIGNATURES += [
+    S("launcher-frame-mpirun", "environment", ("mpirun[0x",), _LAUNCHER_CRASHED,
+      "[gadi-cpu-clx-2532:87043] [ 5] mpirun[0x400f7a]",
+      "https://github.com/open-mpi/ompi/issues/7483 (Open MPI's signal handler's frame list)", _LAUNCHER_NEXT),
+    S("launcher-frame-gdb", "environment", (" in orterun ()",), _LAUNCHER_CRASHED,
+      "#5  0x00000000004016b2 in orterun ()", "https://github.com/open-mpi/ompi/issues/1916", _LAUNCHER_NEXT),
+    S("orted-segfault", "environment", ("Segmentation fault", "bin/orted "), _LAUNCHER_CRASHED,
+      "bash: line 1:   823 Segmentation fault      (core dumped) /labhome/valentinp/workspace/ompi-release/"
+      "build_v1.10_rel/install/bin/orted --hnp-topo-sig 2N:2S:2L3:16L2:16L1:16C:16H:x86_64",
+      "https://github.com/open-mpi/ompi-release/issues/875", _LAUNCHER_NEXT),
+]  # fmt: skip
+# round 10: NetCDF's own error strings (nc_strerror: "NetCDF: HDF error", "NetCDF: Invalid dimension ID or name"),
+# as a model's check routine prints them: the file (missing, unreadable, another format, written by another library
+# build) or the code's I/O calls; thin alone (globalworkflow-1256: Hera's maintenance; e3sm-1010: input files'
+# permissions; ngen-749, asgs-984: unsettled)
+SIGNATURES += [
+    S("netcdf-error", "environment", ("NetCDF: ",),
+      "the NetCDF library failed on a file the model reads or writes (the file, its permissions or format, the "
+      "library build, or the code's I/O calls)",
+      "  1219:  file: module_write_netcdf.F90 line:          663 NetCDF: HDF error",
+      "https://github.com/NOAA-EMC/global-workflow/issues/1256 (and E3SM-Project/E3SM#1010, NOAA-OWP/ngen#749)",
+      "the file named before it: ls -l it (readable by the job?), ncdump -h it (its format and dimensions); the "
+      "NetCDF/HDF5 modules the model was built with against those loaded", weak=True),
+]  # fmt: skip
+# a launcher that could not execute the program, like a command missing: in a log of several nodes, maybe one node's
+MISSING_SIGNS += ("ompi-no-executable-wrapped", "execve-permission", "ompi-execve-failed")
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
 
