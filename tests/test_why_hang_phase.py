@@ -89,3 +89,28 @@ def test_the_older_spelling_of_the_ncclUniqueId_wait_names_its_owner_and_stays_u
     assert cause.category == "unknown", cause.headline
     assert "ncclUniqueId" in cause.headline, cause.headline
     assert len(cause.candidates) >= 2 and cause.candidates[0].startswith("hang: rank 0"), cause.candidates
+
+
+# py-spy's dump of a stuck rank, in its own header: where the rank waits, not why (a data iterator's queue, a
+# broadcast, backward): unknown, hang first, and what decides (every rank's dump at the same moment)
+@pytest.mark.parametrize(
+    "text",
+    [
+        # https://github.com/facebookresearch/fairseq/issues/4816: rank 0 waits in its data iterator's queue
+        'Thread 0x7FA6E7C01740 (idle): "MainThread"\n'
+        "    wait (threading.py:302)\n"
+        "    get (queue.py:170)\n"
+        "    __next__ (fairseq/data/iterators.py:648)\n"
+        "    train (fairseq_cli/train.py:274)\n",
+        # https://github.com/huggingface/transformers/issues/22363: DeepSpeed's model broadcast never returns
+        'Thread 27321 (active): "MainThread"\n'
+        "    broadcast (torch/distributed/distributed_c10d.py:1555)\n"
+        "    wrapper (torch/distributed/distributed_c10d.py:1436)\n"
+        "    _broadcast_model (deepspeed/runtime/engine.py:1105)\n",
+    ],
+)
+def test_a_py_spy_dump_alone_is_unknown_with_hang_first(text):
+    cause = judge_log(text)
+    assert cause.category == "unknown", cause.headline
+    assert "py-spy" in cause.headline, cause.headline
+    assert len(cause.candidates) >= 2 and cause.candidates[0].startswith("hang: "), cause.candidates
