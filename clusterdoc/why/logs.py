@@ -80,7 +80,8 @@ _BAR = re.compile(r"(\d{1,3})%\|")
 # accelerate's Accelerator.main_process_first, torch_distributed_zero_first (transformers' trainer_pt_utils, YOLOv5),
 # as Python prints the frame ('File "...", line N, in NAME') or py-spy does ('NAME (file.py:N)')
 _FIRST_BLOCK = re.compile(
-    r"(?:, in |^\s{0,8})(?:main_process_first|local_main_process_first|torch_distributed_zero_first)\b(?:\s{0,8}$|\s{0,4}\()"
+    r"(?:, in |^\s{0,8})(?:main_process_first|local_main_process_first|torch_distributed_zero_first)\b"
+    r"(?:\s{0,8}$|\s{0,4}\()"
 )
 # round 9: a frame of a native backtrace (gfortran's "Backtrace for this error:", glibc's): "#3  0x4429e55 in NAME"
 # names a routine; "#0  0xffb69ada" or "in ???" names none (a stripped build: nothing says whose code crashed)
@@ -151,8 +152,8 @@ HVD_LIST_MAX = 64  # rows read after a head, at most
 # torch's ProcessGroupNCCL: a rank creating its communicator waits in the store for the ncclUniqueId its owner (the
 # group's rank 0) publishes at its first collective; a timeout there means the owner had not reached it. Round 10:
 # torch before 2.0 spells it "retreiving" (ChatGLM-6B-1232, LlamaFactory-81, CrossPoint-DDP-4 print it verbatim)
-_ID_WAIT = re.compile(r"\[(\d{1,7})\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from \[(\d{1,7})\]"
-                      r".{0,200}?got error: ([^.\n]{0,80})")  # fmt: skip
+_ID_WAIT = re.compile(r"\[(\d{1,7})\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
+                      r"\[(\d{1,7})\].{0,200}?got error: ([^.\n]{0,80})")  # fmt: skip
 ID_WAIT_TIMEOUTS = ("Socket Timeout", "timed out", "Timeout")
 # torch's flight recorder analyser (torchfrtrace, torch/distributed/flight_recorder): "Not all ranks joining collective
 # 5 at entry 4" (or ", sequence number: 4"), then "missing ranks: {1}" a few lines on; its first form on one line,
