@@ -74,8 +74,8 @@ def test_a_main_process_first_block_that_failed_without_a_timeout_is_no_hang(tex
     assert judge_log(text).category != "hang"
 
 
-# torch before 2.0 spells the ncclUniqueId wait "retreiving" (ChatGLM-6B-1232, LlamaFactory-81, CrossPoint-DDP-4 print
-# it verbatim): the same wait, its owner named, hang first
+# torch before 2.0 spells the ncclUniqueId wait "retreiving" (ChatGLM-6B-1232 and LlamaFactory-81 print it verbatim):
+# the same wait, its owner named, hang first
 CHATGLM6B_1232 = (  # https://github.com/zai-org/ChatGLM-6B/issues/1232 (open: nothing settled)
     "RuntimeError: [1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d key-value store "
     "by key '0', but store->get('0') got error: Socket Timeout\n"

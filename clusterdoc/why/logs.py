@@ -151,7 +151,7 @@ _HVD_LIST_ROW = re.compile(r"(\d{1,7})!?: \[")
 HVD_LIST_MAX = 64  # rows read after a head, at most
 # torch's ProcessGroupNCCL: a rank creating its communicator waits in the store for the ncclUniqueId its owner (the
 # group's rank 0) publishes at its first collective; a timeout there means the owner had not reached it. Round 10:
-# torch before 2.0 spells it "retreiving" (ChatGLM-6B-1232, LlamaFactory-81, CrossPoint-DDP-4 print it verbatim)
+# torch before 2.0 spells it "retreiving" (ChatGLM-6B-1232 and LlamaFactory-81 print it verbatim)
 _ID_WAIT = re.compile(r"\[(\d{1,7})\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
                       r"\[(\d{1,7})\].{0,200}?got error: ([^.\n]{0,80})")  # fmt: skip
 ID_WAIT_TIMEOUTS = ("Socket Timeout", "timed out", "Timeout")
