@@ -77,7 +77,7 @@ _ALONE_DONE = re.compile(r"\b(?:[Ss]aved|is ready|[Ff]inished|[Dd]one|[Cc]omplet
 _BAR = re.compile(r"(\d{1,3})%\|")
 # round 10 (issue 41): a frame of a block the main process runs first while every other rank waits at its barrier:
 # transformers' TrainingArguments.main_process_first (LlamaFactory-1196, MedicalGPT-425, LlamaFactory-7233),
-# accelerate's Accelerator.main_process_first, torch_distributed_zero_first (transformers' trainer_pt_utils, YOLOv5),
+# accelerate's Accelerator.main_process_first, torch_distributed_zero_first (YOLOv5's utils, YOLOv5-4480),
 # as Python prints the frame ('File "...", line N, in NAME') or py-spy does ('NAME (file.py:N)')
 _FIRST_BLOCK = re.compile(
     r"(?:, in |^\s{0,8})(?:main_process_first|local_main_process_first|torch_distributed_zero_first)\b"
@@ -302,7 +302,7 @@ class LogFacts:
     gloo_blamed: list[dict] = field(default_factory=list)  # gloo's "Please check rank N logs": {line, rank, by}
     jax_pending: list[dict] = field(default_factory=list)  # JAX's barrier timeout: the tasks not there {line, tasks}
     # round 10: a frame of a "main process first" block (transformers' main_process_first, torch_distributed_zero_first
-    # of transformers/YOLOv5, accelerate's main_process_first): {line, rank}
+    # of YOLOv5, accelerate's main_process_first): {line, rank}
     first_blocks: list[dict] = field(default_factory=list)
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
