@@ -788,6 +788,13 @@ _THIN.update(
         ),
     }
 )
+_THIN["pyspy-dump"] = (  # round 10: a py-spy dump of a stuck rank, alone: where it waits, not why
+    "hang: the dumped rank waits for something another rank never did (its innermost frames: a collective, a data "
+    "loader's queue, a lock): dump every rank at the same moment; the one not in the collective is behind",
+    "desync: the ranks' stacks stop in different collectives or call sites (TORCH_DISTRIBUTED_DEBUG=DETAIL)",
+    "network or node: a collective stuck between the nodes, or a rank's node gone (NCCL_DEBUG=INFO; the nodes' "
+    "kernel logs, clusterdoc check)",
+)
 _THIN["mpi-abort"] = (  # MPI_Abort alone: the application found something; its message is elsewhere
     "code: the application stopped on an error it detected (the input, a file it reads, the numerics): the "
     "rank's own output before the abort (its FATAL/ERROR line, an rsl.error or .out file of that rank)",

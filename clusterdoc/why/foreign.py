@@ -528,7 +528,44 @@ def _stall(f: logs.LogFacts) -> dict | None:
         busy = busy_elsewhere(f)
         if busy is not None:
             return busy
-    return wd or horovod_stall(f) or id_wait(f) or flight_recorder(f) or _round9_stall(f)
+    return wd or horovod_stall(f) or main_first_wait(f) or id_wait(f) or flight_recorder(f) or _round9_stall(f)
+
+
+def main_first_wait(f: logs.LogFacts) -> dict | None:
+    """Round 10 (issue 41): a rank other than 0 whose wait timed out inside a block the main process runs first
+    (transformers' and accelerate's main_process_first, torch_distributed_zero_first): every other rank waits at the
+    block's barrier while the main process runs it (mapping, tokenizing, caching the data), so the main process
+    was still in it when their timeout ran out. A hang on the main process (rank 0, or the owner its ncclUniqueId
+    wait names); only where every exception in the log is a wait's (a timeout): a reset connection or a system
+    error is the main process dying or the transport failing (LlamaFactory-7233's /dev/shm), not a hang."""
+    if not f.first_blocks or not _only_waits_raised(f):
+        return None
+    first = f.first_blocks[0]["line"]
+    waiting: set[int] = set()
+    for rl in f.ranks.values():
+        r = rl.raised or rl.loose
+        at = rl.raised_at if rl.raised else rl.loose_at
+        if r is not None and at is not None and at >= first and rl.rank >= 0 and _timed_out(r):
+            waiting.add(rl.rank)
+    owners = {w["owner"] for w in f.id_waits if w["line"] >= first}
+    waiting |= {w["rank"] for w in f.id_waits if w["line"] >= first}
+    waiting |= {b["rank"] for b in f.first_blocks if b["rank"] is not None and b["rank"] >= 0 and waiting}
+    main = owners.pop() if len(owners) == 1 else 0 if not owners else None
+    if main is None or not waiting or main in waiting:
+        return None
+    who = _rs(sorted(waiting)[:32])
+    return {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [], "thin": False,
+            "desync": False, "started": float(first), "odd": [main],
+            "what": f"busy in the block it runs first (main_process_first) while {who} waited at its barrier past "
+            "the timeout",
+            "headline": f"rank {main} was still running the block the main process runs first (main_process_first: "
+            f"the data's map or tokenizing) when {who} timed out waiting at its barrier"}  # fmt: skip
+
+
+def _timed_out(r: logs.Raised) -> bool:
+    """An exception that says a wait ran out of time (the store's Socket Timeout, a watchdog, a barrier's timeout)."""
+    m = r.message.lower()
+    return "timeout" in m or "timed out" in m or r.type == "TimeoutError"
 
 
 def _round9_stall(f: logs.LogFacts) -> dict | None:

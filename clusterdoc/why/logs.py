@@ -75,6 +75,14 @@ _ALONE = re.compile(
 )
 _ALONE_DONE = re.compile(r"\b(?:[Ss]aved|is ready|[Ff]inished|[Dd]one|[Cc]ompleted)\b")
 _BAR = re.compile(r"(\d{1,3})%\|")
+# round 10 (issue 41): a frame of a block the main process runs first while every other rank waits at its barrier:
+# transformers' TrainingArguments.main_process_first (LlamaFactory-1196, MedicalGPT-425, LlamaFactory-7233),
+# accelerate's Accelerator.main_process_first, torch_distributed_zero_first (YOLOv5's utils, YOLOv5-4480),
+# as Python prints the frame ('File "...", line N, in NAME') or py-spy does ('NAME (file.py:N)')
+_FIRST_BLOCK = re.compile(
+    r"(?:, in |^\s{0,8})(?:main_process_first|local_main_process_first|torch_distributed_zero_first)\b"
+    r"(?:\s{0,8}$|\s{0,4}\()"
+)
 # round 9: a frame of a native backtrace (gfortran's "Backtrace for this error:", glibc's): "#3  0x4429e55 in NAME"
 # names a routine; "#0  0xffb69ada" or "in ???" names none (a stripped build: nothing says whose code crashed)
 _NATIVE_FRAME = re.compile(r"\s{0,8}#\d{1,3}\s{1,4}0x[0-9a-fA-F]{1,16}(?:\s{1,4}in\s{1,4}(\S{1,200}))?")
@@ -142,9 +150,10 @@ _HVD_LIST_HEAD = ("Missing ranks:", "Stalled ranks:")
 _HVD_LIST_ROW = re.compile(r"(\d{1,7})!?: \[")
 HVD_LIST_MAX = 64  # rows read after a head, at most
 # torch's ProcessGroupNCCL: a rank creating its communicator waits in the store for the ncclUniqueId its owner (the
-# group's rank 0) publishes at its first collective; a timeout there means the owner had not reached it
-_ID_WAIT = re.compile(r"\[(\d{1,7})\] is setting up NCCL communicator and retrieving ncclUniqueId from \[(\d{1,7})\]"
-                      r".{0,200}?got error: ([^.\n]{0,80})")  # fmt: skip
+# group's rank 0) publishes at its first collective; a timeout there means the owner had not reached it. Round 10:
+# torch before 2.0 spells it "retreiving" (ChatGLM-6B-1232 and LlamaFactory-81 print it verbatim)
+_ID_WAIT = re.compile(r"\[(\d{1,7})\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
+                      r"\[(\d{1,7})\].{0,200}?got error: ([^.\n]{0,80})")  # fmt: skip
 ID_WAIT_TIMEOUTS = ("Socket Timeout", "timed out", "Timeout")
 # torch's flight recorder analyser (torchfrtrace, torch/distributed/flight_recorder): "Not all ranks joining collective
 # 5 at entry 4" (or ", sequence number: 4"), then "missing ranks: {1}" a few lines on; its first form on one line,
@@ -297,6 +306,9 @@ class LogFacts:
     store_barrier: list[dict] = field(default_factory=list)  # torch's store based barrier: {line, world, count, ..}
     gloo_blamed: list[dict] = field(default_factory=list)  # gloo's "Please check rank N logs": {line, rank, by}
     jax_pending: list[dict] = field(default_factory=list)  # JAX's barrier timeout: the tasks not there {line, tasks}
+    # round 10: a frame of a "main process first" block (transformers' main_process_first, torch_distributed_zero_first
+    # of YOLOv5, accelerate's main_process_first): {line, rank}
+    first_blocks: list[dict] = field(default_factory=list)
     # the lines that look like failures and name a family of why/vocab.py (the first vocab.MAX_LINES), in order:
     # {line, rank, host, text, families}
     failures: list[dict] = field(default_factory=list)
@@ -434,6 +446,8 @@ class Scanner:
         self._terminate(n, key, line, rl)
         self._phase(n, line)
         self._busy(n, rank, line)
+        if "_first" in line and len(f.first_blocks) < MAX_PHASE:
+            self._first_block(n, rank, line)
         if len(f.failures) < vocab.MAX_LINES:
             fams = vocab.families(line)
             if fams:
@@ -471,7 +485,7 @@ class Scanner:
         """A rank that timed out waiting in the store for another's ncclUniqueId (a reset or refused store is a
         lost peer, not this)."""
         f = self.facts
-        if "retrieving ncclUniqueId" not in line or len(f.id_waits) >= MAX_PHASE:
+        if "ving ncclUniqueId" not in line or len(f.id_waits) >= MAX_PHASE:
             return
         m = _ID_WAIT.search(line)
         if m and any(w in m.group(3) for w in ID_WAIT_TIMEOUTS):
@@ -518,6 +532,12 @@ class Scanner:
                 at = f.named_frames_at if m.group(1) and m.group(1) != "???" else f.bare_frames_at
                 del at[: -MAX_PHASE + 1]
                 at.append(n)
+
+    def _first_block(self, n: int, rank: int | None, line: str) -> None:
+        """Round 10: a traceback's (or py-spy's) frame inside a block only the main process runs first while the
+        others wait at its barrier (its name: main_process_first, torch_distributed_zero_first)."""
+        if _FIRST_BLOCK.search(line, 0, 600):
+            self.facts.first_blocks.append({"line": n, "rank": rank})
 
     def _alone(self, n: int, rank: int | None, line: str) -> None:
         """A line that says one process is saving a checkpoint or evaluating (not that it finished): kept as busy."""

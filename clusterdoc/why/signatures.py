@@ -2797,6 +2797,19 @@ SIGNATURES += [
 ]  # fmt: skip
 # a launcher that could not execute the program, like a command missing: in a log of several nodes, maybe one node's
 MISSING_SIGNS += ("ompi-no-executable-wrapped", "execve-permission", "ompi-execve-failed")
+# round 10 (issue 41, hang): py-spy's dump of a process, in its own header ('Thread 0x7FA6E7C01740 (idle):
+# "MainThread"', 'Thread 27321 (active): "MainThread"'): someone dumped a stuck rank. The stack alone names no cause
+# (fairseq-4816: rank 0 in its data iterator's queue; transformers-22363: in DeepSpeed's model broadcast;
+# DeepSpeed-6524, unsettled: in backward): thin, hang first (causes.py's _THIN says what decides)
+SIGNATURES += [
+    S("pyspy-dump", "hang", ('): "MainThread"', "Thread "),
+      "a py-spy dump of a stuck process (its threads' stacks): where it waits, not why",
+      'Thread 0x7FA6E7C01740 (idle): "MainThread"',
+      "https://github.com/facebookresearch/fairseq/issues/4816; https://github.com/huggingface/transformers/issues/"
+      "22363; https://github.com/deepspeedai/DeepSpeed/issues/6524 (py-spy's header, as each paste shows it)",
+      "dump every rank at the same moment (py-spy dump --pid on each, or clusterdoc stacks under clusterdoc "
+      "submit): the rank not in the collective the others wait in is the one behind", weak=True),
+]  # fmt: skip
 _BY_NAME = {s.name: s for s in SIGNATURES + FROM_TRACEBACK}
 
 
