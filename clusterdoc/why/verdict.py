@@ -78,7 +78,7 @@ def judge(ev: Evidence) -> Verdict:
                     "State,ExitCode,Reason)",
                     "a node or process died without a word: the node's kernel log (dmesg: XIDs, the OOM killer), "
                     "clusterdoc check on it",
-                    "a line clusterdoc does not know yet: one entry in why/signatures.py (docs/why.md)",
+                    "a line clusterdoc does not know yet: one entry in why/sigtable/ (docs/why.md)",
                 ],
             )
         )
@@ -171,7 +171,7 @@ def _read_failures(ev: Evidence) -> Cause | None:
             nodes=[node] if node else [],
             evidence=[f"line {e['line'] + 1}: {e['text']}"]
             + ([f"{n - 1} more failure line(s) of the same family, none of another"] if n > 1 else []),
-            next_step="read the lines around it: what failed just before decides (one entry in why/signatures.py "
+            next_step="read the lines around it: what failed just before decides (one entry in why/sigtable/ "
             "would name it exactly: docs/why.md)",
             candidates=[
                 f"{got['category']}: line {e['line'] + 1}: {e['text'][:120]}",

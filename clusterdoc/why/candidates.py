@@ -1,0 +1,319 @@
+"""What a thin line may be, and what decides: the candidates `clusterdoc why` lists with "unknown" where a weak
+signature (why/signatures.py) is the only evidence. `for_signature(sig)` gives a weak line's, `for_peer()` a lost
+peer's (the other rank first, or the link).
+"""
+
+from __future__ import annotations
+
+# thin lines (why/signatures.py, weak): what each may be, and what decides
+_THIN = {
+    "nccl-system-error": (
+        "environment: a container's small /dev/shm or no --ipc=host (NCCL_DEBUG=WARN: 'Error while creating shared "
+        "memory segment'; df -h /dev/shm)",
+        "environment or network: no usable interface in the container or on the node (NCCL_DEBUG=WARN: 'Socket "
+        "creation failed', 'no socket interface'; NCCL_SOCKET_IFNAME)",
+        "node: a resource limit or a device of that node (ulimit -a, clusterdoc check on it)",
+    ),
+    "store-connect-timeout": (
+        "network: the endpoint's address is wrong or unreachable from this node (nc -zv ADDR PORT; a firewall, "
+        "another interface)",
+        "scheduler or node: the endpoint's node (rank 0's) started late or not at all (its own log, squeue)",
+    ),
+    "launcher-signalled": (
+        "environment: the terminal or ssh session that ran the launcher closed (SIGHUP: run it under sbatch, nohup "
+        "or tmux)",
+        "scheduler: Slurm or the cluster stopped the job (SIGTERM: a time limit, a preemption, scancel: sacct -j JOB "
+        "-o State,Reason)",
+    ),
+    "mpi-lost-daemon": (
+        "node: the node it names died, rebooted or ran out of memory (its kernel log: the OOM killer, a panic; "
+        "clusterdoc check on it)",
+        "network: the TCP link between mpirun's node and that node dropped (clusterdoc check (net) on both)",
+        "the job itself: a rank that failed or was stopped first (the ranks' output above this line; a suspended "
+        "or killed mpirun)",
+    ),
+    "ray-worker-died": (
+        "oom: the OOM killer (Ray's own text lists it first: the node's dmesg, ray logs raylet.out for memory)",
+        "code or a library: the worker crashed (SIGSEGV: its own log, python-core-worker-*.log)",
+        "node or scheduler: ray stop, or the node shutting down (the raylet's log)",
+    ),
+    "horovod-stalled": (
+        "hang: the ranks its stalled ops miss are behind or stuck outside the collective (evaluation or data on one "
+        "rank; their stacks: py-spy dump)",
+        "desync: those ranks submitted other tensors (names or order differ between ranks; HOROVOD_TIMELINE)",
+    ),
+    "ddp-zero-params": (
+        "hang: the rank that sent 0 params was behind (still loading data or the model) when the others checked: "
+        "its log at that time",
+        "desync: the ranks built different models (a model without parameters on one rank: its config)",
+        "environment: the backend passed no data (a P2P or transport problem: NCCL_P2P_DISABLE=1 decides)",
+    ),
+    "slurm-script-missing": (
+        "node: the node's Slurm spool or /tmp (full, cleaned, another mount: its slurmd log, df on it)",
+        "environment: the script's #! interpreter is not installed on that node (the script's first line)",
+    ),
+    "orte-daemons": (
+        "environment: the nodes lack what mpirun needs there (orted on PATH, LD_LIBRARY_PATH; ssh without a "
+        "password: ssh NODE true)",
+        "network: a firewall between the nodes (Open MPI's TCP ports; its line 'unable to complete a TCP "
+        "connection' says so)",
+    ),
+    # --- round 8 (memory) ---
+    "slurm-exceeded-job-mem": (
+        "oom: the job reached its memory limit and a process was killed for it (sacct -j JOB -o State,MaxRSS,ReqMem: "
+        "OUT_OF_MEMORY, a task killed by SIGKILL)",
+        "the job failed of something else: the limit counts the page cache, which jobs that completed fill too (the "
+        "failure's own lines above)",
+    ),
+    "slurm-exceeded-step-mem": (
+        "oom: the job reached its memory limit and a process was killed for it (sacct -j JOB -o State,MaxRSS,ReqMem: "
+        "OUT_OF_MEMORY, a task killed by SIGKILL)",
+        "the job failed of something else: the limit counts the page cache, which jobs that completed fill too (the "
+        "failure's own lines above)",
+    ),
+    "slurm-hit-memory-limit": (
+        "oom: the job reached its memory limit and a process was killed for it (sacct -j JOB -o State,MaxRSS,ReqMem: "
+        "OUT_OF_MEMORY, a task killed by SIGKILL)",
+        "the job failed of something else: the limit counts the page cache, which jobs that completed fill too (the "
+        "failure's own lines above)",
+    ),
+    "ibv-enomem": (
+        "environment: the locked-memory limit (ulimit -l in the job; unlimited for RDMA: slurmd's or the "
+        "container's LimitMEMLOCK)",
+        "oom: the host's memory ran out (sacct MaxRSS, the node's dmesg)",
+    ),
+    "ibv-enomem2": (
+        "environment: the locked-memory limit (ulimit -l in the job; unlimited for RDMA: slurmd's or the "
+        "container's LimitMEMLOCK)",
+        "oom: the host's memory ran out (sacct MaxRSS, the node's dmesg)",
+    ),
+    "cudnn-workspace": (
+        "oom: the GPU had too little free memory for the workspace (a smaller batch decides)",
+        "code or a library: the algorithm cuDNN chose asks for more than it was given (torch.backends.cudnn."
+        "benchmark=False, another torch/cuDNN version)",
+    ),
+}
+# round 8 (issue 41): torch's own words for a rank stuck, each thin alone (what it may be, and what decides)
+_THIN.update(
+    {
+        "torch-heartbeat-stuck": (
+            "hang: the rank's NCCL or CUDA call never returned (a collective another rank never joined, a GIL "
+            "deadlock): py-spy dump --native on it; the other ranks' logs at that time",
+            "node: its GPU stopped answering (an XID in the node's kernel log: clusterdoc check on it)",
+            "network: a collective stuck on the fabric between the nodes (NCCL_DEBUG=INFO; clusterdoc check --perf)",
+        ),
+        "torch-dump-signal": (
+            "hang: a rank never joined the collective the others timed out in (the rank named in the line only "
+            "noticed first; the flight recorder's dump, TORCH_NCCL_DEBUG_INFO_TEMP_FILE, shows which)",
+            "desync: the ranks called different collectives or sizes (TORCH_DISTRIBUTED_DEBUG=DETAIL)",
+            "network or node: a collective stuck between the nodes, or a rank's node gone (its kernel log)",
+        ),
+    }
+)
+_THIN["pyspy-dump"] = (  # round 10: a py-spy dump of a stuck rank, alone: where it waits, not why
+    "hang: the dumped rank waits for something another rank never did (its innermost frames: a collective, a data "
+    "loader's queue, a lock): dump every rank at the same moment; the one not in the collective is behind",
+    "desync: the ranks' stacks stop in different collectives or call sites (TORCH_DISTRIBUTED_DEBUG=DETAIL)",
+    "network or node: a collective stuck between the nodes, or a rank's node gone (NCCL_DEBUG=INFO; the nodes' "
+    "kernel logs, clusterdoc check)",
+)
+_THIN["mpi-abort"] = (  # MPI_Abort alone: the application found something; its message is elsewhere
+    "code: the application stopped on an error it detected (the input, a file it reads, the numerics): the "
+    "rank's own output before the abort (its FATAL/ERROR line, an rsl.error or .out file of that rank)",
+    "oom: the application found no memory for an array and aborted (its allocation message in the same output)",
+    "environment: a library it calls failed (an I/O library's file error, an MPI or solver setup): the lines the "
+    "library printed before it",
+)
+_THIN["lmod-program-missing"] = (  # round 9: the module system missing, nothing after it that it explains
+    "environment: the node lacks the module system the job's `module load` lines need (its image, the module "
+    "tree's mount): a later failure of a missing library or command follows from it",
+    "a profile line that failed harmlessly: the job's failure is elsewhere (the ranks' logs, sacct)",
+)
+_THIN["modulecmd-missing"] = _THIN["lmod-program-missing"]
+_THIN["mpich-ofi-poll"] = (
+    "network: the fabric failed a transfer (clusterdoc check --perf on the nodes; the fabric's port counters)",
+    "environment: the provider's settings or the NIC it picked (a Slingshot resource: PTLTE_NOT_FOUND, "
+    "VNI_NOT_FOUND and the site's FI_CXI_* settings; FI_PROVIDER, FI_TCP_IFACE)",
+    "an effect: the process was being stopped (a SIGTERM, a cancel) and its transfers were cancelled (the error's "
+    "CANCELED): what stopped it decides (sacct -j JOB -o State,Reason; the other ranks' first error)",
+)
+_THIN["torch-watchdog-stuck"] = _THIN["torch-heartbeat-stuck"]  # the same monitor's two lines
+_THIN["torch-global-timeout"] = _THIN["torch-dump-signal"]
+# round 8's thin lines: a GPU index the process cannot see, a kill by the owner or an admin (LSF, Flux)
+_THIN["cuda-invalid-ordinal"] = (
+    "environment: more processes per node than GPUs they see (--nproc_per_node, the job's --gpus or --gres, "
+    "CUDA_VISIBLE_DEVICES: nvidia-smi -L inside the job)",
+    "code: the script pins the GLOBAL rank's GPU (torch.cuda.set_device(rank)) where it should use LOCAL_RANK: "
+    "it fails on the second node only",
+)
+_KILLED = (
+    "another failure first: the job's output before the kill (an error, a hang its owner gave up on)",
+    "scheduler: a kill on purpose (its owner, an admin: bhist -l JOB, flux job eventlog JOB)",
+)
+_THIN.update({"lsf-owner-kill": _KILLED, "lsf-admin-kill": _KILLED, "flux-cancel": _KILLED})
+_NO_GPU = (
+    "environment: the job asked for no GPU (--gres=gpu:N, --gpus) or CUDA_VISIBLE_DEVICES hides them (nvidia-smi -L "
+    "and echo $CUDA_VISIBLE_DEVICES inside the job)",
+    "node: the node's GPUs are gone (its XIDs, nvidia-smi there: clusterdoc check on it)",
+)
+_THIN.update({"no-gpu-visible": _NO_GPU, "nccl-no-gpu": _NO_GPU})
+_THIN["sge-qmaster-limit"] = (
+    "scheduler: the run-time limit h_rt (qacct -j JOB: ru_wallclock reached it)",
+    "oom: the memory limit h_vmem (qacct -j JOB: maxvmem reached it)",
+)
+_THIN["pdsh-ssh-255"] = (
+    "environment: ssh from the launching node cannot log in there (keys, known_hosts, the address: ssh HOST hostname)",
+    "node or network: the connection was lost mid-run (that node died or its link dropped: its kernel log)",
+)
+_THIN["pip-no-distribution"] = (
+    "environment: the job lacks the package pip could not install (an ImportError after it says so)",
+    "harmless: the job went on with what was installed; a failure later in the log is the cause",
+)
+_THIN["k8s-unschedulable"] = (
+    "scheduler: no node can take the pod (its GPU, memory or CPU request; kubectl describe nodes)",
+    "a passing event: the pod was placed later (a Scheduled event after it), a failure later is the cause",
+)
+# round 9 (hang): a wait that ended, alone: who was behind and why is elsewhere
+_THIN["gloo-wait-timeout"] = (
+    "hang: the peer was behind or stuck (uneven data, evaluation or I/O on that rank): gloo's monitoredBarrier line "
+    "or that rank's log names it",
+    "node: the peer's process or node died (its own log's last lines, the node's kernel log)",
+    "network: the link between the two stalled (clusterdoc check --perf between their nodes)",
+)
+_THIN["ray-unschedulable"] = (
+    "scheduler: no node has the resources the task or actor asks for free (ray status: GPUs claimed by other actors)",
+    "the autoscaler: nodes still being added, or a runtime_env still installing (Ray's warning says so first)",
+)
+
+_THIN["mpi-invalid-arg"] = (  # Open MPI's invalid-argument classes: the program's call, or two MPIs in one program
+    "code: the program passed MPI a handle or value it cannot take (a communicator freed or never created, a count "
+    "over 2^31, a rank outside it): the call on the line before and its arguments",
+    "environment: the program was compiled against one MPI (its mpi.h, mpif.h) and runs with another's library or "
+    "mpirun (ldd on the binary and which mpirun: the same installation; EPEL's Open MPI and MPICH builds mixed)",
+)
+
+
+# round 9 (sites): Slurm's start-up lines that name a node but not why it failed; a PBS job deleted by a user
+_SLURMD_UNREACHED = (
+    "environment: the node's munge key differs from the controller's (munge -n | ssh NODE unmunge), or a firewall "
+    "closes slurmd's port (6818) to the host that runs srun",
+    "node: that node's slurmd hung or the node went down (scontrol show node NODE: its State and Reason)",
+    "scheduler: the controller and the nodes overloaded at once (many steps launched together): it passes on a retry",
+)
+_THIN.update({"slurm-node-socket-timeout": _SLURMD_UNREACHED, "slurm-slurmd-socket-timeout": _SLURMD_UNREACHED})
+_THIN["slurm-invalid-credential"] = (
+    "environment: that node's munge key differs from the controller's (munge -n | ssh NODE unmunge; restart munged "
+    "after copying the key)",
+    "node: that node's clock is off (a credential from the future or the past: its NTP)",
+)
+_THIN["pbs-deleted"] = _KILLED
+_THIN["slurm-controller-query"] = (
+    "scheduler: the controller was down and the job was lost with it (sacct -j JOB -o State,Reason once it answers; "
+    "the site's status page)",
+    "a passing error of a query (a workflow manager's polling): the controller came back and the job's own failure, "
+    "if any, is elsewhere in the log",
+)
+_THIN["lsf-force-kill"] = _KILLED
+_THIN["ray-owner-node-crashed"] = (
+    "environment: Ray's own processes on that node failed (the dashboard agent, which the raylet fate-shares with; "
+    "grpcio or Ray's version: dashboard_agent.log, raylet.out)",
+    "oom: the OOM killer took the raylet or the driver (that node's dmesg; Ray's memory monitor lines before it)",
+    "node: the node itself crashed or rebooted (its console and kernel log)",
+)
+_JAX_COORDINATION = (  # a task behind or never there, as the coordination service's own text lists the causes
+    "hang: a task was behind (loading, compiling, a checkpoint's write) or never started or crashed before "
+    "connecting: the timed-out tasks' own logs (num_processes against what the launcher started; a task that died "
+    "first is the cause)",
+    "network: the coordinator's address or port cannot be reached from the other hosts (a firewall: JAX 0.8.1 moved "
+    "its default port from 8476 to 8482; a coordinator address that is localhost on a multi-host job)",
+    "scheduler: some tasks not yet scheduled or still setting up (a larger initialization_timeout if that is expected)",
+)
+_THIN.update({"jax-barrier-timeout": _JAX_COORDINATION, "jax-register-deadline": _JAX_COORDINATION})
+_THIN["pbs-deleted-by-root"] = (
+    "scheduler: the site enforced a limit (walltime, cores or memory on a shared node) or an admin ended it: the "
+    "mail's or tracejob's lines after it, the admins",
+    "node: the job's node failed and the server cleared its jobs (a 'node failure' or MOM line after it)",
+)
+_THIN["slurm-step-node-config"] = (
+    "code: the job script builds the step's node list wrong (two names in one -w, a name outside the allocation): "
+    "echo the srun line it runs",
+    "scheduler: the site refuses a step that names its nodes (--nodelist inside the allocation): drop it, or ask "
+    "for the step by --nodes/--ntasks",
+)
+
+_THIN["mpich-invalid-arg"] = _THIN["mpi-invalid-arg"]
+_THIN["netcdf-error"] = (  # round 10: NetCDF's error string alone
+    "environment: the file or the library: missing or unreadable input (its permissions), a file system or module "
+    "changed under the model (a site's maintenance), a NetCDF4/HDF5 file read by a build without it: ls -l and "
+    "ncdump -h the file it names; the modules loaded against those it was built with",
+    "code: the model's I/O calls (a dimension or variable name its input lacks, a parallel read or close it does "
+    "wrong): the file's header against what the code asks for",
+)
+# round 10: Hydra's "unrecognized argument" for an option that is not Open MPI's alone (pmi_args, a typo)
+_THIN["hydra-unrecognized-arg"] = (
+    "environment: two MPI installs mixed: the option is another MPI's (its launcher's manual), or pmi_args from a "
+    "program built with another MPI than this mpiexec's (which mpiexec; ldd PROGRAM | grep mpi)",
+    "code: the command line the script or tool builds (a typo, an option of another launcher): the mpiexec line as run",
+)
+_THIN["python-api-mismatch"] = (
+    "environment: the library is another version than the code was written for (pip show it; the version the "
+    "project pins: a newer trl with an older vllm, or the reverse)",
+    "code: the call itself is wrong (a typo, an argument of another function)",
+)
+
+
+def for_signature(sig) -> list[str]:
+    from clusterdoc.why import signatures
+
+    if sig.name in _THIN:
+        return list(_THIN[sig.name])
+    if sig.name == "python-exception-unsure":
+        return [
+            "code: the script's own error (the exception's line and the code around it)",
+            "network or environment: a connection, a download or a device the exception reached (its message)",
+            "node: a CUDA or driver error of the GPU (the node's XIDs: clusterdoc check on it)",
+        ]
+    if sig.name in signatures.SIGKILL_SIGNS:
+        return [
+            "oom: the host's OOM killer (the node's dmesg: 'Out of memory: Killed process'; sacct -j JOB -o MaxRSS)",
+            "scheduler: Slurm or the cluster killed it (a time limit, a preemption, scancel, a pod eviction: sacct -j "
+            "JOB -o State,Reason)",
+            "a user or a watchdog script killed it (kill -9), or the node went down (its kernel log)",
+        ]
+    if sig.name == "command-not-found":
+        return [
+            "environment: the launcher or the script's command is not installed on that node (its PATH, the module, "
+            "the container)",
+            "a profile or module line that failed harmlessly: the job's failure is elsewhere (the ranks' logs, sacct)",
+        ]
+    if sig.name == "missing-on-a-node":
+        return [
+            "node: that node lacks what the others have (its mount of the shared software, its image): clusterdoc "
+            "check on it; exclude it (--exclude, submit --retries)",
+            "environment: the command is installed on no node (its PATH, the module, the container)",
+        ]
+    if sig.name == "segfault-at-exit":
+        return [
+            "environment: a library crashed in its cleanup at exit (MPI, NCCL, a driver: its version against what "
+            "it was built for); the job's work may be complete",
+            "code: the job's own code left the library in a bad state (a handle freed twice, a thread still running)",
+        ]
+    if sig.name == "segfault-unnamed":
+        return [
+            "code: the program's own bug (a debug build with -g names the routine; the input it was reading)",
+            "environment: the build or the platform (a compiler, an MPI or a math library it was linked against, "
+            "a runtime that differs from the one it was built for)",
+        ]
+    if sig.name == "unspecified-launch-failure":
+        return [
+            "code: a kernel fault of the code or an extension (CUDA_LAUNCH_BLOCKING=1 shows where)",
+            "node: the GPU failed (an XID 13/31/43/79 in the node's kernel log: clusterdoc check on it)",
+        ]
+    return [f"{sig.category}: {sig.meaning}"]
+
+
+def for_peer() -> list[str]:
+    return [
+        "another rank (or its node) died first: its own log or the node's (dmesg, XIDs) would show it",
+        "network: the link between the nodes dropped (clusterdoc check --perf; NCCL_SOCKET_IFNAME/NCCL_IB_HCA)",
+    ]

@@ -1,0 +1,232 @@
+"""The `code` failure signatures: the job's own code or input: an application's fatal error, a script's arguments, a
+segfault with the routine named.
+
+One entry each (why/signature.py says what an entry holds). Within this table the first entry that matches a line
+wins; why/signatures.py says the order of the tables.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clusterdoc.why.signature import NODE, S, Signature
+
+SIGNATURES: list[Signature] = [
+    S("ddp-unused-params", "code", ("Expected to have finished reduction in the prior iteration",),
+      "DDP: the model has parameters that got no gradient (unused in the loss)",
+      "RuntimeError: Expected to have finished reduction in the prior iteration before starting a new one. This "
+      "error indicates that your module has parameters that were not used i",
+      "https://github.com/open-mmlab/mmagic/issues/419",
+      "DistributedDataParallel(find_unused_parameters=True), or make every output take part in the loss"),
+    S("device-assert", "code", ("device-side assert triggered",),
+      "a CUDA kernel's assertion failed: an index out of range (labels >= classes, bad embedding ids)",
+      "RuntimeError: CUDA error: device-side assert triggered",
+      "https://github.com/huggingface/pytorch-image-models/issues/1077",
+      "rerun with CUDA_LAUNCH_BLOCKING=1 (or on CPU) to see the index; check labels against num_classes"),
+    S("kernel-assert", "code", ("Assertion `", "` failed."),
+      "a CUDA kernel's assertion failed: an index out of range",
+      "/pytorch/aten/src/ATen/native/cuda/ScatterGatherKernel.cu:276: operator(): block: [0,0,0], thread: [26,0,0] "
+      "Assertion `idx_dim >= 0 && idx_dim < index_size && \"index out of bounds\"` failed.",
+      "https://github.com/huggingface/pytorch-image-models/issues/1077",
+      "rerun with CUDA_LAUNCH_BLOCKING=1 (or on CPU) to see the index; check labels against num_classes"),
+    S("mpi-abort", "code", ("MPI_ABORT was invoked on rank",),
+      "a rank called MPI_Abort: the application stopped itself on an error it detected (its own message is above)",
+      "MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD", "https://github.com/davegill/wrf-coop/issues/17",
+      "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)",
+      weak=True),
+    S("fortran-sigsegv", "code", ("Program received signal SIGSEGV",),
+      "a rank crashed with a segmentation fault in the application (its backtrace names the routine)",
+      "  76: Program received signal SIGSEGV: Segmentation fault - invalid memory reference.",
+      "https://github.com/E3SM-Project/E3SM/issues/7277",
+      "the routine in the backtrace (a debug build: -g -fcheck=all; the input or configuration it reads)"),
+    # Intel Fortran's runtime (ifort, ifx) prints its own line and a traceback of the routines
+    S("ifort-sigsegv", "code", ("SIGSEGV, segmentation fault occurred",),
+      "a rank crashed with a segmentation fault in the application (its traceback names the routine and line)",
+      "2680: forrtl: severe (174): SIGSEGV, segmentation fault occurred",
+      "https://github.com/E3SM-Project/E3SM/issues/3085",
+      "the routine in the traceback after it (a debug build: -g -traceback -check all; the input it reads there)"),
+    S("srun-task-segv", "code", ("srun: error: ", ": Segmentation fault"),
+      "a task crashed with a segmentation fault (srun names it and its node)",
+      "srun: error: frontier06754: task 11634: Segmentation fault",
+      "https://github.com/E3SM-Project/scream/issues/2519",
+      "that task's own output (srun --label) for its backtrace; a debug build shows where",
+      node=re.compile(r"srun: error: " + NODE + r": task")),
+    S("illegal-access", "code", ("an illegal memory access was encountered",),
+      "a CUDA kernel read or wrote out of bounds (the code or an extension; an XID 13/31 names the node rarely)",
+      "RuntimeError: CUDA error: an illegal memory access was encountered",
+      "https://github.com/zai-org/CodeGeeX/issues/160",
+      "rerun with CUDA_LAUNCH_BLOCKING=1; if it moves between nodes, check their XIDs (clusterdoc check)"),
+    S("unspecified-launch-failure", "code", ("unspecified launch failure",),
+      "a CUDA kernel failed without saying why: the code, or the GPU (XID 13/31/43 in the node's kernel log)",
+      "RuntimeError: CUDA error: unspecified launch failure", "https://github.com/ultralytics/yolov5/issues/1752",
+      "clusterdoc check on the node (its XIDs decide: hardware or the code); rerun with CUDA_LAUNCH_BLOCKING=1",
+      weak=True),
+    # --- code: the script's own arguments ---
+    S("argparse-unrecognized", "code", ("error: unrecognized arguments",),
+      "the script's argument parser rejected an argument (a launcher passes --local-rank/--local_rank, or a typo)",
+      "main.py: error: unrecognized arguments: --local-rank=0",
+      "https://github.com/skycrapers/TecoGAN-PyTorch/issues/31",
+      "accept the argument the launcher passes (torchrun sets LOCAL_RANK in the environment; "
+      "torch.distributed.launch passes --local-rank), or fix the command line"),
+    S("argparse-required", "code", ("error: the following arguments are required",),
+      "the script's argument parser is missing a required argument",
+      "train.py: error: the following arguments are required: 0",
+      "https://github.com/megvii-research/NAFNet/issues/112",
+      "pass the argument on the command line after the script's name (launcher options go before it)"),
+    S("argparse-invalid", "code", (": error: argument ",),
+      "the command line has an argument its parser rejects (a value of the wrong type, an unknown choice, a variable "
+      "left unexpanded)",
+      "main/0 torchrun: error: argument --node-rank/--node_rank: invalid int value: '$AWS_BATCH_JOB_NODE_INDEX'",
+      "https://github.com/meta-pytorch/torchx/pull/759",
+      "fix the value on the command line (a shell variable must be expanded where the command is built)"),
+    S("python-no-script", "code", ("can't open file '", "No such file or directory"),
+      "the interpreter could not open the script it was told to run: the command names a file that is not there",
+      "/usr/bin/python3: can't open file 'train_jonas.py': [Errno 2] No such file or directory",
+      "https://github.com/fdbtrs/IDiff-Face/issues/6 (and ROMP-230: a module given as a file name)",
+      "fix the script's path in the launch command (a module is run with python -m, or torchrun -m)"),
+    # --- round 8: code in compiled runtimes' own words ---
+    # gfortran's runtime (libgfortran/runtime/error.c) prints it after "At line N of file F" (the source line)
+    S("gfortran-runtime", "code", ("Fortran runtime error: ",),
+      "the Fortran program stopped on a runtime error (an I/O error on its input, an array bound, a bad value): "
+      "its source line is on the line before",
+      "Fortran runtime error: Cannot open file 'namelist.input': No such file or directory",
+      "https://github.com/gcc-mirror/gcc (libgfortran/runtime/error.c)",
+      "the file and line of 'At line N of file F' above it, the input it reads"),
+    S("ifort-severe", "code", ("forrtl: severe (",),
+      "the Fortran program stopped on a severe runtime error (I/O, a bound, an unallocated array); the traceback "
+      "after it names the routine and line",
+      "forrtl: severe (24): end-of-file during read, unit 10, file /work/run/input.dat",
+      "https://github.com/open-mpi/ompi-www (its FAQ: forrtl: severe (24) on stdin)",
+      "the routine and line of its traceback, the input it reads"),
+    # --- round 8: a CLI's own usage errors (click/typer, Hydra): the command line, as argparse's ---
+    S("click-no-option", "code", ("Error: No such option: ",),
+      "the script's command line has an option it does not take (click/typer)", "Error: No such option: --lr",
+      "https://github.com/pallets/click (exceptions.py: NoSuchOption)", "the script's --help; fix the command line"),
+    S("click-missing", "code", ("Error: Missing option ",),
+      "the script's command line lacks a required option (click/typer)", "Error: Missing option '--config'.",
+      "https://github.com/pallets/click (exceptions.py: MissingParameter)",
+      "the script's --help; fix the command line"),
+    S("hydra-override", "code", ("Could not override '",),
+      "a Hydra override on the command line names a key the config does not have",
+      "Could not override 'trainer.gpus'.", "https://github.com/facebookresearch/hydra (the override error)",
+      "the config's keys (--cfg job); add new keys with +key=value"),
+    # C's assert() as glibc prints it ("PROG: FILE:LINE: FUNC: Assertion `EXPR' failed."; CUDA's device-side form,
+    # `EXPR` failed, is kernel-assert above), and with straight quotes (a markdown paste, newer messages)
+    S("c-assert", "code", ("Assertion `", "' failed."),
+      "the program's own assert() failed (an invariant of the code or its input)",
+      "a.out: main.c:12: main: Assertion `n > 0' failed.", "https://github.com/bminor/glibc (assert/assert.c)",
+      "the file:line and expression it names; the input that broke it"),
+    S("c-assert-quoted", "code", ("Assertion '", "' failed."),
+      "the program's own assert() failed (an invariant of the code or its input)",
+      "a.out: main.c:12: main: Assertion 'n > 0' failed.", "https://github.com/bminor/glibc (assert/assert.c)",
+      "the file:line and expression it names; the input that broke it"),
+    # LAMMPS' Error::all: "ERROR: MESSAGE (src/FILE.cpp:LINE)", then "Last command: ..." (its memory and package
+    # errors above take theirs first): the input script or the simulation it describes
+    S("lammps-error", "code", ("ERROR: ", ".cpp:", " ("),
+      "the program stopped on its own error check (LAMMPS' ERROR: the input script or the simulation it "
+      "describes: lost atoms, a bad style or value)",
+      "ERROR: Lost atoms: original 8000 current 7999 (src/thermo.cpp:486)",
+      "https://github.com/lammps/lammps (src/error.cpp: Error::all)",
+      "the message and the input's 'Last command:' after it (a smaller timestep, the input's values)"),
+    # --- an application's own fatal error (session 17): HPC codes check their input, setup and numerics, print
+    # what they found and abort (MPI_Abort after it: see mpi-abort). The job's own, as a Python exception is; a
+    # message about memory is left to the memory rows (`unless`)
+    S("lammps-error-one", "code", ("ERROR on proc ",),
+      "the application stopped on an error one process found (LAMMPS' Error::one: the input, the setup or the "
+      "numerics: atoms out of range, lost atoms, a list out of space)",
+      "ERROR on proc 17: Out of range atoms - cannot compute PPPM (src/KSPACE/pppm.cpp:1940)",
+      "https://github.com/lammps/lammps/issues/2145 (lammps#4186 the same form; src/error.cpp: Error::one)",
+      "the message and the input script (timestep, neighbor and kspace settings, the domain decomposition); the "
+      "proc named is the rank that failed", unless=("alloc", "memory", "Memory")),
+    S("openfoam-fatal", "code", ("FOAM FATAL",),
+      "the application stopped on an error in the case's setup (OpenFOAM's FatalError / FatalIOError: a "
+      "dictionary, a mesh, a decomposition, a boundary condition)",
+      "[57] --> FOAM FATAL ERROR: (openfoam-2306)",
+      "https://github.com/fireFoam-dev/fireFoam-dev/issues/6 (hystrath#7 the same: OpenFOAM's error.C prints it)",
+      "the message and the file it names (the case's dictionaries; decomposePar for every region; mpirun -np N "
+      "... -parallel)", unless=("alloc", "memory", "Memory")),
+    S("qe-error-routine", "code", ("Error in routine ",),
+      "the application stopped on an error it found (Quantum ESPRESSO's errore: the input, a pseudopotential "
+      "file, or no convergence)",
+      "Error in routine tweights (1): bad Fermi energy",
+      "https://github.com/QEF/q-e/blob/develop/UtilXlib/error_handler.f90 (errore: 'Error in routine ... (N):', "
+      "the form it prints)",
+      "the message under it (the input card, pseudo_dir and the file names, the k-points and smearing)",
+      unless=("alloc", "memory", "Memory")),
+    S("wrf-fatal", "code", ("FATAL CALLED",),
+      "the application stopped on an error it found (WRF's wrf_error_fatal: the namelist, the input data, or "
+      "the numerics: a CFL violation)",
+      "FATAL CALLED FROM FILE: <stdin> LINE: 1591", "https://github.com/davegill/wrf-coop/issues/17 (its banner "
+      "'-------------- FATAL CALLED ---------------' before it in newer WRF: wrf-model/WRF#1267)",
+      "the lines above it in that rank's rsl.error file (the namelist, the domain's input; a smaller time_step for "
+      "CFL errors)", unless=("alloc", "memory", "Memory")),
+    # GROMACS' fatal-error block (gmx_fatal): "Program: gmx mdrun ... / Source file: src/gromacs/... / MPI rank: N
+    # (out of M) / Fatal error: / MESSAGE": the input or the run's setup (a domain decomposition for that many
+    # ranks, the topology); its memory message after the head is oom (APP_FATAL_SIGNS)
+    S("gromacs-fatal", "code", ("Source file: src/gromacs/",),
+      "the application stopped on an error in its input or setup (GROMACS' fatal error: the topology, the box "
+      "against the number of ranks, an option)",
+      "Source file: src/gromacs/domdec/domdec.cpp (line 2232)",
+      "https://github.com/gromacs/gromacs/blob/main/src/gromacs/utility/fatalerror.cpp (gmx_fatal's block: its "
+      "'Source file:' and 'MPI rank:' lines, the form it prints)",
+      "the message after 'Fatal error:' (fewer ranks or -rdd/-dds for a domain decomposition; the .top and .mdp it "
+      "names); the MPI rank line names the rank", unless=("alloc", "memory", "Memory")),
+    S("gromacs-fatal-old", "code", ("Source code file: ", "gromacs"),
+      "the application stopped on an error in its input or setup (GROMACS 4 and 5's fatal error: the box against "
+      "the number of ranks, the topology, an option)",
+      "Source code file: /tmp/gromacs_build/source/gromacs-4.6.7/src/mdlib/domdec.c, line: 3245",
+      "https://github.com/Becksteinlab/MDPOW/issues/77 (GROMACS 4.6's gmx_fatal block)",
+      "the message after 'Fatal error:' (fewer ranks or -rdd/-dds for a domain decomposition; the .top and .mdp it "
+      "names)", unless=("alloc", "memory", "Memory")),
+    # GFDL's FMS (MOM6, ACCESS-OM2, GCHP, SHiELD): mpp_error(FATAL, ...) prints "FATAL from PE N: ROUTINE: MESSAGE"
+    # and aborts: the model's own check of its input, namelist or numerics, on rank N
+    S("fms-fatal", "code", ("FATAL from PE",),
+      "the model stopped on an error it found (FMS's mpp_error: the namelist, an input file, the layout, or the "
+      "numerics: an instability, a NaN)",
+      "FATAL from PE     0: btstep: number of barotropic step (nstep+nfilter) is 0",
+      "https://github.com/NOAA-GFDL/FMS/blob/main/mpp/include/mpp_util.inc (mpp_error's 'FATAL from PE', the form "
+      "it prints)",
+      "the message: the namelist or input it names (the layout against the PEs started, the time step for an "
+      "instability); the PE is the rank", unless=("alloc", "memory", "Memory")),
+    # MPICH's (and Intel MPI's) error stack for an argument a call cannot take: Open MPI's classes below in MPICH's
+    # words ("Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:")
+    S("mpich-invalid-arg", "code", ("Fatal error in PMPI_", ": Invalid "),
+      "an MPI call got an argument it cannot take (MPICH's error stack: a communicator, a rank, a count, a "
+      "datatype)", "Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:",
+      "https://github.com/pmodels/mpich/blob/main/src/mpi/errhan/errnames.txt (**comm, **rank: the classes it "
+      "prints)",
+      "the call and its arguments in the stack under it (a rank past the size: the job started with fewer "
+      "processes than the program expects; comm=0x0: a communicator never set)", weak=True),
+    # an MPI call given an argument it cannot take: the program's bug (Open MPI's error classes, as its
+    # MPI_ERRORS_ARE_FATAL handler prints them; ompi/errhandler/errcode.c)
+    S("mpi-invalid-arg", "code", ("*** MPI_ERR_", ": invalid "),
+      "an MPI call got an argument it cannot take (a communicator, a count, a datatype, a rank, a tag, a root): "
+      "the program's call (or a handle from another library's MPI)",
+      "*** MPI_ERR_COMM: invalid communicator",
+      "https://github.com/NCAR/wrf_hydro_nwm_public/issues/232 (Open MPI's ompi/errhandler/errcode.c: each class's "
+      "'MPI_ERR_X: invalid ...', as MPI_ERRORS_ARE_FATAL prints it)",
+      "the call named on the line before (An error occurred in MPI_...) and its arguments on every rank (a count "
+      "over 2^31, a rank outside the communicator, a communicator freed or never created)",
+      unless=("MPI_ERR_FILE",), weak=True),
+    S("namd-fatal", "code", ("FATAL ERROR: ",),
+      "the application stopped on its own fatal error (\"FATAL ERROR: \" as NAMD and PIO print it: an input, "
+      "parameter or configuration file it cannot open or read)",
+      "Reason: FATAL ERROR: Unable to access config file min.conf", "https://github.com/prody/ProDy/issues/878 "
+      "(fhh2626/BFEE3#129: 'FATAL ERROR: Unable to open extended system file.'; E3SM-Project/scream#2159: PIO's)",
+      "the file or parameter the line names (its path from the job's working directory, the config's keywords)",
+      unless=("FOAM", "CUDA", "cuda", "GPU", "memory", "Memory", "malloc", "license", "socket", "connect",
+              "No space left", "quota", "Permission denied", "Read-only", "Stale file")),  # the file system's
+    S("hdf5-already-open", "code", ("unable to truncate a file which is already open",),
+      "HDF5 refused to create a file the job already holds open (opened twice, never closed, or created by "
+      "several ranks at once): the code's file handling",
+      "  #001: H5Fint.c line 1024 in H5F_open(): unable to truncate a file which is already open",
+      "https://github.com/PrincetonUniversity/FOCUS/issues/9 (hel-astro-lab/runko#28 the same)",
+      "close the file before recreating it; one rank (or parallel HDF5 with MPI-IO) creates a shared file"),
+    # CP2K's input parser on a keyword or section it does not know, before its [ABORT] banner (cp2k-1195's
+    # subsection, cp2k-3407's keyword): the input file
+    S("cp2k-unknown-input", "code", ("Possible matches for unknown ",),
+      "CP2K stopped on its input: a keyword or section it does not know (a typo, a name from another CP2K "
+      "version); the lines after it list the closest names",
+      " Possible matches for unknown keyword ", "https://github.com/cp2k/cp2k/issues/3407 (and cp2k/cp2k#1195)",
+      "the input against the manual of the CP2K version that ran (cp2k --version; the names listed after it)"),
+]  # fmt: skip

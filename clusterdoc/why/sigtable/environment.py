@@ -1,0 +1,868 @@
+"""The `environment` failure signatures: the software stack or the container: versions, libraries, missing programs,
+paths, permissions, shared memory, launch set-ups.
+
+One entry each (why/signature.py says what an entry holds). Within this table the first entry that matches a line
+wins; why/signatures.py says the order of the tables.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clusterdoc.why.signature import NODE, S, Signature
+
+# round 10: MPICH's launcher (Hydra: mpiexec, and Intel MPI's) rejecting an option only Open MPI's mpirun takes:
+# the mpiexec on the PATH is MPICH's while the script, wrapper or tool was written for Open MPI (radiasoft-183's
+# --mca, picongpu-4739's -am, torchpack-36's --allow-run-as-root: each thread settled on the MPI installed or
+# found). Another option (a typo, pmi_args from a program of another MPI started alone) stays thin
+_WORD_GOES_ON = "abcdefghijklmnopqrstuvwxyz0123456789_-"  # "am" is not "amd64": the option ends the line
+OPENMPI_ONLY_OPTIONS = ("mca", "gmca", "am", "amca", "allow-run-as-root", "oversubscribe", "npernode", "tag-output",
+                        "report-bindings", "display-map")  # fmt: skip
+# round 10: the MPI launcher itself crashed (mpirun/orterun, its daemon orted, PRRTE's prterun/prted), not the
+# program: a frame of the launcher's own binary in the crash's backtrace (ompi-7483's "[ 5] mpirun[0x400f7a]",
+# ompi-1916's gdb "in orterun ()"), or the shell's report of the daemon's segfault (ompi-release-875). Its version's
+# bug or its build: the MPI installation, whatever the job runs
+_LAUNCHER_CRASHED = (
+    "the MPI launcher itself crashed (mpirun, its daemon orted or PRRTE's), not the program: its "
+    "version's bug or its build (the MPI installation)"
+)
+_LAUNCHER_NEXT = (
+    "another Open MPI version or build (the site's other MPI module); the launcher options that reach "
+    "the crashing code (stdin forwarding, --display-map) left out; the MPI's issue tracker"
+)
+
+SIGNATURES: list[Signature] = [
+    # Slurm's authentication (munge) failed on the host that submits: munged not running, its socket or key
+    # missing (munge-118; Slurm's auth/munge plugin prints "Munge encode failed")
+    S("slurm-munge-auth", "environment", ("Protocol authentication error",),
+      "Slurm could not authenticate the request: munge (its authentication daemon) is not running or cannot be "
+      "reached on this host, or its key differs from the controller's",
+      "sbatch: error: Batch job submission failed: Protocol authentication error",
+      "https://github.com/dun/munge/issues/118",
+      "the admins: munged on this host (munge -n | unmunge; its socket, its key against the controller's)"),
+    S("slurm-munge-encode", "environment", ("Munge encode failed",),
+      "Slurm could not authenticate the request: munge (its authentication daemon) is not running or cannot be "
+      "reached on this host",
+      "sbatch: error: Munge encode failed: Failed to access \"/run/munge/munge.socket.2\": No such file or directory",
+      "https://github.com/dun/munge/issues/118", "the admins: munged on this host (munge -n | unmunge)"),
+    # Flux: the job shell could not start the program (flux-core-4195: not installed on the nodes; the allocation's
+    # timeout after it is its effect), and a node lost under a job as flux jobs prints the exception's note
+    # (flux-core-6653)
+    S("flux-start-failed", "environment", ("start failed: ", ": No such file or directory"),
+      "Flux could not start the program on a node: it is not there (not installed, not on the PATH, a path only the "
+      "login node has)",
+      "0.778s: flux-shell[1]: FATAL: task 0: start failed: stress: No such file or directory",
+      "https://github.com/flux-framework/flux-core/issues/4195",
+      "the program's path on the compute nodes (flux run -N1 which PROG), the module or the container"),
+    # --- environment: the software stack or the container ---
+    S("nccl-shm", "environment", ("Error while creating shared memory segment",),
+      "NCCL could not create its shared-memory segment: /dev/shm is too small (a container's 64 MB default)",
+      "include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-250a7cc850ba9298-0-1-3 "
+      "(size 9637888)", "https://github.com/NVIDIA/nccl/issues/342",
+      "give the container more /dev/shm (docker --shm-size=16g or --ipc=host), or NCCL_SHM_DISABLE=1"),
+    S("nccl-shm-extend", "environment", ("NCCL WARN", "failed to extend /dev/shm"),
+      "NCCL could not grow its segment in /dev/shm: too small (a container's default)",
+      "ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 "
+      "bytes", "https://github.com/NVIDIA/nccl-tests/issues/166",
+      "give the container more /dev/shm (docker --shm-size=16g or --ipc=host)"),
+    S("shm-fallocate", "environment", ("posix_fallocate failed",),
+      "no space left in /dev/shm for NCCL's buffers",
+      "include/shm.h:28 NCCL WARN Call to posix_fallocate failed: No space left on device",
+      "https://github.com/NVIDIA/nccl/issues/342",
+      "give the container more /dev/shm (docker --shm-size=16g or --ipc=host)"),
+    S("shm-bus-error", "environment", ("Unexpected bus error encountered in worker",),
+      "a DataLoader worker died of a bus error: /dev/shm is too small (a container's default 64 MB)",
+      "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).",
+      "https://github.com/msr-fiddle/pipedream/issues/28",
+      "docker --shm-size=16g or --ipc=host (or -v /dev/shm:/dev/shm); or fewer DataLoader workers"),
+    S("sigbus", "environment", ("Caught signal 7 (Bus error",),
+      "a process died of SIGBUS (a bus error): in a container, /dev/shm too small for NCCL's or the loader's "
+      "shared memory",
+      "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
+      "https://github.com/msr-fiddle/pipedream/issues/76",
+      "docker --shm-size=16g or --ipc=host; NCCL_SHM_DISABLE=1 to confirm"),
+    # torchrun's failure table for a rank that died of SIGBUS: in a PyTorch job, shared memory (/dev/shm: the
+    # DataLoader's and NCCL's) too small, as UCX's and the DataLoader's own bus-error lines above say
+    S("torchrun-sigbus", "environment", ("Signal 7 (SIGBUS) received by PID",),
+      "a rank died of SIGBUS (a bus error): in a PyTorch job, /dev/shm too small for the DataLoader's or NCCL's "
+      "shared memory (a container's 64 MB default, or a node's small tmpfs)",
+      "  traceback : Signal 7 (SIGBUS) received by PID 16614",
+      "https://github.com/hiyouga/LlamaFactory/issues/2206",
+      "df -h /dev/shm on the node; docker --shm-size=16g or --ipc=host, fewer DataLoader workers; NCCL_SHM_DISABLE=1 "
+      "to confirm"),
+    S("loader-bus-error", "environment", ("DataLoader worker", "killed by signal: Bus error"),
+      "a DataLoader worker died of a bus error: /dev/shm is too small (a container's default 64 MB)",
+      "RuntimeError: DataLoader worker (pid 325) is killed by signal: Bus error.",
+      "https://github.com/msr-fiddle/pipedream/issues/28",
+      "docker --shm-size=16g or --ipc=host (or -v /dev/shm:/dev/shm); or fewer DataLoader workers"),
+    S("sh-not-found", "environment", ("/bin/sh: ", ": not found"),
+      "a command the job runs is not installed where it runs (not on the PATH of that node or container)",
+      "/bin/sh: 1: torchrun: not found", "https://github.com/hiyouga/LlamaFactory/issues/5217",
+      "install it in the job's environment on every node (or call it by its path: python -m torch.distributed.run)"),
+    # the batch script itself, which slurmd wrote to the node's spool (SlurmdSpoolDir/jobN/slurm_script), is gone
+    # or cannot be executed there: that node's spool or /tmp (full, cleaned, another mount), or the script's #!
+    # interpreter missing on it: the node first, a candidate (its slurmd log decides)
+    # dash (Debian's and Ubuntu's /bin/sh) running a script written for bash: "SCRIPT: LINE: source: not found"
+    S("sh-source-not-found", "environment", ("source: not found",),
+      "a bash script ran under sh (dash): `source` is bash's, so the environment it sets up was never loaded",
+      "run.sh: 18: source: not found", "https://github.com/sgl-project/sglang/issues/3512",
+      "run it with bash (`bash run.sh`, or `#!/bin/bash` as its first line), or use `.` in place of `source`"),
+    # a module the job asked for that the site's module system does not have: the job then lacks what it loads.
+    # A candidate only: profiles print such errors for stale module names in jobs that fail of something else
+    S("lmod-error", "environment", ("Lmod has detected the following error",),
+      "a `module load` failed (Lmod): the job runs without the software or libraries it asked for",
+      "Lmod has detected the following error: The following module(s) are unknown:",
+      "https://github.com/hpcugent/vsc_user_docs/issues/440", "module spider NAME on the cluster the job ran on (the "
+      "name, its version, the module path: `module use`); a failure later in the log may follow from it",
+      weak=True),
+    S("modulefile-missing", "environment", ("Unable to locate a modulefile",),
+      "a `module load` failed (Environment Modules): the job runs without the software it asked for",
+      "ModuleCmd_Load.c(213):ERROR:105: Unable to locate a modulefile for 'openmpi/4.1.1'",
+      "https://github.com/cea-hpc/modules (its ERROR:105 message)", "module avail on the node; the name and version",
+      weak=True),
+    S("execve-missing", "environment", ("execve(): ", "No such file or directory"),
+      "Slurm could not start the task's command: it is not installed where the task runs (not on that node's PATH)",
+      "slurmstepd: error: execve(): torchrun: No such file or directory",
+      "https://github.com/CSCfi/pytorch-ddp-examples/issues/1",
+      "install it in the job's environment on every node (module load, the container), or call it by its path"),
+    # round 8: Open MPI's daemon is not on the remote nodes' PATH (a non-interactive ssh shell without the module)
+    S("orted-not-found", "environment", ("orted: command not found",),
+      "mpirun could not start its daemon on a node: Open MPI is not on that node's PATH for a non-interactive "
+      "shell", "bash: orted: command not found", "https://github.com/open-mpi/ompi-www (the FAQ: orted not found)",
+      "mpirun --prefix $MPI_HOME (or the module in ~/.bashrc before its interactive-only guard)"),
+    S("prted-not-found", "environment", ("prted: command not found",),
+      "mpirun (Open MPI 5) could not start its daemon on a node: Open MPI is not on that node's PATH",
+      "bash: prted: command not found", "https://github.com/open-mpi/ompi (prte's daemon)",
+      "mpirun --prefix $MPI_HOME (or the module in ~/.bashrc before its interactive-only guard)"),
+    S("command-not-found", "environment", (": command not found",),
+      "a shell could not find a command (a module or a tool a profile script calls is often harmless; the launcher "
+      "or the script itself is not)", "sbatch: command not found",
+      "https://github.com/p-lambda/incontext-learning/issues/4",
+      "see which command: the launcher's (install it on every node) or a profile line's (harmless)", weak=True),
+    S("ninja-build-failed", "environment", ("ninja: build stopped",),
+      "a C++/CUDA extension failed to compile at run time (the CUDA toolkit or compiler does not fit torch)",
+      "  ninja: build stopped: subcommand failed.", "https://github.com/ashawkey/torch-ngp/issues/66",
+      "build the extension once where the job runs (the same CUDA toolkit as torch.version.cuda, a supported gcc), "
+      "or install a prebuilt wheel"),
+    # torch.utils.cpp_extension's JIT build (DeepSpeed's ops, apex, flash-attn): its own failure line, and the
+    # ninja call it wraps in a CalledProcessError (a launcher-like wrapper elsewhere, here the build's exit)
+    S("extension-build-failed", "environment", ("Error building extension",),
+      "a C++/CUDA extension failed to compile at run time (the CUDA toolkit or compiler does not fit torch)",
+      "RuntimeError: Error building extension 'fused_adam'", "https://github.com/deepspeedai/DeepSpeed/issues/6892",
+      "build the op ahead (DS_BUILD_FUSED_ADAM=1 pip install deepspeed) where the job runs, with the CUDA toolkit of "
+      "torch.version.cuda and a supported gcc; the compiler's error above the line says what failed"),
+    S("ninja-jit-failed", "environment", ("Command '['ninja', '-v']' returned non-zero exit status",),
+      "a C++/CUDA extension failed to compile at run time (torch's JIT build: ninja exited non-zero)",
+      "[rank1]: subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.",
+      "https://github.com/deepspeedai/DeepSpeed/issues/6892",
+      "build the op ahead where the job runs (the CUDA toolkit of torch.version.cuda, a supported gcc); the "
+      "compiler's error above the line says what failed"),
+    S("nvcc-failed", "environment", ("error: command '", "nvcc' failed"),
+      "nvcc failed to build an extension (the CUDA toolkit, the GPU architecture or the compiler)",
+      "error: command '/usr/local/cuda/bin/nvcc' failed with exit status 4",
+      "https://github.com/GOATmessi8/RFBNet/issues/74",
+      "the CUDA toolkit that matches torch.version.cuda, TORCH_CUDA_ARCH_LIST for the node's GPUs, a supported gcc"),
+    S("cuda-version-mismatch", "environment", ("mismatches the version that was used to compile",),
+      "the CUDA toolkit found differs from the one torch was built with (an extension cannot be built against it)",
+      "The detected CUDA version (11.8) mismatches the version that was used to compile",
+      "https://github.com/icip-cas/AutoAlign/issues/25",
+      "load the CUDA toolkit of torch.version.cuda (module load, CUDA_HOME), or install the torch built for yours"),
+    S("torchvision-cuda-mismatch", "environment", ("were compiled with different CUDA",),
+      "two packages of the job were built for different CUDA versions (torch and torchvision)",
+      "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA versions. PyTorch has "
+      "CUDA Version=11.3 and torchvision has CUDA Version=11.7.",
+      "https://github.com/mathmanu/edgeai-torchvision/issues/18",
+      "install the torchvision (torchaudio, ...) built for the same torch and CUDA (the same --index-url)"),
+    S("driver-too-old", "environment", ("NVIDIA driver on your system is too old",),
+      "the node's NVIDIA driver is older than the CUDA torch was built for",
+      "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver "
+      "by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx",
+      "https://github.com/lllyasviel/Fooocus/issues/1313",
+      "a torch built for an older CUDA (the driver's: nvidia-smi's 'CUDA Version'), or a newer driver on the node"),
+    S("cuda-driver-insufficient", "environment", ("CUDA driver version is insufficient",),
+      "the node's NVIDIA driver is older than the CUDA runtime the job uses (or the container sees no driver)",
+      "RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version at "
+      "/pytorch/aten/src/THC/THCGeneral.cpp:74", "https://github.com/microsoft/human-pose-estimation.pytorch/issues/23",
+      "a torch built for the driver's CUDA (nvidia-smi's 'CUDA Version'), or a newer driver; in a container: --gpus"),
+    S("undefined-symbol", "environment", ("undefined symbol: ",),
+      "a library is older or newer than what was built against it (e.g. a libnccl older than torch's)",
+      "ImportError: /root/miniconda3/envs/py310/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined "
+      "symbol: ncclCommInitRankScalable", "https://github.com/PaddlePaddle/Paddle/issues/74792",
+      "use the NCCL that torch ships (unset LD_LIBRARY_PATH/LD_PRELOAD entries that put another libnccl first)"),
+    S("no-kernel-image", "environment", ("no kernel image is available",),
+      "the binary was not built for this GPU's architecture (torch, an extension, or a wheel)",
+      "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+      "https://github.com/facebookresearch/detectron2/issues/235",
+      "install a build for this GPU (clusterdoc check: arch), or rebuild with TORCH_CUDA_ARCH_LIST for it"),
+    S("nccl-no-socket-if", "environment", ("no socket interface found",),
+      "NCCL found no usable network interface (NCCL_SOCKET_IFNAME names one that is not there)",
+      "Bootstrap : no socket interface found", "https://github.com/EvolvingLMMs-Lab/open-r1-multimodal/issues/7",
+      "set NCCL_SOCKET_IFNAME to an interface every node has (ip -br addr), or unset it"),
+    S("nccl-addr-family", "environment", ("Address family not supported",),
+      "NCCL's socket has an address family the node does not have (IPv6 vs IPv4, or no interface)",
+      "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol",
+      "https://github.com/NVIDIA/nccl/issues/210",
+      "NCCL_SOCKET_IFNAME to an interface with an IPv4 address on every node (or NCCL_SOCKET_FAMILY=AF_INET)"),
+    S("address-in-use", "environment", ("Address already in use",),
+      "the rendezvous port is taken (another job on the node uses the same MASTER_PORT)",
+      "RuntimeError: Address already in use", "https://github.com/open-mmlab/mmdetection/issues/2129",
+      "a free port per job (MASTER_PORT / --master_port; torchrun --rdzv-endpoint=HOST:0 picks one)"),
+    # torch 2.x's form of the same (the c10d store's socket): "... name: EADDRINUSE, message: address already in use"
+    S("address-in-use-c10d", "environment", ("EADDRINUSE",),
+      "the rendezvous port is taken (another job or a leftover process on the node holds MASTER_PORT)",
+      "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. "
+      "port: 29500, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use",
+      "https://github.com/pytorch/pytorch (torch/csrc/distributed/c10d/socket.cpp)",
+      "a free port per job (MASTER_PORT / --master_port; torchrun --rdzv-endpoint=HOST:0 picks one); a leftover "
+      "process from the last run: lsof -i :PORT"),
+    S("duplicate-gpu", "environment", ("Duplicate GPU detected",),
+      "two ranks were given the same GPU: the launch or placement gives every rank of a node the same device",
+      "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 10",
+      "https://github.com/verl-project/verl/issues/161",
+      "one GPU per rank: torch.cuda.set_device(LOCAL_RANK) before init, CUDA_VISIBLE_DEVICES per rank, the "
+      "launcher's GPUs per node equal to its ranks per node"),
+    S("no-module", "environment", ("No module named ",),
+      "a module could not be imported: a package missing from this environment, or the script run from another folder",
+      "Invalid MIT-MAGIC-COOKIE-1 key/usr/bin/python3: No module named run",
+      "https://github.com/clvrai/skill-chaining/issues/4",
+      "install the package in the job's environment (the same on every node), or run from the folder that has it"),
+    S("nccl-no-net", "environment", ("Could not find NET with id",),
+      "NCCL's topology has no network device it can use for this path (NIC merging of NCCL 2.26, or a container "
+      "that does not see the node's NICs)",
+      "NCCL WARN Could not find NET with id 0", "https://github.com/NVIDIA/nccl/issues/1748",
+      "use the NCCL torch ships (2.27+ fixes the merge), or NCCL_NET_MERGE_LEVEL=LOC; give the container the NICs"),
+    S("ssh-no-auth", "environment", ("No authentication methods available",),
+      "the launcher could not log in to another node over SSH (no key set up between the nodes)",
+      "Error: failed to run torchrun --nproc_per_node=4 --nnodes=2 --node_rank=1 --rdzv_backend=c10d "
+      "--rdzv_endpoint=ip:29501 --rdzv_id=colossalai-default-job train.py --strategy colossalai_zero2 on gpu-1648, is "
+      "localhost: False, exception: No authentication methods available",
+      "https://github.com/hpcaitech/ColossalAI/issues/3066",
+      "passwordless SSH between the nodes (clusterdoc check tests it), or launch each node's torchrun yourself",
+      node=re.compile(r" on " + NODE + r", is localhost")),
+    S("ssh-publickey", "environment", ("Permission denied (publickey",),
+      "the launcher could not log in to another node over SSH (its key is not accepted there)",
+      "localhost: jiaming@localhost: Permission denied (publickey,password).",
+      "https://github.com/deepspeedai/DeepSpeed/issues/5709",
+      "passwordless SSH between the nodes (ssh-copy-id; clusterdoc check tests it), or launch each node yourself"),
+    # paramiko's (ColossalAI's and fabric-based launchers') SSH client: the key it was given is not one it can use
+    S("ssh-key-invalid", "environment", ("not a valid RSA private key file",),
+      "the launcher could not log in to another node over SSH: its private key is in a format its SSH client "
+      "(paramiko) cannot read (an OpenSSH-format or ed25519 key where RSA PEM is expected)",
+      "Error: failed to run torchrun --nproc_per_node=2 --nnodes=2 --node_rank=1 --master_addr=192.168.1.11 "
+      "--master_port=29508 pretrain.py on 192.168.1.12, is localhost: False, exception: not a valid RSA private key "
+      "file", "https://github.com/hpcaitech/ColossalAI/issues/5213",
+      "a PEM RSA key (ssh-keygen -t rsa -m PEM) in ~/.ssh/id_rsa, its public half in the other nodes' "
+      "authorized_keys; ssh NODE true from the launching node",
+      node=re.compile(r" on " + NODE + r", is localhost")),
+    # the MPI library and the launcher do not speak the same process-management interface (PMI): a direct launch
+    # by srun of an MPI built without Slurm's PMI (or the wrong --mpi=), a PMIx missing a component. Open MPI's help
+    # texts and the PMI libraries' own lines
+    S("pmi-init-failed", "environment", ("pmi2_init failed",),
+      "the MPI library could not start under the launcher: the process-management interface (PMI2) srun offers is "
+      "not the one the MPI was built for",
+      "PMI2_Init failed to intialize.  Return code: 1", "tests/fixtures/why/heldout/SOURCES.md (arjuna-172)",
+      "srun --mpi=list and the MPI's build (ompi_info | grep -i pmi): launch with the matching --mpi=pmix|pmi2, or "
+      "through mpirun inside the allocation", lower=True),
+    S("pmix-init-failed", "environment", ("pmix_init failed",),
+      "the MPI library could not start: PMIx failed to initialise (a component missing or not loadable: munge, a "
+      "library path, a PMIx older or newer than the MPI's)",
+      "It looks like pmix_init failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi/issues/9582",
+      "the component the lines after it name (pmix_info; the library path of the PMIx the MPI was built with); "
+      "srun --mpi=list", lower=True),
+    S("ompi-no-slurm-pmi", "environment", ("not built with SLURM's PMI support",),
+      "Open MPI was direct-launched by srun, but it was built without Slurm's PMI support",
+      "The application appears to have been direct launched using \"srun\", but OMPI was not built with SLURM's "
+      "PMI support and therefore cannot execute.",
+      "https://github.com/open-mpi/ompi (Open MPI 4's ess/pmi help text; with PMI2_Init failed in arjuna-172 and "
+      "CliMA's FAQ)",
+      "launch with mpirun inside the allocation, or an Open MPI built --with-pmix / --with-pmi (srun --mpi=list)"),
+    # an MPI that cannot start at all (MPICH's and Open MPI's own init failures: a device/channel, a module, a PMI
+    # its launcher does not speak), and Slurm's PMIx plugin failing between the MPI's processes and srun
+    S("mpich-init-fatal", "environment", ("Fatal error in ", "MPI_Init"),
+      "the MPI library could not start (MPI_Init failed: its channel or device, the process manager it was given, "
+      "a module or library it needs on the node)",
+      "Fatal error in MPI_Init: Other MPI error, error stack:",
+      "https://github.com/jtriley/StarCluster/issues/406",
+      "the error stack's last line names what is missing; mpiexec -n 2 hostname, then a hello-world MPI program "
+      "with the same mpiexec and module set"),
+    S("ompi-init-failed", "environment", ("MPI_INIT failed",),
+      "the MPI library could not start (Open MPI's MPI_INIT failed: the lines after it name the component)",
+      "It looks like MPI_INIT failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi/issues/3144 (GCHP#94, temporal-segment-networks#121: the same help text)",
+      "the component named after it (ompi_info); the same mpirun with a hello-world program"),
+    S("ompi-pmi2-init", "environment", ("PMI2 failed to initialize",),
+      "the MPI library could not start under the launcher: PMI2 did not initialise (srun's --mpi= and the MPI's "
+      "build do not match)",
+      "\"PMI2 failed to initialize, returning an error code of 14.", "https://github.com/radical-cybertools/"
+      "radical.pilot/issues/1085",
+      "srun --mpi=list and the MPI's build (ompi_info | grep -i pmi): the matching --mpi=, or mpirun in the "
+      "allocation"),
+    S("slurm-pmix-plugin", "environment", ("error:", "mpi/pmix"),
+      "Slurm's PMIx plugin failed between srun and the MPI's processes (a PMIx or MPI that does not match the "
+      "plugin's, or a launch mixing srun and another mpiexec)",
+      "[2026-09-08T13:01:38.539] error:  mpi/pmix_v4: _process_server_request: c112-002 [0]: pmixp_server.c:935: "
+      "unexpected contrib from c112-003:1, coll->seq=0, seq=0", "https://github.com/pmodels/mpich/issues/7957",
+      "launch with one process manager: srun --mpi=pmix with an MPI built for it, or mpiexec alone"),
+    S("glibc-version", "environment", ("version `GLIBC", "not found"),
+      "a binary needs a newer C library (GLIBC/GLIBCXX) than the node has: built on another system or image",
+      "gadget: /lib64/libc.so.6: version `GLIBC_2.14' not found (required by gadget)",
+      "https://github.com/gadget-framework/gadget2/issues/18 (a shared cluster; KymoKnot#1 on an HPC cluster)",
+      "run it in the image it was built for, or build it on the node's OS (module load gcc for GLIBCXX)"),
+    S("loader-shared-lib", "environment", ("error while loading shared libraries", "cannot open shared object file"),
+      "the dynamic loader could not load a library the program needs (not on LD_LIBRARY_PATH on this node: a "
+      "module not loaded, a container without it)",
+      "./build/all_reduce_perf: error while loading shared libraries: libmpi.so.40: cannot open shared object file: "
+      "No such file or directory", "https://github.com/NVIDIA/nccl/issues/872 (ArjunaUsers#110: lmp under srun)",
+      "ldd on the binary on the node: load the module that provides it, or set LD_LIBRARY_PATH in the job"),
+    S("ssh-host-key", "environment", ("Host key verification failed",),
+      "the launcher's SSH to another node refused the node's host key (unknown, or changed since a reinstall)",
+      "Host key verification failed.", "https://github.com/pmodels/mpich/issues/4712",
+      "add the nodes to known_hosts (ssh-keyscan), or ask the admins for the cluster's ssh_known_hosts"),
+    # --- round 8: environment, as the tools print it (their own messages, from their sources) ---
+    # the CUDA runtime's and driver API's own error strings for a driver that does not fit the toolkit or the GPU
+    # (cudaGetErrorString / cuGetErrorName: the CUDA Runtime API's cudaError enum)
+    S("cuda-driver-mismatch", "environment", ("system has unsupported display driver / cuda driver combination",),
+      "the node's display driver and its CUDA driver (libcuda) are of different versions: a driver upgraded "
+      "without a reboot, or a container's libcuda that is not the host's",
+      "CUDA error: system has unsupported display driver / cuda driver combination",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorSystemDriverMismatch = 803)",
+      "nvidia-smi on the node (it says the same); reboot it or load the matching kernel module; in a container, "
+      "the host's libcuda (--nv, the NVIDIA container toolkit)"),
+    S("cuda-driver-mismatch-name", "environment", ("DRIVER_MISMATCH",),
+      "the node's display driver and its CUDA driver (libcuda) are of different versions",
+      "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803)",
+      "nvidia-smi on the node; reboot it or load the matching kernel module"),
+    S("cuda-driver-mismatch-rt", "environment", ("cudaErrorSystemDriverMismatch",),
+      "the node's display driver and its CUDA driver (libcuda) are of different versions",
+      "cudaErrorSystemDriverMismatch",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorSystemDriverMismatch = 803)",
+      "nvidia-smi on the node; reboot it or load the matching kernel module"),
+    S("cuda-forward-compat", "environment", ("forward compatibility was attempted on non supported HW",),
+      "the CUDA forward-compatibility package (a newer libcuda than the driver) is used on a GPU it does not "
+      "support (consumer GPUs): the toolkit is newer than the node's driver",
+      "RuntimeError: CUDA error: forward compatibility was attempted on non supported HW",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorCompatNotSupportedOnDevice = 804)",
+      "a torch/CUDA build for the node's driver (nvidia-smi's CUDA version), or remove the cuda-compat libraries "
+      "from LD_LIBRARY_PATH"),
+    S("cuda-forward-compat-name", "environment", ("COMPAT_NOT_SUPPORTED_ON_DEVICE",),
+      "the CUDA forward-compatibility package is used on a GPU it does not support",
+      "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE = 804)",
+      "a build for the node's driver, or no cuda-compat libraries on LD_LIBRARY_PATH"),
+    S("cuda-forward-compat-rt", "environment", ("cudaErrorCompatNotSupportedOnDevice",),
+      "the CUDA forward-compatibility package is used on a GPU it does not support",
+      "cudaErrorCompatNotSupportedOnDevice",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorCompatNotSupportedOnDevice = 804)",
+      "a build for the node's driver, or no cuda-compat libraries on LD_LIBRARY_PATH"),
+    S("cuda-ptx-toolchain", "environment", ("PTX was compiled with an unsupported toolchain",),
+      "a kernel's PTX was made by a CUDA newer than the node's driver can compile (a JIT build, Triton, a "
+      "package built with a newer toolkit)",
+      "CUDA error: the provided PTX was compiled with an unsupported toolchain.",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorUnsupportedPtxVersion = 222)",
+      "a newer driver on the node, or build with the CUDA the driver supports (nvidia-smi's CUDA version)"),
+    S("cuda-ptx-name", "environment", ("UNSUPPORTED_PTX_VERSION",),
+      "a kernel's PTX was made by a CUDA newer than the node's driver can compile",
+      "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222)",
+      "a newer driver on the node, or build with the CUDA the driver supports"),
+    S("cuda-ptx-rt", "environment", ("cudaErrorUnsupportedPtxVersion",),
+      "a kernel's PTX was made by a CUDA newer than the node's driver can compile",
+      "cudaErrorUnsupportedPtxVersion",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorUnsupportedPtxVersion = 222)",
+      "a newer driver on the node, or build with the CUDA the driver supports"),
+    S("cuda-no-binary", "environment", ("NO_BINARY_FOR_GPU",),
+      "the GPU's architecture is not among those the library was built for (no kernel image for it)",
+      "CUDA_ERROR_NO_BINARY_FOR_GPU",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_NO_BINARY_FOR_GPU = 209)",
+      "a build for this GPU (TORCH_CUDA_ARCH_LIST, a wheel for its CUDA)"),
+    S("cuda-no-binary-rt", "environment", ("cudaErrorNoKernelImageForDevice",),
+      "the GPU's architecture is not among those the library was built for (no kernel image for it)",
+      "cudaErrorNoKernelImageForDevice",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorNoKernelImageForDevice = 209)",
+      "a build for this GPU (TORCH_CUDA_ARCH_LIST, a wheel for its CUDA)"),
+    S("cuda-insufficient-driver", "environment", ("INSUFFICIENT_DRIVER",),
+      "the node's NVIDIA driver is older than the CUDA the program was built with",
+      "CUDA_ERROR_INSUFFICIENT_DRIVER",
+      "https://github.com/NVIDIA/cuda-python (driver: CUDA_ERROR_INSUFFICIENT_DRIVER = 35)",
+      "a build for the node's driver (nvidia-smi's CUDA version), or a newer driver"),
+    S("cuda-insufficient-driver-rt", "environment", ("cudaErrorInsufficientDriver",),
+      "the node's NVIDIA driver is older than the CUDA the program was built with",
+      "cudaErrorInsufficientDriver", "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInsufficientDriver = 35)",
+      "a build for the node's driver (nvidia-smi's CUDA version), or a newer driver"),
+    S("torch-no-cuda-build", "environment", ("Torch not compiled with CUDA enabled",),
+      "the job's torch is a CPU-only build (pip's default wheel on some platforms, a conda solve): no GPU use",
+      "AssertionError: Torch not compiled with CUDA enabled",
+      "https://github.com/pytorch/pytorch (torch/cuda/__init__.py: _lazy_init)",
+      "install a CUDA build of torch in the job's environment (pip's --index-url for its CUDA)"),
+    # a process asked for a GPU beyond those it sees: more ranks per node than visible GPUs (--nproc_per_node,
+    # CUDA_VISIBLE_DEVICES, Slurm's --gpus) or a script that pins the GLOBAL rank's GPU on a second node: the
+    # environment or the code, the log alone cannot say
+    S("cuda-invalid-ordinal", "environment", ("invalid device ordinal",),
+      "a process asked for a GPU index it cannot see: more processes per node than visible GPUs "
+      "(--nproc_per_node, CUDA_VISIBLE_DEVICES, the job's --gpus), or the script pins the global rank's GPU",
+      "RuntimeError: CUDA error: invalid device ordinal",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInvalidDevice = 101)",
+      "compare processes per node with the GPUs each sees (nvidia-smi -L inside the job, echo "
+      "$CUDA_VISIBLE_DEVICES); the script should use LOCAL_RANK for its device", weak=True),
+    # torch's env:// rendezvous without the launcher's variables: the script was started without torchrun/srun
+    # exporting them (torch/distributed/rendezvous.py: _env_error)
+    S("torch-env-unset", "environment", ("environment variable ", "expected, but not set"),
+      "torch.distributed's env:// rendezvous found no MASTER_ADDR/MASTER_PORT/RANK/WORLD_SIZE: the script was "
+      "started without a launcher that exports them",
+      "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR "
+      "expected, but not set", "https://github.com/pytorch/pytorch (torch/distributed/rendezvous.py: _env_error)",
+      "start it with torchrun (or export them in the job script from Slurm's: MASTER_ADDR=$(scontrol show "
+      "hostnames $SLURM_JOB_NODELIST | head -n1), RANK=$SLURM_PROCID, WORLD_SIZE=$SLURM_NTASKS)"),
+    # containers that did not start: Apptainer/Singularity's own FATAL line, pyxis (Slurm's enroot plugin), the
+    # Docker daemon without the NVIDIA runtime, an OCI runtime's refusal
+    S("apptainer-creation-failed", "environment", ("FATAL:", "container creation failed"),
+      "Apptainer/Singularity could not create the container (a bind path missing in the image or on the node, its "
+      "session or tmp directory, cgroups): the job's command never ran",
+      "FATAL:   container creation failed: mount /etc/localtime->/etc/localtime error: while mounting "
+      "/etc/localtime: mount source /etc/localtime doesn't exist",
+      "https://github.com/apptainer/apptainer (its FATAL message)",
+      "the path its message names (--bind, APPTAINER_TMPDIR, the image); run the same exec by hand on the node"),
+    S("apptainer-image-open", "environment", ("FATAL:", "could not open image"),
+      "Apptainer/Singularity could not open the container image (its path on the node, its format)",
+      "FATAL:   could not open image /scratch/img.sif: failed to retrieve path for /scratch/img.sif: lstat "
+      "/scratch/img.sif: no such file or directory", "https://github.com/apptainer/apptainer (its FATAL message)",
+      "the image's path as the node sees it (its mount), and the image itself (apptainer inspect)"),
+    S("pyxis-start-failed", "environment", ("pyxis: container start failed",),
+      "pyxis (Slurm's enroot plugin) could not start the task's container: an enroot hook failed (the NVIDIA "
+      "hook, a mount); the lines after it print enroot's log",
+      "slurmstepd: error: pyxis: container start failed with error code: 1",
+      "https://github.com/NVIDIA/pyxis (pyxis_slurmstepd.c)",
+      "read enroot's log lines after it ([ERROR] ...); the image and the hooks in /etc/enroot/hooks.d"),
+    S("pyxis-exited-early", "environment", ("pyxis: container exited too soon",),
+      "pyxis could not start the task's container: it exited at once (the image's entrypoint)",
+      "slurmstepd: error: pyxis: container exited too soon", "https://github.com/NVIDIA/pyxis (pyxis_slurmstepd.c)",
+      "the image's ENTRYPOINT (pyxis needs a shell in it), enroot's log"),
+    S("docker-no-gpu-driver", "environment", ("could not select device driver",),
+      "Docker has no GPU runtime on this host (the NVIDIA container toolkit is not installed or configured)",
+      "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
+      "https://github.com/moby/moby (daemon: the device driver lookup for --gpus)",
+      "install and configure the NVIDIA container toolkit (nvidia-ctk runtime configure), restart dockerd"),
+    S("oci-runtime-failed", "environment", ("OCI runtime ", " failed"),
+      "the container runtime (runc and its hooks: the NVIDIA hook, a mount) could not create or start the "
+      "container: the job's command never ran",
+      "docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container "
+      "process caused: process_linux.go:545: container init caused: Running hook #0:: error running hook: exit "
+      "status 1, stdout: , stderr: nvidia-container-cli: initialization error",
+      "https://github.com/opencontainers/runc",
+      "its message after 'caused:' names the part (a hook, a mount, the command); docker run by hand on the node"),
+    # a launcher's ssh to the job's hosts failing (ssh exits 255 for its own errors, never the remote command's:
+    # ssh(1)): DeepSpeed's pre-launch check and pdsh say so in their own words
+    S("deepspeed-ssh-check", "environment", ("was not reachable via ssh",),
+      "the DeepSpeed launcher could not ssh to the hostfile's first host (no passwordless ssh, a wrong address)",
+      "RuntimeError: Using hostfile at /job/hostfile but host=192.168.3.100 was not reachable via ssh. If you are "
+      "running with a single node please remove /job/hostfile or setup passwordless ssh.",
+      "https://github.com/deepspeedai/DeepSpeed (deepspeed/launcher/runner.py)",
+      "ssh -o PasswordAuthentication=no HOST hostname from the launching node (keys, known_hosts, the address)"),
+    S("ssh-exit-255", "environment", ("Command 'ssh ", "returned non-zero exit status 255"),
+      "a launcher's ssh to a host failed in ssh itself (exit 255: unreachable, refused, no key), not in the remote "
+      "command", "subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no 192.168.3.100 hostname' "
+      "returned non-zero exit status 255.", "https://github.com/deepspeedai/DeepSpeed/issues/4907",
+      "ssh -o PasswordAuthentication=no HOST hostname from the launching node (keys, known_hosts, the address)"),
+    # pdsh's 255 is ssh's own failure at the start (keys) or a connection lost mid-run (the node or the link): a
+    # candidate
+    S("pdsh-ssh-255", "environment", ("ssh exited with exit code 255",),
+      "pdsh (DeepSpeed's multi-node launcher) could not ssh to a host (exit 255: unreachable, refused, no key)",
+      "pdsh@node1: node2: ssh exited with exit code 255", "https://github.com/chaos/pdsh (its exit-code message)",
+      "ssh HOST hostname from the launching node (keys, known_hosts, the address)",
+      node=re.compile(r"pdsh@[\w.-]{1,128}: " + NODE + r": ssh exited"), weak=True),
+    # an MPI launcher that cannot execute the program on a node (MPICH's Hydra, Open MPI's mpirun/prterun)
+    S("hydra-execvp", "environment", ("execvp error on file",),
+      "MPICH's launcher (Hydra) could not execute the program on a node (not on its PATH, not there)",
+      "[proxy:0:0@node1] HYDU_create_process (utils/launch/launch.c:74): execvp error on file ./a.out (No such file "
+      "or directory)", "https://github.com/pmodels/mpich (src/pm/hydra: HYDU_create_process)",
+      "the program's path on every node (an absolute path, a shared file system), the module loaded there",
+      node=re.compile(r"\[proxy:[\d:]{1,16}@" + NODE + r"\]")),
+    S("ompi-no-executable", "environment", ("could not access or execute an executable",),
+      "Open MPI's mpirun could not execute the program on a node (not there, not on its PATH, not executable); "
+      "the lines after it name the executable and the node",
+      "mpirun was unable to launch the specified application as it could not access or execute an executable:",
+      "https://github.com/open-mpi/ompi (help-orterun.txt / prte's help text)",
+      "the program's path on every node (an absolute path, a shared file system), its permissions"),
+    S("ompi-no-executable-find", "environment", ("was unable to find the specified executable file",),
+      "Open MPI's mpirun could not find the program on a node",
+      "mpirun was unable to find the specified executable file, and therefore did not launch the job.",
+      "https://github.com/open-mpi/ompi (help-orterun.txt)",
+      "the program's path on every node (an absolute path, a shared file system)"),
+    S("k8s-evicted-disk", "environment", ("The node was low on resource: ephemeral-storage",),
+      "the kubelet evicted the pod: the node's local disk (ephemeral storage) was full",
+      "The node was low on resource: ephemeral-storage. Container trainer was using 120Gi, which exceeds its "
+      "request of 0.", "https://github.com/kubernetes/kubernetes (pkg/kubelet/eviction)",
+      "write checkpoints and caches to a volume, or request ephemeral-storage"),
+    # Intel Fortran's runtime: any severe error but SIGSEGV (174, above) and insufficient memory (41, above);
+    # "forrtl: error (78): process killed (SIGTERM)" is a kill from outside, not matched here
+    # round 9: Intel Fortran's severe (9), the OS's EACCES on a file the program opens: the file system's
+    # permissions (a directory not the user's, a read-only copy), not the code's I/O (fds-9822)
+    S("ifort-permission-denied", "environment", ("forrtl: severe (9)",),
+      "the Fortran program may not open a file (permission denied: a directory or file that is not the user's, "
+      "or read-only where it writes)",
+      "forrtl: severe (9): permission to access file denied, unit 4, file /Users/a/FDS/Fires/couch.smv",
+      "https://github.com/firemodels/fds/issues/9822 (Intel's documented severe (9))",
+      "ls -l the file and its directory on the node; run from a directory the user owns"),
+    # --- round 8: what a Python job's environment lacks, in the libraries' own words ---
+    # the loader's version line as a markdown paste or a newer message prints it: straight quotes
+    S("glibc-version-quoted", "environment", ("version 'GLIBC", "not found"),
+      "a library needs a newer glibc/libstdc++ than the node has (built on a newer system, or a conda library "
+      "shadowed by the system's)",
+      "ImportError: /lib64/libstdc++.so.6: version 'GLIBCXX_3.4.29' not found (required by /opt/env/lib/x.so)",
+      "https://github.com/bminor/glibc (elf/dl-version.c: the version-not-found error)",
+      "put the environment's own libstdc++ first (LD_LIBRARY_PATH=$CONDA_PREFIX/lib), or a build for the node's "
+      "glibc (ldd --version)"),
+    # torch.utils.cpp_extension's own checks before a JIT build (DeepSpeed ops, apex, flash-attn)
+    S("ninja-required", "environment", ("Ninja is required to load C++ extensions",),
+      "a JIT build of a C++/CUDA extension needs ninja, and the job's environment has none",
+      "RuntimeError: Ninja is required to load C++ extensions",
+      "https://github.com/pytorch/pytorch (torch/utils/cpp_extension.py: verify_ninja_availability)",
+      "pip install ninja in the job's environment (or prebuild the ops: DS_BUILD_OPS=1)"),
+    S("cuda-home-unset", "environment", ("CUDA_HOME environment variable is not set",),
+      "a build of a CUDA extension found no CUDA toolkit (CUDA_HOME unset, no nvcc on the node)",
+      "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+      "https://github.com/pytorch/pytorch (torch/utils/cpp_extension.py: _join_cuda_home)",
+      "module load cuda (or export CUDA_HOME) on every node that builds, or a prebuilt wheel"),
+    S("torch-no-nccl", "environment", ("Distributed package doesn't have NCCL built in",),
+      "the job's torch has no NCCL (a CPU, Windows or macOS build): the nccl backend cannot start",
+      "RuntimeError: Distributed package doesn't have NCCL built in",
+      "https://github.com/pytorch/pytorch (torch/distributed/distributed_c10d.py)",
+      "a CUDA build of torch on Linux, or backend='gloo'"),
+    # the GPU lacks a feature the job asks for: flash-attn on pre-Ampere GPUs, bf16 without Ampere (accelerate)
+    S("flash-attn-arch", "environment", ("FlashAttention only supports Ampere GPUs or newer",),
+      "flash-attn needs an Ampere or newer GPU (compute capability 8.0+): the node's GPUs are older",
+      "RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+      "https://github.com/Dao-AILab/flash-attention (csrc: the architecture check)",
+      "nodes with A100/H100-class GPUs (the job's --constraint/--gres type), or attn_implementation='sdpa'"),
+    S("bf16-unsupported", "environment", ("doesn't support bf16/gpu",),
+      "bf16 was asked for on GPUs (or a torch) without it: pre-Ampere GPUs",
+      "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0",
+      "https://github.com/huggingface/transformers (training_args.py: the bf16 check)",
+      "fp16 on these GPUs, or nodes with Ampere or newer GPUs"),
+    # the process sees no GPU: the job asked for none (--gres/--gpus), CUDA_VISIBLE_DEVICES hides them, or the
+    # node lost them: a candidate, the node decides
+    S("no-gpu-visible", "environment", ("No CUDA GPUs are available",),
+      "the process sees no GPU: the job did not ask for any (--gres=gpu:N, --gpus), CUDA_VISIBLE_DEVICES hides "
+      "them, or the node's GPUs are gone", "RuntimeError: No CUDA GPUs are available",
+      "https://github.com/pytorch/pytorch (torch/cuda/__init__.py: _lazy_init)",
+      "inside the job: nvidia-smi -L and echo $CUDA_VISIBLE_DEVICES; the job's GPU request", weak=True),
+    S("nccl-no-gpu", "environment", ("ProcessGroupNCCL is only supported with GPUs, no GPUs found",),
+      "the nccl backend found no GPU in this process: the job asked for none, or CUDA_VISIBLE_DEVICES hides them",
+      "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!",
+      "https://github.com/pytorch/pytorch (ProcessGroupNCCL.cpp)",
+      "inside the job: nvidia-smi -L and echo $CUDA_VISIBLE_DEVICES; the job's GPU request", weak=True),
+    # setuptools' pkg_resources at import time (an entry point's requirements): a version conflict, a package
+    # not installed (their types end in no "Error": the exception parsers do not see them; the needles are in
+    # their messages, which a prefix reader may have split from the type)
+    S("pkg-version-conflict", "environment", ("Requirement.parse('",),
+      "an installed package's version conflicts with what another requires (the environment's versions)",
+      "pkg_resources.ContextualVersionConflict: (numpy 1.19.0 (/usr/lib), Requirement.parse('numpy>=1.21'), "
+      "{'scipy'})", "https://github.com/pypa/setuptools (pkg_resources: VersionConflict)",
+      "pip install the version it requires (pip check lists the conflicts)"),
+    S("pkg-dist-not-found", "environment", ("distribution was not found and is required by",),
+      "a package another one requires is not installed in the job's environment",
+      "pkg_resources.DistributionNotFound: The 'tokenizers>=0.14' distribution was not found and is required by "
+      "transformers", "https://github.com/pypa/setuptools (pkg_resources: DistributionNotFound)",
+      "pip install it in the job's environment (pip check)"),
+    # pip in the job could not install what it needs (a candidate: the job may go on with what is there)
+    S("pip-no-distribution", "environment", ("No matching distribution found for",),
+      "pip could not install a package the job needs (no wheel for this Python, platform or index; no network "
+      "from the node)", "ERROR: No matching distribution found for torch==2.9.9",
+      "https://github.com/pypa/pip (its resolver's error)",
+      "build the environment before the job (on a node with the same Python), or the version that exists",
+      weak=True),
+    # conda's activation inside a batch script (a non-interactive shell without `conda init`'s hook): the job
+    # then runs another Python. A candidate: profiles print it in jobs that set their PATH otherwise
+    S("conda-init", "environment", ("Run 'conda init' before 'conda activate'",),
+      "`conda activate` failed in the job's shell (conda's shell hook is not loaded there): the job runs without "
+      "its environment", "CondaError: Run 'conda init' before 'conda activate'",
+      "https://github.com/conda/conda (conda/cli/main.py: the activate error)",
+      "in the script: eval \"$(conda shell.bash hook)\" before conda activate (or source .../etc/profile.d/conda.sh)",
+      weak=True),
+    S("conda-env-missing", "environment", ("Could not find conda environment",),
+      "`conda activate NAME` found no such environment where the job ran (another conda install, a path not "
+      "mounted there)", "EnvironmentNameNotFound: Could not find conda environment: myenv",
+      "https://github.com/conda/conda (EnvironmentNameNotFound)",
+      "conda env list on the node; activate it by path (conda activate /path/to/env)", weak=True),
+    # --- round 8: a file system the job writes to, in any tool's words (strerror's texts: EDQUOT, ESTALE, ENOSPC),
+    # a shell's cp or tar as well as Python's OSError ---
+    S("fs-quota", "environment", ("Disk quota exceeded",),
+      "the job's file system quota is used up (EDQUOT): its writes fail", "cp: cannot create regular file "
+      "'/scratch/run/ckpt.pt': Disk quota exceeded", "https://github.com/bminor/glibc (strerror: EDQUOT)",
+      "the quota (quota -s, lfs quota -u $USER /scratch, the site's tool); clean up, or write elsewhere"),
+    S("fs-stale", "environment", ("Stale file handle",),
+      "a file on an NFS mount was removed or the mount re-exported under the job (ESTALE): the node's mount",
+      "ls: cannot access '/data/shard-0001': Stale file handle", "https://github.com/bminor/glibc (strerror: ESTALE)",
+      "remount it on that node (or resubmit without it); do not delete files a running job reads"),
+    S("fs-no-space", "environment", ("No space left on device",),
+      "a file system the job writes to is full (ENOSPC): the disk, /tmp, or /dev/shm in a container",
+      "RuntimeError: unable to write to file </torch_18692_1954506624>: No space left on device (28)",
+      "https://github.com/bminor/glibc (strerror: ENOSPC)",
+      "df -h on the node for the path it wrote (/dev/shm: docker --shm-size or --ipc=host); clean up or write "
+      "elsewhere"),
+    # torch.save's zip writer stopped short of what it wrote ("unexpected pos A vs B"): the disk full or over
+    # quota most often, a file system that cut the write otherwise: a candidate
+    S("torch-save-short", "environment", ("inline_container.cc", "unexpected pos"),
+      "a checkpoint write stopped short (torch.save's zip writer): the disk full or over its quota, or a network "
+      "file system that cut the write",
+      "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 1234 vs 5678",
+      "https://github.com/pytorch/pytorch (caffe2/serialize/inline_container.cc)",
+      "df -h and the quota of the checkpoint's directory at that time; save to local disk and copy", weak=True),
+    # --- round 8: HPC stacks' own words for a build or a runtime that does not fit the machine (environment) ---
+    # Cray MPICH asked for GPU-aware MPI (MPICH_GPU_SUPPORT_ENABLED=1) by a binary without Cray's GPU transport
+    S("cray-gtl-not-linked", "environment", ("GTL library is not linked",),
+      "Cray MPICH was asked for GPU-aware MPI (MPICH_GPU_SUPPORT_ENABLED=1) by a program not linked with its GPU "
+      "transport layer (GTL)", "MPICH ERROR [Rank 0] [job id 14833080.5] [Fri Nov 21 09:21:34 2025] [nid007972] - "
+      "Abort(-1) (rank 0 in comm 0): MPIDI_CRAY_init: GPU_SUPPORT_ENABLED is requested, but GTL library is not linked",
+      "https://github.com/pmodels/mpich (Cray MPICH's MPIDI_CRAY_init, as the sites' docs quote it)",
+      "load the craype-accel module for the GPU when building (or link libmpi_gtl), or unset "
+      "MPICH_GPU_SUPPORT_ENABLED"),
+    # HIP (ROCm): no code object for the GPU's architecture (gfx90a, gfx942 ...): a build for another GPU
+    S("hip-no-binary", "environment", ("hipErrorNoBinaryForGpu",),
+      "the program (or a library: torch, rocBLAS) has no code object for this GPU's architecture",
+      "\"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\"",
+      "https://github.com/ROCm/HIP (hipErrorNoBinaryForGpu = 209)",
+      "a build for the node's GPU (rocminfo | grep gfx; PYTORCH_ROCM_ARCH, --offload-arch)"),
+    S("hip-no-code-object", "environment", ("Unable to find code object for all current devices",),
+      "the program (or a library) has no code object for this GPU's architecture",
+      "Unable to find code object for all current devices!", "https://github.com/ROCm/HIP (its runtime's message)",
+      "a build for the node's GPU (rocminfo | grep gfx)"),
+    S("rocblas-no-arch", "environment", ("rocBLAS error: Cannot read",),
+      "rocBLAS has no kernels for this GPU's architecture (its TensileLibrary for the gfx target is missing)",
+      "rocBLAS error: Cannot read /opt/rocm/lib/rocblas/library/TensileLibrary.dat: No such file or directory for "
+      "GPU arch : gfx1030", "https://github.com/ROCm/rocBLAS (its Tensile library loader)",
+      "a ROCm built for this GPU (HSA_OVERRIDE_GFX_VERSION only for a compatible one)"),
+    # a kernel with no image for this device: the extension was built for other architectures
+    S("cuda-invalid-device-function", "environment", ("invalid device function",),
+      "a GPU kernel has no image for this device (an extension or library built for other GPU architectures)",
+      "RuntimeError: CUDA error: invalid device function",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInvalidDeviceFunction = 98)",
+      "rebuild the extension for this GPU (TORCH_CUDA_ARCH_LIST with its compute capability)"),
+    # Slurm's PMI server receiving the same task twice: an MPI started by srun twice over (a bare MPI binary run
+    # inside an srun step, mpirun of another MPI under srun): the launch, not the code (Slurm's pmi_server.c)
+    S("slurm-pmi-duplicate", "environment", ("PMK_KVS_Barrier duplicate request",),
+      "Slurm's PMI saw the same task twice: the MPI program was started inside an srun step by another launcher "
+      "(or an MPI built for another PMI)", "srun: error: PMK_KVS_Barrier duplicate request from task 0",
+      "https://github.com/SchedMD/slurm (src/api/pmi_server.c)",
+      "start it once: srun --mpi=pmix (or pmi2) ./prog in the batch script, not mpirun inside an srun step"),
+    S("slurm-plugin-missing", "environment", ("Couldn't find the specified plugin name for",),
+      "Slurm has no such plugin (srun --mpi=NAME, a switch or a GRES plugin the site did not build)",
+      "srun: error: Couldn't find the specified plugin name for mpi/pmi2 looking at all files",
+      "https://github.com/SchedMD/slurm (src/common/plugin.c)",
+      "srun --mpi=list for what the site has; the MPI's PMI to match"),
+    # Open MPI's help texts for a runtime that could not start on the node
+    S("ompi-orte-init", "environment", ("orte_init failed for some reason",),
+      "Open MPI's runtime could not start (its environment: the launcher, PMI, a component it needs)",
+      "It looks like orte_init failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi (help-orte-runtime.txt)",
+      "the lines after it name the failing part; the MPI the program was built with against the one that runs it"),
+    S("ompi-opal-init", "environment", ("opal_init failed for some reason",),
+      "Open MPI's base layer could not start (its installation on the node: a library or a component)",
+      "It looks like opal_init failed for some reason; your parallel process is",
+      "https://github.com/open-mpi/ompi (help-opal-runtime.txt)",
+      "the lines after it; the Open MPI installation on the node (ompi_info)"),
+    S("ompi-component-missing", "environment", ("A requested component was not found",),
+      "Open MPI could not open a component it was asked for (not built, or its library missing on the node); a "
+      "warning where another component serves (PMIx's psec munge)",
+      "A requested component was not found, or was unable to be opened.  This",
+      "https://github.com/open-mpi/ompi (help-mca-base.txt)",
+      "its Framework and Component lines after it; ompi_info | grep COMPONENT on the node", weak=True),
+    S("horovod-not-built", "environment", ("Neither MPI nor Gloo support has been built",),
+      "Horovod was installed without MPI and without Gloo: it cannot start",
+      "ValueError: Neither MPI nor Gloo support has been built. Try reinstalling Horovod ensuring that either MPI "
+      "is installed (MPI) or CMake is installed (Gloo).", "https://github.com/horovod/horovod (horovod/runner)",
+      "reinstall Horovod with HOROVOD_WITH_MPI=1 or HOROVOD_WITH_GLOO=1 (horovodrun --check-build)"),
+    S("lammps-package-missing", "environment", ("not enabled in this LAMMPS binary",),
+      "the LAMMPS binary was built without the package the input uses (a style of that package)",
+      "ERROR: Unrecognized pair style 'reaxff' is part of the REAXFF package which is not enabled in this LAMMPS "
+      "binary. (src/force.cpp:275)", "https://github.com/lammps/lammps (src/utils.cpp: check_packages_for_style)",
+      "a LAMMPS built with that package (cmake -D PKG_NAME=yes; lmp -h lists the installed ones)"),
+    S("ray-runtime-env", "environment", ("Failed to set up runtime environment",),
+      "Ray could not set up a task's runtime environment (its pip/conda packages, the working dir upload)",
+      "ray.exceptions.RuntimeEnvSetupError: Failed to set up runtime environment.",
+      "https://github.com/ray-project/ray (python/ray/exceptions.py: RuntimeEnvSetupError)",
+      "the message after it (the package or upload that failed); the runtime_env's pip list on a node"),
+    S("vllm-bf16", "environment", ("Bfloat16 is only supported on GPUs with compute capability",),
+      "bf16 was asked for on GPUs without it (compute capability below 8.0: V100, T4)",
+      "ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla V100-SXM2-"
+      "32GB GPU has compute capability 7.0.", "https://github.com/vllm-project/vllm (the dtype check)",
+      "dtype float16 on these GPUs (--dtype half), or nodes with Ampere or newer"),
+    S("ssh-refused", "environment", ("ssh: connect to host", "Connection refused"),
+      "the launcher (mpirun, pdsh) could not log in to a node over ssh: no sshd listening there, a firewall, or "
+      "the host name resolves to another address (/etc/hosts): its daemons never started",
+      "ssh: connect to host node2 port 22: Connection refused", "https://github.com/open-mpi/ompi/issues/6379",
+      "from the launching node: ssh NODE true (passwordless, by the name the hostfile uses; getent hosts NODE); "
+      "clusterdoc check --transport ssh on the nodes",
+      node=re.compile(r"connect to host " + NODE + r" port")),
+    # NCCL's socket transport found no interface to use (NCCL_SOCKET_IFNAME names none there): as its bootstrap's
+    S("nccl-net-socket-no-if", "environment", ("NET/Socket : no interface found",),
+      "NCCL found no usable network interface (NCCL_SOCKET_IFNAME names one that is not there)",
+      "node1:3468:3905 [0] NCCL WARN NET/Socket : no interface found",
+      "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_socket.cc (ncclNetSocketInit: the form it "
+      "prints; its bootstrap's twin: mftcoder-31, mambatree-14)",
+      "set NCCL_SOCKET_IFNAME to an interface the node has (ip -br addr), the one the nodes reach each other on"),
+    # gloo (torch's CPU backend, vLLM's and Ray's side channel) found no address on the interface GLOO_SOCKET_IFNAME
+    # names (a bond's slave, a name another node has, '^lo' which gloo reads literally), or none it can bind for the
+    # host's own name (/etc/hosts): gloo/transport/tcp/device.cc's two GLOO_ENFORCE
+    S("gloo-no-address", "environment", ("Unable to find address for: ",),
+      "gloo found no usable address: the interface GLOO_SOCKET_IFNAME names has none on this node (or is not "
+      "there), or the host's name resolves to no address of its own",
+      "RuntimeError: [enforce fail at ../third_party/gloo/gloo/transport/tcp/device.cc:83] ifa != nullptr. Unable "
+      "to find address for: eth0",
+      "https://github.com/pytorch/gloo/blob/main/gloo/transport/tcp/device.cc (lookupAddrForIface, "
+      "lookupAddrForHostname: the form they print)",
+      "set GLOO_SOCKET_IFNAME to an interface with an address on every node (ip -br addr; a bond, not its slave); "
+      "or make the host name resolve to the node's own address (getent hosts $(hostname))"),
+    # --- round 8 (memory): memory exhausted as the schedulers, the kernel's neighbours and the applications word it,
+    # beyond the forms above. Each row is the tool's own message (its source or documentation); the generic phrases
+    # ("out of memory", "not enough memory") count only on a line that also says it failed (_MEMORY_FAILED below)
+    S("ibv-enomem", "environment", ("Cannot allocate memory", "reg_mr"),
+      "an RDMA memory registration failed with ENOMEM: the locked-memory limit (ulimit -l) most often, or the "
+      "host's memory",
+      "k300:UCM:10c7c:73c03540: 7393885 us(7393885 us!!!):  DAPL ERR reg_mr Cannot allocate memory",
+      "https://github.com/linux-rdma/rdma-core (ibv_reg_mr(3): ENOMEM; NOAA-EMC/global-workflow#1301's DAPL line)",
+      "ulimit -l on the node (unlimited for RDMA: the container's or slurmd's memlock limit), then the job's memory",
+      weak=True),
+    S("ibv-enomem2", "environment", ("Cannot allocate memory", "ibv_"),
+      "an InfiniBand verbs call failed with ENOMEM: the locked-memory limit (ulimit -l) most often, or the host's "
+      "memory", "NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory",
+      "https://github.com/linux-rdma/rdma-core (ibv_reg_mr(3), ibv_create_qp(3): ENOMEM)",
+      "ulimit -l on the node (unlimited for RDMA: the container's or slurmd's memlock limit), then the job's memory",
+      weak=True),
+    # a Slurm command on a host that is no Slurm client: no slurm.conf, no configless DNS record (any command:
+    # sinfo, srun, sbatch print the same)
+    S("slurm-no-config", "environment", ("Could not establish a configuration source",),
+      "a Slurm command found no configuration on this host (no slurm.conf, no configless SRV record): the host is "
+      "not set up as a Slurm client",
+      "sinfo: fatal: Could not establish a configuration source",
+      "https://github.com/SchedMD/slurm/blob/master/src/common/fetch_config.c (the fatal it ends with)",
+      "run it on a login node of the cluster, or point it at the cluster's config (SLURM_CONF, the conf-server)"),
+    S("nccl-system-error", "environment", ("unhandled system error",),
+      "NCCL: a system call failed (a container's small /dev/shm or missing --ipc=host, no usable network "
+      "interface, a resource limit): NCCL_DEBUG=WARN prints which",
+      "fastmoe: Test NCCL failure common.cu:777 'unhandled system error'", "https://github.com/NVIDIA/nccl/issues/473",
+      "rerun with NCCL_DEBUG=WARN (its WARN line names the call); in a container: --ipc=host or --shm-size, and "
+      "--network=host", weak=True),
+    S("launcher-signalled", "environment", ("death signal, shutting down workers",),
+      "the launcher (torchrun's agent) was stopped from outside: SIGHUP (its terminal or ssh session closed), "
+      "SIGTERM or SIGINT (scancel, a time limit, a preemption, a user): no rank failed by itself",
+      "W0920 09:10:41.194000 84933 site-packages/torch/distributed/elastic/agent/server/api.py:719] Received 1 "
+      "death signal, shutting down workers", "https://github.com/modelscope/ms-swift/issues/5884",
+      "the signal the workers got (closing signal SIGHUP: run under sbatch, nohup or tmux; SIGTERM: sacct -j JOB "
+      "-o State,Reason)", weak=True),
+    S("orte-daemons", "environment", ("ORTE was unable to reliably start one or more daemons",),
+      "mpirun could not start its daemons on the other nodes (ssh refused or asking a password, orted not on the "
+      "node's PATH, a firewall): no rank ran there",
+      "ORTE was unable to reliably start one or more daemons.", "https://github.com/open-mpi/ompi/issues/5639",
+      "from the launching node: ssh NODE which orted (passwordless; the same PATH and LD_LIBRARY_PATH), or mpirun "
+      "--prefix; the lines above it in the output often say which", weak=True),
+    # round 9 (code and environment, from real pastes): MPI_Init failing in Open MPI (its error handler on the NULL
+    # communicator: the launcher and the library disagree: srun without PMI/PMIx, another MPI's mpirun), the PMIx
+    # client with no server to reach; NAMD's own fatal line (NAMD_die: an input or configuration it cannot read; a
+    # CUDA or memory failure printed the same way is not the input's); HDF5's "already open" (the code creates a
+    # file it holds open, or two ranks create one file)
+    S("ompi-init-null-comm", "environment", ("An error occurred in MPI_Init",),
+      "MPI_Init failed (Open MPI's handler on the NULL communicator): the MPI library could not start under this "
+      "launcher (srun without the PMI/PMIx it was built for, another MPI's mpirun, a broken install)",
+      "*** An error occurred in MPI_Init", "https://github.com/open-mpi/ompi/issues/7949 (mpi4py/mpi4py#141, "
+      "tomgoldstein/loss-landscape#20, Valdes-Tresanco-MS/gmx_MMPBSA#26 the same)",
+      "launch it with the MPI it was built against (its own mpirun, or srun --mpi=pmix/pmi2 as it was built: "
+      "srun --mpi=list; ldd the binary or mpi4py for libmpi)"),
+    S("pmix-client-unreachable", "environment", ("OPAL ERROR", "pmix"),
+      "Open MPI's PMIx client found no server to talk to: the program was started without the launcher it was "
+      "built for (srun without --mpi=pmix, a bare ./a.out, another MPI's mpirun)",
+      "[cmti093:37763] OPAL ERROR: Unreachable in file pmix3x_client.c at line 111",
+      "https://github.com/mpi4py/mpi4py/issues/141 (tomgoldstein/loss-landscape#20: 'Not initialized')",
+      "start it with its own mpirun, or srun --mpi=pmix (srun --mpi=list); an Open MPI built --with-pmi for srun"),
+    # round 9: the module system's own program missing on the node (Lmod's libexec/lmod, Environment Modules'
+    # modulecmd.tcl): every `module load` of the job did nothing. A candidate alone (a profile's line); with a
+    # command then not found, that command is what the module would have provided (foreign.py: module-then-missing)
+    S("lmod-program-missing", "environment", ("/libexec/lmod", "No such file or directory"),
+      "the node has no module system (Lmod's program is missing there): the job's `module load` lines did nothing",
+      "environment: line 17: /usr/share/lmod/lmod/libexec/lmod: No such file or directory",
+      "https://github.com/TACC/Lmod/issues/645 (access-ci-org/Jetstream_Cluster#18 the same)",
+      "the node's image or its mount of the module tree (/usr/share/lmod); `type module` in a job on that node",
+      weak=True),
+    S("modulecmd-missing", "environment", ("libexec/modulecmd", "no such file or directory"),
+      "the node has no module system (Environment Modules' modulecmd.tcl is missing there): the job's `module "
+      "load` lines did nothing",
+      "couldn't read file \"/mpcdf/soft/SLE_15/packages/x86_64/Modules/5.0.1/libexec/modulecmd.tcl\": no such file "
+      "or directory", "https://github.com/pyiron/pyiron_atomistics/issues/1553",
+      "the node's mount of the module tree (MODULESHOME); `type module` in a job on that node", weak=True,
+      lower=True),
+    # round 9: Apptainer/Singularity's same failure at debug verbosity (-d: "FATAL   [U=0,P=37]  Master()  ...")
+    S("apptainer-creation-failed-debug", "environment", ("FATAL ", "container creation failed"),
+      "Apptainer/Singularity could not create the container on this host (a mount it needs: /tmp, the image's loop "
+      "device, a bind path)", "FATAL   [U=0,P=37]         Master()                      container creation failed: "
+      "mount /tmp failed: invalid argument", "https://github.com/apptainer/singularity/issues/4017",
+      "the mount the line names on this host (its /tmp, loop devices, the bind path); the same image on another "
+      "node tells the host from the image"),
+    # --- round 10 (HPC applications and launch set-ups), from real pastes (real/SOURCES.md) ---
+    # Open MPI's help text wraps its "could not access or execute" over two lines: its first line alone says it
+    # (fastpm-101, hyphy-1751: the program not there or not built, as pasted from three sites)
+    S("ompi-no-executable-wrapped", "environment",
+      ("unable to launch the specified application as it could not access",),
+      "Open MPI's mpirun could not execute the program on a node (not there, not built, not executable); the lines "
+      "after it name the executable and the node",
+      "mpirun was unable to launch the specified application as it could not access",
+      "https://github.com/veg/hyphy/issues/1751 (and fastpm/fastpm#101: Open MPI's help-orterun.txt as printed)",
+      "the program's path on every node (an absolute path, a shared file system), its permissions; that it was "
+      "built (an MPI build's own make target)"),
+    # the program is there but the launcher may not execute it (EACCES): its mode, a directory given as the
+    # program, a noexec mount. Three launchers' words: slurmstepd's execve(), Hydra's execvp, Open MPI's odls
+    # help text (wandbonslurm-5, boutdev-1599, srnmultilabel-21)
+    S("execve-permission", "environment", ("execve(): ", "Permission denied"),
+      "Slurm could not start the task's command: it may not be executed there (not executable, a directory, a "
+      "noexec mount)",
+      "slurmstepd: error: execve(): start-agent.sh: Permission denied",
+      "https://github.com/elyall/wandb_on_slurm/issues/5",
+      "ls -l the command on the node (chmod +x; #! names an interpreter there); call it through its interpreter "
+      "(bash script.sh, python script.py)"),
+    S("ompi-execve-failed", "environment", ('tried to fork a new process via the "execve" system call',),
+      "Open MPI could not execute the program (the lines after it give the error: Permission denied is a file "
+      "not executable or a directory given as the program)",
+      'Open MPI tried to fork a new process via the "execve" system call but',
+      "https://github.com/zhufengx/SRN_multilabel/issues/21 (Open MPI's help-orte-odls-default.txt)",
+      "the Application name it prints: ls -l it on the node (a directory? chmod +x?), or run it through its "
+      "interpreter"),
+    *[
+    S(f"hydra-rejects-openmpi-{opt}", "environment", ("match_arg (", f": unrecognized argument {opt}"),
+      "MPICH's mpiexec (Hydra) rejected an option only Open MPI's mpirun takes: the MPI on the PATH is not the one "
+      "the script or tool was written for (two MPI installs mixed)",
+      "[mpiexec@rs14.local] match_arg (utils/args/args.c:159): unrecognized argument mca",
+      "https://github.com/radiasoft/devops/issues/183 (and ComputationalRadiationPhysics/picongpu#4739, "
+      "zhijian-liu/torchpack#36)",
+      "which mpiexec and the MPI the program was built with (ldd PROGRAM | grep mpi): load that MPI's module, or "
+      "use the launcher options of the MPI that is there",
+      unless=tuple(f": unrecognized argument {opt}{c}" for c in _WORD_GOES_ON))
+    for opt in OPENMPI_ONLY_OPTIONS
+],
+    S("hydra-unrecognized-arg", "environment", ("match_arg (", ": unrecognized argument "),
+      "MPICH's mpiexec (Hydra) rejected an option it was given: another MPI's option, a typo, or a program of "
+      "another MPI started without its launcher (pmi_args)",
+      "[mpiexec@r013.opa.vera.psc.edu] match_arg (utils/args/args.c:159): unrecognized argument pmi_args",
+      "https://github.com/amusecode/amuse/issues/681",
+      "the option named: which MPI's launcher takes it (which mpiexec; ldd PROGRAM | grep mpi)", weak=True),
+    S("launcher-frame-mpirun", "environment", ("mpirun[0x",), _LAUNCHER_CRASHED,
+      "[gadi-cpu-clx-2532:87043] [ 5] mpirun[0x400f7a]",
+      "https://github.com/open-mpi/ompi/issues/7483 (Open MPI's signal handler's frame list)", _LAUNCHER_NEXT),
+    S("launcher-frame-gdb", "environment", (" in orterun ()",), _LAUNCHER_CRASHED,
+      "#5  0x00000000004016b2 in orterun ()", "https://github.com/open-mpi/ompi/issues/1916", _LAUNCHER_NEXT),
+    S("orted-segfault", "environment", ("Segmentation fault", "bin/orted "), _LAUNCHER_CRASHED,
+      "bash: line 1:   823 Segmentation fault      (core dumped) /labhome/valentinp/workspace/ompi-release/"
+      "build_v1.10_rel/install/bin/orted --hnp-topo-sig 2N:2S:2L3:16L2:16L1:16C:16H:x86_64",
+      "https://github.com/open-mpi/ompi-release/issues/875", _LAUNCHER_NEXT),
+    # round 10: NetCDF's own error strings (nc_strerror: "NetCDF: HDF error", "NetCDF: Invalid dimension ID or name"),
+    # as a model's check routine prints them: the file (missing, unreadable, another format, written by another library
+    # build) or the code's I/O calls; thin alone (globalworkflow-1256: Hera's maintenance; e3sm-1010: input files'
+    # permissions; ngen-749, asgs-984: unsettled)
+    S("netcdf-error", "environment", ("NetCDF: ",),
+      "the NetCDF library failed on a file the model reads or writes (the file, its permissions or format, the "
+      "library build, or the code's I/O calls)",
+      "  1219:  file: module_write_netcdf.F90 line:          663 NetCDF: HDF error",
+      "https://github.com/NOAA-EMC/global-workflow/issues/1256 (and E3SM-Project/E3SM#1010, NOAA-OWP/ngen#749)",
+      "the file named before it: ls -l it (readable by the job?), ncdump -h it (its format and dimensions); the "
+      "NetCDF/HDF5 modules the model was built with against those loaded", weak=True),
+]  # fmt: skip
