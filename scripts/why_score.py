@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             for s in scores:  # totals only: no log's name or verdict (a held-out folder stays sealed)
                 s.pop("rows")
                 s["wrong"] = len(s["wrong"])
+                s["culprits_missed"] = len(s["culprits_missed"])  # which rank a log names is its content too
         print(json.dumps({"date": when, "commit": commit(), "scores": scores}, indent=2))
     else:
         print(f"clusterdoc why --log score, {when}, commit {commit()}")

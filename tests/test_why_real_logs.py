@@ -465,10 +465,11 @@ def test_a_sealed_folders_totals_never_name_a_log(tmp_path, capsys):
     )
     (tmp_path / "SOURCES.md").write_text(
         "| file | source | cause | culprit | why (from the thread) |\n| --- | --- | --- | --- | --- |\n"
-        "| secret-oom.log | https://github.com/o/r/issues/1 | network | - | a label the verdict contradicts |\n"
+        "| secret-oom.log | https://github.com/o/r/issues/1 | network | rank 5 | a label the verdict contradicts |\n"
     )
     s = score.score(tmp_path)
-    assert len(s["wrong"]) == 1  # the fixture does what it is for: one confident wrong verdict
+    assert len(s["wrong"]) == 1  # the fixture does what it is for: one confident wrong verdict, a culprit missed
+    assert [m["file"] for m in s["culprits_missed"]] == ["secret-oom.log"], s["culprits_missed"]
     assert "secret-oom" not in "\n".join(score.lines(s))
     assert "secret-oom" in "\n".join(score.lines(s, every=True))
     spec = importlib.util.spec_from_file_location("why_score", Path(__file__).parents[1] / "scripts" / "why_score.py")
@@ -478,7 +479,7 @@ def test_a_sealed_folders_totals_never_name_a_log(tmp_path, capsys):
         assert mod.main(argv) == 0
         out = capsys.readouterr().out
         assert "secret-oom" not in out, out
-        assert "confident wrong  1" in out or '"wrong": 1' in out, out
+        assert "confident wrong  1" in out or ('"wrong": 1' in out and '"culprits_missed": 1' in out), out
 
 
 def test_the_key_prefilter_of_match_finds_what_a_full_scan_finds():
