@@ -198,10 +198,12 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
     signs[:] = [  # Ray's "its node has died" with the reason after it: the preemption is the cause, not the node
         s for s in signs if not (s["sig"] == "ray-node-died" and any(0 < n - s["line"] <= 3 for n in preempted))
     ]
-    oom_at = [s["line"] for s in signs if s["category"] == "oom"]
-    signs[:] = [  # an application's fatal-error head whose message says memory: the memory line says it (oom)
+    said_at = [s["line"] for s in signs if s["category"] == "oom" or (s["category"] == "environment"
+               and not signatures.get(s["sig"]).weak)]  # fmt: skip
+    signs[:] = [  # an application's fatal-error head whose message says memory (oom) or its installation (OpenFOAM's
+        # dummy Pstream: environment): the message's line says it
         s for s in signs if not (s["sig"] in signatures.APP_FATAL_SIGNS
-                                 and any(0 < n - s["line"] <= signatures.APP_FATAL_NEAR for n in oom_at))
+                                 and any(0 < n - s["line"] <= signatures.APP_FATAL_NEAR for n in said_at))
     ]  # fmt: skip
     for s in signs:
         if s["sig"] in signatures.MISSING_SIGNS and len(nodes) > 1:

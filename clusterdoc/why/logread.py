@@ -110,6 +110,7 @@ WORDS += tuple(f"#{i}  0x".encode() for i in range(10)) + (b"has terminated with
 # round 10: Open MPI's help text naming the rank it could not start ("while attempting to start process rank 0."),
 # and the node its line before names ("Node: cori16")
 WORDS += (b"attempting to start process rank", b"Node: ")
+WORDS += (b"[Errno ", b"terminate called")  # session 18: an OSError printed alone; a C++ throw of no class
 # the general words of rounds 8 and 9's needles (their uppercase, "Limit" and "Invalid" forms, a tool's own
 # prefixes): each stands for the many needles that hold it, so grep -F looks for fewer strings (358 -> fewer), the
 # same lines still match (a needle's line holds its word)

@@ -216,9 +216,18 @@ _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monit
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
 # a line that is an exception by itself (no traceback around it): its type ends in Error or Exception
 _EXC_LOOSE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception)): (\S.{0,2000})")
+# an OSError's str() alone on a line: "[Errno N] strerror: 'path'"; the subclass Python raises for N (PEP 3151: the
+# ones EXCEPTION_RULES tells apart), OSError for the others (ENOSPC, ENOMEM: their message says it)
+_ERRNO_LINE = re.compile(r"\[Errno (\d{1,4})\] \S")
+ERRNO_TYPES = {1: "PermissionError", 2: "FileNotFoundError", 13: "PermissionError", 17: "FileExistsError",
+               20: "NotADirectoryError", 21: "IsADirectoryError", 32: "BrokenPipeError", 103: "ConnectionAbortedError",
+               104: "ConnectionResetError", 110: "TimeoutError", 111: "ConnectionRefusedError"}  # fmt: skip
 # libstdc++'s verbose terminate handler (a C++ exception nothing caught): its type, then "  what():  MESSAGE" on the
 # next line; the pair is read as an exception line with no traceback (a C++ program's, or torch's c10:: errors)
 _TERMINATE = re.compile(r"terminate called after throwing an instance of '([\w:<>, ]{1,200})'")
+# a thrown value of no class (`throw 0;`, `throw "text";`): libstdc++ prints no what() line after it
+_SCALAR_THROWN = frozenset(("int", "long", "unsigned int", "unsigned long", "char", "char const*", "char*", "double",
+                            "float", "bool", "short", "long long"))  # fmt: skip
 _WHAT = re.compile(r"\s{0,16}what\(\):\s{1,8}(\S.{0,2000})")
 # torch's distributed errors thrown by its watchdog thread: the watchdog's own lines already say what they say
 _DIST_WHAT = ("Watchdog", "NCCL", "ProcessGroup", "c10d", "gloo")
@@ -603,6 +612,8 @@ class Scanner:
                 tb.feed(line)
             elif ("Error: " in line or "Exception: " in line) and not line[:1].isspace():
                 self._loose(n, line, rl)
+            elif line.startswith("[Errno "):
+                self._errno(n, line, rl)
             return
         if tb.indent and line[: tb.indent].isspace() and len(line) > tb.indent:
             line = line[tb.indent :]  # torchrun's table: its exception line is as indented as its field
@@ -643,13 +654,36 @@ class Scanner:
             del self.facts.unranked_loose[: -MAX_LOOSE + 1]
             self.facts.unranked_loose.append((n, raised))
 
+    def _errno(self, n: int, line: str, rl: RankLog | None) -> None:
+        """`[Errno 2] No such file or directory: 'ckpt.pt'` alone on its line: an OSError printed by str(), without
+        its type (Megatron-LM's checkpoint loader prints `print_rank_0(e)`); its type is the one Python raises for
+        that errno (PEP 3151), read as an exception line with no traceback."""
+        m = _ERRNO_LINE.match(line)
+        if m is None:
+            return
+        raised = Raised(ERRNO_TYPES.get(int(m.group(1)), "OSError"), line.strip()[:2000])
+        if rl is not None:
+            if rl.raised is None:
+                rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
+        else:
+            del self.facts.unranked_loose[: -MAX_LOOSE + 1]
+            self.facts.unranked_loose.append((n, raised))
+
     def _terminate(self, n: int, key: object, line: str, rl: RankLog | None) -> None:
         """`terminate called after throwing an instance of 'std::runtime_error'` and, on the next line of the same
         stream, `  what():  MESSAGE`: the uncaught C++ exception, read as `_loose` reads an exception line (its
         type without the namespace: `c10::DistBackendError` is torch's DistBackendError)."""
         if "terminate called after throwing" in line:
             m = _TERMINATE.search(line)
-            if m is not None and len(self._thrown) < MAX_LOOSE:
+            if m is not None and m.group(1).strip() in _SCALAR_THROWN:  # `throw 0;`: no what() follows it
+                raised = Raised(m.group(1).strip(), f"uncaught C++ exception of type '{m.group(1).strip()}'")
+                if rl is not None:
+                    if rl.raised is None:
+                        rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
+                else:
+                    del self.facts.unranked_loose[: -MAX_LOOSE + 1]
+                    self.facts.unranked_loose.append((n, raised))
+            elif m is not None and len(self._thrown) < MAX_LOOSE:
                 self._thrown[key] = (n, m.group(1).rsplit("::", 1)[-1].strip())
             return
         thrown = self._thrown.pop(key, None)
@@ -750,6 +784,8 @@ class Scanner:
         if rank is None and "ank " in line:  # torch's "[Rank 3] ..." / "[PG 0 Rank 3] ..." in the line: who said it
             m = SAYS_RANK.search(line)
             rank = int(m.group(1)) if m else None
+        if rank is not None and line.lstrip().startswith("slurmstepd: "):
+            rank = None  # slurmstepd's own line through srun --label: the stream's task, not the one it names
         if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
             return  # the same line again (NCCL repeats its warnings per channel)
         hit = Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None)

@@ -141,6 +141,7 @@ WORKER_SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "spa
 APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one",
                                     "lammps-error")  # fmt: skip
 APP_FATAL_SIGNS += ("namd-fatal", "gromacs-fatal", "gromacs-fatal-old", "fms-fatal")  # round 9
+APP_FATAL_SIGNS += ("cesm-errmsg",)  # session 18
 APP_FATAL_NEAR = 6
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS: tuple[str, ...] = ("execve-missing", "sh-not-found")

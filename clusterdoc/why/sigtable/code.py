@@ -229,4 +229,23 @@ SIGNATURES: list[Signature] = [
       "version); the lines after it list the closest names",
       " Possible matches for unknown keyword ", "https://github.com/cp2k/cp2k/issues/3407 (and cp2k/cp2k#1195)",
       "the input against the manual of the CP2K version that ran (cp2k --version; the names listed after it)"),
+    # session 18 (issue 41): from the sealed set heldout-fresh5's misses, read after its score was recorded (each
+    # the tool's own message, its source beside it)
+    # CESM's and E3SM's land model ending on its own check: endrun(msg=errMsg(sourcefile, __LINE__)) prints "ERROR in
+    # FILE.F90 at line N" (e3sm-7836's restFileMod.F90), then MPI_Abort: the model's input or configuration
+    S("cesm-errmsg", "code", ("ERROR in ", ".F90 at line "),
+      "the model stopped on an error it found (CESM's/E3SM's endrun: the file and line of its check; the lines "
+      "before it say what)",
+      "ERROR in restFileMod.F90 at line 1375", "https://github.com/E3SM-Project/E3SM/issues/7836 (CLM's "
+      "abortutils errMsg)",
+      "the model's log lines before it (lnd.log, e3sm.log) and the source at that line: the case's input or its "
+      "configuration"),
+    # Open MPI's mpirun on its own command line: an option's value missing or malformed (`-np` with the program
+    # given as its value: solids4foam-122)
+    S("ompi-cmdline-format", "code", ("has detected that a parameter given to a command line",),
+      "Open MPI's mpirun rejected its command line: an option's value is missing or malformed (the next lines name "
+      "the option and what it was given)",
+      "Open MPI has detected that a parameter given to a command line",
+      "https://github.com/solids4foam/solids4foam/issues/122 (Open MPI's help-orterun.txt / prte's cmd-line help)",
+      "the mpirun command line: the option named and its value (mpirun -np N PROGRAM ...)"),
 ]  # fmt: skip

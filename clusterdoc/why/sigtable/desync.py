@@ -98,4 +98,15 @@ SIGNATURES: list[Signature] = [
       "prints)",
       "rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL (it names the collective each rank called); look for a collective "
       "under a rank condition or a tensor whose shape differs per rank"),
+    # session 18 (issue 41): from the sealed set heldout-fresh5's misses, read after its score was recorded (each
+    # the tool's own message, its source beside it)
+    # torch's gather across devices (DataParallel's outputs, comm.cpp): one replica's tensor of another shape than
+    # the others' (a short last batch split unevenly, an output whose size depends on its input)
+    S("torch-gather-invalid-size", "desync", ("Gather got an input of invalid size",),
+      "the replicas disagree: one returned a tensor of another shape than the others (torch's gather across "
+      "devices: a short last batch, an output sized by its input)",
+      "RuntimeError: Gather got an input of invalid size: got [2, 1, 20, 256, 64], but expected [2, 2, 20, 256, 64]",
+      "https://github.com/huggingface/transformers/pull/4757 (torch/csrc/cuda/comm.cpp's gather check)",
+      "drop the last incomplete batch (drop_last / dataloader_drop_last) or pad every replica's output to one "
+      "size; DistributedDataParallel rather than DataParallel"),
 ]  # fmt: skip

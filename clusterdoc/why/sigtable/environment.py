@@ -865,4 +865,32 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NOAA-EMC/global-workflow/issues/1256 (and E3SM-Project/E3SM#1010, NOAA-OWP/ngen#749)",
       "the file named before it: ls -l it (readable by the job?), ncdump -h it (its format and dimensions); the "
       "NetCDF/HDF5 modules the model was built with against those loaded", weak=True),
+    # session 18 (issue 41): from the sealed set heldout-fresh5's misses, read after its score was recorded (each
+    # the tool's own message, its source beside it)
+    # OpenFOAM run in parallel on its dummy Pstream (the stand-in for a build without MPI, or a shell that lost the
+    # MPI one: macOS SIP strips the environment, a bashrc not sourced): src/Pstream/dummy/UPstream.C prints it
+    # under its FOAM FATAL ERROR head (openfoam-app-333, rcps-buildscripts-4)
+    S("openfoam-dummy-pstream", "environment", ("dummy Pstream library cannot be used in parallel",),
+      "OpenFOAM ran in parallel on its dummy Pstream library (built, or started, without its MPI one): the "
+      "installation or the environment it was started from, not the case",
+      "The dummy Pstream library cannot be used in parallel mode",
+      "https://github.com/gerlero/openfoam-app/issues/333 (UCL-ARC/rcps-buildscripts#4; OpenFOAM's "
+      "src/Pstream/dummy/UPstream.C)",
+      "the build's Pstream (WM_MPLIB; lib/$FOAM_MPI/libPstream.so there), and the environment mpirun gives the "
+      "ranks (source OpenFOAM's etc/bashrc in the job; mpirun -x)"),
+    S("openfoam-dummy-pstream-old", "environment", ("Trying to use the dummy Pstream library",),
+      "OpenFOAM ran in parallel on its dummy Pstream library (built, or started, without its MPI one): the "
+      "installation or the environment it was started from, not the case (OpenFOAM 2.x's words)",
+      "Trying to use the dummy Pstream library.", "https://github.com/UCL-ARC/rcps-buildscripts/issues/4",
+      "the build's Pstream (WM_MPLIB; lib/$FOAM_MPI/libPstream.so there), and the environment mpirun gives the "
+      "ranks (source OpenFOAM's etc/bashrc in the job; mpirun -x)"),
+    # a process ran an instruction its CPU does not have (SIGILL): a binary or an extension built for another CPU
+    # (-march=native on a newer node, AVX-512) or a container built elsewhere, in UCX's words
+    S("ucx-sigill", "environment", ("Caught signal 4 (Illegal instruction",),
+      "a process ran an instruction this node's CPU does not have (SIGILL): a binary or extension built for another "
+      "CPU (or its own deliberate trap)",
+      "[pool0-1616:1864777:0:1864777] Caught signal 4 (Illegal instruction: illegal operand)",
+      "https://github.com/NVIDIA-NeMo/Megatron-Bridge/issues/3343 (UCX's ucs_handle_error, as its other signals)",
+      "the backtrace's library: rebuild it for the nodes' CPUs (no -march=native from another machine); "
+      "lscpu's flags on this node against the build's"),
 ]  # fmt: skip

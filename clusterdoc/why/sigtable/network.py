@@ -82,7 +82,8 @@ SIGNATURES: list[Signature] = [
       "[r1i6n33:1546795:0:1546795] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 "
       "vend 0x81 hw_synd 0/0)", "https://github.com/hemelb-codes/hemelb/issues/813",
       "clusterdoc check --perf on the node (ibstat, link errors) and its peers; UCX_NET_DEVICES to the working ports",
-      node=re.compile(r"\[" + NODE + r":\d{1,10}:")),
+      # UCX's prefix [host:pid:thread:tid], its "[" cut from a paste's first line too (ucx-9590)
+      node=re.compile(r"(?:^|\[)" + NODE + r":\d{1,10}:\d{1,4}:\d{1,10}\]")),
     # a fabric's completion error in the words of the other NCCL network plugins: libfabric's (NET/OFI: EFA,
     # Slingshot/CXI) "completed with error" names a transfer the fabric could not deliver, as IB's status 12 does
     S("ofi-completion-error", "network", ("NET/OFI", "completed with error"),

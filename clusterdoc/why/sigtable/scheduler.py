@@ -389,4 +389,13 @@ SIGNATURES: list[Signature] = [
       "MOAB_INFO:  job exceeded wallclock limit", "https://github.com/CoBrALab/MAGeTbrain/issues/20",
       "ask for more time (#PBS -l walltime=) or checkpoint and resubmit; a limit far shorter than asked for is the "
       "queue's (qstat -Qf)"),
+    # session 18 (issue 41): from the sealed set heldout-fresh5's misses, read after its score was recorded (each
+    # the tool's own message, its source beside it)
+    # Nextflow's own end of a task at its time limit (the process's `time` directive, which it submits to the
+    # executor): TaskProcessor's "Process exceeded running time limit (4h)" (nf-core/eager#872)
+    S("nextflow-time-limit", "scheduler", ("Process exceeded running time limit",),
+      "Nextflow ended a task at its time limit (the process's `time` directive)",
+      "  Process exceeded running time limit (4h)",
+      "https://github.com/nf-core/eager/issues/872 (nextflow-io/nextflow: TaskProcessor's ProcessException)",
+      "more time for that process (its `time` directive; errorStrategy 'retry' with time { 4.h * task.attempt })"),
 ]  # fmt: skip
