@@ -151,6 +151,15 @@ _KILLED = (
     "scheduler: a kill on purpose (its owner, an admin: bhist -l JOB, flux job eventlog JOB)",
 )
 _THIN.update({"lsf-owner-kill": _KILLED, "lsf-admin-kill": _KILLED, "flux-cancel": _KILLED})
+_THIN["slurm-cancelled"] = (  # session 18: one candidate is no "unknown" (trixie-45)
+    "scheduler: scancel by its owner or an admin, or Slurm itself (a time limit, a preemption) without saying so "
+    "(sacct -j JOB -o State,Reason)",
+    "another failure first: the job's output before the cancel (an error, a hang its owner gave up on)",
+)
+_THIN["slurm-stepd-not-ending"] = (
+    "node: processes stuck in the kernel on that node (a hung file system, a GPU): sinfo -R, its kernel log",
+    "the step's end itself (a cancel, a time limit) is what to explain first: sacct -j JOB -o State,Reason",
+)
 _NO_GPU = (
     "environment: the job asked for no GPU (--gres=gpu:N, --gpus) or CUDA_VISIBLE_DEVICES hides them (nvidia-smi -L "
     "and echo $CUDA_VISIBLE_DEVICES inside the job)",

@@ -39,7 +39,7 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # an allocator's own words in any exception's message (ROCm's HIP, Apple's MPS, XLA's RESOURCE_EXHAUSTED, a CUDA
     # call's ": out of memory"); not a hint that something "may run out of memory"
     ((), ("HIP out of memory", "MPS backend out of memory", "Out of memory", "OUT OF MEMORY", "OUT_OF_MEMORY",
-          ": out of memory", "out of memory ("), "oom"),
+          ": out of memory", "out of memory (", "out of memory. Tried to allocate"), "oom"),  # torch's, any device
     (NCCL_TYPES, (), "nccl"),
     # a keyword the called function does not know: most often the library is another version than the code's
     (("TypeError",), ("got an unexpected keyword argument",), "api"),
@@ -65,7 +65,7 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
      (), "unsure"),
     ((), ("CUDA error", "CUDA driver", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS", "NVML", "no CUDA GPUs",
           "NVIDIA driver", "CUDA-capable device", "exited unexpectedly", "is killed by signal",
-          "PytorchStreamWriter failed"), "unsure"),
+          "PytorchStreamWriter failed", "NPU error, error code is", "HCCL"), "unsure"),  # Ascend's as CUDA's
     ((), NCCL_WORDS, "nccl"),
 ]  # fmt: skip
 INF_SEQ = 1 << 62

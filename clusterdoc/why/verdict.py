@@ -48,6 +48,11 @@ def judge(ev: Evidence) -> Verdict:
     causes = sorted([c for c in found if not c.weak], key=lambda c: (c.time, _ORDER.get(c.category, 9))) or _unknown(
         ev, [c for c in found if c.weak]
     )
+    if causes and causes[0].category == "hang" and ev.foreign:
+        # ranks that waited for one that stopped, and a line that says a node's GPU or the node itself failed
+        # (nvidia-smi's lost GPU printed after the wait): the node's failure is why that rank stopped (session 18)
+        node_first = [c for c in causes if c.category == "node"][:1]
+        causes = node_first + [c for c in causes if c not in node_first]
     if ev.state in ("RUNNING", "PENDING") and not causes:
         return Verdict(True, ev.state, None)
     if not causes and ev.foreign:

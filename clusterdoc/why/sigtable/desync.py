@@ -109,4 +109,15 @@ SIGNATURES: list[Signature] = [
       "https://github.com/huggingface/transformers/pull/4757 (torch/csrc/cuda/comm.cpp's gather check)",
       "drop the last incomplete batch (drop_last / dataloader_drop_last) or pad every replica's output to one "
       "size; DistributedDataParallel rather than DataParallel"),
+    # session 18 (issue 41): from the sealed set heldout-fresh6's misses, read after its score was recorded (each
+    # the tool's own message, its source beside it)
+    # TensorFlow's collective ops: one member's tensor of another shape than the group's (its own check, in
+    # collective_ops and MirroredStrategy's CollectiveReduceV2)
+    S("tf-collective-shape-mismatch", "desync", ("Shape mismatch in the collective instance",),
+      "the workers disagree: one gave a collective a tensor of another shape than the others (TensorFlow's check)",
+      "Collective ops is aborted by: Shape mismatch in the collective instance 100. Op at device /job:localhost/"
+      "replica:0/task:0/device:GPU:2 expected shape [28678440] but another member in the group expected shape "
+      "[39166184].", "https://github.com/tensorflow/tensorflow/issues/62790 (and #34156)",
+      "what each worker builds before that collective (its variables, its batch); the same model and input "
+      "pipeline on every worker"),
 ]  # fmt: skip

@@ -893,4 +893,15 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA-NeMo/Megatron-Bridge/issues/3343 (UCX's ucs_handle_error, as its other signals)",
       "the backtrace's library: rebuild it for the nodes' CPUs (no -march=native from another machine); "
       "lscpu's flags on this node against the build's"),
+    # session 18 (issue 41): from the sealed set heldout-fresh6's misses, read after its score was recorded (each
+    # the tool's own message, its source beside it)
+    # NCCL's bootstrap got a message of another size than it expected: the ranks run different NCCL versions
+    # (another container image, pip's nccl beside the system's), or something else answered on its port
+    S("nccl-bootstrap-truncated", "environment", ("NCCL WARN Message truncated : received",),
+      "NCCL's bootstrap between the ranks got a message of another size than expected: different NCCL versions on "
+      "the nodes (or another program on its port)",
+      "compute-st-p4de24xlarge-2:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes "
+      "instead of 4", "https://github.com/NVIDIA/nccl/issues/1176",
+      "the NCCL each rank loads (NCCL_DEBUG=INFO prints its version per rank; torch.cuda.nccl.version()): one "
+      "version on every node"),
 ]  # fmt: skip

@@ -180,4 +180,21 @@ SIGNATURES: list[Signature] = [
       "Reason=Node unexpectedly rebooted [slurm@2022-07-23T15:31:00]",
       "https://github.com/ArjunaCluster/ArjunaUsers/issues/164 (SchedMD/slurm: slurmctld's reason string)",
       "resubmit without the node (--exclude); its admins: the node's console and kernel log around that time"),
+    # session 18 (issue 41): from the sealed set heldout-fresh6's misses, read after its score was recorded (each
+    # the tool's own message, its source beside it)
+    # NVML (nvidia-smi) cannot reach a GPU it lists: the GPU is lost (fallen off the bus, XID 79), the node's
+    S("nvml-device-handle-unknown", "node", ("Unable to determine the device handle for GPU", "Unknown Error"),
+      "the node lost a GPU: NVML cannot reach it (fallen off the bus, a hardware or driver fault)",
+      "Unable to determine the device handle for GPU 0000:1C:00.0: Unknown Error",
+      "https://github.com/lyulyul/shine-cluster/issues/171 (nvidia-smi's words, NVML_ERROR_UNKNOWN)",
+      "drain the node and have its GPU reset or replaced (its XIDs in the kernel log; clusterdoc check on it); "
+      "resubmit without it"),
+    # slurmstepd could not kill the step's processes (stuck in the kernel: a hung file system, a GPU): Slurm drains
+    # the node ("Kill task failed"); the step was ended for some other reason first: a candidate
+    S("slurm-stepd-not-ending", "node", ("DUE TO JOB NOT ENDING WITH SIGNALS",),
+      "the node could not kill the job's processes (stuck in the kernel: a hung file system or GPU); Slurm drains it",
+      "[63532.0] error: *** STEP 63532.0 STEPD TERMINATED ON cn106 AT 2020-12-14T09:44:56 DUE TO JOB NOT ENDING "
+      "WITH SIGNALS ***", "https://github.com/ai4d-iasc/trixie/issues/45 (slurmstepd's own line)",
+      "sinfo -R (the node drained, 'Kill task failed'); its kernel log for processes in D state", weak=True,
+      node=re.compile(r" ON " + NODE + r" AT ")),
 ]  # fmt: skip

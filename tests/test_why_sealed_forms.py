@@ -1,8 +1,10 @@
-"""`clusterdoc why --log`, session 18 (issue 41): the forms the sealed set heldout-fresh5 held that no rule knew,
-read only after its score was recorded (24/40 unseen, 3 confidently wrong): an OSError printed without its type,
-the tools' own words (OpenFOAM's dummy Pstream, Nextflow's time limit, CESM's endrun, Open MPI's command line,
-torch's gather, SIGILL), a C++ throw of no class, and the culprit in UCX's prefix and under srun --label. Each
-excerpt is from tests/fixtures/why/heldout-fresh5/ (its thread in SOURCES.md); each failed on the rules before."""
+"""`clusterdoc why --log`, session 18 (issue 41): the forms the sealed sets heldout-fresh5 and heldout-fresh6 held
+that no rule knew, read only after each one's score was recorded (24/40 and 15/30 unseen): an OSError printed
+without its type, the tools' own words (OpenFOAM's dummy Pstream, Nextflow's time limit, CESM's endrun, Open MPI's
+command line, torch's gather and TensorFlow's collectives of another shape, SIGILL, NCCL's bootstrap of another
+version, torch's allocator on any device), a C++ throw of no class, a lost GPU after the others' wait, and the
+culprit in UCX's prefix and under srun --label. Each excerpt is from tests/fixtures/why/heldout-fresh5/ or -fresh6/
+(its thread in SOURCES.md); each failed on the rules before."""
 
 from __future__ import annotations
 
@@ -115,3 +117,51 @@ def test_slurmstepds_line_under_a_label_is_not_that_tasks():
                   "srun: error: h23c26: task 92: Out Of Memory\n"
                   "srun: launch/slurm: _step_signal: Terminating StepId=54315683.0\n")
     assert (c.category, c.ranks, c.nodes) == ("oom", [92], ["h23c26"]), (c.category, c.ranks, c.nodes)
+
+
+# --- heldout-fresh6's (scored unseen 15/30 with 6 confident wrong, then opened) ---
+
+
+@pytest.mark.parametrize("text, category", [
+    # https://github.com/hiyouga/LlamaFactory/issues/5491 (torch_npu's allocator: torch's words for any device)
+    ("RuntimeError: NPU out of memory. Tried to allocate 386.00 MiB (NPU 2; 60.97 GiB total capacity; 59.57 GiB "
+     "already allocated; 59.57 GiB current active; 1.02 GiB free)\n", "oom"),
+    # https://github.com/tensorflow/tensorflow/issues/62790
+    ("Collective ops is aborted by: Shape mismatch in the collective instance 100. Op at device /job:localhost/"
+     "replica:0/task:0/device:GPU:2 expected shape [28678440] but another member in the group expected shape "
+     "[39166184]. This is likely due to different input shapes at different members of the collective op.\n",
+     "desync"),
+    # https://github.com/NVIDIA/nccl/issues/1176 (srun --label; NCCL's bootstrap)
+    ("1: compute-st-p4de24xlarge-2:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes "
+     "instead of 4\n1: compute-st-p4de24xlarge-2:4827:6900 [4] NCCL INFO bootstrap.cc:554 -> 3\n", "environment"),
+])
+def test_sealed6_tools_own_words(text, category):
+    c = judge_log(text)
+    assert c.category == category, c.headline
+
+
+def test_ascends_device_error_is_no_code_verdict():
+    # https://github.com/Ascend/pytorch/issues/43 (an HCCL timeout surfacing as an NPU error: unsettled)
+    c = judge_log("RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:363 NPU error, error code "
+                  "is 107020\n")
+    assert c.category == "unknown" and len(c.candidates) >= 2, (c.category, c.candidates)
+
+
+def test_a_bare_cancel_is_unknown_with_two_candidates():
+    # https://github.com/ai4d-iasc/trixie/issues/45 (slurmd's log: the step cancelled, then its processes would not die)
+    c = judge_log("[2020-12-14T09:43:55.500] [63532.0] error: *** STEP 63532.0 ON cn106 CANCELLED AT "
+                  "2020-12-14T09:43:55 ***\n[2020-12-14T09:44:56.002] [63532.0] error: *** STEP 63532.0 STEPD "
+                  "TERMINATED ON cn106 AT 2020-12-14T09:44:56 DUE TO JOB NOT ENDING WITH SIGNALS ***\n")
+    assert c.category == "unknown" and len(c.candidates) >= 2, (c.category, c.candidates)
+
+
+def test_a_lost_gpu_explains_the_others_wait():
+    # https://github.com/lyulyul/shine-cluster/issues/171: ranks 1-3 time out, rank 0 is absent, nvidia-smi on the
+    # node then cannot reach a GPU: the node, not a hang
+    wait = "".join(f"[E ProcessGroupNCCL.cpp:737] [Rank {r}] Watchdog caught collective operation timeout: WorkNCCL("
+                   "SeqNum=86645, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1805320 milliseconds before timing "
+                   "out.\n" for r in (2, 3, 1))
+    assert judge_log(wait).category != "node"  # the wait alone names no node
+    c = judge_log(wait + "(env) user@hoth:~$ nvidia-smi\nUnable to determine the device handle for GPU "
+                  "0000:1C:00.0: Unknown Error\n")
+    assert c.category == "node", c.headline
