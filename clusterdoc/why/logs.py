@@ -647,9 +647,14 @@ class Scanner:
             m = _EXC_LOOSE.match(line, i + 2)
         if not m or m.group(1).endswith(("Warning", "Info")):
             return
-        raised = Raised(m.group(1).rsplit(".", 1)[-1], m.group(2).strip()[:2000])
+        self._record_loose(n, Raised(m.group(1).rsplit(".", 1)[-1], m.group(2).strip()[:2000]), rl, over_raised=True)
+
+    def _record_loose(self, n: int, raised: Raised, rl: RankLog | None, over_raised: bool = False) -> None:
+        """An exception line with no traceback around it: its rank's (unless the rank already ended with a whole
+        traceback and over_raised is False), or the log's unranked ones (the newest MAX_LOOSE)."""
         if rl is not None:
-            rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
+            if over_raised or rl.raised is None:
+                rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
         else:
             del self.facts.unranked_loose[: -MAX_LOOSE + 1]
             self.facts.unranked_loose.append((n, raised))
@@ -661,13 +666,7 @@ class Scanner:
         m = _ERRNO_LINE.match(line)
         if m is None:
             return
-        raised = Raised(ERRNO_TYPES.get(int(m.group(1)), "OSError"), line.strip()[:2000])
-        if rl is not None:
-            if rl.raised is None:
-                rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
-        else:
-            del self.facts.unranked_loose[: -MAX_LOOSE + 1]
-            self.facts.unranked_loose.append((n, raised))
+        self._record_loose(n, Raised(ERRNO_TYPES.get(int(m.group(1)), "OSError"), line.strip()[:2000]), rl)
 
     def _terminate(self, n: int, key: object, line: str, rl: RankLog | None) -> None:
         """`terminate called after throwing an instance of 'std::runtime_error'` and, on the next line of the same
@@ -676,13 +675,8 @@ class Scanner:
         if "terminate called after throwing" in line:
             m = _TERMINATE.search(line)
             if m is not None and m.group(1).strip() in _SCALAR_THROWN:  # `throw 0;`: no what() follows it
-                raised = Raised(m.group(1).strip(), f"uncaught C++ exception of type '{m.group(1).strip()}'")
-                if rl is not None:
-                    if rl.raised is None:
-                        rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
-                else:
-                    del self.facts.unranked_loose[: -MAX_LOOSE + 1]
-                    self.facts.unranked_loose.append((n, raised))
+                t = m.group(1).strip()
+                self._record_loose(n, Raised(t, f"uncaught C++ exception of type '{t}'"), rl)
             elif m is not None and len(self._thrown) < MAX_LOOSE:
                 self._thrown[key] = (n, m.group(1).rsplit("::", 1)[-1].strip())
             return
@@ -692,13 +686,7 @@ class Scanner:
         m = _WHAT.match(line)
         if m is None or any(w in m.group(1)[:400] for w in _DIST_WHAT):
             return
-        raised = Raised(thrown[1], m.group(1).strip()[:2000])
-        if rl is not None:
-            if rl.raised is None:
-                rl.loose, rl.loose_at, rl.loose_after = raised, n, 0
-        else:
-            del self.facts.unranked_loose[: -MAX_LOOSE + 1]
-            self.facts.unranked_loose.append((n, raised))
+        self._record_loose(n, Raised(thrown[1], m.group(1).strip()[:2000]), rl)
 
     def _watchdog(self, key: object, n: int, rank: int | None, line: str) -> None:
         f = self.facts
