@@ -29,11 +29,26 @@ sys.path.insert(0, str(ROOT))
 REPO = "NVIDIA/nccl"
 RAW = ROOT / "tests/fixtures/why/catalogue/nccl.tsv"
 OUT = ROOT / "clusterdoc/why/sigtable/catalogue_nccl.py"
-REFS = ("HEAD", "v2.18.6-1")  # master as fetched, and the NCCL most torch 2.1-2.2 wheels carried (older words)
+REFS = ("HEAD", "v2.21.5-1", "v2.18.6-1", "v2.12.12-1", "v2.7.8-1")  # master as fetched; the NCCL of torch 2.4-2.5,
+# 2.1-2.2, 1.12-1.13 and 1.7-1.8 wheels (older words, as most pastes print them)
 FORMAT_CAP = 300
 PREFIX = "ncclsrc-"
 MARKER = "NCCL WARN"
 MAX_ROWS = 400
+# a component's lines that are not failures (verbs' async events a healthy fabric sends: a port coming up, a GID
+# or LID change, a subnet manager's re-registration)
+UNLESS = {
+    "ib-async": (
+        "port active",
+        "GID table change",
+        "LID change",
+        "P_Key change",
+        "SM change",
+        "client reregistration",
+        "communication established",
+        "speed change",
+    )
+}
 NEEDLE_CAP = 60
 
 # component, path regex, message regex, category, weak, meaning, next step. The first rule that selects a
@@ -166,7 +181,7 @@ RULES: list[tuple[str, str, str, str | None, bool, str, str]] = [
     (
         "nvml-call",
         r"misc/nvmlwrap",
-        r"\) failed: %s",
+        r"^(?!nvmlShutdown).*\) failed: %s",  # a shutdown at exit is no failure of the job
         "node",
         True,
         "an NVML call on the GPU failed: its error decides (GPU is lost or Unknown Error: the node's GPU; Driver/"
@@ -485,6 +500,7 @@ def render(rows, thin) -> str:
     for r in rows:
         m, nxt = meaning[r["component"]]
         weak = ", weak=True" if r["weak"] else ""
+        weak += f", unless={UNLESS[r['component']]!r}" if r["component"] in UNLESS else ""
         body.append(
             f"    S({r['name']!r}, {r['category']!r}, {r['needles']!r},\n      {m!r},\n"
             f"      {r['learned']!r},\n      {r['source']!r},\n      {nxt!r}{weak}),"
