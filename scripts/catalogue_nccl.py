@@ -38,6 +38,7 @@ MAX_ROWS = 400
 # a component's lines that are not failures (verbs' async events a healthy fabric sends: a port coming up, a GID
 # or LID change, a subnet manager's re-registration)
 UNLESS = {
+    "ib-verbs": ("ibv_open_device",),  # a device NCCL skips, as above
     "ib-async": (
         "port active",
         "GID table change",
@@ -47,7 +48,7 @@ UNLESS = {
         "client reregistration",
         "communication established",
         "speed change",
-    )
+    ),
 }
 NEEDLE_CAP = 60
 
@@ -90,7 +91,7 @@ RULES: list[tuple[str, str, str, str | None, bool, str, str]] = [
         "ib-setup",
         r"transport/net_ib",
         r"No IP interface found|Unable to open device|Unable to query (device|port)",
-        "network",
+        None,  # a device NCCL skips: it goes on with the others (zai-org/ImageReward#65)
         True,
         "NCCL could not open or query an InfiniBand device or find its IP interface",
         "ibv_devinfo and ip addr on that node (inside the container: /dev/infiniband mounted?); NCCL_IB_HCA",
@@ -446,7 +447,7 @@ def table(rows) -> tuple[list[dict], dict[str, tuple[str, ...]]]:
                 "category": rule[3],
                 "weak": rule[4],
                 "needles": nd,
-                "learned": fmt,
+                "learned": f"{MARKER} {fmt}",  # the format as NCCL prints it, after its marker
                 "source": f"https://github.com/{REPO}/blob/{commit}/{path}#L{line}",
             }
         )
