@@ -216,16 +216,26 @@ RULES: list[tuple[str, str, str, str | None, bool, str, str]] = [
         "NVLink SHARP multicast memory could not be bound: the node's Fabric Manager or NVSwitches",
         "nvidia-smi -q (fabric state) and the Fabric Manager's log on that node; NCCL_NVLS_ENABLE=0 meanwhile",
     ),
-    # memory
+    # memory: the host's allocations fail only for memory; a CUDA allocation fails after any CUDA error too (its
+    # "Cuda failure" line comes first and decides). "unable to allocate requests" is a full request pool, no memory
     (
-        "alloc",
-        r"include/alloc|include/checks|misc/utils|mem_manager|transport/net_socket|net_ib/p2p\.cc",
-        r"Failed to (CUDA )?(malloc|calloc|host alloc|allocate)|^Allocation failed$|malloc\(size=%d\) returned null|"
-        r"unable to allocate requests",
+        "alloc-cuda",
+        r"include/alloc",
+        r"Failed to CUDA (malloc|calloc|host alloc)",
+        "oom",
+        True,
+        "NCCL could not allocate GPU (or pinned host) memory for its buffers: the GPU is full, or a CUDA error "
+        "before it made every call fail",
+        "the 'Cuda failure' line before it: 'out of memory' is the GPU's memory (a smaller batch, NCCL_BUFFSIZE)",
+    ),
+    (
+        "alloc-host",
+        r"include/alloc|include/checks|misc/utils|mem_manager",
+        r"Failed to (malloc|allocate)|^Allocation failed$|malloc\(size=%d\) returned null",
         "oom",
         False,
-        "NCCL could not allocate memory (the GPU's or the host's) for its buffers",
-        "the memory the job leaves NCCL (a smaller batch, PYTORCH_CUDA_ALLOC_CONF, NCCL_BUFFSIZE); the line before it",
+        "NCCL could not allocate host memory",
+        "the host memory the job leaves (DataLoader workers, --mem); the node's dmesg",
     ),
     # the API's argument checks: the caller's code
     (
@@ -475,6 +485,8 @@ def _candidates(rule) -> tuple[str, ...]:
         "own log, the node's kernel log",
         "node": "environment: a driver or library that does not match (a "
         "driver updated without a reboot, the container's NVIDIA runtime)",
+        "oom": "another CUDA error first: the 'Cuda failure' line before it names it (an illegal address: the "
+        "code; a lost GPU or an ECC error: the node)",
         "code": "node: the GPU failed (an "
         "XID in the node's kernel log: clusterdoc check on it), or the environment (a driver older than the "
         "CUDA of the build)",
