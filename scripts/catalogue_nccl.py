@@ -60,7 +60,7 @@ RULES: list[tuple[str, str, str, str | None, bool, str, str]] = [
     (
         "ib-completion",
         r"transport/net_ib",
-        r"Got completion|CQE with error|Unsupported completion status",
+        r"Got completion|Got CQE with error|Unsupported completion status",  # a stale CQE is one handled before
         "network",
         False,
         "InfiniBand/RoCE failed a transfer (a work completion with an error status): the link, a port, the "
@@ -158,7 +158,7 @@ RULES: list[tuple[str, str, str, str | None, bool, str, str]] = [
         "environment",
         False,
         "NCCL versions differ: between the ranks, or between the application and the library it loads",
-        "one NCCL everywhere (python -c 'import torch; print(torch.cuda.nccl.version())' on each node; LD_LIBRARY_PATH)",
+        "one NCCL everywhere (torch.cuda.nccl.version() on each node; LD_LIBRARY_PATH, the container's libnccl)",
     ),
     (
         "cuda-driver",
