@@ -5,6 +5,8 @@ peer's (the other rank first, or the link).
 
 from __future__ import annotations
 
+from clusterdoc.why.sigtable import catalogue_nccl  # issue 41 (whycat2)
+
 # thin lines (why/signatures.py, weak): what each may be, and what decides
 _THIN = {
     "nccl-system-error": (
@@ -269,6 +271,9 @@ _THIN["python-api-mismatch"] = (
     "project pins: a newer trl with an older vllm, or the reverse)",
     "code: the call itself is wrong (a typo, an argument of another function)",
 )
+
+# issue 41 (whycat2): the weak rows of NCCL's catalogue from its source, by the component that prints them
+_THIN.update(catalogue_nccl.THIN)
 
 
 def for_signature(sig) -> list[str]:
