@@ -33,6 +33,10 @@ SIGNATURES: list[Signature] = [
     *peer.SIGNATURES,
     *effect.SIGNATURES,
 ]
+# catalogues read from the tools' sources (scripts/catalogue_*.py): fallbacks after every learned signature
+from clusterdoc.why.sigtable import catalogue_torch  # noqa: E402 - a catalogue block of its own (issue 41)
+
+SIGNATURES += catalogue_torch.SIGNATURES
 
 
 # what the parsers make of a rank's traceback when no line above names its failure (never matched by needles)
