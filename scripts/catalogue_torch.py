@@ -157,7 +157,7 @@ RULES: list[tuple[str, tuple[str, ...], tuple[str, ...], str, str, bool, str, st
 ]  # fmt: skip
 # the pieces between a format's holes: a first needle shorter than MIN_FIRST is too common a text to name a
 # failure; a needle is at most MAX_NEEDLE characters (its head: a pasted line may be cut or wrapped after it)
-MIN_PIECE, MIN_FIRST, MAX_NEEDLE = 12, 24, 60
+MIN_PIECE, MIN_FIRST, MAX_NEEDLE, LONG = 12, 24, 60, 40
 # a message whose words say it is no failure (an INFO-like text raised for control flow, a hint)
 NOT_FAILURE = ("deprecated", "please use", "will be removed", "retry")
 
@@ -193,7 +193,9 @@ def classify(rows: list[list[str]]) -> list[dict]:
         if not keyed or fmt in seen:  # a first needle with no pre-check key would cost every line one more check
             continue
         seen.add(fmt)
-        needles = (keyed[0], *[p for p in ps if p != keyed[0]][:1])
+        # a long first piece is specific alone (and survives another version's other holes); a short one takes the
+        # next piece too
+        needles = (keyed[0],) if len(keyed[0]) >= LONG else (keyed[0], *[p for p in ps if p != keyed[0]][:1])
         out.append(dict(name=f"torchsrc-{name}-{len([o for o in out if o['base'] == name]) + 1}", base=name,
                         category=cat, weak=weak, needles=needles, meaning=meaning, step=step, learned=fmt,
                         source=f"https://github.com/{REPO}/blob/{commit}/{path}#L{line}"))
