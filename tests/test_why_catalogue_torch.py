@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clusterdoc.why import signatures
+from clusterdoc.why import candidates, signatures
 from clusterdoc.why.sigtable import catalogue_torch
 from tests.why_helpers import judge_log
 
@@ -50,6 +50,7 @@ def test_the_rows_keep_the_pre_check_and_come_last():
         assert len(s.needles[0]) >= 24 and all(len(n) >= 12 for n in s.needles), s.name
         assert s.source.startswith("https://github.com/pytorch/pytorch/blob/cf30153c"), s.source
         assert s.name.startswith("torchsrc-") and s.meaning and s.next_step
+        assert not s.weak or len(candidates.for_signature(s)) >= 2, s.name  # a candidate names what decides
 
 
 # --- real lines from public threads (each thread beside its line) that the learned signatures did not name ---
@@ -80,7 +81,8 @@ def test_a_torch_build_without_mpi_is_the_environment_not_the_code():
 def test_a_wait_or_a_connection_that_ended_is_a_candidate_never_a_verdict(line, name, category):
     sig = signatures.match(line)
     assert sig is not None and sig.name.startswith(name) and sig.weak and sig.category == category, sig
-    assert judge_log(line + "\n").category == "unknown"
+    c = judge_log(line + "\n")
+    assert c.category == "unknown" and len(c.candidates) >= 2, (c.category, c.candidates)  # and what decides
 
 
 # --- look-alikes: torch's INFO and WARNING lines, and hints, are no failure ---
