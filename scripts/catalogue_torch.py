@@ -28,6 +28,12 @@ REPO = "pytorch/pytorch"
 PARTS = ("distributed/elastic", "distributed/distributed_c10d.py", "distributed/rendezvous.py",
          "distributed/run.py", "distributed/launch.py", "distributed/utils.py", "distributed/constants.py",
          "utils/data/_utils", "utils/data/dataloader.py")  # fmt: skip
+# the C++ headers the wheel ships (include/, the repository's files at the same commit): c10d's collective argument
+# checks (Utils.hpp), a backend's unsupported calls (Backend.hpp), gloo's reduce-op checks, the store's socket
+CPP_DIR = "include/torch/csrc/distributed/c10d"
+CPP_PARTS = ("Utils.hpp", "Backend.hpp", "ProcessGroupGlooDetail.hpp", "ProcessGroup.hpp", "NCCLUtils.hpp")
+CPP_CALL = re.compile(r"\b(TORCH_CHECK|C10_THROW_ERROR|throw\s+(?:std::)?\w+|fn)\s*\(")
+CPP_LIT = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 LOG_CALLS = ("error", "critical", "exception")
 MAX_FORMAT = 300  # characters kept of one message
 MAX_ROWS = 3000  # rows kept of the raw list
@@ -83,6 +89,45 @@ def messages(path: Path, rel: str) -> list[tuple[str, int, str, str]]:
     return sorted(out, key=lambda r: r[1])
 
 
+def _cpp_args(text: str, start: int) -> str:
+    """The text of a call's arguments from `start` (after its parenthesis) to its close, bounded."""
+    depth, i = 1, start
+    while i < len(text) and i - start < 800:
+        m = CPP_LIT.match(text, i)
+        if m:
+            i = m.end()
+            continue
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0 or (text[i] == ";" and depth <= 1):
+            break
+        i += 1
+    return text[start:i]
+
+
+def _cpp_fmt(args: str) -> str:
+    """The message a call builds from its string literals, anything else between them a hole."""
+    out, last = [], None
+    for m in CPP_LIT.finditer(args):
+        if last is not None and re.sub(r"[\s+<]", "", args[last : m.start()]):
+            out.append("{}")
+        out.append(m.group(1))
+        last = m.end()
+    if last is not None and re.sub(r"[\s+<);]", "", args[last:]):
+        out.append("{}")
+    return "".join(out)
+
+
+def cpp_messages(path: Path, rel: str) -> list[tuple[str, int, str, str]]:
+    """(file, line, kind, format) of each check, throw and collective argument check of one C++ header."""
+    text, out = path.read_text(encoding="utf-8", errors="replace"), []
+    for m in CPP_CALL.finditer(text):
+        fmt = _cpp_fmt(_cpp_args(text, m.end()))
+        if re.search(r"[A-Za-z]{4}", fmt):
+            kind = re.sub(r"\s+(?:std::)?", " ", m.group(1))
+            out.append((rel, text.count("\n", 0, m.start()) + 1, kind, " ".join(fmt.split())[:MAX_FORMAT]))
+    return out
+
+
 def extract(torch_dir: Path, commit: str) -> list[str]:
     rows = []
     for part in PARTS:
@@ -91,6 +136,9 @@ def extract(torch_dir: Path, commit: str) -> list[str]:
         for f in files:
             rel = "torch/" + f.relative_to(torch_dir).as_posix()
             rows += [f"{commit}\t{r}\t{n}\t{k}\t{t}" for r, n, k, t in messages(f, rel)]
+    for name in CPP_PARTS:
+        rel = "torch/csrc/distributed/c10d/" + name
+        rows += [f"{commit}\t{r}\t{n}\t{k}\t{t}" for r, n, k, t in cpp_messages(torch_dir / CPP_DIR / name, rel)]
     return rows[:MAX_ROWS]
 
 
@@ -100,6 +148,7 @@ def extract(torch_dir: Path, commit: str) -> list[str]:
 # rule fits is left out (its path does not decide, or it is no failure).
 C10D = "torch/distributed/distributed_c10d.py"
 RDZV = "torch/distributed/elastic/rendezvous"
+CUTILS = "torch/csrc/distributed/c10d/Utils.hpp"
 RULES: list[tuple[str, tuple[str, ...], tuple[str, ...], str, str, bool, str, str]] = [
     # --- environment: the build or the node lacks what the call needs (a backend, an accelerator, a limit) ---
     (C10D, ("raise RuntimeError",), ("built in",), "backend-not-built", "environment", False,
@@ -135,6 +184,31 @@ RULES: list[tuple[str, tuple[str, ...], tuple[str, ...], str, str, bool, str, st
      "a torch.distributed call was made with arguments it rejects (a collective's tensors, group, rank or dtype, "
      "or the process group's set-up): the job's code",
      "fix the call the traceback names (its arguments on this rank); a retry fails the same way"),
+    # the C++ side: a collective's own argument checks (ProcessGroupGloo/MPI's invalidArgument(...) of Utils.hpp's
+    # assert* helpers, its split checks), a call the backend does not have, gloo's reduce-op checks
+    (CUTILS, ("fn", "throw invalid_argument"), (), "collective-argument", "code", False,
+     "a collective was called with tensors its backend rejects on this rank (their number, size, type, layout or "
+     "device): the job's code", "fix the collective's arguments on the rank that raised (sizes, dtypes, devices, "
+     "the tensor list's length against the world size)"),
+    (CUTILS, ("TORCH_CHECK",), ("split",), "collective-split", "code", False,
+     "an all_to_all's split sizes do not fit its tensor or the group: the job's code",
+     "the split sizes passed on the rank that raised (their sum against dim 0, their count against the group)"),
+    (CUTILS, ("TORCH_CHECK",), ("dim 0",), "collective-split", "code", False,
+     "an all_to_all's split sizes do not fit its tensor or the group: the job's code",
+     "the split sizes passed on the rank that raised (their sum against dim 0, their count against the group)"),
+    (CUTILS, ("TORCH_CHECK",), ("invalid value for environment variable",), "env-value", "environment", False,
+     "a torch.distributed environment variable holds a value it does not accept",
+     "the variable the message names, in the job's environment (0 or 1 for a flag)"),
+    ("torch/csrc/distributed/c10d/Backend.hpp", ("TORCH_CHECK",), ("does not support",), "backend-unsupported",
+     "code", False, "the job called a collective its process group's backend does not have (gloo, nccl, mpi each "
+     "lack some)", "another backend for that call (a gloo group for CPU tensors, nccl for CUDA ones), or another call"),
+    ("torch/csrc/distributed/c10d/ProcessGroupGlooDetail.hpp", ("TORCH_CHECK",), ("cannot use",),
+     "gloo-reduce-op", "code", False, "gloo was given a reduce op it cannot apply to that dtype",
+     "another reduce op or dtype for that collective (or the nccl backend)"),
+    # --- a socket of the c10d store closed by the other side: never a cause alone (the peer died, or the link) ---
+    (CUTILS, ("C10_THROW_ERROR",), ("connection was likely closed",), "store-socket-closed", "peer", False,
+     "the c10d store's socket was closed by the other side: the store's process (rank 0, torchrun's agent) ended, "
+     "or the link dropped", "the first failure on the store's node (rank 0's log); clusterdoc check (net) between"),
     # --- weak: the path reports a wait that ended or a connection that failed; what failed first decides ---
     (RDZV, ("raise RendezvousConnectionError",), (), "rdzv-connect", "network", True,
      "torchrun's rendezvous could not reach its store (the c10d store or etcd): the endpoint is unreachable "
@@ -158,6 +232,8 @@ RULES: list[tuple[str, tuple[str, ...], tuple[str, ...], str, str, bool, str, st
 # the pieces between a format's holes: a first needle shorter than MIN_FIRST is too common a text to name a
 # failure; a needle is at most MAX_NEEDLE characters (its head: a pasted line may be cut or wrapped after it)
 MIN_PIECE, MIN_FIRST, MAX_NEEDLE, LONG = 12, 24, 60, 40
+# a fixed word of a path's messages shorter than a needle, added to its rows (it says who speaks: torch's backend)
+ANCHORS = {"backend-unsupported": "Backend "}
 # a message whose words say it is no failure (an INFO-like text raised for control flow, a hint)
 NOT_FAILURE = ("deprecated", "please use", "will be removed", "retry")
 
@@ -196,6 +272,8 @@ def classify(rows: list[list[str]]) -> list[dict]:
         # a long first piece is specific alone (and survives another version's other holes); a short one takes the
         # next piece too
         needles = (keyed[0],) if len(keyed[0]) >= LONG else (keyed[0], *[p for p in ps if p != keyed[0]][:1])
+        if name in ANCHORS:
+            needles += (ANCHORS[name],)
         out.append(dict(name=f"torchsrc-{name}-{len([o for o in out if o['base'] == name]) + 1}", base=name,
                         category=cat, weak=weak, needles=needles, meaning=meaning, step=step, learned=fmt,
                         source=f"https://github.com/{REPO}/blob/{commit}/{path}#L{line}"))

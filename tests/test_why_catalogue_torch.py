@@ -47,7 +47,7 @@ def test_the_rows_keep_the_pre_check_and_come_last():
     assert signatures._KEYS == keys  # the catalogue adds no key: no line pays one more check
     for s in sigs:
         assert any(k in s.needles[0].lower() for k in signatures._KEYS_PICKED), s.name
-        assert len(s.needles[0]) >= 24 and all(len(n) >= 12 for n in s.needles), s.name
+        assert len(s.needles[0]) >= 24 and all(len(n) >= 12 or n == "Backend " for n in s.needles), s.name
         assert s.source.startswith("https://github.com/pytorch/pytorch/blob/cf30153c"), s.source
         assert s.name.startswith("torchsrc-") and s.meaning and s.next_step
         assert not s.weak or len(candidates.for_signature(s)) >= 2, s.name  # a candidate names what decides
@@ -101,5 +101,38 @@ def test_a_wait_or_a_connection_that_ended_is_a_candidate_never_a_verdict(line, 
     "Cuda is not available.",  # too common a text for a needle (run.py's short message is left out)
 ])
 def test_torchs_info_lines_and_hints_match_no_catalogue_row(line):
+    sig = signatures.match(line)
+    assert sig is None or not sig.name.startswith("torchsrc-"), sig.name
+
+
+# --- torch's C++ side (the headers the wheel ships, at the same commit): c10d's collective checks, the store ---
+
+
+def test_a_collectives_argument_check_is_the_code_on_that_rank():
+    # https://github.com/pytorch/pytorch/issues/27440 (gloo's gather given a list of the wrong length)
+    line = ("ValueError: ProcessGroupGloo::gather: requires a single-element output list containing a list with "
+            "<size> tensors")
+    sig = signatures.match(line)
+    assert sig is not None and sig.name.startswith("torchsrc-collective-argument-") and not sig.weak, sig
+    assert "Utils.hpp#L" in sig.source
+    assert judge_log(line + "\n").category == "code"
+    assert signatures.match("RuntimeError: Backend gloo does not support reduce_scatter").category == "code"
+
+
+def test_the_stores_socket_closed_by_the_other_side_is_never_a_cause_alone():
+    # https://github.com/pytorch/pytorch/pull/153586 (its test plan: a TCPStore whose server went away)
+    line = ("[W514 18:33:36.536327028 TCPStore.cpp:138] [c10d] recvValueWithTimeout failed on SocketImpl(fd=3, "
+            "addr=[localhost]:34658, remote=[localhost]:1234): Failed to recv, got 0 bytes. Connection was likely "
+            "closed. Did the remote server shutdown or crash?")
+    sig = signatures.match(line)
+    assert sig is not None and sig.name.startswith("torchsrc-store-socket-closed-") and sig.category == "peer", sig
+    assert judge_log(line + "\n").category == "unknown"
+
+
+@pytest.mark.parametrize("line", [
+    "MPS backend does not support allgather",  # another library's words: torch's own say `Backend NAME`
+    "the kernel does not support allreduce here",
+])
+def test_another_tools_words_are_not_torchs_backend_check(line):
     sig = signatures.match(line)
     assert sig is None or not sig.name.startswith("torchsrc-"), sig.name
