@@ -6,6 +6,7 @@ peer's (the other rank first, or the link).
 from __future__ import annotations
 
 from clusterdoc.why.sigtable import catalogue_nccl  # issue 41 (whycat2)
+from clusterdoc.why.sigtable import catalogue_torch
 
 # thin lines (why/signatures.py, weak): what each may be, and what decides
 _THIN = {
@@ -274,6 +275,37 @@ _THIN["python-api-mismatch"] = (
 
 # issue 41 (whycat2): the weak rows of NCCL's catalogue from its source, by the component that prints them
 _THIN.update(catalogue_nccl.THIN)
+
+
+# issue 41: the torch catalogue's weak rows (why/sigtable/catalogue_torch.py, from torch's source), by the code path
+# that prints them (the row's name less its number): what the path leaves open, and what decides
+_TORCH_PATHS = {
+    "torchsrc-rdzv-connect": (
+        "network: the rendezvous endpoint is unreachable from this node (nc -zv on --rdzv-endpoint; a firewall, "
+        "another interface, a name that does not resolve)",
+        "the endpoint's node (the one hosting the store) is not up, or its job ended first and took the store with "
+        "it (its own log; another job on the same --rdzv-endpoint)",
+    ),
+    "torchsrc-store-wait-timeout": (
+        "hang or scheduler: a rank started late or not at all (its node's log, squeue; the barrier's missing ranks)",
+        "a rank failed before the wait (its own first error) or could not reach the store (network: nc -zv "
+        "MASTER_ADDR MASTER_PORT)",
+    ),
+    "torchsrc-dataloader-exited": (
+        "oom: the host's OOM killer took the worker (the node's dmesg; sacct -o MaxRSS; fewer num_workers)",
+        "environment: a container's small /dev/shm (df -h /dev/shm; docker --shm-size or --ipc=host)",
+        "code: the worker crashed in the dataset's code or a library it calls (num_workers=0 shows its error)",
+    ),
+    "torchsrc-dataloader-timeout": (
+        "hang: a worker is stuck in the dataset's code (a lock, a remote read): py-spy dump on the worker",
+        "environment: the data's file system or network store is slow or hung (its mount, its server)",
+    ),
+    "torchsrc-worker-d-state": (
+        "node: a device of the node stopped answering (the GPU: an Xid in dmesg; the NIC)",
+        "environment: a file system hung (NFS, Lustre: the node's dmesg, the mount's server)",
+    ),
+}
+_THIN.update({s.name: _TORCH_PATHS[s.name.rsplit("-", 1)[0]] for s in catalogue_torch.SIGNATURES if s.weak})
 
 
 def for_signature(sig) -> list[str]:
