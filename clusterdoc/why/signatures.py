@@ -33,6 +33,11 @@ SIGNATURES: list[Signature] = [
     *peer.SIGNATURES,
     *effect.SIGNATURES,
 ]
+# --- whycat3 (issue 41): the MPI launchers', Slurm's and the fabrics' own messages, read from their source: a
+# fallback after every learned signature (why/sigtable/catalogue_mpi.py, made by scripts/catalogue_mpi.py) ---
+from clusterdoc.why.sigtable import catalogue_mpi  # noqa: E402 - kept in this block (merges with the others')
+
+SIGNATURES += catalogue_mpi.SIGNATURES
 
 
 # what the parsers make of a rank's traceback when no line above names its failure (never matched by needles)
