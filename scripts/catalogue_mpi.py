@@ -197,17 +197,18 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
                           "Open MPI could not open or query an InfiniBand (verbs) device: the adapter or its driver on "
                           "that node",
                           "ibv_devinfo and dmesg (mlx5) on that node; resubmit without it (--exclude)"),
-    "ompi-tcp": ("network", False,
-                 "Open MPI's TCP transport could not connect to another MPI process: an interface the other host "
-                 "cannot reach (a docker bridge, a second NIC) or a firewall",
-                 "pin the interface (mpirun --mca btl_tcp_if_include IFACE, or exclude docker0,lo); nc -zv between "
-                 "the nodes"),
+    "ompi-tcp": ("peer", False,
+                 "Open MPI's TCP transport could not connect to another MPI process: that process died first, or "
+                 "an interface the other host cannot reach (a docker bridge, a second NIC), a firewall",
+                 "the other process's log first; then pin the interface (mpirun --mca btl_tcp_if_include IFACE, or "
+                 "exclude docker0,lo); nc -zv between the nodes"),
     "ompi-unreachable": ("network", False,
                          "Open MPI found no transport by which two MPI processes can reach each other (no common "
                          "network: the transports built in, the interfaces, the fabric)",
                          "ompi_info | grep -E 'btl|pml|mtl' on both nodes; the interfaces they share; --mca btl "
                          "self,vader,tcp to test"),
-    "ompi-ofi": ("network", False,
+    # weak: its own text says the job "may behave unpredictably (and/or abort)": it may go on (a provider's probe)
+    "ompi-ofi": ("network", True,
                  "Open MPI's libfabric (OFI) transport failed a fabric call: the provider or the fabric (EFA, "
                  "Omni-Path, verbs through OFI)",
                  "fi_info on the nodes (the provider it picked), FI_LOG_LEVEL=warn for libfabric's own reason"),
@@ -218,6 +219,12 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
     "ompi-peer-gone": ("peer", False,
                        "an MPI peer process closed its connection: it died first, or the link to it broke",
                        "the other ranks' and nodes' logs: the first one to fail is the cause"),
+    # weak: a failed system call there may only cost speed ("abort or ... performance degradation", its text)
+    "ompi-shm-syscall": ("environment", True,
+                         "a system call failed while Open MPI set up shared memory on a node: the job may abort or "
+                         "only run slower (/dev/shm, the session directory, a container's limits)",
+                         "the system call and errno it names; df -h /dev/shm and TMPDIR on the node; whether the "
+                         "job failed later for another reason"),
     "ompi-shm": ("environment", False,
                  "Open MPI could not set up its shared memory between the processes of a node (/dev/shm or the "
                  "session directory full or too small, a container's --shm-size, user namespaces)",
@@ -283,9 +290,11 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
     "mpich-nomem": ("oom", False,
                     "MPICH could not allocate memory: the host ran out of memory",
                     "less host memory per rank (fewer ranks per node, smaller buffers), or more --mem"),
-    "mpich-arg": ("code", False,
-                  "an MPI call got an invalid argument (a count, rank, tag, root, datatype or operation MPICH "
-                  "checked): the code's call",
+    # weak: a rank past the size is as often the launch (fewer processes than the program expects, another MPI's
+    # mpirun starting singletons) as the code's call (heldout-fresh3's specfem3d-999: an MPI installation)
+    "mpich-arg": ("code", True,
+                  "an MPI call got an argument MPICH's check refused (a count, rank, tag, root, datatype or "
+                  "operation): the code's call, or a launch that started fewer processes than the program expects",
                   "the MPI call in its error stack and the arguments it was given (the rank and size it assumed)"),
     "mpich-sock": ("network", False,
                    "MPICH could not connect to another process's address: the network between the nodes or the "
@@ -327,12 +336,13 @@ RULES: list[tuple[str, frozenset[str], str | None]] = [
     ("ompi/mca/mtl/ofi/help-mtl-ofi.txt", frozenset({"OFI call fail"}), "ompi-ofi"),
     ("ompi/mca/mtl/psm2/help-mtl-psm2.txt", frozenset({"unable to open endpoint", "error polling network"}),
      "ompi-psm2"),
-    ("opal/mca/btl/vader/help-btl-vader.txt", frozenset({"sys call fail", "cma-different-user-namespace-error"}),
-     "ompi-shm"),
-    ("opal/mca/btl/smcuda/help-mpi-btl-smcuda.txt", frozenset({"sys call fail"}), "ompi-shm"),
-    ("opal/mca/shmem/mmap/help-opal-shmem-mmap.txt", frozenset({"sys call fail", "target full"}), "ompi-shm"),
-    ("opal/mca/shmem/posix/help-opal-shmem-posix.txt", frozenset({"sys call fail"}), "ompi-shm"),
-    ("opal/mca/shmem/sysv/help-opal-shmem-sysv.txt", frozenset({"sys call fail"}), "ompi-shm"),
+    ("opal/mca/btl/vader/help-btl-vader.txt", frozenset({"sys call fail"}), "ompi-shm-syscall"),
+    ("opal/mca/btl/vader/help-btl-vader.txt", frozenset({"cma-different-user-namespace-error"}), "ompi-shm"),
+    ("opal/mca/btl/smcuda/help-mpi-btl-smcuda.txt", frozenset({"sys call fail"}), "ompi-shm-syscall"),
+    ("opal/mca/shmem/mmap/help-opal-shmem-mmap.txt", frozenset({"sys call fail"}), "ompi-shm-syscall"),
+    ("opal/mca/shmem/mmap/help-opal-shmem-mmap.txt", frozenset({"target full"}), "ompi-shm"),
+    ("opal/mca/shmem/posix/help-opal-shmem-posix.txt", frozenset({"sys call fail"}), "ompi-shm-syscall"),
+    ("opal/mca/shmem/sysv/help-opal-shmem-sysv.txt", frozenset({"sys call fail"}), "ompi-shm-syscall"),
     ("opal/mca/common/sm/help-mpi-common-sm.txt", frozenset({"mmap too small"}), "ompi-shm"),
     ("opal/mca/common/cuda/help-mpi-common-cuda.txt", frozenset({"dlopen failed", "dlsym failed"}), "ompi-cuda-lib"),
     ("orte/mca/plm/rsh/help-plm-rsh.txt", frozenset({"no-local-orted", "agent-not-found"}), "ompi-install"),
@@ -448,7 +458,9 @@ def build(raw, keys: tuple[str, ...], known) -> tuple[list[dict], dict[str, int]
             skipped["known"] += 1
             continue
         seen.add(needles)
-        rows.append({"name": f"cat-{tool}-{_slug(tool, key)}", "cls": cls, "needles": needles, "lower": lower, "learned": msg,
+        where = f"{Path(path).parent.name}-" if tool == "ompi" else ""  # the component: vader, openib, rmaps ...
+        rows.append({"name": f"cat-{tool}-{where}{_slug(tool, key)}", "cls": cls, "needles": needles,
+                     "lower": lower, "learned": msg,
                      "source": f"https://github.com/{repo}/blob/{commit}/{path}#L{no}"})  # fmt: skip
     # a row another row of its class always fires for (its needles inside this one's) adds nothing: fewer rows
     def covers(o: dict, r: dict) -> bool:
@@ -474,8 +486,8 @@ def _lit(s: str, indent: str, width: int = 100) -> str:
 def render(rows: list[dict]) -> str:
     out = [
         '"""The catalogue of the MPI launchers\', Slurm\'s and the fabric libraries\' own failure messages, read from',
-        "their source (Open MPI's help files, Slurm's error table, MPICH's error classes, UCX's status strings): made by",
-        "scripts/catalogue_mpi.py from tests/fixtures/why/catalogue/mpi.tsv; do not edit by hand.",
+        "their source (Open MPI's help files, Slurm's error table, MPICH's error classes, UCX's status strings):",
+        "made by scripts/catalogue_mpi.py from tests/fixtures/why/catalogue/mpi.tsv; do not edit by hand.",
         "",
         "The category is the code path's (the component and the error path that print the message: CLASSES in the",
         "script), not a log's; only messages no learned signature knows. A fallback: why/signatures.py puts it last.",

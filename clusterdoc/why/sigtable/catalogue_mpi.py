@@ -1,6 +1,6 @@
 """The catalogue of the MPI launchers', Slurm's and the fabric libraries' own failure messages, read from
-their source (Open MPI's help files, Slurm's error table, MPICH's error classes, UCX's status strings): made by
-scripts/catalogue_mpi.py from tests/fixtures/why/catalogue/mpi.tsv; do not edit by hand.
+their source (Open MPI's help files, Slurm's error table, MPICH's error classes, UCX's status strings):
+made by scripts/catalogue_mpi.py from tests/fixtures/why/catalogue/mpi.tsv; do not edit by hand.
 
 The category is the code path's (the component and the error path that print the message: CLASSES in the
 script), not a log's; only messages no learned signature knows. A fallback: why/signatures.py puts it last.
@@ -13,9 +13,9 @@ from clusterdoc.why.signature import S, Signature
 # class -> (category, weak, meaning, next step)
 # fmt: off
 CLASSES: dict[str, tuple[str, bool, str, str]] = {
-    'mpich-arg': ('code', False,
-        'an MPI call got an invalid argument (a count, rank, tag, root, datatype or operation MPICH checked):'
-        " the code's call",
+    'mpich-arg': ('code', True,
+        "an MPI call got an argument MPICH's check refused (a count, rank, tag, root, datatype or operation):"
+        " the code's call, or a launch that started fewer processes than the program expects",
         'the MPI call in its error stack and the arguments it was given (the rank and size it assumed)'),
     'mpich-comm-fail': ('peer', False,
         'MPICH lost its connection to another rank: that rank died first, or the link broke',
@@ -64,7 +64,7 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
         'ory limit (ulimit -l) is too low',
         "ulimit -l unlimited for the job (Slurm's PropagateResourceLimits, /etc/security/limits.conf, docker "
         '--ulimit memlock=-1)'),
-    'ompi-ofi': ('network', False,
+    'ompi-ofi': ('network', True,
         "Open MPI's libfabric (OFI) transport failed a fabric call: the provider or the fabric (EFA, Omni-Pat"
         'h, verbs through OFI)',
         "fi_info on the nodes (the provider it picked), FI_LOG_LEVEL=warn for libfabric's own reason"),
@@ -79,6 +79,11 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
         'Open MPI could not set up its shared memory between the processes of a node (/dev/shm or the session'
         " directory full or too small, a container's --shm-size, user namespaces)",
         'df -h /dev/shm and the session directory (TMPDIR) on the node; docker --shm-size / --ipc=host'),
+    'ompi-shm-syscall': ('environment', True,
+        'a system call failed while Open MPI set up shared memory on a node: the job may abort or only run sl'
+        "ower (/dev/shm, the session directory, a container's limits)",
+        'the system call and errno it names; df -h /dev/shm and TMPDIR on the node; whether the job failed la'
+        'ter for another reason'),
     'ompi-too-many-procs': ('code', False,
         'mpirun was asked for more processes (or cpus per process) than the allocation has slots: the launch '
         'command does not fit the allocation',
@@ -124,207 +129,207 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
 }
 # name, class, needles, lowercase, the format string, its source
 ROWS: list[tuple[str, str, tuple[str, ...], bool, str, str]] = [
-    ('cat-ompi-init-fail-no-mem', 'ompi-locked-memory',
+    ('cat-ompi-openib-init-fail-no-mem', 'ompi-locked-memory',
      ('The OpenFabrics (openib) BTL failed to initialize while trying to',), False,
      'The OpenFabrics (openib) BTL failed to initialize while trying to',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/h'
      'elp-mpi-btl-openib.txt#L113'),
-    ('cat-ompi-pp-rnr-retry-exceeded', 'ompi-ib',
+    ('cat-ompi-openib-pp-rnr-retry-exceeded', 'ompi-ib',
      ('The OpenFabrics "receiver not ready" retry count on a per-peer',), False,
      'The OpenFabrics "receiver not ready" retry count on a per-peer',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/h'
      'elp-mpi-btl-openib.txt#L150'),
-    ('cat-ompi-srq-rnr-retry-exceeded', 'ompi-ib',
+    ('cat-ompi-openib-srq-rnr-retry-exceeded', 'ompi-ib',
      ('The OpenFabrics "receiver not ready" retry count on a shared receive',), False,
      'The OpenFabrics "receiver not ready" retry count on a shared receive',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/h'
      'elp-mpi-btl-openib.txt#L176'),
-    ('cat-ompi-of-error-event', 'ompi-ib',
+    ('cat-ompi-openib-of-error-event', 'ompi-ib',
      ('The OpenFabrics stack has reported a network error event. Open MPI',), False,
      'The OpenFabrics stack has reported a network error event. Open MPI',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/h'
      'elp-mpi-btl-openib.txt#L292'),
-    ('cat-ompi-of-unknown-event', 'ompi-ib',
+    ('cat-ompi-openib-of-unknown-event', 'ompi-ib',
      ('The OpenFabrics stack has reported an unknown network error event',), False,
      'The OpenFabrics stack has reported an unknown network error event.',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/h'
      'elp-mpi-btl-openib.txt#L303'),
-    ('cat-ompi-rdma-cm-device-removal', 'ompi-ib',
+    ('cat-ompi-connect-rdma-cm-device-removal', 'ompi-ib',
      ('The RDMA CM returned that the device Open MPI was trying to use has',), False,
      'The RDMA CM returned that the device Open MPI was trying to use has',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/c'
      'onnect/help-mpi-btl-openib-cpc-rdmacm.txt#L49'),
-    ('cat-ompi-rdma-cm-event-error', 'ompi-ib',
+    ('cat-ompi-connect-rdma-cm-event-error', 'ompi-ib',
      ('The RDMA CM returned an event error while attempting to make a',), False,
      'The RDMA CM returned an event error while attempting to make a',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/c'
      'onnect/help-mpi-btl-openib-cpc-rdmacm.txt#L58'),
-    ('cat-ompi-peer-hung-up', 'ompi-peer-gone',
+    ('cat-ompi-tcp-peer-hung-up', 'ompi-peer-gone',
      ('An MPI communication peer process has unexpectedly disconnected. This',), False,
      'An MPI communication peer process has unexpectedly disconnected. This',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/tcp/help'
      '-mpi-btl-tcp.txt#L73'),
-    ('cat-ompi-sys-call-fail', 'ompi-shm',
+    ('cat-ompi-vader-sys-call-fail', 'ompi-shm-syscall',
      ('A system call failed during vader shared memory BTL initialization',), False,
      'A system call failed during vader shared memory BTL initialization',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/vader/he'
      'lp-btl-vader.txt#L20'),
-    ('cat-ompi-cma-different-user-namespace-error', 'ompi-shm',
+    ('cat-ompi-vader-cma-different-user-namespace-error', 'ompi-shm',
      ('ERROR: Linux kernel CMA support was requested via the',), False,
      'ERROR: Linux kernel CMA support was requested via the',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/vader/he'
      'lp-btl-vader.txt#L130'),
-    ('cat-ompi-sys-call-fail-2', 'ompi-shm',
+    ('cat-ompi-smcuda-sys-call-fail', 'ompi-shm-syscall',
      ('A system call failed during sm BTL initialization that should',), False,
      'A system call failed during sm BTL initialization that should',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/smcuda/h'
      'elp-mpi-btl-smcuda.txt#L17'),
-    ('cat-ompi-ibv-open-device-fail', 'ompi-verbs-device',
+    ('cat-ompi-verbs-ibv-open-device-fail', 'ompi-verbs-device',
      ('Open MPI failed to open an OpenFabrics device. This is an unusual',), False,
      'Open MPI failed to open an OpenFabrics device. This is an unusual',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/common/verbs'
      '/help-opal-common-verbs.txt#L11'),
-    ('cat-ompi-ibv-query-device-fail', 'ompi-verbs-device',
+    ('cat-ompi-verbs-ibv-query-device-fail', 'ompi-verbs-device',
      ('Open MPI failed to query an OpenFabrics device. This is an unusual',), False,
      'Open MPI failed to query an OpenFabrics device. This is an unusual',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/common/verbs'
      '/help-opal-common-verbs.txt#L25'),
-    ('cat-ompi-dlopen-failed', 'ompi-cuda-lib',
+    ('cat-ompi-cuda-dlopen-failed', 'ompi-cuda-lib',
      ('The library attempted to open the following supporting CUDA libraries',), False,
      'The library attempted to open the following supporting CUDA libraries,',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/common/cuda/'
      'help-mpi-common-cuda.txt#L165'),
-    ('cat-ompi-dlsym-failed', 'ompi-cuda-lib',
+    ('cat-ompi-cuda-dlsym-failed', 'ompi-cuda-lib',
      ('An error occurred while trying to map in the address of a function',), False,
      'An error occurred while trying to map in the address of a function.',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/common/cuda/'
      'help-mpi-common-cuda.txt#L174'),
-    ('cat-ompi-mmap-too-small', 'ompi-shm',
+    ('cat-ompi-sm-mmap-too-small', 'ompi-shm',
      ('Open MPI requested a shared memory segment that was too small to do',), False,
      'Open MPI requested a shared memory segment that was too small to do',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/common/sm/he'
      'lp-mpi-common-sm.txt#L16'),
-    ('cat-ompi-sys-call-fail-3', 'ompi-shm',
+    ('cat-ompi-mmap-sys-call-fail', 'ompi-shm-syscall',
      ('A system call failed during shared memory initialization that should',), False,
      'A system call failed during shared memory initialization that should',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/shmem/mmap/h'
      'elp-opal-shmem-mmap.txt#L16'),
-    ('cat-ompi-target-full', 'ompi-shm',
+    ('cat-ompi-mmap-target-full', 'ompi-shm',
      ('It appears as if there is not enough space for', 'the shared-memory backing'), False,
      'It appears as if there is not enough space for %s (the shared-memory backing',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/shmem/mmap/h'
      'elp-opal-shmem-mmap.txt#L47'),
-    ('cat-ompi-ofi-call-fail', 'ompi-ofi',
+    ('cat-ompi-ofi-ofi-call-fail', 'ompi-ofi',
      ('Open MPI failed an OFI Libfabric library call', 'This is highly'), False,
      'Open MPI failed an OFI Libfabric library call (%s). This is highly',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/ompi/mca/mtl/ofi/help'
      '-mtl-ofi.txt#L13'),
-    ('cat-ompi-unable-to-open-endpoint', 'ompi-psm2',
+    ('cat-ompi-psm2-unable-to-open-endpoint', 'ompi-psm2',
      ('PSM2 was unable to open an endpoint. Please make sure that the network link is',), False,
      'PSM2 was unable to open an endpoint. Please make sure that the network link is',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/ompi/mca/mtl/psm2/hel'
      'p-mtl-psm2.txt#L22'),
-    ('cat-ompi-error-polling-network', 'ompi-psm2',
+    ('cat-ompi-psm2-error-polling-network', 'ompi-psm2',
      ('occurred in attempting to make network progress (psm2_mq_ipeek', 'Error'), False,
      'Error %s occurred in attempting to make network progress (psm2_mq_ipeek).',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/ompi/mca/mtl/psm2/hel'
      'p-mtl-psm2.txt#L34'),
-    ('cat-ompi-unreachable-proc', 'ompi-unreachable',
+    ('cat-ompi-r2-unreachable-proc', 'ompi-unreachable',
      ('At least one pair of MPI processes are unable to reach each other for',), False,
      'At least one pair of MPI processes are unable to reach each other for',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/ompi/mca/bml/r2/help-'
      'mca-bml-r2.txt#L23'),
-    ('cat-ompi-mpi-init-startup-internal-failure', 'ompi-init-failed',
+    ('cat-ompi-runtime-mpi-init-startup-internal-failure', 'ompi-init-failed',
      ('failed for some reason; your parallel process is', 'It looks like'), False,
      'It looks like %s failed for some reason; your parallel process is',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/ompi/runtime/help-mpi'
      '-runtime.txt#L25'),
-    ('cat-ompi-mpi-init-startup-pml-add-procs-fail', 'ompi-unreachable',
+    ('cat-ompi-runtime-mpi-init-startup-pml-add-procs-fail', 'ompi-unreachable',
      ('MPI_INIT has failed because at least one MPI process is unreachable',), False,
      'MPI_INIT has failed because at least one MPI process is unreachable',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/ompi/runtime/help-mpi'
      '-runtime.txt#L36'),
-    ('cat-ompi-mpi-init-invoked-multiple-times', 'ompi-init-twice',
+    ('cat-ompi-runtime-mpi-init-invoked-multiple-times', 'ompi-init-twice',
      ('Open MPI has detected that this process has attempted to initialize',), False,
      'Open MPI has detected that this process has attempted to initialize',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/ompi/runtime/help-mpi'
      '-runtime.txt#L56'),
-    ('cat-ompi-daemon-died-no-signal', 'ompi-daemon-lost',
+    ('cat-ompi-base-daemon-died-no-signal', 'ompi-daemon-lost',
      ('A daemon died unexpectedly with status', 'while attempting'), False,
      'A daemon died unexpectedly with status %d while attempting',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/plm/base/hel'
      'p-plm-base.txt#L37'),
-    ('cat-ompi-daemon-died-signal-core', 'ompi-daemon-lost',
+    ('cat-ompi-base-daemon-died-signal-core', 'ompi-daemon-lost',
      ('A daemon died unexpectedly on signal', 'with core) while'), False,
      'A daemon died unexpectedly on signal %d (with core) while',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/plm/base/hel'
      'p-plm-base.txt#L48'),
-    ('cat-ompi-daemon-died-signal', 'ompi-daemon-lost',
+    ('cat-ompi-base-daemon-died-signal', 'ompi-daemon-lost',
      ('A daemon died unexpectedly on signal', 'while attempting to'), False,
      'A daemon died unexpectedly on signal %d while attempting to',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/plm/base/hel'
      'p-plm-base.txt#L59'),
-    ('cat-ompi-agent-not-found', 'ompi-install',
+    ('cat-ompi-rsh-agent-not-found', 'ompi-install',
      ('The value of the MCA parameter "plm_rsh_agent" was set to a path',), False,
      'The value of the MCA parameter "plm_rsh_agent" was set to a path',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/plm/rsh/help'
      '-plm-rsh.txt#L23'),
-    ('cat-ompi-no-local-orted', 'ompi-install',
+    ('cat-ompi-rsh-no-local-orted', 'ompi-install',
      ('The rsh PLS component was not able to find the executable "orted" in',), False,
      'The rsh PLS component was not able to find the executable "orted" in',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/plm/rsh/help'
      '-plm-rsh.txt#L31'),
-    ('cat-ompi-no-srun', 'ompi-install',
+    ('cat-ompi-slurm-no-srun', 'ompi-install',
      ('The SLURM process starter for OpenMPI was unable to locate a',), False,
      'The SLURM process starter for OpenMPI was unable to locate a',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/plm/slurm/he'
      'lp-plm-slurm.txt#L53'),
-    ('cat-ompi-orte-rmaps-base-alloc-error', 'ompi-too-many-procs',
+    ('cat-ompi-base-orte-rmaps-base-alloc-error', 'ompi-too-many-procs',
      ('There are not enough slots available in the system to satisfy the',), False,
      'There are not enough slots available in the system to satisfy the %d',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/rmaps/base/h'
      'elp-orte-rmaps-base.txt#L26'),
-    ('cat-ompi-orte-rmaps-base-not-all-mapped-alloc', 'ompi-too-many-procs',
+    ('cat-ompi-base-orte-rmaps-base-not-all-mapped-alloc', 'ompi-too-many-procs',
      ('Some of the requested hosts are not included in the current allocation for the',), False,
      'Some of the requested hosts are not included in the current allocation for the',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/rmaps/base/h'
      'elp-orte-rmaps-base.txt#L55'),
-    ('cat-ompi-orte-rmaps-base-all-available-resources-used', 'ompi-too-many-procs',
+    ('cat-ompi-base-orte-rmaps-base-all-available-resources-used', 'ompi-too-many-procs',
      ('All nodes which are allocated for this job are already filled',), False,
      'All nodes which are allocated for this job are already filled.',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/rmaps/base/h'
      'elp-orte-rmaps-base.txt#L83'),
-    ('cat-ompi-too-many-cpus-per-rank', 'ompi-too-many-procs',
+    ('cat-ompi-base-too-many-cpus-per-rank', 'ompi-too-many-procs',
      ('Your job has requested more cpus per process(rank) than there',), False,
      'Your job has requested more cpus per process(rank) than there',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/rmaps/base/h'
      'elp-orte-rmaps-base.txt#L109'),
-    ('cat-ompi-slurm-error', 'ompi-install',
+    ('cat-ompi-base-slurm-error', 'ompi-install',
      ('The application appears to have been direct launched using "srun',), False,
      'The application appears to have been direct launched using "srun",',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/ess/base/hel'
      'p-ess-base.txt#L54'),
-    ('cat-ompi-failed-daemon', 'ompi-daemon-lost',
+    ('cat-ompi-base-failed-daemon', 'ompi-daemon-lost',
      ('An ORTE daemon has unexpectedly failed after launch and before',), False,
      'An ORTE daemon has unexpectedly failed after launch and before',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/errmgr/base/'
      'help-errmgr-base.txt#L59'),
-    ('cat-ompi-no-connect', 'ompi-daemon-lost',
+    ('cat-ompi-base-no-connect', 'ompi-daemon-lost',
      ('ORTE is unable to establish a communication connection to the',), False,
      'ORTE is unable to establish a communication connection to the',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/errmgr/base/'
      'help-errmgr-base.txt#L90'),
-    ('cat-ompi-version-mismatch', 'ompi-version',
+    ('cat-ompi-tcp-version-mismatch', 'ompi-version',
      ('Open MPI detected a mismatch in versions between two processes. This',), False,
      'Open MPI detected a mismatch in versions between two processes. This',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/oob/tcp/help'
      '-oob-tcp.txt#L117'),
-    ('cat-ompi-orterun-sys-limit-sockets', 'ompi-launch-limit',
+    ('cat-ompi-orterun-orterun-sys-limit-sockets', 'ompi-launch-limit',
      ('Error: system limit exceeded on number of network connections that can be open',), False,
      'Error: system limit exceeded on number of network connections that can be open',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/tools/orterun/he'
      'lp-orterun.txt#L219'),
-    ('cat-ompi-orterun-wdir-not-found', 'ompi-launch-limit',
+    ('cat-ompi-orterun-orterun-wdir-not-found', 'ompi-launch-limit',
      ('was unable to launch the specified application as it could not',), False,
      '%s was unable to launch the specified application as it could not',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/tools/orterun/he'
