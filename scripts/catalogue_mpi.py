@@ -149,7 +149,7 @@ def extract(mirror: Path) -> list[tuple[str, str, str, int, str, str]]:
             text = subprocess.run(["git", "--git-dir", str(git), "show", f"{commit}:{path}"], capture_output=True,
                                   text=True, check=True).stdout  # fmt: skip
             for no, key, msg in parse(path, text):
-                rows.append((repo, commit, path, no, key, " ".join(msg.split())[:MAX_TEXT]))
+                rows.append((repo, commit, path, no, key, msg.strip().replace("\t", " ")[:MAX_TEXT]))
     return rows
 
 
@@ -175,7 +175,9 @@ def read_raw(path: Path = RAW) -> list[tuple[str, str, str, int, str, str]]:
 
 def pieces(fmt: str) -> list[str]:
     """The fixed pieces of a format string (split at its holes), stripped, longest first."""
-    parts = [p.strip(" \t:;,.'\"()[]") for p in HOLE.split(fmt.replace("\\n", " ").replace('\\"', '"'))]
+    text = fmt.replace("\\n", "  ").replace('\\"', '"')
+    # a hole, or a run of spaces (two after a full stop in help texts: a paste may keep one)
+    parts = [p.strip(" \t:;,.'\"()[]") for p in re.split(r"\s{2,}", HOLE.sub("  ", text))]
     return sorted((p for p in parts if p), key=len, reverse=True)
 
 

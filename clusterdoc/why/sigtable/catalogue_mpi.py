@@ -145,8 +145,8 @@ ROWS: list[tuple[str, str, tuple[str, ...], bool, str, str]] = [
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/h'
      'elp-mpi-btl-openib.txt#L176'),
     ('cat-ompi-openib-of-error-event', 'ompi-ib',
-     ('The OpenFabrics stack has reported a network error event. Open MPI',), False,
-     'The OpenFabrics stack has reported a network error event. Open MPI',
+     ('The OpenFabrics stack has reported a network error event', 'Open MPI'), False,
+     'The OpenFabrics stack has reported a network error event.  Open MPI',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/h'
      'elp-mpi-btl-openib.txt#L292'),
     ('cat-ompi-openib-of-unknown-event', 'ompi-ib',
@@ -165,8 +165,8 @@ ROWS: list[tuple[str, str, tuple[str, ...], bool, str, str]] = [
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/openib/c'
      'onnect/help-mpi-btl-openib-cpc-rdmacm.txt#L58'),
     ('cat-ompi-tcp-peer-hung-up', 'ompi-peer-gone',
-     ('An MPI communication peer process has unexpectedly disconnected. This',), False,
-     'An MPI communication peer process has unexpectedly disconnected. This',
+     ('An MPI communication peer process has unexpectedly disconnected',), False,
+     'An MPI communication peer process has unexpectedly disconnected.  This',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/tcp/help'
      '-mpi-btl-tcp.txt#L73'),
     ('cat-ompi-vader-sys-call-fail', 'ompi-shm-syscall',
@@ -185,13 +185,13 @@ ROWS: list[tuple[str, str, tuple[str, ...], bool, str, str]] = [
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/btl/smcuda/h'
      'elp-mpi-btl-smcuda.txt#L17'),
     ('cat-ompi-verbs-ibv-open-device-fail', 'ompi-verbs-device',
-     ('Open MPI failed to open an OpenFabrics device. This is an unusual',), False,
-     'Open MPI failed to open an OpenFabrics device. This is an unusual',
+     ('Open MPI failed to open an OpenFabrics device', 'This is an unusual'), False,
+     'Open MPI failed to open an OpenFabrics device.  This is an unusual',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/common/verbs'
      '/help-opal-common-verbs.txt#L11'),
     ('cat-ompi-verbs-ibv-query-device-fail', 'ompi-verbs-device',
-     ('Open MPI failed to query an OpenFabrics device. This is an unusual',), False,
-     'Open MPI failed to query an OpenFabrics device. This is an unusual',
+     ('Open MPI failed to query an OpenFabrics device', 'This is an unusual'), False,
+     'Open MPI failed to query an OpenFabrics device.  This is an unusual',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/opal/mca/common/verbs'
      '/help-opal-common-verbs.txt#L25'),
     ('cat-ompi-cuda-dlopen-failed', 'ompi-cuda-lib',
@@ -221,7 +221,7 @@ ROWS: list[tuple[str, str, tuple[str, ...], bool, str, str]] = [
      'elp-opal-shmem-mmap.txt#L47'),
     ('cat-ompi-ofi-ofi-call-fail', 'ompi-ofi',
      ('Open MPI failed an OFI Libfabric library call', 'This is highly'), False,
-     'Open MPI failed an OFI Libfabric library call (%s). This is highly',
+     'Open MPI failed an OFI Libfabric library call (%s).  This is highly',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/ompi/mca/mtl/ofi/help'
      '-mtl-ofi.txt#L13'),
     ('cat-ompi-psm2-unable-to-open-endpoint', 'ompi-psm2',
@@ -266,7 +266,7 @@ ROWS: list[tuple[str, str, tuple[str, ...], bool, str, str]] = [
      'p-plm-base.txt#L48'),
     ('cat-ompi-base-daemon-died-signal', 'ompi-daemon-lost',
      ('A daemon died unexpectedly on signal', 'while attempting to'), False,
-     'A daemon died unexpectedly on signal %d while attempting to',
+     'A daemon died unexpectedly on signal %d  while attempting to',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/plm/base/hel'
      'p-plm-base.txt#L59'),
     ('cat-ompi-rsh-agent-not-found', 'ompi-install',
@@ -320,8 +320,8 @@ ROWS: list[tuple[str, str, tuple[str, ...], bool, str, str]] = [
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/errmgr/base/'
      'help-errmgr-base.txt#L90'),
     ('cat-ompi-tcp-version-mismatch', 'ompi-version',
-     ('Open MPI detected a mismatch in versions between two processes. This',), False,
-     'Open MPI detected a mismatch in versions between two processes. This',
+     ('Open MPI detected a mismatch in versions between two processes',), False,
+     'Open MPI detected a mismatch in versions between two processes.  This',
      'https://github.com/open-mpi/ompi/blob/ea8f4d03089018f08451f42f2cfa2467570f395e/orte/mca/oob/tcp/help'
      '-oob-tcp.txt#L117'),
     ('cat-ompi-orterun-orterun-sys-limit-sockets', 'ompi-launch-limit',
