@@ -117,7 +117,7 @@ def _mpich_errnames(text: str) -> list[tuple[int, str, str]]:
             line = line[:-1] + lines[i].lstrip()
         i += 1
         m = re.match(r"(\*\*[\w]+(?: [^:]*)?):(.*)", line)
-        if m:
+        if m and m.group(2).strip():
             out.append((no, m.group(1).strip(), m.group(2).strip()))
     return out
 
