@@ -398,6 +398,9 @@ RULES: list[tuple[str, frozenset[str], str | None]] = [
     ("src/ucs/type/status.c", frozenset({"UCS_ERR_SOME_CONNECTS_FAILED"}), "ucx-network"),
 ]  # fmt: skip
 
+# how a tool prints a table's string: Slurm's clients through error() ("srun: error: ...: %s", slurm_strerror),
+# UCX through its logger (ucs_error: "... UCX  ERROR ...: %s", ucs_status_string); the rest print the text itself
+PRINTED = {"slurm": "error: {}", "ucx": "UCX  ERROR {}"}
 TOOL = {"open-mpi/ompi": "ompi", "SchedMD/slurm": "slurm", "pmodels/mpich": "mpich", "openucx/ucx": "ucx"}
 
 
@@ -456,13 +459,13 @@ def build(raw, keys: tuple[str, ...], known) -> tuple[list[dict], dict[str, int]
         if needles in seen:
             skipped["duplicate"] += 1
             continue
-        if known(_sample(msg)) is not None:
+        if known(_sample(PRINTED.get(tool, "{}").format(msg))) is not None:
             skipped["known"] += 1
             continue
         seen.add(needles)
         where = f"{Path(path).parent.name}-" if tool == "ompi" else ""  # the component: vader, openib, rmaps ...
         rows.append({"name": f"cat-{tool}-{where}{_slug(tool, key)}", "cls": cls, "needles": needles,
-                     "lower": lower, "learned": msg,
+                     "lower": lower, "learned": PRINTED.get(tool, "{}").format(msg),
                      "source": f"https://github.com/{repo}/blob/{commit}/{path}#L{no}"})  # fmt: skip
     # a row another row of its class always fires for (its needles inside this one's) adds nothing: fewer rows
     def covers(o: dict, r: dict) -> bool:
