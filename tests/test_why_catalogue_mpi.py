@@ -115,6 +115,25 @@ def test_real_lines_the_learned_signatures_miss_are_named_from_the_source(line, 
     assert s is not None and (s.name, s.category, s.weak) == (name, category, weak)
 
 
+@pytest.mark.parametrize("text", [
+    # https://github.com/easybuilders/easybuild-framework/issues/3880 (rmaps' help text: -n 8 on fewer cores)
+    "sanity check command mpirun -n 8 /work/guignont/.local/easybuild/build/OpenMPI/4.1.1/GCC-10.3.0/mpi_test_hello_"
+    "usempi exited with code 1 (output: ------------------------------------------------------------------------\n"
+    "There are not enough slots available in the system to satisfy the 8\n"
+    "slots that were requested by the application:\n\n"
+    "  /work/guignont/.local/easybuild/build/OpenMPI/4.1.1/GCC-10.3.0/mpi_test_hello_usempi\n\n"
+    "Either request fewer slots for your application, or make more slots\navailable for use.\n",
+    # https://github.com/hugary1995/raccoon/issues/230
+    "There are not enough slots available in the system to satisfy the 16\n"
+    "slots that were requested by the application:\n\n  ../../raccoon-opt\n\n"
+    "Either request fewer slots for your application, or make more slots\navailable for use.\n",
+])  # fmt: skip
+def test_more_processes_than_slots_is_the_launch_command(text):
+    assert _learned("There are not enough slots available in the system to satisfy the 8") is None
+    c = judge_log(text)
+    assert c.category == "code" and "slots" in c.headline, c.headline
+
+
 def test_a_weak_row_alone_is_unknown_with_its_candidates():
     # https://github.com/open-mpi/ompi/issues/6518: the job may go on slower; what decides is listed
     c = judge_log("1: --------------------------------------------------------------------------\n"
