@@ -5,8 +5,7 @@ peer's (the other rank first, or the link).
 
 from __future__ import annotations
 
-from clusterdoc.why.sigtable import catalogue_nccl  # issue 41 (whycat2)
-from clusterdoc.why.sigtable import catalogue_torch
+from clusterdoc.why.sigtable import catalogue_mpi, catalogue_nccl, catalogue_torch
 
 # thin lines (why/signatures.py, weak): what each may be, and what decides
 _THIN = {
@@ -306,6 +305,44 @@ _TORCH_PATHS = {
     ),
 }
 _THIN.update({s.name: _TORCH_PATHS[s.name.rsplit("-", 1)[0]] for s in catalogue_torch.SIGNATURES if s.weak})
+
+
+# --- whycat3 (issue 41): the weak rows of the catalogue read from the MPI launchers' and fabrics' source
+# (why/sigtable/catalogue_mpi.py): candidates per class (the component and error path), not per message ---
+_CATALOGUE_MPI = {
+    "mpich-arg": (
+        "code: the call's argument is wrong (the rank, count or root it computed: the error stack's call)",
+        "environment or the launch: fewer processes than the program expects, or another MPI's mpirun starting "
+        "each process alone (a rank past the size: mpirun -np against the program's needs; which mpirun, ldd on "
+        "the program)",
+    ),
+    "ompi-ofi": (
+        "network: the fabric or its libfabric provider on that node (fi_info; FI_LOG_LEVEL=warn for its reason)",
+        "environment: a provider that does not fit the build (Open MPI and libfabric versions; --mca mtl ^ofi to "
+        "test); the job may have gone on and failed for another reason (the lines after it)",
+    ),
+    "ompi-shm-syscall": (
+        "environment: /dev/shm or the session directory full, too small or not writable (df -h /dev/shm; TMPDIR; "
+        "a container's --shm-size)",
+        "nothing: the job went on slower and failed for another reason (the lines after it)",
+    ),
+    "ompi-daemon-lost": (
+        "node: the node of that daemon died, rebooted or ran out of memory (its kernel log, sinfo -R)",
+        "network: the daemons lost their connection (the interfaces between the nodes: --mca oob_tcp_if_include)",
+        "environment: the daemon could not start there (orted not on that node's PATH: mpirun --prefix)",
+    ),
+    "ompi-init-failed": (
+        "environment: a transport or PMI that does not fit this node (the help text above it says which part)",
+        "network: no fabric device usable at startup (ompi_info, ibv_devinfo on that node)",
+    ),
+}
+
+
+def _catalogue_mpi_thin() -> dict[str, tuple[str, ...]]:
+    return {name: _CATALOGUE_MPI[cls] for name, cls, *_ in catalogue_mpi.ROWS if cls in _CATALOGUE_MPI}
+
+
+_THIN.update(_catalogue_mpi_thin())
 
 
 def for_signature(sig) -> list[str]:
