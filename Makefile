@@ -45,7 +45,7 @@ test: install-test lint
 # The supported torch range's ends, each in its own venv (.venv-torch-VERSION, made by scripts/torch_venv.sh on
 # first use and reused after): the shim's tracking, hang report and debug mode.
 TORCH_RANGE       ?= 2.4.1 2.15.0
-TORCH_RANGE_TESTS ?= tests/test_shim_tracking.py tests/test_shim_ops.py tests/test_hang_report.py \
+TORCH_RANGE_TESTS ?= tests/test_shim_tracking.py tests/test_shim_ops.py tests/test_hang_report.py tests/test_shim_teardown.py \
 	"tests/test_hang_local.py::test_stall_report_names_the_odd_rank_and_the_call_sites[skip]" \
 	"tests/test_hang_local.py::test_stall_report_names_the_odd_rank_and_the_call_sites[ddp]" \
 	tests/test_shim_debug.py::test_mismatch_kinds_raise_on_every_rank_and_the_group_stays_usable \

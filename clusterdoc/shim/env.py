@@ -273,17 +273,17 @@ def _timeout(seconds: Optional[float], var: str, default: float) -> datetime.tim
 
 
 def _destroy():
+    import torch
     import torch.distributed as dist
 
-    from . import watch
+    from . import teardown, watch
 
     try:
         watch.stop_hang_watch()  # the store's clients let go before rank 0's store goes with the group
     except Exception:  # best effort at exit; the group must still go below
         pass
     try:
-        if dist.is_initialized():
-            dist.destroy_process_group()  # left to the interpreter's exit, its threads abort the process
+        teardown.destroy_group(dist, torch.__version__)  # bounded: never a rank that cannot exit (teardown.py)
     except Exception:  # best effort at exit
         pass
 
@@ -368,9 +368,7 @@ def init(
         dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size)
     else:
         dist.init_process_group(backend, store=store, rank=env.rank, world_size=env.world_size, timeout=group_timeout)
-    # torch aborts at exit ("terminate called without an active exception") when its group's threads
-    # are still up; the group we made is ours to take down.
-    atexit.register(_destroy)
+    atexit.register(_destroy)  # the group we made is ours to take down (shim/teardown.py)
     _state["env"] = env
     _agree_on_secret(env)
     from . import debug
