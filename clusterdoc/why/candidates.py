@@ -266,6 +266,16 @@ _THIN["hydra-unrecognized-arg"] = (
     "program built with another MPI than this mpiexec's (which mpiexec; ldd PROGRAM | grep mpi)",
     "code: the command line the script or tool builds (a typo, an option of another launcher): the mpiexec line as run",
 )
+_THIN["mkl-threading-layer"] = (
+    "environment: the process stopped there: numpy/MKL and torch's OpenMP of different builds (MKL_THREADING_LAYER="
+    "GNU, or one numpy build; the line is the log's last)",
+    "the line is a warning of a run that went on (MKL_SERVICE_FORCE_INTEL set): the failure is further on",
+)
+_THIN["python-config-validation"] = (
+    "environment: the library is another version than the config was written for (a newer release validates a "
+    "value the older took, or drops a key: pip show it against the version the project pins)",
+    "code: the config's value itself is wrong (the field the message names, its type)",
+)
 _THIN["python-api-mismatch"] = (
     "environment: the library is another version than the code was written for (pip show it; the version the "
     "project pins: a newer trl with an older vllm, or the reverse)",
@@ -368,6 +378,13 @@ def for_signature(sig) -> list[str]:
             "environment: the launcher or the script's command is not installed on that node (its PATH, the module, "
             "the container)",
             "a profile or module line that failed harmlessly: the job's failure is elsewhere (the ranks' logs, sacct)",
+        ]
+    if sig.name.startswith("shell-path-missing"):
+        return [
+            "environment: the job's interpreter or launcher is not at that path on the node that printed it (another "
+            "machine's virtualenv or conda path, a file system not mounted there)",
+            "a profile or module line's file that is missing harmlessly: the job's failure is elsewhere (the ranks' "
+            "logs, sacct)",
         ]
     if sig.name == "missing-on-a-node":
         return [

@@ -43,6 +43,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (NCCL_TYPES, (), "nccl"),
     # a keyword the called function does not know: most often the library is another version than the code's
     (("TypeError",), ("got an unexpected keyword argument",), "api"),
+    # a library's config rejected by its own schema (pydantic): a value or key another release of it accepts as
+    # often as a wrong value (DeepSpeed 0.15's ZeRO config, DeepSpeed-Chat's `extra fields not permitted`)
+    (("ValidationError",), ("validation error for", "validation errors for"), "config"),
     # a pickle cut short: the process that sent it died (mp.spawn's parent, a DataLoader worker) or the file was
     # cut (a partial checkpoint): never the code's by itself
     (("UnpicklingError",), ("pickle data was truncated", "truncated"), "unsure"),
@@ -361,7 +364,7 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
         return []
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
-           "api": "python-api-mismatch",
+           "api": "python-api-mismatch", "config": "python-config-validation",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
            else "python-environment-error"}  # fmt: skip
     name = sig.get(kind, "python-exception")
@@ -434,10 +437,14 @@ def compare_watchdogs(f: logs.LogFacts) -> dict | None:
     head = f"NCCL watchdog: {what} timed out after {w['ran_ms'] // 1000} s (timeout {w['timeout_ms'] // 1000} s) on "
     head += _rs(timed) if timed != [-1] else "a rank"
     silent = sorted(seen - set(timed) - f.watchdog_at)
+    default_pg = f.process_groups <= {"0"}  # a subgroup's SeqNum and source are that group's own
+    # torch's own count in the default group (its dump signal's and heartbeat's lines): a rank that enqueued the
+    # collective the others time out in waits in it too, whatever else it printed; it is not the one they wait for
+    if default_pg and w["seq"] is not None:
+        silent = [r for r in silent if f.enqueued.get(r, -1) < w["seq"]]
     if silent:
         return {**base, "odd": silent,
                 "headline": head + f"; {_rs(silent)} did not time out: the others wait for them"}  # fmt: skip
-    default_pg = f.process_groups <= {"0"}  # a subgroup's SeqNum and source are that group's own
     later = all((wd[r]["seq"] or INF_SEQ) > LOW_SEQ for r in timed)  # not one of the first collectives
     # rank 0's absence means something only where the ranks in the log may share its node (8 GPUs a node at most):
     # a paste of another node's ranks (8-15) lacks rank 0 whatever it did

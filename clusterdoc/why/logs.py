@@ -133,6 +133,9 @@ _WD_NUMEL = re.compile(r"NumelIn=(\d{1,19})")
 _WD_TIMEOUT = re.compile(r"Timeout\(ms\)=(\d{1,19})")
 _WD_RAN = re.compile(r"ran for (\d{1,19}) milliseconds")
 _PG = re.compile(r"\[PG (?:ID )?(\d{1,9})")
+# torch's own count of a rank's collectives, in its watchdog's, its dump signal's and its heartbeat's lines
+_ENQUEUED = re.compile(r"[Ll]ast enqueued (?:NCCL )?work: (-?\d{1,15}), last completed (?:NCCL )?work: (-?\d{1,15})")
+_ENQUEUED_RANK = re.compile(r"(?:\[| )Rank (\d{1,7})\]")
 _WATCHDOG_AT = re.compile(r"\[(?:PG [^\]]{0,120}?)?Rank (\d{1,7})\] Exception \(either an error or timeout\) detected")
 _NCCL_WARN = re.compile(r"(?:(\S{1,128}?):\d{1,10}:\d{1,10} \[\d{1,4}\] )?(?:[\w/.]{1,200}:? ?\d{1,6} )?NCCL WARN (.*)")
 _NCCL_HOST = re.compile(r"\s{0,8}([A-Za-z0-9][\w.-]{0,62}):\d{1,10}:\d{1,10} \[\d{1,4}\] ")
@@ -293,6 +296,8 @@ class LogFacts:
     horovod: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)  # (line, missing|ready, ranks)
     watchdog: dict[int, dict] = field(default_factory=dict)  # rank -> {seq, op, timeout_ms, ran_ms, line}
     watchdog_at: set[int] = field(default_factory=set)
+    # rank -> the last collective it enqueued in the default group, by torch's own count (lines tagged [PG 0])
+    enqueued: dict[int, int] = field(default_factory=dict)
     slurm_ends: list[dict] = field(default_factory=list)
     srun_tasks: list[dict] = field(default_factory=list)
     torchrun: list[dict] = field(default_factory=list)  # {rank, host, exitcode, line, root: its Root Cause entry}
@@ -694,6 +699,8 @@ class Scanner:
             m = _WATCHDOG_AT.search(line)
             if m and len(f.watchdog_at) < MAX_RANKS_LISTED:
                 f.watchdog_at.add(rank if rank is not None else int(m.group(1)))
+        if "ast enqueued" in line:
+            self._enqueued(rank, line)
         if "[PG " in line and len(f.process_groups) < 64:
             m = _PG.search(line)
             if m:
@@ -713,6 +720,19 @@ class Scanner:
         wrank = rank if rank is not None else int(m.group(1)) if m else None  # the prefix's rank is the global one
         if self._watchdog_entry(n, wrank, line) is None:
             self._wd[0] = (key, n, wrank, line, 1)
+
+    def _enqueued(self, rank: int | None, line: str) -> None:
+        """torch's count of the collectives a rank enqueued in the default group (its watchdog's, dump signal's and
+        heartbeat's lines)."""
+        f = self.facts
+        m, pg = _ENQUEUED.search(line), _PG.search(line)
+        if m is None or pg is None or pg.group(1) != "0":  # another group's count does not compare
+            return
+        r = _ENQUEUED_RANK.search(line) if rank is None else None
+        at = rank if rank is not None else int(r.group(1)) if r else None
+        if at is None or (at not in f.enqueued and len(f.enqueued) >= MAX_RANKS_LISTED):
+            return
+        f.enqueued[at] = max(f.enqueued.get(at, -1), int(m.group(1)))
 
     def _watchdog_entry(self, n: int, rank: int | None, text: str) -> dict | None:
         seq, op, tmo, ran, numel = (p.search(text) for p in (_WD_SEQ, _WD_OP, _WD_TIMEOUT, _WD_RAN, _WD_NUMEL))

@@ -72,6 +72,13 @@ FROM_TRACEBACK = [
       "connection, a timeout, a CUDA error no signature names)", "ConnectionResetError: [Errno 104] Connection reset "
       "by peer", "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type: no line of its own)",
       "read what it was doing: the line before the exception, the other ranks' logs, the node's (dmesg)", weak=True),
+    S("python-config-validation", "code", (), "a library's configuration was rejected by its own schema "
+      "(pydantic's ValidationError): the library is another version than the config was written for, or a value "
+      "is wrong", "pydantic_core._pydantic_core.ValidationError: 1 validation error for DeepSpeedZeroConfig",
+      "https://github.com/OpenBMB/MiniCPM-V/issues/694 (foreign.py EXCEPTION_RULES; and "
+      "deepspeedai/DeepSpeedExamples#287)",
+      "the field the message names: its value, and the library's version against the one the project pins",
+      weak=True),
     S("python-api-mismatch", "code", (), "a call got a keyword argument the called function does not take: the "
       "library installed is another version than the code was written for (or the call is wrong)",
       "TypeError: EngineArgs.__init__() got an unexpected keyword argument 'worker_extension_cls'",

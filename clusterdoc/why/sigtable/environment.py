@@ -904,4 +904,46 @@ SIGNATURES: list[Signature] = [
       "instead of 4", "https://github.com/NVIDIA/nccl/issues/1176",
       "the NCCL each rank loads (NCCL_DEBUG=INFO prints its version per rank; torch.cuda.nccl.version()): one "
       "version on every node"),
+    # session 19 (heldout-fresh7's forms, after its score): Slurm's client commands that cannot read the cluster's
+    # configuration (slurm.conf unreadable, absent, broken, or configless with no source): srun/sbatch stop at once,
+    # on the node where they ran (trinity-125, elasticluster-630, trilinos-7060; one_policy_to_run_them_all-5)
+    S("slurm-config-unreadable", "environment", ("fatal: Unable to process configuration file",),
+      "a Slurm command (srun, sbatch, scontrol) could not read the cluster's configuration on this node: slurm.conf "
+      "is missing, unreadable (its permissions) or broken, so nothing was started",
+      "srun: fatal: Unable to process configuration file", "https://github.com/clustervision/trinity/issues/125 "
+      "(and elasticluster/elasticluster#630)",
+      "the line before it names the file and why (ls -l /etc/slurm/slurm.conf on that node, SLURM_CONF); the "
+      "site's admins if it is theirs"),
+    S("slurm-config-source", "environment", ("fatal: Could not establish a configuration source",),
+      "a Slurm command found no configuration: no slurm.conf and no configless source (the DNS SRV record or "
+      "slurmctld to fetch it from), so nothing was started",
+      "sbatch: fatal: Could not establish a configuration source",
+      "https://github.com/nico-bohlinger/one_policy_to_run_them_all/issues/5",
+      "run it where Slurm is configured (a login node of the cluster), or set SLURM_CONF; the site's admins"),
+    # Intel MKL's threading layer refused next to GNU OpenMP: the process exits there unless MKL_SERVICE_FORCE_INTEL
+    # is set, and then the same line is printed on every run that goes on (pytorch#37377): a candidate
+    S("mkl-threading-layer", "environment", ("MKL_THREADING_LAYER=", "is incompatible with libgomp"),
+      "Intel MKL (through mkl-service) refused its INTEL threading layer with GNU OpenMP loaded in the process: "
+      "numpy/MKL and torch's OpenMP of different builds in one environment",
+      "Error: mkl-service + Intel(R) MKL: MKL_THREADING_LAYER=INTEL is incompatible with libgomp.so.1 library.",
+      "https://github.com/pytorch/ort/issues/102 (and THU-MIG/yolov10#61)",
+      "export MKL_THREADING_LAYER=GNU (or import numpy before torch), or one build of numpy/MKL in the environment",
+      weak=True),
+    # a shell or env(1) told to run a path that is not there: the job's interpreter or launcher missing on that node
+    # (another node's virtualenv path given to a remote one: horovod-1340, mpich-318), or a profile line's
+    *[
+    S(f"shell-path-missing{suffix}", "environment", (shell, ": No such file or directory"),
+      "a shell could not run or read a path: the job's interpreter or launcher is not at that path on the node "
+      "(another machine's virtualenv or conda path), or a profile line's file is missing",
+      learned, source,
+      "the path on every node (ls it there: a shared file system, the same environment), or call the interpreter "
+      "by a name each node resolves",
+      weak=True)
+    for suffix, shell, learned, source in (
+        ("", "bash: /", "bash: /home/wyz/.pyenv/versions/3.7.2/envs/env-3.7.2/bin/python3.7: No such file or directory",
+         "tests/fixtures/why/heldout-fresh7/horovod-1340-remote-python-not-found.log (horovod/horovod#1340)"),
+        ("-env", "/usr/bin/env: ", "/usr/bin/env: python2.3: No such file or directory",
+         "https://github.com/pmodels/mpich/issues/318"),
+    )
+    ],
 ]  # fmt: skip
