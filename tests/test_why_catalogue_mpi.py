@@ -5,26 +5,19 @@ from public threads that the learned signatures miss are named by it, while the 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
 from clusterdoc.why import candidates, signatures
 from clusterdoc.why.sigtable import catalogue_mpi
-from tests.why_helpers import judge_log
+from tests.why_helpers import judge_log, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("catalogue_mpi_script", ROOT / "scripts" / "catalogue_mpi.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("catalogue_mpi")
 
 
 def _learned(line: str):

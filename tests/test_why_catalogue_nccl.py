@@ -6,7 +6,6 @@ signature names are named by it (each thread's address beside it; none of them i
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -14,17 +13,13 @@ import pytest
 
 from clusterdoc.why import candidates, signatures
 from clusterdoc.why.sigtable import catalogue_nccl
-from tests.why_helpers import judge_log
+from tests.why_helpers import judge_log, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("catalogue_nccl_script", ROOT / "scripts/catalogue_nccl.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("catalogue_nccl")
 
 
 def test_the_table_is_what_the_script_makes_from_the_committed_list():

@@ -4,8 +4,6 @@ from public threads that the learned signatures missed are named by it, and torc
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,18 +22,13 @@ from clusterdoc.why.sigtable import (
     peer,
     scheduler,
 )
-from tests.why_helpers import judge_log
+from tests.why_helpers import judge_log, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("catalogue_torch_script", ROOT / "scripts" / "catalogue_torch.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("catalogue_torch")
 
 
 def test_the_table_is_what_the_script_makes_of_the_committed_raw_list():
