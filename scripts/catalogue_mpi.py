@@ -195,9 +195,11 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
                 "error event: the link, a port, a switch or the peer's adapter",
                 "clusterdoc check --perf on the nodes (ibstat, ibv_devinfo, the ports' error counters); resubmit "
                 "without the node it names (--exclude, submit --retries)"),
-    "ompi-verbs-device": ("network", False,
+    # a warning as often as a failure: the openib BTL leaves that device out and the job may go on over another
+    # transport, so the line can stand early in a log that failed for something else
+    "ompi-verbs-device": ("network", True,
                           "Open MPI could not open or query an InfiniBand (verbs) device: the adapter or its driver on "
-                          "that node",
+                          "that node (Open MPI then goes on without it where another transport works)",
                           "ibv_devinfo and dmesg (mlx5) on that node; resubmit without it (--exclude)"),
     "ompi-tcp": ("peer", False,
                  "Open MPI's TCP transport could not connect to another MPI process: that process died first, or "

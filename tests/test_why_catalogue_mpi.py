@@ -168,3 +168,13 @@ def test_a_slurm_refusal_needs_slurms_error_marker():
     s = signatures.match("srun: error: Task launch for StepId=123.0 failed on node n1: Job prolog failed")
     assert s is not None and (s.name, s.category) == ("cat-slurm-slurmd-prolog-failed", "node")
     assert signatures.match("INFO: Job prolog failed once and was retried") is None
+
+
+def test_a_verbs_device_open_mpi_leaves_out_is_a_candidate():
+    # help-opal-common-verbs.txt's [ibv_open_device fail]: the openib BTL drops that device and the job may go on
+    # over another transport, so the line can stand early in a log that failed for something else
+    line = "Open MPI failed to open an OpenFabrics device.  This is an unusual\n"
+    sig = signatures.match(line)
+    assert sig is not None and sig.name.startswith("cat-ompi-verbs") and sig.weak, sig
+    c = judge_log(line)
+    assert c.category == "unknown" and c.candidates[0].startswith("network"), (c.category, c.candidates)

@@ -320,6 +320,11 @@ _THIN.update({s.name: _TORCH_PATHS[s.name.rsplit("-", 1)[0]] for s in catalogue_
 # --- whycat3 (issue 41): the weak rows of the catalogue read from the MPI launchers' and fabrics' source
 # (why/sigtable/catalogue_mpi.py): candidates per class (the component and error path), not per message ---
 _CATALOGUE_MPI = {
+    "ompi-verbs-device": (
+        "network: that node's InfiniBand adapter or its driver failed (ibv_devinfo, dmesg for mlx5 on it): where the "
+        "job needed it, the cause",
+        "a warning of a job that went on over another transport: the failure is further on (the ranks' own errors)",
+    ),
     "mpich-arg": (
         "code: the call's argument is wrong (the rank, count or root it computed: the error stack's call)",
         "environment or the launch: fewer processes than the program expects, or another MPI's mpirun starting "

@@ -94,9 +94,9 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
         'transports built in, the interfaces, the fabric)',
         "ompi_info | grep -E 'btl|pml|mtl' on both nodes; the interfaces they share; --mca btl self,vader,tcp"
         ' to test'),
-    'ompi-verbs-device': ('network', False,
+    'ompi-verbs-device': ('network', True,
         'Open MPI could not open or query an InfiniBand (verbs) device: the adapter or its driver on that nod'
-        'e',
+        'e (Open MPI then goes on without it where another transport works)',
         'ibv_devinfo and dmesg (mlx5) on that node; resubmit without it (--exclude)'),
     'ompi-version': ('environment', False,
         "two processes of the job run different Open MPI versions: the nodes' installations differ",
