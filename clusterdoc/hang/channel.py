@@ -14,6 +14,9 @@ thread, and a rank blocked in a collective still has its watchdog thread: so eve
     hello/launcher       the launcher is a client (rank 0 then waits for its bye too)
     closing, bye/<who>   rank 0 is leaving (its store goes with it); each client says it let go (shutdown order)
 
+A launcher that watches also leaves WATCHER_FILE in the job folder while it does: rank 0 then waits for its bye
+even when no hello came yet (its first connect may be under way as rank 0 leaves; shim/watch.py).
+
 Trust: anyone who reaches the port can read and write the store. Every value clusterdoc writes is sealed
 (seal.py: encrypted and authenticated under the job's secret, bound to its key's name); a value that does not
 open is ignored and counted in `rejected`, never acted on; a genuine value older than one this client has already
@@ -269,6 +272,8 @@ def heartbeats(store: Channel, world: int) -> dict[int, dict]:
 
 
 # --- shutdown in order: rank 0's store outlives every client that still talks to it ----------------
+
+WATCHER_FILE = "watcher"  # in the job folder while a launcher watches the store (rank 0 waits for its bye)
 
 
 def closing(store: Channel) -> bool:

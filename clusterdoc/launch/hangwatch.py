@@ -39,6 +39,26 @@ class HangWatch:
         self.heartbeats: dict[int, dict] = {}
         self.seen: dict[int, float] = {}  # rank -> when (our clock) its heartbeat last changed
         self.reported: str | None = None  # the report's headline, once printed
+        self.marked = self._mark()
+
+    def _mark(self) -> bool:
+        """Tell rank 0 (through the job folder, before any connect) that we watch: it waits for our bye."""
+        if self.secret is None:
+            return False  # no secret, no connect: nobody to wait for
+        try:
+            private.write(self.jd.path / channel.WATCHER_FILE, "launcher\n")
+        except OSError:
+            return False
+        return True
+
+    def release(self) -> None:
+        """We watch no more (the job ended, or submit is leaving): rank 0 need not wait for us."""
+        if self.marked:
+            self.marked = False
+            try:
+                (self.jd.path / channel.WATCHER_FILE).unlink()
+            except OSError:
+                pass
 
     @property
     def rejected(self) -> int:

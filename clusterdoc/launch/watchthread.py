@@ -77,6 +77,7 @@ class WatchThread:
         self._closed = True
         self._wake.set()
         self._thread.join(wait)
+        self.watch.release()
 
     @property
     def reported(self) -> str | None:

@@ -50,6 +50,7 @@ LATE = 10.0  # how much longer the report waits for a rank whose heartbeat is re
 # store that accepts and then hangs up can take two of those (torch's connect, then its retries: 24.5 s seen here);
 # past EXIT_JOIN the rank leaves with os._exit (clusterdoc.run.leave), which cannot abort either.
 EXIT_JOIN = 35.0
+LAUNCHER_BYE = 6.0  # how long rank 0 waits at exit for a watching launcher's bye (its look a second, connect 3 s)
 CLAIM_RETRY = 5.0  # seconds before a claim that could not be made (its key kept changing) is tried again
 _watchdog = None
 
@@ -233,10 +234,8 @@ class Watchdog(threading.Thread):
         self.left = True
         try:
             if self.rank == 0:
-                clients = [f"rank{r}" for r in range(1, self.world)]
-                if channel.get(store, "hello/launcher") is True:
-                    clients.append("launcher")
-                channel.close(store, clients, wait=2 * self.interval + 1.5)
+                clients, wait = leaving_order(self.world, self.interval, self.log_dir if self.launcher else None, store)
+                channel.close(store, clients, wait=wait)
                 if self.threshold > 0:
                     states = {**channel.heartbeats(store, self.world), 0: rank_state(0)}
                     pace.summary(states, self.threshold)
@@ -451,6 +450,24 @@ class Watchdog(threading.Thread):
                 store.wait(keys, time.monotonic() + 3 * self.interval + 2)
         except Exception:  # a gone store or a slow rank: leave anyway
             pass
+
+
+def leaving_order(world: int, interval: float, job_folder: Path | None, store) -> tuple[list[str], float]:
+    """Whom rank 0 waits for before its store goes, and how long (`job_folder`: where a launcher we were told of
+    leaves its WATCHER_FILE while it watches). Such a launcher is waited for even before its hello: its first
+    connect may be under way as rank 0 leaves, and a store gone inside torch's connect prints a C++ backtrace on
+    the launcher's console (CI, about 1 run in 100). It says bye on its next look (one a second, a connect bounded
+    by 3 s: hangwatch.py), connected before or not."""
+    from clusterdoc.hang import channel
+
+    clients = [f"rank{r}" for r in range(1, world)]
+    wait = 2 * interval + 1.5
+    if job_folder is not None and (job_folder / channel.WATCHER_FILE).exists():
+        clients.append("launcher")
+        wait = max(wait, LAUNCHER_BYE)
+    elif channel.get(store, "hello/launcher") is True:  # a launcher this rank was not told of
+        clients.append("launcher")
+    return clients, wait
 
 
 def _connect(addr: str, port: int, stop: threading.Event | None = None):
