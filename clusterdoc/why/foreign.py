@@ -142,6 +142,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         for n, raised in f.unranked_loose[-1:]:
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    _traceback_rank(f, signs)
     _phase_signs(f, signs)
     _module_then_missing(signs)
     _memory_limit_kill(f, signs)
@@ -183,6 +184,24 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     ev.barrier = list(f.barrier)
     ev.failures = list(f.failures)
     return ev
+
+
+TB_NEAR = 8  # lines between an exception line without a rank and the one rank's traceback it belongs to
+OWN_EXCEPTION = ("oom", "code")  # a rank's own exception line (not a node's kernel line, not the scheduler's)
+
+
+def _traceback_rank(f: logs.LogFacts, signs: list[dict]) -> None:
+    """An exception line without a rank (a paste of the error above the traceback, or a logger's copy of it)
+    takes the rank whose traceback is next to it, where exactly one rank printed a traceback and it raised
+    nothing else (Pai-Megatron's `torch.OutOfMemoryError: ...` then `[rank5]: Traceback ...`)."""
+    with_tb = [rl for rl in f.ranks.values() if rl.tb_at is not None]
+    if len(with_tb) != 1:
+        return
+    rl = with_tb[0]
+    for s in signs:
+        if s["rank"] is None and s["category"] in OWN_EXCEPTION and abs(rl.tb_at - s["line"]) <= TB_NEAR:
+            if rl.raised is None or rl.raised.type in s["text"]:
+                s["rank"] = rl.rank
 
 
 # a segfault's signature lines, and how far around one a cleanup frame or line belongs to it (its backtrace)

@@ -214,6 +214,14 @@ _NODE_BEFORE.update({name: (_EXEC_HOST, 8) for name in ("pbs-node-failure", "pbs
 _OMPI_START = re.compile(r"while attempting to start process rank (\d{1,7})")
 _NODE_AFTER["ompi-no-executable-wrapped"] = (re.compile(r"\s{0,8}Node:\s{1,16}([A-Za-z0-9][\w.-]{0,127})\s*$"), 6)
 _NODE_AFTER["ompi-execve-failed"] = _NODE_AFTER["ompi-tcp-peer-connect"]
+# a shell prompt before a command that reports on the host it runs on (nvidia-smi, dmesg ...): the lines it printed
+# are that host's (returnn-1486 "zeyer@cn-234 ~ % nvidia-smi", shinecluster-171 "(env) user@hoth:~/dir$ nvidia-smi",
+# RHEL's "[user@gpu3 ~]$ dmesg"); a prompt before any other command (cat, sbatch) says nothing of the lines after it
+_PROMPT = re.compile(
+    r"\s{0,4}(?:\([\w.-]{1,64}\) )?\[?[\w.-]{1,32}@([A-Za-z0-9][\w-]{0,62})(?:[:\s][^\s$#%\]]{0,200})?\]? ?[$#%] {1,2}"
+    r"(?:sudo )?(?:nvidia-smi|dmesg|journalctl|rocm-smi|amd-smi|ibstat|ibv_devinfo|lspci|nvidia-bug-report)\b"
+)
+PROMPT_NEAR = 40  # lines of a host command's output after its prompt
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
@@ -281,6 +289,7 @@ class RankLog:
     peers: list[str] = field(default_factory=list)
     cuda: str | None = None
     oom_size: str | None = None
+    tb_at: int | None = None  # the line its first traceback began on (its header, or a cut one's first frame)
 
 
 @dataclass
@@ -408,6 +417,7 @@ class Scanner:
         self._hvd_list: tuple[int, int] | None = None  # Horovod's "Missing ranks:" list being read: (entry, until)
         self._fr_head = -1  # the line of the flight recorder analyser's last "Not all ranks joining collective"
         self._thrown: dict[object, tuple[int, str]] = {}  # stream -> (line, C++ type) of a terminate line
+        self._prompt: tuple[int, str] | None = None  # (line, host) of a prompt before a host command (_PROMPT)
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -429,6 +439,10 @@ class Scanner:
             (k,) = self._tb
             if isinstance(k, int) and (line[:1] in (" ", "\t") or _EXC_LINE.match(line) or not line.strip()):
                 rank = k
+        if "@" in raw and rank is None:
+            m = _PROMPT.match(raw)
+            if m or ("$ " in raw or "% " in raw or "# " in raw):
+                self._prompt = (n, m.group(1)) if m else None  # another command: its output is not the host's
         if host:
             if len(f.hosts) < 4096:
                 f.hosts.add(host)
@@ -608,12 +622,16 @@ class Scanner:
         if tb is None:
             if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
                 self._tb[key] = tb = _Traceback(n)
+                if rl is not None and rl.tb_at is None:
+                    rl.tb_at = n
                 at = line.find("Traceback (most recent call last)")
                 if 2 <= at <= 240 and line[at - 2 : at] == "] ":  # after a logger's bracketed fields: the same
                     tb.cut = at  # width of fields is before each of its lines (Metaflow's "TIME [step (pid)] [id] ")
                 tb.indent = _table_indent(line)
             elif 'File "' in line and _FRAME.match(line):  # the traceback's head was cut off: its last frames
                 self._tb[key] = tb = _Traceback(n)
+                if rl is not None and rl.tb_at is None:
+                    rl.tb_at = n
                 tb.feed(line)
             elif ("Error: " in line or "Exception: " in line) and not line[:1].isspace():
                 self._loose(n, line, rl)
@@ -797,6 +815,8 @@ class Scanner:
         if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
             return  # the same line again (NCCL repeats its warnings per channel)
         hit = Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None)
+        if hit.node is None and sig.category == "node" and self._prompt and n - self._prompt[0] <= PROMPT_NEAR:
+            hit.node = self._prompt[1]  # the output of a host command run at that host's prompt
         if hit.node is None and sig.name in _NODE_BEFORE:
             at, node = self._before.get(sig.name, (-1, ""))
             hit.node = node if at >= 0 and n - at <= _NODE_BEFORE[sig.name][1] else None
