@@ -148,7 +148,9 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     _memory_limit_kill(f, signs)
     _memory_killed_task(f, signs)
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
-        if s["rank"] is None and signatures.get(s["sig"]).category == "peer":
+        if s["sig"] in logs.PEER_AFTER and s.get("node"):  # the peer its help text names, not the printer
+            s["peer"], s["node"] = s["node"], None
+        elif s["rank"] is None and signatures.get(s["sig"]).category == "peer":
             s["peer"] = next(iter(logs.peers_lost(s["text"])), None)
     signs = _defer_to_exceptions(signs, exceptions)
     by_rank: dict = {}

@@ -214,6 +214,10 @@ _NODE_BEFORE.update({name: (_EXEC_HOST, 8) for name in ("pbs-node-failure", "pbs
 _OMPI_START = re.compile(r"while attempting to start process rank (\d{1,7})")
 _NODE_AFTER["ompi-no-executable-wrapped"] = (re.compile(r"\s{0,8}Node:\s{1,16}([A-Za-z0-9][\w.-]{0,127})\s*$"), 6)
 _NODE_AFTER["ompi-execve-failed"] = _NODE_AFTER["ompi-tcp-peer-connect"]
+# Open MPI's TCP help text on a peer that hung up names it ("  Peer host:  node7", help-mpi-btl-tcp.txt): the node
+# to look at (foreign.py keeps it as the peer lost, not the node that printed it)
+PEER_AFTER = ("cat-ompi-tcp-peer-hung-up",)
+_NODE_AFTER["cat-ompi-tcp-peer-hung-up"] = (re.compile(r"\s{0,8}Peer host:\s{1,16}([A-Za-z0-9][\w.-]{0,127})"), 16)
 # a shell prompt before a command that reports on the host it runs on (nvidia-smi, dmesg ...): the lines it printed
 # are that host's (returnn-1486 "zeyer@cn-234 ~ % nvidia-smi", shinecluster-171 "(env) user@hoth:~/dir$ nvidia-smi",
 # RHEL's "[user@gpu3 ~]$ dmesg"); a prompt before any other command (cat, sbatch) says nothing of the lines after it
