@@ -303,6 +303,13 @@ def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
         if len(killed) == 1 and killed[0]["tasks"].isdigit():
             s["rank"] = int(killed[0]["tasks"])
             s["node"] = s.get("node") or killed[0]["node"]
+            continue
+        # no srun: mpirun's "noticed that process rank N ... on node X exited on signal 9" next to it (the first
+        # rank it saw killed; chombo-discharge-501)
+        sig9 = [m for m in f.mpi if m["how"] == "mpirun's signal line" and abs(m["line"] - s["line"]) <= KILLED_TASK_NEAR
+                and any(k["line"] == m["line"] and k["sig"] == "mpirun-sigkill" for k in signs)]  # fmt: skip
+        if sig9:
+            s["rank"], s["node"] = sig9[0]["rank"], s.get("node") or sig9[0]["node"]
 
 
 def _worker_sigkill(f: logs.LogFacts, signs: list[dict]) -> None:
