@@ -165,7 +165,12 @@ _FR_HEAD = "Not all ranks joining collective"
 _FR_MISSING = re.compile(r"[Mm]issing ranks(?: are|:) \{(\d{1,7}(?:, \d{1,7}){0,63})\}")
 FR_NEAR = 8  # lines from its head to the missing ranks
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
-_SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
+# torch.multiprocessing.spawn's error for process N (its index: the local rank it passed): an exception ("-- Process
+# N terminated with the following error"), a signal or an exit code (ProcessExitedException, spawn.py)
+_SPAWN = re.compile(
+    r"-- Process (\d{1,7}) terminated with the following error"
+    r"|ProcessExitedException: process (\d{1,7}) terminated with (?:signal|exit code)"
+)
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 # Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
@@ -876,6 +881,7 @@ class Scanner:
             or "Process name: [[" in line
             or "noticed that process" in line
             or "-- Process " in line
+            or "ProcessExitedException: process " in line
             or " RUNNING AT " in line
             or "MPICH ERROR" in line
             or "ERROR on proc " in line
@@ -894,7 +900,7 @@ class Scanner:
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
         if m:
-            f.local.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mp.spawn's process",
+            f.local.append({"rank": int(m.group(1) or m.group(2)), "node": None, "line": n, "how": "mp.spawn's process",
                             "heads": True})  # fmt: skip  # printed before the traceback it names
         m = _MPI_ABORT.search(line)
         if m:
