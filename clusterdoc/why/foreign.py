@@ -306,8 +306,9 @@ def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
             continue
         # no srun: mpirun's "noticed that process rank N ... on node X exited on signal 9" next to it (the first
         # rank it saw killed; chombo-discharge-501)
-        sig9 = [m for m in f.mpi if m["how"] == "mpirun's signal line" and abs(m["line"] - s["line"]) <= KILLED_TASK_NEAR
-                and any(k["line"] == m["line"] and k["sig"] == "mpirun-sigkill" for k in signs)]  # fmt: skip
+        nine = {k["line"] for k in signs if k["sig"] == "mpirun-sigkill"}
+        sig9 = [m for m in f.mpi if m["how"] == "mpirun's signal line" and m["line"] in nine
+                and abs(m["line"] - s["line"]) <= KILLED_TASK_NEAR]  # fmt: skip
         if sig9:
             s["rank"], s["node"] = sig9[0]["rank"], s.get("node") or sig9[0]["node"]
 
