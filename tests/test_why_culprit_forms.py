@@ -138,3 +138,15 @@ def test_nccls_device_index_is_no_rank():
     # NCCL's "host:pid:tid [dev]": the [3] is a device (the host is named, no rank)
     c = judge_log("gpu-7:1234:1290 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'\n")
     assert c.ranks == []
+
+
+def test_mpich_pmi_client_abort_names_its_rank():
+    # MPICH's simple PMI client: PMIU_printf's "[cli_N]: " (its PMI rank) before "aborting job:" (rokko/rokko#257)
+    stack = (
+        "Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:\n"
+        "PMPI_Comm_rank(110): MPI_Comm_rank(comm=0x0, rank=0x654928) failed\n"
+        "PMPI_Comm_rank(68).: Invalid communicator\n"
+    )
+    assert judge_log(stack + "[cli_3]: aborting job:\n" + stack).ranks == [3]
+    # the error stack alone names no rank (the comm and rank fields are pointers, not ranks)
+    assert judge_log(stack).ranks == []

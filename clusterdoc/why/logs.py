@@ -175,6 +175,9 @@ _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 # Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
 _MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
+# MPICH's PMI client before it aborts the job: "[cli_N]: aborting job:" (simple_pmi's PMIU_printf, its id "cli_" and
+# the PMI rank), the error stack on the lines after it
+_PMI_ABORT = re.compile(r"\[cli_(\d{1,7})\]: aborting job")
 # round 9: Charm++'s "------------- Processor 0 Exiting: Called CmiAbort ------------" (NAMD: prody-878, charm-2849)
 _CHARM_EXIT = re.compile(r"Processor (\d{1,7}) Exiting: (Called CmiAbort|Caught Signal)")
 # round 9: HPE/SGI MPT's "MPT ERROR: MPI_COMM_WORLD rank 617 has terminated without calling MPI_Finalize()"
@@ -877,6 +880,7 @@ class Scanner:
         if not (
             "MPI_ABORT" in line
             or "called MPI_Abort" in line
+            or "]: aborting job" in line
             or "died from signal" in line
             or "Process name: [[" in line
             or "noticed that process" in line
@@ -908,6 +912,9 @@ class Scanner:
         m = _MPICH_ABORT.search(line) if "called MPI_Abort" in line else None
         if m:  # MPICH's (and Intel MPI's) own line: the process that called MPI_Abort
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_Abort was called by it"})
+        m = _PMI_ABORT.match(line) if "]: aborting job" in line else None
+        if m:
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPICH's PMI client aborted"})
         m = _LAMMPS_PROC.search(line) if "ERROR on proc " in line else None
         if m:  # LAMMPS' own error line from one process (Error::one), before any abort
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "LAMMPS' ERROR on proc"})
