@@ -74,6 +74,8 @@ def test_node_fault_printed_at_a_hosts_prompt_names_that_host():
     assert (c.category, c.nodes) == ("node", ["hoth"])
     c = judge_log("zeyer@cn-234 ~ % nvidia-smi\n" + GPU_LOST)
     assert (c.category, c.nodes) == ("node", ["cn-234"])
+    c = judge_log("[user@gpu3 ~]$ nvidia-smi -q\n" + GPU_LOST)  # bash's default prompt on RHEL
+    assert (c.category, c.nodes) == ("node", ["gpu3"])
 
 
 def test_a_prompt_before_another_command_names_no_node():
