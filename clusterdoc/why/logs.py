@@ -231,7 +231,7 @@ _NODE_AFTER["cat-ompi-tcp-peer-hung-up"] = (re.compile(r"\s{0,8}Peer host:\s{1,1
 # RHEL's "[user@gpu3 ~]$ dmesg"); a prompt before any other command (cat, sbatch) says nothing of the lines after it
 _PROMPT = re.compile(
     r"\s{0,4}(?:\([\w.-]{1,64}\) )?\[?[\w.-]{1,32}@([A-Za-z0-9][\w-]{0,62})(?:[:\s][^\s$#%\]]{0,200})?\]? ?[$#%] {1,2}"
-    r"(?:sudo )?(?:nvidia-smi|dmesg|journalctl|rocm-smi|amd-smi|ibstat|ibv_devinfo|lspci|nvidia-bug-report)\b"
+    r"(?:sudo )?(?:nvidia-smi|rocm-smi|amd-smi|dmesg|journalctl|ibstat|lspci)\b"  # each holds a logread word
 )
 PROMPT_NEAR = 40  # lines of a host command's output after its prompt
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
