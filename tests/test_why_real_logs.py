@@ -315,7 +315,7 @@ _WD = (
         ("[rank3]: ValueError: too many values to unpack (expected 2)\n", "code", [3], []),
         # ... but not one the rank logged and went on from: the time limit later is the end
         ("[rank0]: ValueError: bad sample 17, skipped\n" + "[rank0]: step 9 loss 0.1\n" * 20 + "slurmstepd: error: *** "
-         "STEP 5.0 ON n1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***\n", "scheduler", [], []),
+         "STEP 5.0 ON n1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***\n", "scheduler", [], ["n1"]),
         # chained: the last exception of the chain; an ExceptionGroup: the exception inside it
         ('Traceback (most recent call last):\n  File "/w/t.py", line 3, in f\nKeyError: \'x\'\n\nDuring handling of '
          'the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File "/w/t.py", '

@@ -157,6 +157,7 @@ def slurm_limit(ev: Evidence, found: Found) -> Found:
             "scheduler",
             f"Slurm ended the job: {what[reason]}" + _limit_of(ev, reason),
             _t((due or {}).get("time")) + 1.0,
+            nodes=[due["node"]] if due and due.get("node") else [],  # slurmstepd's "ON <node>" (no node at fault)
             evidence=[_end_line(due, state, ev)],
             explains=_stopped(ev),
             next_step="checkpoint on SIGUSR1 (clusterdoc asks Slurm for it ahead of the kill) and "

@@ -142,12 +142,15 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
         for n, raised in f.unranked_loose[-1:]:
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    _traceback_rank(f, signs)
     _phase_signs(f, signs)
     _module_then_missing(signs)
     _memory_limit_kill(f, signs)
     _memory_killed_task(f, signs)
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
-        if s["rank"] is None and signatures.get(s["sig"]).category == "peer":
+        if s["sig"] in logs.PEER_AFTER and s.get("node"):  # the peer its help text names, not the printer
+            s["peer"], s["node"] = s["node"], None
+        elif s["rank"] is None and signatures.get(s["sig"]).category == "peer":
             s["peer"] = next(iter(logs.peers_lost(s["text"])), None)
     signs = _defer_to_exceptions(signs, exceptions)
     by_rank: dict = {}
@@ -183,6 +186,24 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     ev.barrier = list(f.barrier)
     ev.failures = list(f.failures)
     return ev
+
+
+TB_NEAR = 8  # lines between an exception line without a rank and the one rank's traceback it belongs to
+OWN_EXCEPTION = ("oom", "code")  # a rank's own exception line (not a node's kernel line, not the scheduler's)
+
+
+def _traceback_rank(f: logs.LogFacts, signs: list[dict]) -> None:
+    """An exception line without a rank (a paste of the error above the traceback, or a logger's copy of it)
+    takes the rank whose traceback is next to it, where exactly one rank printed a traceback and it raised
+    nothing else (Pai-Megatron's `torch.OutOfMemoryError: ...` then `[rank5]: Traceback ...`)."""
+    with_tb = [rl for rl in f.ranks.values() if rl.tb_at is not None]
+    if len(with_tb) != 1:
+        return
+    rl = with_tb[0]
+    for s in signs:
+        if s["rank"] is None and s["category"] in OWN_EXCEPTION and abs(rl.tb_at - s["line"]) <= TB_NEAR:
+            if rl.raised is None or rl.raised.type in s["text"]:
+                s["rank"] = rl.rank
 
 
 # a segfault's signature lines, and how far around one a cleanup frame or line belongs to it (its backtrace)
@@ -282,6 +303,14 @@ def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
         if len(killed) == 1 and killed[0]["tasks"].isdigit():
             s["rank"] = int(killed[0]["tasks"])
             s["node"] = s.get("node") or killed[0]["node"]
+            continue
+        # no srun: mpirun's "noticed that process rank N ... on node X exited on signal 9" next to it (the first
+        # rank it saw killed; chombo-discharge-501)
+        nine = {k["line"] for k in signs if k["sig"] == "mpirun-sigkill"}
+        sig9 = [m for m in f.mpi if m["how"] == "mpirun's signal line" and m["line"] in nine
+                and abs(m["line"] - s["line"]) <= KILLED_TASK_NEAR]  # fmt: skip
+        if sig9:
+            s["rank"], s["node"] = sig9[0]["rank"], s.get("node") or sig9[0]["node"]
 
 
 def _worker_sigkill(f: logs.LogFacts, signs: list[dict]) -> None:

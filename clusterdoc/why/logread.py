@@ -111,6 +111,8 @@ WORDS += tuple(f"#{i}  0x".encode() for i in range(10)) + (b"has terminated with
 # and the node its line before names ("Node: cori16")
 WORDS += (b"attempting to start process rank", b"Node: ")
 WORDS += (b"[Errno ", b"terminate called")  # session 18: an OSError printed alone; a C++ throw of no class
+# session 20: the host commands a shell prompt's host names the output of (logs._PROMPT), Open MPI's peer line
+WORDS += (b"-smi", b"dmesg", b"journalctl", b"ibstat", b"lspci", b"Peer host:")
 # the general words of rounds 8 and 9's needles (their uppercase, "Limit" and "Invalid" forms, a tool's own
 # prefixes): each stands for the many needles that hold it, so grep -F looks for fewer strings (358 -> fewer), the
 # same lines still match (a needle's line holds its word)

@@ -165,11 +165,19 @@ _FR_HEAD = "Not all ranks joining collective"
 _FR_MISSING = re.compile(r"[Mm]issing ranks(?: are|:) \{(\d{1,7}(?:, \d{1,7}){0,63})\}")
 FR_NEAR = 8  # lines from its head to the missing ranks
 # MPI's launchers name the rank that failed first: MPI_Abort, Open MPI's "first process to do so", its signal line
-_SPAWN = re.compile(r"-- Process (\d{1,7}) terminated with the following error")  # torch.multiprocessing.spawn
+# torch.multiprocessing.spawn's error for process N (its index: the local rank it passed): an exception ("-- Process
+# N terminated with the following error"), a signal or an exit code (ProcessExitedException, spawn.py)
+_SPAWN = re.compile(
+    r"-- Process (\d{1,7}) terminated with the following error"
+    r"|ProcessExitedException: process (\d{1,7}) terminated with (?:signal|exit code)"
+)
 _MPI_ABORT = re.compile(r"MPI_ABORT was invoked on rank (\d{1,7})")
 # Cray MPICH's abort line: "MPICH ERROR [Rank 7] [job id 5.0] [Fri Aug 28 22:45:13 2026] [nid004069] - Abort(1)"
 _MPICH_ERROR = re.compile(r"MPICH ERROR \[Rank (\d{1,7})\] \[job id [^\]]{0,64}\] \[[^\]]{0,64}\] \[([\w.-]{1,128})\]")
 _MPICH_ABORT = re.compile(r"application called MPI_Abort\([^)]{0,80}\) - process (\d{1,7})")  # MPICH, Intel MPI
+# MPICH's PMI client before it aborts the job: "[cli_N]: aborting job:" (simple_pmi's PMIU_printf, its id "cli_" and
+# the PMI rank), the error stack on the lines after it
+_PMI_ABORT = re.compile(r"\[cli_(\d{1,7})\]: aborting job")
 # round 9: Charm++'s "------------- Processor 0 Exiting: Called CmiAbort ------------" (NAMD: prody-878, charm-2849)
 _CHARM_EXIT = re.compile(r"Processor (\d{1,7}) Exiting: (Called CmiAbort|Caught Signal)")
 # round 9: HPE/SGI MPT's "MPT ERROR: MPI_COMM_WORLD rank 617 has terminated without calling MPI_Finalize()"
@@ -214,6 +222,18 @@ _NODE_BEFORE.update({name: (_EXEC_HOST, 8) for name in ("pbs-node-failure", "pbs
 _OMPI_START = re.compile(r"while attempting to start process rank (\d{1,7})")
 _NODE_AFTER["ompi-no-executable-wrapped"] = (re.compile(r"\s{0,8}Node:\s{1,16}([A-Za-z0-9][\w.-]{0,127})\s*$"), 6)
 _NODE_AFTER["ompi-execve-failed"] = _NODE_AFTER["ompi-tcp-peer-connect"]
+# Open MPI's TCP help text on a peer that hung up names it ("  Peer host:  node7", help-mpi-btl-tcp.txt): the node
+# to look at (foreign.py keeps it as the peer lost, not the node that printed it)
+PEER_AFTER = ("cat-ompi-tcp-peer-hung-up",)
+_NODE_AFTER["cat-ompi-tcp-peer-hung-up"] = (re.compile(r"\s{0,8}Peer host:\s{1,16}([A-Za-z0-9][\w.-]{0,127})"), 16)
+# a shell prompt before a command that reports on the host it runs on (nvidia-smi, dmesg ...): the lines it printed
+# are that host's (returnn-1486 "zeyer@cn-234 ~ % nvidia-smi", shinecluster-171 "(env) user@hoth:~/dir$ nvidia-smi",
+# RHEL's "[user@gpu3 ~]$ dmesg"); a prompt before any other command (cat, sbatch) says nothing of the lines after it
+_PROMPT = re.compile(
+    r"\s{0,4}(?:\([\w.-]{1,64}\) )?\[?[\w.-]{1,32}@([A-Za-z0-9][\w-]{0,62})(?:[:\s][^\s$#%\]]{0,200})?\]? ?[$#%] {1,2}"
+    r"(?:sudo )?(?:nvidia-smi|rocm-smi|amd-smi|dmesg|journalctl|ibstat|lspci)\b"  # each holds a logread word
+)
+PROMPT_NEAR = 40  # lines of a host command's output after its prompt
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
@@ -281,6 +301,7 @@ class RankLog:
     peers: list[str] = field(default_factory=list)
     cuda: str | None = None
     oom_size: str | None = None
+    tb_at: int | None = None  # the line its first traceback began on (its header, or a cut one's first frame)
 
 
 @dataclass
@@ -408,6 +429,7 @@ class Scanner:
         self._hvd_list: tuple[int, int] | None = None  # Horovod's "Missing ranks:" list being read: (entry, until)
         self._fr_head = -1  # the line of the flight recorder analyser's last "Not all ranks joining collective"
         self._thrown: dict[object, tuple[int, str]] = {}  # stream -> (line, C++ type) of a terminate line
+        self._prompt: tuple[int, str] | None = None  # (line, host) of a prompt before a host command (_PROMPT)
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -429,6 +451,10 @@ class Scanner:
             (k,) = self._tb
             if isinstance(k, int) and (line[:1] in (" ", "\t") or _EXC_LINE.match(line) or not line.strip()):
                 rank = k
+        if "@" in raw and rank is None:
+            m = _PROMPT.match(raw)
+            if m or ("$ " in raw or "% " in raw or "# " in raw):
+                self._prompt = (n, m.group(1)) if m else None  # another command: its output is not the host's
         if host:
             if len(f.hosts) < 4096:
                 f.hosts.add(host)
@@ -608,12 +634,16 @@ class Scanner:
         if tb is None:
             if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
                 self._tb[key] = tb = _Traceback(n)
+                if rl is not None and rl.tb_at is None:
+                    rl.tb_at = n
                 at = line.find("Traceback (most recent call last)")
                 if 2 <= at <= 240 and line[at - 2 : at] == "] ":  # after a logger's bracketed fields: the same
                     tb.cut = at  # width of fields is before each of its lines (Metaflow's "TIME [step (pid)] [id] ")
                 tb.indent = _table_indent(line)
             elif 'File "' in line and _FRAME.match(line):  # the traceback's head was cut off: its last frames
                 self._tb[key] = tb = _Traceback(n)
+                if rl is not None and rl.tb_at is None:
+                    rl.tb_at = n
                 tb.feed(line)
             elif ("Error: " in line or "Exception: " in line) and not line[:1].isspace():
                 self._loose(n, line, rl)
@@ -797,6 +827,8 @@ class Scanner:
         if any(h.sig == sig.name and h.rank == rank and h.host == host for h in f.hits[-32:]):
             return  # the same line again (NCCL repeats its warnings per channel)
         hit = Hit(n, rank, host, sig.name, sig.category, line.strip()[:300], sig.node_of(line) or None)
+        if hit.node is None and sig.category == "node" and self._prompt and n - self._prompt[0] <= PROMPT_NEAR:
+            hit.node = self._prompt[1]  # the output of a host command run at that host's prompt
         if hit.node is None and sig.name in _NODE_BEFORE:
             at, node = self._before.get(sig.name, (-1, ""))
             hit.node = node if at >= 0 and n - at <= _NODE_BEFORE[sig.name][1] else None
@@ -848,10 +880,12 @@ class Scanner:
         if not (
             "MPI_ABORT" in line
             or "called MPI_Abort" in line
+            or "]: aborting job" in line
             or "died from signal" in line
             or "Process name: [[" in line
             or "noticed that process" in line
             or "-- Process " in line
+            or "ProcessExitedException: process " in line
             or " RUNNING AT " in line
             or "MPICH ERROR" in line
             or "ERROR on proc " in line
@@ -870,7 +904,7 @@ class Scanner:
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
         if m:
-            f.local.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "mp.spawn's process",
+            f.local.append({"rank": int(m.group(1) or m.group(2)), "node": None, "line": n, "how": "mp.spawn's process",
                             "heads": True})  # fmt: skip  # printed before the traceback it names
         m = _MPI_ABORT.search(line)
         if m:
@@ -878,6 +912,9 @@ class Scanner:
         m = _MPICH_ABORT.search(line) if "called MPI_Abort" in line else None
         if m:  # MPICH's (and Intel MPI's) own line: the process that called MPI_Abort
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPI_Abort was called by it"})
+        m = _PMI_ABORT.match(line) if "]: aborting job" in line else None
+        if m:
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "MPICH's PMI client aborted"})
         m = _LAMMPS_PROC.search(line) if "ERROR on proc " in line else None
         if m:  # LAMMPS' own error line from one process (Error::one), before any abort
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "LAMMPS' ERROR on proc"})

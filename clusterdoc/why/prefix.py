@@ -3,6 +3,8 @@
 Forms read (each from real logs, tests/fixtures/why/real/SOURCES.md), in any nesting, after a time stamp:
 
     [rank3]: ...              torch (torchrun, TORCH_... log prefixes); [rank 3] ... clusterdoc; [RANK 3] ...
+    rank3]: ...               the same with its "[" lost (a paste cut at the line's start)
+    [rank=3] ...  [] [rank=3] || ...   Determined's launch wrapper (after its container tag, empty or an id)
     rank3: ...  RANK 3: ...  [rank3/8] ...  (rank 3) ...  [3]: ...   a script's or a launcher's own rank tag
     node-12:3: ...            a host and a rank
     gpu-3:1234:1290 [3] ...   NCCL's host:pid:tid [device] (the host; the device is no rank)
@@ -38,6 +40,8 @@ _TIME = re.compile(
 _RANK_TOKENS = [
     # [rank3]: [rank 3] [RANK 3] [rank: 3] [rank3/8] (rank 3) (a world size after the rank)
     re.compile(r"[\[(](?:rank|RANK|Rank):? ?(\d{1,7})(?:/\d{1,7})?[\])]:?\s?"),
+    re.compile(r"(?:\[[0-9a-f]{0,12}\] )?\[rank=(\d{1,7})\](?: \|\|)?\s?"),  # Determined: [] [rank=3] || ...
+    re.compile(r"rank(\d{1,7})\]: (?=\S)"),  # [rank3]: with its "[" cut off (a paste; the line's start only)
     re.compile(r"(?:rank|RANK|Rank): {0,2}(\d{1,7}) \|\s?"),  # rank: 3 | ... (ParlAI pads: "rank:  3 |")
     re.compile(r"\[\d{1,7},(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # Open MPI --tag-output
     re.compile(r"\[(\d{1,7})\]<(?:stdout|stderr)>:\s?"),  # horovodrun's own (gloo) launcher

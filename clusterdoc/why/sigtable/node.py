@@ -17,6 +17,13 @@ SIGNATURES: list[Signature] = [
       "salloc: error: Node failure on worker-1", "https://github.com/nebius/soperator/issues/854",
       "resubmit without that node (--exclude); check it (clusterdoc check, its slurmd log)",
       node=re.compile(r"Node failure on " + NODE)),
+    # the node's prolog (the site's script slurmd runs before a job) failed: slurmctld drains the node ("Prolog
+    # error") and revokes the allocation (srun's and salloc's "Prolog failure on node N", hpcfund-69)
+    S("slurm-prolog-failure", "node", ("Prolog failure on node ",),
+      "the node's Slurm prolog failed (the site's start-up script): Slurm drains the node and revokes the job",
+      "salloc: Prolog failure on node k003-006", "https://github.com/AMDResearch/hpcfund/issues/69",
+      "resubmit without that node (--exclude); the site's admins: its slurmd log and prolog (sinfo -R names it)",
+      node=re.compile(r"Prolog failure on node " + NODE)),
     S("ray-node-dead", "node", ("has been marked dead because the detector has missed too many heartbeats",),
       "Ray lost a node (its raylet stopped answering): the node died, rebooted or was cut off",
       "WARNING worker.py:1462 -- The node with node id: 8f205b12643d25d8c1ce57c45527a6c912f3479765096718ad2bf0d3 and "

@@ -17,7 +17,8 @@ SIGNATURES: list[Signature] = [
       "Slurm ended the job at its time limit",
       "slurmstepd: error: *** STEP 55595933.0 ON maestro-3017 CANCELLED AT 2025-01-10T15:27:25 DUE TO TIME LIMIT ***",
       "https://github.com/Lightning-AI/pytorch-lightning/issues/20542",
-      "checkpoint on SIGUSR1 (sbatch --signal=B:USR1@90) and resubmit; or ask for more --time"),
+      "checkpoint on SIGUSR1 (sbatch --signal=B:USR1@90) and resubmit; or ask for more --time",
+      node=re.compile(r"\*\*\* (?:JOB|STEP) [\w.+]{1,40} ON " + NODE + r" CANCELLED AT")),  # the node slurmstepd ran on
     S("slurm-requeue", "scheduler", ("CANCELLED AT", "DUE TO JOB REQUEUE"),
       "Slurm requeued the job (preemption or a requeue by the admin): not a failure of the job",
       "slurmstepd: error: *** JOB 608 ON SERVER_NAME CANCELLED AT 2022-08-12T02:06:12 DUE TO JOB REQUEUE ***",
