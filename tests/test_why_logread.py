@@ -85,6 +85,37 @@ def test_grep_and_python_find_the_same_lines(tmp_path, monkeypatch):
     assert max(len(line) for line in python.lines) <= logread.MAX_LINE
 
 
+@pytest.mark.parametrize("keep", [logread.KEEP, 4096])
+def test_two_greps_on_halves_find_what_one_finds_in_order(tmp_path, monkeypatch, keep):
+    """A rest of PARALLEL_MIN or more is grepped in two halves at once (bench/bench_why_log.py: the grep is half of
+    why's time): the same lines in the same order, the same counts, the latest `keep` bytes kept across both."""
+    numbered = b"".join(b"[rank1]: RuntimeError: %d\n" % i for i in range(400))
+    giant = b"z" * 200_000 + b" Error across the split\n"  # a line longer than the split's look-ahead piece
+    log = big_log(tmp_path / "x.log", 6, middle=numbered + giant + numbered)
+    monkeypatch.setattr(logread, "PARALLEL_MIN", 1 << 30)
+    one = logread.read_log(log, tail=1 << 20, keep=keep)
+    monkeypatch.setattr(logread, "PARALLEL_MIN", 1 << 20)
+    halves = []
+    real = logread._grep_halves
+    monkeypatch.setattr(logread, "_grep_halves", lambda *a: halves.append(real(*a)) or halves[-1])
+    two = logread.read_log(log, tail=1 << 20, keep=keep)
+    assert halves and halves[0] is not None  # the two-grep path ran
+    assert two.lines == one.lines and (two.matched, two.dropped) == (one.matched, one.dropped) == (801, one.dropped)
+    assert (one.dropped > 0) == (keep == 4096)
+    assert "[rank1]: RuntimeError: 399" in two.lines
+
+
+def test_a_grep_that_printed_all_it_found_is_waited_for_not_killed(tmp_path):
+    """grep's output ends a moment before grep does: killed then, its -9 read as a failure and Python scanned the
+    rest again, slowly (2 runs in 30 here before)."""
+    log = tmp_path / "x.log"
+    log.write_bytes(STEP * 20_000 + b"[rank1]: RuntimeError: one\n" + STEP * 100)
+    for _ in range(40):
+        with open(log, "rb") as f:
+            lines = [line for batch in logread._grep_lines(f, log.stat().st_size) for line in batch]
+        assert lines == ["[rank1]: RuntimeError: one"]
+
+
 def test_a_budget_reads_the_end_and_says_what_was_not_read(tmp_path):
     log = big_log(tmp_path / "x.log", 8)
     got = logread.read_log(log, tail=1 << 20, budget=2 << 20)

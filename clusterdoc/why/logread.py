@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from clusterdoc.why.errors import WhyError
 TAIL = 4 << 20  # the end of the log read whole (a 1,000-rank job's tracebacks and watchdog lines: 0.3 MB)
 KEEP = 16 << 20  # bytes of matching lines kept from the rest, at most
 CHUNK = 8 << 20
+PARALLEL_MIN = 64 << 20  # a rest this big is grepped in two halves at once, where there are two CPUs
 MAX_LINE = 4096  # characters of one line kept (a 190 KB line of a dataset's text is cut, not held)
 # A line with none of these is no evidence of how a job ended. Spellings, not patterns: every signature of
 # why/logs.py holds one ("rror" for Error/error/ERROR; "xception" for Exception/exception).
@@ -251,22 +253,84 @@ def read_log(path, tail: int = TAIL, keep: int = KEEP, budget: int | None = None
 
 def _scan(f, end: int, keep: int, out: LogRead) -> deque[str]:
     """The lines of f's first `end` bytes that hold a word, the latest `keep` bytes of them; counts in `out`."""
-    for batches in (_grep_lines, _python_lines):
-        kept: deque[str] = deque()
-        size = out.matched = out.dropped = 0
+    try:
+        found = _grep_halves(f, end, keep) if end >= PARALLEL_MIN and (os.cpu_count() or 1) > 1 else None
+        if found is None:
+            f.seek(0)
+            found = _kept(_grep_lines(f, end), keep)
+    except GrepFailed:  # Python does it
         f.seek(0)
+        found = _kept(_python_lines(f, end), keep)
+    kept, _, out.matched, out.dropped = found
+    return kept
+
+
+def _kept(batches: Iterator[list[str]], keep: int) -> tuple[deque[str], int, int, int]:
+    """(the latest `keep` bytes of the batches' lines, their size, lines matched, lines dropped)."""
+    kept: deque[str] = deque()
+    size = matched = dropped = 0
+    for batch in batches:
+        matched += len(batch)
+        kept.extend(batch)
+        size += sum(map(len, batch)) + len(batch)
+        while size > keep and kept:
+            size -= len(kept.popleft()) + 1
+            dropped += 1
+    return kept, size, matched, dropped
+
+
+def _grep_halves(f, end: int, keep: int) -> tuple[deque[str], int, int, int] | None:
+    """Two greps at once, each on half of the first `end` bytes (split at a line's start): the first half fed
+    through a pipe (sendfile, so that it ends there), the second read from f. None when there is no such split."""
+    f.seek(end // 2)
+    while True:  # the split: the next line's start (a giant line is skipped in bounded pieces)
+        piece = f.readline(1 << 16)
+        if not piece or piece.endswith(b"\n"):
+            break
+    mid = f.tell()
+    if mid >= end:
+        return None
+    later: dict = {}
+
+    def second() -> None:
         try:
-            for batch in batches(f, end):
-                out.matched += len(batch)
-                kept.extend(batch)
-                size += sum(map(len, batch)) + len(batch)
-                while size > keep and kept:
-                    size -= len(kept.popleft()) + 1
-                    out.dropped += 1
-        except GrepFailed:
-            continue  # Python does it
-        return kept
-    raise AssertionError("unreachable: _python_lines does not fail over")
+            with open(f.fileno(), "rb", closefd=False) as g:
+                g.seek(mid)
+                later["found"] = _kept(_grep_lines(g, end), keep)
+        except BaseException as err:  # told to the caller below
+            later["error"] = err
+
+    thread = threading.Thread(target=second, name="clusterdoc-why-grep", daemon=True)
+    thread.start()
+    try:
+        first = _kept(_grep_lines(None, mid, feed=(f.fileno(), 0, mid)), keep)
+    finally:
+        thread.join()
+    if "error" in later:
+        raise later["error"]
+    kept, size, matched, dropped = later["found"]
+    early, early_size, early_matched, early_dropped = first
+    merged = early + kept
+    size += early_size
+    dropped += early_dropped
+    while size > keep and merged:
+        size -= len(merged.popleft()) + 1
+        dropped += 1
+    return merged, size, matched + early_matched, dropped
+
+
+def _send(pipe: int, fd: int, offset: int, count: int) -> None:
+    """Copy `count` bytes of fd from `offset` into the pipe (a grep's standard input), then close it."""
+    try:
+        while count > 0:
+            sent = os.sendfile(pipe, fd, offset, min(count, 1 << 20))
+            if sent == 0:
+                break
+            offset, count = offset + sent, count - sent
+    except OSError:  # grep gone (EPIPE): it failed, or was stopped
+        pass
+    finally:
+        os.close(pipe)
 
 
 class GrepFailed(WhyError):
@@ -277,24 +341,38 @@ def _python_lines(f, length: int) -> Iterator[list[str]]:
     yield from ([line] for line in matching_lines(f, length))
 
 
-def _grep_lines(f, length: int, words=WORDS, max_line: int = MAX_LINE) -> Iterator[list[str]]:
+def _grep_lines(
+    f, length: int, words=WORDS, max_line: int = MAX_LINE, feed: tuple[int, int, int] | None = None
+) -> Iterator[list[str]]:
     """matching_lines in batches, by the system's grep -F reading f (from its current offset) on its standard
-    input; `-b` puts each line's offset in front, and the lines at or after `length` (the tail) are left out."""
+    input; `-b` puts each line's offset in front, and the lines at or after `length` (the tail) are left out.
+    `feed` (fd, offset, count) instead: grep reads those bytes of fd through a pipe (f unused)."""
     exe = shutil.which("grep", path="/usr/bin:/bin")
     if exe is None or length <= 0:
         raise GrepFailed("no grep") if exe is None else GrepFailed("nothing to scan")
     argv = [exe, "-a", "-b", "-F"]
     for w in words:
         argv += ["-e", w.decode()]
-    base = f.tell()
+    pipe = os.pipe() if feed is not None else None
+    base = feed[1] if feed is not None else f.tell()
     try:
         proc = subprocess.Popen(
-            argv, stdin=f.fileno(), stdout=subprocess.PIPE, env={"LC_ALL": "C"}, preexec_fn=_grep_limits
+            argv,
+            stdin=pipe[0] if pipe is not None else f.fileno(),
+            stdout=subprocess.PIPE,
+            env={"LC_ALL": "C"},
+            preexec_fn=_grep_limits,
         )
     except OSError as err:
+        if pipe is not None:
+            os.close(pipe[0])
+            os.close(pipe[1])
         raise GrepFailed(str(err)) from None
+    if pipe is not None and feed is not None:
+        os.close(pipe[0])
+        threading.Thread(target=_send, args=(pipe[1], *feed), name="clusterdoc-why-feed", daemon=True).start()
     assert proc.stdout is not None
-    early = False
+    early = done = False
     try:
         for raw in _pipe_lines(proc.stdout, max_line + 24):
             batch = []
@@ -309,12 +387,13 @@ def _grep_lines(f, length: int, words=WORDS, max_line: int = MAX_LINE) -> Iterat
             yield batch
             if early:
                 break
+        done = not early
     finally:
-        if early or proc.poll() is None:
-            proc.kill()
+        if not done and proc.poll() is None:  # stopped before its end: it need not read on (a grep that printed
+            proc.kill()  # all it had is waited for: killed between its last line and its exit, it looked failed)
         proc.stdout.close()
         code = proc.wait()
-    if not early and code not in (0, 1):
+    if done and code not in (0, 1):
         raise GrepFailed(f"grep exited with {code}")
 
 
