@@ -39,6 +39,13 @@ SIGNATURES: list[Signature] = [
       "  76: Program received signal SIGSEGV: Segmentation fault - invalid memory reference.",
       "https://github.com/E3SM-Project/E3SM/issues/7277",
       "the routine in the backtrace (a debug build: -g -fcheck=all; the input or configuration it reads)"),
+    # AMReX's signal handler (BLBackTrace::handler, Src/Base/AMReX_BLBackTrace.cpp) names SIGFPE so, then writes
+    # "See Backtrace.<rank> file for details": a floating-point trap (division by zero, NaN) in the computation
+    S("amrex-fpe", "code", ("Erroneous arithmetic operation",),
+      "a rank trapped a floating-point exception (SIGFPE: a division by zero or an invalid value in the computation)",
+      "Erroneous arithmetic operation",
+      "https://github.com/AMReX-Fluids/AMReX-Hydro/issues/43",
+      "the routine in that rank's Backtrace.<rank> file (the inputs or time step that made the value invalid)"),
     # Intel Fortran's runtime (ifort, ifx) prints its own line and a traceback of the routines
     S("ifort-sigsegv", "code", ("SIGSEGV, segmentation fault occurred",),
       "a rank crashed with a segmentation fault in the application (its traceback names the routine and line)",
