@@ -5,7 +5,7 @@ peer's (the other rank first, or the link).
 
 from __future__ import annotations
 
-from clusterdoc.why.sigtable import catalogue_mpi, catalogue_nccl, catalogue_torch
+from clusterdoc.why.sigtable import catalogue_hpcrt, catalogue_mpi, catalogue_nccl, catalogue_torch
 
 # thin lines (why/signatures.py, weak): what each may be, and what decides
 _THIN = {
@@ -358,6 +358,20 @@ def _catalogue_mpi_thin() -> dict[str, tuple[str, ...]]:
 
 
 _THIN.update(_catalogue_mpi_thin())
+
+# --- whycat4 (issue 41): the weak rows of the HPC runtimes' catalogue (why/sigtable/catalogue_hpcrt.py: PETSc's
+# error classes that do not decide the cause), one list per class ---
+_CATALOGUE_HPCRT = {
+    "petsc-unsure": (
+        "code: the program or a library it calls (the specific message after the class, the '#1' frame below it; "
+        "a SEGV signal: a memory bug, valgrind or -malloc_debug)",
+        "scheduler or oom: a signal from outside (SIGTERM at a time limit or a preemption, SIGKILL of the OOM "
+        "killer: sacct -j JOB -o State,MaxRSS; the node's dmesg)",
+        "environment: an external package or system call that failed on that node (the library it names, its "
+        "build; --with-64-bit-indices for an integer overflow)",
+    ),
+}
+_THIN.update({name: _CATALOGUE_HPCRT[cls] for name, cls, *_ in catalogue_hpcrt.ROWS if cls in _CATALOGUE_HPCRT})
 
 
 def for_signature(sig) -> list[str]:

@@ -61,6 +61,7 @@ WORDS: tuple[bytes, ...] = (
     b"Connection",
     b"closed by",
     b"NCCL",
+    b"PETSC ERROR",  # PETSc's error handler's prefix: "[0]PETSC ERROR: Out of memory" (catalogue_hpcrt)
     b"Interrupt",
     b"SystemExit",
     b"terminate",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from clusterdoc.why.signature import LINE_CAP, S, Signature
 from clusterdoc.why.sigtable import (
+    catalogue_hpcrt,
     catalogue_mpi,
     catalogue_nccl,
     catalogue_torch,
@@ -50,6 +51,8 @@ SIGNATURES: list[Signature] = [
 # The catalogues read from the tools' own sources (why/sigtable/catalogue_*.py, made by scripts/catalogue_*.py):
 # fallbacks after every learned signature, each row's category from the code path that prints it (docs/why.md)
 SIGNATURES += catalogue_nccl.SIGNATURES + catalogue_torch.SIGNATURES + catalogue_mpi.SIGNATURES
+# issue 41 (whycat4): the HPC runtimes' catalogue (PETSc's error classes) after the launchers'
+SIGNATURES += catalogue_hpcrt.SIGNATURES
 
 
 # what the parsers make of a rank's traceback when no line above names its failure (never matched by needles)
