@@ -255,7 +255,7 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
                       "Open MPI could not load the CUDA library its CUDA support needs: the driver or toolkit "
                       "library is not on that node's library path",
                       "ls the libcuda.so it names on the node; LD_LIBRARY_PATH, or the nvidia driver on that node"),
-    "ompi-too-many-procs": ("code", False,
+    "ompi-too-many-procs": ("code", True,
                             "mpirun was asked for more processes (or cpus per process) than the allocation has slots: "
                             "the launch command does not fit the allocation",
                             "match -np (and --map-by ... :PE=) to the allocation (sbatch --ntasks, a hostfile's "

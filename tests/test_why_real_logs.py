@@ -27,6 +27,8 @@ HELDOUT_FRESH5 = Path(__file__).parent / "fixtures" / "why" / "heldout-fresh5"  
 HELDOUT_FRESH6 = Path(__file__).parent / "fixtures" / "why" / "heldout-fresh6"  # a seventh, after fresh5 was scored
 HELDOUT_FRESH7 = Path(__file__).parent / "fixtures" / "why" / "heldout-fresh7"  # an eighth, collected in session 19
 HELDOUT_FRESH8 = Path(__file__).parent / "fixtures" / "why" / "heldout-fresh8"  # a ninth, collected in session 20
+# a tenth, in two parts (ML training; HPC codes and sites), collected in session 21
+HELDOUT_FRESH9 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh9{part}" for part in "ab"]
 ROWS = score.table(REAL)
 
 
@@ -95,7 +97,8 @@ def test_the_score_on_real_logs():
 
 @pytest.mark.parametrize(
     "held",
-    [HELDOUT, HELDOUT_FRESH, HELDOUT_FRESH2, HELDOUT_FRESH3, HELDOUT_FRESH4, HELDOUT_FRESH5, HELDOUT_FRESH6, HELDOUT_FRESH7, HELDOUT_FRESH8],
+    [HELDOUT, HELDOUT_FRESH, HELDOUT_FRESH2, HELDOUT_FRESH3, HELDOUT_FRESH4, HELDOUT_FRESH5, HELDOUT_FRESH6, HELDOUT_FRESH7, HELDOUT_FRESH8,
+     *HELDOUT_FRESH9],
     ids=lambda p: p.name,
 )
 def test_the_held_out_logs_are_read_without_a_crash(held):

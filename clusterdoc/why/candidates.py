@@ -346,6 +346,14 @@ _CATALOGUE_MPI = {
         "network: the daemons lost their connection (the interfaces between the nodes: --mca oob_tcp_if_include)",
         "environment: the daemon could not start there (orted not on that node's PATH: mpirun --prefix)",
     ),
+    # session 21: a thread settled it as the allocation (heldout-fresh8, trilinos-3798), the common one is -np on a
+    # machine with fewer cores: the line alone does not say which
+    "ompi-too-many-procs": (
+        "scheduler: the allocation has fewer slots than the job means to run (sbatch --ntasks / --nodes, "
+        "scontrol show job: NumCPUs; a PBS nodefile's lines)",
+        "code: the launch command asks for more than it should (-np, --map-by ...:PE=N against the slots of the "
+        "hostfile or the machine's cores; --oversubscribe where meant)",
+    ),
     "ompi-init-failed": (
         "environment: a transport or PMI that does not fit this node (the help text above it says which part)",
         "network: no fabric device usable at startup (ompi_info, ibv_devinfo on that node)",

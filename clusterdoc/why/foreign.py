@@ -58,11 +58,16 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # read-only (EROFS, 30), a FUSE mount whose daemon died (ENOTCONN, 107): the node's mounts, not the code
     (("OSError",), ("Stale file handle", "Read-only file system", "Transport endpoint is not connected"),
      "environment"),
+    # a path or a program the job may not use (EACCES, EPERM): every log of tests/fixtures/why whose failure is
+    # "Permission denied" (a chdir, an execve, a config file, a container's stage) was the node's or the account's
+    # setup, never the code's (session 21: 7 of 7)
+    (("PermissionError",), (), "environment"),
+    (("OSError",), ("Permission denied", "Operation not permitted"), "environment"),
     # the package managers' own errors: a distribution's metadata not there (importlib.metadata), conda's
     (("PackageNotFoundError", "CondaError", "PackagesNotFoundError"), (), "environment"),
     # what these say failed is outside the code as often as in it: a candidate, never a verdict
     (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
-      "TimeoutError", "EOFError", "PermissionError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
+      "TimeoutError", "EOFError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
       "ProxyError", "SSLError", "RemoteDisconnected", "LocalEntryNotFoundError", "IncompleteRead", "OSError",
       "ActorDiedError", "RayActorError", "WorkerCrashedError", "NodeDiedError", "OwnerDiedError", "ObjectLostError"),
      (), "unsure"),

@@ -352,10 +352,13 @@ class LogFacts:
 class _Traceback:
     """A traceback being read, line by line, for one stream (rank)."""
 
-    __slots__ = ("frames", "start", "after_frame", "cut", "indent")
+    __slots__ = ("frames", "start", "after_frame", "cut", "indent", "lead")
 
     def __init__(self, start: int) -> None:
         self.cut = 0  # the column its lines start at, behind a logger's fields of a fixed width (0: none)
+        # the text before its header, where each of its lines repeats it: a tag no launcher form names (YARN's
+        # "/container_...: ", Ray's "(pid=N) " without an address); "" for none
+        self.lead = ""
         self.indent = 0  # spaces before each of its lines inside torchrun's failure table (its field's indent)
         self.frames: list[tuple[str, int, str]] = []
         self.start = start
@@ -639,6 +642,8 @@ class Scanner:
                 at = line.find("Traceback (most recent call last)")
                 if 2 <= at <= 240 and line[at - 2 : at] == "] ":  # after a logger's bracketed fields: the same
                     tb.cut = at  # width of fields is before each of its lines (Metaflow's "TIME [step (pid)] [id] ")
+                if 0 < at <= 240 and line[:at].strip():
+                    tb.lead = line[:at]
                 tb.indent = _table_indent(line)
             elif 'File "' in line and _FRAME.match(line):  # the traceback's head was cut off: its last frames
                 self._tb[key] = tb = _Traceback(n)
@@ -650,6 +655,8 @@ class Scanner:
             elif line.startswith("[Errno "):
                 self._errno(n, line, rl)
             return
+        if tb.lead and line.startswith(tb.lead):
+            line = line[len(tb.lead) :]
         if tb.indent and line[: tb.indent].isspace() and len(line) > tb.indent:
             line = line[tb.indent :]  # torchrun's table: its exception line is as indented as its field
         got = tb.feed(line)

@@ -84,7 +84,7 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
         "ower (/dev/shm, the session directory, a container's limits)",
         'the system call and errno it names; df -h /dev/shm and TMPDIR on the node; whether the job failed la'
         'ter for another reason'),
-    'ompi-too-many-procs': ('code', False,
+    'ompi-too-many-procs': ('code', True,
         'mpirun was asked for more processes (or cpus per process) than the allocation has slots: the launch '
         'command does not fit the allocation',
         "match -np (and --map-by ... :PE=) to the allocation (sbatch --ntasks, a hostfile's slots), or --over"

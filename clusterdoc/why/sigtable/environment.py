@@ -115,6 +115,21 @@ SIGNATURES: list[Signature] = [
       "https://github.com/hpcugent/vsc_user_docs/issues/440", "module spider NAME on the cluster the job ran on (the "
       "name, its version, the module path: `module use`); a failure later in the log may follow from it",
       weak=True),
+    # session 21: the module system itself broke, not one module: Lmod's own Lua could not load a library it needs
+    # (lua-posix missing on that host: "libexec/lmod:61: module 'posix' not found"), and CIME's wrapper that stops
+    # the case on it ("ERROR: module command ... failed with message:")
+    S("lmod-lua-broken", "environment", ("not found", "libexec/lmod:", "module '"),
+      "the module system is broken on this host: Lmod's Lua could not load a library it needs (lua-posix or "
+      "lua-filesystem missing), so no `module` command works",
+      "/usr/bin/lua: /cluster/installations/lmod/lmod/libexec/lmod:61: module 'posix' not found:",
+      "https://github.com/NorESMhub/NorESM/issues/572",
+      "run `module list` on that host; the admins (the Lua packages Lmod needs: lua-posix, lua-filesystem)"),
+    S("cime-module-failed", "environment", ("ERROR: module command ", "failed with message"),
+      "a `module` command of the case's environment failed (the module system, or a module the machine's config "
+      "names): the case stopped before it ran",
+      "ERROR: module command /cluster/installations/lmod/lmod/libexec/lmod python --force purge  failed with message:",
+      "https://github.com/ESMCI/cime (CIME/utils.py: run_cmd_no_fail's message)",
+      "the message on the lines after it; the same module command by hand on that host"),
     S("modulefile-missing", "environment", ("Unable to locate a modulefile",),
       "a `module load` failed (Environment Modules): the job runs without the software it asked for",
       "ModuleCmd_Load.c(213):ERROR:105: Unable to locate a modulefile for 'openmpi/4.1.1'",
@@ -198,6 +213,14 @@ SIGNATURES: list[Signature] = [
       "NCCL found no usable network interface (NCCL_SOCKET_IFNAME names one that is not there)",
       "Bootstrap : no socket interface found", "https://github.com/EvolvingLMMs-Lab/open-r1-multimodal/issues/7",
       "set NCCL_SOCKET_IFNAME to an interface every node has (ip -br addr), or unset it"),
+    # session 21: NCCL's socket layer was handed an address of no family (its interface list held none that
+    # NCCL_SOCKET_IFNAME names: nccl src/misc/socket.cc, ncclSocketInit's "is neither AF_INET(2) nor AF_INET6(10)")
+    S("nccl-socket-no-family", "environment", ("neither AF_INET",),
+      "NCCL had no address for its sockets: no interface of the node matches NCCL_SOCKET_IFNAME (or the "
+      "interface has no address)",
+      "ncclSocketInit: connecting to address  with family 59936 is neither AF_INET(2) nor AF_INET6(10)",
+      "https://github.com/NVIDIA/nccl/issues/1837",
+      "set NCCL_SOCKET_IFNAME to an interface every node has with an address (ip -br addr), or unset it"),
     S("nccl-addr-family", "environment", ("Address family not supported",),
       "NCCL's socket has an address family the node does not have (IPv6 vs IPv4, or no interface)",
       "include/socket.h:344 WARN Socket creation failed : Address family not supported by protocol",
@@ -799,6 +822,21 @@ SIGNATURES: list[Signature] = [
       "mount /tmp failed: invalid argument", "https://github.com/apptainer/singularity/issues/4017",
       "the mount the line names on this host (its /tmp, loop devices, the bind path); the same image on another "
       "node tells the host from the image"),
+    # session 21: any other FATAL of Apptainer/Singularity (its logger pads the level: "FATAL:   " at the default
+    # verbosity, "FATAL   [U=uid,P=pid]" with -d): the container runtime stopped before the job's command ran (a
+    # permission, an image, a mount, a namespace the node does not allow); a memory failure is oom.py's, first
+    S("apptainer-fatal", "environment", ("FATAL:   ",),
+      "Apptainer/Singularity stopped before the job's command ran (the image, a mount or bind path, a permission, "
+      "a namespace or a kernel feature the node lacks)",
+      "FATAL:   could not open image /scratch/img.sif: failed to retrieve path for /scratch/img.sif",
+      "https://github.com/apptainer/apptainer (pkg/sylog: its FATAL level)",
+      "the message after FATAL on that node; the same exec by hand there (apptainer -d exec ...)"),
+    S("apptainer-fatal-debug", "environment", ("FATAL   [U=",),
+      "Apptainer/Singularity stopped before the job's command ran (the image, a mount or bind path, a permission, "
+      "a namespace or a kernel feature the node lacks)",
+      "FATAL   [U=0,P=93341]      StageTwo()                    permission denied",
+      "https://github.com/apptainer/singularity/issues/5767",
+      "the message after the function name on that node; the same exec by hand there (-d shows each stage)"),
     # --- round 10 (HPC applications and launch set-ups), from real pastes (real/SOURCES.md) ---
     # Open MPI's help text wraps its "could not access or execute" over two lines: its first line alone says it
     # (fastpm-101, hyphy-1751: the program not there or not built, as pasted from three sites)

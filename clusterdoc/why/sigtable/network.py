@@ -187,6 +187,15 @@ SIGNATURES: list[Signature] = [
       "node1:3468:3905 [4] misc/ibvwrap.cc:199 NCCL WARN Call to ibv_poll_cq() returned -5",
       "https://github.com/NVIDIA/nccl/blob/master/src/misc/ibvwrap.cc (wrap_ibv_poll_cq: the form it prints)",
       "clusterdoc check --perf on that node (ibstat, ibv_devinfo, dmesg for mlx5); resubmit without it meanwhile"),
+    # session 21: the same verbs call in other transports' words (ParaStation's "ib:ibv_poll_cq(): Infiniband returned
+    # the wrong Opcode N", UCX's and MVAPICH's own): a completion the adapter could not deliver
+    S("ibv-poll-cq-error", "network", ("ibv_poll_cq",),
+      "InfiniBand's completion queue returned an error or a completion it should not have (ibv_poll_cq): the "
+      "adapter, its link or its driver on that node",
+      "359: <PSP:r0000359:ib:ibv_poll_cq(): Infiniband returned the wrong Opcode 5408>",
+      "https://github.com/FESOM/fesom2/issues/166",
+      "the fabric on the nodes that print it (ibstat, ibv_devinfo, the port's error counters, dmesg for mlx5); "
+      "resubmit without them meanwhile", unless=("NCCL INFO", "debug")),
     # Open MPI's openib BTL: a completion with an error status, and its help text for status 12, the line wrapped
     # after "with status" as often as not ("from NODE to: PEER error polling LP CQ with status RETRY EXCEEDED ...")
     S("ompi-openib-cq-error", "network", ("error polling ", "CQ with status"),

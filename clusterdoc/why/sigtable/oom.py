@@ -61,6 +61,14 @@ SIGNATURES: list[Signature] = [
       "killed by the cgroup out-of-memory handler.", "https://github.com/brain-score/vision/pull/950",
       "ask for more memory (--mem / --mem-per-gpu) or load less per rank (DataLoader workers, dataset in RAM)",
       node=re.compile(r"slurmstepd-" + NODE + r": ")),
+    # session 21: a Cray compute node's memory cgroup at its limit ("under_oom detected for N seconds ... re-enabling
+    # OOM killer", before PALS' "rank N died from signal 9"): the job's processes filled the node's memory
+    S("cray-under-oom", "oom", ("OOM killer", "under_oom detected"),
+      "the node's memory was exhausted (its memory cgroup stayed under OOM, and the OOM killer was let loose on the "
+      "job's processes)",
+      "under_oom detected for 5 seconds. Cache usage 21749760 less than minimum 429496725, re-enabling OOM killer",
+      "https://github.com/NOAA-EMC/global-workflow/issues/2266",
+      "less memory per node (fewer ranks per node, more nodes, a smaller problem per rank), or a node with more"),
     S("slurm-oom-kill2", "oom", ("oom_kill event",),
       "the job step ran out of host memory (the cgroup's OOM killer killed a rank): its own memory limit",
       "slurmstepd: error: Detected 1 oom_kill event in StepId=11300781.0. Some of the step tasks have been OOM Killed.",
