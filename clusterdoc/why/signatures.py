@@ -68,7 +68,8 @@ FROM_TRACEBACK = [
       "https://github.com/svip-lab/FastMVSNet/issues/17",
       "install the package in the job's environment (the same venv on every node: clusterdoc check)"),
     S("python-environment-error", "environment", (), "a rank's exception names its environment: a library that "
-      "does not load, a path it may not use (permission), a full disk, /dev/shm or the open-files limit", "OSError: [Errno 28] No space left on device",
+      "does not load, a path it may not use (permission), a full disk, /dev/shm or the open-files limit",
+      "OSError: [Errno 28] No space left on device",
       "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type and message: no line of its own)",
       "fix what the message names on the node (the library path, the disk, docker --shm-size, ulimit -n)"),
     S("python-exception-unsure", "code", (), "a rank raised an exception whose cause may be outside the code (a "

@@ -1,0 +1,102 @@
+"""`clusterdoc why --log`, session 21 (issue 41): forms that heldout-fresh8's rows showed after it was scored and
+opened, each written as the class the tool prints, not as one paste: sbatch's own error line in any words, Apptainer's
+FATAL level, the kernel's hardware-error tag, a verbs completion error in any transport, a PermissionError, a
+traceback behind a tag no launcher form names, a Cray node's OOM line, NCCL's socket without an address, a broken
+module system. Each test failed on the rules before (e504335)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.why_helpers import judge_log
+
+FRESH8 = Path(__file__).parent / "fixtures" / "why" / "heldout-fresh8"
+TRACEBACK = [
+    "Traceback (most recent call last):",
+    '  File "/job/train.py", line 14, in <module>',
+    "    main()",
+    '  File "/job/train.py", line 10, in main',
+    '    x = cfg["lr"]',
+    "KeyError: 'lr'",
+]
+
+
+@pytest.mark.parametrize("name", [
+    "autosubmit-2854-qos-max-wall-duration.log",  # lowercased by the workflow tool: "sbatch: error: batch job ..."
+    "snakemake-slurm-97-sbatch-no-node-count.log",  # a site's submit filter: "sbatch: error:  No number of nodes ..."
+])  # fmt: skip
+def test_sbatchs_error_line_is_a_refusal_in_any_words(name):
+    c = judge_log((FRESH8 / name).read_text())
+    assert c.category == "scheduler" and "submission" in c.headline, (c.category, c.headline)
+
+
+@pytest.mark.parametrize("text,category", [
+    # sbatch could not read the script, or the option is the user's: not a refusal
+    ("sbatch: error: Unable to open file train.sbatch\n", "unknown"),
+    ("sbatch: error: This does not look like a batch script.  The first\n", "unknown"),
+    # the client without its configuration (configless Slurm): environment.py's, not a refusal
+    ("sbatch: error: fetch_config: DNS SRV lookup failed\nsbatch: error: _establish_config_source: failed to fetch "
+     "config\nsbatch: fatal: Could not establish a configuration source\n", "environment"),
+])  # fmt: skip
+def test_sbatchs_other_errors_are_not_a_refusal(text, category):
+    assert judge_log(text).category == category
+
+
+def test_apptainers_fatal_level_is_the_environment():
+    c = judge_log((FRESH8 / "singularity-5767-stage-two-permission-denied.log").read_text())
+    assert c.category == "environment" and "Apptainer" in c.headline, c.headline
+    # the default verbosity's form (pkg/sylog pads the level to "FATAL:   ")
+    c = judge_log("FATAL:   while extracting /scratch/img.sif: root filesystem extraction failed: failed to copy\n")
+    assert c.category == "environment", c.headline
+
+
+def test_the_kernels_hardware_error_tag_is_the_node():
+    c = judge_log((FRESH8 / "ovro-lwa-117-gpu-node-mce-memory-error.log").read_text())
+    assert c.category == "node", c.headline
+    # GHES (APEI) prints the same tag before a PCIe or memory error the firmware reported
+    c = judge_log("[ 1234.5] {1}[Hardware Error]: event severity: fatal\n[ 1234.5] {1}[Hardware Error]:  section_type: "
+                  "PCIe error\n")
+    assert c.category == "node", c.headline
+
+
+def test_a_verbs_completion_error_in_parastations_words_is_the_network_and_its_rank():
+    c = judge_log((FRESH8 / "fesom2-166-infiniband-opcode.log").read_text())
+    assert c.category == "network" and c.ranks == [359], (c.category, c.ranks, c.headline)
+
+
+def test_a_permission_error_is_the_environment():
+    text = "\n".join(TRACEBACK[:-1] + ["PermissionError: [Errno 13] Permission denied: '/root'"])
+    c = judge_log(text)
+    assert c.category == "environment" and "permission" in c.headline, c.headline
+
+
+@pytest.mark.parametrize("tag", [
+    "2019-07-04T06:18:48.000Z /container_e559_1557431881457_79419_05_000002: ",  # YARN (TonY), after its time stamp
+    "(pid=1234) ",  # Ray's worker prefix without an address
+    "(RayTrainWorker pid=1234) ",
+])  # fmt: skip
+def test_a_traceback_behind_a_tag_repeated_on_each_line_is_read(tag):
+    c = judge_log("\n".join(tag + line for line in TRACEBACK))
+    assert c.category == "code" and "KeyError" in c.headline, c.headline
+
+
+def test_the_yarn_container_paste_is_the_permission_it_names():
+    c = judge_log((FRESH8 / "fairseq-857-spawn-chdir-permission-denied.log").read_text())
+    assert c.category == "environment", c.headline
+
+
+def test_a_cray_nodes_oom_line_is_the_memory_and_pals_names_the_rank():
+    c = judge_log((FRESH8 / "global-workflow-2266-esfc-oom-kill-wcoss2.log").read_text())
+    assert c.category == "oom" and c.ranks == [19], (c.category, c.ranks, c.headline)
+
+
+def test_nccls_socket_without_an_address_is_the_interface_name():
+    c = judge_log((FRESH8 / "nccl-1837-socket-ifname-not-found.log").read_text())
+    assert c.category == "environment" and "NCCL_SOCKET_IFNAME" in c.headline, c.headline
+
+
+def test_a_broken_module_system_is_the_environment():
+    c = judge_log((FRESH8 / "noresm-572-case-submit-lmod-posix-not-found.log").read_text())
+    assert c.category == "environment", c.headline
