@@ -70,12 +70,17 @@ def test_mkls_threading_layer_is_a_candidate_not_a_verdict():
 @pytest.mark.parametrize("line", [
     # the horovodrun log of heldout-fresh7 (horovod-1340): another machine's pyenv path
     "bash: /home/wyz/.pyenv/versions/3.7.2/envs/env-3.7.2/bin/python3.7: No such file or directory\n",
-    # https://github.com/pmodels/mpich/issues/318 (a script's #! interpreter missing on that machine)
-    "/usr/bin/env: python2.3: No such file or directory\n",
 ])
 def test_a_shell_told_to_run_a_path_that_is_not_there_is_a_candidate(line):
     c = judge_log(line)
     assert c.category == "unknown" and c.candidates[0].startswith("environment"), (c.category, c.candidates)
+
+
+def test_a_shebangs_interpreter_missing_is_the_environment():
+    # https://github.com/pmodels/mpich/issues/318 (a script's #! interpreter missing on that machine): env(1) names
+    # the interpreter it could not find, no path the script chose (session 21: a verdict, was a candidate)
+    c = judge_log("/usr/bin/env: python2.3: No such file or directory\n")
+    assert c.category == "environment" and "shebang" in c.headline, c.headline
 
 
 def test_a_python_file_not_found_is_not_a_shells_path():

@@ -100,3 +100,35 @@ def test_nccls_socket_without_an_address_is_the_interface_name():
 def test_a_broken_module_system_is_the_environment():
     c = judge_log((FRESH8 / "noresm-572-case-submit-lmod-posix-not-found.log").read_text())
     assert c.category == "environment", c.headline
+
+
+@pytest.mark.parametrize("text,category", [
+    # the shell's "command not found" for a launcher or an interpreter (a profile's tool stays a candidate)
+    ("/var/spool/slurmd/job123/slurm_script: line 12: mpirun: command not found\n", "environment"),
+    ("bash: line 1: torchrun: command not found\n", "environment"),
+    ("zsh: command not found: python\n", "environment"),
+    ("/usr/bin/env: 'python': No such file or directory\n", "environment"),
+    ("/etc/profile.d/site.sh: line 3: lmod_setup: command not found\n", "unknown"),
+    # other runtimes' fatal forms, as their sources print them
+    ("thread 'main' panicked at 'index out of bounds: the len is 3 but the index is 5', src/main.rs:10:5\n", "code"),
+    ("panic: runtime error: invalid memory address or nil pointer dereference\n", "code"),
+    ('Exception in thread "main" java.lang.NullPointerException\n', "code"),
+    ('Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\n', "oom"),
+    ('Exception in thread "main" java.net.ConnectException: Connection refused\n', "unknown"),
+    ("ERROR: LoadError: BoundsError: attempt to access 3-element Vector{Int64} at index [5]\n", "code"),
+    ("train.sh: line 5: syntax error near unexpected token `fi'\n", "code"),
+    # the kernel's reports of a node's fault
+    ("[ 1234.567] NMI watchdog: BUG: soft lockup - CPU#12 stuck for 22s! [python:12345]\n", "node"),
+    ("kernel: EXT4-fs error (device nvme0n1p1): ext4_find_entry:1455: inode #2: comm python: reading directory\n",
+     "node"),
+    ("blk_update_request: I/O error, dev nvme0n1, sector 123456 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0\n",
+     "node"),
+    # PBS's qsub: its refusals, not its waiting lines (qsub -I)
+    ('qsub: Job has no walltime requested. Request walltime with "-l walltime=HH:MM:SS"\n', "scheduler"),
+    ("qsub: waiting for job 123.pbs to start\n", "unknown"),
+    # Kubernetes' OOMKilled on the same line as the exit code 137 (a one-line paste of kubectl's fields)
+    ("Last State: Terminated  Reason: OOMKilled  Exit Code: 137\n", "oom"),
+])  # fmt: skip
+def test_the_field_s_other_fatal_forms(text, category):
+    c = judge_log(text)
+    assert c.category == category, (c.category, c.headline)

@@ -61,6 +61,8 @@ WORDS: tuple[bytes, ...] = (
     b"Connection",
     b"closed by",
     b"NCCL",
+    b"soft lockup",  # the kernel's watchdog: "BUG: soft lockup - CPU#12 stuck for 22s!"
+    b"panicked at ",  # Rust's panic
     b"neither AF_INET",  # NCCL's socket without an address ("... is neither AF_INET(2) nor AF_INET6(10)")
     b"PETSC ERROR",  # PETSc's error handler's prefix: "[0]PETSC ERROR: Out of memory" (catalogue_hpcrt)
     b"Interrupt",

@@ -255,4 +255,38 @@ SIGNATURES: list[Signature] = [
       "Open MPI has detected that a parameter given to a command line",
       "https://github.com/solids4foam/solids4foam/issues/122 (Open MPI's help-orterun.txt / prte's cmd-line help)",
       "the mpirun command line: the option named and its value (mpirun -np N PROGRAM ...)"),
+    # session 21 (issue 41): the fatal forms of the other languages' runtimes a job's program or its tools are
+    # written in, each the runtime's own words (a memory failure is oom.py's, first; a missing package or class is
+    # environment.py's, first): Rust's panic, Go's runtime panic, Java's uncaught exception, Julia's LoadError, and the
+    # shell's own parse error in the job script
+    S("rust-panic", "code", ("panicked at ",),
+      "the program panicked (Rust: a failed unwrap, an index out of bounds, an assertion): its code or its input",
+      "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: Os { code: 2, kind: NotFound }', "
+      "src/main.rs:10:5", "https://github.com/rust-lang/rust (library/std/src/panicking.rs: the panic message)",
+      "the file and line after 'panicked at' and the message; RUST_BACKTRACE=1 for the frames",
+      unless=("out of memory", "memory allocation of")),
+    S("go-runtime-panic", "code", ("panic: runtime error: ",),
+      "the program panicked (Go's runtime: a nil pointer, an index out of range): its code or its input",
+      "panic: runtime error: invalid memory address or nil pointer dereference",
+      "https://github.com/golang/go (src/runtime/panic.go: runtime error's message)",
+      "the goroutine's frames after it (the first one in the program's own package)"),
+    S("java-uncaught", "code", ("Exception in thread \"",),
+      "the program stopped on an exception nothing caught (Java): its code or its input",
+      "Exception in thread \"main\" java.lang.NullPointerException",
+      "https://github.com/openjdk/jdk (java.lang.ThreadGroup.uncaughtException: its message)",
+      "the exception's frames after it (the first 'at' line in the program's own package)",
+      unless=("OutOfMemoryError", "ClassNotFoundException", "NoClassDefFoundError", "UnsatisfiedLinkError",
+              "ConnectException", "UnknownHostException", "SocketTimeoutException", "NoRouteToHostException")),
+    S("julia-load-error", "code", ("ERROR: LoadError: ",),
+      "the Julia program stopped on an error (its code or its input; the frames after it say where)",
+      "ERROR: LoadError: BoundsError: attempt to access 3-element Vector{Int64} at index [5]",
+      "https://github.com/JuliaLang/julia (base/client.jl: the top level's error report)",
+      "the stacktrace after it: the first frame in the program's own files",
+      unless=("OutOfMemoryError", "ArgumentError: Package ", "could not load library", "InterruptException")),
+    S("shell-syntax-error", "code", ("syntax error near unexpected token",),
+      "the job script has a shell syntax error (bash stopped reading it: the line it names)",
+      "train.sh: line 5: syntax error near unexpected token `fi'",
+      "https://github.com/bminor/bash (parse.y: report_syntax_error's message)",
+      "the line it names in the script (bash -n script.sh checks it without running it; a script edited on "
+      "Windows has CRLF ends: dos2unix)"),
 ]  # fmt: skip

@@ -31,6 +31,10 @@ _LAUNCHER_NEXT = (
     "the crashing code (stdin forwarding, --display-map) left out; the MPI's issue tracker"
 )
 
+# launchers and interpreters a job runs: not found by the shell, the job never ran (a profile's tool is harmless)
+_RUNNERS = ("mpirun", "mpiexec", "srun", "torchrun", "python", "python3", "deepspeed", "accelerate", "horovodrun",
+            "nvcc", "apptainer", "singularity", "julia", "Rscript", "java", "nvidia-smi")  # fmt: skip
+
 SIGNATURES: list[Signature] = [
     # Slurm's authentication (munge) failed on the host that submits: munged not running, its socket or key
     # missing (munge-118; Slurm's auth/munge plugin prints "Munge encode failed")
@@ -149,6 +153,25 @@ SIGNATURES: list[Signature] = [
       "mpirun (Open MPI 5) could not start its daemon on a node: Open MPI is not on that node's PATH",
       "bash: prted: command not found", "https://github.com/open-mpi/ompi (prte's daemon)",
       "mpirun --prefix $MPI_HOME (or the module in ~/.bashrc before its interactive-only guard)"),
+    # session 21: a launcher or an interpreter the job runs is what the shell could not find (no profile line runs
+    # one): the job never started its program (zsh words it "command not found: NAME")
+    *(S(f"runner-not-found-{cmd}", "environment", (f" {cmd}: command not found",),
+        f"the shell could not find {cmd}: the job's launcher or interpreter is not on the node's PATH (a module not "
+        "loaded in the batch script, another environment than the login shell's)",
+        f"/var/spool/slurmd/job123/slurm_script: line 12: {cmd}: command not found",
+        "https://github.com/bminor/bash (execute_cmd.c: 'command not found')",
+        f"load its module or activate its environment in the job script itself (which {cmd} in the job; "
+        "#SBATCH --export, a non-interactive shell's profile)") for cmd in _RUNNERS),
+    *(S(f"runner-not-found-zsh-{cmd}", "environment", (f"command not found: {cmd}",),
+        f"the shell could not find {cmd}: the job's launcher or interpreter is not on the node's PATH",
+        f"zsh: command not found: {cmd}", "https://github.com/zsh-users/zsh (Src/exec.c: 'command not found')",
+        f"load its module or activate its environment in the job script itself (which {cmd} in the job)")
+      for cmd in _RUNNERS),
+    # a script's shebang names an interpreter the node does not have ("#!/usr/bin/env python" where only python3 is)
+    S("env-interpreter-missing", "environment", ("No such file or directory", "/usr/bin/env: "),
+      "the script's shebang names an interpreter this node does not have (#!/usr/bin/env NAME)",
+      "/usr/bin/env: 'python': No such file or directory", "https://github.com/coreutils/coreutils (src/env.c)",
+      "the interpreter on the node (which python3), or the shebang the node has (#!/usr/bin/env python3)"),
     S("command-not-found", "environment", (": command not found",),
       "a shell could not find a command (a module or a tool a profile script calls is often harmless; the launcher "
       "or the script itself is not)", "sbatch: command not found",

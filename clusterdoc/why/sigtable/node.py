@@ -216,4 +216,22 @@ SIGNATURES: list[Signature] = [
       "WITH SIGNALS ***", "https://github.com/ai4d-iasc/trixie/issues/45 (slurmstepd's own line)",
       "sinfo -R (the node drained, 'Kill task failed'); its kernel log for processes in D state", weak=True,
       node=re.compile(r" ON " + NODE + r" AT ")),
+    # session 21 (issue 41): the kernel's own reports of a node's fault beside the GPU's: a CPU stuck in the kernel
+    # (the watchdog's soft lockup: a hung file system or a failing device under it), a local disk's errors
+    S("kernel-soft-lockup", "node", ("BUG: soft lockup",),
+      "a CPU of the node was stuck in the kernel (the soft-lockup watchdog): a hung file system or driver on it",
+      "[ 1234.567] NMI watchdog: BUG: soft lockup - CPU#12 stuck for 22s! [python:12345]",
+      "https://github.com/torvalds/linux (kernel/watchdog.c: the soft lockup report)",
+      "the node's kernel log around it (the stuck task's frames: a Lustre/NFS client, a driver); drain it if it "
+      "repeats, resubmit without it"),
+    S("kernel-fs-disk-error", "node", ("-fs error (device ",),
+      "the node's file system reported an error on its disk (EXT4/XFS: a failing or full local disk)",
+      "kernel: EXT4-fs error (device nvme0n1p1): ext4_find_entry:1455: inode #2: comm python: reading directory "
+      "lblock 0", "https://github.com/torvalds/linux (fs/ext4/super.c: __ext4_error's message)",
+      "the node's disk (smartctl, dmesg for the device's I/O errors); drain it, resubmit without it"),
+    S("kernel-block-io-error", "node", ("I/O error, dev ",),
+      "a disk of the node returned I/O errors (the kernel's block layer): failing storage on that node",
+      "blk_update_request: I/O error, dev nvme0n1, sector 123456 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
+      "https://github.com/torvalds/linux (block/blk-core.c: the I/O error report)",
+      "the device it names on that node (smartctl, nvme smart-log); drain it, resubmit without it"),
 ]  # fmt: skip

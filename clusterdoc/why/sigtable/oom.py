@@ -131,7 +131,7 @@ SIGNATURES: list[Signature] = [
       "a container was killed by SIGKILL (exit code 137) without Kubernetes' OOMKilled reason",
       "      Exit Code: 137", "https://github.com/kubernetes/kubernetes/issues/122256",
       "kubectl describe pod (its Events: a failed liveness probe, an eviction), the node's dmesg for the OOM killer",
-      weak=True),
+      weak=True, unless=("OOMKilled",)),
     # the kernel's OOM killer in a pasted dmesg ("Out of memory: Killed process N (python)", the cgroup's "Memory
     # cgroup out of memory: Killed process N"), Kubernetes' OOMKilled, torch's CPU allocator: host memory
     S("kernel-oom-killer", "oom", ("out of memory: killed process",),

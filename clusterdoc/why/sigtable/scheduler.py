@@ -414,4 +414,12 @@ SIGNATURES: list[Signature] = [
       lower=True, unless=("unable to open file", "invalid option", "unrecognized option", "does not look like a batch",
                           "command not found", "no such file", "munge", "authentication", "fetch_config",
                           "config_source", "slurm.conf", "dns srv")),
+    # PBS's qsub prints every refusal after its own name ("qsub: Job has no walltime requested", "qsub: Unauthorized
+    # Request"): any other qsub line of its own is the server's refusal of the request
+    S("qsub-refused", "scheduler", ("qsub: ",),
+      "PBS refused the job at submission (qsub's message: the request against the queue's or the server's rules)",
+      "qsub: Job has no walltime requested. Request walltime with \"-l walltime=HH:MM:SS\"",
+      "https://github.com/openpbs/openpbs (src/cmds/qsub.c: its error messages)",
+      "change the request as qsub's message says (qstat -Qf QUEUE for the queue's limits)",
+      unless=("command not found", "No such file", "usage: qsub", "qsub: waiting for job", "qsub: job ", "ready")),
 ]  # fmt: skip
