@@ -68,7 +68,8 @@ _HOST_LIKE = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z][\w-]{0,30}(?:[.-][\w-
 _NOT_HOSTS = frozenset(
     ("Traceback", "RuntimeError", "Error", "WARNING", "INFO", "ERROR", "DEBUG", "srun", "salloc", "sbatch",
      "slurmstepd", "error", "warning", "exitcode", "rank", "host", "time", "traceback", "error_file", "Epoch",
-     "Note", "Hint", "note", "Exception", "what", "NCCL", "Warning", "CRITICAL", "FATAL", "local_rank")
+     "Note", "Hint", "note", "Exception", "what", "NCCL", "Warning", "CRITICAL", "FATAL", "local_rank",
+     "nvidia-container-cli", "nvidia-smi")
 )  # fmt: skip
 
 

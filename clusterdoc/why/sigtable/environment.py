@@ -167,6 +167,22 @@ SIGNATURES: list[Signature] = [
         f"zsh: command not found: {cmd}", "https://github.com/zsh-users/zsh (Src/exec.c: 'command not found')",
         f"load its module or activate its environment in the job script itself (which {cmd} in the job)")
       for cmd in _RUNNERS),
+    # the NVIDIA container runtime's hook could not reach the node's driver or devices (Docker's, Podman's, enroot's
+    # --gpus): the container never started
+    S("nvidia-container-cli", "environment", ("nvidia-container-cli: ", "error"),
+      "the NVIDIA container runtime could not set up the GPUs for the container (the node's driver not loaded, a "
+      "library or device it needs): the container never started",
+      "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
+      "https://github.com/NVIDIA/libnvidia-container (src/cli: its error messages)",
+      "nvidia-smi on the node itself; the toolkit's config (nvidia-ctk runtime configure) and the runtime Docker "
+      "uses"),
+    # pip could not install what the job asks for (a pinned version its index or this Python does not have)
+    S("pip-no-version", "environment", ("ERROR: ", "Could not find a version that satisfies the requirement"),
+      "pip could not install a package the job needs: no release of it fits this Python, platform or index",
+      "ERROR: Could not find a version that satisfies the requirement torch==2.1.0 (from versions: 2.2.0, 2.3.0)",
+      "https://github.com/pypa/pip (src/pip/_internal/resolution: DistributionNotFound's message)",
+      "the versions it lists: a release for this Python (python -V) and platform, or the index that has it "
+      "(--index-url, --extra-index-url)"),
     # a script's shebang names an interpreter the node does not have ("#!/usr/bin/env python" where only python3 is)
     S("env-interpreter-missing", "environment", ("No such file or directory", "/usr/bin/env: "),
       "the script's shebang names an interpreter this node does not have (#!/usr/bin/env NAME)",
