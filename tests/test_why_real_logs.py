@@ -28,7 +28,7 @@ HELDOUT_FRESH6 = Path(__file__).parent / "fixtures" / "why" / "heldout-fresh6"  
 HELDOUT_FRESH7 = Path(__file__).parent / "fixtures" / "why" / "heldout-fresh7"  # an eighth, collected in session 19
 HELDOUT_FRESH8 = Path(__file__).parent / "fixtures" / "why" / "heldout-fresh8"  # a ninth, collected in session 20
 # a tenth, in two parts (ML training; HPC codes and sites), collected in session 21
-HELDOUT_FRESH9 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh9{part}" for part in "ab"]
+HELDOUT_FRESH9 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh9{part}" for part in "abcdef"]
 ROWS = score.table(REAL)
 
 
