@@ -2,7 +2,7 @@
 (| file | source | cause | culprit | why |), judged as tests/test_why_real_logs.py judges them
 (clusterdoc/why/score.py).
 
-    .venv/bin/python scripts/why_score.py [DIR ...] [--json] [--rows]
+    .venv/bin/python scripts/why_score.py [DIR ...] [--json] [--rows] [--together]
 
 DIR defaults to tests/fixtures/why/heldout. Prints per folder: logs, settled, right category (n/N, %), unknown,
 confident wrong (listed with --rows), culprit named (n/N), per category (right/total), crashes, with the date and the git
@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dirs", nargs="*", type=Path, default=[ROOT / "tests" / "fixtures" / "why" / "heldout"])
     ap.add_argument("--json", action="store_true", help="one JSON object: the date, the commit, each folder's score")
     ap.add_argument("--rows", action="store_true", help="every log's verdict too (not for a held-out folder)")
+    ap.add_argument("--together", action="store_true",
+                    help="one score for all the folders too (a set collected in parts), after each folder's")
     args = ap.parse_args(argv)
     for d in args.dirs:
         if not (d / "SOURCES.md").is_file():
@@ -48,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     scores = [score.score(d) for d in args.dirs]
+    if args.together and len(scores) > 1:
+        scores.append(score.together(scores, " + ".join(str(d) for d in args.dirs)))
     if args.json:
         if not args.rows:
             for s in scores:  # totals only: no log's name or verdict (a held-out folder stays sealed)

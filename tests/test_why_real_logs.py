@@ -505,3 +505,13 @@ def test_the_key_prefilter_of_match_finds_what_a_full_scan_finds():
         lines += p.read_text(errors="replace").splitlines()
     assert len(lines) > 5000
     assert [signatures.match(line) for line in lines] == [full_scan(line) for line in lines]
+
+
+def test_a_set_in_parts_is_scored_together_as_the_sum_of_its_parts():
+    parts = [score.score(HELDOUT_FRESH6), score.score(HELDOUT_FRESH7)]
+    both = score.together(parts, "fresh6 + fresh7")
+    for key in ("logs", "settled", "right", "unknown", "culprits", "culprits_named"):
+        assert both[key] == parts[0][key] + parts[1][key], key
+    assert len(both["wrong"]) == len(parts[0]["wrong"]) + len(parts[1]["wrong"])
+    assert sum(v["total"] for v in both["per_category"].values()) == both["settled"]
+    assert score.lines(both)[0].startswith("fresh6 + fresh7: ")

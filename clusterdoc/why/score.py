@@ -142,6 +142,23 @@ def score(folder: Path) -> dict:
     }
 
 
+def together(scores: list[dict], name: str) -> dict:
+    """One score for several folders (a set collected in parts): the sums of their totals and lists."""
+    out: dict = {"folder": name}
+    for key in ("logs", "settled", "right", "unknown", "ambiguous", "ambiguous_right", "culprits", "culprits_named"):
+        out[key] = sum(s[key] for s in scores)
+    for key in ("without_row", "wrong", "culprits_missed", "crashes", "rows"):
+        out[key] = [x for s in scores for x in s[key]]
+    per: dict[str, dict[str, int]] = {}
+    for s in scores:
+        for k, v in s["per_category"].items():
+            got = per.setdefault(k, {"right": 0, "total": 0})
+            got["right"] += v["right"]
+            got["total"] += v["total"]
+    out["per_category"] = dict(sorted(per.items()))
+    return out
+
+
 def pct(n: int, d: int) -> str:
     return f"{n}/{d} ({100 * n / d:.0f} %)" if d else f"{n}/0"
 
