@@ -18,12 +18,22 @@ ifort-severe, oom.py's severe (41) and environment.py's severe (9) already name 
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RAW = ROOT / "tests" / "fixtures" / "why" / "catalogue" / "hpcrt.tsv"
-TABLE = ROOT / "clusterdoc" / "why" / "sigtable" / "catalogue_hpcrt.py"
+from catalogue_common import (
+    CATALOGUE,
+    ROOT,
+    SIGTABLE,
+    classes_block,
+    learned_matcher,
+    module_head,
+    read_tsv,
+    rows_block,
+    signatures_tail,
+)
+
+RAW = CATALOGUE / "hpcrt.tsv"
+TABLE = SIGTABLE / "catalogue_hpcrt.py"
 
 # what was read: (repository, commit, file)
 SOURCES = [
@@ -95,13 +105,7 @@ HOLE = re.compile(r"%[-+ #0-9.*]*(?:l|ll|z)?[sdiuxXpfgc]")
 
 
 def read_raw(path: Path = RAW) -> list[tuple[str, str, str, str, str]]:
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        repo, commit, p, key, msg = line.split("\t")
-        rows.append((repo, commit, p, key, msg))
-    return rows
+    return [(repo, commit, p, key, msg) for repo, commit, p, key, msg in read_tsv(path)]
 
 
 def classify(path: str, key: str) -> str | None:
@@ -145,62 +149,24 @@ def build(raw, known) -> tuple[list[dict], dict[str, int]]:
     return rows, skipped
 
 
-def _lit(s: str, indent: str, width: int = 100) -> str:
-    chunks = [s[i : i + width] for i in range(0, len(s), width)] or [""]
-    return ("\n" + indent).join(repr(c) for c in chunks)
-
-
 def render(rows: list[dict]) -> str:
-    out = [
+    out = module_head([
         "\"\"\"The catalogue of the HPC codes' runtimes' own fatal messages, read from their source (PETSc's error",
         "strings; libgfortran's, all known already): made by scripts/catalogue_hpcrt.py from",
         "tests/fixtures/why/catalogue/hpcrt.tsv; do not edit by hand.",
         "",
         "The category is the code path's (the error class that prints the message: CLASSES in the script), not a",
         "log's; only messages no learned signature knows. A fallback: why/signatures.py puts it last.",
-        '"""',
-        "",
-        "from __future__ import annotations",
-        "",
-        "from clusterdoc.why.signature import S, Signature",
-        "",
-        "# class -> (category, weak, meaning, next step)",
-        "# fmt: off",
-        "CLASSES: dict[str, tuple[str, bool, str, str]] = {",
-    ]
-    for cls in sorted({r["cls"] for r in rows}):
-        cat, weak, meaning, step = CLASSES[cls]
-        out.append(f"    {cls!r}: ({cat!r}, {weak!r},")
-        out.append("        " + _lit(meaning, "        ") + ",")
-        out.append("        " + _lit(step, "        ") + "),")
-    out.append("}")
-    out.append("# name, class, needles, the line it prints, its source")
-    out.append("ROWS: list[tuple[str, str, tuple[str, ...], str, str]] = [")
-    for r in rows:
-        out.append(f"    ({r['name']!r}, {r['cls']!r},")
-        out.append(f"     {r['needles']!r},")
-        out.append("     " + _lit(r["learned"], "     ") + ",")
-        out.append("     " + _lit(r["source"], "     ") + "),")
-    out.append("]")
-    out.append("# fmt: on")
-    out.append("")
-    out.append("SIGNATURES: list[Signature] = [")
-    out.append("    S(name, cat, needles, meaning, learned, source, step, weak=weak)")
-    out.append("    for name, cls, needles, learned, source in ROWS")
-    out.append("    for cat, weak, meaning, step in (CLASSES[cls],)")
-    out.append("]")
+    ])  # fmt: skip
+    out += classes_block(CLASSES, (r["cls"] for r in rows))
+    out += rows_block(rows)
+    out += signatures_tail("S(name, cat, needles, meaning, learned, source, step, weak=weak)",
+                           "for name, cls, needles, learned, source in ROWS")  # fmt: skip
     return "\n".join(out) + "\n"
 
 
 def generate() -> tuple[str, list[dict], dict[str, int]]:
-    sys.path.insert(0, str(ROOT))
-    from clusterdoc.why import signatures
-
-    def known(line: str):
-        low = line.lower()
-        return next((s for s in signatures.SIGNATURES if not s.name.startswith("cat-") and s.matches(line, low)), None)
-
-    rows, skipped = build(read_raw(), known)
+    rows, skipped = build(read_raw(), learned_matcher())
     return render(rows), rows, skipped
 
 

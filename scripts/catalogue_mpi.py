@@ -21,9 +21,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RAW = ROOT / "tests" / "fixtures" / "why" / "catalogue" / "mpi.tsv"
-TABLE = ROOT / "clusterdoc" / "why" / "sigtable" / "catalogue_mpi.py"
+from catalogue_common import (
+    CATALOGUE,
+    ROOT,
+    SIGTABLE,
+    classes_block,
+    learned_matcher,
+    lit,
+    module_head,
+    picked_keys,
+    read_tsv,
+    signatures_tail,
+)
+
+RAW = CATALOGUE / "mpi.tsv"
+TABLE = SIGTABLE / "catalogue_mpi.py"
 MAX_TEXT = 300  # a message's characters kept in the raw list
 
 # what was read: (repository, commit, files); a mirror is MIRROR/<owner>+<name>/repo (the `fetch` tool's layout)
@@ -161,13 +173,7 @@ def write_raw(rows, path: Path = RAW) -> None:
 
 
 def read_raw(path: Path = RAW) -> list[tuple[str, str, str, int, str, str]]:
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        repo, commit, p, no, key, msg = line.split("\t")
-        rows.append((repo, commit, p, int(no), key, msg))
-    return rows
+    return [(repo, commit, p, int(no), key, msg) for repo, commit, p, no, key, msg in read_tsv(path)]
 
 
 # --- the pieces of a format string ---
@@ -484,68 +490,32 @@ def build(raw, keys: tuple[str, ...], known) -> tuple[list[dict], dict[str, int]
     return rows, skipped
 
 
-def _lit(s: str, indent: str, width: int = 100) -> str:
-    """A string literal split into pieces of at most `width` characters (implicit concatenation), one a line."""
-    chunks = [s[i : i + width] for i in range(0, len(s), width)] or [""]
-    return ("\n" + indent).join(repr(c) for c in chunks)
-
-
 def render(rows: list[dict]) -> str:
-    out = [
+    out = module_head([
         '"""The catalogue of the MPI launchers\', Slurm\'s and the fabric libraries\' own failure messages, read from',
         "their source (Open MPI's help files, Slurm's error table, MPICH's error classes, UCX's status strings):",
         "made by scripts/catalogue_mpi.py from tests/fixtures/why/catalogue/mpi.tsv; do not edit by hand.",
         "",
         "The category is the code path's (the component and the error path that print the message: CLASSES in the",
         "script), not a log's; only messages no learned signature knows. A fallback: why/signatures.py puts it last.",
-        '"""',
-        "",
-        "from __future__ import annotations",
-        "",
-        "from clusterdoc.why.signature import S, Signature",
-        "",
-        "# class -> (category, weak, meaning, next step)",
-        "# fmt: off",
-        "CLASSES: dict[str, tuple[str, bool, str, str]] = {",
-    ]
-    used = sorted({r["cls"] for r in rows})
-    for cls in used:
-        cat, weak, meaning, step = CLASSES[cls]
-        out.append(f"    {cls!r}: ({cat!r}, {weak!r},")
-        out.append("        " + _lit(meaning, "        ") + ",")
-        out.append("        " + _lit(step, "        ") + "),")
-    out.append("}")
+    ])  # fmt: skip
+    out += classes_block(CLASSES, (r["cls"] for r in rows))
     out.append("# name, class, needles, lowercase, the format string, its source")
     out.append("ROWS: list[tuple[str, str, tuple[str, ...], bool, str, str]] = [")
     for r in rows:
         needles = "(" + ", ".join(repr(n) for n in r["needles"]) + ("," if len(r["needles"]) == 1 else "") + ")"
         out.append(f"    ({r['name']!r}, {r['cls']!r},")
-        out.append(f"     {_lit(needles, '     ') if len(needles) > 110 else needles}, {r['lower']!r},")
-        out.append("     " + _lit(r["learned"], "     ") + ",")
-        out.append("     " + _lit(r["source"], "     ") + "),")
-    out.append("]")
-    out.append("# fmt: on")
-    out.append("")
-    out.append("SIGNATURES: list[Signature] = [")
-    out.append("    S(name, cat, needles, meaning, learned, source, step, weak=weak, lower=lower)")
-    out.append("    for name, cls, needles, lower, learned, source in ROWS")
-    out.append("    for cat, weak, meaning, step in (CLASSES[cls],)")
-    out.append("]")
+        out.append(f"     {lit(needles, '     ') if len(needles) > 110 else needles}, {r['lower']!r},")
+        out.append("     " + lit(r["learned"], "     ") + ",")
+        out.append("     " + lit(r["source"], "     ") + "),")
+    out += signatures_tail("S(name, cat, needles, meaning, learned, source, step, weak=weak, lower=lower)",
+                           "for name, cls, needles, lower, learned, source in ROWS")  # fmt: skip
     return "\n".join(out) + "\n"
 
 
 def generate(raw_path: Path = RAW) -> tuple[str, list[dict], dict[str, int]]:
     """The table's module text from the raw list, with the learned signatures (all but this table) as `known`."""
-    sys.path.insert(0, str(ROOT))
-    from clusterdoc.why import signatures
-
-    learned = [s for s in signatures.SIGNATURES if not s.name.startswith("cat-")]
-
-    def known(line: str):
-        low = line.lower()
-        return next((s for s in learned if s.matches(line, low)), None)
-
-    rows, skipped = build(read_raw(raw_path), signatures._KEYS_PICKED, known)
+    rows, skipped = build(read_raw(raw_path), picked_keys(), learned_matcher())
     return render(rows), rows, skipped
 
 

@@ -23,7 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from catalogue_common import ROOT, picked_keys, read_tsv
+
 sys.path.insert(0, str(ROOT))
 
 REPO = "NVIDIA/nccl"
@@ -404,24 +405,19 @@ def write_raw(rows) -> None:
             f.write(f"{commit}\t{path}\t{line}\t{fmt.replace(chr(9), ' ')}\t{kn}\n")
 
 
-def read_raw(text: str | None = None) -> list[tuple[str, str, int, str, str]]:
-    lines = (RAW.read_text() if text is None else text).splitlines()
-    out = []
-    for ln in lines[2:]:
-        commit, path, line, fmt, kn = ln.split("\t")
-        out.append((commit, path, int(line), fmt, kn))
-    return out
+def read_raw() -> list[tuple[str, str, int, str, str]]:
+    """The raw list's rows, after its comment and its header line."""
+    return [(commit, path, int(line), fmt, kn) for commit, path, line, fmt, kn in read_tsv(RAW, skip=2)]
 
 
 def needles(fmt: str) -> tuple[str, ...] | None:
     """The format's longest fixed pieces, the first one a pre-check key holds (signatures._KEYS_PICKED), and the
     marker; None when it has no piece of 12 characters a key holds (too thin to be found alone)."""
-    from clusterdoc.why.signatures import _KEYS_PICKED
-
+    keys = picked_keys()
     # a piece over NEEDLE_CAP is cut to its head (a hint's long tail changes between versions)
     parts = [p[:NEEDLE_CAP].strip() for p in _HOLE.split(fmt)]
     pieces = sorted({p for p in parts if len(p) >= 6}, key=lambda p: (-len(p), parts.index(p)))
-    first = next((p for p in pieces if len(p) >= 12 and any(k in p.lower() for k in _KEYS_PICKED)), None)
+    first = next((p for p in pieces if len(p) >= 12 and any(k in p.lower() for k in keys)), None)
     if first is None:
         return None
     rest = [p for p in pieces if p != first][:2]

@@ -20,9 +20,10 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RAW = ROOT / "tests" / "fixtures" / "why" / "catalogue" / "torch.tsv"
-TABLE = ROOT / "clusterdoc" / "why" / "sigtable" / "catalogue_torch.py"
+from catalogue_common import CATALOGUE, ROOT, SIGTABLE, picked_keys, read_tsv
+
+RAW = CATALOGUE / "torch.tsv"
+TABLE = SIGTABLE / "catalogue_torch.py"
 REPO = "pytorch/pytorch"
 # the parts of torch read (relative to the torch package; the repository path is torch/ + this)
 PARTS = ("distributed/elastic", "distributed/distributed_c10d.py", "distributed/rendezvous.py",
@@ -235,14 +236,7 @@ ANCHORS = {"backend-unsupported": "Backend "}
 NOT_FAILURE = ("deprecated", "please use", "will be removed", "retry")
 
 
-def _keys() -> tuple[str, ...]:
-    sys.path.insert(0, str(ROOT))
-    from clusterdoc.why.signatures import _KEYS_PICKED
-
-    return _KEYS_PICKED
-
-
-KEYS = _keys()
+KEYS = picked_keys()
 
 
 def pieces(fmt: str) -> list[str]:
@@ -293,7 +287,7 @@ def render(sigs: list[dict]) -> str:
 
 
 def read_raw() -> list[list[str]]:
-    return [ln.split("\t") for ln in RAW.read_text(encoding="utf-8").splitlines() if ln and not ln.startswith("#")]
+    return read_tsv(RAW)
 
 
 def main(argv: list[str]) -> int:

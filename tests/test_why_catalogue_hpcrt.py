@@ -12,7 +12,7 @@ import pytest
 
 from clusterdoc.why import candidates, logread, signatures
 from clusterdoc.why.sigtable import catalogue_hpcrt
-from tests.why_helpers import judge_log, load_script
+from tests.why_helpers import assert_generated, judge_log, keys_without, learned, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,20 +21,13 @@ def _script():
     return load_script("catalogue_hpcrt")
 
 
-def _learned(line: str):
-    """The learned signature (every table but the catalogues) a line matches: what main's rules name."""
-    low = line.lower()
-    return next((s for s in signatures.SIGNATURES if not s.name.startswith("cat-") and s.matches(line, low)), None)
-
-
 # --- (a) the table is the script's, from the committed raw list ---
 
 
 def test_the_table_is_what_the_script_makes_from_the_raw_list():
     text, rows, skipped = _script().generate()
-    assert text == (ROOT / "clusterdoc" / "why" / "sigtable" / "catalogue_hpcrt.py").read_text(encoding="utf-8"), (
-        "run .venv/bin/python scripts/catalogue_hpcrt.py"
-    )
+    assert_generated(text, ROOT / "clusterdoc" / "why" / "sigtable" / "catalogue_hpcrt.py",
+                     ".venv/bin/python scripts/catalogue_hpcrt.py")  # fmt: skip
     assert [r["name"] for r in rows] == [s.name for s in catalogue_hpcrt.SIGNATURES]
     assert skipped["known"] >= 10  # libgfortran's lines: code.py's gfortran-runtime names them already
 
@@ -51,7 +44,9 @@ def test_the_raw_list_records_each_messages_source():
 def test_every_row_is_sourced_keyed_prefiltered_and_last():
     cat = catalogue_hpcrt.SIGNATURES
     assert 10 < len(cat) <= 80
-    assert signatures.SIGNATURES[-len(cat) :] == cat  # a fallback: every other signature goes first
+    start = signatures.SIGNATURES.index(cat[0])  # a fallback: every other signature goes first (only the
+    assert signatures.SIGNATURES[start : start + len(cat)] == cat  # applications' catalogue may follow it: appcat)
+    assert all(s.name.startswith("cat-") for s in signatures.SIGNATURES[start:])
     names = [s.name for s in cat]
     assert len(set(names)) == len(names)
     for s in cat:
@@ -66,10 +61,7 @@ def test_every_row_is_sourced_keyed_prefiltered_and_last():
 
 
 def test_the_precheck_keys_are_those_without_the_catalogues():
-    first = [s.needles[0].lower() for s in signatures.SIGNATURES if not s.name.startswith("cat-")]
-    picked = signatures._KEYS_PICKED
-    keys = picked + tuple(sorted(set(first) - {n for n in first if any(k in n for k in picked)}))
-    assert signatures._KEYS == keys
+    assert signatures._KEYS == keys_without(s for s in signatures.SIGNATURES if s.name.startswith("cat-"))
 
 
 # --- (b) real PETSc errors from public threads: the learned signatures miss them, the catalogue names them ---
@@ -82,7 +74,7 @@ def test_a_petsc_argument_check_is_the_programs():
             "[0]PETSC ERROR: --------------------- Error Message --------------------------------------------------------------\n"
             "[0]PETSC ERROR: Argument out of range\n"
             "[0]PETSC ERROR: Inserting a new nonzero at global row/column (18, 45) into matrix\n")  # fmt: skip
-    assert _learned("[0]PETSC ERROR: Argument out of range") is None
+    assert learned("[0]PETSC ERROR: Argument out of range") is None
     c = judge_log(text)
     assert c.category == "code", c.headline
 
@@ -106,7 +98,7 @@ def test_a_petsc_zero_pivot_is_the_problems_numbers():
             "[0]PETSC ERROR: Zero pivot row 2 value 0 tolerance 2.22045e-14!\n"
             "[0]PETSC ERROR: ------------------------------------------------------------------------\n"
             "[0]PETSC ERROR: Petsc Release Version 3.4.2, Jul, 02, 2013 \n")  # fmt: skip
-    assert _learned("[0]PETSC ERROR: Detected zero pivot in LU factorization:") is None
+    assert learned("[0]PETSC ERROR: Detected zero pivot in LU factorization:") is None
     s = signatures.match("[0]PETSC ERROR: Detected zero pivot in LU factorization:")
     assert s is not None and (s.category, s.weak) == ("code", False)
     c = judge_log(text)

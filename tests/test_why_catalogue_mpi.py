@@ -11,7 +11,7 @@ import pytest
 
 from clusterdoc.why import candidates, signatures
 from clusterdoc.why.sigtable import catalogue_mpi
-from tests.why_helpers import judge_log, load_script
+from tests.why_helpers import assert_generated, judge_log, keys_without, learned, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,20 +20,13 @@ def _script():
     return load_script("catalogue_mpi")
 
 
-def _learned(line: str):
-    """The learned signature (every table but the catalogue) a line matches: what main's rules name."""
-    low = line.lower()
-    return next((s for s in signatures.SIGNATURES if not s.name.startswith("cat-") and s.matches(line, low)), None)
-
-
 # --- (a) the table is the script's, from the committed raw list ---
 
 
 def test_the_table_is_what_the_script_makes_from_the_raw_list():
     text, rows, _ = _script().generate()
-    assert text == (ROOT / "clusterdoc" / "why" / "sigtable" / "catalogue_mpi.py").read_text(encoding="utf-8"), (
-        "run .venv/bin/python scripts/catalogue_mpi.py"
-    )
+    assert_generated(text, ROOT / "clusterdoc" / "why" / "sigtable" / "catalogue_mpi.py",
+                     ".venv/bin/python scripts/catalogue_mpi.py")  # fmt: skip
     assert [r["name"] for r in rows] == [s.name for s in catalogue_mpi.SIGNATURES]
 
 
@@ -63,10 +56,7 @@ def test_every_row_is_sourced_and_keyed_and_last():
 
 
 def test_the_precheck_keys_are_those_without_the_catalogue():
-    first = [s.needles[0].lower() for s in signatures.SIGNATURES if not s.name.startswith("cat-")]
-    picked = signatures._KEYS_PICKED
-    keys = picked + tuple(sorted(set(first) - {n for n in first if any(k in n for k in picked)}))
-    assert signatures._KEYS == keys
+    assert signatures._KEYS == keys_without(s for s in signatures.SIGNATURES if s.name.startswith("cat-"))
 
 
 # --- (b) real lines from public threads: the learned signatures miss them, the catalogue names them ---
@@ -84,7 +74,7 @@ def test_open_mpi_with_no_transport_between_two_processes_is_the_network():
             "specify the \"self\" BTL.\n\n"
             "  Process 1 ([[39443,1],0]) is on host: n1\n  Process 2 ([[39443,1],1]) is on host: n2\n"
             "  BTLs attempted: self\n\nYour MPI job is now going to abort; sorry.\n")  # fmt: skip
-    assert _learned("At least one pair of MPI processes are unable to reach each other for") is None
+    assert learned("At least one pair of MPI processes are unable to reach each other for") is None
     c = judge_log(text)
     assert c.category == "network", c.headline
 
@@ -105,7 +95,7 @@ def test_open_mpi_with_no_transport_between_two_processes_is_the_network():
      "cat-ucx-ucs-err-connection-reset", "peer", False),
 ])  # fmt: skip
 def test_real_lines_the_learned_signatures_miss_are_named_from_the_source(line, name, category, weak):
-    assert _learned(line) is None
+    assert learned(line) is None
     s = signatures.match(line)
     assert s is not None and (s.name, s.category, s.weak) == (name, category, weak)
 
@@ -126,7 +116,7 @@ def test_real_lines_the_learned_signatures_miss_are_named_from_the_source(line, 
 def test_more_processes_than_slots_is_the_command_or_the_allocation(text):
     """Threads settle it both ways (the two above: -n on fewer cores, the launch command; Trilinos#3798 on a Mac:
     the allocation), so the line alone names both as candidates (session 21)."""
-    assert _learned("There are not enough slots available in the system to satisfy the 8") is None
+    assert learned("There are not enough slots available in the system to satisfy the 8") is None
     c = judge_log(text)
     assert c.category == "unknown" and "slots" in c.headline, c.headline
     assert [k.split(":")[0] for k in c.candidates] == ["scheduler", "code"], c.candidates

@@ -13,7 +13,7 @@ import pytest
 
 from clusterdoc.why import candidates, signatures
 from clusterdoc.why.sigtable import catalogue_nccl
-from tests.why_helpers import judge_log, load_script
+from tests.why_helpers import assert_generated, judge_log, keys_without, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,7 +25,7 @@ def _script():
 def test_the_table_is_what_the_script_makes_from_the_committed_list():
     script = _script()
     rows, thin = script.table(script.read_raw())
-    assert script.render(rows, thin) == script.OUT.read_text(), "run: python scripts/catalogue_nccl.py table"
+    assert_generated(script.render(rows, thin), script.OUT, "python scripts/catalogue_nccl.py table")
     assert 0 < len(catalogue_nccl.SIGNATURES) <= script.MAX_ROWS
 
 
@@ -40,10 +40,7 @@ def test_the_raw_list_is_bounded_and_names_its_commits():
 
 def test_the_catalogue_adds_no_pre_check_key():
     # every row's first needle holds a picked key: the one-pass pre-check of every log line is unchanged
-    learned = [s for s in signatures.SIGNATURES if s not in catalogue_nccl.SIGNATURES]
-    firsts = {s.needles[0].lower() for s in learned}
-    own = tuple(sorted(firsts - {n for n in firsts if any(k in n for k in signatures._KEYS_PICKED)}))
-    assert signatures._KEYS == signatures._KEYS_PICKED + own
+    assert signatures._KEYS == keys_without(catalogue_nccl.SIGNATURES)
 
 
 @pytest.mark.parametrize("sig", catalogue_nccl.SIGNATURES, ids=lambda s: s.name)

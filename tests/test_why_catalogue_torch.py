@@ -22,7 +22,7 @@ from clusterdoc.why.sigtable import (
     peer,
     scheduler,
 )
-from tests.why_helpers import judge_log, load_script
+from tests.why_helpers import assert_generated, judge_log, keys_without, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,7 +37,7 @@ def test_the_table_is_what_the_script_makes_of_the_committed_raw_list():
     assert 100 < len(rows) <= script.MAX_ROWS
     assert all(len(r) == 5 and r[2].isdigit() for r in rows), "commit, file, line, kind, format"
     assert {r[0] for r in rows} == {"cf30153c4c131c8164ee7798e5022d810682e2cb"}  # one commit
-    assert script.render(script.classify(rows)) == script.TABLE.read_text(encoding="utf-8")
+    assert_generated(script.render(script.classify(rows)), script.TABLE, "python scripts/catalogue_torch.py table")
 
 
 def test_the_rows_keep_the_pre_check_and_come_last():
@@ -48,12 +48,7 @@ def test_the_rows_keep_the_pre_check_and_come_last():
     mine = sorted(at[id(s)] for s in sigs)
     assert mine == list(range(mine[0], mine[0] + len(sigs)))  # one block, in the table's order
     assert max(at[id(s)] for t in tables for s in t.SIGNATURES) < mine[0]  # a fallback: every learned one first
-    learned = [s for s in signatures.SIGNATURES if s not in sigs]
-    firsts = {s.needles[0].lower() for s in learned}
-    keys = signatures._KEYS_PICKED + tuple(
-        sorted(firsts - {n for n in firsts if any(k in n for k in signatures._KEYS_PICKED)})
-    )
-    assert signatures._KEYS == keys  # the catalogue adds no key: no line pays one more check
+    assert signatures._KEYS == keys_without(sigs)  # the catalogue adds no key: no line pays one more check
     for s in sigs:
         assert any(k in s.needles[0].lower() for k in signatures._KEYS_PICKED), s.name
         assert len(s.needles[0]) >= 24 and all(len(n) >= 12 or n == "Backend " for n in s.needles), s.name

@@ -58,7 +58,7 @@ from tests.why_helpers import judge_log
         ('Exception in thread "main" java.lang.OutOfMemoryError: Java heap space\n', None, None),
         ("distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting\n", None, None),
         ("/var/spool/slurmd/job1/slurm_script: fork: Cannot allocate memory\n", None, None),
-        ("amrex::Abort::0::Out of memory !!!\n", None, None),
+        ("amrex::Abort::0::Out of memory !!!\n", 0, None),  # appcat: AMReX's abort names its rank
         # Charm++'s allocator (NAMD): src/conv-core/memory.C
         ("Reason: Could not malloc() 1073741824 bytes--are we out of memory?\n", None, None),
         # GPU memory: NCCL's ncclCudaCalloc WARN (nccl-1235), cuSOLVER and XLA's HBM behind an exception (both were

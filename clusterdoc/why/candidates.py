@@ -5,7 +5,7 @@ peer's (the other rank first, or the link).
 
 from __future__ import annotations
 
-from clusterdoc.why.sigtable import catalogue_hpcrt, catalogue_mpi, catalogue_nccl, catalogue_torch
+from clusterdoc.why.sigtable import catalogue_apps, catalogue_hpcrt, catalogue_mpi, catalogue_nccl, catalogue_torch
 
 # thin lines (why/signatures.py, weak): what each may be, and what decides
 _THIN = {
@@ -380,6 +380,9 @@ _CATALOGUE_HPCRT = {
     ),
 }
 _THIN.update({name: _CATALOGUE_HPCRT[cls] for name, cls, *_ in catalogue_hpcrt.ROWS if cls in _CATALOGUE_HPCRT})
+# issue 41 (appcat): the applications' catalogue's weak rows (TDEP's I/O and MPI codes, ESMF's unsure classes, HDF5's
+# error stack, NWChem's uncategorised errors): its THIN, one list per class
+_THIN.update({name: catalogue_apps.THIN[cls] for name, cls, *_ in catalogue_apps.ROWS if cls in catalogue_apps.THIN})
 
 
 def for_signature(sig) -> list[str]:

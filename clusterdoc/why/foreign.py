@@ -214,6 +214,7 @@ def _traceback_rank(f: logs.LogFacts, signs: list[dict]) -> None:
 # a segfault's signature lines, and how far around one a cleanup frame or line belongs to it (its backtrace)
 SEGV_NEAR = 40
 LOADING_NEAR = 20  # lines from a loading line to the SIGKILL that ended it
+HDF5_NEAR = 40  # lines from HDF5's error-stack head to the netCDF error it explains (its frames between)
 
 
 def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
@@ -233,6 +234,11 @@ def _phase_signs(f: logs.LogFacts, signs: list[dict]) -> None:
         # dummy Pstream: environment): the message's line says it
         s for s in signs if not (s["sig"] in signatures.APP_FATAL_SIGNS
                                  and any(0 < n - s["line"] <= signatures.APP_FATAL_NEAR for n in said_at))
+    ]  # fmt: skip
+    netcdf_at = [s["line"] for s in signs if s["sig"] == "netcdf-error"]
+    signs[:] = [  # issue 41 (appcat): HDF5's error stack under netCDF-4 (its storage layer): netCDF's line says more
+        s for s in signs if not (s["sig"] in signatures.HDF5_UNDER_NETCDF
+                                 and any(0 < n - s["line"] <= HDF5_NEAR for n in netcdf_at))
     ]  # fmt: skip
     for s in signs:
         if s["sig"] in signatures.MISSING_SIGNS and len(nodes) > 1:

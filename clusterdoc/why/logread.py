@@ -118,6 +118,9 @@ WORDS += tuple(f"#{i}  0x".encode() for i in range(10)) + (b"has terminated with
 WORDS += (b"attempting to start process rank", b"Node: ")
 WORDS += (b"[Errno ", b"terminate called")  # session 18: an OSError printed alone; a C++ throw of no class
 # session 20: the host commands a shell prompt's host names the output of (logs._PROMPT), Open MPI's peer line
+# issue 41 (appcat): the lines the applications' fatal forms name their rank in (TDEP's, AMReX's, HDF5's; ESMF's
+# "ERROR ... PETN" line holds its row's needle)
+WORDS += (b"active rank: ", b"::Assertion `", b"MPI-process ")
 WORDS += (b"-smi", b"dmesg", b"journalctl", b"ibstat", b"lspci", b"Peer host:")
 # the general words of rounds 8 and 9's needles (their uppercase, "Limit" and "Invalid" forms, a tool's own
 # prefixes): each stands for the many needles that hold it, so grep -F looks for fewer strings (358 -> fewer), the

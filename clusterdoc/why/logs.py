@@ -187,6 +187,14 @@ _FJ_ABORTED = re.compile(r"One of MPI processes was aborted\.\(rank=(\d{1,7})\)"
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
 _GMX_RANK = re.compile(r"^MPI rank:\s{1,8}(\d{1,7}) \(out of \d{1,7}\)")  # GROMACS' fatal block: its rank
 _FMS_PE = re.compile(r"FATAL from PE\s{1,8}(\d{1,7}):")  # GFDL FMS's mpp_error: the PE (rank) that raised it
+# issue 41 (appcat): the ranks the applications' own fatal forms name (why/sigtable/catalogue_apps.py): TDEP's
+# lo_stop_gracefully ("active rank: 3 out of 16"), AMReX's Error_host/Assert_host ("amrex::Abort::3::", "3::Assertion
+# `"), ESMF's log line ("ERROR    PET270 ..."), HDF5's error-stack head ("... MPI-process 3:")
+_APP_RANK = re.compile(
+    r"^\s{0,12}active rank: (\d{1,7}) out of \d{1,7}|amrex::(?:Abort|Error)::(\d{1,7})::|^(\d{1,7})::Assertion `"
+    r"|\bERROR {1,16}PET(\d{1,7}) |-DIAG: Error detected in [^()]{1,40}\([^()]{0,40}\) MPI-process (\d{1,7}):"
+)
+_APP_RANK_WORDS = ("active rank: ", "amrex::", "::Assertion `", " PET", "MPI-process ")
 _RSL_TASK = re.compile(r"^\s{0,4}taskid: (\d{1,7}) hostname: ([\w.-]{1,128})")  # WRF's rsl.error.NNNN header
 # Open MPI's MPI_ERRORS_ARE_FATAL handler: "*** reported by process [JOBID,RANK]"; OpenFOAM's parallel error prefix
 _OMPI_REPORTED = re.compile(r"\*\*\* reported by process \[\d{1,20},(\d{1,7})\]")
@@ -907,6 +915,7 @@ class Scanner:
             or "has terminated without calling MPI_Finalize" in line
             or "One of MPI processes was aborted" in line
             or "attempting to start process rank " in line
+            or any(w in line for w in _APP_RANK_WORDS)
         ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
@@ -931,6 +940,10 @@ class Scanner:
         m = _FMS_PE.search(line) if "FATAL from PE" in line else None
         if m:  # FMS's fatal error names the PE (its MPI rank) that raised it
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "FMS's FATAL from PE"})
+        m = _APP_RANK.search(line) if any(w in line for w in _APP_RANK_WORDS) else None
+        if m:  # an application's own fatal form names the rank that stopped (TDEP, AMReX, ESMF, HDF5)
+            f.mpi.append({"rank": int(next(g for g in m.groups() if g)), "node": None, "line": n,
+                          "how": "the application's own fatal line"})  # fmt: skip
         m = _RSL_TASK.search(line) if "taskid: " in line else None
         if m:  # the head of WRF's per-rank rsl.error file: its rank and node (its fatal call comes later)
             f.mpi.append({"rank": int(m.group(1)), "node": m.group(2), "line": n, "how": "WRF's rsl file of",

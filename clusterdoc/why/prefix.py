@@ -125,7 +125,9 @@ def split_local(line: str) -> tuple[int | None, int | None, str | None, str]:
 
 def is_host(name: str) -> bool:
     """pdsh's prefix names a host: an address, or a name like a host's (not a word a log line starts with)."""
-    if name in _NOT_HOSTS or name.endswith(("Error", "Exception", "Warning", ".py", ".sh", ".cpp", ".cc", ".h", ".cu")):
+    # not a host: a word a log line starts with, a file, HDF5's error stack's head ("HDF5-DIAG: Error detected in")
+    words = ("Error", "Exception", "Warning", ".py", ".sh", ".cpp", ".cc", ".h", ".cu", "-DIAG")
+    if name in _NOT_HOSTS or name.endswith(words):
         return False
     if not _HOST_LIKE.fullmatch(name):
         return False

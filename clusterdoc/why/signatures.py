@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from clusterdoc.why.signature import LINE_CAP, S, Signature
 from clusterdoc.why.sigtable import (
+    catalogue_apps,
     catalogue_hpcrt,
     catalogue_mpi,
     catalogue_nccl,
@@ -53,6 +54,8 @@ SIGNATURES: list[Signature] = [
 SIGNATURES += catalogue_nccl.SIGNATURES + catalogue_torch.SIGNATURES + catalogue_mpi.SIGNATURES
 # issue 41 (whycat4): the HPC runtimes' catalogue (PETSc's error classes) after the launchers'
 SIGNATURES += catalogue_hpcrt.SIGNATURES
+# issue 41 (appcat): the scientific applications' and frameworks' own fatal forms (TDEP, AMReX, ESMF, ...), last
+SIGNATURES += catalogue_apps.SIGNATURES
 
 
 # what the parsers make of a rank's traceback when no line above names its failure (never matched by needles)
@@ -170,6 +173,10 @@ APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-f
                                     "lammps-error")  # fmt: skip
 APP_FATAL_SIGNS += ("namd-fatal", "gromacs-fatal", "gromacs-fatal-old", "fms-fatal")  # round 9
 APP_FATAL_SIGNS += ("cesm-errmsg",)  # session 18
+APP_FATAL_SIGNS += catalogue_apps.HEADS  # issue 41 (appcat): the applications' catalogue's code rows
+# HDF5's error-stack head (a weak row of the applications' catalogue): with netCDF's own error after it, netCDF's
+# line names the failure (HDF5 is netCDF-4's storage layer: ngen-749)
+HDF5_UNDER_NETCDF = tuple(s.name for s in catalogue_apps.SIGNATURES if s.name.startswith("cat-hdf5-"))
 APP_FATAL_NEAR = 6
 # a command missing where a task ran (environment by themselves; in a log of several nodes, maybe one node's)
 MISSING_SIGNS: tuple[str, ...] = ("execve-missing", "sh-not-found")
@@ -218,6 +225,7 @@ _KEYS_PICKED = (
     "got ", "allo", "ce f", "n't ", " is ", "mpi_", "addr", "ment", "and ", "qsub: ", "rtion ", "d sy", "led ",
     "handle", "dac mc", " h_r", "inary", "ccl ", "ed p", " bui", "sted", "out_", "rive", "bin/sh", "vate", "er.c",
     "oom-", "runt", "th <= ", "cgrp", "roup ", ": line", " xid",
+    "abort",  # issue 41 (appcat): the applications' abort forms (amrex::Abort::N::, MFEM abort:)
 )  # fmt: skip
 _KEYS = _KEYS_PICKED + tuple(
     sorted(
