@@ -134,11 +134,6 @@ def test_the_field_s_other_fatal_forms(text, category):
     assert c.category == category, (c.category, c.headline)
 
 
-@pytest.mark.parametrize("text", [
-    "nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown\n",
-    "ERROR: Could not find a version that satisfies the requirement torch==2.1.0 (from versions: 2.2.0, 2.3.0)\n"
-    "ERROR: No matching distribution found for torch==2.1.0\n",
-])  # fmt: skip
-def test_a_container_runtime_or_an_install_that_failed_is_the_environment(text):
-    c = judge_log(text)
-    assert c.category == "environment", (c.category, c.headline)
+def test_the_nvidia_container_runtimes_error_is_the_environment():
+    c = judge_log("nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown\n")
+    assert c.category == "environment" and "container" in c.headline, (c.category, c.headline)

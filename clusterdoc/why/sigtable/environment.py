@@ -176,13 +176,6 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA/libnvidia-container (src/cli: its error messages)",
       "nvidia-smi on the node itself; the toolkit's config (nvidia-ctk runtime configure) and the runtime Docker "
       "uses"),
-    # pip could not install what the job asks for (a pinned version its index or this Python does not have)
-    S("pip-no-version", "environment", ("ERROR: ", "Could not find a version that satisfies the requirement"),
-      "pip could not install a package the job needs: no release of it fits this Python, platform or index",
-      "ERROR: Could not find a version that satisfies the requirement torch==2.1.0 (from versions: 2.2.0, 2.3.0)",
-      "https://github.com/pypa/pip (src/pip/_internal/resolution: DistributionNotFound's message)",
-      "the versions it lists: a release for this Python (python -V) and platform, or the index that has it "
-      "(--index-url, --extra-index-url)"),
     # a script's shebang names an interpreter the node does not have ("#!/usr/bin/env python" where only python3 is)
     S("env-interpreter-missing", "environment", ("No such file or directory", "/usr/bin/env: "),
       "the script's shebang names an interpreter this node does not have (#!/usr/bin/env NAME)",
