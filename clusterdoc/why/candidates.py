@@ -126,6 +126,11 @@ _THIN["mpi-abort"] = (  # MPI_Abort alone: the application found something; its 
     "environment: a library it calls failed (an I/O library's file error, an MPI or solver setup): the lines the "
     "library printed before it",
 )
+_THIN["lammps-unrecognized-style"] = (  # session 21: a style LAMMPS does not know
+    "environment: the LAMMPS binary was built without the package or plugin that provides the style (DeePMD, "
+    "KIM, a GPU or KOKKOS variant): lmp -h lists what it has",
+    "code: the input misspells the style's name, or names one from another LAMMPS release",
+)
 _THIN["lmod-program-missing"] = (  # round 9: the module system missing, nothing after it that it explains
     "environment: the node lacks the module system the job's `module load` lines need (its image, the module "
     "tree's mount): a later failure of a missing library or command follows from it",

@@ -39,7 +39,8 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # an allocator's own words in any exception's message (ROCm's HIP, Apple's MPS, XLA's RESOURCE_EXHAUSTED, a CUDA
     # call's ": out of memory"); not a hint that something "may run out of memory"
     ((), ("HIP out of memory", "MPS backend out of memory", "Out of memory", "OUT OF MEMORY", "OUT_OF_MEMORY",
-          ": out of memory", "out of memory (", "out of memory. Tried to allocate"), "oom"),  # torch's, any device
+          ": out of memory", "out of memory (", "out of memory. Tried to allocate",
+          "BadAlloc", "std::bad_alloc"), "oom"),  # torch's, any device; Paddle's allocator's, C++'s
     (NCCL_TYPES, (), "nccl"),
     # a keyword the called function does not know: most often the library is another version than the code's
     (("TypeError",), ("got an unexpected keyword argument",), "api"),
@@ -50,6 +51,16 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # cut (a partial checkpoint): never the code's by itself
     (("UnpicklingError",), ("pickle data was truncated", "truncated"), "unsure"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
+    # session 21: a cloud or cluster with no room for the request (SkyPilot's, AWS's and GCP's capacity words): the
+    # scheduler's answer, raised in the launcher's Python
+    (("ResourcesUnavailableError",), (), "scheduler"),
+    ((), ("InsufficientInstanceCapacity", "ZONE_RESOURCE_POOL_EXHAUSTED", "Quota exceeded for quota"), "scheduler"),
+    # a shared-memory segment the node would not give (Docker's 64 MB /dev/shm, a DataLoader's workers, Paddle's
+    # "Memory map failed when create shared memory"): the node's or the container's setup
+    ((), ("shared memory", "/dev/shm"), "environment"),
+    # an MPI library's own error class raised through its binding (mpi4py's "Other MPI error, error stack: ..."):
+    # the fabric, the launch or the call's arguments; its stack decides
+    ((), ("Other MPI error", "error stack:", "MPI_ERR_"), "unsure"),
     (("OSError",), ("Cannot allocate memory",), "oom"),
     (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
     (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
@@ -404,7 +415,7 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
         return []
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
-           "api": "python-api-mismatch", "config": "python-config-validation",
+           "api": "python-api-mismatch", "config": "python-config-validation", "scheduler": "python-scheduler-error",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
            else "python-environment-error"}  # fmt: skip
     name = sig.get(kind, "python-exception")

@@ -61,6 +61,9 @@ WORDS: tuple[bytes, ...] = (
     b"Connection",
     b"closed by",
     b"NCCL",
+    b"Connection timed out",  # MPICH's Hydra: 'unable to connect from "node2" to "node1" (Connection timed out)'
+    b"without the mpiexec/mpirun",  # Spack's Open MPI without its launchers
+    b"Cannot dlopen",  # TensorFlow without the CUDA libraries: "Cannot dlopen some GPU libraries"
     b"soft lockup",  # the kernel's watchdog: "BUG: soft lockup - CPU#12 stuck for 22s!"
     b"panicked at ",  # Rust's panic
     b"neither AF_INET",  # NCCL's socket without an address ("... is neither AF_INET(2) nor AF_INET6(10)")

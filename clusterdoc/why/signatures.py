@@ -79,6 +79,12 @@ FROM_TRACEBACK = [
       "connection, a timeout, a CUDA error no signature names)", "ConnectionResetError: [Errno 104] Connection reset "
       "by peer", "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type: no line of its own)",
       "read what it was doing: the line before the exception, the other ranks' logs, the node's (dmesg)", weak=True),
+    S("python-scheduler-error", "scheduler", (), "a rank's exception says the cluster or the cloud had no room for "
+      "the request (no capacity in the zones or regions asked for, a quota): the scheduler's, not the code's",
+      "sky.exceptions.ResourcesUnavailableError: Failed to provision all possible launchable resources.",
+      "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type and message: no line of its own)",
+      "relax the request (other zones, regions, clouds or GPU types; spot vs on-demand) or raise the quota; retry "
+      "later"),
     S("python-config-validation", "code", (), "a library's configuration was rejected by its own schema "
       "(pydantic's ValidationError): the library is another version than the config was written for, or a value "
       "is wrong", "pydantic_core._pydantic_core.ValidationError: 1 validation error for DeepSpeedZeroConfig",

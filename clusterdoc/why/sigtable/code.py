@@ -129,6 +129,20 @@ SIGNATURES: list[Signature] = [
       "the file:line and expression it names; the input that broke it"),
     # LAMMPS' Error::all: "ERROR: MESSAGE (src/FILE.cpp:LINE)", then "Last command: ..." (its memory and package
     # errors above take theirs first): the input script or the simulation it describes
+    # session 21: a style LAMMPS does not know is most often a package or plugin its binary was built without
+    # (DeePMD's pair_style deepmd in a plain build), as often a misspelt name in the input: a candidate; newer
+    # releases say which package, and that is the build's
+    S("lammps-style-not-enabled", "environment", ("ERROR: ", "which is not enabled in this LAMMPS binary"),
+      "LAMMPS was built without the package the input's style needs (the binary, not the input)",
+      "ERROR: Unrecognized pair style 'eam/alloy' is part of the MANYBODY package which is not enabled in this "
+      "LAMMPS binary. (src/force.cpp:271)", "https://github.com/lammps/lammps (src/force.cpp, src/info.cpp)",
+      "build LAMMPS with that package (-D PKG_NAME=on) or load a build that has it (lmp -h lists the packages)"),
+    S("lammps-unrecognized-style", "code", ("ERROR: Unrecognized ", " style "),
+      "LAMMPS does not know a style the input names: a package or plugin its binary lacks, or a misspelt name",
+      "ERROR: Unrecognized pair style 'deepmd' (src/force.cpp:275)",
+      "https://github.com/deepmodeling/deepmd-kit/issues/3022 (lammps/lammps src/force.cpp: new_pair)",
+      "lmp -h (the styles this binary has); the package or plugin that provides it (its docs), or the name's "
+      "spelling in the input", weak=True),
     S("lammps-error", "code", ("ERROR: ", ".cpp:", " ("),
       "the program stopped on its own error check (LAMMPS' ERROR: the input script or the simulation it "
       "describes: lost atoms, a bad style or value)",

@@ -562,6 +562,53 @@ SIGNATURES: list[Signature] = [
       "ls -l the file and its directory on the node; run from a directory the user owns"),
     # --- round 8: what a Python job's environment lacks, in the libraries' own words ---
     # the loader's version line as a markdown paste or a newer message prints it: straight quotes
+    # session 21: any other versioned symbol a library lacks (GOMP_4.5 of an older libgomp found first on the
+    # path, CXXABI_1.3.x, OPENSSL_3, GFORTRAN_x): the loader's own words, a library of another build found first
+    S("symbol-version-missing", "environment", ("not found (required by ", "version "),
+      "a program or library needs a newer version of a shared library than the one the loader found (another "
+      "build of it first on LD_LIBRARY_PATH, or an older system copy)",
+      "/cm/shared/apps/trinity/2.9.1/Inchworm/bin/inchworm: /cm/shared/apps/salmon/1.5.2/lib/libgomp.so.1: version "
+      "`GOMP_4.5' not found (required by /cm/shared/apps/trinity/2.9.1/Inchworm/bin/inchworm)",
+      "https://github.com/bminor/glibc (elf/dl-version.c: match_symbol's message)",
+      "ldd on the program: which copy of the library it finds; the module or LD_LIBRARY_PATH entry that puts an "
+      "older one first"),
+    # MPICH's and Intel MPI's launch on a node: a fabric the library was told to use is not there, a hwloc-less build
+    # told to bind
+    S("impi-fabric-unavailable", "environment", ("fabric is not available", "MPI startup(): "),
+      "Intel MPI was told to use a fabric this node does not have (I_MPI_FABRICS / I_MPI_OFI_PROVIDER), and no "
+      "fallback was allowed",
+      "[0] MPI startup(): ofa fabric is not available and fallback fabric is not enabled",
+      "https://github.com/SmileiPIC/Smilei/issues/135 (Intel MPI's startup messages)",
+      "the fabric the node has (fi_info; I_MPI_FABRICS=shm:ofi, I_MPI_OFI_PROVIDER) or the site's module for it"),
+    S("hydra-no-topology", "environment", ("no topology library available",),
+      "MPICH's launcher was asked to bind processes but was built without a topology library (hwloc)",
+      "[proxy:0:0@8f731690f735] HYDT_topo_bind (tools/topo/topo.c:89): no topology library available",
+      "https://github.com/pmodels/mpich (src/pm/hydra/tools/topo/topo.c)",
+      "drop the binding option (-bind-to), or an MPICH built with hwloc"),
+    S("spack-no-mpirun", "environment", ("installed without the mpiexec/mpirun commands",),
+      "this Open MPI (Spack's ~legacylaunchers) has no mpirun on purpose: the site wants MPI jobs started by srun",
+      "is installed without the mpiexec/mpirun commands to prevent",
+      "https://github.com/spack/spack (var/spack/repos/builtin/packages/openmpi: its mpirun stub)",
+      "srun --mpi=pmix (or pmi2) instead of mpirun, or Spack's openmpi+legacylaunchers"),
+    # NVIDIA's containers' entrypoint: the node's driver is older than the image's CUDA needs
+    S("ngc-driver-too-old", "environment", ("ERROR: This container was built for NVIDIA Driver Release",),
+      "the container's CUDA needs a newer NVIDIA driver than the node has (and forward compatibility is not "
+      "available there)",
+      "ERROR: This container was built for NVIDIA Driver Release 450.36 or later, but",
+      "https://github.com/triton-inference-server/server/issues/1838 (NVIDIA's container entrypoint banner)",
+      "an image built for the node's driver (its release notes list the driver each needs), or a newer driver"),
+    # TensorFlow could not load the CUDA libraries and runs on the CPU (a GPU job that silently is not one)
+    S("tf-gpu-libraries-missing", "environment", ("Cannot dlopen some GPU libraries",),
+      "TensorFlow could not load the CUDA libraries it was built for (cuDNN, cuBLAS ...) and skipped the GPUs",
+      "W tensorflow/core/common_runtime/gpu/gpu_device.cc:1850] Cannot dlopen some GPU libraries.",
+      "https://github.com/tensorflow/tensorflow (core/common_runtime/gpu/gpu_device.cc)",
+      "the CUDA and cuDNN versions this TensorFlow needs (tested build configurations) on the node's library path"),
+    # Kubernetes could not mount a volume the pod needs, refused by the storage's permissions
+    S("k8s-mount-permission", "environment", ("MountVolume.SetUp failed", "ermission"),
+      "Kubernetes could not mount a volume the pod needs: the storage refused the pod's identity (a permission)",
+      "MountVolume.SetUp failed for volume \"gcs-fuse-csi-ephemeral\" : rpc error: code = PermissionDenied desc = ",
+      "https://github.com/GoogleCloudPlatform/ai-on-gke/issues/488 (kubelet's FailedMount event)",
+      "the service account's binding to the storage (IAM, the CSI driver's docs); kubectl describe pod's events"),
     S("glibc-version-quoted", "environment", ("version 'GLIBC", "not found"),
       "a library needs a newer glibc/libstdc++ than the node has (built on a newer system, or a conda library "
       "shadowed by the system's)",

@@ -187,6 +187,14 @@ SIGNATURES: list[Signature] = [
       "node1:3468:3905 [4] misc/ibvwrap.cc:199 NCCL WARN Call to ibv_poll_cq() returned -5",
       "https://github.com/NVIDIA/nccl/blob/master/src/misc/ibvwrap.cc (wrap_ibv_poll_cq: the form it prints)",
       "clusterdoc check --perf on that node (ibstat, ibv_devinfo, dmesg for mlx5); resubmit without it meanwhile"),
+    # session 21: MPICH's Hydra proxy could not connect back to its server across the nodes, timed out
+    S("hydra-connect-timed-out", "network", ("(Connection timed out)", "unable to connect from "),
+      "MPICH's launcher could not connect between the nodes (Hydra's proxy to its server): the connection timed "
+      "out, as a firewall that drops it does (a refused one is the name or the port: thin)",
+      'HYDU_sock_connect (utils/sock/sock.c:180): unable to connect from "node2" to "node1" (Connection timed out)',
+      "https://github.com/pmodels/mpich (src/pm/hydra/utils/sock/sock.c: HYDU_sock_connect's message)",
+      "the firewall between the nodes (the ports Hydra uses: HYDRA_... / MPIR_CVAR_CH3_PORT_RANGE), and the "
+      "interface (-iface)"),
     # session 21: the same verbs call in other transports' words (ParaStation's "ib:ibv_poll_cq(): Infiniband returned
     # the wrong Opcode N", UCX's and MVAPICH's own): a completion the adapter could not deliver
     S("ibv-poll-cq-error", "network", ("ibv_poll_cq",),

@@ -21,7 +21,8 @@ _MEMORY_HINT = ("run out of memory", "running out of memory", "runs out of memor
                 "fall back", "falling back", "retrying",  # advice, or a warning the job survived
                 "pmpi_", "mpir_", "mpid", "mpi_",  # MPICH's error stack: its "Out of memory" alone is no verdict
                 "ibv_", "reg_mr", "register", "memlock", "locked memory", "openib",  # RDMA's ENOMEM: ulimit -l
-                "unable to mmap", "shm", "shared memory")  # fmt: skip
+                "unable to mmap", "shm", "shared memory",
+                "nodes are available", "failedscheduling")  # a scheduler's placement: no allocation failed  # fmt: skip
 _C_IDIOM = "https://github.com/bminor/glibc (malloc(3) returns NULL, errno ENOMEM: a code's own check prints it)"
 _MEMORY_PHRASES: list[tuple[str, str | None, str, str]] = [
     (
@@ -69,6 +70,13 @@ SIGNATURES: list[Signature] = [
       "under_oom detected for 5 seconds. Cache usage 21749760 less than minimum 429496725, re-enabling OOM killer",
       "https://github.com/NOAA-EMC/global-workflow/issues/2266",
       "less memory per node (fewer ranks per node, more nodes, a smaller problem per rank), or a node with more"),
+    # the kernel's memory-cgroup report of an OOM (mem_cgroup_print_oom_meminfo: "memory: usage N, limit N, failcnt
+    # N"): a container or job cgroup at its limit
+    S("memcg-oom-report", "oom", ("memory: usage ", "failcnt"),
+      "the kernel's memory cgroup of the job or container reached its limit (its OOM report)",
+      "[Thu Aug 16 09:05:19 2018] memory: usage 184320000kB, limit 184320000kB, failcnt 2316326",
+      "https://github.com/torvalds/linux (mm/memcontrol.c: mem_cgroup_print_oom_meminfo)",
+      "more memory for the container or job (its limit), or less in it"),
     S("slurm-oom-kill2", "oom", ("oom_kill event",),
       "the job step ran out of host memory (the cgroup's OOM killer killed a rank): its own memory limit",
       "slurmstepd: error: Detected 1 oom_kill event in StepId=11300781.0. Some of the step tasks have been OOM Killed.",
