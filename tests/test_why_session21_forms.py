@@ -191,3 +191,32 @@ def test_fresh9s_classes(text, category):
 def test_fresh9s_tool_messages(text, category):
     c = judge_log(text)
     assert c.category == category, (c.category, c.headline)
+
+
+OMPI_ABORT = ("--------------------------------------------------------------------------\n"
+              "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD\nwith errorcode 1.\n")
+
+
+@pytest.mark.parametrize("banner,abort", [
+    # GFDL FMS' mpp_error without its PE, then Open MPI's report (GCHP)
+    ("FATAL: mpp_domains_define.inc: not all the pe_end are in the pelist\n\n", OMPI_ABORT),
+    # nekRS' own check, then Cray MPICH's report of the same rank
+    ("Error in crystal_router: rank = 49 send_n = 2197376280 (> INT_MAX)\n",
+     "MPICH ERROR [Rank 49] [job id 26d6] [Mon Sep 23 02:49:15 2024] [x3102c0s7b0n0] - Abort(1) (rank 49 in comm 848): "
+     "application called MPI_Abort(comm=0x84000002, 1) - process 49\n"),
+])  # fmt: skip
+def test_an_applications_own_banner_before_mpi_abort_is_the_code(banner, abort):
+    c = judge_log(banner + abort)
+    assert c.category == "code" and "stopped itself" in c.headline, (c.category, c.headline)
+
+
+@pytest.mark.parametrize("text", [
+    OMPI_ABORT,  # the abort alone: the application's message is elsewhere
+    # a GPU's or a library's error before it is not the application's own banner
+    "2047: cudaSetDevice(cuda_device_id) ERROR( cudaErrorDevicesUnavailable): CUDA-capable device(s) is/are busy\n"
+    + OMPI_ABORT,
+    # a banner far before the abort is not what stopped it
+    "FATAL: input.nml: namelist read failed\n" + "step 12 done\n" * 20 + OMPI_ABORT,
+])  # fmt: skip
+def test_an_abort_without_its_banner_stays_a_candidate(text):
+    assert judge_log(text).category != "code"

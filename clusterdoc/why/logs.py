@@ -242,6 +242,17 @@ _PROMPT = re.compile(
     r"(?:sudo )?(?:nvidia-smi|rocm-smi|amd-smi|dmesg|journalctl|ibstat|lspci)\b"  # each holds a logread word
 )
 PROMPT_NEAR = 40  # lines of a host command's output after its prompt
+# session 21 (issue 41): an application's own fatal banner just before MPI_Abort: the application stopped itself on
+# an error it found and said which (its code or its input). Upper-case levels and "Error in X" as the codes print them
+# (FMS' "FATAL: ...", nekRS' "Error in crystal_router: ...", a C++ code's "... LOGICAL ERROR"); never a line of the
+# MPI library, the launcher, the GPU, memory or an I/O library (those are their own causes)
+_APP_BANNER = re.compile(r"(?:^|[\s:>\]])(?:FATAL|ERROR)\b|\bError in [A-Za-z_]|\bFatal error\b")
+_NOT_BANNER = ("MPI", "mpirun", "mpiexec", "srun", "slurmstepd", "orte", "prte", "CUDA", "cuda", "GPU", "emory",
+               "NetCDF", "HDF", "NCCL", "Traceback", "WARN", "arning", "INFO")  # fmt: skip
+BANNER_NEAR = 12  # lines between the banner and the abort
+# the MPI libraries' report of an MPI_Abort: Open MPI's signature, MPICH's (Intel's, Cray's) words
+ABORT_SIGNS = ("mpi-abort",)
+ABORT_WORDS = "application called MPI_Abort"
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
@@ -441,6 +452,7 @@ class Scanner:
         self._fr_head = -1  # the line of the flight recorder analyser's last "Not all ranks joining collective"
         self._thrown: dict[object, tuple[int, str]] = {}  # stream -> (line, C++ type) of a terminate line
         self._prompt: tuple[int, str] | None = None  # (line, host) of a prompt before a host command (_PROMPT)
+        self._banner: tuple[int, int | None, str | None, str] | None = None  # the last application banner (_APP_BANNER)
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -829,6 +841,14 @@ class Scanner:
                 if item not in f.nccl_warns:
                     f.nccl_warns.append(item)
         self._nodes_around(n, line)
+        if sig is None and ("ERROR" in line or "FATAL" in line or "rror in " in line or "atal error" in line):
+            if _APP_BANNER.search(line) and not any(w in line for w in _NOT_BANNER):
+                self._banner = (n, rank, host, line.strip()[:300])
+        aborted = sig.name in ABORT_SIGNS if sig is not None else ABORT_WORDS in line
+        if aborted and self._banner and 0 < n - self._banner[0] <= BANNER_NEAR and len(f.hits) < MAX_HITS:
+            at, who, where, text = self._banner
+            self._banner = None
+            f.hits.append(Hit(at, who, where or host, "app-fatal-abort", "code", text))
         if sig is None or len(f.hits) >= MAX_HITS or self._per_sig.get(sig.name, 0) >= MAX_HITS_PER_SIG:
             return
         if host is None and "NCCL" in line:  # NCCL's own prefix names the host: "node01:1234:5678 [0] NCCL ..."

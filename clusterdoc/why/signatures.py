@@ -79,6 +79,10 @@ FROM_TRACEBACK = [
       "connection, a timeout, a CUDA error no signature names)", "ConnectionResetError: [Errno 104] Connection reset "
       "by peer", "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type: no line of its own)",
       "read what it was doing: the line before the exception, the other ranks' logs, the node's (dmesg)", weak=True),
+    S("app-fatal-abort", "code", (), "the application stopped itself on an error it found (its own fatal message, "
+      "then MPI_Abort): its code or its input", "FATAL: mpp_domains_define.inc: not all the pe_end are in the pelist",
+      "clusterdoc/why/logs.py _APP_BANNER (the application's banner line before the MPI library's abort report)",
+      "the message and the source line it names (the input, the decomposition, the configuration it checks)"),
     S("python-scheduler-error", "scheduler", (), "a rank's exception says the cluster or the cloud had no room for "
       "the request (no capacity in the zones or regions asked for, a quota): the scheduler's, not the code's",
       "sky.exceptions.ResourcesUnavailableError: Failed to provision all possible launchable resources.",
