@@ -141,6 +141,8 @@ def _signature_words() -> tuple[bytes, ...]:
 
     out: list[bytes] = []
     for sig in SIGNATURES:
+        if not sig.lower and any(g in n.encode() for n in sig.needles for g in WORDS):
+            continue  # a line it matches holds all its needles, so one of the words above (fewer strings for grep)
         needle = max(sig.needles, key=len)
         forms = {needle, needle.capitalize(), needle.upper(), needle.title()} if sig.lower else {needle}
         out += [f.encode() for f in sorted(forms) if f and f.encode() not in out]

@@ -458,7 +458,9 @@ class Scanner:
         for line in text.splitlines():
             self.feed(line)
 
-    def feed(self, raw: str) -> None:
+    def feed(self, raw: str, keyless: bool = False, wordless: bool = False) -> None:
+        """One line; `keyless`: it holds none of the signatures' keys (signatures.any_key), so no signature;
+        `wordless`: none of vocab's words, so no failure line."""
         f = self.facts
         n = f.lines
         f.lines += 1
@@ -498,7 +500,7 @@ class Scanner:
         self._traceback(key, n, line, rl)
         self._watchdog(key, n, rank, line)
         if not source:
-            self._signature(n, rank, host, line, rl)
+            self._signature(n, rank, host, line, rl, keyless)
         self._slurm(n, line)
         self._torchrun(n, line, host)
         self._mpi(n, line, host)
@@ -511,7 +513,7 @@ class Scanner:
         self._busy(n, rank, line)
         if "_first" in line and len(f.first_blocks) < MAX_PHASE:
             self._first_block(n, rank, line)
-        if len(f.failures) < vocab.MAX_LINES:
+        if len(f.failures) < vocab.MAX_LINES and not wordless:
             fams = vocab.families(line)
             if fams:
                 f.failures.append({"line": n, "rank": rank, "host": host, "text": line[:300], "families": fams})
@@ -586,7 +588,7 @@ class Scanner:
     def _phase(self, n: int, line: str) -> None:
         f = self.facts
         for words, at in ((CLEANUP_WORDS, f.cleanup_at), (LOADING_WORDS, f.loading_at)):
-            if any(w in line for w in words):
+            if any(map(line.__contains__, words)):
                 del at[: -MAX_PHASE + 1]
                 at.append(n)
         if "#" in line[:12] and "0x" in line[:32]:
@@ -623,7 +625,7 @@ class Scanner:
                 f.waits.append({"line": n, "rank": rank, "traceback": True})
         if ("aving" in line or "valuat" in line or "alidat" in line) and len(f.busy) < MAX_PHASE:
             self._alone(n, rank, line)
-        if len(f.waits) < MAX_PHASE and any(w in line for w in WAIT_WORDS):
+        if len(f.waits) < MAX_PHASE and any(map(line.__contains__, WAIT_WORDS)):
             f.waits.append({"line": n, "rank": rank if rank is not None else _says_rank(line)})
         if ("store based barrier" in line or "clients joined" in line) and len(f.store_barrier) < MAX_PHASE:
             m = _STORE_BARRIER.search(line)
@@ -809,11 +811,13 @@ class Scanner:
             self.facts.watchdog[key] = entry
         return entry
 
-    def _signature(self, n: int, rank: int | None, host: str | None, line: str, rl: RankLog | None) -> None:
+    def _signature(
+        self, n: int, rank: int | None, host: str | None, line: str, rl: RankLog | None, keyless: bool = False
+    ) -> None:
         f = self.facts
-        sig = signatures.match(line)
+        sig = None if keyless else signatures.match(line)
         if rl is not None:
-            if any(s in line for s in _PEER_NEEDLES) and len(rl.peers) < MAX_PEERS:
+            if any(map(line.__contains__, _PEER_NEEDLES)) and len(rl.peers) < MAX_PEERS:
                 for pat in _PEER:
                     m = pat.search(line)
                     if m and m.group(1) not in rl.peers:
@@ -935,7 +939,7 @@ class Scanner:
             or "has terminated without calling MPI_Finalize" in line
             or "One of MPI processes was aborted" in line
             or "attempting to start process rank " in line
-            or any(w in line for w in _APP_RANK_WORDS)
+            or any(map(line.__contains__, _APP_RANK_WORDS))
         ):
             return
         m = _SPAWN.search(line) if "terminated with" in line else None
@@ -1055,13 +1059,31 @@ class Scanner:
                                         "time": t.get("time")})  # fmt: skip
 
 
+KEY_BLOCK = 64  # lines checked at once for the signatures' keys
+
+
 def scan(lines: Iterable[str]) -> LogFacts:
-    """Every fact above from an iterable of lines (any size: memory stays bounded)."""
+    """Every fact above from an iterable of lines (any size: memory stays bounded). The lines go in blocks of
+    KEY_BLOCK: a block whose text holds none of the signatures' keys (most of a training log's) skips the
+    per-line signature lookup (a key never spans two lines, so no line of such a block holds one)."""
     s = Scanner()
+    block: list[str] = []
     for line in lines:
-        s.feed(line)
+        block.append(line)
+        if len(block) == KEY_BLOCK:
+            _feed_block(s, block)
+            block = []
+    _feed_block(s, block)
     s._finish_table()
     return s.facts
+
+
+def _feed_block(s: Scanner, block: list[str]) -> None:
+    text = "\n".join(x[:LINE_CAP] for x in block)
+    keyless = not signatures.any_key(text.lower())
+    wordless = not vocab.any_word(text)  # no family's word: no failure line (vocab's words hold no line break)
+    for line in block:
+        s.feed(line, keyless, wordless)
 
 
 def scan_text(text: str) -> LogFacts:

@@ -59,6 +59,11 @@ FAMILY_HEAD = {
 }
 
 
+def any_word(text: str) -> bool:
+    """Whether a text (a line, or several) holds any family's word."""
+    return _VOCAB.search(text) is not None
+
+
 def families(line: str) -> list[str]:
     """The families a failure line names, in the order its words come ([] for no failure line, or an effect)."""
     first = _VOCAB.search(line)  # the rarer test first: most lines of a big log hold no family's word
