@@ -48,7 +48,7 @@ def test_a_94_mb_log_whose_failure_is_in_its_last_lines_is_read_whole_and_says_s
     assert doc["cause"]["category"] == "oom" and doc["cause"]["ranks"] == [2], doc["cause"]
     (read,) = doc["read"]
     assert read["complete"] and read["size"] == log.stat().st_size and read["matched_lines"] == 1
-    assert read["summary"].startswith("read all 98.6 MB: the last 4.2 MB line by line"), read["summary"]
+    assert read["summary"].startswith("read all 98.6 MB: the last 1.0 MB line by line"), read["summary"]
     text = subprocess.run(
         [sys.executable, "-m", "clusterdoc.cli", "why", "77", "--log", str(log)],
         capture_output=True,
@@ -180,7 +180,7 @@ REAL = [
 @pytest.mark.parametrize("log", REAL, ids=lambda p: p.name)
 def test_on_real_logs_the_failure_words_keep_every_line_the_verdict_needs(log):
     """The contract between this reader and the parsers: judged on the lines that hold a failure word only
-    (as the part of a big log before its last 4 MiB is), a real log gets the verdict its whole text gets. A new
+    (as the part of a big log before its last 1 MiB is), a real log gets the verdict its whole text gets. A new
     signature whose lines hold no word of logread.WORDS fails here: add the word."""
     from clusterdoc.why import verdict
     from clusterdoc.why.foreign import evidence_from_output
