@@ -62,13 +62,15 @@ def test_the_fabric_failing_a_transfer_is_the_network_and_names_the_host(line):
     assert "gpu-7" in c.nodes or "gpu-7" in c.headline, (c.nodes, c.headline)
 
 
-def test_nccl_ib_size_check_is_a_desync():
-    # NCCL's receive-side sanity check ("user collective call count/size mismatches", src/transport/net_ib.cc)
+def test_nccl_ib_size_check_is_a_desync_first():
+    # NCCL's receive-side sanity check ("user collective call count/size mismatches", src/transport/net_ib.cc): the
+    # calls differ, or the nodes run NCCL differently (NVIDIA/nccl#969, #1176): desync its first candidate
     line = (
         "gpu-7:3468:3905 [4] transport/net_ib.cc:1101 NCCL WARN NET/IB : req 0/1 tag 7 peer 10.1.1.2<39012> "
         "collective mismatch error, local size 4096 remote size 8192\n"
     )
-    assert judge_log(line).category == "desync"
+    c = judge_log(line)
+    assert c.category == "unknown" and c.candidates[0].startswith("desync"), c
 
 
 def test_a_completion_with_success_wording_elsewhere_is_no_network_failure():

@@ -220,3 +220,17 @@ def test_an_applications_own_banner_before_mpi_abort_is_the_code(banner, abort):
 ])  # fmt: skip
 def test_an_abort_without_its_banner_stays_a_candidate(text):
     assert judge_log(text).category != "code"
+
+
+def test_nccls_size_mismatch_on_a_transfer_is_the_calls_or_the_nodes_nccl():
+    # threads settle NET/IB's "collective mismatch error" as the ranks' calls (desync) and as NCCL run differently on
+    # the nodes (versions, NCCL_* settings): both candidates (NVIDIA/nccl#626, #1176, #969)
+    c = judge_log("node1:1307367:1307586 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB : req 0/1 tag 0 peer "
+                  "10.10.23.6<58683> collective mismatch error, local size 496640 remote size 65536\n")
+    assert c.category == "unknown" and [k.split(":")[0] for k in c.candidates][:2] == ["desync", "environment"], c
+
+
+def test_charms_abort_on_an_uncaught_exception_is_the_code():
+    c = judge_log("------------- Processor 1743 Exiting: Called CmiAbort ------------\n"
+                  "Reason: Unhandled C++ exception in user code.\n")
+    assert c.category == "code", (c.category, c.headline)

@@ -126,6 +126,12 @@ _THIN["mpi-abort"] = (  # MPI_Abort alone: the application found something; its 
     "environment: a library it calls failed (an I/O library's file error, an MPI or solver setup): the lines the "
     "library printed before it",
 )
+_THIN["ib-collective-mismatch"] = (  # session 21: threads settle it as the ranks' calls and as the nodes' NCCL
+    "desync: the ranks are in different collectives or pass different sizes (TORCH_DISTRIBUTED_DEBUG=DETAIL names "
+    "each rank's call)",
+    "environment: the nodes run NCCL differently (another NCCL version, or NCCL_* settings such as NCCL_BUFFSIZE, "
+    "NCCL_PROTO or NCCL_IB_* that differ between nodes: NCCL_DEBUG=INFO's header on each node)",
+)
 _THIN["lammps-unrecognized-style"] = (  # session 21: a style LAMMPS does not know
     "environment: the LAMMPS binary was built without the package or plugin that provides the style (DeePMD, "
     "KIM, a GPU or KOKKOS variant): lmp -h lists what it has",

@@ -303,4 +303,10 @@ SIGNATURES: list[Signature] = [
       "https://github.com/bminor/bash (parse.y: report_syntax_error's message)",
       "the line it names in the script (bash -n script.sh checks it without running it; a script edited on "
       "Windows has CRLF ends: dos2unix)"),
+    # Charm++'s abort on an exception the program's own code threw and no one caught (its CmiAbort "Reason:")
+    S("charm-user-exception", "code", ("Unhandled C++ exception in user code",),
+      "the Charm++ program (NAMD, ChaNGa ...) threw a C++ exception its code did not catch: its code or its input",
+      "Reason: Unhandled C++ exception in user code.",
+      "https://github.com/charmplusplus/charm (src/conv-core/convcore.C: the handler's reason)",
+      "the program's output before the abort (the exception's message); a debug build's backtrace (+bt)"),
 ]  # fmt: skip

@@ -97,7 +97,7 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_ib.cc (the receive's sanity check: the form it "
       "prints)",
       "rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL (it names the collective each rank called); look for a collective "
-      "under a rank condition or a tensor whose shape differs per rank"),
+      "under a rank condition or a tensor whose shape differs per rank", weak=True),
     # session 18 (issue 41): from the sealed set heldout-fresh5's misses, read after its score was recorded (each
     # the tool's own message, its source beside it)
     # torch's gather across devices (DataParallel's outputs, comm.cpp): one replica's tensor of another shape than
