@@ -3,6 +3,7 @@
 PY         := .venv/bin/python
 CLUSTERDOC := .venv/bin/clusterdoc
 N          ?= 4
+TEST_WORKERS ?= 2
 STAMP      := .venv/.installed
 DEV_STAMP  := .venv/.installed-dev
 
@@ -37,8 +38,10 @@ demo: install
 
 # The whole suite, slow end-to-end tests and the test cluster included (those skip, saying why, without root),
 # then the shim's tests on the oldest and newest torch that pyproject.toml declares, then the real CUDA build.
+# Two pytest workers (pytest-xdist): the test cluster's tests in one, one after another, the other modules spread
+# (tests/conftest.py groups them); TEST_WORKERS=1 runs them one by one.
 test: install-test lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 	$(MAKE) test-torch-range
 	$(MAKE) test-cuda-build
 

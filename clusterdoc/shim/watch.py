@@ -357,7 +357,8 @@ class Watchdog(threading.Thread):
 
         self.answered = gen
         state = rank_state(self.rank, full=True)
-        channel.put(self.store, f"dump/{gen}/{self.rank}", state)
+        # the files first, the store last: once every dump is in the store, rank 0 reports and stops the job,
+        # and the launcher may kill this rank before a file written after put() is on disk
         if self.log_dir is not None:
             try:
                 d = private.mkdir(self.log_dir / "stacks")
@@ -371,6 +372,7 @@ class Watchdog(threading.Thread):
                 flush_trace(self.rank, unfinished=True)
             except OSError:
                 pass
+        channel.put(self.store, f"dump/{gen}/{self.rank}", state)
 
     def write_recorder(self):
         """This rank's flight recorder, as torch's JSON with the groups' names added: <log dir>/fr/rank<R>.json
