@@ -3,7 +3,7 @@
 PY         := .venv/bin/python
 CLUSTERDOC := .venv/bin/clusterdoc
 N          ?= 4
-TEST_WORKERS ?= 2
+TEST_PARTS ?= 2
 STAMP      := .venv/.installed
 DEV_STAMP  := .venv/.installed-dev
 
@@ -38,10 +38,15 @@ demo: install
 
 # The whole suite, slow end-to-end tests and the test cluster included (those skip, saying why, without root),
 # then the shim's tests on the oldest and newest torch that pyproject.toml declares, then the real CUDA build.
-# Two pytest workers (pytest-xdist): the test cluster's tests in one, one after another, the other modules spread
-# (tests/conftest.py groups them); TEST_WORKERS=1 runs them one by one.
+# The test cluster's tests (pytest --part cluster) run beside the others (--part rest), each part one test at a time:
+# their output goes to .cache/test-cluster.log and is shown when both parts are done. TEST_PARTS=1: one after another.
 test: install-test lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	@if [ "$(TEST_PARTS)" = 1 ]; then $(PY) -m pytest; else mkdir -p .cache; \
+	  echo "test: the test cluster's tests run beside the others (their output: .cache/test-cluster.log, shown at the end)"; \
+	  $(PY) -m pytest --part cluster > .cache/test-cluster.log 2>&1 & pid=$$!; \
+	  $(PY) -m pytest --part rest; rest=$$?; wait $$pid; cluster=$$?; \
+	  echo "== the test cluster's tests (pytest --part cluster)"; cat .cache/test-cluster.log; \
+	  echo "test: the other tests exited $$rest, the test cluster's $$cluster"; [ $$rest = 0 ] && [ $$cluster = 0 ]; fi
 	$(MAKE) test-torch-range
 	$(MAKE) test-cuda-build
 

@@ -46,17 +46,24 @@ def _reap_dead_sessions() -> None:
 CLUSTER_FIXTURES = {"cluster", "cpu_cluster", "site_cluster"}
 
 
-def pytest_collection_modifyitems(config, items):
-    """Under `pytest -n N --dist loadgroup` (make test): every test of the test cluster runs in one worker, one
-    after another, on one cluster, the cluster's tests first (the longest group starts at once); each other module
-    runs whole in one worker (a module's checks for processes left behind see only its own jobs)."""
-    def on_the_cluster(item) -> bool:
-        return bool(CLUSTER_FIXTURES & set(getattr(item, "fixturenames", ()))) or \
-            item.get_closest_marker("cluster") is not None or "_cluster" in item.path.name
+def pytest_addoption(parser):
+    parser.addoption("--part", choices=("cluster", "rest"), default=None,
+                     help="run only the tests of the test cluster (cluster), or only the others (rest): make test "
+                          "runs the two parts side by side")  # fmt: skip
 
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group("cluster" if on_the_cluster(item) else item.path.stem))
-    items.sort(key=lambda item: not on_the_cluster(item))  # stable: each group keeps its order
+
+def on_the_cluster(item) -> bool:
+    """A test of the one-machine test cluster: its fixtures, its mark, or its module's name says so."""
+    return bool(CLUSTER_FIXTURES & set(getattr(item, "fixturenames", ()))) or \
+        item.get_closest_marker("cluster") is not None or "_cluster" in item.path.name
+
+
+def pytest_collection_modifyitems(config, items):
+    part = config.getoption("--part")
+    if part:
+        keep = [item for item in items if on_the_cluster(item) == (part == "cluster")]
+        config.hook.pytest_deselected(items=[item for item in items if on_the_cluster(item) != (part == "cluster")])
+        items[:] = keep
 
 
 def _print_skip(reason: str) -> None:
