@@ -163,6 +163,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     _module_then_missing(signs)
     _memory_limit_kill(f, signs)
     _memory_killed_task(f, signs)
+    _gloo_loopback(f, signs)
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
         if s["sig"] in logs.PEER_AFTER and s.get("node"):  # the peer its help text names, not the printer
             s["peer"], s["node"] = s["node"], None
@@ -333,6 +334,14 @@ def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
                 and abs(m["line"] - s["line"]) <= KILLED_TASK_NEAR]  # fmt: skip
         if sig9:
             s["rank"], s["node"] = sig9[0]["rank"], s.get("node") or sig9[0]["node"]
+
+
+def _gloo_loopback(f: logs.LogFacts, signs: list[dict]) -> None:
+    """gloo's mesh failed after gloo said it bound to loopback (the host name resolved to no local address): the
+    mesh failed because of that, the node's naming or the interface not given (environment), not the fabric."""
+    for s in signs:
+        if s["sig"] == "gloo-full-mesh" and any(n <= s["line"] for n in f.loopback_at):
+            s["sig"], s["category"] = "gloo-mesh-loopback", "environment"
 
 
 def _worker_sigkill(f: logs.LogFacts, signs: list[dict]) -> None:

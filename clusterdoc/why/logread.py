@@ -156,11 +156,11 @@ def _signature_words() -> tuple[bytes, ...]:
 def _phase_words() -> tuple[bytes, ...]:
     """The lines that say what a job was doing when it died (why/logs.py: a library's cleanup, weights loading, data
     prepared while the others waited)."""
-    from clusterdoc.why.logs import CLEANUP_WORDS, LOADING_WORDS, WAIT_WORDS
+    from clusterdoc.why.logs import CLEANUP_WORDS, LOADING_WORDS, LOOPBACK_WORDS, WAIT_WORDS
 
     # the waits that timed out by their own words; a data-preparation bar counts only beside one (glued to its line,
     # as tqdm's output is, or in the log's end, read whole): a training log's millions of bars stay out
-    return tuple(w.encode() for w in CLEANUP_WORDS + LOADING_WORDS + WAIT_WORDS)
+    return tuple(w.encode() for w in CLEANUP_WORDS + LOADING_WORDS + LOOPBACK_WORDS + WAIT_WORDS)
 
 
 # a needle that holds one of the words above is found through that word: grep looks for fewer strings, the same

@@ -32,6 +32,9 @@ CLEANUP_WORDS = ("finalize", "Finalize", "FINALIZE", "atexit", "at_exit", "clean
 # a model's weights being read (transformers' progress bar, a framework's own line): host memory's peak
 LOADING_WORDS = ("Loading checkpoint shards", "Loading checkpoint", "loading checkpoint", "Loading model",
                  "Loading weights", "Loading safetensors")  # fmt: skip
+# gloo found no address for the host's name and bound to loopback (ProcessGroupGloo.cpp's warning): its peers on
+# other nodes cannot reach it (session 22: vllm-7074)
+LOOPBACK_WORDS = ("loopback address as fallback",)
 # data prepared by one process while the others wait (a progress bar's description: HF datasets' Map/Filter, a
 # tokenizer, a script's own preprocessing): with a bar unfinished when a wait times out, that process is the one
 # the others waited for
@@ -349,6 +352,8 @@ class LogFacts:
     # (MPI_Finalize, atexit, a destructor) and a model's weights being loaded (host memory's peak)
     cleanup_at: list[int] = field(default_factory=list)
     loading_at: list[int] = field(default_factory=list)
+    # session 22: gloo's warning that the host name resolved to no local address, so it bound to loopback
+    loopback_at: list[int] = field(default_factory=list)
     # round 9: a native backtrace's frames (the last MAX_PHASE of each): naming a routine, and naming none
     named_frames_at: list[int] = field(default_factory=list)
     bare_frames_at: list[int] = field(default_factory=list)
@@ -587,7 +592,8 @@ class Scanner:
 
     def _phase(self, n: int, line: str) -> None:
         f = self.facts
-        for words, at in ((CLEANUP_WORDS, f.cleanup_at), (LOADING_WORDS, f.loading_at)):
+        for words, at in ((CLEANUP_WORDS, f.cleanup_at), (LOADING_WORDS, f.loading_at),
+                          (LOOPBACK_WORDS, f.loopback_at)):  # fmt: skip
             if any(map(line.__contains__, words)):
                 del at[: -MAX_PHASE + 1]
                 at.append(n)

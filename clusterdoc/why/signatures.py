@@ -126,6 +126,13 @@ FROM_TRACEBACK = [
       "one worker's SIGKILL, with no time limit, preemption, cancel or node failure line in the log)",
       "the node's dmesg shows the OOM killer (sacct -o MaxRSS under Slurm); less host memory per rank (DataLoader "
       "workers, loading the model once per node, CPU offload), or more --mem"),
+    S("gloo-mesh-loopback", "environment", (), "gloo could not connect its ranks, and a rank had bound to loopback "
+      "because its host name resolved to no local address: that node's name resolution (or the interface to use "
+      "was not given to gloo)", "Gloo connectFullMesh failed (after: Unable to resolve hostname to a (local) "
+      "address. Using the loopback address as fallback)", "clusterdoc/why/foreign.py (gloo's loopback warning, then "
+      "its mesh failure: no line of its own; vllm-project/vllm#7074)",
+      "set GLOO_SOCKET_IFNAME (and NCCL_SOCKET_IFNAME) to the interface the nodes reach each other on, in every "
+      "worker's environment; or make the host name resolve to that address (/etc/hosts, DNS)"),
     S("missing-on-a-node", "environment", (), "a task's command is not on the node where it ran, in a job whose log "
       "shows other nodes: that node lacks what the others have (its mount, its image), or it is missing everywhere",
       "slurmstepd: error: execve(): python3: No such file or directory (a log naming two nodes)",

@@ -199,6 +199,15 @@ SIGNATURES: list[Signature] = [
       "https://github.com/Becksteinlab/MDPOW/issues/77 (GROMACS 4.6's gmx_fatal block)",
       "the message after 'Fatal error:' (fewer ranks or -rdd/-dds for a domain decomposition; the .top and .mdp it "
       "names)", unless=("alloc", "memory", "Memory")),
+    # session 22: the domain decomposition's own message, pasted without gmx_fatal's "Source file:" line
+    # (domdec.cpp's gmx_fatal_collective when no grid of that many ranks fits the box)
+    S("gromacs-no-domdec", "code", ("There is no domain decomposition for",),
+      "GROMACS could not split the system over that many ranks (the box is too small for the minimum cell size): "
+      "the job's rank count or mdrun options, not the machine",
+      "There is no domain decomposition for 10 ranks that is compatible with the given box and a minimum cell size",
+      "https://github.com/michellab/BioSimSpace/issues/305 (GROMACS' src/gromacs/domdec/domdec.cpp message)",
+      "fewer ranks for this system (or -ntomp threads per rank), or mdrun -rdd/-dds; the log file's domain "
+      "decomposition section says which grids were tried"),
     # GFDL's FMS (MOM6, ACCESS-OM2, GCHP, SHiELD): mpp_error(FATAL, ...) prints "FATAL from PE N: ROUTINE: MESSAGE"
     # and aborts: the model's own check of its input, namelist or numerics, on rank N
     S("fms-fatal", "code", ("FATAL from PE",),

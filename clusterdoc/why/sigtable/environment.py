@@ -353,6 +353,16 @@ SIGNATURES: list[Signature] = [
       "radical.pilot/issues/1085",
       "srun --mpi=list and the MPI's build (ompi_info | grep -i pmi): the matching --mpi=, or mpirun in the "
       "allocation"),
+    # session 22: the first line of the same help text (Open MPI's s2 PMI component, pmix_s2.c): PMI2 came up but
+    # gave no size and rank - the launcher's PMI and the one the MPI was built for do not match
+    S("ompi-pmi2-bad-values", "environment", ("PMI2 initialized but returned bad values",),
+      "the MPI library could not start under the launcher: PMI2 gave it no size and rank (srun's --mpi= and the "
+      "MPI's build, or the launcher and the MPI the program was built with, do not match)",
+      "PMI2 initialized but returned bad values for size and rank.",
+      "https://github.com/radical-cybertools/radical.pilot/issues/1085 (the help text's first line; Open MPI's "
+      "opal/mca/pmix/s2)",
+      "srun --mpi=list and the MPI's build (ompi_info | grep -i pmi): the matching --mpi=, or the mpirun of the MPI "
+      "the program was built with"),
     S("slurm-pmix-plugin", "environment", ("error:", "mpi/pmix"),
       "Slurm's PMIx plugin failed between srun and the MPI's processes (a PMIx or MPI that does not match the "
       "plugin's, or a launch mixing srun and another mpiexec)",

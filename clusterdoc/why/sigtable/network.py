@@ -71,6 +71,17 @@ SIGNATURES: list[Signature] = [
       "pml_ucx.c:424  Error: ucp_ep_create(proc=3) failed: Destination is unreachable",
       "https://github.com/NVIDIA/nccl-tests/issues/180 (and deepops-1199)",
       "pin the interface (UCX_NET_DEVICES, mpirun -x UCX_TLS / --mca btl_tcp_if_exclude docker0,lo)"),
+    # session 22: verbs could not make an address handle for a peer (UCX's ud transport over RoCE: the GID of that
+    # port does not route to the peer's), then UCX's ud_iface "failed to get peer address"
+    S("ucx-create-ah", "network", ("ibv_create_ah(", "failed"),
+      "InfiniBand/RoCE could not address a peer (ibv_create_ah failed: a RoCE port whose GID does not route to the "
+      "peer, a port that is not set up): the fabric between the ranks, on that device",
+      "ib_device.c:1319 UCX  ERROR   ibv_create_ah(dlid=49152 sl=0 port=1 src_path_bits=0 dgid=::ffff:172.17.22.101 "
+      "sgid_index=1 traffic_class=106) on rocep33s0f1 failed: Invalid argument",
+      "https://github.com/open-mpi/ompi/issues/9881",
+      "UCX_NET_DEVICES to the ports that reach each other (ucx_info -d; show_gids for RoCE), or fix that port's "
+      "GID/IP setup; clusterdoc check --perf between the nodes",
+      node=re.compile(r"\[\d{6,12}\.\d{1,9}\] \[" + NODE + r":\d{1,10}:\d{1,4}\]")),
     S("name-not-resolved", "network", ("Name does not resolve",),
       "a host name did not resolve (DNS: the master's or a peer's name is not known where this ran)",
       "nslookup: can't resolve 'dlc1dwuhvtro4c27-master-0': Name does not resolve",
