@@ -5,6 +5,8 @@ first line, verbs' address handle that could not be made. Each test failed on th
 
 from __future__ import annotations
 
+import pytest
+
 from tests.why_helpers import judge_log
 
 GLOO_WARN = ("(RayWorkerWrapper pid=1978, ip=10.41.0.8) [rank9]:[W ProcessGroupGloo.cpp:721] Warning: Unable to "
@@ -47,3 +49,41 @@ def test_an_address_handle_verbs_could_not_make_is_the_network_and_names_the_nod
             "to get peer address\n")
     c = judge_log(text)
     assert c.category == "network" and c.nodes == ["erchpctmpcpu01"], (c.category, c.nodes, c.headline)
+
+
+# heldout-fresh11's second half (parts d-f), scored once after the rules above (3ad0c3c), then opened: the state a
+# workflow manager reports from Slurm's accounting, a grid's wall-clock kill, a job wrapper's memory limit, a
+# workflow task killed by SIGKILL. Each failed on the rules before (3ad0c3c).
+SNAKEMAKE = ("Error in rule run_phyloacc_gt:\n    jobid: 1\n    message: SLURM-job '2254' failed, SLURM status is: "
+             "'{}'. For further error details see the cluster/cloud log and the log files of the involved rule(s).\n")
+
+
+@pytest.mark.parametrize("state,category", [
+    ("TIMEOUT", "scheduler"), ("PREEMPTED", "scheduler"), ("DEADLINE", "scheduler"), ("OUT_OF_MEMORY", "oom"),
+    ("NODE_FAIL", "node"), ("BOOT_FAIL", "node"),
+    ("FAILED", "unknown"), ("CANCELLED", "unknown"),  # the job's own failure, or a cancel: the state says no more
+])  # fmt: skip
+def test_the_slurm_state_a_workflow_manager_reports_names_the_cause(state, category):
+    assert judge_log(SNAKEMAKE.format(state)).category == category
+
+
+def test_a_grids_wall_clock_kill_is_the_scheduler_and_a_printed_limit_is_nothing():
+    kill = "ERROR:RetryJob Not retrying job due to wall clock limit (job automatically killed on the worker node)\n"
+    assert judge_log(kill).category == "scheduler"
+    assert judge_log("INFO: wall clock limit: 48:00:00\n").category == "unknown"
+
+
+def test_a_job_wrappers_memory_limit_kill_is_oom():
+    text = ("2024-09-29 10:08:59,743:ERROR:PerformanceMonitor:Error in CMSSW step cmsRun1\nNumber of Cores: 8\n"
+            "Job has exceeded maxPSS: 16000 MB\nJob has PSS: 16138 MB\n")
+    assert judge_log(text).category == "oom"
+
+
+NEXTFLOW_137 = ("[b8/e9892b] NOTE: Process `RM:CRUMBLE (Macahu1)` terminated with an error exit status (137) -- "
+                "Execution is retried (1)\n")
+
+
+def test_a_workflow_task_killed_by_sigkill_is_oom_unless_the_log_shows_the_scheduler_end_it():
+    assert judge_log(NEXTFLOW_137).category == "oom"
+    timed = NEXTFLOW_137 + "slurmstepd: error: *** JOB 4242 ON node7 CANCELLED AT 2024-01-01T00:00:00 DUE TO TIME LIMIT ***\n"
+    assert judge_log(timed).category == "scheduler"

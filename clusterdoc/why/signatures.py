@@ -180,11 +180,12 @@ FROM_TRACEBACK = [
 # prefix names the witness, not the culprit
 REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
 SIGKILL_SIGNS: tuple[str, ...] = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill",
-                                  "exit-code-137", "sge-exit-137", "shell-killed", "spawn-sigkill")  # fmt: skip
-# a Python launcher's report that one worker got SIGKILL while it lived on (torchrun, DeepSpeed, mp.spawn): with no
+                                  "exit-code-137", "sge-exit-137", "shell-killed", "spawn-sigkill",
+                                  "nextflow-exit-137")  # fmt: skip
+# a launcher's report that one worker got SIGKILL while it lived on (torchrun, DeepSpeed, mp.spawn, Nextflow): with no
 # scheduler, node or outside stop in the log, the kernel's OOM killer (mpirun's and a shell's are left thin: a node
 # lost under mpirun and a job script's kill print the same)
-WORKER_SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "spawn-sigkill")
+WORKER_SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "spawn-sigkill", "nextflow-exit-137")
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
 APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one",
                                     "lammps-error")  # fmt: skip

@@ -113,9 +113,6 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
         ' does not meet (the same request is refused again)',
         'fit the request to what the partition and account allow: sinfo -p PART, sacctmgr show assoc user=$US'
         'ER, scontrol show partition'),
-    'slurm-time-killed': ('scheduler', False,
-        'Slurm killed the job at its time limit',
-        'ask for more time (--time) or checkpoint and resume; sacct -j JOB -o Elapsed,Timelimit'),
     'slurm-version': ('environment', False,
         "Slurm's client and daemons (or the MPI plugin asked for) do not match this installation",
         "srun --version against the cluster's; srun --mpi=list for the plugins it has"),
@@ -519,11 +516,6 @@ ROWS: list[tuple[str, str, tuple[str, ...], bool, str, str]] = [
      'error: Insufficient GRES available in allocation',
      'https://github.com/SchedMD/slurm/blob/284c3b95f08a2dc2478499837b03355e1b9c5c75/src/common/slurm_errn'
      'o.c#L759'),
-    ('cat-slurm-job-timeout-killed', 'slurm-time-killed',
-     ('Job killed due hitting max wall clock limit', 'error: '), False,
-     'error: Job killed due hitting max wall clock limit',
-     'https://github.com/SchedMD/slurm/blob/284c3b95f08a2dc2478499837b03355e1b9c5c75/src/common/slurm_errn'
-     'o.c#L855'),
     ('cat-slurm-job-node-fail-killed', 'slurm-node-killed',
      ('Job killed due node failure', 'error: '), False,
      'error: Job killed due node failure',

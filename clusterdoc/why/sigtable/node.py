@@ -234,4 +234,17 @@ SIGNATURES: list[Signature] = [
       "blk_update_request: I/O error, dev nvme0n1, sector 123456 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
       "https://github.com/torvalds/linux (block/blk-core.c: the I/O error report)",
       "the device it names on that node (smartctl, nvme smart-log); drain it, resubmit without it"),
+    # session 22 (issue 41): the workflow manager's report of sacct's states NODE_FAIL and BOOT_FAIL
+    S("snakemake-slurm-node-fail", "node", ("SLURM status is: 'NODE_FAIL'",),
+      "a node of the workflow's Slurm job failed (sacct's state NODE_FAIL)",
+      "    message: SLURM-job '4242' failed, SLURM status is: 'NODE_FAIL'.",
+      "https://github.com/snakemake/snakemake-executor-plugin-slurm (the executor's message for a job sacct "
+      "reports in a failed state)",
+      "rerun it (Slurm drains the node); sacct -j ID -o NodeList names the node for the admins"),
+    S("snakemake-slurm-boot-fail", "node", ("SLURM status is: 'BOOT_FAIL'",),
+      "the workflow's Slurm job could not start: its node failed to boot (sacct's state BOOT_FAIL)",
+      "    message: SLURM-job '4242' failed, SLURM status is: 'BOOT_FAIL'.",
+      "https://github.com/snakemake/snakemake-executor-plugin-slurm (the executor's message for a job sacct "
+      "reports in a failed state)",
+      "rerun it; if it repeats, the admins look at the node (sacct -j ID -o NodeList)"),
 ]  # fmt: skip

@@ -588,4 +588,29 @@ SIGNATURES: list[Signature] = [
         "words", learned, src, "more memory per rank (fewer ranks per node, --mem), or less data per rank; the "
         "lines before it say what was being allocated", lower=True, unless=_MEMORY_HINT)
       for i, (phrase, mark, learned, src) in enumerate(_MEMORY_PHRASES)],
+    # session 22 (issue 41): Nextflow's report of a task that ended by SIGKILL (128 + 9) while Nextflow lived on,
+    # as torchrun's -9: the OOM killer when the log shows no time limit, preemption or node failure
+    S("nextflow-exit-137", "oom", ("terminated with an error exit status (137)",),
+      "a workflow's task was killed by SIGKILL (exit status 137): the host's or the job's memory limit most often",
+      "[b8/e9892b] NOTE: Process `SANGERTOL_READMAPPING:READMAPPING:CONVERT_STATS:CRUMBLE (Macahu1)` terminated with "
+      "an error exit status (137) -- Execution is retried (1)",
+      "https://github.com/sanger-tol/readmapping/issues/152 (nextflow-io/nextflow's TaskProcessor message)",
+      "more memory for that process (its memory directive, a retry that asks for more: task.attempt), or less data "
+      "per task", weak=True),
+    # session 22 (issue 41): the workflow manager's report of sacct's state OUT_OF_MEMORY (Snakemake's SLURM executor)
+    S("snakemake-slurm-oom", "oom", ("SLURM status is: 'OUT_OF_MEMORY'",),
+      "the workflow's Slurm job ran out of memory (sacct's state OUT_OF_MEMORY: the cgroup's OOM killer)",
+      "    message: SLURM-job '4242' failed, SLURM status is: 'OUT_OF_MEMORY'.",
+      "https://github.com/snakemake/snakemake-executor-plugin-slurm (the executor's message for a job sacct "
+      "reports in a failed state)",
+      "more memory for that rule (its mem_mb resource, --mem); sacct -j ID -o MaxRSS,ReqMem shows the peak"),
+    # CMS's job wrapper (WMCore's PerformanceMonitor) kills a step over its memory limit, in its own words
+    S("wmcore-max-pss", "oom", ("Job has exceeded maxPSS",),
+      "the job's memory (PSS) passed the limit its wrapper enforces, which killed the step",
+      "Job has exceeded maxPSS: 16000 MB", "https://github.com/cms-sw/cmssw/issues/46040 (WMCore's "
+      "PerformanceMonitor)", "find what grows (the step's memory profile), or ask for more memory per job"),
+    S("wmcore-max-vsize", "oom", ("Job has exceeded maxVSize",),
+      "the job's virtual memory passed the limit its wrapper enforces, which killed the step",
+      "Job has exceeded maxVSize: 20000 MB", "https://github.com/dmwm/WMCore (PerformanceMonitor's message)",
+      "find what grows (the step's memory profile), or ask for more memory per job"),
 ]  # fmt: skip

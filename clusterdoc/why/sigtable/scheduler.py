@@ -422,4 +422,32 @@ SIGNATURES: list[Signature] = [
       "https://github.com/openpbs/openpbs (src/cmds/qsub.c: its error messages)",
       "change the request as qsub's message says (qstat -Qf QUEUE for the queue's limits)",
       unless=("command not found", "No such file", "usage: qsub", "qsub: waiting for job", "qsub: job ", "ready")),
+    # session 22 (issue 41): a workflow manager's report of the state Slurm's accounting gave its job (Snakemake's
+    # SLURM executor: "SLURM-job 'ID' failed, SLURM status is: 'STATE'"); FAILED and CANCELLED say nothing more
+    S("snakemake-slurm-timeout", "scheduler", ("SLURM status is: 'TIMEOUT'",),
+      "Slurm ended the workflow's job at its time limit (sacct's state TIMEOUT, as the workflow manager reports it)",
+      "    message: SLURM-job '26605857' failed, SLURM status is: 'TIMEOUT'.",
+      "https://github.com/snakemake/snakemake-executor-plugin-slurm (the executor's message for a job sacct "
+      "reports in a failed state)",
+      "more time for that rule (its runtime resource, --time), or split its work; the job's log names the step"),
+    S("snakemake-slurm-preempted", "scheduler", ("SLURM status is: 'PREEMPTED'",),
+      "Slurm preempted the workflow's job (sacct's state PREEMPTED): a job of higher priority took its nodes",
+      "    message: SLURM-job '4242' failed, SLURM status is: 'PREEMPTED'.",
+      "https://github.com/snakemake/snakemake-executor-plugin-slurm (the executor's message for a job sacct "
+      "reports in a failed state)",
+      "rerun it (the workflow's --retries), or submit it to a partition or QOS that is not preempted"),
+    S("snakemake-slurm-deadline", "scheduler", ("SLURM status is: 'DEADLINE'",),
+      "Slurm ended the workflow's job at its deadline (sacct's state DEADLINE, --deadline)",
+      "    message: SLURM-job '4242' failed, SLURM status is: 'DEADLINE'.",
+      "https://github.com/snakemake/snakemake-executor-plugin-slurm (the executor's message for a job sacct "
+      "reports in a failed state)",
+      "a later --deadline, or a shorter job"),
+    # a job the grid's own monitor killed at the wall-clock limit (CMS CRAB's RetryJob on HTCondor: "Not retrying job
+    # due to wall clock limit (job automatically killed on the worker node)")
+    S("wall-clock-killed", "scheduler", ("wall clock limit", "killed"),
+      "the batch system killed the job at its wall-clock limit",
+      "ERROR:RetryJob Not retrying job due to wall clock limit (job automatically killed on the worker node)",
+      "https://github.com/dmwm/CRABServer/pull/9366 (RetryJob's message)",
+      "ask for more wall time (the task's maxJobRuntimeMin, #SBATCH --time) or split the work into shorter jobs",
+      lower=True),
 ]  # fmt: skip
