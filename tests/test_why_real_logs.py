@@ -34,6 +34,8 @@ HELDOUT_FRESH10 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh1
 # a twelfth, in six parts, collected in session 22 from a new pool (sha256(URL) % 3 == 1, cited nowhere before): parts
 # a-c scored and opened first, parts d-f kept back until the session's rules from a-c were written
 HELDOUT_FRESH11 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh11{part}" for part in "abcdef"]
+# a thirteenth, in three parts, from the same pool, collected after heldout-fresh11 was opened; scored after every rule
+HELDOUT_FRESH12 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh12{part}" for part in "abc"]
 ROWS = score.table(REAL)
 
 
@@ -103,7 +105,7 @@ def test_the_score_on_real_logs():
 @pytest.mark.parametrize(
     "held",
     [HELDOUT, HELDOUT_FRESH, HELDOUT_FRESH2, HELDOUT_FRESH3, HELDOUT_FRESH4, HELDOUT_FRESH5, HELDOUT_FRESH6, HELDOUT_FRESH7, HELDOUT_FRESH8,
-     *HELDOUT_FRESH9, *HELDOUT_FRESH10, *HELDOUT_FRESH11],
+     *HELDOUT_FRESH9, *HELDOUT_FRESH10, *HELDOUT_FRESH11, *HELDOUT_FRESH12],
     ids=lambda p: p.name,
 )
 def test_the_held_out_logs_are_read_without_a_crash(held):
