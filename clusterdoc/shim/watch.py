@@ -326,6 +326,8 @@ class Watchdog(threading.Thread):
         rec = track.TRACKER.oldest()
         since = rec.start if rec is not None else None
         if self.recorder is not False:
+            # taken before the recorder is read: a collective done by then is in it, if it records at all
+            seen = track.TRACKER.last
             try:
                 counts = progress.status()
             except Exception as exc:  # an unreadable recorder must not stop the watchdog
@@ -335,8 +337,8 @@ class Watchdog(threading.Thread):
             if self.recorder is None:  # recording? (an older torch keeps nothing for gloo)
                 if counts:
                     self.recorder = True
-                elif track.TRACKER.last is not None:
-                    self.recorder = False
+                elif seen is not None and seen.op not in track.P2P:  # gloo's recorder keeps no send or recv: a
+                    self.recorder = False  # rank whose first ops are point-to-point says nothing about it yet
                     if self.rank == 0:
                         progress.say_fallback_once(progress.why_off(_backend()))
             completed = sum(done for _, done in counts.values())
