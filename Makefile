@@ -38,17 +38,10 @@ demo: install
 
 # The whole suite, slow end-to-end tests and the test cluster included (those skip, saying why, without root),
 # then the shim's tests on the oldest and newest torch that pyproject.toml declares, then the real CUDA build.
-# The test cluster's tests (pytest --part cluster) run beside the others (--part rest), each part one test at a time:
-# their output goes to .cache/test-cluster.log and is shown when both parts are done. TEST_PARTS=1: one after another.
+# The test cluster's tests (pytest --part cluster) run beside the others (--part rest), each part one test at a time,
+# and the torch range starts once the others are done (scripts/test_all.sh); TEST_PARTS=1: pytest in one process.
 test: install-test lint
-	@if [ "$(TEST_PARTS)" = 1 ]; then $(PY) -m pytest; else mkdir -p .cache; \
-	  echo "test: the test cluster's tests run beside the others (their output: .cache/test-cluster.log, shown at the end)"; \
-	  $(PY) -m pytest --part cluster > .cache/test-cluster.log 2>&1 & pid=$$!; \
-	  $(PY) -m pytest --part rest; rest=$$?; wait $$pid; cluster=$$?; \
-	  echo "== the test cluster's tests (pytest --part cluster)"; cat .cache/test-cluster.log; \
-	  echo "test: the other tests exited $$rest, the test cluster's $$cluster"; [ $$rest = 0 ] && [ $$cluster = 0 ]; fi
-	$(MAKE) test-torch-range
-	$(MAKE) test-cuda-build
+	TEST_PARTS=$(TEST_PARTS) bash scripts/test_all.sh
 
 # The supported torch range's ends, each in its own venv (.venv-torch-VERSION, made by scripts/torch_venv.sh on
 # first use and reused after): the shim's tracking, hang report and debug mode.
