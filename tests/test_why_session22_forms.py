@@ -1,7 +1,8 @@
 """`clusterdoc why --log`, session 22 (issue 41): forms that heldout-fresh11's first half (parts a-c, a new pool of
 threads) showed after it was scored and opened, each written as the class the tool prints: gloo's mesh failure after
 gloo bound to loopback, GROMACS' domain decomposition refusal without gmx_fatal's head, Open MPI's PMI2 help text's
-first line, verbs' address handle that could not be made. Each test failed on the rules before (97d6d19)."""
+first line, verbs' address handle that could not be made. Each class's test failed on the rules before (97d6d19);
+the guards beside them (what must stay as it was) passed before and after."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def test_an_address_handle_verbs_could_not_make_is_the_network_and_names_the_nod
 
 # heldout-fresh11's second half (parts d-f), scored once after the rules above (3ad0c3c), then opened: the state a
 # workflow manager reports from Slurm's accounting, a grid's wall-clock kill, a job wrapper's memory limit, a
-# workflow task killed by SIGKILL. Each failed on the rules before (3ad0c3c).
+# workflow task killed by SIGKILL. Each class failed on the rules before (3ad0c3c); its guards did not.
 SNAKEMAKE = ("Error in rule run_phyloacc_gt:\n    jobid: 1\n    message: SLURM-job '2254' failed, SLURM status is: "
              "'{}'. For further error details see the cluster/cloud log and the log files of the involved rule(s).\n")
 
