@@ -2,12 +2,13 @@
 # make test's suite: pytest in two parts side by side (the test cluster's tests, --part cluster, in the background;
 # the others, --part rest, in the foreground), then the torch range's ends (started as soon as the other tests are
 # done, while the cluster's may still run), then the real CUDA build. Every step runs even after one failed; the
-# exit status is 1 when any did. TEST_PARTS=1: the whole pytest suite in one process, then the same two steps.
+# exit status is 1 when any did. TEST_PARTS=1 (make test's default): the whole pytest suite in one process, then the
+# same two steps.
 set -u
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 declare -A status
-if [ "${TEST_PARTS:-2}" = 1 ]; then
+if [ "${TEST_PARTS:-1}" = 1 ]; then
     $PY -m pytest; status[pytest]=$?
 else
     mkdir -p .cache
