@@ -3,7 +3,7 @@
 PY         := .venv/bin/python
 CLUSTERDOC := .venv/bin/clusterdoc
 N          ?= 4
-TEST_PARTS ?= 1
+TEST_PARTS ?= 2
 STAMP      := .venv/.installed
 DEV_STAMP  := .venv/.installed-dev
 
@@ -38,9 +38,9 @@ demo: install
 
 # The whole suite, slow end-to-end tests and the test cluster included (those skip, saying why, without root),
 # then the shim's tests on the oldest and newest torch that pyproject.toml declares, then the real CUDA build.
-# scripts/test_all.sh runs them; every step runs, any failure fails the whole. TEST_PARTS=2 runs the test cluster's
-# tests (pytest --part cluster) beside the others (--part rest): 45 min instead of 64, but two runs of the same tree
-# differed under that load (test_gpuhealth_cluster failed once, a straggler check skipped), so one process is the default.
+# scripts/test_all.sh runs them; every step runs, any failure fails the whole. TEST_PARTS=2 (default): the tests
+# marked `timing` alone first, then the test cluster's tests and the CUDA build beside the others and the torch
+# range. TEST_PARTS=1: everything one after another (about 80 min on 2 cores).
 test: install-test lint
 	TEST_PARTS=$(TEST_PARTS) bash scripts/test_all.sh
 

@@ -47,9 +47,10 @@ CLUSTER_FIXTURES = {"cluster", "cpu_cluster", "site_cluster"}
 
 
 def pytest_addoption(parser):
-    parser.addoption("--part", choices=("cluster", "rest"), default=None,
-                     help="run only the tests of the test cluster (cluster), or only the others (rest): make test "
-                          "runs the two parts side by side")  # fmt: skip
+    parser.addoption("--part", choices=("timing", "cluster", "rest"), default=None,
+                     help="run only the tests marked timing (timing); or, of the others, only those of the test "
+                          "cluster (cluster) or only the rest (rest): make test runs timing alone, then cluster "
+                          "and rest side by side")  # fmt: skip
 
 
 def on_the_cluster(item) -> bool:
@@ -58,12 +59,20 @@ def on_the_cluster(item) -> bool:
         item.get_closest_marker("cluster") is not None or "_cluster" in item.path.name
 
 
+def in_part(item, part: str) -> bool:
+    """Whether --part PART runs ITEM: a test that judges wall-clock time runs in the timing part only (alone, so
+    that another process's load cannot make a healthy node look slow); the others by where they run."""
+    if item.get_closest_marker("timing") is not None:
+        return part == "timing"
+    return part != "timing" and on_the_cluster(item) == (part == "cluster")
+
+
 def pytest_collection_modifyitems(config, items):
     part = config.getoption("--part")
     if part:
-        keep = [item for item in items if on_the_cluster(item) == (part == "cluster")]
-        config.hook.pytest_deselected(items=[item for item in items if on_the_cluster(item) != (part == "cluster")])
-        items[:] = keep
+        runs = {id(item): in_part(item, part) for item in items}
+        config.hook.pytest_deselected(items=[item for item in items if not runs[id(item)]])
+        items[:] = [item for item in items if runs[id(item)]]
 
 
 def _print_skip(reason: str) -> None:

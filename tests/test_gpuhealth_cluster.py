@@ -7,6 +7,9 @@ import pytest
 from tests.test_doctor_cluster import check, names, problems
 from tests.test_slurm_health import health_check, node_state, wait_state
 
+# its checks run with --timeout 20 per node: make test runs them alone (once, under another pytest's load, they failed)
+pytestmark = pytest.mark.timing
+
 H100_SXM = [{"model": "NVIDIA H100 80GB HBM3", "capability": "9.0", "memory_mib": 81559, "count": 8}]
 PLANTED = {
     "node2": {"xid": [79], "gpus_visible": 7},

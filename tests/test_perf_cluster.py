@@ -10,7 +10,7 @@ import pytest
 from clusterdoc.checks import linkplan
 from tests.conftest import CPU_NODE
 
-pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+pytestmark = [pytest.mark.cluster, pytest.mark.slow, pytest.mark.timing]
 
 
 def check(*args, timeout=300):

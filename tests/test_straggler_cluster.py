@@ -17,7 +17,7 @@ from tests.conftest import CPU_NODE
 
 ROOT = Path(__file__).resolve().parents[1]
 JOB = ROOT / "tests" / "shim_jobs" / "job.py"
-pytestmark = [pytest.mark.cluster, pytest.mark.slow]
+pytestmark = [pytest.mark.cluster, pytest.mark.slow, pytest.mark.timing]
 
 
 def submit_streaming(cluster, cwd: Path, *args, timeout=420):

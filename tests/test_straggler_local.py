@@ -8,7 +8,7 @@ import pytest
 
 from tests.shim_helpers import REPO, results, run_ranks
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timing]
 LINE = "clusterdoc: straggler:"
 CLEARED = "clusterdoc: straggler: no rank keeps the others waiting any more"
 
