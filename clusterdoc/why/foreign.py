@@ -28,6 +28,12 @@ NCCL_WORDS = ("NCCL", "Connection closed by", "Broken pipe", "Socket Timeout", "
               "monitoredBarrier", "Connection refused", "TCPStore", "NCCL communicator",
               "Horovod has been shut down")  # fmt: skip
 
+# an exception's message that says two installed versions disagree (session 23: DeepSpeed's "Installed CUDA version
+# 11.0 does not match the version torch was compiled with 10.1", a library's own check of another's version)
+VERSION_WORDS = ("does not match the version", "version mismatch", "Version mismatch", "versions do not match",
+                 "version does not match", "compiled with", "compiled against", "requires a newer version",
+                 "is incompatible with the installed", "is not compatible with the installed")  # fmt: skip
+
 # What an exception says by its type and message, where no signature line says more (the first row that fits
 # wins): (types, words in the message (any; () for none needed), kind). kind: "effect" (not a cause), "nccl"
 # (a distributed call failed: look for what failed first), or a category. An exception no row names is the
@@ -51,6 +57,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # cut (a partial checkpoint): never the code's by itself
     (("UnpicklingError",), ("pickle data was truncated", "truncated"), "unsure"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
+    # a message that says two installed versions disagree (DeepSpeed's "Installed CUDA version 11.0 does not match
+    # the version torch was compiled with 10.1", a library's own check of another's version): the install's
+    ((), VERSION_WORDS, "environment"),
     # session 21: a cloud or cluster with no room for the request (SkyPilot's, AWS's and GCP's capacity words): the
     # scheduler's answer, raised in the launcher's Python
     (("ResourcesUnavailableError",), (), "scheduler"),
@@ -350,8 +359,11 @@ def _worker_sigkill(f: logs.LogFacts, signs: list[dict]) -> None:
     limit, a preemption, a cancel), no node failure, no outside signal to the launcher. Any of those: thin."""
     if f.slurm_ends or any(s["category"] in ("scheduler", "node") or s["sig"] == "launcher-signalled" for s in signs):
         return
+    fabric = any(s["category"] == "network" for s in signs)
     for s in signs:
-        if s["sig"] in signatures.WORKER_SIGKILL_SIGNS:
+        # Ray's notice of a worker that died without a word lists the OOM killer first; a fabric error in the same
+        # log (an IB completion error) is as likely to have ended it (session 23: verl-217, verl-3349; openrlhf-621)
+        if s["sig"] in signatures.WORKER_SIGKILL_SIGNS or (s["sig"] == "ray-worker-died" and not fabric):
             s["sig"], s["category"] = "launcher-sigkill-alone", "oom"
 
 
@@ -422,10 +434,17 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
         e["line"] < s["line"] <= e["line"] + MESSAGE_NEXT and s["category"] == "environment" for s in near
     ):  # its message goes on with a library's failure ("Failed to import X because of ...: undefined symbol")
         return []
+    if (
+        kind == "code"
+        and raised.message.rstrip().endswith(":")
+        and any(e["line"] < s["line"] <= e["line"] + MESSAGE_NEXT for s in near)
+    ):  # a wrapper's message that goes on in the next lines ("Failed to submit job, error was:\nsbatch: error: ...")
+        return []
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
            "api": "python-api-mismatch", "config": "python-config-validation", "scheduler": "python-scheduler-error",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
+           else "python-version-mismatch" if any(w in raised.message for w in VERSION_WORDS)
            else "python-environment-error"}  # fmt: skip
     name = sig.get(kind, "python-exception")
     if kind == "code" and _launcher_variable(raised):

@@ -99,13 +99,16 @@ MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world s
 # a frame line of a Python traceback; frames in these folders are libraries, not the user's code
 _FRAME = re.compile(r'\s{0,16}File "([^"\n]{1,1024})", line (\d{1,9}), in (\S{1,200})')
 _LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "/clusterdoc/")
-_EXC_LINE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt|Exit|Warning)\w{0,40}): ?(.*)")
+# `raise Exception("...")` prints the bare type ("Exception: Installed CUDA version 11.0 does not match ...")
+_EXC_LINE = re.compile(
+    r"(Exception\w{0,40}|[A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt|Exit|Warning)\w{0,40}): ?(.*)"
+)
 # a wrapper that names the exception it carries: Ray's "ray.exceptions.RayTaskError(ValueError): ray::Actor.run()
 # ...", the same for an actor's (the inner type is the failure; the wrapper is how it reached the driver)
 _EXC_WRAPPED = re.compile(
     r"[A-Za-z_][\w.]{0,200}?Error\(([A-Za-z_]\w{0,80}?(?:Error|Exception|Interrupt|Exit)\w{0,40})\): ?(.*)"
 )
-_EXC_BARE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt))\s*$")
+_EXC_BARE = re.compile(r"(Exception|[A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt))\s*$")
 
 # a peer's connection lost: gloo (pair.cc), NCCL (socket.cc, net_ib), torch's TCPStore
 _PEER = [
@@ -376,7 +379,7 @@ class LogFacts:
 class _Traceback:
     """A traceback being read, line by line, for one stream (rank)."""
 
-    __slots__ = ("frames", "start", "after_frame", "cut", "indent", "lead")
+    __slots__ = ("frames", "start", "after_frame", "cut", "indent", "lead", "ignored")
 
     def __init__(self, start: int) -> None:
         self.cut = 0  # the column its lines start at, behind a logger's fields of a fixed width (0: none)
@@ -387,6 +390,9 @@ class _Traceback:
         self.frames: list[tuple[str, int, str]] = []
         self.start = start
         self.after_frame = False  # the next line is a frame's source line (code, not a message)
+        # printed under Python's "Exception ignored in: <function X.__del__ ...>": an exception Python swallowed (a
+        # destructor's, an atexit or weakref callback's during teardown): the process did not die of it
+        self.ignored = False
 
     def feed(self, line: str) -> Raised | None | bool:
         """A Raised at its exception line, True while still inside, False when the line ends it without one."""
@@ -446,6 +452,7 @@ class Scanner:
     def __init__(self) -> None:
         self.facts = LogFacts()
         self._tb: dict[object, _Traceback] = {}
+        self._ignored_at: dict[object, int] = {}  # stream -> line of its last "Exception ignored in: ..."
         self._wd: dict[int, tuple] = {}  # 0 -> (stream, line, rank, text, lines): a header whose fields follow
         self._table: dict | None = None  # torchrun's failure table being read
         self._per_sig: dict[str, int] = {}
@@ -665,6 +672,7 @@ class Scanner:
         if tb is None:
             if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
                 self._tb[key] = tb = _Traceback(n)
+                tb.ignored = self._ignored_at.get(key) == n - 1
                 if rl is not None and rl.tb_at is None:
                     rl.tb_at = n
                 at = line.find("Traceback (most recent call last)")
@@ -682,6 +690,9 @@ class Scanner:
                 self._loose(n, line, rl)
             elif line.startswith("[Errno "):
                 self._errno(n, line, rl)
+            elif line.startswith("Exception ignored in"):
+                if len(self._ignored_at) < 4096:
+                    self._ignored_at[key] = n
             return
         if tb.lead and line.startswith(tb.lead):
             line = line[len(tb.lead) :]
@@ -695,7 +706,7 @@ class Scanner:
         if got is True:
             return
         del self._tb[key]
-        if isinstance(got, Raised):
+        if isinstance(got, Raised) and not tb.ignored:
             if rl is not None:
                 rl.raised, rl.raised_at = got, n
             elif len(self.facts.unranked_raised) < 64:

@@ -75,6 +75,12 @@ FROM_TRACEBACK = [
       "OSError: [Errno 28] No space left on device",
       "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type and message: no line of its own)",
       "fix what the message names on the node (the library path, the disk, docker --shm-size, ulimit -n)"),
+    S("python-version-mismatch", "environment", (), "a rank's exception says two installed versions disagree (a "
+      "library built for another CUDA, torch or NCCL than the one installed): the install's, not the code's",
+      "Exception: Installed CUDA version 11.0 does not match the version torch was compiled with 10.1",
+      "https://github.com/deepspeedai/DeepSpeed/issues/1077 (foreign.py VERSION_WORDS)",
+      "install the versions that match (the wheel built for the CUDA torch was built with; clusterdoc check "
+      "compares them on every node)"),
     S("python-exception-unsure", "code", (), "a rank raised an exception whose cause may be outside the code (a "
       "connection, a timeout, a CUDA error no signature names)", "ConnectionResetError: [Errno 104] Connection reset "
       "by peer", "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type: no line of its own)",

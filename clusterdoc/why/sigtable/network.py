@@ -288,4 +288,14 @@ SIGNATURES: list[Signature] = [
       "(open-mpi/ompi#7187 the same on a Raspberry Pi cluster)",
       "make every host's name resolve on every node (the same /etc/hosts or DNS; getent hosts NAME on each), or "
       "give the launcher addresses (-hosts with IPs, -iface)"),
+    # session 23: libmlx5's own report of a work completion with an error status (a hex dump of the completion
+    # follows). Where the log says more, it was an effect: a peer process OOM-killed first (epoch-118, ARCHER2),
+    # a Ray worker dead first (openrlhf-621, unsettled); alone it names the fabric or a dead peer, never decides
+    S("mlx5-completion-error", "network", ("mlx5: ", ": got completion with error"),
+      "an InfiniBand/RoCE transfer completed with an error (libmlx5's report): the link or the peer's port, or a "
+      "peer process that died (its queue pairs flush with errors)",
+      "mlx5: nid001058: got completion with error:", "https://github.com/epochpic/epoch/issues/118 (and "
+      "OpenRLHF/OpenRLHF#621)",
+      "what failed before it (a rank killed, the OOM killer: sacct, dmesg); else the ports of both nodes (ibstat, "
+      "the switch's counters) and an ib_write_bw between them", weak=True),
 ]  # fmt: skip
