@@ -82,3 +82,39 @@ def test_libmlx5s_completion_error_alone_is_a_candidate_and_after_an_oom_kill_an
     kill = ("slurmstepd: error: Detected 1 oom-kill event(s) in step 74331.0 cgroup. Some of your processes may have "
             "been killed by the cgroup out-of-memory handler.\nmlx5: nid001058: got completion with error:\n")
     assert judge_log(kill).category == "oom"
+
+
+# heldout-fresh14 (the same pool, after the rules above), scored once at 2ee1600, then opened: the loader's words in
+# any exception's message, Slurm's ReqNodeNotAvail, HDF5's file lock, a Dask worker that never reached its scheduler,
+# pyxis's failure to import the image. Each failed on the rules before (2ee1600); the guards passed before and after.
+def test_the_dynamic_loaders_words_in_any_exceptions_message_are_the_environment():
+    # PaddlePaddle/ERNIE#786 (Paddle's own RuntimeError, not an OSError)
+    text = ("Traceback (most recent call last):\n  File \"run_classifier.py\", line 40, in main\n"
+            "    exe.run(startup_prog)\n"
+            "RuntimeError: (PreconditionNotMet) The third-party dynamic library (libnccl.so) that Paddle depends on is "
+            "not configured correctly. (error code is libnccl.so: cannot open shared object file: No such file or "
+            "directory)\n")
+    assert judge_log(text).category == "environment"
+
+
+def test_a_plugin_nccl_did_not_find_is_no_failure_guard():
+    text = ("fedora:2414:2414 [0] NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No "
+            "such file or directory No plugin found (libnccl-net.so), using internal implementation\n")
+    assert judge_log(text).category == "unknown"
+
+
+def test_slurms_req_node_not_avail_hdf5s_file_lock_dasks_worker_and_pyxis_import_are_named():
+    cases = {
+        "Reason: job blocked error: [jobid=807785] job cancelled because it was blocked due to a perhaps "
+        "non-recoverable reason: ReqNodeNotAvail,  UnavailableNodes:nid00[003,033,420-423]\n": "scheduler",
+        "HDF5-DIAG: Error detected in HDF5 (1.10.1) thread 0:\n  #000: H5F.c line 491 in H5Fcreate(): unable to "
+        "create file\n    major: File accessibilty\n  #003: H5FDsec2.c line 940 in H5FD_sec2_lock(): unable to lock "
+        "file, errno = 524, error message = 'Unknown error 524'\n": "environment",
+        "distributed.nanny - ERROR - Timed out connecting Nanny '<Nanny: None, threads: 2>' to scheduler "
+        "'tcp://10.33.12.15:45049'\n": "network",
+        "slurmstepd: pyxis: importing docker image ...\nslurmstepd: error: pyxis: child 12004 failed with error code: "
+        "1\nslurmstepd: error: pyxis: failed to import docker image\n": "environment",
+    }
+    for text, category in cases.items():
+        c = judge_log(text)
+        assert c.category == category, (text, c.category, c.headline)

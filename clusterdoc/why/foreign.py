@@ -73,6 +73,10 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("OSError",), ("Cannot allocate memory",), "oom"),
     (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
     (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
+    # the dynamic loader's own words in any exception's message (Paddle's "(PreconditionNotMet) The third-party
+    # dynamic library (libnccl.so) ... cannot open shared object file", a RuntimeError's "undefined symbol: ..."):
+    # a library the install lacks or built against another (session 23: ernie-786)
+    ((), ("cannot open shared object file", "undefined symbol: "), "environment"),
     ((), ("unable to open shared memory object", "Too many open files"), "environment"),  # /dev/shm, ulimit -n
     # a file system the job reads or writes is gone or read-only: NFS's ESTALE (errno 116), a mount remounted
     # read-only (EROFS, 30), a FUSE mount whose daemon died (ENOTCONN, 107): the node's mounts, not the code

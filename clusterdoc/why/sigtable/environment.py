@@ -504,6 +504,16 @@ SIGNATURES: list[Signature] = [
       "pyxis could not start the task's container: it exited at once (the image's entrypoint)",
       "slurmstepd: error: pyxis: container exited too soon", "https://github.com/NVIDIA/pyxis (pyxis_slurmstepd.c)",
       "the image's ENTRYPOINT (pyxis needs a shell in it), enroot's log"),
+    # session 23: pyxis's other failures before the task runs (pyxis_slurmstepd.c: "failed to import docker image",
+    # "failed to create container filesystem"): the image, the registry's credentials or enroot's setup on the node;
+    # the lines after it print enroot's log (pyxis#12: mkdir /run/enroot: Permission denied)
+    S("pyxis-failed", "environment", ("pyxis: failed to ",),
+      "pyxis (Slurm's enroot plugin) could not prepare the task's container (importing the image, or creating its "
+      "file system): the task never ran",
+      "slurmstepd: error: pyxis: failed to import docker image", "https://github.com/NVIDIA/pyxis/issues/12 "
+      "(pyxis_slurmstepd.c)",
+      "read enroot's log lines after it: the image's name and the registry's credentials (enroot's .credentials), "
+      "enroot's runtime and cache directories on the node (ENROOT_RUNTIME_PATH, their permissions)"),
     S("docker-no-gpu-driver", "environment", ("could not select device driver",),
       "Docker has no GPU runtime on this host (the NVIDIA container toolkit is not installed or configured)",
       "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
@@ -1073,4 +1083,13 @@ SIGNATURES: list[Signature] = [
          "https://github.com/pmodels/mpich/issues/318"),
     )
     ],
+    # session 23: HDF5 1.10+ locks every file it opens; a file system without the locks it asks for (Lustre
+    # mounted without flock, some NFS, GPFS settings) fails the open with errno 524 (ENOTSUPP) or 38 (ENOSYS):
+    # the file system's, a setting away (HDF5_USE_FILE_LOCKING=FALSE)
+    S("hdf5-file-lock", "environment", ("unable to lock file",),
+      "HDF5 could not lock the file it opens: the file system does not support the locks HDF5 1.10+ takes "
+      "(Lustre without flock, NFS)",
+      "  #003: H5FDsec2.c line 940 in H5FD_sec2_lock(): unable to lock file, errno = 524, error message = 'Unknown "
+      "error 524'", "https://github.com/MPAS-Dev/MPAS-Analysis/issues/407 (HDF5's H5FDsec2.c)",
+      "export HDF5_USE_FILE_LOCKING=FALSE in the job (or write to a file system that supports flock)"),
 ]  # fmt: skip

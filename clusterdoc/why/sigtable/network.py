@@ -298,4 +298,14 @@ SIGNATURES: list[Signature] = [
       "OpenRLHF/OpenRLHF#621)",
       "what failed before it (a rank killed, the OOM killer: sacct, dmesg); else the ports of both nodes (ibstat, "
       "the switch's counters) and an ib_write_bw between them", weak=True),
+    # session 23: a Dask worker (dask-jobqueue's batch job) that never reached its scheduler: the address the
+    # scheduler advertises is not reachable from the compute node (its interface: dask-jobqueue's `interface=`),
+    # or a firewall between them
+    S("dask-worker-connect-timeout", "network", ("Timed out connecting ", " to scheduler "),
+      "a Dask worker could not reach its scheduler's address in time (the address or interface the scheduler "
+      "listens on is not reachable from the compute node, or a firewall)",
+      "distributed.nanny - ERROR - Timed out connecting Nanny '<Nanny: None, threads: 2>' to scheduler "
+      "'tcp://10.33.12.15:45049'", "https://github.com/dask/dask-jobqueue/issues/325",
+      "start the scheduler on an interface the nodes reach (dask-jobqueue's interface=, scheduler_options); "
+      "nc -zv ADDR PORT from a compute node"),
 ]  # fmt: skip

@@ -450,4 +450,16 @@ SIGNATURES: list[Signature] = [
       "https://github.com/dmwm/CRABServer/pull/9366 (RetryJob's message)",
       "ask for more wall time (the task's maxJobRuntimeMin, #SBATCH --time) or split the work into shorter jobs",
       lower=True),
+    # session 23: Slurm's reason codes for a pending job that will not start as asked (job_reason_codes.shtml),
+    # printed by squeue or by a tool that gave up waiting (ReFrame: "job cancelled because it was blocked due to a
+    # perhaps non-recoverable reason: ReqNodeNotAvail, UnavailableNodes:nid00[003,033]"): the request against the
+    # nodes or the partition's limits, not the job's code (it never ran)
+    S("slurm-reqnode-not-avail", "scheduler", ("ReqNodeNotAvail",),
+      "Slurm could not start the job: nodes it requires are not available (down, drained, reserved or in "
+      "maintenance)",
+      "Reason: job blocked error: [jobid=807785] job cancelled because it was blocked due to a perhaps "
+      "non-recoverable reason: ReqNodeNotAvail,  UnavailableNodes:nid00[003,033,420-423]",
+      "https://github.com/SchedMD/slurm/blob/master/doc/html/job_reason_codes.shtml (reframe-hpc/reframe#995)",
+      "sinfo -R for why those nodes are out; drop --nodelist/-w or the constraint that needs them, or wait for the "
+      "maintenance (scontrol show reservation) to end"),
 ]  # fmt: skip
