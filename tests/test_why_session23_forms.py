@@ -86,7 +86,8 @@ def test_libmlx5s_completion_error_alone_is_a_candidate_and_after_an_oom_kill_an
 
 # heldout-fresh14 (the same pool, after the rules above), scored once at 2ee1600, then opened: the loader's words in
 # any exception's message, Slurm's ReqNodeNotAvail, HDF5's file lock, a Dask worker that never reached its scheduler,
-# pyxis's failure to import the image. Each failed on the rules before (2ee1600); the guards passed before and after.
+# a library TensorFlow's coordinator could not load, pyxis's failure to import the image. Each failed on the rules
+# before (2ee1600); the guards passed before and after.
 def test_the_dynamic_loaders_words_in_any_exceptions_message_are_the_environment():
     # PaddlePaddle/ERNIE#786 (Paddle's own RuntimeError, not an OSError)
     text = ("Traceback (most recent call last):\n  File \"run_classifier.py\", line 40, in main\n"
@@ -103,7 +104,7 @@ def test_a_plugin_nccl_did_not_find_is_no_failure_guard():
     assert judge_log(text).category == "unknown"
 
 
-def test_slurms_req_node_not_avail_hdf5s_file_lock_dasks_worker_and_pyxis_import_are_named():
+def test_slurms_req_node_not_avail_hdf5s_lock_dasks_worker_a_missing_library_and_pyxis_import_are_named():
     cases = {
         "Reason: job blocked error: [jobid=807785] job cancelled because it was blocked due to a perhaps "
         "non-recoverable reason: ReqNodeNotAvail,  UnavailableNodes:nid00[003,033,420-423]\n": "scheduler",
@@ -112,6 +113,8 @@ def test_slurms_req_node_not_avail_hdf5s_file_lock_dasks_worker_and_pyxis_import
         "file, errno = 524, error message = 'Unknown error 524'\n": "environment",
         "distributed.nanny - ERROR - Timed out connecting Nanny '<Nanny: None, threads: 2>' to scheduler "
         "'tcp://10.33.12.15:45049'\n": "network",
+        "INFO:tensorflow:Error reported to Coordinator: libnccl.so.2: cannot open shared object file: No such file or "
+        "directory\n": "environment",
         "slurmstepd: pyxis: importing docker image ...\nslurmstepd: error: pyxis: child 12004 failed with error code: "
         "1\nslurmstepd: error: pyxis: failed to import docker image\n": "environment",
     }

@@ -380,6 +380,16 @@ SIGNATURES: list[Signature] = [
       "./build/all_reduce_perf: error while loading shared libraries: libmpi.so.40: cannot open shared object file: "
       "No such file or directory", "https://github.com/NVIDIA/nccl/issues/872 (ArjunaUsers#110: lmp under srun)",
       "ldd on the binary on the node: load the module that provides it, or set LD_LIBRARY_PATH in the job"),
+    # session 23: the loader's words on any other line (a framework's error report: TensorFlow's "Error reported to
+    # Coordinator: libnccl.so.2: cannot open shared object file"); not a library probed and skipped (NCCL's plugin
+    # search, TensorFlow's dso_loader warnings: often harmless)
+    S("shared-object-missing", "environment", ("cannot open shared object file",),
+      "a library the job needs could not be loaded (not installed on this node, or not on LD_LIBRARY_PATH)",
+      "INFO:tensorflow:Error reported to Coordinator: libnccl.so.2: cannot open shared object file: No such file or "
+      "directory", "https://github.com/tensorflow/tensorflow/issues/22899",
+      "install the library the message names (or load its module) on every node; ldd on the binary that loads it",
+      unless=("NCCL INFO", "dso_loader", "Could not load dynamic library", "Could not dlopen", "dlerror",
+              "error while loading shared libraries", "Plugin")),
     S("ssh-host-key", "environment", ("Host key verification failed",),
       "the launcher's SSH to another node refused the node's host key (unknown, or changed since a reinstall)",
       "Host key verification failed.", "https://github.com/pmodels/mpich/issues/4712",
