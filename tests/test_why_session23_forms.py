@@ -2,8 +2,8 @@
 showed after it was scored and opened, each written as the class the tool prints: Python's bare `Exception:` type, the
 traceback Python prints under "Exception ignored in" (a destructor's, never what the process died of), a message that
 says two installed versions disagree, a wrapper whose message goes on in the next line, Ray's silent worker death, and
-libmlx5's completion error. The first three tests and the Ray one failed on the rules before (6d7eb95); the wrapper's and
-libmlx5's are guards (what must stay as it was: they passed before and after)."""
+libmlx5's completion error. The first three tests and the Ray one failed on the rules before (6d7eb95); the
+wrapper's and libmlx5's are guards (what must stay as it was: they passed before and after)."""
 
 from __future__ import annotations
 
@@ -60,8 +60,9 @@ def test_a_wrappers_message_that_goes_on_in_the_next_line_is_what_that_line_says
     assert judge_log(text).category == "scheduler"
 
 
-RAY_DIED = ("(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot "
-            "the problem, check the logs for the dead worker. RayTask ID: ffffffffffffffffe0f12b8a4c5d1e Worker ID: "
+RAY_DIED = ("(raylet) A worker died or was killed while executing a task by an unexpected system error. To "
+            "troubleshoot the problem, check the logs for the dead worker. RayTask ID: ffffffffffffffffe0f12b8a4c5d1e "
+            "Worker ID: "
             "d893621a96e2f86610a449412008b6be271a3f20fb114a86dc99951c Node ID: 8440b9 Worker IP address: 10.1.2.3 "
             "Worker port: 10003 Worker PID: 92234 Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
             "unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) "
