@@ -122,3 +122,33 @@ def test_slurms_req_node_not_avail_hdf5s_lock_dasks_worker_a_missing_library_and
     for text, category in cases.items():
         c = judge_log(text)
         assert c.category == category, (text, c.category, c.headline)
+
+
+# heldout-fresh16 (the same pool, after every rule above), scored once at 2c1eba8, then opened: mpirun's SIGKILL line
+# under another launcher name, a traceback whose head ran into another line, Ascend's HCCP start failure. Each failed
+# on the rules before (2c1eba8).
+def test_mpiruns_sigkill_line_under_any_launcher_name_names_the_rank_and_node_and_stays_a_candidate():
+    text = ("mpirun.real noticed that process rank 1 with PID 39 on node mpi-test-2-mpijob-worker-1 exited on signal 9 "
+            "(Killed).\n")
+    c = judge_log(text)
+    assert c.category == "unknown" and c.candidates[0].startswith("oom"), (c.category, c.candidates)
+    assert c.nodes == ["mpi-test-2-mpijob-worker-1"] and c.ranks == [1], (c.nodes, c.ranks)
+
+
+def test_a_bare_exception_after_its_raise_line_is_read_when_the_tracebacks_head_ran_into_another_line():
+    # hiyouga/LlamaFactory#251: DeepSpeed's fp16 loss scaler gave up (the run's precision: the code's)
+    text = ("Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.  File \"/usr/local/lib/"
+            "python3.8/dist-packages/deepspeed/runtime/fp16/loss_scaler.py\", line 175, in update_scale\n"
+            "    raise Exception(\n"
+            "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.\n")
+    c = judge_log(text)
+    assert c.category == "code" and "loss scale" in c.headline, (c.category, c.headline)
+    assert judge_log("Exception: something\n").category == "unknown"  # no raise line before it: another tool's word
+
+
+def test_ascends_hccp_start_failure_is_the_environment():
+    text = ("RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:64\n"
+            "[ERROR] 2024-05-21-11:57:54 (PID:927000, Device:3, RankID:3) ERR02200 DIST call hccl api failed.\n"
+            "EJ0001: 2024-05-21-11:57:54.167.645 Failed to initialize the HCCP process. Reason: Maybe the last training "
+            "process is running.\n")
+    assert judge_log(text).category == "environment"

@@ -453,6 +453,7 @@ class Scanner:
         self.facts = LogFacts()
         self._tb: dict[object, _Traceback] = {}
         self._ignored_at: dict[object, int] = {}  # stream -> line of its last "Exception ignored in: ..."
+        self._raise_line: tuple[object, int] = (None, -1)  # (stream, line) of the last `raise ...` source line
         self._wd: dict[int, tuple] = {}  # 0 -> (stream, line, rank, text, lines): a header whose fields follow
         self._table: dict | None = None  # torchrun's failure table being read
         self._per_sig: dict[str, int] = {}
@@ -686,6 +687,10 @@ class Scanner:
                 if rl is not None and rl.tb_at is None:
                     rl.tb_at = n
                 tb.feed(line)
+            elif line.startswith("Exception: ") and self._raise_line == (key, n - 1):
+                # a traceback whose head ran into another line: its `raise Exception(` source line, then the bare
+                # type (DeepSpeed's "Exception: Current loss scale already at minimum")
+                self._record_loose(n, Raised("Exception", line[11:].strip()[:2000]), rl, over_raised=True)
             elif ("Error: " in line or "Exception: " in line) and not line[:1].isspace():
                 self._loose(n, line, rl)
             elif line.startswith("[Errno "):
@@ -693,6 +698,8 @@ class Scanner:
             elif line.startswith("Exception ignored in"):
                 if len(self._ignored_at) < 4096:
                     self._ignored_at[key] = n
+            elif line[:1] in (" ", "\t") and line.lstrip().startswith("raise "):
+                self._raise_line = (key, n)
             return
         if tb.lead and line.startswith(tb.lead):
             line = line[len(tb.lead) :]

@@ -1102,4 +1102,12 @@ SIGNATURES: list[Signature] = [
       "  #003: H5FDsec2.c line 940 in H5FD_sec2_lock(): unable to lock file, errno = 524, error message = 'Unknown "
       "error 524'", "https://github.com/MPAS-Dev/MPAS-Analysis/issues/407 (HDF5's H5FDsec2.c)",
       "export HDF5_USE_FILE_LOCKING=FALSE in the job (or write to a file system that supports flock)"),
+    # session 23: Ascend's HCCL could not start its HCCP process on the NPU (CANN's EJ0001, whose own reason is "Maybe
+    # the last training process is running"): a process of an earlier run still holds the device
+    S("ascend-hccp-init", "environment", ("Failed to initialize the HCCP process",),
+      "Ascend's collective library (HCCL) could not start its HCCP process on an NPU: a process of an earlier run "
+      "most often still holds the device",
+      "EJ0001: 2024-05-21-11:57:54.167.645 Failed to initialize the HCCP process. Reason: Maybe the last training "
+      "process is running.", "https://github.com/hiyouga/LlamaFactory/issues/3839 (CANN's EJ0001)",
+      "stop the earlier run's processes on the node (npu-smi info for what holds each NPU), wait about 10 s, rerun"),
 ]  # fmt: skip

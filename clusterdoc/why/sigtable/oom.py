@@ -381,7 +381,8 @@ SIGNATURES: list[Signature] = [
       "print the same)",
       "  traceback : Signal 9 (SIGKILL) received by PID 14750", "https://github.com/lzhxmu/CPPO/issues/6",
       "look for the OOM killer (dmesg, sacct MaxRSS); less host memory per rank, or more --mem", weak=True),
-    S("mpirun-sigkill", "oom", ("mpirun noticed that process rank", "exited on signal 9"),
+    # any launcher name before it: Open MPI's mpirun, Debian's and Horovod images' mpirun.real, orterun, prterun
+    S("mpirun-sigkill", "oom", ("noticed that process rank", "exited on signal 9"),
       "mpirun saw a rank killed by SIGKILL: the host's OOM killer most often",
       "mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9 (Killed).",
       "https://github.com/open-mpi/ompi/issues/2661",
