@@ -18,6 +18,10 @@ else
     PY=$(bash scripts/torch_venv.sh $TORCH)
 fi
 VENV=$(cd "$(dirname "$PY")/.." && pwd)
+# torch_venv.sh's lock (taken after it returned: it takes the same one): no other pip in this venv meanwhile
+mkdir -p .cache
+exec 9>".cache/$(basename "$VENV").lock"
+flock 9
 # nvcc must match the CUDA torch was built for: torch refuses another major, DeepSpeed another minor
 CUDA=$("$PY" -W ignore -c "import torch; print(torch.version.cuda or '')")
 [ -n "$CUDA" ] || { echo "the torch in $VENV is not a CUDA build (torch.version.cuda is None)" >&2; exit 1; }

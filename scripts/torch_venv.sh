@@ -15,6 +15,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=${1:?usage: scripts/torch_venv.sh VERSION}
 VENV=.venv-torch-$VERSION
+# one maker at a time: make test's two lanes both want the newest end (the torch range's tests, the CUDA build's
+# venv), and two pips in one venv break it; the second waits here, then finds the venv made
+mkdir -p .cache
+exec 9>".cache/$VENV.lock"
+flock 9
 check="import torch, clusterdoc, pytest; assert torch.__version__.split('+')[0] == '$VERSION', torch.__version__"
 if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -W ignore -c "$check" >/dev/null 2>&1; then
     echo "$VENV/bin/python"
