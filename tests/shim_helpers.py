@@ -6,6 +6,7 @@ mpirun and deepspeed themselves.
 """
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -72,3 +73,19 @@ def results(outs):
         assert rc == 0 and len(res) == 1, f"rank {rank} rc={rc}:\n{text[-3000:]}"
         found.append(res[0])
     return found
+
+
+def logged_in_rank_order(lines: list[str]) -> bool:
+    """in_order=True's lines from every rank ("[rank N] TIME ... [rank N/W host] ..."): each rank logs after the one
+    before it has (a barrier between turns), so the records' times rise with the rank. The order the lines reach the
+    screen is the launcher's: mpirun and srun forward several nodes' output, and two lines written a millisecond
+    apart on two nodes may arrive swapped (ci40)."""
+    stamp = {}
+    for line in lines:
+        rank = re.match(r"\[rank (\d{1,4})\]", line)
+        when = re.search(r"\d{2}:\d{2}:\d{2},\d{3}", line)
+        if not rank or not when:
+            return False
+        stamp[int(rank.group(1))] = when.group(0)
+    return [stamp[r] for r in sorted(stamp)] == sorted(stamp.values())
+

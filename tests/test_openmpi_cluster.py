@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.shim_helpers import logged_in_rank_order
+
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = ROOT / "jobs"
 OPENMPI = "/usr/bin/mpirun.openmpi"
@@ -98,7 +100,9 @@ def test_submit_runs_to_completion_with_rank_tagged_logs_from_every_node(cpu_clu
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
     assert "job completed: all 4 ranks exited 0" in res.stderr
     done = [l for l in res.stderr.splitlines() if "done after" in l]
-    assert [re.match(r"\[rank (\d)\]", l).group(1) for l in done] == ["0", "1", "2", "3"], res.stderr[-3000:]
+    assert sorted(re.match(r"\[rank (\d)\]", l).group(1) for l in done) == ["0", "1", "2", "3"], res.stderr[-3000:]
+    assert logged_in_rank_order(done), res.stderr[-3000:]  # the records' times (the screen's order is mpirun's)
+    done.sort(key=lambda l: re.match(r"\[rank (\d)\]", l).group(1))
     for r, line in enumerate(done):
         assert re.search(rf"\[rank {r}/4 node{r + 1}\]", line), line  # ppr:1:node: rank r on the r-th host
     jd = job_dir(tmp_path)
