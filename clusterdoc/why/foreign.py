@@ -57,9 +57,7 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # cut (a partial checkpoint): never the code's by itself
     (("UnpicklingError",), ("pickle data was truncated", "truncated"), "unsure"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
-    # a message that says two installed versions disagree (DeepSpeed's "Installed CUDA version 11.0 does not match
-    # the version torch was compiled with 10.1", a library's own check of another's version): the install's
-    ((), VERSION_WORDS, "environment"),
+    ((), VERSION_WORDS, "environment"),  # two installed versions disagree: the install's
     # session 21: a cloud or cluster with no room for the request (SkyPilot's, AWS's and GCP's capacity words): the
     # scheduler's answer, raised in the launcher's Python
     (("ResourcesUnavailableError",), (), "scheduler"),

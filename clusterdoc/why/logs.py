@@ -452,7 +452,7 @@ class Scanner:
     def __init__(self) -> None:
         self.facts = LogFacts()
         self._tb: dict[object, _Traceback] = {}
-        self._ignored_at: dict[object, int] = {}  # stream -> line of its last "Exception ignored in: ..."
+        self._ignored_line: tuple[object, int] = (None, -1)  # (stream, line) of the last "Exception ignored in"
         self._raise_line: tuple[object, int] = (None, -1)  # (stream, line) of the last `raise ...` source line
         self._wd: dict[int, tuple] = {}  # 0 -> (stream, line, rank, text, lines): a header whose fields follow
         self._table: dict | None = None  # torchrun's failure table being read
@@ -673,7 +673,7 @@ class Scanner:
         if tb is None:
             if "Traceback (most recent call last)" in line:  # at the start, or after a logger's "... | "
                 self._tb[key] = tb = _Traceback(n)
-                tb.ignored = self._ignored_at.get(key) == n - 1
+                tb.ignored = self._ignored_line == (key, n - 1)
                 if rl is not None and rl.tb_at is None:
                     rl.tb_at = n
                 at = line.find("Traceback (most recent call last)")
@@ -696,8 +696,7 @@ class Scanner:
             elif line.startswith("[Errno "):
                 self._errno(n, line, rl)
             elif line.startswith("Exception ignored in"):
-                if len(self._ignored_at) < 4096:
-                    self._ignored_at[key] = n
+                self._ignored_line = (key, n)
             elif line[:1] in (" ", "\t") and line.lstrip().startswith("raise "):
                 self._raise_line = (key, n)
             return
