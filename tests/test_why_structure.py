@@ -35,6 +35,7 @@ EXC = "ValueError: Invalid rank 8, rank should be in the interval [0, 7]"
         ("[rank3/8]", 3, None),
         ("(rank 3)", 3, None),
         ("[3]:", 3, None),
+        ("[3]", 3, None),  # MPICH's / Intel MPI's mpiexec -l (-prepend-rank); OpenFOAM's parallel output
         ("[1,3]<stderr>:", 3, None),  # Open MPI --tag-output
         ("[3]<stderr>:", 3, None),  # horovodrun (gloo)
         ("  3:", 3, None),  # srun --label
@@ -77,6 +78,8 @@ def test_host_prefixes_name_the_host_and_no_rank(line, host):
         "[80746] [rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] x",  # a pid, then the rank (0)
         "node1:29500: Connection refused",  # a host's port, not a rank
         "[3]: ",  # torchrun's failure table's entry header (accelerate-1519), a trailing blank pasted after it
+        "[1] 12345",  # a shell's job number and pid
+        "[2] NCCL INFO misc/socket.cc:80 -> 6",  # NCCL's device index where the paste cut the host
     ],
 )
 def test_what_is_not_a_rank_tag(line):

@@ -15,6 +15,7 @@ Forms read (each from real logs, tests/fixtures/why/real/SOURCES.md), in any nes
     [rank: 3] ...  rank: 3 | ...   Lightning's rank_zero loggers; ParlAI/loguru-style "rank: N |"
     10.3.0.41: [rank22]: ...  the DeepSpeed launcher over pdsh (the host first)
     worker-1: ...             pdsh's host prefix alone
+    [3] ...                   MPICH's / Intel MPI's mpiexec -l (-prepend-rank), OpenFOAM's parallel output
     [1,3]<stderr>: ...        Open MPI's mpirun --tag-output ([job,rank]<stream>:); [3]<stderr>: horovodrun's
     3: ...                    srun --label
     [2024-03-18 17:38:50,208] 2024-03-18T17:38:50.1Z  time stamps (skipped)
@@ -48,6 +49,9 @@ _RANK_TOKENS = [
     re.compile(r"(?:rank|RANK|Rank) ?(\d{1,7})(?:/\d{1,7})?: (?=\S)"),  # rank3: RANK 3: Rank 3/8: (a script's print)
     # [3]: (a launcher's rank tag; "[80746] [rank0]" is a pid, no colon; torchrun's table's "[0]:" ends its line)
     re.compile(r"\[(\d{1,7})\]: (?=\S)"),
+    # [3] ... (MPICH's and Intel MPI's mpiexec -l / -prepend-rank, OpenFOAM's parallel output, ARMCI): not before
+    # "NCCL" (a device index where the host was cut) nor a number ("[1] 12345": a shell's job and pid)
+    re.compile(r"\[(\d{1,7})\] {1,4}(?!NCCL |\d|\[)(?=\S)"),
 ]
 # a quoted paste (a reply in an issue thread, an e-mail): "> " before every line, nested "> > " (round 9). Only ">"
 # then a space or the end: a prompt's ">>>" or a shell's "$>" stays text
