@@ -190,6 +190,9 @@ _CHARM_EXIT = re.compile(r"Processor (\d{1,7}) Exiting: (Called CmiAbort|Caught 
 # (simpleland-6, fates-374); Fujitsu MPI's "[WARN] PLE 0608 plexec One of MPI processes was aborted.(rank=0)"
 _MPT_TERMINATED = re.compile(r"MPI_COMM_WORLD rank (\d{1,7}) has terminated without calling MPI_Finalize")
 _FJ_ABORTED = re.compile(r"One of MPI processes was aborted\.\(rank=(\d{1,7})\)")
+# MVAPICH's mpispawn names the rank that died, its node in the prefix: "[c558-702.stampede.tacc.utexas.edu:
+# mpispawn_0][child_handler] MPI process (rank: 0, pid: 39547) terminated with signal 9 -> abort job"
+_MVAPICH_CHILD = re.compile(r"^\[([\w.-]{1,128}):mpispawn_\d{1,7}\]\[child_handler\] MPI process \(rank: (\d{1,7}), pid")
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
 _GMX_RANK = re.compile(r"^MPI rank:\s{1,8}(\d{1,7}) \(out of \d{1,7}\)")  # GROMACS' fatal block: its rank
 _FMS_PE = re.compile(r"FATAL from PE\s{1,8}(\d{1,7}):")  # GFDL FMS's mpp_error: the PE (rank) that raised it
@@ -961,6 +964,7 @@ class Scanner:
             or "Exiting: C" in line
             or "has terminated without calling MPI_Finalize" in line
             or "One of MPI processes was aborted" in line
+            or "[child_handler] MPI process (rank: " in line
             or "attempting to start process rank " in line
             or any(map(line.__contains__, _APP_RANK_WORDS))
         ):
@@ -1017,6 +1021,10 @@ class Scanner:
         m = _FJ_ABORTED.search(line) if "One of MPI processes was aborted" in line else None
         if m:  # round 9: Fujitsu MPI's launcher (plexec, Fugaku and FX1000 sites) names the rank that aborted
             f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "plexec: aborted"})
+        m = _MVAPICH_CHILD.match(line) if "[child_handler] MPI process (rank: " in line else None
+        if m:  # MVAPICH's mpispawn: the rank that died first (a signal or an exit code), on its node
+            f.mpi.append({"rank": int(m.group(2)), "node": m.group(1), "line": n,
+                          "how": "MVAPICH's mpispawn: terminated"})  # fmt: skip
         m = _PALS_DIED.search(line) if "died from signal" in line else None
         if m:  # Cray PALS' mpiexec names each rank that died and its node (the line's host prefix), first first
             f.mpi.append({"rank": int(m.group(1)), "node": host, "line": n,

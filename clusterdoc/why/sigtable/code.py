@@ -318,4 +318,12 @@ SIGNATURES: list[Signature] = [
       "Reason: Unhandled C++ exception in user code.",
       "https://github.com/charmplusplus/charm (src/conv-core/convcore.C: the handler's reason)",
       "the program's output before the abort (the exception's message); a debug build's backtrace (+bt)"),
+    # session 24 (heldout-fresh17, after it was scored): TensorFlow's gRPC server started as a job its cluster spec
+    # does not define (lingvo-121: --job against --cluster_spec): the launch's own arguments
+    S("tf-job-not-in-cluster", "code", ("was not defined in cluster",),
+      "TensorFlow's server was started as a job its cluster spec does not define: the job name and the cluster "
+      "spec disagree (the launch's arguments, TF_CONFIG)",
+      'E tensorflow/core/distributed_runtime/rpc/grpc_server_lib.cc:442] Internal: Job "trainer_client,controller" '
+      "was not defined in cluster", "https://github.com/tensorflow/lingvo/issues/121",
+      "give each process a job name and task index its cluster spec lists (--job / --cluster_spec, TF_CONFIG)"),
 ]  # fmt: skip

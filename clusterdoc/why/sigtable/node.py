@@ -247,4 +247,23 @@ SIGNATURES: list[Signature] = [
       "https://github.com/snakemake/snakemake-executor-plugin-slurm (the executor's message for a job sacct "
       "reports in a failed state)",
       "rerun it; if it repeats, the admins look at the node (sacct -j ID -o NodeList)"),
+    # session 24 (heldout-fresh17, after it was scored): NCCL's NVLink SHARP setup failed in a CUDA call on an
+    # NVSwitch node; both threads settled on the node's Fabric Manager restarted without a GPU reset (nccl-976,
+    # nccl-1488), cleared by rebooting the node
+    S("nccl-nvls-cuda-failure", "node", ("transport/nvls.cc", "Cuda failure"),
+      "NCCL's NVLink SHARP (NVLS) setup failed in a CUDA call: the node's NVSwitch fabric state (its Fabric Manager "
+      "restarted without a GPU reset, or not running)",
+      "transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'",
+      "https://github.com/NVIDIA/nccl/issues/976; https://github.com/NVIDIA/nccl/issues/1488",
+      "on that node: nvidia-smi -q (Fabric State) and the Fabric Manager's log; reset its GPUs or reboot it; "
+      "NCCL_NVLS_ENABLE=0 runs without NVLS meanwhile"),
+    # PSM (Intel/QLogic TrueScale, /dev/ipath) and PSM2 (Omni-Path, /dev/hfi1) print "HOST.PID" then the error: the
+    # adapter's driver failed to start on that node (ALaDyn-42: some nodes of the cluster, a broken driver)
+    S("psm-driver-init", "node", ("Driver initialization failure on /dev/",),
+      "the node's fabric adapter driver failed to start (PSM's /dev/ipath or PSM2's /dev/hfi1): that node cannot "
+      "reach the fabric",
+      "hpc-200-06-22.cr.cnaf.infn.it.25191Driver initialization failure on /dev/ipath (err=23)",
+      "https://github.com/ALaDyn/ALaDyn/issues/42",
+      "that node's adapter and driver (lsmod, the adapter's state; the site's admins); exclude it meanwhile",
+      node=re.compile(r"^([A-Za-z0-9][\w.-]{0,120}?)\.\d{1,10}Driver initialization")),
 ]  # fmt: skip

@@ -614,4 +614,19 @@ SIGNATURES: list[Signature] = [
       "the job's virtual memory passed the limit its wrapper enforces, which killed the step",
       "Job has exceeded maxVSize: 20000 MB", "https://github.com/dmwm/WMCore (PerformanceMonitor's message)",
       "find what grows (the step's memory profile), or ask for more memory per job"),
+    # session 24 (heldout-fresh17, after it was scored): Ray's older memory monitor (raylet's node_manager.cc)
+    S("ray-memory-low", "oom", ("System memory low at node with IP",),
+      "Ray's memory monitor found the node's host memory nearly full and killed a task",
+      "(raylet, ip=10.0.3.179) [...] node_manager.cc:2966: System memory low at node with IP 10.0.3.179. Used memory "
+      "(216.78GB) / total capacity (219.60GB) (0.98715) exceeds threshold 0.95, killing latest task",
+      "https://github.com/ray-project/ray/issues/28781",
+      "load less per node (fewer tasks or actors in parallel, smaller partitions), or nodes with more memory",
+      node=re.compile(r"node with IP (\d{1,3}(?:\.\d{1,3}){3})")),
+    # MVAPICH's mpispawn: a rank killed by SIGKILL, as mpirun's own line is read (a candidate, the OOM killer first)
+    S("mvapich-sigkill", "oom", ("[child_handler] MPI process (rank: ", "terminated with signal 9"),
+      "MVAPICH saw a rank killed by SIGKILL: the host's OOM killer most often",
+      "[c558-702.stampede.tacc.utexas.edu:mpispawn_0][child_handler] MPI process (rank: 0, pid: 39547) terminated "
+      "with signal 9 -> abort job", "https://github.com/peridigm/peridigm/issues/12",
+      "look for the OOM killer on that node (dmesg, the site's memory monitor); less memory per rank or more nodes",
+      node=re.compile(r"^\[([\w.-]{1,128}):mpispawn_"), weak=True),
 ]  # fmt: skip
