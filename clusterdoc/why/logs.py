@@ -192,7 +192,9 @@ _MPT_TERMINATED = re.compile(r"MPI_COMM_WORLD rank (\d{1,7}) has terminated with
 _FJ_ABORTED = re.compile(r"One of MPI processes was aborted\.\(rank=(\d{1,7})\)")
 # MVAPICH's mpispawn names the rank that died, its node in the prefix: "[c558-702.stampede.tacc.utexas.edu:
 # mpispawn_0][child_handler] MPI process (rank: 0, pid: 39547) terminated with signal 9 -> abort job"
-_MVAPICH_CHILD = re.compile(r"^\[([\w.-]{1,128}):mpispawn_\d{1,7}\]\[child_handler\] MPI process \(rank: (\d{1,7}), pid")
+_MVAPICH_CHILD = re.compile(
+    r"^\[([\w.-]{1,128}):mpispawn_\d{1,7}\]\[child_handler\] MPI process \(rank: (\d{1,7}), pid"
+)
 _LAMMPS_PROC = re.compile(r"\bERROR on proc (\d{1,7}): ")  # LAMMPS' Error::one: the rank that failed
 _GMX_RANK = re.compile(r"^MPI rank:\s{1,8}(\d{1,7}) \(out of \d{1,7}\)")  # GROMACS' fatal block: its rank
 _FMS_PE = re.compile(r"FATAL from PE\s{1,8}(\d{1,7}):")  # GFDL FMS's mpp_error: the PE (rank) that raised it
