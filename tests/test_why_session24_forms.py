@@ -1,9 +1,11 @@
 """`clusterdoc why --log`, session 24 (issue 41): forms that heldout-fresh17 (threads and committed logs no earlier
 set cites) showed after it was scored and opened: NCCL's NVLS setup failing in a CUDA call (the node's Fabric
 Manager), PSM's adapter driver failing on a node, Ray's older memory monitor, TensorFlow's job missing from its
-cluster spec, MVAPICH's mpispawn naming the rank that died, and mpiexec -l's "[N] " rank tag. Each test failed on
-the rules before (389d8d1 for the first five); the SIGKILL one also checks what must stay (a candidate, not a
-verdict)."""
+cluster spec, MVAPICH's mpispawn naming the rank that died, and mpiexec -l's "[N] " rank tag; then what
+heldout-fresh18 showed: Dask's nanny past a worker's memory budget, PBS preempting the job, the batch script's own
+command not found, an image pull that could not connect, and Snakemake's own form of an exception. Each test failed
+on the rules before it (389d8d1 for the first five, 8aae7bb for heldout-fresh18's); each also checks what must stay
+(a candidate stays a candidate, a neighbouring form keeps its verdict)."""
 
 from __future__ import annotations
 
@@ -53,3 +55,41 @@ def test_mpiexec_dash_l_rank_tag_names_the_rank_that_threw():
     text = "[1] About to throw 0\n[1] terminate called after throwing an instance of 'int'\n"
     c = judge_log(text)
     assert c.category == "code" and c.ranks == [1], (c.category, c.ranks, c.headline)
+
+
+# --- heldout-fresh18, after it was scored and opened (each failed on the rules of 8aae7bb) ---
+
+
+def test_dasks_nanny_restarting_a_worker_past_its_memory_budget_is_host_memory():
+    c = judge_log(_log("heldout-fresh18b/db-benchmark-144-dask-worker-memory.log"))
+    assert c.category == "oom" and "Dask" in c.headline, (c.category, c.headline)
+
+
+def test_pbs_preempting_the_job_is_the_scheduler_and_pbs_node_failure_stays_the_node():
+    c = judge_log(_log("heldout-fresh18b/nextflow-1367-pbspro-preemption.log"))
+    assert c.category == "scheduler" and "preempted" in c.headline, (c.category, c.headline)
+    # PBS's own words for a node that failed under the job (cbio-cluster-188's form) are not a preemption
+    assert judge_log("=>> PBS: job killed: job preempted (node failure)\n").category == "node"
+
+
+def test_the_batch_scripts_own_command_not_found_is_the_environment_a_profiles_stays_a_candidate():
+    c = judge_log(_log("heldout-fresh18c/cactus-894-toil-worker-command-not-found.log"))
+    assert c.category == "environment" and "batch script" in c.headline, (c.category, c.headline)
+    profile = "/etc/profile.d/z00_lmod.sh: line 7: module: command not found\n"
+    assert judge_log(profile).category == "unknown"
+
+
+def test_an_image_pull_that_could_not_connect_is_the_network_not_the_container_runtime():
+    c = judge_log(_log("heldout-fresh18c/scnanoseq-33-singularity-pull-connection-refused.log"))
+    assert c.category == "network", (c.category, c.headline)
+    # Apptainer's FATAL line about anything else stays the environment
+    assert judge_log("FATAL:   could not open image /scratch/img.sif: failed to retrieve path\n").category == (
+        "environment"
+    )
+
+
+def test_snakemakes_own_exception_form_is_read_as_the_exception_it_names():
+    c = judge_log(_log("heldout-fresh18c/snparcher-196-keyerror-sort-reads.log"))
+    assert (c.category, c.headline.startswith("raised KeyError")) == ("code", True), (c.category, c.headline)
+    c = judge_log("ModuleNotFoundError in file /w/rules/qc.smk, line 3:\nNo module named 'pandas'\n")
+    assert c.category == "environment", (c.category, c.headline)

@@ -269,6 +269,11 @@ _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monit
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
 # a line that is an exception by itself (no traceback around it): its type ends in Error or Exception
 _EXC_LOOSE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception)): (\S.{0,2000})")
+# Snakemake's own form of an exception in a Snakefile or a rule's code (its format_error): the type, where, then the
+# message on the next line: "KeyError in file /w/rules/fastq.smk, line 45:", "SyntaxError in line 12 of /w/Snakefile:"
+_EXC_SNAKEMAKE = re.compile(
+    r"(\w{1,80}(?:Error|Exception)) in (?:file (.{1,400}), line (\d{1,7})|line (\d{1,7}) of (.{1,400})):\s*$"
+)
 # an OSError's str() alone on a line: "[Errno N] strerror: 'path'"; the subclass Python raises for N (PEP 3151: the
 # ones EXCEPTION_RULES tells apart), OSError for the others (ENOSPC, ENOMEM: their message says it)
 _ERRNO_LINE = re.compile(r"\[Errno (\d{1,4})\] \S")
@@ -700,6 +705,11 @@ class Scanner:
                 self._loose(n, line, rl)
             elif line.startswith("[Errno "):
                 self._errno(n, line, rl)
+            elif " in file " in line or " in line " in line:
+                m = _EXC_SNAKEMAKE.match(line)
+                if m:
+                    where = f"{m.group(2) or m.group(5)}, line {m.group(3) or m.group(4)}"
+                    self._record_loose(n, Raised(m.group(1).rsplit(".", 1)[-1], f"in {where}"[:2000]), rl, True)
             elif line.startswith("Exception ignored in"):
                 self._ignored_line = (key, n)
             elif line[:1] in (" ", "\t") and line.lstrip().startswith("raise "):

@@ -181,6 +181,23 @@ SIGNATURES: list[Signature] = [
       "the script's shebang names an interpreter this node does not have (#!/usr/bin/env NAME)",
       "/usr/bin/env: 'python': No such file or directory", "https://github.com/coreutils/coreutils (src/env.c)",
       "the interpreter on the node (which python3), or the shebang the node has (#!/usr/bin/env python3)"),
+    # session 24 (heldout-fresh18, after it was scored): the batch script's own line could not find its command
+    # (Slurm's slurm_script, PBS's JOBID.SC): the job's program or its environment is not on the node's PATH; a
+    # profile script's line (harmless more often) is command-not-found's, a candidate, and so is the script's own
+    # `module` call (a site without modules on that node: the job may still run its program)
+    S("batch-script-command-not-found", "environment", ("slurm_script: line ", ": command not found"),
+      "the batch script could not find the command it runs: its program or environment is not on the node's PATH "
+      "(a module not loaded, an environment not activated in the script)",
+      "/var/spool/slurm/d/job416385/slurm_script: line 4: _toil_worker: command not found",
+      "https://github.com/ComparativeGenomicsToolkit/cactus/issues/894",
+      "load the module or activate the environment in the batch script itself (which CMD inside the job)",
+      unless=(" module: command not found", " ml: command not found")),
+    S("pbs-script-command-not-found", "environment", (".SC: line ", ": command not found"),
+      "the batch script could not find the command it runs: its program or environment is not on the node's PATH",
+      "/var/spool/pbs/mom_priv/jobs/1234.pbs01.SC: line 9: python: command not found",
+      "https://github.com/bminor/bash (execute_cmd.c: 'command not found'; PBS names the job's script JOBID.SC)",
+      "load the module or activate the environment in the batch script itself (which CMD inside the job)",
+      unless=(" module: command not found", " ml: command not found")),
     S("command-not-found", "environment", (": command not found",),
       "a shell could not find a command (a module or a tool a profile script calls is often harmless; the launcher "
       "or the script itself is not)", "sbatch: command not found",
@@ -939,7 +956,8 @@ SIGNATURES: list[Signature] = [
       "a namespace or a kernel feature the node lacks)",
       "FATAL:   could not open image /scratch/img.sif: failed to retrieve path for /scratch/img.sif",
       "https://github.com/apptainer/apptainer (pkg/sylog: its FATAL level)",
-      "the message after FATAL on that node; the same exec by hand there (apptainer -d exec ...)"),
+      "the message after FATAL on that node; the same exec by hand there (apptainer -d exec ...)",
+      unless=("dial tcp ",)),  # an image pull that could not connect: network.py's go-dial-*
     S("apptainer-fatal-debug", "environment", ("FATAL   [U=",),
       "Apptainer/Singularity stopped before the job's command ran (the image, a mount or bind path, a permission, "
       "a namespace or a kernel feature the node lacks)",

@@ -308,4 +308,21 @@ SIGNATURES: list[Signature] = [
       "'tcp://10.33.12.15:45049'", "https://github.com/dask/dask-jobqueue/issues/325",
       "start the scheduler on an interface the nodes reach (dask-jobqueue's interface=, scheduler_options); "
       "nc -zv ADDR PORT from a compute node"),
+    # session 24 (heldout-fresh18, after it was scored): a Go client's (Apptainer's, Docker's, a registry's) failed
+    # connection: "dial tcp ADDR:PORT: connect: connection refused", "i/o timeout", "no route to host"
+    S("go-dial-refused", "network", ("dial tcp ", "connect: connection refused"),
+      "a client could not connect to a server (a registry, a download host): refused (nothing listening, or a "
+      "firewall or proxy between the node and it)",
+      'FATAL:   Error making http request: Head "https://depot.galaxyproject.org/singularity/ucsc-gtftogenepred:447'
+      '--h954228d_0": dial tcp 128.118.250.14:443: connect: connection refused',
+      "https://github.com/nf-core/scnanoseq/issues/33",
+      "from the node: curl the address; compute nodes often have no way out (pull the image on a login node, set "
+      "the site's proxy)"),
+    S("go-dial-timeout", "network", ("dial tcp ", "i/o timeout"),
+      "a client could not connect to a server (a registry, a download host): timed out (no route out of the node, "
+      "a firewall or proxy)",
+      'Get "https://registry-1.docker.io/v2/": dial tcp 54.85.56.253:443: i/o timeout',
+      "https://github.com/golang/go (net/dial.go: 'dial tcp', 'i/o timeout')",
+      "from the node: curl the address; compute nodes often have no way out (pull the image on a login node, set "
+      "the site's proxy)"),
 ]  # fmt: skip

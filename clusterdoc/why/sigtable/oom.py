@@ -629,4 +629,12 @@ SIGNATURES: list[Signature] = [
       "with signal 9 -> abort job", "https://github.com/peridigm/peridigm/issues/12",
       "look for the OOM killer on that node (dmesg, the site's memory monitor); less memory per rank or more nodes",
       node=re.compile(r"^\[([\w.-]{1,128}):mpispawn_"), weak=True),
+    # session 24 (heldout-fresh18, after it was scored): Dask's nanny restarts a worker past its memory budget
+    # (distributed/nanny.py's "Worker exceeded 95% memory budget. Restarting"; newer ones name the worker's address)
+    S("dask-memory-budget", "oom", ("exceeded ", "% memory budget"),
+      "Dask's nanny killed a worker that went past its memory budget (the worker's memory_limit): host memory",
+      "distributed.nanny - WARNING - Worker exceeded 95% memory budget. Restarting",
+      "https://github.com/h2oai/db-benchmark/issues/144",
+      "fewer threads or tasks per worker, smaller partitions, or a higher memory_limit per worker (within the job's "
+      "memory)"),
 ]  # fmt: skip

@@ -462,4 +462,10 @@ SIGNATURES: list[Signature] = [
       "https://github.com/SchedMD/slurm/blob/master/doc/html/job_reason_codes.shtml (reframe-hpc/reframe#995)",
       "sinfo -R for why those nodes are out; drop --nodelist/-w or the constraint that needs them, or wait for the "
       "maintenance (scontrol show reservation) to end"),
+    # session 24 (heldout-fresh18, after it was scored): PBS Pro's scheduler preempted the job (tracejob's lines: "Job
+    # Rerun at request of Scheduler", "preempting job"), on an owner's node
+    S("pbs-preempting", "scheduler", ("preempting job",),
+      "PBS preempted the job for a higher-priority one (requeued or killed, as the queue's preempt order says)",
+      "11/06/2019 14:54:53  L    Simulation: preempting job", "https://github.com/nextflow-io/nextflow/issues/1367",
+      "a queue whose nodes are not preemptible, checkpoints the job can resume from, or resubmit"),
 ]  # fmt: skip
