@@ -3,9 +3,12 @@ set cites) showed after it was scored and opened: NCCL's NVLS setup failing in a
 Manager), PSM's adapter driver failing on a node, Ray's older memory monitor, TensorFlow's job missing from its
 cluster spec, MVAPICH's mpispawn naming the rank that died, and mpiexec -l's "[N] " rank tag; then what
 heldout-fresh18 showed: Dask's nanny past a worker's memory budget, PBS preempting the job, the batch script's own
-command not found, an image pull that could not connect, and Snakemake's own form of an exception. Each test failed
-on the rules before it (389d8d1 for the first five, 8aae7bb for heldout-fresh18's); each also checks what must stay
-(a candidate stays a candidate, a neighbouring form keeps its verdict)."""
+command not found, an image pull that could not connect, and Snakemake's own form of an exception; then what
+heldout-fresh19 showed: Open MPI's recursive mpiexec, srun with no command, FDS's own errors, HTCondor's memory hold,
+a Dask worker killed by a signal, a model directory without its config, Nextflow's exit 140 and an unresolved ssh
+host (candidates). Each test failed on the rules before it (389d8d1 for the first five, 8aae7bb for heldout-fresh18's,
+111c01b for heldout-fresh19's); each also checks what must stay (a candidate stays a candidate, a neighbouring form
+keeps its verdict)."""
 
 from __future__ import annotations
 
@@ -93,3 +96,36 @@ def test_snakemakes_own_exception_form_is_read_as_the_exception_it_names():
     assert (c.category, c.headline.startswith("raised KeyError")) == ("code", True), (c.category, c.headline)
     c = judge_log("ModuleNotFoundError in file /w/rules/qc.smk, line 3:\nNo module named 'pandas'\n")
     assert c.category == "environment", (c.category, c.headline)
+
+
+# --- heldout-fresh19, after it was scored and opened (each failed on the rules of 111c01b) ---
+
+
+def test_open_mpis_recursive_mpiexec_is_the_environment_before_the_walltime_it_ran_into():
+    c = judge_log(_log("heldout-fresh19a/fds-7364-openmpi-mpiexec-intel-build.log"))
+    assert c.category == "environment" and "another MPI" in c.headline, (c.category, c.headline)
+    assert judge_log("=>> PBS: job killed: walltime 602 exceeded limit 600\n").category == "scheduler"
+
+
+def test_srun_without_a_command_and_fds_own_errors_are_the_job_scripts_and_inputs():
+    assert judge_log(_log("heldout-fresh19a/fds-10192-srun-no-command.log")).category == "code"
+    c = judge_log(_log("heldout-fresh19a/fds-10990-mpi-processes-exceed-meshes.log"))
+    assert c.category == "code" and "FDS" in c.headline, (c.category, c.headline)
+
+
+def test_htcondors_memory_hold_and_a_dask_worker_killed_by_a_signal_are_memory():
+    assert judge_log(_log("heldout-fresh19b/1-ogc-2-condor-held-memory.log")).category == "oom"
+    assert judge_log(_log("heldout-fresh19b/rapids-notebooks-89-dask-worker-killed.log")).category == "oom"
+
+
+def test_a_model_directory_without_its_config_is_the_jobs_input_not_an_unsure_oserror():
+    c = judge_log(_log("heldout-fresh19c/openvla-oft-missing-config-json.log"))
+    assert c.category == "code" and "lacks a file" in c.headline, (c.category, c.headline)
+
+
+def test_nextflows_exit_140_and_an_unresolved_ssh_host_stay_candidates_with_what_decides():
+    c = judge_log(_log("heldout-fresh19b/bactopia-537-gubbins-time-limit.log"))
+    assert c.category == "unknown" and c.candidates[0].startswith("scheduler"), (c.category, c.candidates)
+    assert len(c.candidates) >= 2
+    c = judge_log(_log("heldout-fresh19b/kubeflow-887-openmpi-worker-unresolved.log"))
+    assert c.category == "unknown" and c.candidates[0].startswith("environment"), (c.category, c.candidates)

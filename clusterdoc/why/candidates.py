@@ -445,6 +445,18 @@ def for_signature(sig) -> list[str]:
             "environment: the build or the platform (a compiler, an MPI or a math library it was linked against, "
             "a runtime that differs from the one it was built for)",
         ]
+    if sig.name == "nextflow-exit-140":
+        return [
+            "scheduler: the task's time limit (the scheduler's record: sacct -j JOB -o State,Elapsed,Timelimit)",
+            "oom: its memory limit, where the site signals that with 140 too (sacct -o MaxRSS,ReqMem)",
+            "a disk quota or scratch limit the site enforces the same way (the task's .command.log)",
+        ]
+    if sig.name == "ssh-unresolved-host":
+        return [
+            "environment: the hostfile or the launcher names a host DNS does not know (a typo, a short name, a node "
+            "or pod not up yet)",
+            "network: the node's DNS is unreachable or broken (getent hosts NAME on it)",
+        ]
     if sig.name == "unspecified-launch-failure":
         return [
             "code: a kernel fault of the code or an extension (CUDA_LAUNCH_BLOCKING=1 shows where)",

@@ -326,4 +326,24 @@ SIGNATURES: list[Signature] = [
       'E tensorflow/core/distributed_runtime/rpc/grpc_server_lib.cc:442] Internal: Job "trainer_client,controller" '
       "was not defined in cluster", "https://github.com/tensorflow/lingvo/issues/121",
       "give each process a job name and task index its cluster spec lists (--job / --cluster_spec, TF_CONFIG)"),
+    # session 24 (heldout-fresh19, after it was scored): srun's line in the job script names no program (fds-10192:
+    # a library directory where the executable's path belonged)
+    S("srun-no-command", "code", ("srun: fatal: No command given to execute",),
+      "srun was given no program to run: the job script's srun line is missing its command (or names a directory)",
+      "srun: fatal: No command given to execute.", "https://github.com/firemodels/fds/issues/10192",
+      "the srun line of the job script: srun [options] /path/to/program [its arguments]"),
+    # FDS's own error lines end with the case's CHID ("ERROR: The number of MPI processes, 4, exceeds the number of
+    # meshes, 1 (CHID: sample)"): the input file or the launch against it
+    S("fds-error", "code", ("ERROR: ", "(CHID: "),
+      "FDS stopped on an error in its input or its set-up (the line says which)",
+      "ERROR: The number of MPI processes, 4, exceeds the number of meshes, 1 (CHID: sample)",
+      "https://github.com/firemodels/fds/issues/10990",
+      "the input file (&MESH lines: at least one mesh per MPI process) or the launch's process count"),
+    # transformers' cached_file: a model path without the file it needs (an OSError whose cause is the job's input)
+    S("hf-missing-model-file", "code", ("does not appear to have a file named",),
+      "the model or checkpoint directory the job loads lacks a file it needs (config.json, the weights): the job's "
+      "input",
+      "OSError: /ckpt/aloha_adjust_bottle_100000 does not appear to have a file named config.json.",
+      "https://github.com/huggingface/transformers (src/transformers/utils/hub.py: cached_file)",
+      "the path given to from_pretrained: a directory that holds config.json (save_pretrained writes it)"),
 ]  # fmt: skip

@@ -1128,4 +1128,20 @@ SIGNATURES: list[Signature] = [
       "EJ0001: 2024-05-21-11:57:54.167.645 Failed to initialize the HCCP process. Reason: Maybe the last training "
       "process is running.", "https://github.com/hiyouga/LlamaFactory/issues/3839 (CANN's EJ0001)",
       "stop the earlier run's processes on the node (npu-smi info for what holds each NPU), wait about 10 s, rerun"),
+    # session 24 (heldout-fresh19, after it was scored): Open MPI's mpiexec found itself inside an Open MPI job: the
+    # program (or a script it runs) calls mpiexec again, or it is built for another MPI (fds-7364: Intel MPI's build
+    # run under Open MPI's mpiexec, every process printing this until the walltime)
+    S("ompi-recursive-mpiexec", "environment", ("Open MPI does not support recursive calls of mpiexec",),
+      "Open MPI's mpiexec was started inside an Open MPI job: the program was built for another MPI than this "
+      "mpiexec (or a script it runs calls mpiexec again)",
+      "Open MPI does not support recursive calls of mpiexec", "https://github.com/firemodels/fds/issues/7364",
+      "launch with the mpiexec of the MPI the program was built with (its module); ldd PROGRAM | grep mpi"),
+    # an ssh that cannot resolve a host the launch names (a hostfile's or a launcher's): a candidate (a pod not up
+    # yet, a typo, the site's DNS)
+    S("ssh-unresolved-host", "environment", ("ssh: Could not resolve hostname",),
+      "ssh could not resolve a host the launch names (a hostfile's name DNS does not know: a node or pod not up, a "
+      "typo, a name only another network resolves)",
+      "ssh: Could not resolve hostname openmpi-worker-0.openmpi.kubeflow: Name or service not known",
+      "https://github.com/kubeflow/kubeflow/issues/887",
+      "getent hosts NAME on the node that launches; the hostfile's names against the nodes' own", weak=True),
 ]  # fmt: skip

@@ -637,4 +637,19 @@ SIGNATURES: list[Signature] = [
       "https://github.com/h2oai/db-benchmark/issues/144",
       "fewer threads or tasks per worker, smaller partitions, or a higher memory_limit per worker (within the job's "
       "memory)"),
+    # session 24 (heldout-fresh19, after it was scored): HTCondor holds a job past its requested memory (a pool's
+    # SYSTEM_PERIODIC_HOLD on MemoryUsage > RequestMemory: the Open Science Grid's and most pools' policy)
+    S("condor-hold-memory", "oom", ("put on hold by", "memory usage"),
+      "HTCondor put the job on hold for using more memory than it requested (the pool's periodic hold policy)",
+      "1050981.0   dbrown   11/7  23:48 Job in status 2 put on hold by SYSTEM_PERIODIC_HOLD due to memory usage "
+      "3000000.", "https://github.com/gwastro/1-ogc/issues/2",
+      "request more memory (request_memory) and release the job (condor_qedit, condor_release), or use less"),
+    # Dask's nanny, when its worker process died of a signal (the OOM killer's SIGKILL, as its memory monitor's kill
+    # reads): db-benchmark-144 (host memory), rapidsai/notebooks-89 (the GPU worker's memory)
+    S("dask-worker-killed", "oom", ("Worker process ", "was killed by unknown signal"),
+      "a Dask worker process was killed by a signal: the OOM killer most often (host memory, or a GPU worker's)",
+      "distributed.nanny - WARNING - Worker process 50 was killed by unknown signal",
+      "https://github.com/rapidsai/notebooks/issues/89; https://github.com/h2oai/db-benchmark/issues/144",
+      "the node's dmesg for the OOM killer, the workers' memory (the dashboard, nvidia-smi); fewer threads per "
+      "worker, smaller partitions, or a higher memory_limit"),
 ]  # fmt: skip

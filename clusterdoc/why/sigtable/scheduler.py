@@ -468,4 +468,13 @@ SIGNATURES: list[Signature] = [
       "PBS preempted the job for a higher-priority one (requeued or killed, as the queue's preempt order says)",
       "11/06/2019 14:54:53  L    Simulation: preempting job", "https://github.com/nextflow-io/nextflow/issues/1367",
       "a queue whose nodes are not preemptible, checkpoints the job can resume from, or resubmit"),
+    # Nextflow's exit status 140 (128 + SIGUSR2): SGE's, LSF's and Slurm's sites' signal at a limit: the time limit
+    # most often (bactopia-537, aindephys-81), memory or disk at some (nf-core/eager-1166's maintainer): a candidate
+    S("nextflow-exit-140", "scheduler", ("terminated with an error exit status (140)",),
+      "a Nextflow task ended with exit status 140: the scheduler stopped it at a limit (its time limit most often; "
+      "memory or disk at some sites)",
+      "NOTE: Process `BACTOPIATOOLS:SNIPPY:GUBBINS:GUBBINS_MODULE (snippy-core)` terminated with an error exit "
+      "status (140) -- Execution is retried (1)", "https://github.com/bactopia/bactopia/issues/537",
+      "the task's .command.log and the scheduler's record (sacct -j JOB -o State,Elapsed,Timelimit,MaxRSS); raise "
+      "the process's time (or memory) in its config", weak=True),
 ]  # fmt: skip
