@@ -6,9 +6,11 @@ heldout-fresh18 showed: Dask's nanny past a worker's memory budget, PBS preempti
 command not found, an image pull that could not connect, and Snakemake's own form of an exception; then what
 heldout-fresh19 showed: Open MPI's recursive mpiexec, srun with no command, FDS's own errors, HTCondor's memory hold,
 a Dask worker killed by a signal, a model directory without its config, Nextflow's exit 140 and an unresolved ssh
-host (candidates). Each test failed on the rules before it (389d8d1 for the first five, 8aae7bb for heldout-fresh18's,
-111c01b for heldout-fresh19's); each also checks what must stay (a candidate stays a candidate, a neighbouring form
-keeps its verdict)."""
+host (candidates); then heldout-fresh20's: Horovod's ranks lacking different tensors (a desync), an exception before
+torchrun's epilogue where the ranks' tracebacks interleave, sbatch refusing its options, Singularity 2 stopping, and
+canu's crash handler. Each test failed on the rules before it (389d8d1 for the first five, 8aae7bb for
+heldout-fresh18's, 111c01b for heldout-fresh19's, 4df1827 for heldout-fresh20's); each also checks what must stay (a
+candidate stays a candidate, a neighbouring form keeps its verdict)."""
 
 from __future__ import annotations
 
@@ -129,3 +131,31 @@ def test_nextflows_exit_140_and_an_unresolved_ssh_host_stay_candidates_with_what
     assert len(c.candidates) >= 2
     c = judge_log(_log("heldout-fresh19b/kubeflow-887-openmpi-worker-unresolved.log"))
     assert c.category == "unknown" and c.candidates[0].startswith("environment"), (c.category, c.candidates)
+
+
+# --- heldout-fresh20, after it was scored and opened (each failed on the rules of 4df1827) ---
+
+
+def test_horovod_ranks_lacking_different_tensors_submitted_different_collectives_the_odd_rank_named():
+    c = judge_log(_log("heldout-fresh20b/horovod-1652-different-graph-per-rank.log"))
+    assert c.category == "desync" and c.ranks == [0, 1], (c.category, c.ranks, c.headline)
+    # horovodrun's --timestamp-output glues the date to its rank tag; rank 0 lacks another tensor than ranks 1-7
+    c = judge_log(_log("real/insightface-1287-horovod-stalled-tensor-mismatch.log"))
+    assert (c.category, c.ranks) == ("desync", [0]), (c.category, c.ranks, c.headline)
+    # every listed rank lacking the same tensor stays what it was (those ranks are behind: a candidate)
+    same = "Stalled ranks:\n4: [HorovodAllreduce_grads_0]\n"
+    assert judge_log(same).category == "unknown"
+
+
+def test_an_exception_before_torchruns_epilogue_is_the_cause_when_the_ranks_tracebacks_interleave():
+    c = judge_log(_log("heldout-fresh20c/soyexpr-torchrun-peft-target-modules.log"))
+    assert c.category == "code" and "Target modules" in c.headline, (c.category, c.headline)
+
+
+def test_sbatch_refusing_its_options_singularity_2_stopping_and_canus_crash_handler():
+    assert judge_log(_log("heldout-fresh20d/snakemake-1829-sbatch-mem-mutually-exclusive.log")).category == "scheduler"
+    assert judge_log(_log("heldout-fresh20b/nextflow-1407-singularity-image-tmp-path.log")).category == "environment"
+    assert judge_log(_log("heldout-fresh20d/canu-1505-bogart-segfault.log")).category == "code"
+    # Ray's GCS reconnect failure alone: a candidate (the link, or the head's GCS died)
+    c = judge_log(_log("heldout-fresh20b/ray-15389-remote-worker-gcs-reconnect.log"))
+    assert c.category == "unknown" and c.candidates[0].startswith("network"), (c.category, c.candidates)

@@ -457,6 +457,11 @@ def for_signature(sig) -> list[str]:
             "or pod not up yet)",
             "network: the node's DNS is unreachable or broken (getent hosts NAME on it)",
         ]
+    if sig.name == "ray-gcs-reconnect-failed":
+        return [
+            "network: the link from the node to the head (a firewall, the ports, a long or lossy path: its RTT)",
+            "node: the head's GCS server died or restarted (gcs_server.out on the head)",
+        ]
     if sig.name == "unspecified-launch-failure":
         return [
             "code: a kernel fault of the code or an extension (CUDA_LAUNCH_BLOCKING=1 shows where)",

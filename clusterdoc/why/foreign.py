@@ -165,7 +165,9 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
             exceptions.append({"rank": r, "host": rl.host, "line": rl.loose_at, "raised": rl.loose})
             rf = next(x for x in ranks if x.rank == r)
             rf.raised, rf.recorded, rf.code, rf.ended = asdict(rl.loose), True, 1, float(rl.loose_at or 0)
-    if not exceptions:  # the last one, near the log's end (a logged and survived error earlier is no cause)
+    # the last one, near the log's end (a logged and survived error earlier is no cause), where no exception but a
+    # launcher's own (torchrun's ChildFailedError after ranks' tracebacks interleaved past reading) is in the log
+    if all(e["raised"].type in EFFECT_TYPES for e in exceptions):
         for n, raised in f.unranked_loose[-1:]:
             if f.lines - n <= LOOSE_TAIL * 8:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
@@ -728,6 +730,16 @@ def horovod_stall(f: logs.LogFacts) -> dict | None:
     ready = {rs for _, kind, rs in f.horovod if kind == "ready"}
     base = {"watchdog": True, "gone": False, "idle": False, "loader": False, "lines": [],
             "started": float(f.horovod[0][0]), "thin": False}  # fmt: skip
+    by_tensors: dict[frozenset[str], list[int]] = {}
+    for r, names in f.hvd_rows.items():
+        by_tensors.setdefault(names, []).append(r)
+    if len(by_tensors) > 1:  # the ranks lack different tensors: each submitted what another did not
+        groups = sorted(by_tensors.values(), key=len, reverse=True)
+        odd = sorted(r for g in groups[1:] for r in g) if len(groups[0]) > len(groups[1]) else sorted(f.hvd_rows)
+        desc = "; ".join(f"{_rs(sorted(g))}: {sorted(n)[0][:80]}" for n, g in by_tensors.items())
+        return {**base, "odd": odd, "desync": True,
+                "headline": f"Horovod: the stalled ranks wait for different tensors ({desc[:400]}): the ranks "
+                "submitted different collectives"}  # fmt: skip
     if missing and not ready and all(set(rs) == missing for _, kind, rs in f.horovod if kind == "missing"):
         odd = sorted(missing)
         return {**base, "odd": odd, "desync": False, "thin": True, "candidates": _missing_candidates(odd),

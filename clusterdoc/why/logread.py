@@ -104,9 +104,11 @@ WORDS: tuple[bytes, ...] = (
     b"died from signal",  # Cray PALS' mpiexec: the rank and its node
     b"lagging",  # torch's desync report: its head, then a line per group of ranks ("finished collective #N")
     b"collective #",
-    # Horovod 0.20+'s list of the ranks behind: its head (its rows, "3: [tensor, ...]", are read in the tail)
+    # Horovod 0.20+'s list of the ranks behind: its head, and its rows ("3: [HorovodAllreduce_grads_0]", MXNet's
+    # "0: [horovod_allreduce.noname.691941]": the tensors each rank lacks, compared across rows for a desync)
     b"issing ranks:",
     b"talled ranks:",
+    b"orovod",
     b"Not all ranks joining collective",  # torch's flight recorder analyser: the ranks a collective missed
     b"Local host: ",  # Open MPI's TCP help text: the node on a line after its head
     b"Exec host:  ",  # Torque's and PBS's job mail: the host the job ran on, lines before the server's reason

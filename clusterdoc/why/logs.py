@@ -350,6 +350,8 @@ class LogFacts:
     mpi: list[dict] = field(default_factory=list)  # MPI's launcher naming a rank: {rank, node, line, how}
     local: list[dict] = field(default_factory=list)  # a local process index (mp.spawn's): the rank on one node
     horovod: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)  # (line, missing|ready, ranks)
+    # the first "Missing ranks:" list's rows: rank -> the tensors it has not submitted (the others have)
+    hvd_rows: dict[int, frozenset[str]] = field(default_factory=dict)
     watchdog: dict[int, dict] = field(default_factory=dict)  # rank -> {seq, op, timeout_ms, ran_ms, line}
     watchdog_at: set[int] = field(default_factory=set)
     # rank -> the last collective it enqueued in the default group, by torch's own count (lines tagged [PG 0])
@@ -607,6 +609,9 @@ class Scanner:
         at, kind, ranks = f.horovod[entry]
         if who not in ranks and len(ranks) < 256:
             f.horovod[entry] = (at, kind, (*ranks, who))
+        if entry == 0 and who not in f.hvd_rows and len(f.hvd_rows) < 256:
+            names = text[text.find("[") + 1 :].rstrip().rstrip("]")[:2000]
+            f.hvd_rows[who] = frozenset(x.strip()[:200] for x in names.split(", ")[:16])
 
     def _phase(self, n: int, line: str) -> None:
         f = self.facts

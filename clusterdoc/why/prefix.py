@@ -18,7 +18,8 @@ Forms read (each from real logs, tests/fixtures/why/real/SOURCES.md), in any nes
     [3] ...                   MPICH's / Intel MPI's mpiexec -l (-prepend-rank), OpenFOAM's parallel output
     [1,3]<stderr>: ...        Open MPI's mpirun --tag-output ([job,rank]<stream>:); [3]<stderr>: horovodrun's
     3: ...                    srun --label
-    [2024-03-18 17:38:50,208] 2024-03-18T17:38:50.1Z  time stamps (skipped)
+    [2024-03-18 17:38:50,208] 2024-03-18T17:38:50.1Z  time stamps (skipped), and horovodrun's
+    Fri Oct 23 17:16:00 2020[0]<stderr>:              (--timestamp-output: the date glued to the rank tag)
     > ...  > > ...            a quoted paste (a reply's "> " before each line; skipped)
 
 Every token is matched anchored with bounded repetition, at most MAX_TOKENS of them: the cost of a line is
@@ -37,6 +38,7 @@ _TIME = re.compile(
     r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d(?::\d\d)?(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?:?\s{1,4}"
     r"|\[?\d\d:\d\d(?::\d\d)?(?:[.,]\d{1,9})?\]?\s{1,4}"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d\s{1,4}"
+    r"|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}(?=\[)"  # horovodrun's "Fri Oct 23 17:16:00 2020[0]"
 )
 _RANK_TOKENS = [
     # [rank3]: [rank 3] [RANK 3] [rank: 3] [rank3/8] (rank 3) (a world size after the rank)

@@ -346,4 +346,11 @@ SIGNATURES: list[Signature] = [
       "OSError: /ckpt/aloha_adjust_bottle_100000 does not appear to have a file named config.json.",
       "https://github.com/huggingface/transformers (src/transformers/utils/hub.py: cached_file)",
       "the path given to from_pretrained: a directory that holds config.json (save_pretrained writes it)"),
+    # session 24 (heldout-fresh20, after it was scored): canu's (and meryl's) crash handler prints the signal and a
+    # backtrace of the program's own routines (AS_UTL_stackTrace.C): the program crashed in its own code
+    S("canu-crash-backtrace", "code", ("Failed with '", "'; backtrace (libbacktrace):"),
+      "the program crashed (its crash handler names the signal) in its own routines, as its backtrace shows",
+      "Failed with 'Segmentation fault'; backtrace (libbacktrace):",
+      "https://github.com/marbl/canu/issues/1505",
+      "the routine its backtrace names: a newer release (a fixed bug), or the input that reaches it"),
 ]  # fmt: skip

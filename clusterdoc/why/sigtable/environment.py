@@ -1144,4 +1144,12 @@ SIGNATURES: list[Signature] = [
       "ssh: Could not resolve hostname openmpi-worker-0.openmpi.kubeflow: Name or service not known",
       "https://github.com/kubeflow/kubeflow/issues/887",
       "getent hosts NAME on the node that launches; the hostfile's names against the nodes' own", weak=True),
+    # session 24 (heldout-fresh20, after it was scored): Singularity 2's own stop ("ERROR  : Image path ... doesn't
+    # exist", then "ABORT  : Retval = 255"): the container never ran the job's command, as Apptainer's FATAL line
+    S("singularity2-abort", "environment", ("ABORT  : Retval = ",),
+      "Singularity stopped before the job's command ran (its ERROR line above says why: an image path, a bind, a "
+      "permission)",
+      "ABORT  : Retval = 255", "https://github.com/nextflow-io/nextflow/issues/1407",
+      "the ERROR line above it, on the node that ran the task (an image on shared storage, not the submit host's "
+      "/tmp)"),
 ]  # fmt: skip

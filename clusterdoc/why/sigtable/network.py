@@ -325,4 +325,12 @@ SIGNATURES: list[Signature] = [
       "https://github.com/golang/go (net/dial.go: 'dial tcp', 'i/o timeout')",
       "from the node: curl the address; compute nodes often have no way out (pull the image on a login node, set "
       "the site's proxy)"),
+    # session 24 (heldout-fresh20, after it was scored): a Ray node's GCS client gave up reconnecting to the head:
+    # the link to the head (latency, a firewall), or the head's GCS died (a candidate)
+    S("ray-gcs-reconnect-failed", "network", ("Couldn't reconnect to GCS server",),
+      "a Ray node could not reconnect to the head's GCS server: the link to the head, or the head's GCS died",
+      "service_based_gcs_client.cc:229: Couldn't reconnect to GCS server. The last attempted GCS server address "
+      "was 10.42.0.44:43507", "https://github.com/ray-project/ray/issues/15389",
+      "the head's GCS log (gcs_server.out) at that time, and the route from the node to the head's address",
+      weak=True),
 ]  # fmt: skip

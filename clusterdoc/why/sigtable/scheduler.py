@@ -477,4 +477,12 @@ SIGNATURES: list[Signature] = [
       "status (140) -- Execution is retried (1)", "https://github.com/bactopia/bactopia/issues/537",
       "the task's .command.log and the scheduler's record (sacct -j JOB -o State,Elapsed,Timelimit,MaxRSS); raise "
       "the process's time (or memory) in its config", weak=True),
+    # session 24 (heldout-fresh20, after it was scored): sbatch refused its own options before submitting (its
+    # "fatal:" lines: options that exclude each other, a value it cannot parse), as a workflow's profile passes them
+    S("sbatch-fatal", "scheduler", ("sbatch: fatal: ",),
+      "sbatch refused the job's options before submitting it (options that exclude each other, or a value it "
+      "cannot read)",
+      "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.",
+      "https://github.com/snakemake/snakemake/issues/1829",
+      "the sbatch options the job (or the workflow's profile) passes: one memory option, values sbatch accepts"),
 ]  # fmt: skip
