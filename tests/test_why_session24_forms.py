@@ -8,9 +8,11 @@ heldout-fresh19 showed: Open MPI's recursive mpiexec, srun with no command, FDS'
 a Dask worker killed by a signal, a model directory without its config, Nextflow's exit 140 and an unresolved ssh
 host (candidates); then heldout-fresh20's: Horovod's ranks lacking different tensors (a desync), an exception before
 torchrun's epilogue where the ranks' tracebacks interleave, sbatch refusing its options, Singularity 2 stopping, and
-canu's crash handler. Each test failed on the rules before it (389d8d1 for the first five, 8aae7bb for
-heldout-fresh18's, 111c01b for heldout-fresh19's, 4df1827 for heldout-fresh20's); each also checks what must stay (a
-candidate stays a candidate, a neighbouring form keeps its verdict)."""
+canu's crash handler; then heldout-fresh21's: file locking a file system does not give, HTCondor's and YARN's memory
+kills, a script's bare Exception continued on its next line, TensorFlow's collective group mismatch, a command
+missing where it runs, Go's ENOSPC. Each test failed on the rules before it (389d8d1 for the first five, 8aae7bb for
+heldout-fresh18's, 111c01b for heldout-fresh19's, 4df1827 for heldout-fresh20's, 974891d for heldout-fresh21's); each
+also checks what must stay (a candidate stays a candidate, a neighbouring form keeps its verdict)."""
 
 from __future__ import annotations
 
@@ -159,3 +161,37 @@ def test_sbatch_refusing_its_options_singularity_2_stopping_and_canus_crash_hand
     # Ray's GCS reconnect failure alone: a candidate (the link, or the head's GCS died)
     c = judge_log(_log("heldout-fresh20b/ray-15389-remote-worker-gcs-reconnect.log"))
     assert c.category == "unknown" and c.candidates[0].startswith("network"), (c.category, c.candidates)
+
+
+# --- heldout-fresh21, after it was scored and opened (each failed on the rules of 974891d) ---
+
+
+def test_file_locking_a_file_system_does_not_give_hdf5_or_mpi_io_is_the_environment():
+    assert judge_log(_log("heldout-fresh21a/alpscore-348-hdf5-flock-cori.log")).category == "environment"
+    assert judge_log(_log("heldout-fresh21a/smilei-342-lustre-no-flock.log")).category == "environment"
+
+
+def test_htcondors_and_yarns_memory_kills_are_memory():
+    assert judge_log(_log("heldout-fresh21b/crabserver-9367-condor-excessive-memory.log")).category == "oom"
+    assert judge_log(_log("heldout-fresh21b/tensorflowonspark-282-yarn-container-memory.log")).category == "oom"
+
+
+def test_a_scripts_bare_exception_defers_to_what_its_next_line_says_failed():
+    c = judge_log(_log("heldout-fresh21b/atlas-333-sbatch-time-limit-invalid.log"))
+    assert c.category == "scheduler", (c.category, c.headline)
+    # a bare Exception whose next line says nothing more stays the code's
+    plain = ('Traceback (most recent call last):\n  File "/w/run.py", line 3, in <module>\n'
+             '    raise Exception("bad config")\nException: bad config\nDone.\n')
+    assert judge_log(plain).category == "code"
+
+
+def test_tensorflow_workers_disagreeing_on_the_collective_group_are_a_desync():
+    assert judge_log(_log("heldout-fresh21b/tensorflow-47203-collective-group-size.log")).category == "desync"
+
+
+def test_a_command_missing_where_it_runs_and_a_full_image_store_are_the_environment():
+    for name in ("influenza-di-identification-pipeline-2-sbatch-missing.log",
+                 "easybuild-life-sciences-543-nextflow-module-java.log", "rnaseq-887-singularity-not-found.log",
+                 "nextflow-5099-awsbatch-pull-no-space.log"):  # fmt: skip
+        c = judge_log(_log("heldout-fresh21d/" + name))
+        assert c.category == "environment", (name, c.category, c.headline)

@@ -444,6 +444,13 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
         and any(e["line"] < s["line"] <= e["line"] + MESSAGE_NEXT for s in near)
     ):  # a wrapper's message that goes on in the next lines ("Failed to submit job, error was:\nsbatch: error: ...")
         return []
+    if (
+        kind == "code"
+        and raised.type == "Exception"
+        and any(s["line"] == e["line"] + 1 and s["category"] not in ("code", "unknown") for s in near)
+    ):  # a script's bare Exception whose message goes on in the next line with what failed (a submit wrapper's
+        # "Exception: Job can't be submitted" + "\n" + sbatch's own refusal: atlas-333)
+        return []
     text = f"{raised.type}: {raised.message}"[:300] + (f" at {raised.where}" if raised.file else "")
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
            "api": "python-api-mismatch", "config": "python-config-validation", "scheduler": "python-scheduler-error",

@@ -120,4 +120,12 @@ SIGNATURES: list[Signature] = [
       "[39166184].", "https://github.com/tensorflow/tensorflow/issues/62790 (and #34156)",
       "what each worker builds before that collective (its variables, its batch); the same model and input "
       "pipeline on every worker"),
+    # session 24 (heldout-fresh21, after it was scored): TensorFlow's collective ops saw the workers disagree on the
+    # group (MultiWorkerMirroredStrategy with 2 GPUs on one worker and 4 on another: tensorflow-47203)
+    S("tf-collective-group-size", "desync", ("Collective Op has group_size", "but that group has size"),
+      "the workers disagree on the collective's group (its size): they run different replicas per worker (GPU "
+      "counts) or different graphs",
+      "InternalError: Collective Op has group_size 8 and group_key 1 but that group has size 4",
+      "https://github.com/tensorflow/tensorflow/issues/47203",
+      "the same number of GPUs on every worker (CUDA_VISIBLE_DEVICES) and the same model code and strategy"),
 ]  # fmt: skip

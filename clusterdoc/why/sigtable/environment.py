@@ -1152,4 +1152,42 @@ SIGNATURES: list[Signature] = [
       "ABORT  : Retval = 255", "https://github.com/nextflow-io/nextflow/issues/1407",
       "the ERROR line above it, on the node that ran the task (an image on shared storage, not the submit host's "
       "/tmp)"),
+    # session 24 (heldout-fresh21, after it was scored): HDF5 1.10.1's own words for the same lock failure
+    # (H5FD_sec2_lock "unable to flock file"; "unable to lock the file or initialize file structure"), and MPI-IO's
+    # (ROMIO's ADIOI_Set_lock: "File locking failed", Lustre without flock, NFS without lockd)
+    S("hdf5-file-flock", "environment", ("unable to flock file",),
+      "HDF5 could not lock the file it opens: the file system does not support the locks HDF5 1.10+ takes "
+      "(Lustre without flock, NFS)",
+      "  #3 H5FDsec2.c line 939 in H5FD_sec2_lock(): unable to flock file, errno = 524, error message = 'Unknown "
+      "error 524'", "https://github.com/ALPSCore/ALPSCore/issues/348",
+      "export HDF5_USE_FILE_LOCKING=FALSE in the job (or write to a file system that supports flock)"),
+    S("romio-file-locking", "environment", ("File locking failed in ADIOI_Set_lock",),
+      "MPI-IO could not lock the file (ROMIO's ADIOI_Set_lock): the file system does not give it locks (Lustre "
+      "mounted without flock, NFS without lockd or with attribute caching)",
+      "Generic MPICH Message: File locking failed in ADIOI_Set_lock(fd 12,cmd F_SETLKW/7,type F_WRLCK/1,whence 0) "
+      "with return value FFFFFFFF and errno 26.", "https://github.com/SmileiPIC/Smilei/issues/342",
+      "write to a file system mounted with locking (Lustre: flock), or disable data sieving / locking in the MPI-IO "
+      "hints (romio_ds_write=disable)"),
+    # session 24 (heldout-fresh21, after it was scored): Go's spelling of ENOSPC (a container pull, Docker's layer
+    # writes: "write /var/lib/docker/tmp/...: no space left on device"), as glibc's is read above
+    S("fs-no-space-go", "environment", ("no space left on device",),
+      "a file system the job writes to is full (ENOSPC): a container's image store, the disk, /tmp",
+      "Task failed to start - CannotPullContainerError: write /var/lib/docker/tmp/GetImageBlob887491687: no space "
+      "left on device", "https://github.com/nextflow-io/nextflow/issues/5099",
+      "df -h on the node for the path it wrote (Docker's /var/lib/docker; a bigger volume, fewer tasks per node)"),
+    # Java's ProcessBuilder (Nextflow's executors, a capsule's launcher) could not start a program: it is not on the
+    # PATH of the machine that runs it (Nextflow's Slurm executor where no sbatch is, a module's broken java path)
+    S("java-cannot-run-program", "environment", ("Cannot run program \"", "error=2, No such file or directory"),
+      "a Java program (Nextflow, a launcher) could not start a command: it is not installed or not on the PATH "
+      "where it runs (the scheduler's sbatch, a module's java)",
+      'Cannot run program "sbatch" (in directory "/Volumes/KMB_hard_drive_2/.../work/b9/c99314ab"): error=2, No such '
+      "file or directory", "https://github.com/BROOKELAB/Influenza-virus-DI-identification-pipeline/issues/2",
+      "which COMMAND where the program runs (the login node for Nextflow's executor, the module's paths)"),
+    # coreutils' env on a task's command that is not installed there ("env: 'singularity': No such file or
+    # directory": Nextflow's .command.run with -profile singularity on a node without it), quoted either way
+    S("env-command-missing", "environment", ("env: \u2018", "\u2019: No such file or directory"),
+      "a task's command is not installed where it ran (env could not find it on the PATH: the container runtime, "
+      "an interpreter)",
+      "env: \u2018singularity\u2019: No such file or directory", "https://github.com/nf-core/rnaseq/issues/887",
+      "install it on every node the tasks run on, or load its module in the task's environment"),
 ]  # fmt: skip

@@ -652,4 +652,16 @@ SIGNATURES: list[Signature] = [
       "https://github.com/rapidsai/notebooks/issues/89; https://github.com/h2oai/db-benchmark/issues/144",
       "the node's dmesg for the OOM killer, the workers' memory (the dashboard, nvidia-smi); fewer threads per "
       "worker, smaller partitions, or a higher memory_limit"),
+    # session 24 (heldout-fresh21, after it was scored): HTCondor's and YARN's own memory kills
+    S("condor-killed-memory", "oom", ("killed by HTCondor due to excessive memory use",),
+      "HTCondor killed the job for using more memory than it requested",
+      "ERROR:RetryJob Job killed by HTCondor due to excessive memory use (RSS=2250 MB). Will not retry it.",
+      "https://github.com/dmwm/CRABServer/issues/9367",
+      "request more memory (request_memory, the job's memory setting) or use less"),
+    S("yarn-container-memory", "oom", ("Container killed by YARN for exceeding memory limits",),
+      "YARN killed an executor's container for going past its memory limit (host memory)",
+      "Container killed by YARN for exceeding memory limits. 8.2 GB of 8 GB physical memory used. Consider "
+      "boosting spark.yarn.executor.memoryOverhead.", "https://github.com/yahoo/TensorFlowOnSpark/issues/282",
+      "more executor memory or memoryOverhead (spark.executor.memory, spark.yarn.executor.memoryOverhead), or less "
+      "per executor"),
 ]  # fmt: skip
