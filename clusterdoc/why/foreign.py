@@ -400,6 +400,8 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
             for t in f.torchrun
             if t.get("local_rank") is not None
         ][:1]
+    if not out:  # no launcher names a rank: the node whose process printed Open MPI's signal handler
+        out += [dict(m, exitcode=None) for m in f.crashed_on]
     return sorted(out, key=lambda c: c["line"])
 
 

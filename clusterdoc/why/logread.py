@@ -130,6 +130,7 @@ WORDS += (b"[Errno ", b"terminate called")  # session 18: an OSError printed alo
 # issue 41 (appcat): the lines the applications' fatal forms name their rank in (TDEP's, AMReX's, HDF5's; ESMF's
 # "ERROR ... PETN" line holds its row's needle)
 WORDS += (b"active rank: ", b"::Assertion `", b"MPI-process ")
+WORDS += (b"Process received signal",)  # session 25: Open MPI's signal handler names the node of the crash
 WORDS += (b"-smi", b"dmesg", b"journalctl", b"ibstat", b"lspci", b"Peer host:")
 # the general words of rounds 8 and 9's needles (their uppercase, "Limit" and "Invalid" forms, a tool's own
 # prefixes): each stands for the many needles that hold it, so grep -F looks for fewer strings (358 -> fewer), the

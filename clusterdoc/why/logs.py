@@ -220,6 +220,8 @@ _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
 _MPI_SIGNAL = re.compile(  # mpirun's, prterun's (Open MPI 5), orterun's
     r"noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
 )
+# Open MPI's (and OpenSHMEM's) signal handler, printed by the process that crashed: its own host and PID
+_OMPI_HANDLER = re.compile(r"^\[([A-Za-z][\w.-]{0,127}):\d{1,9}\] \*\*\* Process received signal \*\*\*")
 _HYDRA = re.compile(r"=\s{1,8}RANK (\d{1,7}) PID \d{1,12} RUNNING AT (\S{1,128})")  # MPICH/Intel MPI's BAD TERMINATION
 _TR_RANK = re.compile(r"(\d{1,7})")
 _TR_CODE = re.compile(r"(-?\d{1,4})")
@@ -348,6 +350,7 @@ class LogFacts:
     unranked_loose: list[tuple[int, Raised]] = field(default_factory=list)  # exception lines outside tracebacks
     barrier: list[dict] = field(default_factory=list)  # gloo's monitoredBarrier: {ranks, line, rank, text}
     mpi: list[dict] = field(default_factory=list)  # MPI's launcher naming a rank: {rank, node, line, how}
+    crashed_on: list[dict] = field(default_factory=list)  # session 25: the first Open MPI signal handler's node
     local: list[dict] = field(default_factory=list)  # a local process index (mp.spawn's): the rank on one node
     horovod: list[tuple[int, str, tuple[int, ...]]] = field(default_factory=list)  # (line, missing|ready, ranks)
     # the first "Missing ranks:" list's rows: rank -> the tensors it has not submitted (the others have)
@@ -983,9 +986,13 @@ class Scanner:
             or "One of MPI processes was aborted" in line
             or "[child_handler] MPI process (rank: " in line
             or "attempting to start process rank " in line
+            or "*** Process received signal ***" in line
             or any(map(line.__contains__, _APP_RANK_WORDS))
         ):
             return
+        m = _OMPI_HANDLER.match(line) if "*** Process received signal ***" in line else None
+        if m and not f.crashed_on:  # the first process to crash: the node (the handler does not print a rank)
+            f.crashed_on.append({"rank": None, "node": m.group(1), "line": n, "how": "Open MPI's signal handler"})
         m = _SPAWN.search(line) if "terminated with" in line else None
         if m:
             f.local.append({"rank": int(m.group(1) or m.group(2)), "node": None, "line": n, "how": "mp.spawn's process",

@@ -1,0 +1,30 @@
+"""`clusterdoc why --log`, session 25 (issue 41): forms the opened sets showed where the category was right and the
+culprit the log names was lost, then what heldout-fresh22 showed after it was scored and opened. Each test failed
+on the rules before it (148c6b2 for the first); each also checks what must stay."""
+
+from __future__ import annotations
+
+from tests.why_helpers import judge_log
+
+FIX = "tests/fixtures/why/"
+
+
+def _log(path: str) -> str:
+    with open(FIX + path, encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def test_open_mpis_signal_handler_after_a_crash_names_the_node_where_no_launcher_names_a_rank():
+    c = judge_log(_log("heldout-fresh18d/hpcnlp-mpi-badalloc.log"))
+    assert (c.category, c.nodes) == ("oom", ["hpb0205"]), (c.category, c.nodes, c.headline)
+    # mpirun's own line names the rank and node: it wins over the handler's node alone
+    both = (
+        "terminate called after throwing an instance of 'std::bad_alloc'\n"
+        "  what():  std::bad_alloc\n"
+        "[cn01:4242] *** Process received signal ***\n"
+        "[cn01:4242] Signal: Aborted (6)\n"
+        "[cn01:4242] *** End of error message ***\n"
+        "mpirun noticed that process rank 7 with PID 4242 on node cn01 exited on signal 6 (Aborted).\n"
+    )
+    c = judge_log(both)
+    assert (c.category, c.ranks, c.nodes) == ("oom", [7], ["cn01"]), (c.category, c.ranks, c.nodes, c.headline)
