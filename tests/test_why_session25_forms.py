@@ -28,3 +28,18 @@ def test_open_mpis_signal_handler_after_a_crash_names_the_node_where_no_launcher
     )
     c = judge_log(both)
     assert (c.category, c.ranks, c.nodes) == ("oom", [7], ["cn01"]), (c.category, c.ranks, c.nodes, c.headline)
+
+
+def test_a_cuda_oom_on_one_node_names_the_rank_by_its_device_and_not_where_the_job_spans_nodes():
+    c = judge_log(_log("heldout-fresh8/llamafactory-6800-dpo-cuda-oom-gpu3.log"))
+    assert (c.category, c.ranks) == ("oom", [3]), (c.category, c.ranks, c.headline)
+    assert judge_log(_log("heldout-fresh7/ultralytics-19699-ddp-inference-cuda-oom.log")).ranks == [0]
+    # rank 11 of a second node holds its node's GPU 3: a rank tag beyond one node's GPUs, no device index taken
+    two = (
+        "[rank11]: Traceback (most recent call last):\n"
+        '[rank11]:   File "train.py", line 9, in <module>\n'
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of "
+        "79.15 GiB of which 1.02 GiB is free.\n"
+    )
+    c = judge_log(two)
+    assert c.category == "oom" and 3 not in c.ranks, (c.category, c.ranks, c.headline)

@@ -10,6 +10,7 @@ no hang report): where the lines do not say what failed, the verdict is "unknown
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import asdict
 
@@ -371,6 +372,9 @@ def _worker_sigkill(f: logs.LogFacts, signs: list[dict]) -> None:
             s["sig"], s["category"] = "launcher-sigkill-alone", "oom"
 
 
+_OOM_DEVICE = re.compile(r"\bGPU (\d{1,2}) has a total capac")
+
+
 def culprit_lines(f: logs.LogFacts) -> list[dict]:
     """The lines that name the rank (and node) that failed first without saying how, in the log's order:
     torchrun's "Root Cause (first observed failure)" entry, srun's "srun: error: NODE: task N: Exited with exit
@@ -400,6 +404,12 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
             for t in f.torchrun
             if t.get("local_rank") is not None
         ][:1]
+        out += [  # torch's CUDA OOM names its device: on one node, the local rank that pinned it is the rank
+            {"rank": int(m.group(1)), "node": h.host, "line": h.line, "exitcode": None,
+             "how": "the CUDA OOM's device index (one node: the rank that pinned it)"}
+            for h in f.hits
+            if h.rank is None and h.category == "oom" and (m := _OOM_DEVICE.search(h.text))
+        ][:1]  # fmt: skip
     if not out:  # no launcher names a rank: the node whose process printed Open MPI's signal handler
         out += [dict(m, exitcode=None) for m in f.crashed_on]
     return sorted(out, key=lambda c: c["line"])
