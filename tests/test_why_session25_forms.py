@@ -43,3 +43,41 @@ def test_a_cuda_oom_on_one_node_names_the_rank_by_its_device_and_not_where_the_j
     )
     c = judge_log(two)
     assert c.category == "oom" and 3 not in c.ranks, (c.category, c.ranks, c.headline)
+
+
+def test_an_exception_line_the_jobs_progress_bar_went_on_after_is_survived_and_slurms_time_limit_ends_it():
+    # conda's activate failing in the batch script; the training then ran two hours into the time limit
+    c = judge_log(_log("heldout-fresh22c/polymergnn-soap-timelimit.log"))
+    assert c.category == "scheduler" and "time limit" in c.headline, (c.category, c.headline)
+    # tqdm's one redraw as the exception ends the job is no progress: the exception stays the cause
+    assert judge_log(_log("heldout-fresh16d/llamafactory-251-fp16-loss-scale.log")).category == "code"
+    # conda's own error alone is the environment's, not the code's
+    alone = "CommandNotFoundError: Your shell has not been properly configured to use 'conda activate'.\n"
+    assert judge_log(alone).category == "environment"
+
+
+def test_h5pys_hdf5_back_trace_reads_hdf5s_own_message_under_its_c_frames():
+    c = judge_log(_log("heldout-fresh22d/bcbio-nextgen-2707-hdf5-file-locking.log"))
+    assert c.category == "environment" and "lock" in c.headline, (c.category, c.headline)
+    # a Python frame's source line is still code, not a message: a raise of a CUDA error's words stays the code's
+    py = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 3, in <module>\n'
+        '    raise ValueError("file locking disabled on this file system")\n'
+        "ValueError: bad input\n"
+    )
+    assert judge_log(py).category == "code"
+
+
+def test_kokkos_built_for_another_gpu_amber_past_its_residues_and_mpich_given_mpi_comm_null():
+    for log in ("lammps-2086-kokkos-arch-mismatch.log", "kokkos-6092-athenapk-volta72-mismatch.log"):
+        c = judge_log(_log("heldout-fresh22d/" + log))
+        assert c.category == "environment" and "Kokkos" in c.headline, (log, c.category, c.headline)
+    assert judge_log(_log("heldout-fresh22d/radicalpilot-621-sander-more-residues.log")).category == "code"
+    c = judge_log(_log("heldout-fresh22d/cime-3247-null-communicator-bcast.log"))
+    assert c.category == "code" and "MPI_COMM_NULL" in c.headline, (c.category, c.headline)
+    # MPICH's invalid communicator without the null one stays a candidate (another MPI's handle, a header mismatch)
+    other = (
+        "Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:\nPMPI_Comm_rank(110): Invalid communicator\n"
+    )
+    assert judge_log(other).category == "unknown"

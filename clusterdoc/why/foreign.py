@@ -69,6 +69,7 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # an MPI library's own error class raised through its binding (mpi4py's "Other MPI error, error stack: ..."):
     # the fabric, the launch or the call's arguments; its stack decides
     ((), ("Other MPI error", "error stack:", "MPI_ERR_"), "unsure"),
+    ((), ("HDF5 error back trace",), "unsure"),  # h5py's (old) wrapper: HDF5's own frames after it say what failed
     (("OSError",), ("Cannot allocate memory",), "oom"),
     (("OSError",), ("No space left on device", "Disk quota exceeded"), "environment"),
     (("OSError",), ("undefined symbol", "cannot open shared object file", "GLIBC"), "environment"),
@@ -87,7 +88,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("PermissionError",), (), "environment"),
     (("OSError",), ("Permission denied", "Operation not permitted"), "environment"),
     # the package managers' own errors: a distribution's metadata not there (importlib.metadata), conda's
-    (("PackageNotFoundError", "CondaError", "PackagesNotFoundError"), (), "environment"),
+    (("PackageNotFoundError", "CondaError", "PackagesNotFoundError", "EnvironmentLocationNotFound",
+      "EnvironmentNameNotFound"), (), "environment"),
+    (("CommandNotFoundError",), ("conda",), "environment"),  # conda's: `conda activate` in a shell not set up
     # what these say failed is outside the code as often as in it: a candidate, never a verdict
     (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
       "TimeoutError", "EOFError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
@@ -106,6 +109,7 @@ SAME_SIZE_OPS = ("BROADCAST", "ALLREDUCE", "ALLGATHER", "_ALLGATHER_BASE", "REDU
 # srun's "node: task N: ..." of a task that failed by itself (not one srun stopped: Terminated, Killed)
 SRUN_FAILED = ("Exited with exit code", "Segmentation fault", "Bus error", "Floating point exception",
                "Illegal instruction", "Out Of Memory")  # fmt: skip
+BAR_WENT_ON = 3  # a progress bar's updates after an exception line: the job went on (it survived that one)
 LOOSE_TAIL = 16  # an exception line without a traceback counts when its rank printed at most this many lines after
 LOW_SEQ = 10  # a watchdog's SeqNum up to this: one of the process group's first collectives
 MESSAGE_NEXT = 2  # lines after an exception that may still be its message (a wrapper's "because of: ...")
@@ -170,7 +174,9 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     # launcher's own (torchrun's ChildFailedError after ranks' tracebacks interleaved past reading) is in the log
     if all(e["raised"].type in EFFECT_TYPES for e in exceptions):
         for n, raised in f.unranked_loose[-1:]:
-            if f.lines - n <= LOOSE_TAIL * 8:
+            # not one the job's progress bar went on after (conda's activate failing in a batch script that ran on;
+            # one redraw after is tqdm closing its bar as the exception ends the job)
+            if f.lines - n <= LOOSE_TAIL * 8 and sum(k for b, k in f.bars if b > n) < BAR_WENT_ON:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
     _traceback_rank(f, signs)
     _phase_signs(f, signs)

@@ -376,6 +376,7 @@ class LogFacts:
     named_frames_at: list[int] = field(default_factory=list)
     bare_frames_at: list[int] = field(default_factory=list)
     busy: list[dict] = field(default_factory=list)  # unfinished data-preparation bars: {line, rank, text}
+    bars: list[tuple[int, int]] = field(default_factory=list)  # session 25: (line, a progress bar's updates on it)
     waits: list[dict] = field(default_factory=list)  # waits that timed out (WAIT_WORDS): {line, rank}
     lagging: list[dict] = field(default_factory=list)  # torch's desync report: {ranks, what, line}
     id_waits: list[dict] = field(default_factory=list)  # waits for another's ncclUniqueId: {line, rank, owner, text}
@@ -414,7 +415,9 @@ class _Traceback:
         if line.lstrip().startswith("|"):  # an ExceptionGroup's sub-traceback
             line = line[_GROUP_BAR.match(line).end() :]  # type: ignore[union-attr]  # always matches
         m = _FRAME.match(line)
-        self.after_frame = bool(m)
+        # a C file's frame (h5py's "HDF5 error back trace": `File "H5F.c", line 509, in H5Fopen`) is followed by
+        # HDF5's own message, not by Python source
+        self.after_frame = bool(m) and not m.group(1).endswith((".c", ".cc", ".cpp"))
         if m:
             self.frames.append((m.group(1), int(m.group(2)), m.group(3)))
             del self.frames[:-MAX_FRAMES]
@@ -646,6 +649,11 @@ class Scanner:
     def _busy(self, n: int, rank: int | None, line: str) -> None:
         """A data-preparation bar not at 100 % (its line), and a wait that timed out (often glued after the bar)."""
         f = self.facts
+        if "%|" in line:  # a progress bar's updates on this line (tqdm's \r redraws stay on one line)
+            k = len(_BAR.findall(line, 0, 20000))
+            if k:
+                del f.bars[: -MAX_PHASE + 1]
+                f.bars.append((n, k))
         if "%|" in line and len(f.busy) < MAX_PHASE:
             m = _BAR.search(line, 0, 400)
             if m and _unfinished(m, line) and any(w in line[: m.start()] for w in PREP_WORDS):

@@ -218,6 +218,19 @@ SIGNATURES: list[Signature] = [
       "it prints)",
       "the message: the namelist or input it names (the layout against the PEs started, the time step for an "
       "instability); the PE is the rank", unless=("alloc", "memory", "Memory")),
+    # session 25 (heldout-fresh22, after it was scored): MPICH's stack line for MPI_COMM_NULL passed to a call
+    # (**commnull): a communicator the program never created on this rank (MPI_Comm_split's color MPI_UNDEFINED)
+    S("mpich-null-comm", "code", ("): Null communicator",),
+      "an MPI call was given MPI_COMM_NULL: the program uses a communicator this rank is not part of (or one never "
+      "created)", "PMPI_Bcast(1549): Null communicator", "https://github.com/ESMCI/cime/issues/3247",
+      "the call in the stack under it: guard it with `if (comm != MPI_COMM_NULL)`, or create the communicator on "
+      "every rank that calls it"),
+    # Amber's sander refuses more MPI processes than the system has residues: the launch against the input
+    S("amber-more-residues", "code", ("Must have more residues than processors",),
+      "sander (Amber) was started on more MPI processes than its system has residues: the input is too small for "
+      "the process count", " Must have more residues than processors!",
+      "https://github.com/radical-cybertools/radical.pilot/issues/621",
+      "start it on fewer processes (at most the number of residues), or use pmemd"),
     # MPICH's (and Intel MPI's) error stack for an argument a call cannot take: Open MPI's classes below in MPICH's
     # words ("Fatal error in PMPI_Comm_rank: Invalid communicator, error stack:")
     S("mpich-invalid-arg", "code", ("Fatal error in PMPI_", ": Invalid "),

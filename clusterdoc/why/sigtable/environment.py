@@ -1161,6 +1161,19 @@ SIGNATURES: list[Signature] = [
       "  #3 H5FDsec2.c line 939 in H5FD_sec2_lock(): unable to flock file, errno = 524, error message = 'Unknown "
       "error 524'", "https://github.com/ALPSCore/ALPSCore/issues/348",
       "export HDF5_USE_FILE_LOCKING=FALSE in the job (or write to a file system that supports flock)"),
+    # session 25 (heldout-fresh22, after it was scored): Kokkos built for another GPU than the node's (its
+    # Kokkos_ARCH_* option: VOLTA72 for a V100, which is VOLTA70) stops at start-up on every rank
+    S("kokkos-arch-mismatch", "environment", ("Kokkos::Cuda::initialize ERROR", "mismatch of architecture"),
+      "the program was built with Kokkos for another GPU architecture than this node's (its Kokkos_ARCH_* option)",
+      "Kokkos::Cuda::initialize ERROR: likely mismatch of architecture", "https://github.com/lammps/lammps/issues/2086",
+      "rebuild with the Kokkos_ARCH_* of the node's GPU (V100: VOLTA70, A100: AMPERE80, H100: HOPPER90); configure "
+      "on a GPU node, or name it: auto-detection on a login node finds none"),
+    S("hdf5-locking-disabled", "environment", ("file locking disabled on this file system",),
+      "HDF5 could not lock the file it opens: the file system does not give locks (flock returned ENOSYS: Lustre "
+      "or FSx mounted without flock)",
+      "    file locking disabled on this file system (use HDF5_USE_FILE_LOCKING environment variable to override), "
+      "errno = 38, error message = 'Function not implemented'", "https://github.com/bcbio/bcbio-nextgen/issues/2707",
+      "export HDF5_USE_FILE_LOCKING=FALSE in the job (or write to a file system mounted with flock)"),
     S("romio-file-locking", "environment", ("File locking failed in ADIOI_Set_lock",),
       "MPI-IO could not lock the file (ROMIO's ADIOI_Set_lock): the file system does not give it locks (Lustre "
       "mounted without flock, NFS without lockd or with attribute caching)",
