@@ -91,6 +91,14 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("PackageNotFoundError", "CondaError", "PackagesNotFoundError", "EnvironmentLocationNotFound",
       "EnvironmentNameNotFound"), (), "environment"),
     (("CommandNotFoundError",), ("conda",), "environment"),  # conda's: `conda activate` in a shell not set up
+    # session 25: C++'s string-to-number conversions failing (`what(): stoul`): a value the program read from
+    # outside (an environment variable, a file, a command's output: ALCF's gpu_tile_compact.sh under DAOS's
+    # interception library) that the log does not show
+    (("invalid_argument", "out_of_range"), ("stoul", "stoi", "stol", "stoll", "stoull", "stod", "stof"), "unsure"),
+    # session 25: a host name that did not resolve (the rendezvous' MASTER_ADDR: a pod or node not up yet, a name
+    # the DNS does not know, a typo in the launch): the launch, the network or the cluster's DNS decide
+    ((), ("Name or service not known", "Temporary failure in name resolution", "nodename nor servname provided",
+          "No address associated with hostname"), "unsure"),
     # what these say failed is outside the code as often as in it: a candidate, never a verdict
     (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
       "TimeoutError", "EOFError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
@@ -184,6 +192,10 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     _memory_limit_kill(f, signs)
     _memory_killed_task(f, signs)
     _gloo_loopback(f, signs)
+    _verbs_enomem(signs)
+    # a Python warning that a part failed to load (torchvision's image extension: an undefined symbol) says the job
+    # went on without it: no environment fault by itself (what then fails has its own line)
+    signs = [s for s in signs if not (s["category"] == "environment" and _PY_WARNING.search(s["text"]))]
     for s in signs:  # a lost peer's address on the line (no rank before it to hold it): the node to look at
         if s["sig"] in logs.PEER_AFTER and s.get("node"):  # the peer its help text names, not the printer
             s["peer"], s["node"] = s["node"], None
@@ -356,6 +368,20 @@ def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
             s["rank"], s["node"] = sig9[0]["rank"], s.get("node") or sig9[0]["node"]
 
 
+VERBS_ENOMEM_NEAR = 8  # lines from a verbs object's failure to the errno line of its help text
+
+
+def _verbs_enomem(signs: list[dict]) -> None:
+    """ENOMEM a few lines after a verbs object failed (Open MPI's help text: "Failed to create a completion queue",
+    then "Error: Cannot allocate memory"): the device's or the locked-memory limit's, not the host's memory."""
+    verbs = [s for s in signs if s["sig"] in ("ompi-create-cq", "ibv-enomem", "ibv-enomem2")]
+    for s in signs:
+        if s["category"] == "oom" and "Cannot allocate memory" in s["text"] and len(s["text"]) < 80:
+            near = [v for v in verbs if 0 < s["line"] - v["line"] <= VERBS_ENOMEM_NEAR]
+            if near:
+                s["sig"], s["category"] = near[-1]["sig"], near[-1]["category"]
+
+
 def _gloo_loopback(f: logs.LogFacts, signs: list[dict]) -> None:
     """gloo's mesh failed after gloo said it bound to loopback (the host name resolved to no local address): the
     mesh failed because of that, the node's naming or the interface not given (environment), not the fabric."""
@@ -378,6 +404,7 @@ def _worker_sigkill(f: logs.LogFacts, signs: list[dict]) -> None:
             s["sig"], s["category"] = "launcher-sigkill-alone", "oom"
 
 
+_PY_WARNING = re.compile(r"\.py:\d{1,7}: [A-Z]\w{0,40}Warning: ")
 _OOM_DEVICE = re.compile(r"\bGPU (\d{1,2}) has a total capac")
 
 
@@ -418,6 +445,10 @@ def culprit_lines(f: logs.LogFacts) -> list[dict]:
         ][:1]  # fmt: skip
     if not out:  # no launcher names a rank: the node whose process printed Open MPI's signal handler
         out += [dict(m, exitcode=None) for m in f.crashed_on]
+    # a process that ended after the scheduler cancelled the job was ended by it (Charm++'s "Caught Signal" then
+    # "Reason: Terminated"): it names no culprit
+    cancelled = min((e["line"] for e in f.slurm_ends), default=None)
+    out = [c for c in out if cancelled is None or c["line"] <= cancelled]
     return sorted(out, key=lambda c: c["line"])
 
 

@@ -205,6 +205,7 @@ _APP_RANK = re.compile(
     r"^\s{0,12}active rank: (\d{1,7}) out of \d{1,7}|amrex::(?:Abort|Error)::(\d{1,7})::|^(\d{1,7})::Assertion `"
     r"|\bERROR {1,16}PET(\d{1,7}) |-DIAG: Error detected in [^()]{1,40}\([^()]{0,40}\) MPI-process (\d{1,7}):"
 )
+_CHARM_NODE_PROC = re.compile(r"^Node: \d{1,7} Proc: (\d{1,7})\s{0,4}$")  # SpECTRE's error block head: its PE
 _APP_RANK_WORDS = ("active rank: ", "amrex::", "::Assertion `", " PET", "MPI-process ")
 _RSL_TASK = re.compile(r"^\s{0,4}taskid: (\d{1,7}) hostname: ([\w.-]{1,128})")  # WRF's rsl.error.NNNN header
 # Open MPI's MPI_ERRORS_ARE_FATAL handler: "*** reported by process [JOBID,RANK]"; OpenFOAM's parallel error prefix
@@ -417,7 +418,7 @@ class _Traceback:
         m = _FRAME.match(line)
         # a C file's frame (h5py's "HDF5 error back trace": `File "H5F.c", line 509, in H5Fopen`) is followed by
         # HDF5's own message, not by Python source
-        self.after_frame = bool(m) and not m.group(1).endswith((".c", ".cc", ".cpp"))
+        self.after_frame = m is not None and not m.group(1).endswith((".c", ".cc", ".cpp"))
         if m:
             self.frames.append((m.group(1), int(m.group(2)), m.group(3)))
             del self.frames[:-MAX_FRAMES]
@@ -991,6 +992,7 @@ class Scanner:
             or "of the same param in process" in line
             or "Exiting: C" in line
             or "has terminated without calling MPI_Finalize" in line
+            or " Proc: " in line
             or "One of MPI processes was aborted" in line
             or "[child_handler] MPI process (rank: " in line
             or "attempting to start process rank " in line
@@ -1027,6 +1029,10 @@ class Scanner:
         if m:  # an application's own fatal form names the rank that stopped (TDEP, AMReX, ESMF, HDF5)
             f.mpi.append({"rank": int(next(g for g in m.groups() if g)), "node": None, "line": n,
                           "how": "the application's own fatal line"})  # fmt: skip
+        m = _CHARM_NODE_PROC.match(line) if " Proc: " in line else None
+        if m:  # session 25: SpECTRE's ERROR block (on Charm++) opens with the node and the PE (rank) that raised it
+            f.mpi.append({"rank": int(m.group(1)), "node": None, "line": n, "how": "SpECTRE's error block",
+                          "heads": True})  # fmt: skip
         m = _RSL_TASK.search(line) if "taskid: " in line else None
         if m:  # the head of WRF's per-rank rsl.error file: its rank and node (its fatal call comes later)
             f.mpi.append({"rank": int(m.group(1)), "node": m.group(2), "line": n, "how": "WRF's rsl file of",

@@ -109,11 +109,6 @@ ROWS: list[tuple[str, str, tuple[str, ...], str, str]] = [
      '[0]PETSC ERROR: Detected zero pivot in LU factorization:',
      'https://github.com/petsc/petsc/blob/009bbdc485cd9ad46be9940d3549e2dde9cdc322/src/sys/error/err.c (PE'
      'TSC_ERR_71)'),
-    ('cat-petsc-floating-point-exception', 'petsc-numeric',
-     ('PETSC ERROR: ', 'Floating point exception'),
-     '[0]PETSC ERROR: Floating point exception',
-     'https://github.com/petsc/petsc/blob/009bbdc485cd9ad46be9940d3549e2dde9cdc322/src/sys/error/err.c (PE'
-     'TSC_ERR_72)'),
     ('cat-petsc-object-is-in-wrong-state', 'petsc-usage',
      ('PETSC ERROR: ', 'Object is in wrong state'),
      '[0]PETSC ERROR: Object is in wrong state',

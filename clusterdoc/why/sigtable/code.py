@@ -225,6 +225,13 @@ SIGNATURES: list[Signature] = [
       "created)", "PMPI_Bcast(1549): Null communicator", "https://github.com/ESMCI/cime/issues/3247",
       "the call in the stack under it: guard it with `if (comm != MPI_COMM_NULL)`, or create the communicator on "
       "every rank that calls it"),
+    # a program's own SIGFPE handler, or the shell's report of one ("Floating point exception (core dumped)"): a
+    # division by zero or a trapped NaN in the program's arithmetic (PETSc's own form is in catalogue_hpcrt)
+    S("sigfpe", "code", ("Floating point exception",),
+      "the program stopped on a floating point exception (SIGFPE: an integer division by zero, or a NaN or overflow "
+      "its traps caught): its arithmetic on this input", "Floating point exception!",
+      "https://github.com/sxs-collaboration/spectre/issues/3565",
+      "the routine its handler or a debugger names (gdb, or the core), and the input or step that reaches it"),
     # Amber's sander refuses more MPI processes than the system has residues: the launch against the input
     S("amber-more-residues", "code", ("Must have more residues than processors",),
       "sander (Amber) was started on more MPI processes than its system has residues: the input is too small for "

@@ -880,6 +880,35 @@ SIGNATURES: list[Signature] = [
       "https://github.com/linux-rdma/rdma-core (ibv_reg_mr(3), ibv_create_qp(3): ENOMEM)",
       "ulimit -l on the node (unlimited for RDMA: the container's or slurmd's memlock limit), then the job's memory",
       weak=True),
+    # session 25 (heldout-fresh23, after it was scored): Open MPI's help text on a verbs completion queue it could
+    # not create; its "Error: Cannot allocate memory" line is the device's or memlock's ENOMEM, not the host's memory
+    # Intel's SYCL free-memory query needs the Level Zero sysman interface, which is off unless ZES_ENABLE_SYSMAN=1
+    # (ALCF Aurora's known issue)
+    # NCCL_GRAPH_FILE (an image's or a plugin's channel graph for another machine) names a GPU this one lacks
+    S("nccl-graph-file-dev", "environment", ("XML Import Channel : dev", "not found"),
+      "the channel graph NCCL was given (NCCL_GRAPH_FILE, set by the image or a plugin) names a GPU this machine or "
+      "job does not have: a graph for another machine", "NCCL WARN XML Import Channel : dev 1 not found.",
+      "https://github.com/Azure/azhpc-images/issues/327",
+      "unset NCCL_GRAPH_FILE (and NCCL_TOPO_FILE) for this VM size or GPU count, or give the one made for it"),
+    # an injected topology (NCCL_TOPO_FILE, a plugin's static profile) that lists CPUs NCCL did not detect for the
+    # GPUs in use: the file, or NCCL before 2.8 with a subset of the GPUs
+    S("nccl-topo-file-attr", "environment", ("Attribute arch of node cpu not found",),
+      "the topology NCCL was given (NCCL_TOPO_FILE, or a network plugin's static profile) does not match the GPUs "
+      "in use", "NCCL WARN Attribute arch of node cpu not found", "https://github.com/aws/aws-ofi-nccl/issues/785",
+      "the plugin's or the image's topology file: one made for the GPUs the job uses (a newer aws-ofi-nccl makes "
+      "it itself), or NCCL 2.8+ (an NCCL bug with a subset of the GPUs: nccl#379)", weak=True),
+    S("sycl-free-memory-sysman", "environment", ("does not have the ext_intel_free_memory aspect",),
+      "the program asks SYCL for the GPU's free memory, which Level Zero gives only with ZES_ENABLE_SYSMAN=1",
+      "The device does not have the ext_intel_free_memory aspect -33 (PI_ERROR_INVALID_DEVICE)",
+      "https://github.com/argonne-lcf/user-guides/blob/7d04a3f91d5eaf6d731be6d267617c2e5cbe722e/docs/aurora/"
+      "known-issues.md",
+      "export ZES_ENABLE_SYSMAN=1 in the job before the program starts"),
+    S("ompi-create-cq", "environment", ("Failed to create a completion queue",),
+      "an InfiniBand completion queue could not be created: the locked-memory limit (ulimit -l), or a queue larger "
+      "than the device allows (the MPI library's setting)", "Failed to create a completion queue (CQ):",
+      "https://github.com/openucx/ucx/issues/551",
+      "ulimit -l on the node (unlimited for RDMA), then the CQ size the MPI library asks for against the device's "
+      "max_cqe (ibv_devinfo -v)", weak=True),
     # a Slurm command on a host that is no Slurm client: no slurm.conf, no configless DNS record (any command:
     # sinfo, srun, sbatch print the same)
     S("slurm-no-config", "environment", ("Could not establish a configuration source",),

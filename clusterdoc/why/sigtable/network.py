@@ -192,6 +192,15 @@ SIGNATURES: list[Signature] = [
       "prints)",
       "clusterdoc check --perf on the nodes (fi_info, the fabric's port counters); FI_PROVIDER and NCCL_NET to "
       "the plugin the nodes share"),
+    # session 25 (heldout-fresh23, after it was scored): libfabric's plugin could not add a peer's address to its
+    # address vector: EFA cannot reach the peer (its security group lacks the self-referencing rules EFA needs)
+    S("ofi-av-insert", "network", ("NET/OFI", "Unable to insert remote address into address vector"),
+      "the fabric (libfabric: EFA) could not reach a peer's endpoint: on AWS the security group lacks the rules EFA "
+      "needs (all traffic to and from itself, inbound and outbound)",
+      "NET/OFI Unable to insert remote address into address vector for device 1. RC: 0",
+      "https://github.com/aws/aws-ofi-nccl/issues/663",
+      "the nodes' security group: an inbound and an outbound rule allowing all traffic to the group itself; then "
+      "fi_pingpong between two nodes"),
     # the verbs call that reads completions failed itself (NCCL's ibvwrap): the adapter, not a transfer
     S("ibv-poll-cq-failed", "network", ("Call to ibv_poll_cq() returned",),
       "InfiniBand's completion queue could not be read (ibv_poll_cq failed): the adapter or its driver on that node",
