@@ -1,7 +1,7 @@
 """`clusterdoc why --log`, session 25 (issue 41): forms the opened sets showed where the category was right and the
-culprit the log names was lost, then what heldout-fresh22 showed after it was scored and opened. Each test failed
-on the rules before it (148c6b2 for the first two, 7caa98d for heldout-fresh22's, 17daebc for heldout-fresh23's);
-each also checks what must stay."""
+culprit the log names was lost, then what heldout-fresh22, heldout-fresh23 and heldout-fresh24 showed after each was
+scored and opened. Each test failed on the rules before it (148c6b2 for the first two, 7caa98d for heldout-fresh22's,
+17daebc for heldout-fresh23's, dc82f93 for heldout-fresh24's); each also checks what must stay."""
 
 from __future__ import annotations
 
@@ -126,3 +126,11 @@ def test_the_fabrics_and_nccls_setup_forms_of_heldout_fresh23():
         c = _cause("heldout-fresh23d/" + log)  # an NCCL bug in one thread, the plugin's file in the other
         assert c.category == "unknown" and "topology" in c.headline, (log, c.category, c.headline)
     assert _cause("heldout-fresh23h/alcfdocs-sycl-free-memory-sysman.log").category == "environment"
+
+
+def test_bash_unable_to_parse_the_batch_script_is_the_scripts_own_error_not_the_find_errors_before_it():
+    c = _cause("heldout-fresh24h/congrads-slurm-script-syntax-error.log")
+    assert c.category == "code" and "batch script" in c.headline, (c.category, c.headline)
+    # the script's missing command stays the environment's
+    missing = "/var/spool/slurm/d/job416385/slurm_script: line 4: _toil_worker: command not found\n"
+    assert judge_log(missing).category == "environment"

@@ -225,6 +225,15 @@ SIGNATURES: list[Signature] = [
       "created)", "PMPI_Bcast(1549): Null communicator", "https://github.com/ESMCI/cime/issues/3247",
       "the call in the stack under it: guard it with `if (comm != MPI_COMM_NULL)`, or create the communicator on "
       "every rank that calls it"),
+    # session 25 (heldout-fresh24, after it was scored): bash could not parse the batch script itself (an unclosed
+    # if/quote/heredoc: "unexpected end of file"; a stray token): the job script's own bug
+    S("batch-script-syntax", "code", ("slurm_script: line ", ": syntax error"),
+      "bash could not parse the batch script (an unclosed if, loop, quote or heredoc; a stray token): the job "
+      "script's own error", "/cm/local/apps/slurm/var/spool/job1182350/slurm_script: line 98: syntax error: "
+      "unexpected end of file",
+      "https://github.com/baryos/congrads/blob/ccc369c2b52307404866ff4ac71093ab5a911fd1/logs/slurm_1182350.err",
+      "bash -n SCRIPT before sbatch (the line bash names is where it gave up: the opening it never closed is above "
+      "it)"),
     # a program's own SIGFPE handler, or the shell's report of one ("Floating point exception (core dumped)"): a
     # division by zero or a trapped NaN in the program's arithmetic (PETSc's own form is in catalogue_hpcrt)
     S("sigfpe", "code", ("Floating point exception",),
