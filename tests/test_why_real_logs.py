@@ -60,6 +60,8 @@ HELDOUT_FRESH22 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh2
 # session 25: the same sources in eight parts (six by topic of threads, committed logs, sites' documentation pages)
 # session 25: committed logs only (the forum parts found none)
 HELDOUT_FRESH24 = [Path(__file__).parent / "fixtures" / "why" / "heldout-fresh24h"]
+# session 25: threads of research code and cluster tooling (a-d), committed logs by four search strategies (e-h)
+HELDOUT_FRESH25 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh25{part}" for part in "abcdefgh"]
 HELDOUT_FRESH23 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh23{part}" for part in "abcdefgh"]
 ROWS = score.table(REAL)
 
@@ -133,7 +135,7 @@ def test_the_score_on_real_logs():
      *HELDOUT_FRESH9, *HELDOUT_FRESH10, *HELDOUT_FRESH11, *HELDOUT_FRESH12, *HELDOUT_FRESH13, *HELDOUT_FRESH14, *HELDOUT_FRESH15, *HELDOUT_FRESH16,
      *HELDOUT_FRESH17, *HELDOUT_FRESH18, *HELDOUT_FRESH19, *HELDOUT_FRESH20,
      *HELDOUT_FRESH21, *HELDOUT_FRESH22, *HELDOUT_FRESH23,
-     *HELDOUT_FRESH24],
+     *HELDOUT_FRESH24, *HELDOUT_FRESH25],
     ids=lambda p: p.name,
 )
 def test_the_held_out_logs_are_read_without_a_crash(held):

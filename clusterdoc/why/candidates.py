@@ -433,6 +433,21 @@ def for_signature(sig) -> list[str]:
             "check on it; exclude it (--exclude, submit --retries)",
             "environment: the command is installed on no node (its PATH, the module, the container)",
         ]
+    if sig.name == "watchdog-illegal-access":
+        return [
+            "code: a kernel of the job (or an extension) wrote out of bounds before the collective "
+            "(CUDA_LAUNCH_BLOCKING=1 names it)",
+            "environment: NCCL's transport on this machine (P2P or shared memory through the IOMMU/ACS, the driver): "
+            "NCCL_P2P_DISABLE=1 or NCCL_SHM_DISABLE=1 decides",
+            "node: the GPU (XID 13/31/48 in the node's kernel log: clusterdoc check)",
+        ]
+    if sig.name == "python-no-script":
+        return [
+            "code: the launch command names a script that is not there (a typo, a module given as a file name: "
+            "python -m / torchrun -m)",
+            "environment: the job ran in another directory or tree than the script's (the batch script's working "
+            "directory, Slurm's spool copy of it, a checkout where the script is gone)",
+        ]
     if sig.name == "segfault-at-exit":
         return [
             "environment: a library crashed in its cleanup at exit (MPI, NCCL, a driver: its version against what "

@@ -90,7 +90,13 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # the package managers' own errors: a distribution's metadata not there (importlib.metadata), conda's
     (("PackageNotFoundError", "CondaError", "PackagesNotFoundError", "EnvironmentLocationNotFound",
       "EnvironmentNameNotFound"), (), "environment"),
-    (("CommandNotFoundError",), ("conda",), "environment"),  # conda's: `conda activate` in a shell not set up
+    # conda's `conda activate` in a shell it did not set up: the batch script goes on (with another python, or to
+    # the failure that line has itself): no cause by itself (session 25: three committed logs ran on to their time
+    # limit after it); why/sigtable/environment.py's weak line names it as a candidate
+    (("CommandNotFoundError",), ("conda",), "effect"),
+    # session 25: flash-attn's functions undefined where the code imported them optionally (another major version
+    # of flash-attn installed, or none): the install's
+    (("NameError",), ("flash_attn",), "environment"),
     # session 25: C++'s string-to-number conversions failing (`what(): stoul`): a value the program read from
     # outside (an environment variable, a file, a command's output: ALCF's gpu_tile_compact.sh under DAOS's
     # interception library) that the log does not show
@@ -101,6 +107,7 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
           "No address associated with hostname"), "unsure"),
     # what these say failed is outside the code as often as in it: a candidate, never a verdict
     (("ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError",
+      "ProtocolError", "ChunkedEncodingError",
       "TimeoutError", "EOFError", "HTTPError", "ReadTimeout", "ConnectTimeout", "ReadTimeoutError",
       "ProxyError", "SSLError", "RemoteDisconnected", "LocalEntryNotFoundError", "IncompleteRead", "OSError",
       "ActorDiedError", "RayActorError", "WorkerCrashedError", "NodeDiedError", "OwnerDiedError", "ObjectLostError"),
@@ -137,6 +144,8 @@ def evidence_from_lines(
 def _kind(raised: logs.Raised) -> str:
     """What the exception is by EXCEPTION_RULES: 'effect', 'nccl' (look around it) or a category ('code' when no
     rule fits)."""
+    if raised.env_lookup and not _launcher_variable(raised):  # os.environ[NAME]: the job's environment lacks it
+        return "environment"
     for types, words, kind in EXCEPTION_RULES:
         if types and raised.type not in types:
             continue
@@ -186,6 +195,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
             # one redraw after is tqdm closing its bar as the exception ends the job)
             if f.lines - n <= LOOSE_TAIL * 8 and sum(k for b, k in f.bars if b > n) < BAR_WENT_ON:
                 exceptions.append({"rank": None, "host": None, "line": n, "raised": raised})
+    exceptions = _unwrap(exceptions)
     _traceback_rank(f, signs)
     _phase_signs(f, signs)
     _module_then_missing(signs)
@@ -193,6 +203,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     _memory_killed_task(f, signs)
     _gloo_loopback(f, signs)
     _verbs_enomem(signs)
+    signs = _ran_on_to_time_limit(f, signs)
     # a Python warning that a part failed to load (torchvision's image extension: an undefined symbol) says the job
     # went on without it: no environment fault by itself (what then fails has its own line)
     signs = [s for s in signs if not (s["category"] == "environment" and _PY_WARNING.search(s["text"]))]
@@ -235,6 +246,21 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     ev.barrier = list(f.barrier)
     ev.failures = list(f.failures)
     return ev
+
+
+# torch's ExceptionWrapper re-raising a worker's exception in the parent ("Caught RuntimeError in replica 0 on device
+# 0." of DataParallel, "... in DataLoader worker process 3." of a DataLoader), the worker's own traceback after it
+_WRAPPER = re.compile(r"Caught \w{1,80} in (?:replica \d|DataLoader worker process \d|pin memory thread)")
+WRAPPED_NEAR = 400  # lines from the wrapper's line to the worker's own exception ("Original Traceback ...")
+
+
+def _unwrap(exceptions: list[dict]) -> list[dict]:
+    """A wrapper's exception gives way to the worker's own one printed after it (its "Original Traceback"): that
+    one says what failed (CUDA OOM in a replica, a KeyError in a worker's __getitem__); alone, the wrapper stays."""
+    inner = {id(w) for w in exceptions if _WRAPPER.match(w["raised"].message) and any(
+        x is not w and x["rank"] == w["rank"] and 0 < (x["line"] or 0) - (w["line"] or 0) <= WRAPPED_NEAR
+        for x in exceptions)}  # fmt: skip
+    return [e for e in exceptions if id(e) not in inner]
 
 
 TB_NEAR = 8  # lines between an exception line without a rank and the one rank's traceback it belongs to
@@ -366,6 +392,17 @@ def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
                 and abs(m["line"] - s["line"]) <= KILLED_TASK_NEAR]  # fmt: skip
         if sig9:
             s["rank"], s["node"] = sig9[0]["rank"], s.get("node") or sig9[0]["node"]
+
+
+# a batch script's own shell errors: bash goes on to the script's next line (no `set -e` in most job scripts)
+SHELL_NONFATAL = ("batch-script-command-not-found", "pbs-script-command-not-found", "conda-shell-not-initialized")
+
+
+def _ran_on_to_time_limit(f: logs.LogFacts, signs: list[dict]) -> list[dict]:
+    """A batch script's shell error before Slurm's time limit ended the job: the script went on and ran until the
+    limit (a broken line continuation's `--batch_size: command not found`, conda's activate): the limit ended it."""
+    limits = [e["line"] for e in f.slurm_ends if e.get("due_to") == "TIME LIMIT"]
+    return [s for s in signs if not (s["sig"] in SHELL_NONFATAL and any(n > s["line"] for n in limits))]
 
 
 VERBS_ENOMEM_NEAR = 8  # lines from a verbs object's failure to the errno line of its help text
@@ -504,6 +541,7 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     sig = {"oom": "python-memory-error", "nccl": "nccl-failed", "unsure": "python-exception-unsure",
            "api": "python-api-mismatch", "config": "python-config-validation", "scheduler": "python-scheduler-error",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
+           else "python-env-variable-missing" if raised.env_lookup
            else "python-version-mismatch" if any(w in raised.message for w in VERSION_WORDS)
            else "python-environment-error"}  # fmt: skip
     name = sig.get(kind, "python-exception")

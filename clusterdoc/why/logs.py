@@ -304,6 +304,7 @@ class Raised:
     file: str | None = None
     line: int | None = None
     func: str | None = None
+    env_lookup: bool = False  # raised by os.environ[NAME] (its last frame os.py's __getitem__): a variable not set
 
     @property
     def where(self) -> str:
@@ -462,7 +463,9 @@ def _raised(line: str, frames: list[tuple[str, int, str]]) -> Raised | None:
     if not (own or frames):
         return Raised(exc_type, message)
     file, num, func = (own or frames)[-1]
-    return Raised(exc_type, message, file, num, func)
+    last = frames[-1] if frames else ("", 0, "")
+    env = exc_type == "KeyError" and last[0].endswith("/os.py") and last[2] == "__getitem__"
+    return Raised(exc_type, message, file, num, func, env)
 
 
 class Scanner:

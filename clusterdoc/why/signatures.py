@@ -75,6 +75,12 @@ FROM_TRACEBACK = [
       "OSError: [Errno 28] No space left on device",
       "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type and message: no line of its own)",
       "fix what the message names on the node (the library path, the disk, docker --shm-size, ulimit -n)"),
+    S("python-env-variable-missing", "environment", (), "the job's environment lacks a variable the code reads "
+      "(os.environ[NAME] raised KeyError): the batch script or the launcher does not export it",
+      "KeyError: 'model_class_path'", "https://github.com/schaferd/Modular_DSCA_TF_Prediction/blob/"
+      "d2d8fdf7dbf544f3ab8d4b140adf765965280c5f/ko_tests/slurm-248823.out (foreign.py: the KeyError's last frame is "
+      "os.py's __getitem__)",
+      "export the variable in the batch script (or pass it through the launcher: srun --export, mpirun -x)"),
     S("python-version-mismatch", "environment", (), "a rank's exception says two installed versions disagree (a "
       "library built for another CUDA, torch or NCCL than the one installed): the install's, not the code's",
       "Exception: Installed CUDA version 11.0 does not match the version torch was compiled with 10.1",

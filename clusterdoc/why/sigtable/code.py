@@ -62,7 +62,19 @@ SIGNATURES: list[Signature] = [
       "a CUDA kernel read or wrote out of bounds (the code or an extension; an XID 13/31 names the node rarely)",
       "RuntimeError: CUDA error: an illegal memory access was encountered",
       "https://github.com/zai-org/CodeGeeX/issues/160",
-      "rerun with CUDA_LAUNCH_BLOCKING=1; if it moves between nodes, check their XIDs (clusterdoc check)"),
+      "rerun with CUDA_LAUNCH_BLOCKING=1; if it moves between nodes, check their XIDs (clusterdoc check)",
+      unless=("watchdog thread terminated with exception",)),
+    # session 25 (heldout-fresh23c, after it was scored): the same error raised in NCCL's watchdog thread: an
+    # asynchronous kernel's fault (NCCL's own over P2P or shared memory, or any earlier one): a candidate
+    S("watchdog-illegal-access", "code", ("watchdog thread terminated with exception",
+                                          "an illegal memory access was encountered"),
+      "a GPU kernel faulted and torch's NCCL watchdog reported it: an NCCL transfer (P2P or shared memory on this "
+      "machine) or any kernel queued before it",
+      "[rank1]:[E1113 13:57:32.346752417 ProcessGroupNCCL.cpp:1896] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process "
+      "group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered",
+      "https://github.com/isaac-sim/IsaacLab/issues/4011",
+      "rerun with CUDA_LAUNCH_BLOCKING=1 (a kernel of the code names itself); then NCCL_P2P_DISABLE=1 or "
+      "NCCL_SHM_DISABLE=1 (the machine's transport; IsaacLab's multi-GPU notes); the node's XIDs", weak=True),
     S("unspecified-launch-failure", "code", ("unspecified launch failure",),
       "a CUDA kernel failed without saying why: the code, or the GPU (XID 13/31/43 in the node's kernel log)",
       "RuntimeError: CUDA error: unspecified launch failure", "https://github.com/ultralytics/yolov5/issues/1752",
@@ -86,11 +98,14 @@ SIGNATURES: list[Signature] = [
       "main/0 torchrun: error: argument --node-rank/--node_rank: invalid int value: '$AWS_BATCH_JOB_NODE_INDEX'",
       "https://github.com/meta-pytorch/torchx/pull/759",
       "fix the value on the command line (a shell variable must be expanded where the command is built)"),
+    # a candidate (session 25): of the seven logs here with it, four threads settled the launch command (a typo, a
+    # module given as a file) and three the tree it ran in (a working directory without the script, a checkout
+    # where it was merged away)
     S("python-no-script", "code", ("can't open file '", "No such file or directory"),
       "the interpreter could not open the script it was told to run: the command names a file that is not there",
       "/usr/bin/python3: can't open file 'train_jonas.py': [Errno 2] No such file or directory",
       "https://github.com/fdbtrs/IDiff-Face/issues/6 (and ROMP-230: a module given as a file name)",
-      "fix the script's path in the launch command (a module is run with python -m, or torchrun -m)"),
+      "fix the script's path in the launch command (a module is run with python -m, or torchrun -m)", weak=True),
     # --- round 8: code in compiled runtimes' own words ---
     # gfortran's runtime (libgfortran/runtime/error.c) prints it after "At line N of file F" (the source line)
     S("gfortran-runtime", "code", ("Fortran runtime error: ",),

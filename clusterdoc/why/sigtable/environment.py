@@ -880,6 +880,23 @@ SIGNATURES: list[Signature] = [
       "https://github.com/linux-rdma/rdma-core (ibv_reg_mr(3), ibv_create_qp(3): ENOMEM)",
       "ulimit -l on the node (unlimited for RDMA: the container's or slurmd's memlock limit), then the job's memory",
       weak=True),
+    # torch.save into a directory that is not there (the run's output folder never made): the job's tree
+    S("torch-save-no-parent-dir", "environment", ("RuntimeError: Parent directory ", " does not exist."),
+      "torch.save was given a path whose folder does not exist: the job's output directory was never created "
+      "where it runs", "RuntimeError: Parent directory weights3 does not exist.",
+      "https://github.com/sm1899/Quantized-Auto-Encoder-Based-Image-Compression/blob/"
+      "b34b54608d2439dc83069c6318f170def0d9353e/test3.out",
+      "create the output folder before the run (mkdir -p in the batch script, or os.makedirs(..., exist_ok=True) "
+      "before torch.save); check the job's working directory"),
+    # conda's activate in a batch script's shell that conda init never set up: the script goes on without the
+    # environment (a candidate: what then fails, or the time limit it ran to, is the job's end)
+    S("conda-shell-not-initialized", "environment", ("Your shell has not been properly configured to use 'conda",),
+      "`conda activate` failed in the batch script (its shell was never set up by conda init): the job ran without "
+      "that environment", "CommandNotFoundError: Your shell has not been properly configured to use 'conda "
+      "activate'.", "https://github.com/jshe2304/smilesVAE/blob/fa44241679fbad156dcb470c8c5a027b6756a06d/"
+      "train_output/train.err",
+      "in the batch script: source \"$(conda info --base)/etc/profile.d/conda.sh\" before conda activate (or eval "
+      "\"$(conda shell.bash hook)\")", weak=True),
     # session 25 (heldout-fresh23, after it was scored): Open MPI's help text on a verbs completion queue it could
     # not create; its "Error: Cannot allocate memory" line is the device's or memlock's ENOMEM, not the host's memory
     # Intel's SYCL free-memory query needs the Level Zero sysman interface, which is off unless ZES_ENABLE_SYSMAN=1
