@@ -16,14 +16,8 @@ also checks what must stay (a candidate stays a candidate, a neighbouring form k
 
 from __future__ import annotations
 
+from tests.why_helpers import fixture_log as _log
 from tests.why_helpers import judge_log
-
-FIX = "tests/fixtures/why/"
-
-
-def _log(path: str) -> str:
-    with open(FIX + path, encoding="utf-8", errors="replace") as f:
-        return f.read()
 
 
 def test_nccls_nvls_setup_failing_in_a_cuda_call_is_the_nodes_fabric_state_and_names_the_node():

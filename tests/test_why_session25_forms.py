@@ -6,14 +6,8 @@ what must stay."""
 
 from __future__ import annotations
 
+from tests.why_helpers import fixture_log as _log
 from tests.why_helpers import judge_log
-
-FIX = "tests/fixtures/why/"
-
-
-def _log(path: str) -> str:
-    with open(FIX + path, encoding="utf-8", errors="replace") as f:
-        return f.read()
 
 
 def test_open_mpis_signal_handler_after_a_crash_names_the_node_where_no_launcher_names_a_rank():

@@ -33,6 +33,14 @@ def judge_log(text: str) -> verdict.Cause:
     return cause
 
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "why"
+
+
+def fixture_log(path: str) -> str:
+    """A real log of tests/fixtures/why (PATH relative to it: "heldout-fresh22d/x.log"), as `why --log` reads it."""
+    return (FIXTURES / path).read_text(encoding="utf-8", errors="replace")
+
+
 # --- what the catalogue tests share (tests/test_why_catalogue_*.py: the tables scripts/catalogue_*.py make) ---
 
 

@@ -653,13 +653,12 @@ class Scanner:
     def _busy(self, n: int, rank: int | None, line: str) -> None:
         """A data-preparation bar not at 100 % (its line), and a wait that timed out (often glued after the bar)."""
         f = self.facts
-        if "%|" in line:  # a progress bar's updates on this line (tqdm's \r redraws stay on one line)
-            k = len(_BAR.findall(line, 0, 20000))
+        if "%|" in line:
+            k = len(_BAR.findall(line, 0, 20000))  # the bar's updates on this line (tqdm's \r redraws stay on it)
             if k:
                 del f.bars[: -MAX_PHASE + 1]
                 f.bars.append((n, k))
-        if "%|" in line and len(f.busy) < MAX_PHASE:
-            m = _BAR.search(line, 0, 400)
+            m = _BAR.search(line, 0, 400) if len(f.busy) < MAX_PHASE else None
             if m and _unfinished(m, line) and any(w in line[: m.start()] for w in PREP_WORDS):
                 f.busy.append({"line": n, "rank": rank, "text": line[: m.end() + 80].strip()[:200],
                                "elapsed": _elapsed(line, m.end())})  # fmt: skip
