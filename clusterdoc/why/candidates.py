@@ -137,6 +137,14 @@ _THIN["lammps-unrecognized-style"] = (  # session 21: a style LAMMPS does not kn
     "KIM, a GPU or KOKKOS variant): lmp -h lists what it has",
     "code: the input misspells the style's name, or names one from another LAMMPS release",
 )
+_HUB = (  # session 26: the hub unreachable, no cached copy: the node's access or the network
+    "environment: the compute nodes have no internet (most clusters): download on the login node into a shared "
+    "HF_HOME and set HF_HUB_OFFLINE=1, or give the job a proxy (HTTPS_PROXY)",
+    "network: the site's network or the hub itself was down at that moment (it worked before: retry; curl -I "
+    "https://huggingface.co from the node)",
+    "code: a model or file name the hub does not have (a typo, a local path that is not there)",
+)
+_THIN["hf-hub-unreachable"] = _THIN["hf-hub-unreachable-cache"] = _HUB
 _THIN["lmod-program-missing"] = (  # round 9: the module system missing, nothing after it that it explains
     "environment: the node lacks the module system the job's `module load` lines need (its image, the module "
     "tree's mount): a later failure of a missing library or command follows from it",

@@ -114,7 +114,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
      (), "unsure"),
     ((), ("CUDA error", "CUDA driver", "CUDNN_STATUS", "cuDNN error", "CUBLAS_STATUS", "NVML", "no CUDA GPUs",
           "NVIDIA driver", "CUDA-capable device", "exited unexpectedly", "is killed by signal",
-          "PytorchStreamWriter failed", "NPU error, error code is", "HCCL"), "unsure"),  # Ascend's as CUDA's
+          "PytorchStreamWriter failed", "NPU error, error code is", "HCCL",  # Ascend's as CUDA's
+          # the other vendors' device runtimes' error codes (HIP, SYCL's PI and UR, Level Zero) as CUDA's
+          "hipError", "HIP error", "PI_ERROR_", "UR_RESULT_ERROR_", "ZE_RESULT_ERROR_"), "unsure"),
     ((), NCCL_WORDS, "nccl"),
 ]  # fmt: skip
 INF_SEQ = 1 << 62
@@ -141,9 +143,15 @@ def evidence_from_lines(
     return evidence_from_facts(logs.scan(lines), job, state, scontrol)
 
 
+# an exception raised inside a network client (its innermost frame in one of these files): a connection, a
+# name that did not resolve, a server's answer, whatever its type (a ValueError of socket's getaddrinfo)
+NETWORK_CLIENTS = ("/socket.py", "/ssl.py", "/http/client.py", "/urllib/request.py", "/urllib3/", "/requests/",
+                   "/httpx/", "/httpcore/", "/aiohttp/", "/grpc/", "/botocore/", "/paramiko/")  # fmt: skip
+
+
 def _kind(raised: logs.Raised) -> str:
     """What the exception is by EXCEPTION_RULES: 'effect', 'nccl' (look around it) or a category ('code' when no
-    rule fits)."""
+    rule fits, 'unsure' when a network client raised it)."""
     if raised.env_lookup and not _launcher_variable(raised):  # os.environ[NAME]: the job's environment lacks it
         return "environment"
     for types, words, kind in EXCEPTION_RULES:
@@ -152,6 +160,8 @@ def _kind(raised: logs.Raised) -> str:
         if words and not any(w in raised.message for w in words):
             continue
         return kind
+    if raised.inner and any(c in raised.inner for c in NETWORK_CLIENTS):
+        return "unsure"
     return "code"
 
 
@@ -506,6 +516,15 @@ def _defer_to_exceptions(signs: list[dict], exceptions: list[dict]) -> list[dict
     ]
 
 
+def _says(s: dict, raised: logs.Raised) -> bool:
+    """The signature line `s` holds what the exception's message says (all of its words)."""
+    try:
+        sig = signatures.get(s["sig"])
+    except KeyError:  # a line the scanner names itself (an application's banner), no needles
+        return False
+    return s["category"] != "effect" and not sig.lower and all(k in raised.message for k in sig.needles)
+
+
 def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     """A rank's exception as a signature line: 'code' unless a signature on or just after its line says more
     (`signs`: that rank's signature lines)."""
@@ -520,6 +539,8 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
     ]
     if any(s["line"] == e["line"] for s in near) or (kind == "nccl" and near):
         return []  # the signature says it
+    if any(_says(s, raised) for s in signs if s["rank"] == e["rank"] and e["line"] - NEAR <= s["line"] < e["line"]):
+        return []  # a line just before it said the same words (its message quoted first, then raised)
     if kind == "code" and any(
         e["line"] < s["line"] <= e["line"] + MESSAGE_NEXT and s["category"] == "environment" for s in near
     ):  # its message goes on with a library's failure ("Failed to import X because of ...: undefined symbol")

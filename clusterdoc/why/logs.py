@@ -305,6 +305,7 @@ class Raised:
     line: int | None = None
     func: str | None = None
     env_lookup: bool = False  # raised by os.environ[NAME] (its last frame os.py's __getitem__): a variable not set
+    inner: str | None = None  # the innermost frame's file, a library's or the code's: where it was raised
 
     @property
     def where(self) -> str:
@@ -465,7 +466,7 @@ def _raised(line: str, frames: list[tuple[str, int, str]]) -> Raised | None:
     file, num, func = (own or frames)[-1]
     last = frames[-1] if frames else ("", 0, "")
     env = exc_type == "KeyError" and last[0].endswith("/os.py") and last[2] == "__getitem__"
-    return Raised(exc_type, message, file, num, func, env)
+    return Raised(exc_type, message, file, num, func, env, last[0] or None)
 
 
 class Scanner:

@@ -1249,4 +1249,21 @@ SIGNATURES: list[Signature] = [
       "an interpreter)",
       "env: \u2018singularity\u2019: No such file or directory", "https://github.com/nf-core/rnaseq/issues/887",
       "install it on every node the tasks run on, or load its module in the task's environment"),
+    # session 26: the Hugging Face hub unreachable with no cached copy (transformers' and huggingface_hub's own
+    # words, ValueError or OSError or LocalEntryNotFoundError by version): threads settle it as a compute node
+    # without internet (offline mode, a download on the login node, a proxy) and as the site's or the hub's network
+    # down (AMDResearch/hpcfund#12): a candidate, never a verdict
+    S("hf-hub-unreachable", "environment", ("We couldn't connect to 'https://huggingface.co'",),
+      "the job could not reach the Hugging Face hub and found no cached copy of the files it asked for",
+      "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached "
+      "files and it looks like facebook/esm2_t33_650M_UR50D is not the path to a directory containing a file named "
+      "config.json.", "https://github.com/AMDResearch/hpcfund/issues/12",
+      "download on a node with internet (the login node) into a shared HF_HOME, then set HF_HUB_OFFLINE=1 in the "
+      "job; or give the compute nodes a proxy (HTTPS_PROXY)", weak=True),
+    S("hf-hub-unreachable-cache", "environment", ("Connection error, and we cannot find the requested files in the",),
+      "the job could not reach the Hugging Face hub and found no cached copy of the files it asked for",
+      "ValueError: Connection error, and we cannot find the requested files in the cached path. Please try again or "
+      "make sure your Internet connection is on.", "https://github.com/huggingface/transformers/issues/10067",
+      "download on a node with internet (the login node) into a shared HF_HOME, then set HF_HUB_OFFLINE=1 in the "
+      "job; or give the compute nodes a proxy (HTTPS_PROXY)", weak=True),
 ]  # fmt: skip

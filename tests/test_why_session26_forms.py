@@ -1,0 +1,58 @@
+"""`clusterdoc why --log`, session 26 (issue 41): forms written before heldout-fresh26 was scored. Each test failed
+on the rules before it (d53f5cc); each also checks what must stay."""
+
+from __future__ import annotations
+
+from tests.why_helpers import fixture_log as _log
+from tests.why_helpers import judge_log
+
+
+def test_the_hugging_face_hub_unreachable_is_a_candidate_of_the_nodes_internet_not_the_codes():
+    # transformers' ValueError (P-tuning-v2#81): raised in a library, its words say the download failed
+    c = judge_log(_log("real/ptuningv2-81-hub-connection-error.log"))
+    assert c.category == "unknown", (c.category, c.headline)
+    assert [x.split(":")[0] for x in c.candidates] == ["environment", "network", "code"], c.candidates
+    assert "HF_HUB_OFFLINE" in c.candidates[0]
+    # the message quoted on the line before it (Sanger#2): the same words, not a second failure of the code's
+    c = judge_log(_log("real/sanger-2-hub-connection-error.log"))
+    assert c.category == "unknown" and c.candidates[0].startswith("environment"), (c.category, c.candidates)
+    # huggingface_hub's OSError form (AMDResearch/hpcfund#12)
+    line = (
+        "OSError: We couldn't connect to 'https://huggingface.co' to load this file, couldn't find it in the cached "
+        "files and it looks like facebook/esm2_t33_650M_UR50D is not the path to a directory containing a file named "
+        "config.json.\n"
+    )
+    assert judge_log(line).category == "unknown"
+    # a ValueError of the code's own, with no such words, stays the code's
+    own = "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\nValueError: bad lr\n"
+    assert judge_log(own).category == "code"
+
+
+def test_an_exception_raised_inside_a_network_client_is_a_candidate_whatever_its_type():
+    # frames as requests and huggingface_hub print them (open-webui#9727); a ValueError no rule names
+    tb = (
+        "Traceback (most recent call last):\n"
+        '  File "/root/app/main.py", line 12, in <module>\n'
+        "    info = api.model_info(name)\n"
+        '  File "/root/anaconda3/envs/ds-vllm/lib/python3.11/site-packages/requests/sessions.py", line 602, in get\n'
+        '    return self.request("GET", url, **kwargs)\n'
+        '  File "/root/anaconda3/envs/ds-vllm/lib/python3.11/site-packages/urllib3/util/url.py", line 451, in '
+        "parse_url\n"
+        "    raise LocationParseError(source_url) from e\n"
+        "ValueError: Port could not be cast to integer value as '3128/'\n"
+    )
+    c = judge_log(tb)
+    assert c.category == "unknown" and any(x.startswith("network") for x in c.candidates), (c.category, c.candidates)
+    # the same exception raised in the code's own frame stays the code's
+    own = tb.replace("/root/anaconda3/envs/ds-vllm/lib/python3.11/site-packages/urllib3/util/url.py", "/root/app/url.py")
+    assert judge_log(own).category == "code"
+
+
+def test_other_vendors_device_runtime_errors_are_candidates_as_cudas_are():
+    for msg in (
+        "RuntimeError: HIP error: hipErrorLaunchFailure",
+        "RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES)",
+        "RuntimeError: level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)",
+    ):
+        c = judge_log(f"Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n{msg}\n")
+        assert c.category == "unknown", (msg, c.category, c.headline)
