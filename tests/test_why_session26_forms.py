@@ -24,7 +24,7 @@ def test_the_hugging_face_hub_unreachable_is_a_candidate_of_the_nodes_internet_n
     )
     assert judge_log(line).category == "unknown"
     # a ValueError of the code's own, with no such words, stays the code's
-    own = "Traceback (most recent call last):\n  File \"run.py\", line 3, in <module>\nValueError: bad lr\n"
+    own = 'Traceback (most recent call last):\n  File "run.py", line 3, in <module>\nValueError: bad lr\n'
     assert judge_log(own).category == "code"
 
 
@@ -44,7 +44,9 @@ def test_an_exception_raised_inside_a_network_client_is_a_candidate_whatever_its
     c = judge_log(tb)
     assert c.category == "unknown" and any(x.startswith("network") for x in c.candidates), (c.category, c.candidates)
     # the same exception raised in the code's own frame stays the code's
-    own = tb.replace("/root/anaconda3/envs/ds-vllm/lib/python3.11/site-packages/urllib3/util/url.py", "/root/app/url.py")
+    own = tb.replace(
+        "/root/anaconda3/envs/ds-vllm/lib/python3.11/site-packages/urllib3/util/url.py", "/root/app/url.py"
+    )
     assert judge_log(own).category == "code"
 
 
@@ -54,5 +56,29 @@ def test_other_vendors_device_runtime_errors_are_candidates_as_cudas_are():
         "RuntimeError: Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES)",
         "RuntimeError: level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)",
     ):
-        c = judge_log(f"Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n{msg}\n")
+        c = judge_log(f'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n{msg}\n')
         assert c.category == "unknown", (msg, c.category, c.headline)
+
+
+def test_a_wrapper_that_points_at_the_failure_before_it_is_no_cause():
+    # Ray Tune's "Trials did not complete" over a trial the cgroup's OOM killer took (heldout-fresh26c)
+    c = judge_log(_log("heldout-fresh26c/ray-14394-tune-slurm-oom-kill.log"))
+    assert c.category == "oom", (c.category, c.headline)
+    # vLLM's "See root cause above" after NCCL's error: not the code's (heldout-fresh26b)
+    c = judge_log(_log("heldout-fresh26b/agentic-coding-harness-benchmarks-173-nvls-bind.log"))
+    assert c.category != "code", (c.category, c.headline)
+    # a TuneError with another message (a trial's own exception raised through it) stays the code's
+    tb = 'Traceback (most recent call last):\n  File "tune.py", line 3, in <module>\nTuneError: bad search space\n'
+    assert judge_log(tb).category == "code"
+
+
+def test_prrtes_signal_line_wrapped_after_exited_on_is_read_whole():
+    c = judge_log(_log("heldout-fresh26d/mpi-rockstar-18-prterun-signal9.log"))
+    assert c.category == "unknown" and "SIGKILL" in c.headline and "iccpc2" in c.headline, (c.category, c.headline)
+    assert c.candidates[0].startswith("oom"), c.candidates
+    # a line that ends so but is followed by another sentence is not joined
+    other = (
+        "prterun noticed that process rank 0 with PID 2389672 on node iccpc2 exited on\n"
+        "the next line of something else\n"
+    )
+    assert "SIGKILL" not in judge_log(other).headline

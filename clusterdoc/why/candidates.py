@@ -145,6 +145,13 @@ _HUB = (  # session 26: the hub unreachable, no cached copy: the node's access o
     "code: a model or file name the hub does not have (a typo, a local path that is not there)",
 )
 _THIN["hf-hub-unreachable"] = _THIN["hf-hub-unreachable-cache"] = _HUB
+_THIN["hip-memory-access-fault"] = (  # session 26: ROCm's GPU page fault
+    "code: a kernel of the job (or an extension) read or wrote out of bounds (AMD_SERIALIZE_KERNEL=3 "
+    "HIP_LAUNCH_BLOCKING=1 names it)",
+    "environment: the ROCm stack on that node (its release's limit on processes sharing one GPU, a driver and "
+    "runtime that do not match): fewer ranks per GPU, another ROCm",
+    "node: the GPU itself (the node's dmesg: amdgpu errors, RAS)",
+)
 _THIN["lmod-program-missing"] = (  # round 9: the module system missing, nothing after it that it explains
     "environment: the node lacks the module system the job's `module load` lines need (its image, the module "
     "tree's mount): a later failure of a missing library or command follows from it",

@@ -41,6 +41,10 @@ VERSION_WORDS = ("does not match the version", "version mismatch", "Version mism
 # code's (or its data's): ValueError, KeyError, AttributeError, a collate error, a DataLoader worker's, ...
 EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (EFFECT_TYPES, (), "effect"),
+    # session 26: a wrapper that points at what failed before it (vLLM's "Engine core initialization failed. See
+    # root cause above.", Ray Tune's "Trials did not complete" over its trials' own errors): never the cause
+    ((), ("See root cause above", "see root cause above", "See the root cause above"), "effect"),
+    (("TuneError",), ("Trials did not complete",), "effect"),
     (("OutOfMemoryError",), (), "oom"),
     (("MemoryError",), (), "oom"),
     # an allocator's own words in any exception's message (ROCm's HIP, Apple's MPS, XLA's RESOURCE_EXHAUSTED, a CUDA
@@ -406,13 +410,15 @@ def _memory_killed_task(f: logs.LogFacts, signs: list[dict]) -> None:
 
 # a batch script's own shell errors: bash goes on to the script's next line (no `set -e` in most job scripts)
 SHELL_NONFATAL = ("batch-script-command-not-found", "pbs-script-command-not-found", "conda-shell-not-initialized")
+RAN_ON = SHELL_NONFATAL + ("wrf-cfl",)  # a model's warning the job can run on after, to its time limit
 
 
 def _ran_on_to_time_limit(f: logs.LogFacts, signs: list[dict]) -> list[dict]:
-    """A batch script's shell error before Slurm's time limit ended the job: the script went on and ran until the
-    limit (a broken line continuation's `--batch_size: command not found`, conda's activate): the limit ended it."""
+    """A batch script's shell error (or a model's warning: RAN_ON) before Slurm's time limit ended the job: the
+    script went on and ran until the limit (a broken line continuation's `--batch_size: command not found`, conda's
+    activate): the limit ended it."""
     limits = [e["line"] for e in f.slurm_ends if e.get("due_to") == "TIME LIMIT"]
-    return [s for s in signs if not (s["sig"] in SHELL_NONFATAL and any(n > s["line"] for n in limits))]
+    return [s for s in signs if not (s["sig"] in RAN_ON and any(n > s["line"] for n in limits))]
 
 
 VERBS_ENOMEM_NEAR = 8  # lines from a verbs object's failure to the errno line of its help text

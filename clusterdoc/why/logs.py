@@ -221,6 +221,8 @@ _MPI_FIRST = re.compile(r"Process name: \[\[\d{1,12},\d{1,6}\],(\d{1,7})\]")
 _MPI_SIGNAL = re.compile(  # mpirun's, prterun's (Open MPI 5), orterun's
     r"noticed that process rank (\d{1,7}) with PID \d{1,12} on node (\S{1,128}) exited on signal"
 )
+# PRRTE's (Open MPI 5) help text wraps that line after "exited on": the next line goes on with "signal N (Name)."
+_MPI_SIGNAL_CUT = re.compile(r"noticed that process rank \d{1,7} with PID \d{1,12} on node \S{1,128} exited on\s{0,4}$")
 # Open MPI's (and OpenSHMEM's) signal handler, printed by the process that crashed: its own host and PID
 _OMPI_HANDLER = re.compile(r"^\[([A-Za-z][\w.-]{0,127}):\d{1,9}\] \*\*\* Process received signal \*\*\*")
 _HYDRA = re.compile(r"=\s{1,8}RANK (\d{1,7}) PID \d{1,12} RUNNING AT (\S{1,128})")  # MPICH/Intel MPI's BAD TERMINATION
@@ -489,6 +491,7 @@ class Scanner:
         self._thrown: dict[object, tuple[int, str]] = {}  # stream -> (line, C++ type) of a terminate line
         self._prompt: tuple[int, str] | None = None  # (line, host) of a prompt before a host command (_PROMPT)
         self._banner: tuple[int, int | None, str | None, str] | None = None  # the last application banner (_APP_BANNER)
+        self._cut: str | None = None  # a line wrapped before its end (_MPI_SIGNAL_CUT), joined to the next
 
     def feed_text(self, text: str) -> None:
         for line in text.splitlines():
@@ -504,6 +507,12 @@ class Scanner:
         if rank is None and local is not None and len(f.hosts) <= 1:  # torchrun's [defaultN]: on one node
             rank = local
         line = line.rstrip("\r\n")
+        if self._cut is not None:  # the line a help text's wrap cut: this one goes on with it
+            cut, self._cut = self._cut, None
+            if line.lstrip().startswith("signal "):
+                line, keyless, wordless = f"{cut} {line.strip()}", False, False
+        if line.endswith(("exited on", "exited on ")) and _MPI_SIGNAL_CUT.search(line):
+            self._cut = line.strip()
         if rank is not None and not f.mpirun_tagged and "]<std" in raw[:48]:
             f.mpirun_tagged = True
         if rank is None and host is None and ("host", None) not in self._tb and len(self._tb) == 1:

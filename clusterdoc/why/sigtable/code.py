@@ -397,4 +397,24 @@ SIGNATURES: list[Signature] = [
       "Failed with 'Segmentation fault'; backtrace (libbacktrace):",
       "https://github.com/marbl/canu/issues/1505",
       "the routine its backtrace names: a newer release (a fixed bug), or the input that reaches it"),
+    # session 26 (heldout-fresh26, after it was scored): WRF's CFL check failing in a domain (the vertical wind
+    # blew up: a time step too long for the grid, or bad input), then the model stops or crashes; a time limit after
+    # it decides instead (why/foreign.py RAN_ON)
+    S("wrf-cfl", "code", ("points exceeded cfl=", " in domain "),
+      "the model went numerically unstable (WRF's CFL check failed: the vertical wind grew past what the time step "
+      "allows) and stopped",
+      "d01 2018-07-15_12:03:00        23222  points exceeded cfl=2 in domain d01 at time 2018-07-15_12:03:00 hours",
+      "https://github.com/GIS4WRF/gis4wrf/issues/113",
+      "a shorter time_step (about 6 x dx in km), w_damping = 1 and epssm in the namelist; check the input at the "
+      "time it blew up"),
+    # session 26: ROCm's runtime on a GPU page fault (HSA's "Memory access fault by GPU node-N"), as CUDA's illegal
+    # address: a kernel's bad access, or the stack (legacy-rocm-build#851: more processes on one GPU than that ROCm
+    # release allows); a candidate
+    S("hip-memory-access-fault", "code", ("Memory access fault by GPU node-", "Reason: "),
+      "a GPU kernel touched memory it may not (ROCm's memory access fault): the code, or the ROCm stack on that "
+      "node",
+      "Memory access fault by GPU node-4 (Agent handle: 0x28e9e40) on address 0x17000. Reason: Page not present or "
+      "supervisor privilege.", "https://github.com/ROCm/legacy-rocm-build/issues/851",
+      "rerun with AMD_SERIALIZE_KERNEL=3 HIP_LAUNCH_BLOCKING=1 to name the kernel; fewer processes per GPU; the "
+      "node's dmesg (amdgpu)", weak=True),
 ]  # fmt: skip
