@@ -90,9 +90,6 @@ def test_a_source_message_no_paste_taught_is_named(url, text, category):
     ("https://github.com/NVIDIA/nccl/issues/1066",
      "gcn6:1080061:1080359 [0] misc/nvmlwrap.cc:181 NCCL WARN nvmlDeviceGetHandleByPciBusId() failed: Not Found\n",
      "environment"),
-    # checks.h: a CUDA call inside NCCL failed; the CUDA error decides (a symbol the driver lacks: its version)
-    ("https://github.com/NVIDIA/nccl/issues/1528",
-     "c76d92cccb6e:72:457 [1] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'\n", "environment"),
 ])  # fmt: skip
 def test_a_source_message_whose_path_does_not_decide_is_a_candidate(url, text, other):
     sig = signatures.match(text)

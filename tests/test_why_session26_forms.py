@@ -82,3 +82,40 @@ def test_prrtes_signal_line_wrapped_after_exited_on_is_read_whole():
         "the next line of something else\n"
     )
     assert "SIGKILL" not in judge_log(other).headline
+
+
+def test_heldout_fresh27s_environment_forms_after_it_was_scored():
+    # an argument its parser got empty: a variable not set where the job ran (AML-Kubernetes#15)
+    c = judge_log(_log("heldout-fresh27d/aml-kubernetes-15-rank-invalid-int.log"))
+    assert c.category == "environment" and "empty value" in c.headline, (c.category, c.headline)
+    # a variable left unexpanded stays the command line's (the code's), as torchx#759 settled
+    line = "main/0 torchrun: error: argument --node-rank/--node_rank: invalid int value: '$AWS_BATCH_JOB_NODE_INDEX'\n"
+    assert judge_log(line).category == "code"
+    # MPICH's PMI client cut off from its process manager (dask#4214: a forked Nanny)
+    c = judge_log(_log("heldout-fresh27e/dask-4214-dask-mpi-pmi-write-line.log"))
+    assert c.category == "environment" and "PMI" in c.headline, (c.category, c.headline)
+    # NCCL's CUDA call finding no symbol: a library built for another CUDA (deep-learning-containers#3964)
+    c = judge_log(_log("heldout-fresh27d/deep-learning-containers-3964-nccl-cuda-failure-500.log"))
+    assert c.category == "environment" and "symbol" in c.headline, (c.category, c.headline)
+    # the same CUDA error in another NCCL file (nccl#1528, settled as the driver's version; a candidate of
+    # test_why_catalogue_nccl.py's before it was read twice)
+    line = "c76d92cccb6e:72:457 [1] enqueue.cc:58 NCCL WARN Cuda failure 'named symbol not found'\n"
+    assert judge_log(line).category == "environment"
+    # GitPython finding no repository in a checkout downloaded as a zip (XMem#54, #138)
+    for name in ("xmem-54-git-repo-zip-download.log", "xmem-138-invalid-git-repository.log"):
+        assert judge_log(_log(f"heldout-fresh27a/{name}")).category == "environment", name
+    # a module without the name the code calls: the install's (a Windows build without ProcessGroupNCCL); the
+    # Windows path of a library's frame is a library's, so the code's own frame is named
+    c = judge_log(_log("heldout-fresh27a/paddleseg-3794-windows-processgroupnccl.log"))
+    assert c.category == "environment" and "train.py:140" in " ".join(c.evidence), (c.category, c.evidence)
+    # an object's missing attribute stays the code's
+    own = "Traceback (most recent call last):\n  File \"t.py\", line 2, in <module>\n" + (
+        "AttributeError: 'NoneType' object has no attribute 'shape'\n"
+    )
+    assert judge_log(own).category == "code"
+
+
+def test_a_thread_that_could_not_start_is_a_candidate_of_the_limit_the_memory_or_the_code():
+    c = judge_log(_log("heldout-fresh27b/3d-speaker-76-cant-start-new-thread.log"))
+    assert c.category == "unknown", (c.category, c.headline)
+    assert [x.split(":")[0] for x in c.candidates] == ["environment", "oom", "code"], c.candidates

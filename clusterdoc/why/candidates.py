@@ -152,6 +152,11 @@ _THIN["hip-memory-access-fault"] = (  # session 26: ROCm's GPU page fault
     "runtime that do not match): fewer ranks per GPU, another ROCm",
     "node: the GPU itself (the node's dmesg: amdgpu errors, RAS)",
 )
+_THIN["python-thread-limit"] = (  # session 26: "can't start new thread"
+    "environment: the process's task limit (ulimit -u, the container's or cgroup's pids.max) where it ran",
+    "oom: no memory left for the thread's stack (the node's memory, the job's limit)",
+    "code: threads the code starts and never ends (a writer, a pool or a DataLoader made per step or epoch)",
+)
 _THIN["lmod-program-missing"] = (  # round 9: the module system missing, nothing after it that it explains
     "environment: the node lacks the module system the job's `module load` lines need (its image, the module "
     "tree's mount): a later failure of a missing library or command follows from it",

@@ -98,6 +98,13 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     # the failure that line has itself): no cause by itself (session 25: three committed logs ran on to their time
     # limit after it); why/sigtable/environment.py's weak line names it as a candidate
     (("CommandNotFoundError",), ("conda",), "effect"),
+    # session 26: a module without a name the code calls ("module 'numpy' has no attribute 'float'", a Windows build
+    # of Paddle without ProcessGroupNCCL, a local file named like the library it shadows): the install's version or
+    # build, not the code's logic (an object's missing attribute stays the code's)
+    (("AttributeError",), ("module '",), "environment"),
+    # session 26: GitPython finding no repository (the code records its commit; a checkout downloaded as a zip, a
+    # copy without .git, a container) or no git at all: the tree it runs in, not the code
+    (("InvalidGitRepositoryError", "NoSuchPathError", "GitCommandNotFound"), (), "environment"),
     # session 25: flash-attn's functions undefined where the code imported them optionally (another major version
     # of flash-attn installed, or none): the install's
     (("NameError",), ("flash_attn",), "environment"),
@@ -569,6 +576,7 @@ def _exception_sign(e: dict, signs: list[dict]) -> list[dict]:
            "api": "python-api-mismatch", "config": "python-config-validation", "scheduler": "python-scheduler-error",
            "environment": "python-import-error" if raised.type.endswith(("ImportError", "ModuleNotFoundError"))
            else "python-env-variable-missing" if raised.env_lookup
+           else "python-module-attribute" if raised.type == "AttributeError"
            else "python-version-mismatch" if any(w in raised.message for w in VERSION_WORDS)
            else "python-environment-error"}  # fmt: skip
     name = sig.get(kind, "python-exception")

@@ -98,7 +98,7 @@ MAX_RANKS_LISTED = 1 << 16  # missing ranks are inferred only below this world s
 
 # a frame line of a Python traceback; frames in these folders are libraries, not the user's code
 _FRAME = re.compile(r'\s{0,16}File "([^"\n]{1,1024})", line (\d{1,9}), in (\S{1,200})')
-_LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "/clusterdoc/")
+_LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "/clusterdoc/", "\\site-packages\\")  # and Windows
 # `raise Exception("...")` prints the bare type ("Exception: Installed CUDA version 11.0 does not match ...")
 _EXC_LINE = re.compile(
     r"(Exception\w{0,40}|[A-Za-z_][\w.]{0,200}?(?:Error|Exception|Interrupt|Exit|Warning)\w{0,40}): ?(.*)"

@@ -81,6 +81,12 @@ FROM_TRACEBACK = [
       "d2d8fdf7dbf544f3ab8d4b140adf765965280c5f/ko_tests/slurm-248823.out (foreign.py: the KeyError's last frame is "
       "os.py's __getitem__)",
       "export the variable in the batch script (or pass it through the launcher: srun --export, mpirun -x)"),
+    S("python-module-attribute", "environment", (), "the code calls a name the installed module does not have: "
+      "another version or build of the library than the code was written for, or a local file that shadows it",
+      "AttributeError: module 'paddle.base.libpaddle' has no attribute 'ProcessGroupNCCL'",
+      "https://github.com/PaddlePaddle/PaddleSeg/issues/3794 (foreign.py EXCEPTION_RULES: AttributeError on a module)",
+      "pip show the library against the version the project pins; python -c 'import MOD; print(MOD.__file__)' for "
+      "a file that shadows it"),
     S("python-version-mismatch", "environment", (), "a rank's exception says two installed versions disagree (a "
       "library built for another CUDA, torch or NCCL than the one installed): the install's, not the code's",
       "Exception: Installed CUDA version 11.0 does not match the version torch was compiled with 10.1",

@@ -97,7 +97,8 @@ SIGNATURES: list[Signature] = [
       "left unexpanded)",
       "main/0 torchrun: error: argument --node-rank/--node_rank: invalid int value: '$AWS_BATCH_JOB_NODE_INDEX'",
       "https://github.com/meta-pytorch/torchx/pull/759",
-      "fix the value on the command line (a shell variable must be expanded where the command is built)"),
+      "fix the value on the command line (a shell variable must be expanded where the command is built)",
+      unless=(" value: ''",)),  # an empty value: a variable not set there (environment.py: argparse-empty-value)
     # a candidate (session 25): of the seven logs here with it, four threads settled the launch command (a typo, a
     # module given as a file) and three the tree it ran in (a working directory without the script, a checkout
     # where it was merged away)

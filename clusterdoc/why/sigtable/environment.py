@@ -1266,4 +1266,40 @@ SIGNATURES: list[Signature] = [
       "make sure your Internet connection is on.", "https://github.com/huggingface/transformers/issues/10067",
       "download on a node with internet (the login node) into a shared HF_HOME, then set HF_HUB_OFFLINE=1 in the "
       "job; or give the compute nodes a proxy (HTTPS_PROXY)", weak=True),
+    # session 26 (heldout-fresh27, after it was scored): an argument its parser got as an empty string: the shell
+    # expanded a variable that is not set where the job ran (AzureML's $AZ_BATCHAI_TASK_INDEX on an AKS compute)
+    S("argparse-empty-value", "environment", (": error: argument ", " value: ''"),
+      "the script got an empty value for an argument: the command line passes a variable that is not set where the "
+      "job runs",
+      "pytorch_mnist.py: error: argument --rank: invalid int value: ''",
+      "https://github.com/Azure/AML-Kubernetes/issues/15",
+      "set the variable where the command runs (or take the rank from the launcher's RANK / LOCAL_RANK / "
+      "SLURM_PROCID), then pass it"),
+    # MPICH's PMI-1 client could not talk to its process manager: the program was started by another launcher
+    # than its MPI's (Open MPI's mpirun over an MPICH build), or a process forked from an MPI rank reinitialises
+    # MPI (dask-mpi's Nanny: dask#4214, "--no-nanny worked")
+    S("pmi-write-failed", "environment", ("Unable to write to PMI_fd",),
+      "an MPI process could not reach its process manager (PMI): a launcher of another MPI than the one the program "
+      "was built with, or a process forked from an MPI rank",
+      "[cli_1]: Unable to write to PMI_fd", "https://github.com/dask/dask/issues/4214",
+      "launch with the mpirun/mpiexec (or srun --mpi=) of the MPI the program links (ldd PROGRAM | grep mpi); do "
+      "not fork MPI processes (dask-mpi: --no-nanny)"),
+    # CUDA's cudaErrorSymbolNotFound (500) from a library's call (NCCL's): a library built for another CUDA than
+    # the driver's or the rest of the install's (an image's NCCL: aws/deep-learning-containers#3964)
+    S("cuda-symbol-not-found", "environment", ("named symbol not found",),
+      "a CUDA call found no symbol it needs: a library (NCCL, an extension) built for another CUDA or driver than "
+      "the one installed",
+      "9dc3329bb310:48:48 [0] include/alloc.h:125 NCCL WARN Cuda failure 500 'named symbol not found'",
+      "https://github.com/aws/deep-learning-containers/issues/3964",
+      "use the NCCL (and torch) built for the installed CUDA and driver: python -c 'import torch; print(torch.cuda."
+      "nccl.version())' against the image's libnccl; nvidia-smi's driver version"),
+    # a Python process could not start a thread: its task limit (ulimit -u, a container's or cgroup's pids limit),
+    # no memory for the thread's stack, or threads the code leaks (a writer or a pool made per step): a candidate
+    S("python-thread-limit", "environment", ("can't start new thread",),
+      "a process could not start a thread: its task limit (ulimit -u, the container's pids limit), no memory for "
+      "its stack, or threads the code starts and never ends",
+      "RuntimeError: can't start new thread",
+      "https://github.com/modelscope/3D-Speaker/issues/76",
+      "ulimit -u and the cgroup's pids.max where it ran; count the threads of the process (ps -o nlwp PID) over a "
+      "few steps: a count that grows is the code's", weak=True),
 ]  # fmt: skip
