@@ -119,3 +119,18 @@ def test_a_thread_that_could_not_start_is_a_candidate_of_the_limit_the_memory_or
     c = judge_log(_log("heldout-fresh27b/3d-speaker-76-cant-start-new-thread.log"))
     assert c.category == "unknown", (c.category, c.headline)
     assert [x.split(":")[0] for x in c.candidates] == ["environment", "oom", "code"], c.candidates
+
+
+def test_heldout_fresh28s_forms_after_it_was_scored():
+    # CUDA's 802 on an NVSwitch machine: the fabric manager service the node did not enable (nccl-tests#264)
+    c = judge_log(_log("heldout-fresh28a/nccl-tests-264-system-not-yet-initialized.log"))
+    assert c.category == "environment" and "fabric manager" in c.headline, (c.category, c.headline)
+    # EMFILE on a collective library's bootstrap line (aws-neuron-sdk#713); a NeuronCore out of device memory (#1014)
+    c = judge_log(_log("heldout-fresh28b/aws-neuron-sdk-713-ccom-too-many-open-files.log"))
+    assert c.category == "environment" and "ulimit -n" in c.headline, (c.category, c.headline)
+    assert judge_log(_log("heldout-fresh28b/aws-neuron-sdk-1014-failed-alloc-device-memory.log")).category == "oom"
+    # hivemind's daemon reaching no bootstrap peer: the swarm's network, not the trainer's code (rl-swarm#213)
+    assert judge_log(_log("heldout-fresh28b/rl-swarm-213-hivemind-bootstrap-peers.log")).category == "network"
+    # HIP's 'invalid kernel file' through RCCL: a GPU the build does not target (rccl#876)
+    c = judge_log(_log("heldout-fresh28c/rccl-876-invalid-kernel-file-groupend.log"))
+    assert c.category == "environment" and "catalyst-convoy" in c.headline, (c.category, c.headline)

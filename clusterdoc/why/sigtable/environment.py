@@ -1302,4 +1302,31 @@ SIGNATURES: list[Signature] = [
       "https://github.com/modelscope/3D-Speaker/issues/76",
       "ulimit -u and the cgroup's pids.max where it ran; count the threads of the process (ps -o nlwp PID) over a "
       "few steps: a count that grows is the code's", weak=True),
+    # CUDA's 802 on an NVSwitch machine: the fabric manager service not enabled or not running (moved from node.py
+    # in session 26: both threads here settled the node's service setup, nccl-tests#264 "resolved post enabling
+    # fabric manager service"; llamafactory#8968)
+    S("cuda-not-initialized", "environment", ("system not yet initialized",),
+      "CUDA could not start: the node's GPU system is not initialized (NVSwitch machines: the fabric manager "
+      "service is not enabled or not running)", "Cuda failure 802 'system not yet initialized'",
+      "https://github.com/hiyouga/LlamaFactory/issues/8968",
+      "enable and start the node's nvidia-fabricmanager (systemctl enable --now nvidia-fabricmanager; its version "
+      "must match the driver's), or drain it and resubmit elsewhere"),
+    # session 26 (heldout-fresh28, after it was scored): EMFILE on any line (a collective library's bootstrap
+    # accepting its peers' connections: AWS Neuron's CCOM with 32 workers); a Python exception's is read so already
+    S("too-many-open-files", "environment", ("Too many open files",),
+      "a process hit its open-files limit (ulimit -n): too low for the connections or files the job opens",
+      "2023-Aug-01 16:12:43.0204 332066:332417 [18] bootstrap.cc:106 CCOM WARN Call to accept failed : Too many open "
+      "files", "https://github.com/aws-neuron/aws-neuron-sdk/issues/713",
+      "raise the limit where the job runs (ulimit -n 65535 in the batch script; the container's --ulimit nofile; "
+      "Slurm's PropagateResourceLimits)"),
+    # HIP's hipErrorInvalidKernelFile through RCCL ("Cuda failure 'invalid kernel file'"): no code object the GPU
+    # can load (a GPU the build does not target: an integrated GPU visible to ROCm, rccl#876)
+    S("hip-invalid-kernel-file", "environment", ("invalid kernel file",),
+      "a GPU found no kernel it can load: the build does not target that GPU (another architecture, or an "
+      "integrated GPU the runtime also sees)",
+      "catalyst-convoy:774735:774739 [0] /long_pathname_so_that_rpms_can_package_the_debug_info/src/extlibs/rccl/"
+      "build/hipify/src/enqueue.cc:66 NCCL WARN Cuda failure 'invalid kernel file'",
+      "https://github.com/ROCm/rccl/issues/876",
+      "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES to the GPUs the build targets (rocminfo lists each gfx); a build "
+      "for that architecture (PYTORCH_ROCM_ARCH)"),
 ]  # fmt: skip

@@ -342,4 +342,13 @@ SIGNATURES: list[Signature] = [
       "was 10.42.0.44:43507", "https://github.com/ray-project/ray/issues/15389",
       "the head's GCS log (gcs_server.out) at that time, and the route from the node to the head's address",
       weak=True),
+    # session 26: hivemind's p2p daemon could not reach any of the swarm's bootstrap peers (rl-swarm#213: the
+    # swarm's bootnodes were down)
+    S("hivemind-bootstrap-peers", "network", ("failed to connect to bootstrap peers",),
+      "the peer-to-peer daemon could not reach the swarm's bootstrap peers (they are down, or a firewall or NAT "
+      "blocks them)",
+      "hivemind.p2p.p2p_daemon_bindings.utils.P2PDaemonError: Daemon failed to start: 2025/05/01 12:46:14 failed to "
+      "connect to bootstrap peers", "https://github.com/gensyn-ai/rl-swarm/issues/213",
+      "check the bootstrap peers' addresses are up and reachable from the node (their multiaddrs' host and port); "
+      "the swarm's status page"),
 ]  # fmt: skip

@@ -80,11 +80,6 @@ SIGNATURES: list[Signature] = [
       "the GPU driver could not bring up a GPU (NVRM RmInitAdapter): the GPU or its slot is failing",
       "[   39.147720] NVRM: RmInitAdapter failed! (0x26:0xffff:1127)", "https://github.com/microsoft/pai/issues/4344",
       "drain the node (a GPU is gone: nvidia-smi shows fewer); reboot or replace it; resubmit without it"),
-    S("cuda-not-initialized", "node", ("system not yet initialized",),
-      "CUDA could not start: the node's GPU system is not initialized (NVSwitch machines: the fabric manager is not "
-      "running)", "Cuda failure 802 'system not yet initialized'",
-      "https://github.com/hiyouga/LlamaFactory/issues/8968",
-      "start the node's nvidia-fabricmanager (systemctl status nvidia-fabricmanager) or drain it; resubmit elsewhere"),
     S("gpu-no-handle", "node", ("Unable to determine the device handle for GPU",),
       "the driver lost a GPU (nvidia-smi cannot reach it): the GPU or its PCIe link failed",
       "Unable to determine the device handle for GPU0000:03:00.0: Unknown Error",

@@ -664,4 +664,10 @@ SIGNATURES: list[Signature] = [
       "boosting spark.yarn.executor.memoryOverhead.", "https://github.com/yahoo/TensorFlowOnSpark/issues/282",
       "more executor memory or memoryOverhead (spark.executor.memory, spark.yarn.executor.memoryOverhead), or less "
       "per executor"),
+    # session 26: AWS Neuron's runtime out of a NeuronCore's device memory (TDRV's tensor allocation)
+    S("neuron-device-oom", "oom", ("Failed to allocate ", "bytes on DEVICE for tensor"),
+      "a NeuronCore ran out of device memory (the Neuron runtime could not allocate a tensor)",
+      "2024-Oct-15 18:01:18.356933  3882:3882  ERROR  TDRV:tensor_allocate                         Failed to allocate "
+      "180355072 bytes on DEVICE for tensor UNKNOWN.", "https://github.com/aws-neuron/aws-neuron-sdk/issues/1014",
+      "a smaller batch or sequence, more tensor parallelism (more NeuronCores per model), or a bigger instance"),
 ]  # fmt: skip
