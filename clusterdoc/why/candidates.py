@@ -126,6 +126,7 @@ _THIN["mpi-abort"] = (  # MPI_Abort alone: the application found something; its 
     "environment: a library it calls failed (an I/O library's file error, an MPI or solver setup): the lines the "
     "library printed before it",
 )
+_THIN["mpich-abort"] = _THIN["mpi-abort"]
 _THIN["ib-collective-mismatch"] = (  # session 21: threads settle it as the ranks' calls and as the nodes' NCCL
     "desync: the ranks are in different collectives or pass different sizes (TORCH_DISTRIBUTED_DEBUG=DETAIL names "
     "each rank's call)",

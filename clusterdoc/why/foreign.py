@@ -225,6 +225,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     _gloo_loopback(f, signs)
     _verbs_enomem(signs)
     signs = _ran_on_to_time_limit(f, signs)
+    signs = _abort_after_its_error(f, signs)
     # a Python warning that a part failed to load (torchvision's image extension: an undefined symbol) says the job
     # went on without it: no environment fault by itself (what then fails has its own line)
     signs = [s for s in signs if not (s["category"] == "environment" and _PY_WARNING.search(s["text"]))]
@@ -426,6 +427,18 @@ def _ran_on_to_time_limit(f: logs.LogFacts, signs: list[dict]) -> list[dict]:
     activate): the limit ended it."""
     limits = [e["line"] for e in f.slurm_ends if e.get("due_to") == "TIME LIMIT"]
     return [s for s in signs if not (s["sig"] in RAN_ON and any(n > s["line"] for n in limits))]
+
+
+def _abort_after_its_error(f: logs.LogFacts, signs: list[dict]) -> list[dict]:
+    """MPI_Abort a few lines after a failure another line names (a signature, or a failure line the vocabulary
+    reads: a CUDA error, NetCDF's): the application's reaction to that error, which decides."""
+    before = [s["line"] for s in signs if s["sig"] not in logs.ABORT_SIGNS and s["category"] != "effect"]
+    before += [x["line"] for x in f.failures if x["families"]]
+    return [
+        s
+        for s in signs
+        if not (s["sig"] in logs.ABORT_SIGNS and any(0 < s["line"] - n <= logs.BANNER_NEAR for n in before))
+    ]
 
 
 VERBS_ENOMEM_NEAR = 8  # lines from a verbs object's failure to the errno line of its help text

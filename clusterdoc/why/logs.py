@@ -267,7 +267,7 @@ _NOT_BANNER = ("MPI", "mpirun", "mpiexec", "srun", "slurmstepd", "orte", "prte",
                "NetCDF", "HDF", "NCCL", "Traceback", "WARN", "arning", "INFO")  # fmt: skip
 BANNER_NEAR = 12  # lines between the banner and the abort
 # the MPI libraries' report of an MPI_Abort: Open MPI's signature, MPICH's (Intel's, Cray's) words
-ABORT_SIGNS = ("mpi-abort",)
+ABORT_SIGNS = ("mpi-abort", "mpich-abort")
 ABORT_WORDS = "application called MPI_Abort"
 _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monitoredBarrier")
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)

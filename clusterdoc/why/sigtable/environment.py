@@ -1329,4 +1329,20 @@ SIGNATURES: list[Signature] = [
       "https://github.com/ROCm/rccl/issues/876",
       "HIP_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES to the GPUs the build targets (rocminfo lists each gfx); a build "
       "for that architecture (PYTORCH_ROCM_ARCH)"),
+    # CUDA's cudaErrorStubLibrary (34): the program loaded the toolkit's stub libcuda.so (for linking only) instead
+    # of the driver's (a build's rpath or LD_LIBRARY_PATH with .../lib64/stubs: warpx#4012 on Karolina)
+    S("cuda-stub-library", "environment", ("CUDA driver is a stub library",),
+      "the program loaded the CUDA toolkit's stub libcuda (meant for linking) instead of the driver's: its library "
+      "path", "amrex::Abort::2::CUDA error 34 in file /home/it4i-berceanu/src/warpx/build_gpu/_deps/fetchedamrex-src"
+      "/Src/Base/AMReX_GpuDevice.cpp line 164: CUDA driver is a stub library !!!",
+      "https://github.com/BLAST-WarpX/warpx/pull/4012",
+      "remove .../lib64/stubs from LD_LIBRARY_PATH (and the build's rpath): ldd PROGRAM | grep libcuda must show the "
+      "driver's"),
+    # XLA (JAX) could not dlopen libnccl: its local-CUDA install expects NCCL installed by the user (jax#18391)
+    S("xla-nccl-not-loaded", "environment", ("Unable to load NCCL library",),
+      "the program could not load the NCCL library: multi-GPU collectives cannot run (NCCL not installed, or not on "
+      "the library path)",
+      "external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load "
+      "NCCL library. Multi-GPU collectives will not work.;", "https://github.com/jax-ml/jax/issues/18391",
+      "install NCCL for the CUDA in use (pip install nvidia-nccl-cu12) or put its libnccl.so on LD_LIBRARY_PATH"),
 ]  # fmt: skip
