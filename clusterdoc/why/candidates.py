@@ -422,6 +422,13 @@ def for_signature(sig) -> list[str]:
 
     if sig.name in _THIN:
         return list(_THIN[sig.name])
+    if sig.name == "python-library-error":
+        return [
+            "environment: the library's install, its device or a service it needs (another version than the code's, "
+            "a driver, a daemon, a file it reads): its message's words",
+            "code: the code's call into the library (its arguments, an API of another version)",
+            "network or oom: a connection or memory the library ran out of (its message; the node's logs)",
+        ]
     if sig.name == "python-exception-unsure":
         return [
             "code: the script's own error (the exception's line and the code around it)",

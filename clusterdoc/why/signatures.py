@@ -81,6 +81,13 @@ FROM_TRACEBACK = [
       "d2d8fdf7dbf544f3ab8d4b140adf765965280c5f/ko_tests/slurm-248823.out (foreign.py: the KeyError's last frame is "
       "os.py's __getitem__)",
       "export the variable in the batch script (or pass it through the launcher: srun --export, mpirun -x)"),
+    S("python-library-error", "code", (), "a library's own exception (not one of Python's) that no rule names: what "
+      "the library wraps failed (a device, a service, its install, the network) or the code's call into it",
+      "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable",
+      "clusterdoc/why/foreign.py EXCEPTION_RULES and BUILTIN_TYPES (made from the exception's type: no line of its "
+      "own)",
+      "the library's documentation of that exception, and its message's own words; the lines the library printed "
+      "before it (its log level raised: NCCL_DEBUG=INFO, TF_CPP_MIN_LOG_LEVEL=0)", weak=True),
     S("python-module-attribute", "environment", (), "the code calls a name the installed module does not have: "
       "another version or build of the library than the code was written for, or a local file that shadows it",
       "AttributeError: module 'paddle.base.libpaddle' has no attribute 'ProcessGroupNCCL'",
