@@ -169,3 +169,14 @@ def test_a_librarys_own_exception_no_rule_names_is_a_candidate_and_pythons_own_s
         "heldout-fresh26a/act-plus-plus-53-emamodel-parameters.log",  # TypeError
     ):
         assert judge_log(_log(path)).category == "code", path
+
+
+def test_heldout_fresh30s_forms_after_it_was_scored():
+    # one allocation no GPU could hold (37631.79 GiB): a size the code computed wrong (Megatron-DeepSpeed#384)
+    c = judge_log(_log("heldout-fresh30a/megatron-deepspeed-384-dataloader-huge-alloc.log"))
+    assert c.category == "code" and "larger than any GPU" in c.headline, (c.category, c.headline)
+    # 36.79 GiB asked of a 10.75 GiB GPU stays memory running out (a bigger GPU holds it: heldout-fresh24h)
+    assert judge_log(_log("heldout-fresh24h/electricity-uq-cuda-oom-gp.log")).category == "oom"
+    # the shell's SIGBUS report, as UCX's and torchrun's (PyTorch-BigGraph#33: Docker's small /dev/shm)
+    c = judge_log(_log("heldout-fresh30a/pytorch-biggraph-33-bus-error-docker.log"))
+    assert c.category == "environment" and "/dev/shm" in c.headline, (c.category, c.headline)

@@ -278,6 +278,7 @@ def evidence_from_facts(f: logs.LogFacts, job: str, state: str = "FAILED", scont
     _memory_killed_task(f, signs)
     _gloo_loopback(f, signs)
     _verbs_enomem(signs)
+    _beyond_the_gpu(signs)
     signs = _ran_on_to_time_limit(f, signs)
     signs = _abort_after_its_error(f, signs)
     # a Python warning that a part failed to load (torchvision's image extension: an undefined symbol) says the job
@@ -507,6 +508,26 @@ def _verbs_enomem(signs: list[dict]) -> None:
             near = [v for v in verbs if 0 < s["line"] - v["line"] <= VERBS_ENOMEM_NEAR]
             if near:
                 s["sig"], s["category"] = near[-1]["sig"], near[-1]["category"]
+
+
+_ALLOC = re.compile(r"Tried to allocate ([\d.]{1,12}) ?([KMGT])i?B")
+_CAPACITY = re.compile(r"([\d.]{1,12}) ?([KMGT])i?B total capacity|total capacity of ([\d.]{1,12}) ?([KMGT])i?B")
+_UNIT = {"K": 1 / (1 << 20), "M": 1 / 1024, "G": 1.0, "T": 1024.0}  # to GiB
+
+
+BEYOND_ANY_GPU_GIB = 1024.0  # one allocation of 1 TiB or more: no GPU holds it (the largest hold under 300 GB)
+
+
+def _beyond_the_gpu(signs: list[dict]) -> None:
+    """A CUDA OOM whose one allocation no GPU could hold ("Tried to allocate 37631.79 GiB (GPU 3; 79.21 GiB total
+    capacity"): the size is what is wrong (a shape the code computed wrong), not memory running out. Only past any
+    GPU's size: 36.79 GiB asked of a 10.75 GiB GPU is a real need a bigger GPU meets (heldout-fresh24h's GP kernel)."""
+    for s in signs:
+        if s["category"] != "oom" or "Tried to allocate" not in s["text"]:
+            continue
+        a, c = _ALLOC.search(s["text"]), _CAPACITY.search(s["text"])
+        if a and c and float(a.group(1)) * _UNIT[a.group(2)] >= BEYOND_ANY_GPU_GIB:
+            s["sig"], s["category"] = "cuda-alloc-beyond-gpu", "code"
 
 
 def _gloo_loopback(f: logs.LogFacts, signs: list[dict]) -> None:

@@ -81,6 +81,14 @@ FROM_TRACEBACK = [
       "d2d8fdf7dbf544f3ab8d4b140adf765965280c5f/ko_tests/slurm-248823.out (foreign.py: the KeyError's last frame is "
       "os.py's __getitem__)",
       "export the variable in the batch script (or pass it through the launcher: srun --export, mpirun -x)"),
+    S("cuda-alloc-beyond-gpu", "code", (), "one allocation larger than any GPU (a TiB or more): no free memory could "
+      "hold it, so the size is wrong (a shape the code computed wrong, a length or count off by orders of magnitude)",
+      "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 37631.79 GiB (GPU 3; 79.21 GiB total "
+      "capacity; 50.52 GiB already allocated; 24.67 GiB free; 52.32 GiB reserved in total by PyTorch)",
+      "https://github.com/bigscience-workshop/Megatron-DeepSpeed/pull/384 (foreign.py _beyond_the_gpu: the size "
+      "against the capacity the same message gives)",
+      "print the shapes where it allocated (the frame above the OOM): the tensor's size comes from a wrong "
+      "dimension, a sequence length or a batch size"),
     S("python-library-error", "code", (), "a library's own exception (not one of Python's) that no rule names: what "
       "the library wraps failed (a device, a service, its install, the network) or the code's call into it",
       "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable",

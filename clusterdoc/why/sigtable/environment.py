@@ -85,6 +85,14 @@ SIGNATURES: list[Signature] = [
       "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
       "https://github.com/msr-fiddle/pipedream/issues/76",
       "docker --shm-size=16g or --ipc=host; NCCL_SHM_DISABLE=1 to confirm"),
+    # the shell's report of a process that died of SIGBUS (session 26: PyTorch-BigGraph's share_memory() in a
+    # container with Docker's 64 MB /dev/shm), as UCX's and torchrun's lines for the same signal
+    S("shell-bus-error", "environment", ("Bus error (core dumped)",),
+      "a process died of SIGBUS (a bus error): in a container or a node with a small /dev/shm, the shared memory it "
+      "mapped (share_memory(), the DataLoader's, NCCL's) ran out",
+      "Bus error (core dumped)", "https://github.com/facebookresearch/PyTorch-BigGraph/issues/33",
+      "df -h /dev/shm where it ran; docker --shm-size=16g or --ipc=host; a file it mmaps that was truncated is the "
+      "other cause"),
     # torchrun's failure table for a rank that died of SIGBUS: in a PyTorch job, shared memory (/dev/shm: the
     # DataLoader's and NCCL's) too small, as UCX's and the DataLoader's own bus-error lines above say
     S("torchrun-sigbus", "environment", ("Signal 7 (SIGBUS) received by PID",),
