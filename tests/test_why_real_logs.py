@@ -67,6 +67,9 @@ HELDOUT_FRESH27 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh2
 HELDOUT_FRESH28 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh28{part}" for part in "abcdef"]
 HELDOUT_FRESH29 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh29{part}" for part in "abcd"]
 HELDOUT_FRESH30 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh30{part}" for part in "abc"]
+# session 27: threads of the training stacks again, six topics (torch/NCCL, Megatron-likes, DeepSpeed/HF, RL and
+# fine-tuning stacks, HPC batch systems, other frameworks)
+HELDOUT_FRESH31 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh31{part}" for part in "abcdef"]
 HELDOUT_FRESH23 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh23{part}" for part in "abcdefgh"]
 ROWS = score.table(REAL)
 
@@ -140,7 +143,8 @@ def test_the_score_on_real_logs():
      *HELDOUT_FRESH9, *HELDOUT_FRESH10, *HELDOUT_FRESH11, *HELDOUT_FRESH12, *HELDOUT_FRESH13, *HELDOUT_FRESH14, *HELDOUT_FRESH15, *HELDOUT_FRESH16,
      *HELDOUT_FRESH17, *HELDOUT_FRESH18, *HELDOUT_FRESH19, *HELDOUT_FRESH20,
      *HELDOUT_FRESH21, *HELDOUT_FRESH22, *HELDOUT_FRESH23,
-     *HELDOUT_FRESH24, *HELDOUT_FRESH25, *HELDOUT_FRESH26, *HELDOUT_FRESH27, *HELDOUT_FRESH28, *HELDOUT_FRESH29, *HELDOUT_FRESH30],
+     *HELDOUT_FRESH24, *HELDOUT_FRESH25, *HELDOUT_FRESH26, *HELDOUT_FRESH27, *HELDOUT_FRESH28, *HELDOUT_FRESH29, *HELDOUT_FRESH30,
+     *HELDOUT_FRESH31],
     ids=lambda p: p.name,
 )
 def test_the_held_out_logs_are_read_without_a_crash(held):

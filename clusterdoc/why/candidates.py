@@ -9,6 +9,17 @@ from clusterdoc.why.sigtable import catalogue_apps, catalogue_hpcrt, catalogue_m
 
 # thin lines (why/signatures.py, weak): what each may be, and what decides
 _THIN = {
+    "lightning-no-gpu-seen": (
+        "environment: torch sees no GPU there (a CPU build of torch, the driver, no GPU requested from the scheduler: "
+        "torch.cuda.device_count() on that node decides)",
+        "code: the Trainer is built on a machine meant to have none (a CPU-only head or driver process: gpus=0 there, "
+        "the GPUs given to the workers)",
+    ),
+    "ucx-ud-timeout": (
+        "network: the fabric link to that peer (the ports' error counters: ibstat, perfquery; the switch's log)",
+        "node: the peer's node or process hung or died (its kernel log at that time; a rerun that passes the same "
+        "point and recurs on that node decides: exclude it)",
+    ),
     "nccl-system-error": (
         "environment: a container's small /dev/shm or no --ipc=host (NCCL_DEBUG=WARN: 'Error while creating shared "
         "memory segment'; df -h /dev/shm)",

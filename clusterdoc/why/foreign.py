@@ -175,12 +175,14 @@ BUILTIN_TYPES = frozenset(
     if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)
 )
 # libraries' types that are the code's or its input's by their kind: a config or data file that does not parse
-# (YAML, JSON, TOML, OmegaConf / Hydra), an argument parser's, C++'s standard exceptions thrown by a program
+# (YAML, JSON, TOML, OmegaConf / Hydra), an argument parser's, a framework's misuse, C++'s standard exceptions thrown
+# by a program
 CODE_TYPES = ("JSONDecodeError", "TOMLDecodeError", "ConstructorError", "ScannerError", "ParserError", "ComposerError",
               "YAMLError", "ConfigAttributeError", "ConfigKeyError", "ConfigTypeError", "ConfigValueError",
               "MissingMandatoryValue", "InterpolationResolutionError", "InterpolationKeyError", "ValidationError",
               "ConfigCompositionException", "MissingConfigException", "ArgumentError", "ArgumentTypeError",
               "MissingOutputException", "MissingInputException", "RuleException",  # Snakemake's rules
+              "MisconfigurationException",  # Lightning's: "misuse of PyTorch Lightning" (its docstring)
               "runtime_error", "logic_error", "out_of_range", "length_error", "domain_error", "range_error",
               "overflow_error", "underflow_error", "invalid_argument", "exception")  # fmt: skip
 

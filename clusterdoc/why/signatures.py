@@ -214,11 +214,18 @@ FROM_TRACEBACK = [
 REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
 SIGKILL_SIGNS: tuple[str, ...] = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill",
                                   "exit-code-137", "sge-exit-137", "shell-killed", "spawn-sigkill",
-                                  "nextflow-exit-137")  # fmt: skip
-# a launcher's report that one worker got SIGKILL while it lived on (torchrun, DeepSpeed, mp.spawn, Nextflow): with no
-# scheduler, node or outside stop in the log, the kernel's OOM killer (mpirun's and a shell's are left thin: a node
-# lost under mpirun and a job script's kill print the same)
-WORKER_SIGKILL_SIGNS = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "spawn-sigkill", "nextflow-exit-137")
+                                  "nextflow-exit-137", "launch-sigkill")  # fmt: skip
+# a launcher's report that one worker got SIGKILL while it lived on (torchrun, torch.distributed.launch, DeepSpeed,
+# mp.spawn, Nextflow): with no scheduler, node or outside stop in the log, the kernel's OOM killer (mpirun's and a
+# shell's are left thin: a node lost under mpirun and a job script's kill print the same)
+WORKER_SIGKILL_SIGNS = (
+    "torchrun-sigkill",
+    "deepspeed-sigkill",
+    "sigkill",
+    "spawn-sigkill",
+    "nextflow-exit-137",
+    "launch-sigkill",
+)
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
 APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one",
                                     "lammps-error")  # fmt: skip

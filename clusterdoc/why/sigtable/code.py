@@ -426,4 +426,13 @@ SIGNATURES: list[Signature] = [
       "supervisor privilege.", "https://github.com/ROCm/legacy-rocm-build/issues/851",
       "rerun with AMD_SERIALIZE_KERNEL=3 HIP_LAUNCH_BLOCKING=1 to name the kernel; fewer processes per GPU; the "
       "node's dmesg (amdgpu)", weak=True),
+    # session 27 (heldout-fresh31, after it was scored): MPICH ran out of context ids: the program creates
+    # communicators (MPI_Comm_split, _dup, _create) and never frees them (DLA-Future#712: a test's grid leaked one
+    # per repeat); no setting of the site's makes more of them
+    S("mpi-too-many-communicators", "code", ("Too many communicators",),
+      "the program created more MPI communicators than MPI holds (it splits or duplicates them and never frees "
+      "them)",
+      "MPIR_Get_contextid_sparse_group(697): Too many communicators (0/4096 free on this process; ignore_id=0)",
+      "https://github.com/eth-cscs/DLA-Future/issues/712",
+      "free each communicator when done (MPI_Comm_free); the call the error stack names creates them"),
 ]  # fmt: skip

@@ -1353,4 +1353,32 @@ SIGNATURES: list[Signature] = [
       "external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load "
       "NCCL library. Multi-GPU collectives will not work.;", "https://github.com/jax-ml/jax/issues/18391",
       "install NCCL for the CUDA in use (pip install nvidia-nccl-cu12) or put its libnccl.so on LD_LIBRARY_PATH"),
+    # session 27 (heldout-fresh31, after it was scored): apex's fused optimizers and layers built without their CUDA
+    # extensions (a prebuilt wheel, or pip install without --cpp_ext --cuda_ext): "FusedAdam requires cuda extensions"
+    S("apex-no-cuda-extensions", "environment", ("requires cuda extensions",),
+      "apex is installed without its CUDA extensions (a wheel or a pip install that skipped building them)",
+      "RuntimeError: apex.optimizers.FusedAdam requires cuda extensions",
+      "https://github.com/EleutherAI/gpt-neox/issues/1165",
+      "build apex from source with its extensions (pip install -v --no-build-isolation --config-settings "
+      "\"--build-option=--cpp_ext\" --config-settings \"--build-option=--cuda_ext\" ./apex), or do without its "
+      "fused optimizer"),
+    # HPE MPT refuses to start a program built against another MPT than the one loaded (cime#3028: ESMF built on the
+    # removed mpt/2.15 after Cheyenne's update)
+    S("mpt-version-mismatch", "environment", ("is being used with version", "libmpi"),
+      "the program was built against another HPE MPT version than the one loaded where it runs",
+      "\tA version 2.19 libxmpi is being used with version 2.15 libmpi. Ensure",
+      "https://github.com/ESMCI/cime/issues/3028",
+      "load the MPT module the program was built with (module list at build time), or rebuild it against the "
+      "loaded one"),
+    # session 27: Lightning's Trainer asked for GPUs where torch sees none ("You requested GPUs: [0]\n But your machine
+    # only has: []"): torch without CUDA or no GPU given to the job, or a Trainer built on a machine that has none
+    # (ray_lightning#64: a CPU-only Ray head); a candidate
+    S("lightning-no-gpu-seen", "environment", ("you requested gpu",),
+      "the Trainer asked for GPUs where torch sees none: a torch without CUDA, no GPU given to the job, or a Trainer "
+      "built on a machine without GPUs",
+      "pytorch_lightning.utilities.exceptions.MisconfigurationException: Error instantiating 'pytorch_lightning."
+      "trainer.trainer.Trainer' : You requested GPUs: [0]", "https://github.com/ray-project/ray_lightning/issues/64",
+      "python -c 'import torch; print(torch.version.cuda, torch.cuda.device_count())' where it failed; the job's "
+      "GPU request (--gres, --gpus); where the Trainer is built (a CPU-only head: gpus=0 there)", weak=True,
+      lower=True),
 ]  # fmt: skip

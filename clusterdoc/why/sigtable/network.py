@@ -351,4 +351,12 @@ SIGNATURES: list[Signature] = [
       "connect to bootstrap peers", "https://github.com/gensyn-ai/rl-swarm/issues/213",
       "check the bootstrap peers' addresses are up and reachable from the node (their multiaddrs' host and port); "
       "the swarm's status page"),
+    # session 27: UCX's UD transport gave up on a peer (NorESM#558 on Betzy: a rerun passed the same point, settled
+    # as the machine's); the link or the peer's node, the line alone does not say which
+    S("ucx-ud-timeout", "network", ("Fatal: UD endpoint",),
+      "UCX's UD transport timed out on a peer: the fabric link, or the peer's node (a hung or dead process there)",
+      "[b5270:66372:0:66372]       ud_ep.c:280  Fatal: UD endpoint 0x203e6d10 to <no debug data>: unhandled "
+      "timeout error", "https://github.com/NorESMhub/NorESM/issues/558",
+      "the fabric's counters and the peer node's kernel log at that time (ibstat, dmesg); rerun, excluding the "
+      "node if it recurs", weak=True),
 ]  # fmt: skip

@@ -670,4 +670,13 @@ SIGNATURES: list[Signature] = [
       "2024-Oct-15 18:01:18.356933  3882:3882  ERROR  TDRV:tensor_allocate                         Failed to allocate "
       "180355072 bytes on DEVICE for tensor UNKNOWN.", "https://github.com/aws-neuron/aws-neuron-sdk/issues/1014",
       "a smaller batch or sequence, more tensor parallelism (more NeuronCores per model), or a bigger instance"),
+    # session 27: torch.distributed.launch's own report (subprocess.CalledProcessError) of a rank it started that
+    # died of SIGKILL: the launcher lived on, as torchrun's "exitcode: -9" (why/foreign.py _worker_sigkill)
+    S("launch-sigkill", "oom", ("died with <Signals.SIGKILL: 9>",),
+      "a rank torch.distributed.launch started was killed by SIGKILL: the host's OOM killer most often",
+      "subprocess.CalledProcessError: Command '['/home/bengui/miniconda3/bin/python', '-u', './tools/train.py', "
+      "'--local_rank=2', ...]' died with <Signals.SIGKILL: 9>.",
+      "https://github.com/open-mmlab/mmsegmentation/issues/1181",
+      "look for the OOM killer (dmesg); less host memory per rank (the dataset in RAM, DataLoader workers)",
+      weak=True),
 ]  # fmt: skip

@@ -1,0 +1,59 @@
+"""`clusterdoc why --log`, session 27 (issue 41): forms read in heldout-fresh31 after it was scored. Each test failed
+on the rules before it (08ce740); each also checks what must stay."""
+
+from __future__ import annotations
+
+from tests.why_helpers import fixture_log as _log
+from tests.why_helpers import judge_log
+
+
+def _tb(*lines: str) -> str:
+    return 'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n' + "\n".join(lines) + "\n"
+
+
+def test_apex_without_its_cuda_extensions_is_the_install_not_the_code():
+    # gpt-neox#1165: apex's own RuntimeError, raised in site-packages under the code's get_optimizer
+    c = judge_log(_log("heldout-fresh31b/gpt-neox-1165-apex-without-cuda-extensions.log"))
+    assert c.category == "environment" and "apex" in c.headline, (c.category, c.headline)
+    for kind in ("FusedLAMB", "FusedSGD"):  # apex's other fused optimizers print the same
+        assert judge_log(_tb(f"RuntimeError: apex.optimizers.{kind} requires cuda extensions")).category == "environment"
+    # a RuntimeError of the code's own that says nothing of extensions stays the code's
+    assert judge_log(_tb("RuntimeError: the optimizer requires a learning rate")).category == "code"
+
+
+def test_mpich_out_of_communicators_is_the_program_that_never_frees_them():
+    c = judge_log(_log("heldout-fresh31e/dla-future-712-too-many-communicators.log"))
+    assert c.category == "code" and "communicators" in c.headline, (c.category, c.headline)
+    assert "MPI_Comm_free" in c.next_step
+
+
+def test_hpe_mpt_of_another_version_than_the_programs_build_is_the_environment():
+    c = judge_log(_log("heldout-fresh31e/cime-3028-mpt-version-mismatch.log"))
+    assert c.category == "environment" and "MPT" in c.headline, (c.category, c.headline)
+
+
+def test_ucx_ud_timeout_is_the_link_or_the_peers_node_never_one_of_them_alone():
+    c = judge_log(_log("heldout-fresh31e/noresm-558-ucx-ud-endpoint-timeout.log"))
+    assert c.category == "unknown", (c.category, c.headline)
+    assert [x.split(":")[0] for x in c.candidates] == ["network", "node"], c.candidates
+
+
+def test_torch_distributed_launch_reporting_a_rank_sigkilled_is_the_oom_killer_as_torchruns():
+    c = judge_log(_log("heldout-fresh31f/mmsegmentation-1181-repeatdataset-sigkill.log"))
+    assert c.category == "oom", (c.category, c.headline)
+    # a time limit in the same log: the scheduler's kill, so no longer the OOM killer's alone
+    limit = "slurmstepd: error: *** JOB 123 ON n1 CANCELLED AT 2021-05-01T10:00:00 DUE TO TIME LIMIT ***\n"
+    text = _log("heldout-fresh31f/mmsegmentation-1181-repeatdataset-sigkill.log") + limit
+    assert judge_log(text).category != "oom"
+
+
+def test_lightning_asking_gpus_it_cannot_see_is_a_candidate_and_its_misuse_the_code():
+    c = judge_log(_log("heldout-fresh31f/ray-lightning-64-cpu-head-gpu-workers-misconfig.log"))
+    assert c.category == "unknown", (c.category, c.headline)
+    assert [x.split(":")[0] for x in c.candidates] == ["environment", "code"], c.candidates
+    # any other MisconfigurationException is a misuse of Lightning's API: the code's (not a library's own type)
+    misuse = _tb(
+        "lightning_fabric.utilities.exceptions.MisconfigurationException: `Trainer(val_check_interval=2.0)` was "
+        "passed a float greater than 1.0"
+    )
+    assert judge_log(misuse).category == "code"
