@@ -57,3 +57,27 @@ def test_lightning_asking_gpus_it_cannot_see_is_a_candidate_and_its_misuse_the_c
         "passed a float greater than 1.0"
     )
     assert judge_log(misuse).category == "code"
+
+
+def test_aws_libfabric_plugin_without_a_fabric_device_or_registering_memory_is_the_environment():
+    # heldout-fresh32b: EFA not passed to the container (aws-ofi-nccl#1020); the libfabric of an old EFA installer
+    # under NCCL 2.19+ (aws-ofi-nccl#584, awsome-distributed-training#203)
+    c = judge_log(_log("heldout-fresh32b/aws-ofi-nccl-1020-fi-getinfo-no-efa-devices-in-container.log"))
+    assert c.category == "environment" and "ip-172-31-3-90" in c.headline, (c.category, c.headline)
+    for f in ("aws-ofi-nccl-584-ofi-register-mr-nccl219-old-libfabric", "awsome-distributed-ai-203-ofi-register-mr-efa-installer"):
+        c = judge_log(_log(f"heldout-fresh32b/{f}.log"))
+        assert c.category == "environment" and "EFA installer" in c.next_step, (f, c.category, c.headline)
+    # the plugin's own words when no provider works (aws/aws-ofi-nccl src/nccl_ofi_net.cpp)
+    line = "ip-10-0-0-1:12:12 [0] NCCL WARN NET/OFI Unable to find a protocol that worked.  Failing initialization.\n"
+    assert judge_log(line).category == "environment"
+    # a transfer the fabric could not deliver stays the network's
+    line = "NCCL WARN NET/OFI Request 0x7f14cc5b60c0 completed with error. RC: 113. Error: 2 (UNDELIVERABLE).\n"
+    assert judge_log(line).category == "network"
+
+
+def test_cudas_illegal_instruction_is_the_gpu_or_a_kernel_a_candidate():
+    c = judge_log(_log("heldout-fresh32c/darknet-5547-cuda-illegal-instruction-bad-gpu.log"))
+    assert c.category == "unknown", (c.category, c.headline)
+    assert [x.split(":")[0] for x in c.candidates] == ["node", "code"], c.candidates
+    # an illegal memory access stays the code's
+    assert judge_log("RuntimeError: CUDA error: an illegal memory access was encountered\n").category == "code"

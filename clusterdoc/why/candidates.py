@@ -9,6 +9,11 @@ from clusterdoc.why.sigtable import catalogue_apps, catalogue_hpcrt, catalogue_m
 
 # thin lines (why/signatures.py, weak): what each may be, and what decides
 _THIN = {
+    "cuda-illegal-instruction": (
+        "node: the GPU or its PCIe link (XIDs in the node's kernel log: clusterdoc check on it; the same run on "
+        "another GPU passes)",
+        "code: a kernel's bug (the same failure on every GPU; CUDA_LAUNCH_BLOCKING=1 names the kernel)",
+    ),
     "lightning-no-gpu-seen": (
         "environment: torch sees no GPU there (a CPU build of torch, the driver, no GPU requested from the scheduler: "
         "torch.cuda.device_count() on that node decides)",

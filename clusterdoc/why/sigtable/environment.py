@@ -1381,4 +1381,28 @@ SIGNATURES: list[Signature] = [
       "python -c 'import torch; print(torch.version.cuda, torch.cuda.device_count())' where it failed; the job's "
       "GPU request (--gres, --gpus); where the Trainer is built (a CPU-only head: gpus=0 there)", weak=True,
       lower=True),
+    # session 27 (heldout-fresh32, after it was scored): AWS's libfabric plugin for NCCL (aws-ofi-nccl) found no
+    # usable provider (no EFA device in the container: /dev/infiniband not passed, aws-ofi-nccl#1020; an instance
+    # without EFA; a libfabric without the efa provider); its strings at aws/aws-ofi-nccl 2daf7d3
+    S("ofi-no-provider", "environment", ("NET/OFI", "fi_getinfo() call failed"),
+      "NCCL's libfabric plugin found no fabric device to use (EFA not visible where it runs)",
+      "[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI "
+      "fi_getinfo() call failed: No data available", "https://github.com/aws/aws-ofi-nccl/issues/1020",
+      "fi_info -p efa on that node and in the container (docker run --device /dev/infiniband/uverbs0 ..., or the "
+      "EFA device plugin on Kubernetes); FI_PROVIDER=efa"),
+    S("ofi-no-protocol", "environment", ("NET/OFI", "Unable to find a protocol that worked"),
+      "NCCL's libfabric plugin found no fabric device to use (EFA not visible where it runs)",
+      "NCCL WARN NET/OFI Unable to find a protocol that worked.  Failing initialization.",
+      "https://github.com/aws/aws-ofi-nccl/blob/2daf7d303aa139a03140aa530957d10521e4478d/src/nccl_ofi_net.cpp",
+      "fi_info -p efa on that node and in the container (the EFA devices passed in); FI_PROVIDER=efa"),
+    # the plugin could not register a buffer with the fabric: GPU memory (type = 2) needs GPUDirect RDMA that the
+    # stack supports (NCCL 2.19+ with the libfabric of EFA installers before 1.29: aws-ofi-nccl#584,
+    # awsome-distributed-training#203; no peer-memory module), host memory a memlock limit high enough
+    S("ofi-register-memory", "environment", ("NET/OFI", "register memory"),
+      "NCCL's libfabric plugin could not register memory with the fabric: the fabric stack's versions (libfabric, "
+      "the EFA installer, NCCL) or GPUDirect RDMA on the node",
+      "register_mr_buffers:544 NCCL WARN NET/OFI Unable to register memory (type = 2) for device 0. RC: -22, Error: "
+      "Invalid argument", "https://github.com/aws/aws-ofi-nccl/issues/584",
+      "upgrade the EFA installer (1.29 or later with NCCL 2.19+) or set FI_EFA_SET_CUDA_SYNC_MEMOPS=0; ulimit -l "
+      "unlimited for host memory"),
 ]  # fmt: skip

@@ -261,4 +261,13 @@ SIGNATURES: list[Signature] = [
       "https://github.com/ALaDyn/ALaDyn/issues/42",
       "that node's adapter and driver (lsmod, the adapter's state; the site's admins); exclude it meanwhile",
       node=re.compile(r"^([A-Za-z0-9][\w.-]{0,120}?)\.\d{1,10}Driver initialization")),
+    # session 27 (heldout-fresh32, after it was scored): CUDA's cudaErrorIllegalInstruction (715): a kernel ran an
+    # instruction the GPU refused: a defective GPU or its PCIe link (darknet#5547: it went away with the other GPUs
+    # unplugged), or a kernel's bug; a candidate
+    S("cuda-illegal-instruction", "node", ("an illegal instruction was encountered",),
+      "a GPU kernel hit an illegal instruction: the GPU or its link (hardware), or a bug in the kernel",
+      "CUDA Error: an illegal instruction was encountered: No error",
+      "https://github.com/AlexeyAB/darknet/issues/5547",
+      "the node's kernel log for XIDs (clusterdoc check on it); the same run on another GPU or node decides",
+      weak=True),
 ]  # fmt: skip
