@@ -36,6 +36,7 @@ def test_ucx_ud_timeout_is_the_link_or_the_peers_node_never_one_of_them_alone():
     c = judge_log(_log("heldout-fresh31e/noresm-558-ucx-ud-endpoint-timeout.log"))
     assert c.category == "unknown", (c.category, c.headline)
     assert [x.split(":")[0] for x in c.candidates] == ["network", "node"], c.candidates
+    assert c.nodes == ["b5270"], c.nodes  # UCX's prefix [host:pid:thread:tid] names the node that printed it
 
 
 def test_torch_distributed_launch_reporting_a_rank_sigkilled_is_the_oom_killer_as_torchruns():
@@ -81,3 +82,16 @@ def test_cudas_illegal_instruction_is_the_gpu_or_a_kernel_a_candidate():
     assert [x.split(":")[0] for x in c.candidates] == ["node", "code"], c.candidates
     # an illegal memory access stays the code's
     assert judge_log("RuntimeError: CUDA error: an illegal memory access was encountered\n").category == "code"
+
+
+def test_an_extensions_gpu_op_built_without_cuda_is_the_install():
+    # mmcv's ops (ConsistentTeacher#24: fixed by rebuilding mmcv), DCNv2's "Not compiled with GPU support"
+    for msg in (
+        "RuntimeError: DeformConv is not compiled with GPU support",
+        "RuntimeError: Not compiled with GPU support",
+        "RuntimeError: modulated deform conv is not compiled with GPU support (modulated_deform_conv_forward at "
+        "basicsr/models/ops/dcn/src/deform_conv_ext.cpp:120)",
+    ):
+        assert judge_log(_tb(msg)).category == "environment", msg
+    # an op the code calls on the wrong device says so otherwise, and stays the code's
+    assert judge_log(_tb("RuntimeError: DeformConv is not implemented on CPU")).category == "code"

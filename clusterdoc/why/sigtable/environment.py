@@ -1405,4 +1405,13 @@ SIGNATURES: list[Signature] = [
       "Invalid argument", "https://github.com/aws/aws-ofi-nccl/issues/584",
       "upgrade the EFA installer (1.29 or later with NCCL 2.19+) or set FI_EFA_SET_CUDA_SYNC_MEMOPS=0; ulimit -l "
       "unlimited for host memory"),
+    # an extension's GPU op built without CUDA (mmcv's, detectron2's, DCNv2's AT_ERROR("X is not compiled with GPU
+    # support")): the package was built or installed where no CUDA was found (a CPU wheel, CUDA_HOME unset)
+    S("op-not-compiled-gpu", "environment", ("not compiled with gpu support",),
+      "an extension's GPU operator was built without CUDA (the package installed from a CPU build, or built where "
+      "CUDA was not found)",
+      "RuntimeError: DeformConv is not compiled with GPU support",
+      "https://github.com/Adamdad/ConsistentTeacher/issues/24",
+      "reinstall the package built for this torch and CUDA (mmcv: MMCV_WITH_OPS=1 pip install -e . on a GPU node, "
+      "or the wheel for this torch+CUDA); CUDA_HOME set when building", lower=True),
 ]  # fmt: skip

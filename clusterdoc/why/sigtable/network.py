@@ -11,6 +11,9 @@ import re
 
 from clusterdoc.why.signature import NODE, S, Signature
 
+# UCX's prefix [host:pid:thread:tid], its "[" cut from a paste's first line too (ucx-9590)
+UCX_HOST = re.compile(r"(?:^|\[)" + NODE + r":\d{1,10}:\d{1,4}:\d{1,10}\]")
+
 SIGNATURES: list[Signature] = [
     # JAX's coordination service: tasks that did not register or reach a barrier in time. Its own text lists the
     # causes (tasks crashed before connecting, never scheduled, scheduling delays); a coordinator port no firewall
@@ -93,8 +96,7 @@ SIGNATURES: list[Signature] = [
       "[r1i6n33:1546795:0:1546795] ib_mlx5_log.c:139  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 "
       "vend 0x81 hw_synd 0/0)", "https://github.com/hemelb-codes/hemelb/issues/813",
       "clusterdoc check --perf on the node (ibstat, link errors) and its peers; UCX_NET_DEVICES to the working ports",
-      # UCX's prefix [host:pid:thread:tid], its "[" cut from a paste's first line too (ucx-9590)
-      node=re.compile(r"(?:^|\[)" + NODE + r":\d{1,10}:\d{1,4}:\d{1,10}\]")),
+      node=UCX_HOST),
     # a fabric's completion error in the words of the other NCCL network plugins: libfabric's (NET/OFI: EFA,
     # Slingshot/CXI) "completed with error" names a transfer the fabric could not deliver, as IB's status 12 does
     S("ofi-completion-error", "network", ("NET/OFI", "completed with error"),
@@ -358,5 +360,5 @@ SIGNATURES: list[Signature] = [
       "[b5270:66372:0:66372]       ud_ep.c:280  Fatal: UD endpoint 0x203e6d10 to <no debug data>: unhandled "
       "timeout error", "https://github.com/NorESMhub/NorESM/issues/558",
       "the fabric's counters and the peer node's kernel log at that time (ibstat, dmesg); rerun, excluding the "
-      "node if it recurs", weak=True),
+      "node if it recurs", node=UCX_HOST, weak=True),
 ]  # fmt: skip
