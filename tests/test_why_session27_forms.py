@@ -95,3 +95,22 @@ def test_an_extensions_gpu_op_built_without_cuda_is_the_install():
         assert judge_log(_tb(msg)).category == "environment", msg
     # an op the code calls on the wrong device says so otherwise, and stays the code's
     assert judge_log(_tb("RuntimeError: DeformConv is not implemented on CPU")).category == "code"
+
+
+def test_an_exception_that_asks_for_a_package_is_the_install_whatever_its_type():
+    # HunyuanWorld-Voyager#5 (heldout-fresh33b): an AssertionError of the code's own frame, its words a missing package
+    c = judge_log(_log("heldout-fresh33b/hunyuanworld-voyager-5-xfuser-missing.log"))
+    assert c.category == "environment" and "package" in c.next_step, (c.category, c.headline)
+    for msg in (
+        "RuntimeError: flash_attn is not installed. Run pip install flash-attn --no-build-isolation",
+        "ValueError: This model needs the bitsandbytes library. Please install it.",
+        "AssertionError: Ring attention requires the yunchang package",
+    ):
+        assert judge_log(_tb(msg)).category == "environment", msg
+    # the same types with other words stay the code's: "required" and "package" alone say nothing of an install
+    for msg in (
+        "AssertionError: a package of 3 items is required",
+        "ValueError: the tokenizer requires a pad token",
+        "KeyError: 'install_dir'",
+    ):
+        assert judge_log(_tb(msg)).category == "code", msg

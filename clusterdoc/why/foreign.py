@@ -36,11 +36,19 @@ VERSION_WORDS = ("does not match the version", "version mismatch", "Version mism
                  "version does not match", "compiled with", "compiled against", "requires a newer version",
                  "is incompatible with the installed", "is not compatible with the installed")  # fmt: skip
 
+# an exception's message that says a package the code needs is not there (HunyuanWorld-Voyager#5's "Ulysses
+# Attention and Ring Attention requires xfuser package.", "X is not installed", "Please install X", "pip install X"):
+# the install lacks an optional dependency, as an ImportError says
+MISSING_PACKAGE = re.compile(
+    r"\b(?:requires?|needs?) (?:the )?[\w.\-]{1,40} (?:package|library)\b|\bnot installed\b|\bpip install\b|"
+    r"\b[Pp]lease install\b"
+)
+
 # What an exception says by its type and message, where no signature line says more (the first row that fits
 # wins): (types, words in the message (any; () for none needed), kind). kind: "effect" (not a cause), "nccl"
 # (a distributed call failed: look for what failed first), or a category. An exception no row names is the
 # code's (or its data's): ValueError, KeyError, AttributeError, a collate error, a DataLoader worker's, ...
-EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
+EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...] | re.Pattern, str]] = [
     (EFFECT_TYPES, (), "effect"),
     # session 26: a wrapper that points at what failed before it (vLLM's "Engine core initialization failed. See
     # root cause above.", Ray Tune's "Trials did not complete" over its trials' own errors): never the cause
@@ -64,6 +72,7 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
     (("UnpicklingError",), ("pickle data was truncated", "truncated"), "unsure"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
     ((), VERSION_WORDS, "environment"),  # two installed versions disagree: the install's
+    ((), MISSING_PACKAGE, "environment"),  # session 27: a package the code needs is not installed
     # session 21: a cloud or cluster with no room for the request (SkyPilot's, AWS's and GCP's capacity words): the
     # scheduler's answer, raised in the launcher's Python
     (("ResourcesUnavailableError",), (), "scheduler"),
@@ -195,7 +204,10 @@ def _kind(raised: logs.Raised) -> str:
     for types, words, kind in EXCEPTION_RULES:
         if types and raised.type not in types:
             continue
-        if words and not any(w in raised.message for w in words):
+        if isinstance(words, re.Pattern):
+            if not words.search(raised.message):
+                continue
+        elif words and not any(w in raised.message for w in words):
             continue
         return kind
     if raised.inner and any(c in raised.inner for c in NETWORK_CLIENTS):

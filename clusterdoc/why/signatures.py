@@ -71,10 +71,12 @@ FROM_TRACEBACK = [
       "https://github.com/svip-lab/FastMVSNet/issues/17",
       "install the package in the job's environment (the same venv on every node: clusterdoc check)"),
     S("python-environment-error", "environment", (), "a rank's exception names its environment: a library that "
-      "does not load, a path it may not use (permission), a full disk, /dev/shm or the open-files limit",
+      "does not load or is not installed, a path it may not use (permission), a full disk, /dev/shm or the "
+      "open-files limit",
       "OSError: [Errno 28] No space left on device",
       "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type and message: no line of its own)",
-      "fix what the message names on the node (the library path, the disk, docker --shm-size, ulimit -n)"),
+      "fix what the message names on the node (the package it asks for, the library path, the disk, docker "
+      "--shm-size, ulimit -n)"),
     S("python-env-variable-missing", "environment", (), "the job's environment lacks a variable the code reads "
       "(os.environ[NAME] raised KeyError): the batch script or the launcher does not export it",
       "KeyError: 'model_class_path'", "https://github.com/schaferd/Modular_DSCA_TF_Prediction/blob/"
