@@ -114,3 +114,35 @@ def test_an_exception_that_asks_for_a_package_is_the_install_whatever_its_type()
         "KeyError: 'install_dir'",
     ):
         assert judge_log(_tb(msg)).category == "code", msg
+
+
+def test_transformers_older_than_the_model_and_cudnn_of_another_version_are_the_install():
+    # transformers' Auto classes not knowing the tokenizer or the architecture: settled by upgrading transformers
+    # (hyn2028/llm-cxr#8, transformers#22222) or installing sentencepiece (transformers#9250)
+    tb = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/sxjiang/project/InternVL/test_chat.py", line 13, in <module>\n'
+        "    tokenizer = AutoTokenizer.from_pretrained(path)\n"
+        '  File "/home/sxjiang/miniconda3/envs/internvl/lib/python3.9/site-packages/transformers/models/auto/'
+        'tokenization_auto.py", line 784, in from_pretrained\n'
+        "    raise ValueError(\n"
+        "ValueError: Tokenizer class InternLM2Tokenizer does not exist or is not currently imported.\n"
+    )
+    assert judge_log(tb).category == "environment"
+    for msg in (
+        "ValueError: The checkpoint you are trying to load has model type `qwen2` but Transformers does not recognize "
+        "this architecture. This could be because of an issue with the checkpoint, or because your version of "
+        "Transformers is out of date.",
+        "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 9, 2) but found runtime "
+        "version (8, 5, 0).",
+        "AssertionError: libcuda.so cannot found!",
+    ):
+        assert judge_log(_tb(msg)).category == "environment", msg
+    # CUDA's errors through Triton, and cuDNN finding no algorithm, are candidates as torch's CUDA errors are
+    for msg in (
+        "RuntimeError: Triton Error [CUDA]: invalid device context",
+        "RuntimeError: GET was unable to find an engine to execute this computation",
+    ):
+        assert judge_log(_tb(msg)).category == "unknown", msg
+    # a KeyError of the model type alone says nothing of which transformers: the code's, as any KeyError
+    assert judge_log(_tb("KeyError: 'qwen2'")).category == "code"

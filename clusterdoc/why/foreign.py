@@ -34,7 +34,8 @@ NCCL_WORDS = ("NCCL", "Connection closed by", "Broken pipe", "Socket Timeout", "
 # 11.0 does not match the version torch was compiled with 10.1", a library's own check of another's version)
 VERSION_WORDS = ("does not match the version", "version mismatch", "Version mismatch", "versions do not match",
                  "version does not match", "compiled with", "compiled against", "requires a newer version",
-                 "is incompatible with the installed", "is not compatible with the installed")  # fmt: skip
+                 "is incompatible with the installed", "is not compatible with the installed",
+                 "version incompatibility")  # fmt: skip  # torch's "cuDNN version incompatibility: PyTorch was ..."
 
 # an exception's message that says a package the code needs is not there (HunyuanWorld-Voyager#5's "Ulysses
 # Attention and Ring Attention requires xfuser package.", "X is not installed", "Please install X", "pip install X"):
@@ -73,6 +74,11 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...] | re.Pattern, str]]
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
     ((), VERSION_WORDS, "environment"),  # two installed versions disagree: the install's
     ((), MISSING_PACKAGE, "environment"),  # session 27: a package the code needs is not installed
+    # transformers older than the model it loads (its Auto classes know no such tokenizer or architecture:
+    # llm-cxr#8 and transformers#22222 settled by upgrading it, transformers#9250 by installing sentencepiece);
+    # Triton finding no driver library (libcuda.so)
+    ((), ("does not exist or is not currently imported", "Transformers does not recognize this architecture",
+          "libcuda.so cannot found"), "environment"),
     # session 21: a cloud or cluster with no room for the request (SkyPilot's, AWS's and GCP's capacity words): the
     # scheduler's answer, raised in the launcher's Python
     (("ResourcesUnavailableError",), (), "scheduler"),
@@ -140,7 +146,9 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...] | re.Pattern, str]]
           "NVIDIA driver", "CUDA-capable device", "exited unexpectedly", "is killed by signal",
           "PytorchStreamWriter failed", "NPU error, error code is", "HCCL",  # Ascend's as CUDA's
           # the other vendors' device runtimes' error codes (HIP, SYCL's PI and UR, Level Zero) as CUDA's
-          "hipError", "HIP error", "PI_ERROR_", "UR_RESULT_ERROR_", "ZE_RESULT_ERROR_"), "unsure"),
+          "hipError", "HIP error", "PI_ERROR_", "UR_RESULT_ERROR_", "ZE_RESULT_ERROR_",
+          # Triton's CUDA errors; cuDNN finding no algorithm (its version against torch's, or memory)
+          "Triton Error [CUDA]", "unable to find an engine to execute"), "unsure"),
     ((), NCCL_WORDS, "nccl"),
 ]  # fmt: skip
 INF_SEQ = 1 << 62
