@@ -43,8 +43,10 @@ def submit_streaming(cluster, cwd: Path, *args, timeout=420):
 def test_a_slurm_job_names_the_rank_on_the_throttled_node_while_it_runs(cpu_cluster, tmp_path, quota):
     plant = {"node2": {**CPU_NODE, "cpu_quota": quota}}
     with cpu_cluster.planted(plant):
+        # 200 steps: the live watch needs three windows of 4 s at least (the start-up, then two that agree), and
+        # on a fast machine 120 steps of the throttled node's pace end before the third (ci48: 88 steps, 11 s)
         code, lines = submit_streaming(cpu_cluster, tmp_path, "--backend", "slurm", "--nodes", 4, "--no-preflight",
-                                       "--wait", JOB, "straggler", -1, 120, 0, 1000)
+                                       "--wait", JOB, "straggler", -1, 200, 0, 1000)
     text = "\n".join(line for line, _ in lines)
     assert code == 0, text[-4000:]
     said = [(line, running) for line, running in lines if "clusterdoc: straggler:" in line]
