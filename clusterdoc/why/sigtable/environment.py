@@ -35,6 +35,9 @@ _LAUNCHER_NEXT = (
 _RUNNERS = ("mpirun", "mpiexec", "srun", "torchrun", "python", "python3", "deepspeed", "accelerate", "horovodrun",
             "nvcc", "apptainer", "singularity", "julia", "Rscript", "java", "nvidia-smi")  # fmt: skip
 
+# AWS's libfabric plugin for NCCL with no fabric device, in either of its words (sigs ofi-no-provider, -protocol)
+OFI_NO_DEVICE = "NCCL's libfabric plugin found no fabric device to use (EFA not visible where it runs)"
+
 SIGNATURES: list[Signature] = [
     # Slurm's authentication (munge) failed on the host that submits: munged not running, its socket or key
     # missing (munge-118; Slurm's auth/munge plugin prints "Munge encode failed")
@@ -1385,13 +1388,13 @@ SIGNATURES: list[Signature] = [
     # usable provider (no EFA device in the container: /dev/infiniband not passed, aws-ofi-nccl#1020; an instance
     # without EFA; a libfabric without the efa provider); its strings at aws/aws-ofi-nccl 2daf7d3
     S("ofi-no-provider", "environment", ("NET/OFI", "fi_getinfo() call failed"),
-      "NCCL's libfabric plugin found no fabric device to use (EFA not visible where it runs)",
+      OFI_NO_DEVICE,
       "[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI "
       "fi_getinfo() call failed: No data available", "https://github.com/aws/aws-ofi-nccl/issues/1020",
       "fi_info -p efa on that node and in the container (docker run --device /dev/infiniband/uverbs0 ..., or the "
       "EFA device plugin on Kubernetes); FI_PROVIDER=efa"),
     S("ofi-no-protocol", "environment", ("NET/OFI", "Unable to find a protocol that worked"),
-      "NCCL's libfabric plugin found no fabric device to use (EFA not visible where it runs)",
+      OFI_NO_DEVICE,
       "NCCL WARN NET/OFI Unable to find a protocol that worked.  Failing initialization.",
       "https://github.com/aws/aws-ofi-nccl/blob/2daf7d303aa139a03140aa530957d10521e4478d/src/nccl_ofi_net.cpp",
       "fi_info -p efa on that node and in the container (the EFA devices passed in); FI_PROVIDER=efa"),

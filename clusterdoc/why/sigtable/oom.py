@@ -675,7 +675,8 @@ SIGNATURES: list[Signature] = [
     S("launch-sigkill", "oom", ("died with <Signals.SIGKILL: 9>",),
       "a rank torch.distributed.launch started was killed by SIGKILL: the host's OOM killer most often",
       "subprocess.CalledProcessError: Command '['/home/bengui/miniconda3/bin/python', '-u', './tools/train.py', "
-      "'--local_rank=2', ...]' died with <Signals.SIGKILL: 9>.",
+      "'--local_rank=2', 'configs/unet/fcn_unet_s5-d16_256x256_40k_face_parse.py', '--launcher', 'pytorch']' died "
+      "with <Signals.SIGKILL: 9>.",
       "https://github.com/open-mmlab/mmsegmentation/issues/1181",
       "look for the OOM killer (dmesg); less host memory per rank (the dataset in RAM, DataLoader workers)",
       weak=True),
