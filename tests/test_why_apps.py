@@ -1,6 +1,7 @@
 """`clusterdoc why --log` on HPC applications' own fatal errors (issue 41, session 17): a code that checks its
 input, setup and numerics prints what it found and aborts; that line is the job's (code), with the rank that
-printed it. MPI_Abort alone says only that the application stopped itself: unknown, with what decides. Each case is
+printed it. MPI_Abort alone says the application stopped itself on an error it found: the code's too (session 28:
+seven settled threads of the abort alone were the input or the code, one thread never settled). Each case is
 an excerpt of a real log (tests/fixtures/why/real/SOURCES.md names its thread) or the tool's own format.
 """
 
@@ -57,13 +58,13 @@ def test_an_applications_memory_failure_is_not_its_code(text):
     assert judge_log(text).category != "code"
 
 
-def test_mpi_abort_alone_is_unknown_with_what_decides():
-    """geoschem-266: Open MPI's abort block and nothing of the application's: it stopped itself, on what is not
-    in the log (the thread never found out)."""
-    cause = judge_log(OMPI_ABORT.replace("71", "344").replace("errorcode 1", "errorcode -1719113856"))
-    assert cause.category == "unknown" and len(cause.candidates) >= 2, cause
-    assert cause.candidates[0].startswith("code"), cause.candidates
+def test_mpi_abort_alone_is_the_applications_own_stop():
+    """cp2k-4345, cbio-329 (Open MPI's abort block and nothing of the application's; the threads: the input):
+    the application stopped itself on an error it found; the rank named, and where its message is."""
+    cause = judge_log(OMPI_ABORT.replace("71", "344"))
+    assert cause.category == "code", cause
     assert 344 in cause.ranks
+    assert "own output" in cause.next_step or "own message" in cause.headline, cause
 
 
 def test_a_spawned_process_that_could_not_unpickle_after_a_sigkill_is_no_code():

@@ -143,9 +143,10 @@ def test_heldout_fresh29s_forms_after_it_was_scored():
     assert c.category == "environment" and "stub" in c.headline, (c.category, c.headline)
     # XLA could not load NCCL (jax#18391): the exception's next line says so
     assert judge_log(_log("heldout-fresh29c/jax-18391-nccl-library-not-loaded.log")).category == "environment"
-    # MPICH's MPI_Abort names its rank (epoch#798), before Slurm's cancellation of the step it caused
+    # MPICH's MPI_Abort names its rank (epoch#798), before Slurm's cancellation of the step it caused (the code's since
+    # session 28: the application stopped itself)
     c = judge_log(_log("heldout-fresh29b/epoch-798-unlocatable-particle.log"))
-    assert c.category == "unknown" and c.ranks == [285] and "MPI_Abort" in c.headline, (c.ranks, c.headline)
+    assert c.category == "code" and c.ranks == [285] and "MPI_Abort" in c.headline, (c.ranks, c.headline)
     # Cray MPICH's form names the node too (e3sm#8699)
     c = judge_log(_log("real/e3sm-8699-pm-gpu-devices-unavailable-nid004069.log"))
     assert "nid004069" in c.nodes, (c.nodes, c.headline)

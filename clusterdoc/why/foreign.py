@@ -481,13 +481,17 @@ def _ran_on_to_time_limit(f: logs.LogFacts, signs: list[dict]) -> list[dict]:
 
 def _abort_after_its_error(f: logs.LogFacts, signs: list[dict]) -> list[dict]:
     """MPI_Abort a few lines after a failure another line names (a signature, or a failure line the vocabulary
-    reads: a CUDA error, NetCDF's): the application's reaction to that error, which decides."""
-    before = [s["line"] for s in signs if s["sig"] not in logs.ABORT_SIGNS and s["category"] != "effect"]
-    before += [x["line"] for x in f.failures if x["families"]]
+    reads: a CUDA error, NetCDF's), or with any other failure a signature names for sure anywhere in the log (after
+    it too: the batch system's memory kill of the job that aborted): the application's reaction to that error, which
+    decides. Alone, the abort is the application's own stop on an error it found (its input, its numerics): the
+    code's (session 28: seven settled threads of the abort alone, all the input or the code)."""
+    other = [s for s in signs if s["sig"] not in logs.ABORT_SIGNS and s["category"] != "effect"]
+    others = [s for s in other if not signatures.get(s["sig"]).weak]
+    before = [s["line"] for s in other] + [x["line"] for x in f.failures if x["families"]]
     return [
         s
         for s in signs
-        if not (s["sig"] in logs.ABORT_SIGNS and any(0 < s["line"] - n <= logs.BANNER_NEAR for n in before))
+        if not (s["sig"] in logs.ABORT_SIGNS and (others or any(0 < s["line"] - n <= logs.BANNER_NEAR for n in before)))
     ]
 
 

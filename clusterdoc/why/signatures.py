@@ -216,7 +216,7 @@ FROM_TRACEBACK = [
 REPORTER_SIGNS = ("horovod-stalled", "torch-dump-signal", "torch-global-timeout")
 SIGKILL_SIGNS: tuple[str, ...] = ("torchrun-sigkill", "deepspeed-sigkill", "sigkill", "mpirun-sigkill",
                                   "exit-code-137", "sge-exit-137", "shell-killed", "spawn-sigkill",
-                                  "nextflow-exit-137", "launch-sigkill")  # fmt: skip
+                                  "nextflow-exit-137", "launch-sigkill", "shell-killed-bare")  # fmt: skip
 # a launcher's report that one worker got SIGKILL while it lived on (torchrun, torch.distributed.launch, DeepSpeed,
 # mp.spawn, Nextflow): with no scheduler, node or outside stop in the log, the kernel's OOM killer (mpirun's and a
 # shell's are left thin: a node lost under mpirun and a job script's kill print the same)
@@ -227,6 +227,7 @@ WORKER_SIGKILL_SIGNS = (
     "spawn-sigkill",
     "nextflow-exit-137",
     "launch-sigkill",
+    "shell-killed-bare",  # session 28: an interactive shell's bare "Killed" (no job script's line)
 )
 # an application's fatal-error head: its message may be on the lines after it (a memory one there is oom, not code)
 APP_FATAL_SIGNS: tuple[str, ...] = ("openfoam-fatal", "qe-error-routine", "wrf-fatal", "lammps-error-one",

@@ -32,8 +32,7 @@ SIGNATURES: list[Signature] = [
     S("mpi-abort", "code", ("MPI_ABORT was invoked on rank",),
       "a rank called MPI_Abort: the application stopped itself on an error it detected (its own message is above)",
       "MPI_ABORT was invoked on rank 160 in communicator MPI_COMM_WORLD", "https://github.com/davegill/wrf-coop/issues/17",
-      "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)",
-      weak=True),
+      "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)"),
     # session 26: MPICH's (Intel MPI's, Cray's) own report of it, "Abort(5) on node 285 (rank 285 in comm 0):
     # application called MPI_Abort(MPI_COMM_WORLD, 5) - process 285": the same candidate, its rank named
     S("mpich-abort", "code", ("application called MPI_Abort(",),
@@ -41,7 +40,7 @@ SIGNATURES: list[Signature] = [
       "Abort(5) on node 285 (rank 285 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 5) - process 285",
       "https://github.com/epochpic/epoch/issues/798",
       "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)",
-      node=re.compile(r"\] \[([A-Za-z0-9][\w.-]{0,127})\] - Abort\("), weak=True),  # Cray MPICH's [node] before it
+      node=re.compile(r"\] \[([A-Za-z0-9][\w.-]{0,127})\] - Abort\(")),  # Cray MPICH's [node] before it
     S("fortran-sigsegv", "code", ("Program received signal SIGSEGV",),
       "a rank crashed with a segmentation fault in the application (its backtrace names the routine)",
       "  76: Program received signal SIGSEGV: Segmentation fault - invalid memory reference.",

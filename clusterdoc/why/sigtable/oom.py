@@ -460,6 +460,14 @@ SIGNATURES: list[Signature] = [
       "https://github.com/bminor/bash (jobs.c: a job's status, strsignal's 'Killed', with the script's line)",
       "look for the OOM killer (dmesg, sacct -j JOB -o JobID,State,MaxRSS,ReqMem); more --mem or less per rank",
       weak=True),
+    # session 28: an interactive shell (or a container build's /bin/sh -c) says only "Killed" when its foreground
+    # command got SIGKILL; with no batch system in the log, no time limit or preemption sent it: the OOM killer
+    # (a job script's shell names its line and PID: shell-killed above, left thin)
+    S("shell-killed-bare", "oom", ("Killed",),
+      "a command was killed by SIGKILL (the shell's bare report): the OOM killer most often",
+      "Killed", "https://github.com/bminor/bash (jobs.c: a foreground job's status, strsignal's 'Killed')",
+      "look for the OOM killer (dmesg, journalctl -k); less host memory (smaller batches, fewer workers) or more RAM",
+      weak=True, whole=True),
     S("sacct-oom-cut", "oom", ("OUT_OF_ME+",),
       "Slurm's accounting says the job (or a step) ended OUT_OF_MEMORY (sacct's column cut it): a memory kill",
       "12345.0      python     OUT_OF_ME+    0:125", "https://github.com/SchedMD/slurm (sacct: a State wider than "

@@ -1,0 +1,58 @@
+"""`clusterdoc why --log`, session 28 (issue 41): two forms the corpus holds many settled threads of. The first
+and the last test failed on the rules before them (1b18db8); the second checks what the first must leave as it was."""
+
+from __future__ import annotations
+
+from tests.why_helpers import fixture_log as _log
+from tests.why_helpers import judge_log
+
+OMPI_ABORT = (
+    "--------------------------------------------------------------------------\n"
+    "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD\nwith errorcode 1.\n\n"
+    "NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.\n"
+    "You may or may not see output from other processes, depending on\nexactly when Open MPI kills them.\n"
+)
+
+
+def test_an_mpi_abort_alone_is_the_applications_stop_on_its_input():
+    # cp2k-4345 (an input keyword), cbio-329 (RELION's missing output folder), nwchem-1022: the abort block alone;
+    # every thread of that form settled on the input or the code
+    for path in ("real/cp2k-4345-mpi-abort-only-input-keywords.log", "real/cbio-329-relion-mpi-abort-missing-outdir.log",
+                 "heldout-fresh20a/nwchem-1022-autoz-too-many-internals.log"):  # fmt: skip
+        c = judge_log(_log(path))
+        assert c.category == "code" and "MPI_Abort" in c.headline, (path, c.category, c.headline)
+        assert 0 in c.ranks
+    # MPICH's own line names the rank (epoch-798: a particle no rank could place, then srun's step abort after it)
+    c = judge_log(_log("heldout-fresh29b/epoch-798-unlocatable-particle.log"))
+    assert c.category == "code" and 285 in c.ranks, (c.category, c.headline, c.ranks)
+
+
+def test_an_mpi_abort_with_another_failure_is_that_failures():
+    # hyphy-500: the rank aborted, then PBS killed the job for its memory: the memory decides (after the abort too)
+    c = judge_log(_log("real/hyphy-500-gardmpi-pbs-vmem-killed.log"))
+    assert c.category == "oom", (c.category, c.headline)
+    # NetCDF's error just before it (a thin cause): the abort is its reaction, not a verdict of its own
+    c = judge_log(_log("real/globalworkflow-1256-hera-netcdf-hdf-error.log"))
+    assert c.category == "unknown", (c.category, c.headline)
+    # a CUDA out-of-memory before it: oom
+    c = judge_log("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n" + OMPI_ABORT)
+    assert c.category == "oom", (c.category, c.headline)
+
+
+def test_a_shells_bare_killed_is_the_oom_killer_outside_a_batch_job():
+    # tensorrt-llm-191 (an engine build), msisensor-10 (a container build's step): the shell said only "Killed"
+    for path in ("heldout-fresh26b/tensorrt-llm-191-build-killed.log", "heldout-fresh9f/msisensor-10-scan-killed-137.log"):
+        c = judge_log(_log(path))
+        assert c.category == "oom", (path, c.category, c.headline)
+    assert judge_log("epoch 1: 12%|#2        | 120/1000\nKilled\n").category == "oom"
+    # a word in a longer line is not the shell's report
+    assert judge_log("step 3\nthe process was Killed by the user\n").category == "unknown"
+    # a job script's own shell names its line and PID: the OOM killer, a node's reboot or an admin (c3nl-20) stay
+    # thin there
+    c = judge_log(_log("heldout-fresh/c3nl-20-slurm-script-killed-unsettled.log"))
+    assert c.category == "unknown" and len(c.candidates) >= 2, (c.category, c.candidates)
+    # Slurm's time limit in the same log: the limit's kill, not memory
+    c = judge_log(
+        "step 9\nslurmstepd: error: *** JOB 77 ON n1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***\nKilled\n"
+    )
+    assert c.category != "oom", (c.category, c.headline)
