@@ -240,8 +240,10 @@ def test_missing_ranks_far_from_the_flight_recorders_head_are_not_its():
         "to find address for: node-17",
     ],
 )
-def test_gloo_without_an_address_is_the_environment(line):
-    assert judge_log(line + "\n").category == "environment"
+def test_gloo_without_an_address_is_the_environment_first(line):
+    # thin since session 28: a project's own launch code that sets the interface (yolox-119) prints the same
+    c = judge_log(line + "\n")
+    assert c.category == "unknown" and [k.split(":")[0] for k in c.candidates] == ["environment", "code"], c
 
 
 def test_mpichs_ofi_poll_failure_is_unknown_between_the_fabric_and_its_settings():

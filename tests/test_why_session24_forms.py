@@ -82,7 +82,8 @@ def test_the_batch_scripts_own_command_not_found_is_the_environment_a_profiles_s
 
 def test_an_image_pull_that_could_not_connect_is_the_network_not_the_container_runtime():
     c = judge_log(_log("heldout-fresh18c/scnanoseq-33-singularity-pull-connection-refused.log"))
-    assert c.category == "network", (c.category, c.headline)
+    # the network first (thin since session 28: a server not up yet in a pod refuses the same, mpi-operator-407)
+    assert c.category == "unknown" and c.candidates[0].startswith("network"), (c.category, c.candidates)
     # Apptainer's FATAL line about anything else stays the environment
     assert judge_log("FATAL:   could not open image /scratch/img.sif: failed to retrieve path\n").category == (
         "environment"

@@ -173,9 +173,11 @@ def test_a_librarys_own_exception_no_rule_names_is_a_candidate_and_pythons_own_s
 
 
 def test_heldout_fresh30s_forms_after_it_was_scored():
-    # one allocation no GPU could hold (37631.79 GiB): a size the code computed wrong (Megatron-DeepSpeed#384)
+    # one allocation no GPU could hold (37631.79 GiB): a size the code computed wrong (Megatron-DeepSpeed#384); the
+    # code first, thin since session 28 (open_clip-11's N x N evaluation matrix was what the job asked for)
     c = judge_log(_log("heldout-fresh30a/megatron-deepspeed-384-dataloader-huge-alloc.log"))
-    assert c.category == "code" and "larger than any GPU" in c.headline, (c.category, c.headline)
+    assert c.category == "unknown" and "larger than any GPU" in c.headline, (c.category, c.headline)
+    assert [k.split(":")[0] for k in c.candidates] == ["code", "oom"], c.candidates
     # 36.79 GiB asked of a 10.75 GiB GPU stays memory running out (a bigger GPU holds it: heldout-fresh24h)
     assert judge_log(_log("heldout-fresh24h/electricity-uq-cuda-oom-gp.log")).category == "oom"
     # the shell's SIGBUS report, as UCX's and torchrun's (PyTorch-BigGraph#33: Docker's small /dev/shm)

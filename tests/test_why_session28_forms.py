@@ -56,3 +56,35 @@ def test_a_shells_bare_killed_is_the_oom_killer_outside_a_batch_job():
         "step 9\nslurmstepd: error: *** JOB 77 ON n1 CANCELLED AT 2026-01-01T00:00:00 DUE TO TIME LIMIT ***\nKilled\n"
     )
     assert c.category != "oom", (c.category, c.headline)
+
+
+# heldout-fresh34, after it was scored (reported: 11/23, 4 confident wrong)
+
+
+def test_a_cpus_illegal_instruction_is_a_build_for_another_cpu():
+    # dgl-3910: DGL's binary used an instruction the CPU lacks; the shell's bare report, and a job script's
+    c = judge_log(_log("heldout-fresh34b/dgl-3910-metis-illegal-instruction.log"))
+    assert c.category == "environment" and "CPU" in c.headline, (c.category, c.headline)
+    assert judge_log("loading\nIllegal instruction (core dumped)\n").category == "environment"
+    c = judge_log("/var/spool/slurmd/job9/slurm_script: line 14:  4321 Illegal instruction     (core dumped) ./a\n")
+    assert c.category == "environment", (c.category, c.headline)
+    # CUDA's illegal instruction is the GPU's, never the CPU build's
+    c = judge_log("RuntimeError: CUDA error: an illegal instruction was encountered\n")
+    assert c.category != "environment", (c.category, c.headline)
+
+
+def test_xlas_ret_check_is_a_bug_of_xla_or_of_its_use():
+    c = judge_log(_log("heldout-fresh34d/jax-12119-psum-ret-check-one-process-per-gpu.log"))
+    assert c.category == "code" and "RET_CHECK" in c.headline, (c.category, c.headline)
+
+
+def test_forms_threads_settled_two_ways_stay_unknown_with_both():
+    # a Go client's refused connection: the node's way out (scnanoseq-33) or a server not up yet (mpi-operator-407)
+    c = judge_log(_log("heldout-fresh34c/mpi-operator-407-istio-sidecar-launcher-init.log"))
+    assert c.category == "unknown" and [k.split(":")[0] for k in c.candidates] == ["network", "environment"], c
+    # gloo without an address: the variable's setting (horovod-1341) or the project's launch code (yolox-119)
+    c = judge_log(_log("heldout-fresh34f/yolox-119-gloo-ib0-interface-config.log"))
+    assert c.category == "unknown" and [k.split(":")[0] for k in c.candidates] == ["environment", "code"], c
+    # one allocation beyond any GPU: a size computed wrong (megatron-deepspeed-384) or an N x N matrix (open_clip-11)
+    c = judge_log(_log("heldout-fresh34f/open_clip-11-eval-oom-recall-matrix.log"))
+    assert c.category == "unknown" and [k.split(":")[0] for k in c.candidates] == ["code", "oom"], c

@@ -149,6 +149,24 @@ _THIN["ib-collective-mismatch"] = (  # session 21: threads settle it as the rank
     "environment: the nodes run NCCL differently (another NCCL version, or NCCL_* settings such as NCCL_BUFFSIZE, "
     "NCCL_PROTO or NCCL_IB_* that differ between nodes: NCCL_DEBUG=INFO's header on each node)",
 )
+# session 28 (heldout-fresh34): forms whose threads settled two ways, each a candidate, the likelier first
+_THIN["go-dial-refused"] = (
+    "network: the node cannot reach the server (no way out of the compute nodes, a firewall, a proxy not set): "
+    "curl the address from the node",
+    "environment: the server was not up yet where it should be (a sidecar or init order in a pod, a service not "
+    "started): its state at that moment (kubectl describe pod, the service's log)",
+)
+_THIN["gloo-no-address"] = (
+    "environment: GLOO_SOCKET_IFNAME names an interface this node lacks (or the host name resolves to no own "
+    "address): ip -br addr, getent hosts $(hostname)",
+    "code: the project's launch code sets the interface itself (a hard-coded ib0 or eth0): its setup of "
+    "GLOO_SOCKET_IFNAME / NCCL_SOCKET_IFNAME",
+)
+_THIN["cuda-alloc-beyond-gpu"] = (
+    "code: the size is wrong (a shape computed wrong, a length off by orders of magnitude): the frame above the OOM",
+    "oom: the size is what the job asked for (an N x N matrix of a large evaluation set): a smaller set or a "
+    "chunked computation",
+)
 _THIN["lammps-unrecognized-style"] = (  # session 21: a style LAMMPS does not know
     "environment: the LAMMPS binary was built without the package or plugin that provides the style (DeePMD, "
     "KIM, a GPU or KOKKOS variant): lmp -h lists what it has",

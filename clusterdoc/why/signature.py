@@ -27,12 +27,12 @@ class Signature:
     weak: bool = False
     lower: bool = False  # needles are matched against the lowercased line
     unless: tuple[str, ...] = ()  # a line holding one of these is not it (a retry's INFO line, a hint)
-    whole: bool = False  # the line is the one needle and nothing else (a shell's bare "Killed")
+    whole: bool = False  # the line is one of the needles and nothing else (a shell's bare "Killed")
 
     def matches(self, line: str, low: str) -> bool:
         text = low if self.lower else line
         if self.whole:
-            return text.strip() == self.needles[0]
+            return text.strip() in self.needles
         return all(n in text for n in self.needles) and not any(u in text for u in self.unless)
 
     def node_of(self, line: str) -> str | None:

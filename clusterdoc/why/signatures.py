@@ -90,7 +90,7 @@ FROM_TRACEBACK = [
       "https://github.com/bigscience-workshop/Megatron-DeepSpeed/pull/384 (foreign.py _beyond_the_gpu: the size "
       "against the capacity the same message gives)",
       "print the shapes where it allocated (the frame above the OOM): the tensor's size comes from a wrong "
-      "dimension, a sequence length or a batch size"),
+      "dimension, a sequence length or a batch size", weak=True),  # session 28: open_clip-11's was a real need
     S("python-library-error", "code", (), "a library's own exception (not one of Python's) that no rule names: what "
       "the library wraps failed (a device, a service, its install, the network) or the code's call into it",
       "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable",

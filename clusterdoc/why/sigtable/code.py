@@ -41,6 +41,16 @@ SIGNATURES: list[Signature] = [
       "https://github.com/epochpic/epoch/issues/798",
       "read that rank's own output before the abort (the model's FATAL/ERROR line: input, configuration, numerics)",
       node=re.compile(r"\] \[([A-Za-z0-9][\w.-]{0,127})\] - Abort\(")),  # Cray MPICH's [node] before it
+    # session 28 (heldout-fresh34): XLA's RET_CHECK is its internal assertion (jax, TensorFlow): an invariant of
+    # the compiler or runtime failed: a bug of XLA's, or a use it does not handle (fixed upstream, jax-12119)
+    S("xla-ret-check", "code", ("RET_CHECK failure",),
+      "XLA's internal check failed (RET_CHECK): a bug of JAX/XLA's or a set-up it does not handle (the device "
+      "options, the sharding)",
+      "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: RET_CHECK failure (external/org_tensorflow/tensorflow/"
+      "compiler/xla/service/gpu/gpu_executable_run_options.cc:75) 0 <= local_device_ordinal && local_device_ordinal "
+      "< gpu_global_device_ids->size()", "https://github.com/google/jax/issues/12119",
+      "search JAX's issues for the check's file and condition; a newer jaxlib, or the documented way to set the "
+      "option it names (CUDA_VISIBLE_DEVICES, not a config flag)"),
     S("fortran-sigsegv", "code", ("Program received signal SIGSEGV",),
       "a rank crashed with a segmentation fault in the application (its backtrace names the routine)",
       "  76: Program received signal SIGSEGV: Segmentation fault - invalid memory reference.",

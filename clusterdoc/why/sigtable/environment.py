@@ -863,6 +863,22 @@ SIGNATURES: list[Signature] = [
       "https://github.com/NVIDIA/nccl/blob/master/src/transport/net_socket.cc (ncclNetSocketInit: the form it "
       "prints; its bootstrap's twin: mftcoder-31, mambatree-14)",
       "set NCCL_SOCKET_IFNAME to an interface the node has (ip -br addr), the one the nodes reach each other on"),
+    # session 28 (heldout-fresh34, after it was scored): the kernel's SIGILL, as the shell reports it: the binary
+    # (a wheel, a compiled extension, a library built with -march=native or AVX-512 elsewhere) uses an instruction
+    # this node's CPU does not have (a GPU's "an illegal instruction was encountered" is CUDA's, node.py)
+    S("cpu-illegal-instruction", "environment", ("Illegal instruction", "Illegal instruction (core dumped)"),
+      "the process died on an instruction this node's CPU does not have (SIGILL): a binary or extension built for "
+      "another CPU (AVX2, AVX-512, -march=native on a build node)",
+      "Illegal instruction", "https://github.com/dmlc/dgl/issues/3910",
+      "compare the CPU flags (grep -o 'avx[^ ]*' /proc/cpuinfo | sort -u) with the build's; install a build for "
+      "this CPU or rebuild on it", whole=True),
+    S("shell-illegal-instruction", "environment", (": line ", " Illegal instruction"),
+      "a command of the job script died on an instruction this node's CPU does not have (SIGILL): a binary built "
+      "for another CPU",
+      "/var/spool/slurmd/job1234/slurm_script: line 14:  4321 Illegal instruction     (core dumped) ./model",
+      "https://github.com/bminor/bash (jobs.c: a job's status, strsignal's 'Illegal instruction', with the line)",
+      "compare the CPU flags of this node and the build node (/proc/cpuinfo); on a mixed cluster, a --constraint "
+      "for the CPU the binary was built for, or a portable build"),
     # gloo (torch's CPU backend, vLLM's and Ray's side channel) found no address on the interface GLOO_SOCKET_IFNAME
     # names (a bond's slave, a name another node has, '^lo' which gloo reads literally), or none it can bind for the
     # host's own name (/etc/hosts): gloo/transport/tcp/device.cc's two GLOO_ENFORCE
@@ -874,7 +890,8 @@ SIGNATURES: list[Signature] = [
       "https://github.com/pytorch/gloo/blob/main/gloo/transport/tcp/device.cc (lookupAddrForIface, "
       "lookupAddrForHostname: the form they print)",
       "set GLOO_SOCKET_IFNAME to an interface with an address on every node (ip -br addr; a bond, not its slave); "
-      "or make the host name resolve to the node's own address (getent hosts $(hostname))"),
+      "or make the host name resolve to the node's own address (getent hosts $(hostname))",
+      weak=True),  # session 28: yolox-119's interface was set by the project's own launch code (thin)
     # --- round 8 (memory): memory exhausted as the schedulers, the kernel's neighbours and the applications word it,
     # beyond the forms above. Each row is the tool's own message (its source or documentation); the generic phrases
     # ("out of memory", "not enough memory") count only on a line that also says it failed (_MEMORY_FAILED below)

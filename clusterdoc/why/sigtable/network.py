@@ -328,7 +328,7 @@ SIGNATURES: list[Signature] = [
       '--h954228d_0": dial tcp 128.118.250.14:443: connect: connection refused',
       "https://github.com/nf-core/scnanoseq/issues/33",
       "from the node: curl the address; compute nodes often have no way out (pull the image on a login node, set "
-      "the site's proxy)"),
+      "the site's proxy)", weak=True),  # session 28: mpi-operator-407's refusal was a sidecar not up yet (thin)
     S("go-dial-timeout", "network", ("dial tcp ", "i/o timeout"),
       "a client could not connect to a server (a registry, a download host): timed out (no route out of the node, "
       "a firewall or proxy)",
