@@ -88,3 +88,17 @@ def test_forms_threads_settled_two_ways_stay_unknown_with_both():
     # one allocation beyond any GPU: a size computed wrong (megatron-deepspeed-384) or an N x N matrix (open_clip-11)
     c = judge_log(_log("heldout-fresh34f/open_clip-11-eval-oom-recall-matrix.log"))
     assert c.category == "unknown" and [k.split(":")[0] for k in c.candidates] == ["code", "oom"], c
+
+
+def test_an_exception_that_asks_for_an_environment_variable_is_the_environment():
+    # tts-2997: coqui's trainer prints "RuntimeError:  [!] ..." (two spaces: its message starts with one)
+    c = judge_log(_log("heldout-fresh34a/tts-2997-multi-gpu-no-target-gpu.log"))
+    assert c.category == "environment", (c.category, c.headline)
+    c = judge_log("ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable "
+                  "MASTER_ADDR expected, but not set\n")  # fmt: skip
+    assert c.category == "environment", (c.category, c.headline)
+    # a debugging hint's variable is no cause: the exception stays the code's
+    for msg in ("RuntimeError: Mismatch in shapes. You can set the environment variable TORCH_DISTRIBUTED_DEBUG to "
+                "either INFO or DETAIL", "RuntimeError: bad index. Set CUDA_LAUNCH_BLOCKING=1 to see where",
+                "RuntimeError: set the learning rate"):  # fmt: skip
+        assert judge_log(msg + "\n").category == "code", msg

@@ -44,6 +44,14 @@ MISSING_PACKAGE = re.compile(
     r"\b(?:requires?|needs?) (?:the )?[\w.\-]{1,40} (?:package|library)\b|\bnot installed\b|\bpip install\b|"
     r"\b[Pp]lease install\b"
 )
+# session 28: an exception whose message tells the user to set an environment variable (coqui TTS's "Define the
+# target GPU by `CUDA_VISIBLE_DEVICES`", "environment variable MASTER_ADDR expected, but not set"): the job's
+# environment is what to change; never a debugging hint's variable (TORCH_DISTRIBUTED_DEBUG, HYDRA_FULL_ERROR,
+# CUDA_LAUNCH_BLOCKING: "set ... to see more")
+SET_ENV_VAR = re.compile(
+    r"\b(?:[Ss]et|[Dd]efine|[Ee]xport|[Ss]pecify)\b[^.;]{0,40}?\b(?!\w*(?:DEBUG|FULL_ERROR|LAUNCH_BLOCKING|"
+    r"STACKTRACE))[A-Z][A-Z0-9]{1,20}_[A-Z0-9_]{2,40}\b|\benvironment variable [A-Z][A-Z0-9_]{2,40} expected\b"
+)
 
 # What an exception says by its type and message, where no signature line says more (the first row that fits
 # wins): (types, words in the message (any; () for none needed), kind). kind: "effect" (not a cause), "nccl"
@@ -74,6 +82,7 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...] | re.Pattern, str]]
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
     ((), VERSION_WORDS, "environment"),  # two installed versions disagree: the install's
     ((), MISSING_PACKAGE, "environment"),  # session 27: a package the code needs is not installed
+    ((), SET_ENV_VAR, "environment"),  # session 28: the message asks for an environment variable
     # transformers older than the model it loads (its Auto classes know no such tokenizer or architecture:
     # llm-cxr#8 and transformers#22222 settled by upgrading it, transformers#9250 by installing sentencepiece);
     # Triton finding no driver library (libcuda.so)

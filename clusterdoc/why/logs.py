@@ -273,7 +273,7 @@ _BARRIER = re.compile(r"Ranks? (\d{1,7}(?:, \d{1,7}){0,63}) failed to pass monit
 # an ExceptionGroup's sub-tracebacks are printed behind "| " bars (Python 3.11+)
 _GROUP_BAR = re.compile(r"\s{0,32}(?:\| ?){1,8}")
 # a line that is an exception by itself (no traceback around it): its type ends in Error or Exception
-_EXC_LOOSE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception)): (\S.{0,2000})")
+_EXC_LOOSE = re.compile(r"([A-Za-z_][\w.]{0,200}?(?:Error|Exception)):\s{1,4}(\S.{0,2000})")  # "X:  [!] msg" too
 # Snakemake's own form of an exception in a Snakefile or a rule's code (its format_error): the type, where, then the
 # message on the next line: "KeyError in file /w/rules/fastq.smk, line 45:", "SyntaxError in line 12 of /w/Snakefile:"
 _EXC_SNAKEMAKE = re.compile(
