@@ -269,6 +269,15 @@ SIGNATURES: list[Signature] = [
       "RuntimeError: CUDA error: no kernel image is available for execution on the device",
       "https://github.com/facebookresearch/detectron2/issues/235",
       "install a build for this GPU (clusterdoc check: arch), or rebuild with TORCH_CUDA_ARCH_LIST for it"),
+    # session 28 (heldout-fresh35, after it was scored): cudaErrorInvalidKernelImage: the binary's kernels are in a
+    # form this driver cannot load (flash-attn 2.8.1's compressed fatbins on a 535 driver, flash-attention#1749)
+    S("invalid-kernel-image", "environment", ("device kernel image is invalid",),
+      "the binary's GPU code is in a form this driver cannot load (a wheel built with a newer CUDA than the driver "
+      "runs, or compressed for it)",
+      "[rank0]: RuntimeError: CUDA error: device kernel image is invalid",
+      "https://github.com/Dao-AILab/flash-attention/issues/1749",
+      "compare the driver's CUDA (nvidia-smi) with the wheel's; a build for this driver, an older release of the "
+      "package, or a newer driver"),
     S("nccl-no-socket-if", "environment", ("no socket interface found",),
       "NCCL found no usable network interface (NCCL_SOCKET_IFNAME names one that is not there)",
       "Bootstrap : no socket interface found", "https://github.com/EvolvingLMMs-Lab/open-r1-multimodal/issues/7",
@@ -552,6 +561,17 @@ SIGNATURES: list[Signature] = [
       "(pyxis_slurmstepd.c)",
       "read enroot's log lines after it: the image's name and the registry's credentials (enroot's .credentials), "
       "enroot's runtime and cache directories on the node (ENROOT_RUNTIME_PATH, their permissions)"),
+    # session 28 (heldout-fresh35): any other error pyxis prints on slurmstepd's stream (its squashfs and runtime
+    # path on the node: "Can't find a SQUASHFS superblock", "couldn't mkdir /run/pyxis/UID"): the container's set-up
+    # on that node, before the task ran (the forms above say which part when they fire)
+    S("pyxis-error", "environment", ("error: pyxis: ",),
+      "pyxis (Slurm's enroot plugin) failed setting up the task's container on the node (its runtime path, the "
+      "squashfs it imports, enroot's directories): the task never ran",
+      "slurmstepd: error: pyxis:     Can't find a SQUASHFS superblock on /fsx/pyxis/1000/385.0.squashfs",
+      "https://github.com/aws-samples/aws-parallelcluster-post-install-scripts/issues/20 (pyxis_slurmstepd.c's "
+      "slurm_error lines)",
+      "pyxis's runtime_path and enroot's ENROOT_RUNTIME_PATH / ENROOT_DATA_PATH on a node-local disk (not a shared "
+      "file system two nodes write), present and writable; enroot's log lines after it"),
     S("docker-no-gpu-driver", "environment", ("could not select device driver",),
       "Docker has no GPU runtime on this host (the NVIDIA container toolkit is not installed or configured)",
       "docker: Error response from daemon: could not select device driver \"\" with capabilities: [[gpu]].",
