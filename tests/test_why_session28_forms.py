@@ -126,3 +126,20 @@ def test_any_error_of_pyxis_is_the_containers_set_up_on_the_node():
     assert judge_log("slurmstepd: pyxis: importing docker image: nvcr.io#nvidia/pytorch:24.01-py3\n").category == (
         "unknown"
     )
+
+
+# heldout-fresh36, after it was scored (reported: 9/12, 1 confident wrong: llm2vec's AttributeError on a
+# transformers newer than it supports, read as the code's as an AttributeError is; kept so)
+
+
+def test_the_shells_killed_after_a_progress_bars_last_redraw_is_read():
+    # video-llava-13: the bar had no newline; the shell's "Killed" followed it on the same line, while loading
+    c = judge_log(_log("heldout-fresh36a/video-llava-13-host-oom-killed.log"))
+    assert c.category == "oom", (c.category, c.headline)
+    # a word "Killed" after a bracket in a log line of its own is no bar
+    assert judge_log("[worker 3] Killed\n").category == "unknown"
+
+
+def test_faiss_own_assertion_is_its_code_or_the_index_it_was_given():
+    c = judge_log(_log("heldout-fresh36b/faiss-200-shard-reloaded-index-ntotal-assert.log"))
+    assert c.category == "code" and "Faiss" in c.headline, (c.category, c.headline)

@@ -31,8 +31,9 @@ class Signature:
 
     def matches(self, line: str, low: str) -> bool:
         text = low if self.lower else line
-        if self.whole:
-            return text.strip() in self.needles
+        if self.whole:  # alone on its line, or right after a progress bar's last redraw ("... 0/2 [00:00<?]Killed")
+            bare = text.strip()
+            return bare in self.needles or (bare.endswith("]" + self.needles[0]) and "|" in bare)
         return all(n in text for n in self.needles) and not any(u in text for u in self.unless)
 
     def node_of(self, line: str) -> str | None:

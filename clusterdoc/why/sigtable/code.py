@@ -160,6 +160,15 @@ SIGNATURES: list[Signature] = [
       "the program's own assert() failed (an invariant of the code or its input)",
       "a.out: main.c:12: main: Assertion 'n > 0' failed.", "https://github.com/bminor/glibc (assert/assert.c)",
       "the file:line and expression it names; the input that broke it"),
+    # session 28 (heldout-fresh36, after it was scored): Faiss's FAISS_ASSERT (faiss/impl/FaissAssert.h: "Faiss
+    # assertion '%s' failed in %s at %s:%d", then abort()): an invariant of Faiss or of the index it was given
+    S("faiss-assert", "code", ("Faiss assertion '", "' failed in "),
+      "Faiss's own assertion failed (an invariant of Faiss's code or of the index or data it was given)",
+      "Faiss assertion 'index->ntotal == res->ntotal' failed in virtual faiss::Index* faiss::gpu::"
+      "ToGpuClonerMultiple::clone_Index(const faiss::Index*) at GpuAutoTune.cpp:281",
+      "https://github.com/facebookresearch/faiss/issues/200",
+      "the file:line and expression it names against the index (its ids, sizes, shards); a newer Faiss if it is "
+      "a known bug"),
     # LAMMPS' Error::all: "ERROR: MESSAGE (src/FILE.cpp:LINE)", then "Last command: ..." (its memory and package
     # errors above take theirs first): the input script or the simulation it describes
     # session 21: a style LAMMPS does not know is most often a package or plugin its binary was built without
