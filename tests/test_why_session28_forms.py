@@ -143,3 +143,15 @@ def test_the_shells_killed_after_a_progress_bars_last_redraw_is_read():
 def test_faiss_own_assertion_is_its_code_or_the_index_it_was_given():
     c = judge_log(_log("heldout-fresh36b/faiss-200-shard-reloaded-index-ntotal-assert.log"))
     assert c.category == "code" and "Faiss" in c.headline, (c.category, c.headline)
+
+
+# heldout-fresh37, after it was scored (reported: 5/7, 0 confident wrong)
+
+
+def test_nccls_cuda_failure_for_a_call_the_driver_lacks_is_an_old_driver():
+    c = judge_log(_log("heldout-fresh37b/chinese-llama-alpaca-636-nccl-cuda-driver-too-old.log"))
+    assert c.category == "environment" and "driver" in c.headline, (c.category, c.headline)
+    # NCCL's internal error with another CUDA failure after it stays unknown
+    c = judge_log("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:1269, internal error, NCCL version 2.14.3\n"
+                  "ncclInternalError: Internal check failed.\nLast error:\n")  # fmt: skip
+    assert c.category == "unknown", (c.category, c.headline)

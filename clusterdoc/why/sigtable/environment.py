@@ -259,6 +259,14 @@ SIGNATURES: list[Signature] = [
       "RuntimeError: cuda runtime error (35) : CUDA driver version is insufficient for CUDA runtime version at "
       "/pytorch/aten/src/THC/THCGeneral.cpp:74", "https://github.com/microsoft/human-pose-estimation.pytorch/issues/23",
       "a torch built for the driver's CUDA (nvidia-smi's 'CUDA Version'), or a newer driver; in a container: --gpus"),
+    # session 28 (heldout-fresh37, after it was scored): cudaErrorCallRequiresNewerDriver's string, as NCCL's "Cuda
+    # failure '...'" prints it: the runtime asked the driver for a call it is too old to have
+    S("cuda-call-needs-newer-driver", "environment", ("API call is not supported in the installed CUDA driver",),
+      "the CUDA driver is older than the CUDA runtime the job uses (torch's, NCCL's): a call it does not have",
+      "Cuda failure 'API call is not supported in the installed CUDA driver'",
+      "https://github.com/ymcui/Chinese-LLaMA-Alpaca/issues/636",
+      "compare the driver's CUDA version (nvidia-smi) with torch.version.cuda; a newer driver, or a torch built "
+      "for the driver's CUDA"),
     S("undefined-symbol", "environment", ("undefined symbol: ",),
       "a library is older or newer than what was built against it (e.g. a libnccl older than torch's)",
       "ImportError: /root/miniconda3/envs/py310/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined "
