@@ -537,6 +537,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    code = _main(argv)
+    if argv is None:  # the program itself (not a caller in-process): its exit must not abort
+        _leave_if_a_look_is_under_way(code)
+    return code
+
+
+def _leave_if_a_look_is_under_way(code: int) -> None:
+    """A launcher's store look still inside torch's C++ (launch/watchthread.py): the interpreter's teardown would
+    abort the process ("terminate called without an active exception", rc -6, whatever the job's outcome), so
+    flush and leave with the outcome's code now."""
+    watch = sys.modules.get("clusterdoc.launch.watchthread")
+    if watch is None or not watch.look_under_way():
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more to say there
+            pass
+    os._exit(code)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     stdout = sys.stdout = _QuietPipe(sys.stdout)

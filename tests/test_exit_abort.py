@@ -148,3 +148,67 @@ def test_healthy_two_rank_jobs_never_abort_at_exit(tmp_path):
         if res.returncode != 0 or "terminate called" in res.stderr:
             bad.append(f"run {i}: rc {res.returncode}: {res.stderr[-1500:]}")
     assert not bad, "\n".join(bad)
+
+
+# the launcher's side (CI, ci51): `clusterdoc submit`'s hang-watch thread inside torch's TCPStore connect (rank 0's
+# exit cut the handshake; torch retried past close()'s join) as submit ended: rc -6 whatever the job's outcome. The
+# CLI now leaves with os._exit, after a flush, while a closed watch's look is under way
+LAUNCHER_IN_A_STORE_CALL = """
+import sys, time
+import torch.distributed as dist
+from clusterdoc import cli
+from clusterdoc.launch import watchthread
+class SlowTeardown:
+    def __del__(self, sleep=time.sleep):  # bound now: the module's globals are going when it runs
+        sleep(10)
+slow = SlowTeardown()
+class Look:  # what WatchThread uses of HangWatch; its look: a connect the store never answers
+    reported, on_hang, err = None, "abort", sys.stderr
+    def poll(self, codes):
+        import datetime
+        dist.TCPStore("127.0.0.1", int(sys.argv[1]), is_master=False, wait_for_workers=False,
+                      timeout=datetime.timedelta(seconds=10))
+    def release(self):
+        pass
+wt = watchthread.WatchThread(Look())
+wt.poll({0: None})
+time.sleep(1.0)
+wt.close(wait=0.5)
+print(f"closed under_way={watchthread.look_under_way()}", flush=True)
+cli._leave_if_a_look_is_under_way(3)
+raise SystemExit(99)
+"""
+
+
+@pytest.mark.slow
+def test_submit_leaves_with_its_code_while_its_watchs_look_is_in_a_store_call():
+    for _ in range(3):
+        hole = subprocess.Popen([sys.executable, "-c", BLACK_HOLE, str(CLOSE_AFTER)], stdout=subprocess.PIPE,
+                                text=True)  # fmt: skip
+        try:
+            port = hole.stdout.readline().strip()
+            res = subprocess.run([sys.executable, "-c", LAUNCHER_IN_A_STORE_CALL, port], capture_output=True,
+                                 text=True, timeout=90, env=ENV)  # fmt: skip
+        finally:
+            hole.kill()
+            hole.wait()
+        assert "closed under_way=True" in res.stdout, (res.stdout, res.stderr[-2000:])
+        assert res.returncode == 3 and "terminate called" not in res.stderr, (res.returncode, res.stderr[-2000:])
+
+
+def test_a_closed_watch_with_no_look_under_way_leaves_the_exit_to_the_interpreter():
+    from clusterdoc.launch import watchthread
+
+    class Idle:
+        reported, on_hang, err = None, "abort", sys.stderr
+
+        def poll(self, codes):
+            return False
+
+        def release(self):
+            pass
+
+    wt = watchthread.WatchThread(Idle())
+    wt.poll({0: None})
+    wt.close()
+    assert not watchthread.look_under_way()

@@ -18,6 +18,15 @@ from clusterdoc.launch.hangwatch import HangWatch
 
 JOIN = 5.0  # how long close() waits for a look under way (the ranks are stopped by then: the store answers or is gone)
 SILENT = 30.0  # seconds past the hang timeout a look may wait on the store before its silence is the stall
+# threads closed while their look was still under way (inside torch's C++: a connect whose handshake rank 0's exit
+# cut, retried past JOIN): the interpreter's exit would abort the process (CI, ci51: submit ended rc -6, "terminate
+# called without an active exception"); the CLI leaves with os._exit then (cli.main)
+_UNDER_WAY: list[threading.Thread] = []
+
+
+def look_under_way() -> bool:
+    """A closed watch's look still inside a store call: exiting through the interpreter's teardown would abort."""
+    return any(t.is_alive() for t in _UNDER_WAY)
 
 
 class WatchThread:
@@ -77,6 +86,8 @@ class WatchThread:
         self._closed = True
         self._wake.set()
         self._thread.join(wait)
+        if self._thread.is_alive():
+            _UNDER_WAY.append(self._thread)
         self.watch.release()
 
     @property
