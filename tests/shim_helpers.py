@@ -22,13 +22,30 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+PORT_TAKEN = "[Errno 98] Address already in use"
+PORT_TRIES = 3
+
+
 def run_ranks(*argv, n=2, env=None, timeout=240, shared=None):
     """Run the scenario on n ranks; return [(returncode, results, stdout+stderr)] by rank.
 
     shared: a file path all ranks append their output to (to see the order of lines across ranks);
     then each rank's text is the whole file.
+
+    The port free_port() found can be taken by another process before rank 0 binds it (ci52: the test cluster's
+    lane runs beside these tests): rank 0 then fails its rendezvous with EADDRINUSE, and the run is tried again on
+    another port (a shared file is started afresh), as torch's own tests do.
     """
-    port = free_port()
+    for attempt in range(PORT_TRIES):
+        if shared and attempt:
+            Path(shared).write_text("")
+        outs = _run_ranks_on(free_port(), argv, n, env, timeout, shared)
+        if not any(rc and PORT_TAKEN in text for rc, _, text in outs):
+            break
+    return outs
+
+
+def _run_ranks_on(port, argv, n, env, timeout, shared):
     secret = os.urandom(16).hex()  # the job's store seal, as clusterdoc submit gives each job (hang/seal.py)
     procs = []
     sink = open(shared, "a") if shared else None

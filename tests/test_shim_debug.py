@@ -1,6 +1,8 @@
 """Debug mode: the cross-rank check of collectives, on real gloo process groups."""
+import socket
 import time
 
+import pytest
 import torch
 
 from clusterdoc.shim import debug
@@ -122,3 +124,18 @@ def test_side_channel_peer_gone_raises_at_once():
     assert found, outs[0][2][-2000:]
     error = found[0]["error"] or ""  # EOF or a reset, depending on what the peer left unread
     assert ("closed its connection" in error or "lost group rank 1" in error) and found[0]["seconds"] < 5, found
+
+
+@pytest.mark.slow
+def test_a_port_taken_before_rank_0_binds_it_is_tried_again(monkeypatch):
+    """tests/shim_helpers.run_ranks (ci52: another process took the port free_port() found): rank 0's EADDRINUSE
+    makes it run the ranks again on another port, so the scenario's own result is what the test sees."""
+    from tests import shim_helpers
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))  # bound, not listening: rank 0's bind fails, the others' connects are refused
+        taken = iter([held.getsockname()[1]])
+        real = shim_helpers.free_port
+        monkeypatch.setattr(shim_helpers, "free_port", lambda: next(taken, None) or real())
+        found = results(shim_helpers.run_ranks("mismatch", "ok", n=2))
+    assert len(found) == 2 and all(r.get("ok") for r in found), found
