@@ -495,12 +495,15 @@ def _abort_after_its_error(f: logs.LogFacts, signs: list[dict]) -> list[dict]:
     decides. Alone, the abort is the application's own stop on an error it found (its input, its numerics): the
     code's (session 28: seven settled threads of the abort alone, all the input or the code)."""
     other = [s for s in signs if s["sig"] not in logs.ABORT_SIGNS and s["category"] != "effect"]
-    others = [s for s in other if not signatures.get(s["sig"]).weak]
+    sure_elsewhere = any(not signatures.get(s["sig"]).weak for s in other)
     before = [s["line"] for s in other] + [x["line"] for x in f.failures if x["families"]]
     return [
         s
         for s in signs
-        if not (s["sig"] in logs.ABORT_SIGNS and (others or any(0 < s["line"] - n <= logs.BANNER_NEAR for n in before)))
+        if not (
+            s["sig"] in logs.ABORT_SIGNS
+            and (sure_elsewhere or any(0 < s["line"] - n <= logs.BANNER_NEAR for n in before))
+        )
     ]
 
 
