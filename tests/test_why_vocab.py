@@ -21,10 +21,10 @@ NETWORK = (
 )  # colossalai-examples-207 (heldout-fresh); nccl-1016's connect abort and nccl-2013's ibv_modify_qp line, the
 # examples before, are signatures of their own now (nccl-connect-failed, ib-modify-qp)
 NODE = (
-    "2047: cudaSetDevice(cuda_device_id) error( cudaErrorDevicesUnavailable): CUDA-capable device(s) is/are busy "
-    "or unavailable /global/u1/w/whannah/E3SM/E3SM_SRC1/externals/ekat/extern/kokkos/core/src/Cuda/"
-    "Kokkos_Cuda_Instance.cpp:544"
-)  # e3sm-8699
+    "2047: [Mon Feb 2 22:52:45 2026] nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 12028, Non-fatal, Link 62 egress "
+    "non-posted PRIV error (First)"
+)  # sulao-nvswitch-sxid12028 (heldout-fresh15c), with srun -l's task prefix; e3sm-8699's cudaErrorDevicesUnavailable,
+# the example before, is the CUDA catalogue's (a candidate of three: the node, the node's set-up, the code's mapping)
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_one_family_is_the_first_candidate_with_its_line_and_prefix_never_the_ve
     c = judge_log(NODE + "\n")
     assert (c.category, c.candidates[0].split(":")[0], c.ranks) == ("unknown", "node", [2047])  # srun -l's task
     c = judge_log((REAL / "e3sm-8699-pm-gpu-devices-unavailable-nid004069.log").read_text())
-    assert (c.candidates[0].split(":")[0], c.ranks, c.nodes) == ("node", [2047], ["nid004069"])  # Cray MPICH's line
+    assert "node" in [k.split(":")[0] for k in c.candidates] and (c.ranks, c.nodes) == ([2047], ["nid004069"])
 
 
 def test_two_families_with_no_link_are_unknown_with_both_candidates():

@@ -5,7 +5,14 @@ peer's (the other rank first, or the link).
 
 from __future__ import annotations
 
-from clusterdoc.why.sigtable import catalogue_apps, catalogue_hpcrt, catalogue_mpi, catalogue_nccl, catalogue_torch
+from clusterdoc.why.sigtable import (
+    catalogue_apps,
+    catalogue_cuda,
+    catalogue_hpcrt,
+    catalogue_mpi,
+    catalogue_nccl,
+    catalogue_torch,
+)
 
 # thin lines (why/signatures.py, weak): what each may be, and what decides
 _THIN = {
@@ -381,6 +388,7 @@ _TORCH_PATHS = {
     ),
 }
 _THIN.update({s.name: _TORCH_PATHS[s.name.rsplit("-", 1)[0]] for s in catalogue_torch.SIGNATURES if s.weak})
+_THIN.update(catalogue_cuda.THIN_OF)  # session 29: the CUDA catalogue's weak rows, by class
 
 
 # --- whycat3 (issue 41): the weak rows of the catalogue read from the MPI launchers' and fabrics' source

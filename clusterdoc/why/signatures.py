@@ -17,6 +17,7 @@ from __future__ import annotations
 from clusterdoc.why.signature import LINE_CAP, S, Signature
 from clusterdoc.why.sigtable import (
     catalogue_apps,
+    catalogue_cuda,
     catalogue_hpcrt,
     catalogue_mpi,
     catalogue_nccl,
@@ -51,6 +52,9 @@ SIGNATURES: list[Signature] = [
 ]
 # The catalogues read from the tools' own sources (why/sigtable/catalogue_*.py, made by scripts/catalogue_*.py):
 # fallbacks after every learned signature, each row's category from the code path that prints it (docs/why.md)
+# session 29: the CUDA driver's and runtime's error strings and cuBLAS/cuDNN statuses no learned entry reads, first:
+# NCCL's catalogue reads any "Cuda failure '...'" as a CUDA call that failed, these say which
+SIGNATURES += catalogue_cuda.SIGNATURES
 SIGNATURES += catalogue_nccl.SIGNATURES + catalogue_torch.SIGNATURES + catalogue_mpi.SIGNATURES
 # issue 41 (whycat4): the HPC runtimes' catalogue (PETSc's error classes) after the launchers'
 SIGNATURES += catalogue_hpcrt.SIGNATURES

@@ -133,6 +133,8 @@ def _name_culprit(best: Cause, ev: Evidence, witnesses: bool = False) -> None:
                 if 0 <= e["line"] - best.time <= 3 and e.get("kind", "JOB") == "JOB"]  # fmt: skip
         if ends:
             best.nodes = [ends[0]["node"]]
+    if best.ranks and not best.nodes and len(best.ranks) == 1:  # the rank's node, where a launcher's line names it
+        best.nodes = [c["node"] for c in ev.culprits if c["rank"] == best.ranks[0] and c.get("node")][:1]
     if (best.ranks and not witnesses) or best.category not in FILLED + ("desync",):
         return
     at = best.time if best.time != INF else -INF  # no time: no line of its own, every report counts
