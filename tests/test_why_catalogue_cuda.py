@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from clusterdoc.why import candidates, signatures
+from clusterdoc.why import candidates, logread, signatures
 from clusterdoc.why.sigtable import (
     catalogue_cuda,
     code,
@@ -32,8 +32,9 @@ def test_the_rows_come_after_the_learned_ones_and_keep_the_pre_check():
     mine = sorted(at[id(s)] for s in sigs)
     assert mine == list(range(mine[0], mine[0] + len(sigs)))  # one block, in the table's order
     assert max(at[id(s)] for t in tables for s in t.SIGNATURES) < mine[0]  # a fallback: every learned one first
-    assert signatures._KEYS == keys_without(sigs)  # no line pays one more check
-    for s in sigs:
+    assert signatures._KEYS == keys_without(sigs + catalogue_cuda.UNNAMED)  # no line pays one more check
+    assert signatures.SIGNATURES[-1] is catalogue_cuda.UNNAMED[0]  # a CUDA error of no kind a row names: last
+    for s in sigs + catalogue_cuda.UNNAMED:
         assert s.name.startswith("cudacat-") and s.meaning and s.next_step and s.source.startswith("https://")
         assert not s.weak or len(candidates.for_signature(s)) >= 2, s.name  # a candidate names what decides
     learned = {n for t in tables for s in t.SIGNATURES for n in s.needles}
@@ -54,6 +55,7 @@ def test_each_string_is_read_as_torch_nccl_and_cupy_print_it(row, kind, text):
             f"cupy_backends.cuda.api.runtime.CUDARuntimeError: cudaErrorX: {text}",
         ]
     for line in lines:
+        assert any(w.decode() in line for w in logread.WORDS), line  # a big log's prefilter keeps the line
         sig = signatures.match(line)
         assert sig is not None and sig.name.startswith(f"cudacat-{row}-"), (line, sig and sig.name)
         assert (sig.category, sig.weak) == (category, weak)

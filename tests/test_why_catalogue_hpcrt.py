@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from clusterdoc.why import candidates, logread, signatures
-from clusterdoc.why.sigtable import catalogue_hpcrt
+from clusterdoc.why.sigtable import catalogue_cuda, catalogue_hpcrt
 from tests.why_helpers import assert_generated, judge_log, keys_without, learned, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +46,8 @@ def test_every_row_is_sourced_keyed_prefiltered_and_last():
     assert 10 < len(cat) <= 80
     start = signatures.SIGNATURES.index(cat[0])  # a fallback: every other signature goes first (only the
     assert signatures.SIGNATURES[start : start + len(cat)] == cat  # applications' catalogue may follow it: appcat)
-    assert all(s.name.startswith("cat-") for s in signatures.SIGNATURES[start:])
+    assert all(s.name.startswith("cat-") for s in signatures.SIGNATURES[start:-1])  # then the CUDA catalogue's
+    assert signatures.SIGNATURES[-1] is catalogue_cuda.UNNAMED[0]  # CUDA error of no kind a row names: last
     names = [s.name for s in cat]
     assert len(set(names)) == len(names)
     for s in cat:

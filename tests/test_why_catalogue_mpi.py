@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clusterdoc.why import candidates, signatures
-from clusterdoc.why.sigtable import catalogue_mpi
+from clusterdoc.why.sigtable import catalogue_cuda, catalogue_mpi
 from tests.why_helpers import assert_generated, judge_log, keys_without, learned, load_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +43,8 @@ def test_every_row_is_sourced_and_keyed_and_last():
     assert 0 < len(cat) <= 400
     start = signatures.SIGNATURES.index(cat[0])  # a fallback: every learned signature goes first (only the
     assert signatures.SIGNATURES[start : start + len(cat)] == cat  # other catalogues may follow it: hpcrt's)
-    assert all(s.name.startswith("cat-") for s in signatures.SIGNATURES[start:])
+    assert all(s.name.startswith("cat-") for s in signatures.SIGNATURES[start:-1])  # then the CUDA catalogue's
+    assert signatures.SIGNATURES[-1] is catalogue_cuda.UNNAMED[0]  # CUDA error of no kind a row names: last
     for s in cat:
         assert s.source.startswith("https://github.com/") and "/blob/" in s.source and "#L" in s.source, s.name
         first = s.needles[0].lower()

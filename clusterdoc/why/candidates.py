@@ -157,6 +157,11 @@ _THIN["ib-collective-mismatch"] = (  # session 21: threads settle it as the rank
     "NCCL_PROTO or NCCL_IB_* that differ between nodes: NCCL_DEBUG=INFO's header on each node)",
 )
 # session 28 (heldout-fresh34): forms whose threads settled two ways, each a candidate, the likelier first
+_THIN["srun-task-launch-unspecified"] = (  # session 29: SLURM_ERROR's text, no more
+    "environment: a plugin the step asked for (--mpi=pmix vs pmi2, a pyxis/enroot container) or its prolog (the "
+    "node's slurmd log for the step; the same step with another --mpi decides)",
+    "node: that node's slurmd or slurmstepd (the same step on other nodes starts; scontrol show node)",
+)
 _THIN["go-dial-refused"] = (
     "network: the node cannot reach the server (no way out of the compute nodes, a firewall, a proxy not set): "
     "curl the address from the node",

@@ -80,6 +80,12 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...] | re.Pattern, str]]
     # cut (a partial checkpoint): never the code's by itself
     (("UnpicklingError",), ("pickle data was truncated", "truncated"), "unsure"),
     (("ImportError", "ModuleNotFoundError"), (), "environment"),
+    # session 29: transformers' lazy import re-raises an import's failure as a RuntimeError (chai-lab#337: a torch
+    # older than its transformers); torch's TCPStore asked for libuv on a build without it (Windows wheels)
+    (("RuntimeError",), ("because of the following error",
+                         "was build without libuv support", "was built without libuv support"), "environment"),
+    # session 29: submitit's job ran out of its time limit and could not be requeued (not checkpointable)
+    (("UncompletedJobError",), ("timed-out",), "scheduler"),
     ((), VERSION_WORDS, "environment"),  # two installed versions disagree: the install's
     ((), MISSING_PACKAGE, "environment"),  # session 27: a package the code needs is not installed
     ((), SET_ENV_VAR, "environment"),  # session 28: the message asks for an environment variable

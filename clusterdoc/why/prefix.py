@@ -8,7 +8,7 @@ Forms read (each from real logs, tests/fixtures/why/real/SOURCES.md), in any nes
     rank3: ...  RANK 3: ...  [rank3/8] ...  (rank 3) ...  [3]: ...   a script's or a launcher's own rank tag
     node-12:3: ...            a host and a rank
     gpu-3:1234:1290 [3] ...   NCCL's host:pid:tid [device] (the host; the device is no rank)
-    (RayTrainWorker pid=N, ip=10.0.0.2) ...   Ray's worker prefix (the host)
+    (RayTrainWorker pid=N, ip=10.0.0.2) ...   Ray's worker prefix (the host); (pid=N) ... on the local node (skipped)
     [proxy:0:1@node12] ...    MPICH's Hydra proxy (the host)
     [default0]:[rank12]: ...  torchrun --tee / --log-dir prefixes (local rank, then global rank)
     [default3]: ...           the same without the global rank: local rank 3 (the rank where the log is one node's)
@@ -55,6 +55,9 @@ _RANK_TOKENS = [
     # "NCCL" (a device index where the host was cut) nor a number ("[1] 12345": a shell's job and pid)
     re.compile(r"\[(\d{1,7})\] {1,4}(?!NCCL |\d|\[)(?=\S)"),
 ]
+# Ray's worker prefix on the local node, no ip: "(pid=329) " (Ray 1.x), "(RolloutWorker pid=329) " (session 29:
+# ray#15388's traceback under it was read as no failure): no rank, no host, skipped as a time stamp is
+_RAY_LOCAL = re.compile(r"\((?:[\w.:]{1,64} )?pid=\d{1,10}\)\s{1,4}")
 # a quoted paste (a reply in an issue thread, an e-mail): "> " before every line, nested "> > " (round 9). Only ">"
 # then a space or the end: a prompt's ">>>" or a shell's "$>" stays text
 _QUOTE = re.compile(r"(?:>(?: |$)){1,4}")
@@ -92,7 +95,7 @@ def split_local(line: str) -> tuple[int | None, int | None, str | None, str]:
     m = _QUOTE.match(line)
     pos, rank, host, local = (m.end() if m else 0), None, None, None
     for _ in range(MAX_TOKENS):
-        m = _TIME.match(line, pos)
+        m = _TIME.match(line, pos) or _RAY_LOCAL.match(line, pos)
         if m:
             pos = m.end()
             continue

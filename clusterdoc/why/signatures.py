@@ -60,6 +60,8 @@ SIGNATURES += catalogue_nccl.SIGNATURES + catalogue_torch.SIGNATURES + catalogue
 SIGNATURES += catalogue_hpcrt.SIGNATURES
 # issue 41 (appcat): the scientific applications' and frameworks' own fatal forms (TDEP, AMReX, ESMF, ...), last
 SIGNATURES += catalogue_apps.SIGNATURES
+# session 29: a CUDA error whose kind no entry names, after all of them
+SIGNATURES += catalogue_cuda.UNNAMED
 
 
 # what the parsers make of a rank's traceback when no line above names its failure (never matched by needles)
@@ -122,12 +124,13 @@ FROM_TRACEBACK = [
       "then MPI_Abort): its code or its input", "FATAL: mpp_domains_define.inc: not all the pe_end are in the pelist",
       "clusterdoc/why/logs.py _APP_BANNER (the application's banner line before the MPI library's abort report)",
       "the message and the source line it names (the input, the decomposition, the configuration it checks)"),
-    S("python-scheduler-error", "scheduler", (), "a rank's exception says the cluster or the cloud had no room for "
-      "the request (no capacity in the zones or regions asked for, a quota): the scheduler's, not the code's",
+    S("python-scheduler-error", "scheduler", (), "a rank's exception says the cluster or the cloud refused or ended "
+      "the job (no capacity in the zones or regions asked for, a quota, its time limit): the scheduler's, not the "
+      "code's",
       "sky.exceptions.ResourcesUnavailableError: Failed to provision all possible launchable resources.",
       "clusterdoc/why/foreign.py EXCEPTION_RULES (made from the exception's type and message: no line of its own)",
       "relax the request (other zones, regions, clouds or GPU types; spot vs on-demand) or raise the quota; retry "
-      "later"),
+      "later; for a time limit, more time (--time) or a checkpoint the job resumes from"),
     S("python-config-validation", "code", (), "a library's configuration was rejected by its own schema "
       "(pydantic's ValidationError): the library is another version than the config was written for, or a value "
       "is wrong", "pydantic_core._pydantic_core.ValidationError: 1 validation error for DeepSpeedZeroConfig",

@@ -69,6 +69,22 @@ CLASSES: dict[str, tuple[str, bool, str, str]] = {
         "CUDA",
         "CUDA_LAUNCH_BLOCKING=1 names the kernel; the same run on another node and GPU type",
     ),
+    "feature-unsure": (
+        "environment",
+        True,
+        "a CUDA call was refused as not supported: the driver, the GPU, a virtualised GPU or the container lacks the "
+        "feature (IPC, peer memory, an allocator), or a library called it where it should not",
+        "the same call on a bare node of the same GPU type (nvidia-smi -q: virtualisation mode); the library's "
+        "issue tracker for its version",
+    ),
+    "unnamed": (
+        "code",
+        True,
+        "a CUDA call failed and the line does not say which error (a program's own check: 'CUDA error !!!', 'CUDA "
+        "error at FILE:LINE'): the GPU's memory, the code, the GPU or the install",
+        "the lines around it for the error's name or number (cudaError 2 is out of memory, 700 an illegal access); "
+        "the same run with CUDA_LAUNCH_BLOCKING=1, and on another node",
+    ),
     "blas-unsure": (
         "code",
         True,
@@ -93,6 +109,17 @@ THIN: dict[str, tuple[str, ...]] = {
         "environment: an extension built for another GPU or CUDA, or in debug mode (rebuild it for this GPU's "
         "architecture)",
         "node: the GPU itself (XIDs in the node's kernel log; the same run on another GPU passes)",
+    ),
+    "feature-unsure": (
+        "environment: the node cannot do it (a vGPU, WSL or a container without IPC; peer memory off; an old driver)",
+        "code: a library asks for it where it should not (a device it does not use: llama.cpp#3951's tensor split, "
+        "fixed in its code)",
+    ),
+    "unnamed": (
+        "oom: the GPU's memory (the error's number or name, if the program prints it, decides: 2 is out of memory)",
+        "code: a kernel or a call of the program (CUDA_LAUNCH_BLOCKING=1 and compute-sanitizer name it)",
+        "node: that node's GPU (XIDs in its kernel log; the same run on another node passes)",
+        "environment: the driver or the CUDA libraries the program loads (nvidia-smi, ldd on the program)",
     ),
     "blas-unsure": (
         "oom: the GPU had no memory left for the library's handle or workspace (a smaller batch decides)",
@@ -177,7 +204,7 @@ ROWS: list[tuple[str, str, str, str, str]] = [
      "invalid resource handle"),
     ("invalid-context", "kernel-unsure", "CUDA_ERROR_INVALID_CONTEXT", "cudaErrorDeviceUninitialized",
      "invalid device context"),
-    ("not-supported", "install", "CUDA_ERROR_NOT_SUPPORTED", "cudaErrorNotSupported", "operation not supported"),
+    ("not-supported", "feature-unsure", "CUDA_ERROR_NOT_SUPPORTED", "cudaErrorNotSupported", "operation not supported"),
     # cuBLAS's and cuDNN's status names (torch: "CUDA error: CUBLAS_STATUS_... when calling `cublas...`",
     # "cuDNN error: CUDNN_STATUS_..."); their ALLOC_FAILED and NOT_ENOUGH_WORKSPACE are oom.py's
     ("cublas-not-initialized", "blas-unsure", "CUBLAS_STATUS_NOT_INITIALIZED", "", ""),
@@ -198,6 +225,7 @@ ROWS: list[tuple[str, str, str, str, str]] = [
 # fmt: on
 
 
+UNNAMED_SOURCE = "https://github.com/SPECFEM/specfem3d (src/gpu: exit_on_gpu_error's 'CUDA error !!!!!')"
 # strings that hold none of the pre-check's keys (signatures._KEYS_PICKED): matched in torch's form only, so that no
 # line pays one more check (tests/test_why_catalogue_cuda.py)
 TORCH_FORM_ONLY = ("cooperative-too-large", "capture-merge", "invalid-pc")
@@ -225,7 +253,15 @@ def _signatures() -> list[Signature]:
     return out
 
 
-KIND_OF: dict[str, str] = {}
+KIND_OF: dict[str, str] = {"cudacat-unnamed-0": "unnamed"}
 SIGNATURES: list[Signature] = _signatures()
+# a program's own report of a CUDA error whose kind no row names (SPECFEM's "CUDA error !!!!!", the samples'
+# checkCudaErrors "CUDA error at FILE:LINE code=N"): a candidate and what decides; signatures.py puts it after every
+# other catalogue (NCCL's and the applications' lines that say "CUDA error" say more)
+_category, _weak, _meaning, _step = CLASSES["unnamed"]
+UNNAMED: list[Signature] = [
+    S("cudacat-unnamed-0", _category, ("cuda error",), _meaning, "CUDA error !!!!! !!!!!", UNNAMED_SOURCE, _step,
+      weak=_weak, lower=True, unless=("cuda_launch_blocking", "asynchronously reported", "nccl info"))
+]  # fmt: skip
 # the weak rows' candidates (why/candidates.py reads it)
-THIN_OF: dict[str, tuple[str, ...]] = {s.name: THIN[KIND_OF[s.name]] for s in SIGNATURES if s.weak}
+THIN_OF: dict[str, tuple[str, ...]] = {s.name: THIN[KIND_OF[s.name]] for s in SIGNATURES + UNNAMED if s.weak}

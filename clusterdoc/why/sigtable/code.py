@@ -453,4 +453,12 @@ SIGNATURES: list[Signature] = [
       "MPIR_Get_contextid_sparse_group(697): Too many communicators (0/4096 free on this process; ignore_id=0)",
       "https://github.com/eth-cscs/DLA-Future/issues/712",
       "free each communicator when done (MPI_Comm_free); the call the error stack names creates them"),
+    # session 29: SPECFEM's exit_MPI (2D, 3D, 3D_GLOBE): the program's own check failed; its message is the line
+    # before (the input's or the build's parameters)
+    S("specfem-exit-mpi", "code", ("Error detected, aborting MPI... proc",),
+      "the application stopped on an error it found (SPECFEM's exit_MPI; its message is the line before it: the "
+      "parameters, the mesh or the build's constants)",
+      " Error detected, aborting MPI... proc            0", "https://github.com/SPECFEM/specfem2d/issues/1170",
+      "the message before it, and the parameter file or the constants it names (setup/constants.h.in: reconfigure "
+      "and rebuild after a change)"),
 ]  # fmt: skip

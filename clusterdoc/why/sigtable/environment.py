@@ -1462,4 +1462,21 @@ SIGNATURES: list[Signature] = [
       "https://github.com/Adamdad/ConsistentTeacher/issues/24",
       "reinstall the package built for this torch and CUDA (mmcv: MMCV_WITH_OPS=1 pip install -e . on a GPU node, "
       "or the wheel for this torch+CUDA); CUDA_HOME set when building", lower=True),
+    # session 29: a kernel compiled at run time (NVRTC, a JIT of a library: Tutel, CuPy) could not find a header of
+    # the CUDA toolkit: the toolkit is not where the library looks (CUDA_HOME), or the image has no headers
+    S("nvrtc-header-missing", "environment", ("catastrophic error: cannot open source file",),
+      "a kernel compiled at run time (NVRTC or a library's JIT) could not find a header it includes (cuda_runtime.h "
+      "...): CUDA_HOME or the toolkit's include directory is not where the library looks, or the image lacks it",
+      '[E custom_kernel.cpp:124] default_program(1): catastrophic error: cannot open source file "cuda_runtime.h"',
+      "https://github.com/microsoft/Tutel/issues/163",
+      "export CUDA_HOME to the toolkit whose include/ holds the header (ls $CUDA_HOME/include/cuda_runtime.h), or a "
+      "devel image with the toolkit's headers"),
+    # session 29: slurmstepd could not start a task and srun says only SLURM_ERROR's text: the step's plugins (an MPI
+    # plugin: NeMo Speech#14829's --mpi=pmix in a pyxis container, fixed by pmi2), the container's or the node's
+    S("srun-task-launch-unspecified", "environment", ("srun: error: task ", " launch failed: Unspecified error"),
+      "slurmstepd could not start a task of the step, and says no more: an MPI or container plugin the step asked "
+      "for (--mpi, --container-image), its prolog, or that node's slurmd",
+      "srun: error: task 0 launch failed: Unspecified error", "https://github.com/NVIDIA-NeMo/Speech/issues/14829",
+      "the node's slurmd log for the step (its plugin's error); the step again with another --mpi (srun --mpi=list)",
+      weak=True),
 ]  # fmt: skip
