@@ -103,12 +103,11 @@ def test_the_environment_in_each_tools_words(text):
     assert judge_log(text).category == "environment", text
 
 
-def test_an_invalid_device_ordinal_is_a_candidate_not_a_verdict():
-    # more ranks per node than GPUs (the environment), or the script pins the global rank's GPU (the code): the
-    # line alone cannot say
+def test_an_invalid_device_ordinal_is_the_launch_s_or_the_code_s():
+    # more ranks per node than GPUs (the launch line's), or the script pins the global rank's GPU (the code's): a
+    # candidate until session 29, when all five settled threads of it in the corpus were one of those two
     cause = judge_log("[rank9]: RuntimeError: CUDA error: invalid device ordinal\n")
-    assert cause.category == "unknown" and cause.ranks == [9]
-    assert [c.split(":")[0] for c in cause.candidates] == ["environment", "code"]
+    assert cause.category == "code" and cause.ranks == [9], cause.headline
 
 
 @pytest.mark.parametrize(

@@ -79,6 +79,7 @@ HELDOUT_FRESH35 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh3
 HELDOUT_FRESH36 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh36{part}" for part in "ab"]
 HELDOUT_FRESH37 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh37{part}" for part in "ab"]
 HELDOUT_FRESH38 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh38{part}" for part in "abcdefgh"]
+HELDOUT_FRESH39 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh39{part}" for part in "abcdefgh"]
 HELDOUT_FRESH23 = [Path(__file__).parent / "fixtures" / "why" / f"heldout-fresh23{part}" for part in "abcdefgh"]
 ROWS = score.table(REAL)
 
@@ -156,7 +157,7 @@ def test_the_score_on_real_logs():
      *HELDOUT_FRESH21, *HELDOUT_FRESH22, *HELDOUT_FRESH23,
      *HELDOUT_FRESH24, *HELDOUT_FRESH25, *HELDOUT_FRESH26, *HELDOUT_FRESH27, *HELDOUT_FRESH28, *HELDOUT_FRESH29, *HELDOUT_FRESH30,
      *HELDOUT_FRESH31, *HELDOUT_FRESH32, *HELDOUT_FRESH33, *HELDOUT_FRESH34, *HELDOUT_FRESH35, *HELDOUT_FRESH36, *HELDOUT_FRESH37,
-     *HELDOUT_FRESH38],
+     *HELDOUT_FRESH38, *HELDOUT_FRESH39],
     ids=lambda p: p.name,
 )
 def test_the_held_out_logs_are_read_without_a_crash(held):

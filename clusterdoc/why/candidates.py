@@ -162,6 +162,11 @@ _THIN["srun-task-launch-unspecified"] = (  # session 29: SLURM_ERROR's text, no 
     "node's slurmd log for the step; the same step with another --mpi decides)",
     "node: that node's slurmd or slurmstepd (the same step on other nodes starts; scontrol show node)",
 )
+_THIN["ucx-segv"] = (  # session 29: UCX's handler's segfault (hypre-1131: hypre's code; ucx-7845: the MPI's build)
+    "code: the program's or a library's bug (the backtrace's first frame of the program; a debug build)",
+    "environment: a GPU buffer given to an MPI or UCX built without GPU support ('invalid permissions for mapped "
+    "object': ompi_info | grep -i cuda, ucx_info -d | grep cuda)",
+)
 _THIN["go-dial-refused"] = (
     "network: the node cannot reach the server (no way out of the compute nodes, a firewall, a proxy not set): "
     "curl the address from the node",
@@ -534,6 +539,8 @@ def for_signature(sig) -> list[str]:
             "code: the program's own bug (a debug build with -g names the routine; the input it was reading)",
             "environment: the build or the platform (a compiler, an MPI or a math library it was linked against, "
             "a runtime that differs from the one it was built for)",
+            "oom: the memory ran out under it (a Fortran program's big automatic arrays on a small stack: ulimit -s; "
+            "the node's memory: sacct MaxRSS, dmesg; quick-45's 8 GB for its basis)",
         ]
     if sig.name == "nextflow-exit-140":
         return [

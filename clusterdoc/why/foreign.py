@@ -86,6 +86,14 @@ EXCEPTION_RULES: list[tuple[tuple[str, ...], tuple[str, ...] | re.Pattern, str]]
                          "was build without libuv support", "was built without libuv support"), "environment"),
     # session 29: submitit's job ran out of its time limit and could not be requeued (not checkpointable)
     (("UncompletedJobError",), ("timed-out",), "scheduler"),
+    # session 29: a library telling its caller the order of calls (wandb's "You must call wandb.init() before
+    # wandb.log()" on a rank where only rank 0 initialised it: simpletuner-304, unitraj-23); DeepSpeed's ZeRO refusing
+    # what it was asked (a checkpoint of another world size: deepspeed-3810)
+    ((), ("You must call ",), "code"),
+    (("ZeRORuntimeException",), (), "code"),
+    # session 29: torch.save could not open its file: a directory the code never made, or a full or read-only disk
+    # (ronin-51: the disk): the exception alone does not say which
+    (("RuntimeError",), ("cannot be opened.",), "unsure"),
     ((), VERSION_WORDS, "environment"),  # two installed versions disagree: the install's
     ((), MISSING_PACKAGE, "environment"),  # session 27: a package the code needs is not installed
     ((), SET_ENV_VAR, "environment"),  # session 28: the message asks for an environment variable

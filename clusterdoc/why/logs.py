@@ -89,6 +89,11 @@ _FIRST_BLOCK = re.compile(
 # round 9: a frame of a native backtrace (gfortran's "Backtrace for this error:", glibc's): "#3  0x4429e55 in NAME"
 # names a routine; "#0  0xffb69ada" or "in ???" names none (a stripped build: nothing says whose code crashed)
 _NATIVE_FRAME = re.compile(r"\s{0,8}#\d{1,3}\s{1,4}0x[0-9a-fA-F]{1,16}(?:\s{1,4}in\s{1,4}(\S{1,200}))?")
+# session 29: a frame of Intel Fortran's traceback (forrtl): "IMAGE  PC(16 hex)  ROUTINE  LINE  SOURCE"; a routine
+# "Unknown" (or libc's) names none (quick-45: every frame Unknown, the host's memory ran out)
+_IFORT_FRAME = re.compile(
+    r"\s{0,8}\S{1,64}\s{1,24}[0-9A-Fa-f]{16}\s{1,24}(\S{1,200})\s{1,24}(?:Unknown|\d{1,9})\s{1,24}\S{1,200}\s*$"
+)
 # torch's desync report (TORCH_NCCL_DESYNC_DEBUG, the watchdog's "To our best knowledge, the lagging/dead/mismatched
 # ranks that caused the desync are:"), then one line per group of ranks
 _LAGGING_HEAD = "the lagging/dead/mismatched ranks"
@@ -644,6 +649,13 @@ class Scanner:
             m = _NATIVE_FRAME.match(line)
             if m:
                 at = f.named_frames_at if m.group(1) and m.group(1) != "???" else f.bare_frames_at
+                del at[: -MAX_PHASE + 1]
+                at.append(n)
+        elif "Unknown" in line or "  0000" in line:
+            m = _IFORT_FRAME.match(line)
+            if m:
+                bare = m.group(1) == "Unknown" or m.group(1).startswith("__libc")
+                at = f.bare_frames_at if bare else f.named_frames_at
                 del at[: -MAX_PHASE + 1]
                 at.append(n)
 

@@ -461,4 +461,33 @@ SIGNATURES: list[Signature] = [
       " Error detected, aborting MPI... proc            0", "https://github.com/SPECFEM/specfem2d/issues/1170",
       "the message before it, and the parameter file or the constants it names (setup/constants.h.in: reconfigure "
       "and rebuild after a change)"),
+    # a process asked for a GPU beyond those it sees: more ranks per node than visible GPUs (--nproc_per_node,
+    # mpirun -np) or a script that pins the GLOBAL rank's GPU on a second node. Thin until session 29; then all five
+    # settled threads of it were the launch's or the code's (open-sora-40, jax-23452, nccl-tests-132 and -165,
+    # dbcsr-302), none a CUDA_VISIBLE_DEVICES the site set wrong
+    S("cuda-invalid-ordinal", "code", ("invalid device ordinal",),
+      "a process asked for a GPU index it cannot see: more processes per node than visible GPUs "
+      "(--nproc_per_node, CUDA_VISIBLE_DEVICES, the job's --gpus), or the script pins the global rank's GPU",
+      "RuntimeError: CUDA error: invalid device ordinal",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInvalidDevice = 101)",
+      "compare processes per node with the GPUs each sees (nvidia-smi -L inside the job, echo "
+      "$CUDA_VISIBLE_DEVICES); the script should use LOCAL_RANK for its device"),
+    S("cuda-invalid-device-name", "code", ("CUDA_ERROR_INVALID_DEVICE",),
+      "a process asked for a GPU index it cannot see (the driver API's name for it)",
+      "CUDA DRIVER API ERROR: DevicePrimaryCtxRetain failed with error CUDA_ERROR_INVALID_DEVICE",
+      "https://github.com/cp2k/dbcsr/issues/302",
+      "compare processes per node with the GPUs each sees; the device each rank picks (its local rank)"),
+    S("cuda-invalid-device-rt", "code", ("cudaErrorInvalidDevice",),
+      "a process asked for a GPU index it cannot see (the runtime's name for it)", "cudaErrorInvalidDevice",
+      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInvalidDevice = 101)",
+      "compare processes per node with the GPUs each sees; the device each rank picks (its local rank)"),
+    # session 29: UCX's own signal handler (a segfault: "invalid permissions for mapped object" is often a GPU
+    # buffer handed to a transport that cannot read it): the program's, or an MPI/UCX without GPU support
+    S("ucx-segv", "code", ("Caught signal 11 (Segmentation fault",),
+      "a process crashed with a segmentation fault (UCX's handler printed it, and its backtrace): the program's or "
+      "a library's bug, or a GPU buffer given to an MPI or UCX built without GPU support",
+      "[acn16:283118:0:283118] Caught signal 11 (Segmentation fault: invalid permissions for mapped object at "
+      "address 0x15450e000004)", "https://github.com/hypre-space/hypre/issues/1131",
+      "the backtrace's first frame of the program; for a GPU job, whether the MPI is CUDA-aware (ompi_info | grep "
+      "-i cuda; ucx_info -d | grep cuda)", weak=True),
 ]  # fmt: skip

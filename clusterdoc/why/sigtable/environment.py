@@ -516,16 +516,6 @@ SIGNATURES: list[Signature] = [
       "AssertionError: Torch not compiled with CUDA enabled",
       "https://github.com/pytorch/pytorch (torch/cuda/__init__.py: _lazy_init)",
       "install a CUDA build of torch in the job's environment (pip's --index-url for its CUDA)"),
-    # a process asked for a GPU beyond those it sees: more ranks per node than visible GPUs (--nproc_per_node,
-    # CUDA_VISIBLE_DEVICES, Slurm's --gpus) or a script that pins the GLOBAL rank's GPU on a second node: the
-    # environment or the code, the log alone cannot say
-    S("cuda-invalid-ordinal", "environment", ("invalid device ordinal",),
-      "a process asked for a GPU index it cannot see: more processes per node than visible GPUs "
-      "(--nproc_per_node, CUDA_VISIBLE_DEVICES, the job's --gpus), or the script pins the global rank's GPU",
-      "RuntimeError: CUDA error: invalid device ordinal",
-      "https://github.com/NVIDIA/cuda-python (cudart: cudaErrorInvalidDevice = 101)",
-      "compare processes per node with the GPUs each sees (nvidia-smi -L inside the job, echo "
-      "$CUDA_VISIBLE_DEVICES); the script should use LOCAL_RANK for its device", weak=True),
     # torch's env:// rendezvous without the launcher's variables: the script was started without torchrun/srun
     # exporting them (torch/distributed/rendezvous.py: _env_error)
     S("torch-env-unset", "environment", ("environment variable ", "expected, but not set"),
@@ -1479,4 +1469,34 @@ SIGNATURES: list[Signature] = [
       "srun: error: task 0 launch failed: Unspecified error", "https://github.com/NVIDIA-NeMo/Speech/issues/14829",
       "the node's slurmd log for the step (its plugin's error); the step again with another --mpi (srun --mpi=list)",
       weak=True),
+    # session 29: PSM3 (libfabric's provider for Intel's Ethernet and Omni-Path) found no NIC of its own: a container
+    # or a node without that fabric, where MPI picked the provider anyway (shmem4py-28: PSM3_DEVICES='self,shm')
+    S("psm-no-nic", "environment", ("can't open nic unit",),
+      "the PSM3 fabric provider found no NIC of its own on this node (a container or a node without that fabric, "
+      "where the MPI library picked PSM3 anyway)", "28463ef361be:rank0: PSM3 can't open nic unit: 0 (err=23)",
+      "https://github.com/mpi4py/shmem4py/pull/28",
+      "FI_PROVIDER=tcp (or shm on one node), or PSM3_DEVICES='self,shm'; fi_info on the node lists what it has"),
+    # session 29: a Kokkos build for another GPU architecture (Trilinos's PR testing on nodes of a newer GPU)
+    S("kokkos-arch-mismatch", "environment", ("running kernels compiled for compute capability",),
+      "the program (Kokkos) was built for another GPU architecture than this node's: the build, not the code",
+      "Kokkos::Cuda::initialize ERROR: running kernels compiled for compute capability 3.7 on device with compute "
+      "capability 6.0 is not supported by CUDA!", "https://github.com/trilinos/Trilinos/issues/7498",
+      "build for this GPU's architecture (Kokkos_ARCH_<GPU>, CMAKE_CUDA_ARCHITECTURES), or run on the nodes it was "
+      "built for (a constraint)"),
+    # session 29: a UCX variable that asks for a feature none of the node's transports has (UCX 1.10 turned
+    # UCX_SOCKADDR_CM_ENABLE on by default: ucx-py-667)
+    S("ucx-config-unsupported", "environment", ("is set to yes but none of the available components supports",),
+      "a UCX setting asks for a feature no transport on this node provides (a UCX default changed with its "
+      "version, or a variable the job sets)",
+      "[1610542356.468568] [dgx13:13389:0]    ucp_context.c:1080 UCX  ERROR UCX_SOCKADDR_CM_ENABLE is set to yes "
+      "but none of the available components supports SOCKADDR_CM", "https://github.com/rapidsai/ucx-py/pull/667",
+      "unset the variable it names or set it to no (ucx_info -c shows the defaults; ucx_info -d the transports)"),
+    # session 29: Windows' delay-load failures (0xC06D007E: a DLL not found, 0xC06D007F: a procedure not found in
+    # it): a DLL of another version than the program's (CNTK with an old MS-MPI: cntk-1047)
+    S("win-delay-load", "environment", ("exception 0xc06d007",),
+      "a Windows DLL the program loads lazily was missing or of another version (delay-load: a module or a "
+      "procedure not found)", "CNTK: Caught Win32 exception 0xc06d007f.",
+      "https://github.com/microsoft/CNTK/issues/1047",
+      "the versions of the DLLs the program was built against (MS-MPI, the CUDA runtime): install those",
+      lower=True),
 ]  # fmt: skip

@@ -21,6 +21,7 @@ _MEMORY_HINT = ("run out of memory", "running out of memory", "runs out of memor
                 "fall back", "falling back", "retrying",  # advice, or a warning the job survived
                 "pmpi_", "mpir_", "mpid", "mpi_",  # MPICH's error stack: its "Out of memory" alone is no verdict
                 "ibv_", "reg_mr", "register", "memlock", "locked memory", "openib",  # RDMA's ENOMEM: ulimit -l
+                "endpoint open failed", "ofi_",  # session 29: libfabric's endpoint (PSM3 with no NIC: shmem4py-28)
                 "unable to mmap", "shm", "shared memory",
                 "nodes are available", "failedscheduling")  # a scheduler's placement: no allocation failed  # fmt: skip
 _C_IDIOM = "https://github.com/bminor/glibc (malloc(3) returns NULL, errno ENOMEM: a code's own check prints it)"
@@ -688,4 +689,15 @@ SIGNATURES: list[Signature] = [
       "https://github.com/open-mmlab/mmsegmentation/issues/1181",
       "look for the OOM killer (dmesg); less host memory per rank (the dataset in RAM, DataLoader workers)",
       weak=True),
+    # session 29: the RAPIDS Accelerator for Spark gave up on a task after its memory retries (GpuRetryOOM,
+    # GpuSplitAndRetryOOM, SplitAndRetryOOM, CpuRetryOOM): the GPU's (or the host's) memory ran out
+    S("rapids-retry-oom", "oom", ("RetryOOM",),
+      "the RAPIDS Accelerator gave up on a task after retrying it for memory (RetryOOM): the GPU's memory (the "
+      "host's for CpuRetryOOM) ran out for that task",
+      "Job aborted due to stage failure: Task 33 in stage 1303.0 failed 4 times, most recent failure: Lost task "
+      "33.3 in stage 1303.0 (TID 37289) (10.59.128.149 executor 2): com.nvidia.spark.rapids.jni.SplitAndRetryOOM: "
+      "Attempted to handle a split, but was not initialized with a splitPolicy.",
+      "https://github.com/NVIDIA/cudf-spark/issues/8090",
+      "smaller tasks (spark.sql.files.maxPartitionBytes, more partitions), fewer concurrent GPU tasks "
+      "(spark.rapids.sql.concurrentGpuTasks), or a GPU with more memory"),
 ]  # fmt: skip
